@@ -1,0 +1,79 @@
+"""FalkorDB, external (`FALKORDB_URL`) or the embedded server's socket, through falkordb's async client."""
+
+import anyio
+import redis.exceptions
+from falkordb.asyncio import FalkorDB
+
+from write_gate.backends.base import BackendError, BackendUnavailable, ConstraintViolation, Row, plain
+from write_gate.cypher import Statement
+from write_gate.dialect import Command, FalkorDBDialect
+
+_UNAVAILABLE = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, ConnectionError, OSError, TimeoutError)
+# FalkorDB answers duplicate DDL with an error; for an idempotent migration it means "already done".
+_ALREADY_DONE = ("already indexed", "already exists")
+
+
+class FalkorDBBackend:
+    def __init__(self, url: str, graph: str, timeout_seconds: float) -> None:
+        self.dialect = FalkorDBDialect(graph)
+        self._timeout = timeout_seconds
+        self._db = FalkorDB.from_url(
+            url, socket_timeout=timeout_seconds, socket_connect_timeout=timeout_seconds, health_check_interval=0
+        )
+        self._graph = self._db.select_graph(graph)
+
+    async def _run(self, statement: Statement, read_only: bool) -> list[Row]:
+        try:
+            with anyio.fail_after(self._timeout):
+                query = self._graph.ro_query if read_only else self._graph.query
+                result = await query(statement.text, dict(statement.params))
+        except _UNAVAILABLE as exc:
+            raise BackendUnavailable(f"FalkorDB unreachable: {type(exc).__name__}") from exc
+        except redis.exceptions.ResponseError as exc:
+            if read_only and "empty key" in str(exc):
+                return []  # FalkorDB creates a graph on its first write; until then a read finds nothing
+            if "unique constraint violation" in str(exc):
+                raise ConstraintViolation(str(exc)) from exc
+            raise BackendError(str(exc)) from exc
+        names = [column[1] for column in result.header]
+        return [dict(zip(names, (plain(v) for v in row), strict=True)) for row in result.result_set]
+
+    async def write(self, statement: Statement) -> list[Row]:
+        # FalkorDB serialises writes and runs each query atomically: one statement is one transaction.
+        return await self._run(statement, read_only=False)
+
+    async def read(self, statement: Statement) -> list[Row]:
+        return await self._run(statement, read_only=True)
+
+    async def _ddl(self, ddl: str | Command) -> None:
+        try:
+            with anyio.fail_after(self._timeout):
+                if isinstance(ddl, Command):
+                    await self._db.connection.execute_command(*ddl.args)
+                else:
+                    await self._graph.query(ddl)
+        except _UNAVAILABLE as exc:
+            raise BackendUnavailable(f"FalkorDB unreachable: {type(exc).__name__}") from exc
+        except redis.exceptions.ResponseError as exc:
+            if not any(marker in str(exc) for marker in _ALREADY_DONE):
+                raise BackendError(str(exc)) from exc
+
+    async def ensure_index(self, label: str, prop: str) -> None:
+        await self._ddl(self.dialect.create_index(label, prop))
+
+    async def ensure_unique(self, label: str, prop: str) -> None:
+        await self.ensure_index(label, prop)  # FalkorDB builds unique constraints on an index
+        await self._ddl(self.dialect.create_unique_constraint(label, prop))
+
+    async def ping(self) -> None:
+        try:
+            with anyio.fail_after(self._timeout):
+                await self._db.connection.ping()
+        except _UNAVAILABLE as exc:
+            raise BackendUnavailable(f"FalkorDB unreachable: {type(exc).__name__}") from exc
+
+    async def close(self) -> None:
+        connection = self._db.connection
+        await connection.aclose()
+        # The pool was handed to the client, so aclose() leaves it open: disconnect it ourselves.
+        await connection.connection_pool.disconnect()

@@ -1,0 +1,67 @@
+"""Every setting the gate reads from the environment, in one place."""
+
+from enum import StrEnum
+from pathlib import Path
+
+from platformdirs import user_data_dir
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class BackendKind(StrEnum):
+    EMBEDDED = "embedded"
+    MEMGRAPH = "memgraph"
+    FALKORDB = "falkordb"
+
+
+class UnknownLabelPolicy(StrEnum):
+    REMAP = "remap"
+    REJECT = "reject"
+
+
+class Fsync(StrEnum):
+    ALWAYS = "always"
+    EVERYSEC = "everysec"
+
+
+def _default_data_dir() -> Path:
+    return Path(user_data_dir("write-gate", appauthor=False))
+
+
+class Settings(BaseSettings):
+    """Configuration; each field's env var is its `WRITE_GATE_` name unless an alias says otherwise."""
+
+    model_config = SettingsConfigDict(env_prefix="WRITE_GATE_", extra="ignore", frozen=True)
+
+    backend: BackendKind = BackendKind.EMBEDDED
+    data_dir: Path = Field(default_factory=_default_data_dir)
+    graph_name: str = "write_gate"
+    embedded_fsync: Fsync = Fsync.ALWAYS
+
+    memgraph_url: str = Field(
+        default="bolt://localhost:7687", validation_alias=AliasChoices("MEMGRAPH_URL", "WRITE_GATE_MEMGRAPH_URL")
+    )
+    memgraph_user: str = Field(default="", validation_alias=AliasChoices("MEMGRAPH_USER", "WRITE_GATE_MEMGRAPH_USER"))
+    memgraph_password: SecretStr = Field(
+        default=SecretStr(""), validation_alias=AliasChoices("MEMGRAPH_PASSWORD", "WRITE_GATE_MEMGRAPH_PASSWORD")
+    )
+    memgraph_database: str = Field(
+        default="", validation_alias=AliasChoices("MEMGRAPH_DATABASE", "WRITE_GATE_MEMGRAPH_DATABASE")
+    )
+    falkordb_url: str = Field(
+        default="redis://localhost:6379", validation_alias=AliasChoices("FALKORDB_URL", "WRITE_GATE_FALKORDB_URL")
+    )
+
+    # How long one statement may wait on the engine before the tool answers BACKEND_UNAVAILABLE.
+    query_timeout_seconds: float = Field(default=10.0, gt=0)
+
+    unknown_label_policy: UnknownLabelPolicy = UnknownLabelPolicy.REMAP
+    fallback_label: str | None = None
+    formula_provider: str = "default"
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=1, le=65535)
+
+    @property
+    def embedded_db_file(self) -> Path:
+        return self.data_dir / "graph.db"

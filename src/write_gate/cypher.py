@@ -1,0 +1,138 @@
+"""Statement builders: pure functions from validated names to Cypher text plus parameters.
+
+Every value travels as a parameter. The only names spliced into the text are labels,
+relationship types and property keys that passed `identifiers.normalize_identifier`,
+and they are backtick-quoted by `identifiers.quote`.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from write_gate.identifiers import quote
+
+# Stamped on every write; the order is the order the SET clause lists them in.
+PROVENANCE_FIELDS = ("confidence", "source", "extraction_method", "write_gate_version", "last_updated")
+
+
+@dataclass(frozen=True)
+class Statement:
+    text: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Provenance:
+    confidence: float
+    source: str
+    extraction_method: str
+    write_gate_version: str
+    last_updated: str
+
+    def params(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in PROVENANCE_FIELDS}
+
+
+def _key_pattern(keys: Mapping[str, Any], prefix: str) -> tuple[str, dict[str, Any]]:
+    """`{`name`: $prefix_0}` with each value as a parameter."""
+    params = {f"{prefix}_{i}": value for i, value in enumerate(keys.values())}
+    text = ", ".join(f"{quote(key)}: ${prefix}_{i}" for i, key in enumerate(keys))
+    return "{" + text + "}", params
+
+
+def _stamp(var: str) -> str:
+    return ", ".join(f"{var}.{name} = ${name}" for name in PROVENANCE_FIELDS)
+
+
+def write_node(
+    label: str, merge_keys: Mapping[str, Any], properties: Mapping[str, Any], provenance: Provenance,
+    remapped_from: str | None,
+) -> Statement:
+    keys, params = _key_pattern(merge_keys, "key")
+    sets = [f"n += $properties", _stamp("n")]
+    if remapped_from is not None:
+        sets.append("n._schema_remap_from = $remapped_from")
+        params["remapped_from"] = remapped_from
+    # A full write makes a node real: it is no longer a stub left by merge_endpoints.
+    sets.append("n._stub = null")
+    text = f"MERGE (n:{quote(label)} {keys})\nSET " + ",\n    ".join(sets) + "\nRETURN count(n) AS written"
+    return Statement(text, {**params, "properties": dict(properties), **provenance.params()})
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    label: str
+    keys: Mapping[str, Any]
+
+
+def write_relationship(
+    type_: str, start: Endpoint, end: Endpoint, properties: Mapping[str, Any], provenance: Provenance,
+    remapped_from: str | None, merge_endpoints: bool,
+) -> Statement:
+    from_keys, from_params = _key_pattern(start.keys, "from")
+    to_keys, to_params = _key_pattern(end.keys, "to")
+    if merge_endpoints:
+        # Absent endpoints are created by their keys, flagged as stubs, and stamped like any write.
+        lines = [
+            f"MERGE (a:{quote(start.label)} {from_keys})",
+            f"ON CREATE SET a._stub = true, {_stamp('a')}",
+            f"MERGE (b:{quote(end.label)} {to_keys})",
+            f"ON CREATE SET b._stub = true, {_stamp('b')}",
+        ]
+    else:
+        lines = [f"MATCH (a:{quote(start.label)} {from_keys})", f"MATCH (b:{quote(end.label)} {to_keys})"]
+    sets = ["r += $properties", _stamp("r")]
+    params: dict[str, Any] = {**from_params, **to_params, "properties": dict(properties), **provenance.params()}
+    if remapped_from is not None:
+        sets.append("r._schema_remap_from = $remapped_from")
+        params["remapped_from"] = remapped_from
+    lines += [
+        f"MERGE (a)-[r:{quote(type_)}]->(b)",
+        "SET " + ",\n    ".join(sets),
+        "RETURN a._stub = true AS from_stub, b._stub = true AS to_stub",
+    ]
+    return Statement("\n".join(lines), params)
+
+
+def endpoint_presence(start: Endpoint, end: Endpoint) -> Statement:
+    """Read-only: after a fail_if_missing write matched nothing, say which endpoint is absent."""
+    from_keys, from_params = _key_pattern(start.keys, "from")
+    to_keys, to_params = _key_pattern(end.keys, "to")
+    text = (
+        f"OPTIONAL MATCH (a:{quote(start.label)} {from_keys})\n"
+        "WITH count(a) AS from_found\n"
+        f"OPTIONAL MATCH (b:{quote(end.label)} {to_keys})\n"
+        "RETURN from_found, count(b) AS to_found"
+    )
+    return Statement(text, {**from_params, **to_params})
+
+
+# --- the registry on the graph -------------------------------------------------------------
+
+READ_REGISTRY = Statement(
+    "MATCH (s:Schema {allowed: true})\n"
+    "RETURN s.name AS label, s.required_properties AS required_properties, s.absorbs AS remaps_from,\n"
+    "       s.kind AS kind, s.merge_keys AS merge_keys, s.property_types AS property_types,\n"
+    "       s.fallback AS fallback, s.from_labels AS from_labels, s.to_labels AS to_labels,\n"
+    "       s.description AS description\n"
+    "ORDER BY label"
+)
+
+
+def upsert_schema_entries(entries: list[Mapping[str, Any]]) -> Statement:
+    """One statement for a whole file set, so a load is all or nothing on both engines."""
+    return Statement(
+        "UNWIND $entries AS entry\nMERGE (s:Schema {name: entry.name})\nSET s += entry", {"entries": entries}
+    )
+
+
+# --- migrations bookkeeping ----------------------------------------------------------------
+
+APPLIED_MIGRATIONS = Statement("MATCH (m:WriteGateMigration) RETURN m.name AS name ORDER BY name")
+
+
+def record_migration(name: str, applied_at: str) -> Statement:
+    return Statement(
+        "MERGE (m:WriteGateMigration {name: $name})\nSET m.applied_at = $applied_at",
+        {"name": name, "applied_at": applied_at},
+    )

@@ -1,0 +1,84 @@
+"""The gate: decide (pure, in `decisions`), then run the one statement on the engine."""
+
+import logging
+from datetime import UTC, datetime
+
+from write_gate import cypher
+from write_gate.backends import BackendError, BackendUnavailable, GraphBackend
+from write_gate.decisions import Policy, Stamp, plan_node_write, plan_relationship_write
+from write_gate.formula import FormulaProvider
+from write_gate.model import (
+    ErrorCode,
+    GateRejection,
+    NodeWritten,
+    RelationshipWritten,
+    SchemaRefreshed,
+    WriteNodeRequest,
+    WriteRelationshipRequest,
+)
+from write_gate.registry import RegistrySnapshot, RegistrySource, SchemaRegistry
+
+logger = logging.getLogger(__name__)
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+async def _run_write(backend: GraphBackend, statement: cypher.Statement) -> list[dict]:
+    try:
+        return await backend.write(statement)
+    except BackendUnavailable as exc:
+        raise GateRejection(ErrorCode.BACKEND_UNAVAILABLE, str(exc)) from exc
+    except BackendError as exc:
+        # The engine refused a statement the gate built from validated input: report it, never crash.
+        raise GateRejection(ErrorCode.INVALID_INPUT, "the graph engine refused the write", engine_error=str(exc)) from exc
+
+
+class Gate:
+    def __init__(
+        self, backend: GraphBackend, source: RegistrySource, provider: FormulaProvider, policy: Policy, version: str
+    ) -> None:
+        self.backend = backend
+        self.source = source
+        self.provider = provider
+        self.policy = policy
+        self.version = version
+        self.registry: SchemaRegistry = RegistrySnapshot([])
+
+    async def refresh(self) -> SchemaRefreshed:
+        """Load a whole new snapshot, then swap it in with one assignment; a failed load keeps the old one."""
+        snapshot = await self.source.load()
+        self.registry = snapshot
+        nodes, rels = len(snapshot.all_canonical_labels()), len(snapshot.all_relationship_types())
+        return SchemaRefreshed(
+            loaded=nodes + rels, node_labels=nodes, relationship_types=rels, write_gate_version=self.version
+        )
+
+    async def write_node(self, request: WriteNodeRequest) -> NodeWritten:
+        plan = plan_node_write(request, self.registry, self.policy, self.provider, Stamp(self.version, utc_now()))
+        await _run_write(self.backend, plan.statement)
+        return plan.result
+
+    async def write_relationship(self, request: WriteRelationshipRequest) -> RelationshipWritten:
+        plan = plan_relationship_write(
+            request, self.registry, self.policy, self.provider, Stamp(self.version, utc_now())
+        )
+        rows = await _run_write(self.backend, plan.statement)
+        if not rows:
+            await self._explain_missing_endpoint(plan.start, plan.end)
+        stubs = [side for side, key in (("from", "from_stub"), ("to", "to_stub")) if rows[0].get(key)]
+        return plan.result.model_copy(update={"stub_endpoints": stubs})
+
+    async def _explain_missing_endpoint(self, start: cypher.Endpoint, end: cypher.Endpoint) -> None:
+        try:
+            found = (await self.backend.read(cypher.endpoint_presence(start, end)))[0]
+        except (BackendUnavailable, BackendError):
+            found = {"from_found": None, "to_found": None}
+        missing = [side for side in ("from", "to") if not found.get(f"{side}_found")]
+        raise GateRejection(
+            ErrorCode.ENDPOINT_NOT_FOUND,
+            "endpoint not found: write the node first, or pass endpoint_policy='merge_endpoints'",
+            missing=missing or ["from", "to"],
+            **{f"{side}_label": ep.label for side, ep in (("from", start), ("to", end))},
+        )

@@ -1,0 +1,49 @@
+"""Identifier rules: the only agent text that ever appears in Cypher is a name that passed these."""
+
+import re
+
+from write_gate.model import ErrorCode, GateRejection
+
+MAX_IDENTIFIER_LENGTH = 128
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+# Gate-computed fields: agents declare inputs, the gate produces these.
+PROTECTED_FIELDS = frozenset(
+    {"confidence", "write_gate_version", "source", "extraction_method", "last_updated", "written_by"}
+)
+
+# Labels the gate itself owns; no registry entry may claim them, so no write can reach them.
+RESERVED_LABELS = frozenset({"Schema", "WriteGateMigration"})
+
+
+def is_identifier(name: str) -> bool:
+    return len(name) <= MAX_IDENTIFIER_LENGTH and _IDENTIFIER.fullmatch(name) is not None
+
+
+def normalize_identifier(raw: str, what: str) -> str:
+    """Strip leading colons (agents write ':Person'), then require a plain identifier."""
+    name = raw.lstrip(":")
+    if not is_identifier(name):
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT,
+            f"{what} must be letters, digits or '_', start with a letter or '_', "
+            f"and be at most {MAX_IDENTIFIER_LENGTH} characters",
+            field=what,
+        )
+    return name
+
+
+def is_protected(key: str) -> bool:
+    return key in PROTECTED_FIELDS or key.startswith("_")
+
+
+def quote(name: str) -> str:
+    """Backtick-quote a validated identifier. Doubling backticks is belt and braces: none can pass validation."""
+    if not is_identifier(name):
+        raise ValueError(f"refusing to quote an unvalidated identifier: {name!r}")
+    return "`" + name.replace("`", "``") + "`"
+
+
+def remap_breadcrumb(raw_label: str) -> str:
+    """The `_schema_remap_from` value: ':' + the label as written, leading colons folded to one."""
+    return ":" + raw_label.lstrip(":")

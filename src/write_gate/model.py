@@ -1,0 +1,118 @@
+"""The shapes at the gate's edges: requests in, `Written`/`Rejected` out, and the error codes."""
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+
+# A merge-key value: a scalar, never a list or map (identity must be comparable on both engines).
+KeyValue = StrictStr | StrictInt | StrictFloat | StrictBool
+
+
+class ErrorCode(StrEnum):
+    SCHEMA_UNKNOWN_LABEL = "SCHEMA_UNKNOWN_LABEL"
+    SCHEMA_MISSING_REQUIRED_PROPERTY = "SCHEMA_MISSING_REQUIRED_PROPERTY"
+    SCHEMA_PROTECTED_FIELD = "SCHEMA_PROTECTED_FIELD"
+    SCHEMA_SOURCE_UNAVAILABLE = "SCHEMA_SOURCE_UNAVAILABLE"
+    SCHEMA_TYPE_MISMATCH = "SCHEMA_TYPE_MISMATCH"
+    ENDPOINT_NOT_FOUND = "ENDPOINT_NOT_FOUND"
+    INVALID_EXTRACTION_METHOD = "INVALID_EXTRACTION_METHOD"
+    FORMULA_INVALID_OUTPUT = "FORMULA_INVALID_OUTPUT"
+    INVALID_INPUT = "INVALID_INPUT"
+    BACKEND_UNAVAILABLE = "BACKEND_UNAVAILABLE"
+    PERMISSION_DENIED = "PERMISSION_DENIED"
+    # A defect in the gate itself, reported instead of crashing; tests assert it never appears.
+    INTERNAL_ERROR = "INTERNAL_ERROR"
+
+
+class Rejected(BaseModel):
+    status: Literal["rejected"] = "rejected"
+    error_code: ErrorCode
+    message: str
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class GateRejection(Exception):
+    """Raised anywhere in a decision; the server turns it into an `isError` result."""
+
+    def __init__(self, code: ErrorCode, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.rejected = Rejected(error_code=code, message=message, details=details)
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+
+
+class WriteNodeRequest(_Request):
+    label: Annotated[str, Field(description="Target node label, e.g. 'Person'. Unknown labels are remapped or rejected.")]
+    merge_keys: Annotated[
+        dict[str, KeyValue], Field(description="Identity for MERGE: the entry's merge keys, scalar values only.")
+    ]
+    properties: Annotated[
+        dict[str, Any],
+        Field(
+            default_factory=dict,
+            description="Data to set: scalars or homogeneous lists of scalars. No gate-computed fields.",
+        ),
+    ]
+    source: Annotated[str, Field(min_length=1, description="Provenance: where the claim came from.")]
+    extraction_method: Annotated[
+        str, Field(description="How the claim was obtained; one of the formula provider's methods.")
+    ]
+    reliability: Annotated[
+        float, Field(default=0.5, description="Agent's estimate of the source's reliability; clamped to [0, 1].")
+    ]
+
+
+EndpointPolicy = Literal["fail_if_missing", "merge_endpoints"]
+
+
+class WriteRelationshipRequest(_Request):
+    type: Annotated[str, Field(description="Registered relationship type, e.g. 'WORKS_FOR'.")]
+    from_label: str
+    from_keys: dict[str, KeyValue]
+    to_label: str
+    to_keys: dict[str, KeyValue]
+    properties: dict[str, Any] = Field(default_factory=dict)
+    source: Annotated[str, Field(min_length=1)]
+    extraction_method: str
+    reliability: float = 0.5
+    endpoint_policy: Annotated[
+        EndpointPolicy,
+        Field(
+            description="fail_if_missing: reject when an endpoint is absent. "
+            "merge_endpoints: create absent endpoints by their keys, flagged _stub=true."
+        ),
+    ] = "fail_if_missing"
+
+
+class NodeWritten(BaseModel):
+    status: Literal["written"] = "written"
+    label: str
+    merge_keys: dict[str, Any]
+    confidence: float
+    write_gate_version: str
+    remapped_from: str | None = None
+
+
+class RelationshipWritten(BaseModel):
+    status: Literal["written"] = "written"
+    type: str
+    from_label: str
+    from_keys: dict[str, Any]
+    to_label: str
+    to_keys: dict[str, Any]
+    confidence: float
+    write_gate_version: str
+    remapped_from: str | None = None
+    # Labels whose endpoint was absent and created as a `_stub` (merge_endpoints only).
+    stub_endpoints: list[Literal["from", "to"]] = Field(default_factory=list)
+
+
+class SchemaRefreshed(BaseModel):
+    status: Literal["refreshed"] = "refreshed"
+    loaded: int
+    node_labels: int
+    relationship_types: int
+    write_gate_version: str

@@ -1,0 +1,80 @@
+"""Property values both engines store the same way: scalars and homogeneous lists of scalars."""
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from write_gate.identifiers import is_protected, normalize_identifier
+from write_gate.model import ErrorCode, GateRejection
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _scalar_kind(value: Any) -> str | None:
+    # bool before int: bool is an int subclass in Python, but a different type in Cypher.
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return None
+
+
+def _check_scalar(key: str, value: Any) -> str:
+    kind = _scalar_kind(value)
+    if kind is None:
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT,
+            f"property {key!r} must be a string, number, boolean or a list of one of those",
+            property=key,
+            got=type(value).__name__,
+        )
+    if kind == "integer" and not INT64_MIN <= value <= INT64_MAX:
+        raise GateRejection(ErrorCode.INVALID_INPUT, f"property {key!r} is outside the 64-bit integer range", property=key)
+    if kind == "number" and not math.isfinite(value):
+        raise GateRejection(ErrorCode.INVALID_INPUT, f"property {key!r} must be a finite number", property=key)
+    if kind == "string" and "\x00" in value:
+        raise GateRejection(ErrorCode.INVALID_INPUT, f"property {key!r} contains a NUL character", property=key)
+    return kind
+
+
+def value_kind(key: str, value: Any) -> str:
+    """Validate one value and name its type: 'string', 'integer', 'number', 'boolean' or 'array<kind>'."""
+    if not isinstance(value, list):
+        return _check_scalar(key, value)
+    kinds = {_check_scalar(key, item) for item in value}
+    if kinds == {"integer", "number"}:
+        kinds = {"number"}
+    if len(kinds) > 1:
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT,
+            f"list property {key!r} mixes types {sorted(kinds)}; lists must be homogeneous",
+            property=key,
+        )
+    return f"array<{kinds.pop() if kinds else 'any'}>"
+
+
+def check_protected(*maps: Mapping[str, Any]) -> None:
+    protected = sorted({key.lstrip(":") for m in maps for key in m if is_protected(key.lstrip(":"))})
+    if protected:
+        raise GateRejection(
+            ErrorCode.SCHEMA_PROTECTED_FIELD,
+            "these fields are computed by the gate and cannot be set by a write: " + ", ".join(protected),
+            fields=protected,
+        )
+
+
+def clean_map(raw: Mapping[str, Any], what: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """Validate keys and values; return the map with normalised keys and each key's value kind."""
+    cleaned: dict[str, Any] = {}
+    kinds: dict[str, str] = {}
+    for raw_key, value in raw.items():
+        key = normalize_identifier(raw_key, f"{what} key")
+        if key in cleaned:
+            raise GateRejection(ErrorCode.INVALID_INPUT, f"{what} key {key!r} is given twice", property=key)
+        kinds[key] = value_kind(key, value)
+        cleaned[key] = value
+    return cleaned, kinds
