@@ -1,0 +1,139 @@
+"""Shared fixtures: a real engine (embedded FalkorDB always, Memgraph where Docker is), a fresh graph
+per test, and real MCP client sessions (in-process and over stdio against `write-gate serve`)."""
+
+import os
+import shutil
+import sys
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from write_gate.backends import GraphBackend, open_backend
+from write_gate.backends.embedded import EmbeddedServer
+from write_gate.config import BackendKind, Settings
+from write_gate.cypher import Statement
+from write_gate.schema_files import load_into_graph, read_sources
+from write_gate.server import build_server
+
+TESTS = Path(__file__).parent
+MATRIX_SCHEMAS = TESTS / "schemas" / "matrix"
+EVENT_SCHEMAS = TESTS / "schemas" / "matrix_event"
+
+
+@pytest.fixture(scope="session")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+# --- engines ---------------------------------------------------------------------------------
+
+
+def _start_memgraph() -> tuple[Any, str]:
+    """Start memgraph/memgraph-mage with testcontainers, or skip with the reason in one line."""
+    try:
+        import docker
+
+        docker.from_env().ping()
+    except Exception as exc:  # noqa: BLE001 - any failure here means "no Docker on this machine"
+        pytest.skip(f"Memgraph tests need Docker, which is not available here ({type(exc).__name__})")
+    from testcontainers.core.container import DockerContainer
+    from testcontainers.core.wait_strategies import LogMessageWaitStrategy
+
+    container = (
+        DockerContainer("memgraph/memgraph-mage:latest")
+        .with_exposed_ports(7687)
+        .with_command("--log-level=WARNING --also-log-to-stderr --telemetry-enabled=false")
+        .waiting_for(LogMessageWaitStrategy("You are running Memgraph").with_startup_timeout(180))
+    )
+    container.start()
+    url = f"bolt://{container.get_container_host_ip()}:{container.get_exposed_port(7687)}"
+    return container, url
+
+
+@pytest.fixture(scope="session", params=["embedded", pytest.param("memgraph", marks=pytest.mark.memgraph)])
+def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """Base settings for one engine; each test then gets its own graph on it."""
+    if request.param == "memgraph":
+        container, url = _start_memgraph()
+        request.addfinalizer(container.stop)
+        return Settings(backend=BackendKind.MEMGRAPH, memgraph_url=url, query_timeout_seconds=20)
+    data_dir = tmp_path_factory.mktemp("embedded")
+    settings = Settings(backend=BackendKind.EMBEDDED, data_dir=data_dir, embedded_fsync="everysec")
+    # Hold the embedded server for the whole session, so tests join it instead of restarting it.
+    keeper = EmbeddedServer(settings.embedded_db_file, settings.embedded_fsync.value)
+    keeper.start()
+    request.addfinalizer(keeper.stop)
+    return settings
+
+
+@pytest.fixture
+async def settings(engine: Settings) -> AsyncIterator[Settings]:
+    """A fresh, empty graph: its own graph name on FalkorDB; a wiped database on Memgraph."""
+    settings = engine.model_copy(update={"graph_name": f"t_{uuid.uuid4().hex[:12]}"})
+    if settings.backend is BackendKind.MEMGRAPH:
+        backend = await open_backend(settings)
+        await backend.write(Statement("MATCH (n) DETACH DELETE n"))
+        await backend.close()
+    yield settings
+
+
+@pytest.fixture
+async def graph(settings: Settings) -> AsyncIterator[GraphBackend]:
+    """The test's own connection to the graph, for setting up and for checking what was written."""
+    backend = await open_backend(settings)
+    try:
+        yield backend
+    finally:
+        await backend.close()
+
+
+@pytest.fixture
+async def matrix_graph(graph: GraphBackend) -> GraphBackend:
+    await load_into_graph(graph, read_sources([MATRIX_SCHEMAS]))
+    return graph
+
+
+# --- MCP clients -------------------------------------------------------------------------------
+
+
+def settings_env(settings: Settings) -> dict[str, str]:
+    """The environment that makes a `write-gate serve` subprocess use these settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("WRITE_GATE_", "MEMGRAPH_", "FALKORDB_"))}
+    env.update(
+        WRITE_GATE_BACKEND=settings.backend.value,
+        WRITE_GATE_DATA_DIR=str(settings.data_dir),
+        WRITE_GATE_GRAPH_NAME=settings.graph_name,
+        WRITE_GATE_EMBEDDED_FSYNC=settings.embedded_fsync.value,
+        WRITE_GATE_UNKNOWN_LABEL_POLICY=settings.unknown_label_policy.value,
+        WRITE_GATE_FORMULA_PROVIDER=settings.formula_provider,
+        MEMGRAPH_URL=settings.memgraph_url,
+    )
+    if settings.fallback_label:
+        env["WRITE_GATE_FALLBACK_LABEL"] = settings.fallback_label
+    return env
+
+
+def write_gate_command() -> list[str]:
+    exe = shutil.which("write-gate", path=str(Path(sys.executable).parent))
+    return [exe, "serve", "--no-migrate"] if exe else [sys.executable, "-m", "write_gate.cli", "serve", "--no-migrate"]
+
+
+@asynccontextmanager
+async def open_client(settings: Settings, transport: str) -> AsyncIterator[Client]:
+    if transport == "stdio":
+        command, *args = write_gate_command()
+        server: Any = StdioServerParameters(command=command, args=args, env=settings_env(settings))
+    else:
+        server = build_server(settings, auto_migrate=False)
+    async with Client(server, read_timeout_seconds=60) as client:
+        yield client
+
+
+@pytest.fixture(params=["in_process", "stdio"])
+def transport(request: pytest.FixtureRequest) -> str:
+    return request.param

@@ -1,0 +1,203 @@
+"""Seed 003's test matrix, row by row, through a real MCP client session, checking the tool result
+and what is in the graph afterwards. Runs on every engine fixture and over both transports."""
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tests.conftest import EVENT_SCHEMAS, open_client
+from write_gate import __version__
+from write_gate.backends import GraphBackend
+from write_gate.config import Settings, UnknownLabelPolicy
+from write_gate.cypher import Statement
+from write_gate.schema_files import load_into_graph, read_sources
+
+pytestmark = pytest.mark.anyio
+
+ALICE = {
+    "label": "Person",
+    "merge_keys": {"name": "Alice"},
+    "properties": {"age": 30},
+    "source": "test",
+    "extraction_method": "manual",
+    "reliability": 0.9,
+}
+
+
+@pytest.fixture
+async def client(settings: Settings, matrix_graph: GraphBackend, transport: str) -> AsyncIterator[Client]:
+    async with open_client(settings, transport) as client:
+        yield client
+
+
+async def call(client: Client, tool: str, args: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
+    result = await client.call_tool(tool, args)
+    assert result.structured_content is not None
+    return result.is_error, result.structured_content
+
+
+async def nodes(graph: GraphBackend, label: str) -> list[dict[str, Any]]:
+    return [row["n"] for row in await graph.read(Statement(f"MATCH (n:`{label}`) RETURN n ORDER BY n.name"))]
+
+
+async def test_row1_written_with_computed_confidence(client: Client, graph: GraphBackend) -> None:
+    is_error, out = await call(client, "write_node", ALICE)
+    assert not is_error
+    assert out == {
+        "status": "written",
+        "label": "Person",
+        "merge_keys": {"name": "Alice"},
+        "confidence": 0.675,
+        "write_gate_version": __version__,
+        "remapped_from": None,
+    }
+    [alice] = await nodes(graph, "Person")
+    assert alice["name"] == "Alice" and alice["age"] == 30
+    assert alice["confidence"] == pytest.approx(0.675)
+    assert alice["source"] == "test" and alice["extraction_method"] == "manual"
+    assert alice["write_gate_version"] == __version__
+    assert alice["last_updated"].endswith("Z")
+    assert "_schema_remap_from" not in alice
+
+
+async def test_row2_protected_field_rejected(client: Client, graph: GraphBackend) -> None:
+    is_error, out = await call(client, "write_node", {**ALICE, "properties": {"confidence": 1.0}})
+    assert is_error
+    assert out["status"] == "rejected" and out["error_code"] == "SCHEMA_PROTECTED_FIELD"
+    assert out["details"]["fields"] == ["confidence"]
+    assert await nodes(graph, "Person") == []
+
+
+async def test_row3_absorbed_label_remapped(client: Client, graph: GraphBackend) -> None:
+    is_error, out = await call(client, "write_node", {**ALICE, "label": ":person"})
+    assert not is_error
+    assert out["label"] == "Person" and out["remapped_from"] == ":person"
+    [alice] = await nodes(graph, "Person")
+    assert alice["_schema_remap_from"] == ":person"
+    assert await graph.read(Statement("MATCH (n:person) RETURN n")) == []
+
+
+async def test_row4_unknown_label_goes_to_fallback_in_remap_mode(client: Client, graph: GraphBackend) -> None:
+    is_error, out = await call(client, "write_node", {**ALICE, "label": "ZZZNonexistent"})
+    assert not is_error
+    assert out["label"] == "Entity" and out["remapped_from"] == ":ZZZNonexistent"
+    [node] = await nodes(graph, "Entity")
+    assert node["_schema_remap_from"] == ":ZZZNonexistent" and node["name"] == "Alice"
+    assert await graph.read(Statement("MATCH (n:ZZZNonexistent) RETURN n")) == []
+
+
+async def test_row4_fallback_is_configurable(settings: Settings, matrix_graph: GraphBackend, transport: str) -> None:
+    async with open_client(settings.model_copy(update={"fallback_label": "Organization"}), transport) as client:
+        is_error, out = await call(client, "write_node", {**ALICE, "label": "ZZZNonexistent"})
+    assert not is_error and out["label"] == "Organization"
+    [node] = await nodes(matrix_graph, "Organization")
+    assert node["_schema_remap_from"] == ":ZZZNonexistent"
+
+
+async def test_row5_unknown_label_rejected_in_reject_mode(
+    settings: Settings, matrix_graph: GraphBackend, transport: str
+) -> None:
+    reject = settings.model_copy(update={"unknown_label_policy": UnknownLabelPolicy.REJECT})
+    async with open_client(reject, transport) as client:
+        is_error, out = await call(client, "write_node", {**ALICE, "label": "ZZZNonexistent"})
+        assert is_error and out["error_code"] == "SCHEMA_UNKNOWN_LABEL"
+        # Absorbed labels still remap in reject mode: only unknown ones are refused.
+        is_error, out = await call(client, "write_node", {**ALICE, "label": "person"})
+        assert not is_error and out["label"] == "Person"
+    assert await nodes(matrix_graph, "Entity") == []
+
+
+async def test_row6_missing_required_property(client: Client, graph: GraphBackend) -> None:
+    is_error, out = await call(client, "write_node", {**ALICE, "merge_keys": {}, "properties": {}})
+    assert is_error
+    assert out["error_code"] == "SCHEMA_MISSING_REQUIRED_PROPERTY"
+    assert out["details"]["missing"] == ["name"]
+    assert await nodes(graph, "Person") == []
+
+
+RELATIONSHIP = {
+    "type": "WORKS_FOR",
+    "from_label": "Person",
+    "from_keys": {"name": "Alice"},
+    "to_label": "Organization",
+    "to_keys": {"name": "Acme"},
+    "properties": {"since": 2020},
+    "source": "hr-api",
+    "extraction_method": "api",
+    "reliability": 0.8,
+}
+
+
+async def relationships(graph: GraphBackend) -> list[dict[str, Any]]:
+    return await graph.read(
+        Statement("MATCH (a)-[r]->(b) RETURN a.name AS a, type(r) AS type, r AS r, b.name AS b ORDER BY a, b")
+    )
+
+
+async def test_row7_unregistered_relationship_type_rejected(client: Client, graph: GraphBackend) -> None:
+    await call(client, "write_node", ALICE)
+    await call(client, "write_node", {**ALICE, "label": "Organization", "merge_keys": {"name": "Acme"},
+                                      "properties": {}})
+    is_error, out = await call(client, "write_relationship", {**RELATIONSHIP, "type": "DIRECTED"})
+    assert is_error and out["error_code"] == "SCHEMA_UNKNOWN_LABEL"
+    assert out["details"]["type"] == "DIRECTED"
+    assert await relationships(graph) == []
+
+
+async def test_row8_missing_endpoint_fails_by_default(client: Client, graph: GraphBackend) -> None:
+    await call(client, "write_node", ALICE)
+    is_error, out = await call(client, "write_relationship", RELATIONSHIP)
+    assert is_error and out["error_code"] == "ENDPOINT_NOT_FOUND"
+    assert out["details"]["missing"] == ["to"]
+    assert await relationships(graph) == []
+    assert await nodes(graph, "Organization") == []
+
+
+async def test_row9_merge_endpoints_creates_stub(client: Client, graph: GraphBackend) -> None:
+    await call(client, "write_node", ALICE)
+    is_error, out = await call(client, "write_relationship", {**RELATIONSHIP, "endpoint_policy": "merge_endpoints"})
+    assert not is_error
+    assert out["status"] == "written" and out["type"] == "WORKS_FOR"
+    assert out["confidence"] == 0.8 and out["stub_endpoints"] == ["to"]
+    [acme] = await nodes(graph, "Organization")
+    assert acme["_stub"] is True and acme["name"] == "Acme" and acme["source"] == "hr-api"
+    [alice] = await nodes(graph, "Person")
+    assert "_stub" not in alice
+    [rel] = await relationships(graph)
+    assert (rel["a"], rel["type"], rel["b"]) == ("Alice", "WORKS_FOR", "Acme")
+    assert rel["r"]["since"] == 2020 and rel["r"]["confidence"] == pytest.approx(0.8)
+    assert rel["r"]["write_gate_version"] == __version__
+    # Writing the stub through write_node makes it a real node.
+    await call(client, "write_node", {**ALICE, "label": "Organization", "merge_keys": {"name": "Acme"},
+                                      "properties": {}})
+    [acme] = await nodes(graph, "Organization")
+    assert "_stub" not in acme
+
+
+async def test_row10_refresh_after_registering_event(client: Client, graph: GraphBackend) -> None:
+    is_error, before = await call(client, "refresh_schema_cache", {})
+    assert not is_error
+    is_error, out = await call(client, "write_node", {**ALICE, "label": "Event", "merge_keys": {"name": "Launch"}})
+    assert not is_error and out["label"] == "Entity"  # unknown before the refresh: fallback
+    await load_into_graph(graph, read_sources([EVENT_SCHEMAS]))
+    is_error, after = await call(client, "refresh_schema_cache", {})
+    assert not is_error
+    assert after["loaded"] == before["loaded"] + 1
+    assert after["node_labels"] == before["node_labels"] + 1
+    assert after["status"] == "refreshed" and after["write_gate_version"] == __version__
+    is_error, out = await call(client, "write_node", {**ALICE, "label": "Event", "merge_keys": {"name": "Launch"}})
+    assert not is_error and out["label"] == "Event" and out["remapped_from"] is None
+    [event] = await nodes(graph, "Event")
+    assert event["name"] == "Launch"
+
+
+async def test_tools_list_is_exactly_the_gate(client: Client) -> None:
+    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert set(tools) == {"write_node", "write_relationship", "refresh_schema_cache"}
+    for tool in tools.values():
+        assert tool.output_schema is not None and tool.annotations is not None
+    assert tools["refresh_schema_cache"].annotations.read_only_hint is True
+    assert tools["write_node"].annotations.read_only_hint is False
+    assert tools["write_node"].annotations.destructive_hint is False
