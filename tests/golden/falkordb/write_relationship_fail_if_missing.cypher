@@ -1,0 +1,6 @@
+MATCH (a:`Person` {`name`: $from_0})
+MATCH (b:`Organization` {`name`: $to_0, `country`: $to_1})
+MERGE (a)-[r:`WORKS_FOR`]->(b)
+SET r += $properties,
+    r.confidence = $confidence, r.source = $source, r.extraction_method = $extraction_method, r.write_gate_version = $write_gate_version, r.last_updated = $last_updated
+RETURN a._stub = true AS from_stub, b._stub = true AS to_stub

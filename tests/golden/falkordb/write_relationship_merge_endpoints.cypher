@@ -1,0 +1,8 @@
+MERGE (a:`Person` {`name`: $from_0})
+ON CREATE SET a._stub = true, a.confidence = $confidence, a.source = $source, a.extraction_method = $extraction_method, a.write_gate_version = $write_gate_version, a.last_updated = $last_updated
+MERGE (b:`Organization` {`name`: $to_0, `country`: $to_1})
+ON CREATE SET b._stub = true, b.confidence = $confidence, b.source = $source, b.extraction_method = $extraction_method, b.write_gate_version = $write_gate_version, b.last_updated = $last_updated
+MERGE (a)-[r:`WORKS_FOR`]->(b)
+SET r += $properties,
+    r.confidence = $confidence, r.source = $source, r.extraction_method = $extraction_method, r.write_gate_version = $write_gate_version, r.last_updated = $last_updated
+RETURN a._stub = true AS from_stub, b._stub = true AS to_stub

@@ -1,0 +1,1 @@
+MATCH (m:WriteGateMigration) RETURN m.name AS name ORDER BY name

@@ -1,0 +1,1 @@
+CREATE CONSTRAINT ON (n:`Person`) ASSERT n.`name` IS UNIQUE

@@ -1,0 +1,3 @@
+UNWIND $entries AS entry
+MERGE (s:Schema {name: entry.name})
+SET s += entry

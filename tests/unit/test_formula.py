@@ -1,0 +1,83 @@
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from write_gate.formula import (
+    DefaultFormulaProvider,
+    FlatFormulaProvider,
+    compute_confidence,
+    load_provider,
+)
+from write_gate.model import ErrorCode, GateRejection
+
+
+@pytest.mark.parametrize(
+    "reliability,method,expected",
+    [(0.9, "manual", 0.675), (1.0, "api", 1.0), (0.5, "llm", 0.3), (1.0, "parsed", 0.85), (0.0, "api", 0.0)],
+)
+def test_default_weights(reliability: float, method: str, expected: float) -> None:
+    assert compute_confidence(DefaultFormulaProvider(), reliability, method) == pytest.approx(expected)
+
+
+def test_exact_seed_value() -> None:
+    assert compute_confidence(DefaultFormulaProvider(), 0.9, "manual") == 0.9 * 0.75 == 0.675
+
+
+@pytest.mark.parametrize("reliability,clamped", [(-3.0, 0.0), (7.0, 1.0)])
+def test_reliability_is_clamped_before_the_provider(reliability: float, clamped: float) -> None:
+    assert compute_confidence(DefaultFormulaProvider(), reliability, "api") == clamped
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False), st.sampled_from(sorted(DefaultFormulaProvider.WEIGHTS)))
+def test_any_finite_reliability_gives_confidence_in_unit_interval(reliability: float, method: str) -> None:
+    assert 0.0 <= compute_confidence(DefaultFormulaProvider(), reliability, method) <= 1.0
+
+
+def test_unknown_method() -> None:
+    with pytest.raises(GateRejection) as caught:
+        compute_confidence(DefaultFormulaProvider(), 0.5, "guess")
+    assert caught.value.rejected.error_code is ErrorCode.INVALID_EXTRACTION_METHOD
+    assert caught.value.rejected.details["allowed"] == ["api", "llm", "manual", "parsed"]
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_non_finite_reliability_is_invalid_input(value: float) -> None:
+    with pytest.raises(GateRejection) as caught:
+        compute_confidence(DefaultFormulaProvider(), value, "api")
+    assert caught.value.rejected.error_code is ErrorCode.INVALID_INPUT
+
+
+class Broken:
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def allowed_extraction_methods(self) -> set[str]:
+        return {"api"}
+
+    def compute(self, reliability: float, extraction_method: str) -> float:
+        if isinstance(self.value, Exception):
+            raise self.value
+        return self.value  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("value", [1.5, -0.1, math.nan, "0.5", True, RuntimeError("boom")])
+def test_provider_output_outside_contract(value: object) -> None:
+    with pytest.raises(GateRejection) as caught:
+        compute_confidence(Broken(value), 0.5, "api")
+    assert caught.value.rejected.error_code is ErrorCode.FORMULA_INVALID_OUTPUT
+
+
+def test_flat_provider_passes_reliability_through() -> None:
+    assert compute_confidence(FlatFormulaProvider(), 0.42, "llm") == 0.42
+
+
+def test_load_provider() -> None:
+    assert isinstance(load_provider("default"), DefaultFormulaProvider)
+    assert isinstance(load_provider("flat"), FlatFormulaProvider)
+    assert isinstance(load_provider("write_gate.formula:FlatFormulaProvider"), FlatFormulaProvider)
+    with pytest.raises(ValueError):
+        load_provider("nonsense")
+    with pytest.raises(TypeError):
+        load_provider("builtins:object")
