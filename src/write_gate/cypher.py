@@ -45,11 +45,14 @@ def _stamp(var: str) -> str:
 
 
 def write_node(
-    label: str, merge_keys: Mapping[str, Any], properties: Mapping[str, Any], provenance: Provenance,
+    label: str,
+    merge_keys: Mapping[str, Any],
+    properties: Mapping[str, Any],
+    provenance: Provenance,
     remapped_from: str | None,
 ) -> Statement:
     keys, params = _key_pattern(merge_keys, "key")
-    sets = [f"n += $properties", _stamp("n")]
+    sets = ["n += $properties", _stamp("n")]
     if remapped_from is not None:
         sets.append("n._schema_remap_from = $remapped_from")
         params["remapped_from"] = remapped_from
@@ -66,8 +69,13 @@ class Endpoint:
 
 
 def write_relationship(
-    type_: str, start: Endpoint, end: Endpoint, properties: Mapping[str, Any], provenance: Provenance,
-    remapped_from: str | None, merge_endpoints: bool,
+    type_: str,
+    start: Endpoint,
+    end: Endpoint,
+    properties: Mapping[str, Any],
+    provenance: Provenance,
+    remapped_from: str | None,
+    merge_endpoints: bool,
 ) -> Statement:
     from_keys, from_params = _key_pattern(start.keys, "from")
     to_keys, to_params = _key_pattern(end.keys, "to")

@@ -47,8 +47,10 @@ def resolve_label(raw: str, registry: SchemaRegistry, policy: Policy) -> Resolve
         target = policy.fallback_override or registry.fallback_label()
     entry = registry.get_entry(target) if target else None
     if entry is None:
-        why = "the registry has no fallback label" if policy.unknown_labels is UnknownLabelPolicy.REMAP else (
-            "unknown labels are rejected (WRITE_GATE_UNKNOWN_LABEL_POLICY=reject)"
+        why = (
+            "the registry has no fallback label"
+            if policy.unknown_labels is UnknownLabelPolicy.REMAP
+            else ("unknown labels are rejected (WRITE_GATE_UNKNOWN_LABEL_POLICY=reject)")
         )
         raise GateRejection(
             ErrorCode.SCHEMA_UNKNOWN_LABEL,
@@ -193,8 +195,14 @@ class RelationshipPlan:
     result: RelationshipWritten
 
 
-def _endpoint(raw_label: str, raw_keys: Mapping[str, Any], side: str, allowed: tuple[str, ...],
-              registry: SchemaRegistry, policy: Policy) -> Endpoint:
+def _endpoint(
+    raw_label: str,
+    raw_keys: Mapping[str, Any],
+    side: str,
+    allowed: tuple[str, ...],
+    registry: SchemaRegistry,
+    policy: Policy,
+) -> Endpoint:
     what = f"{side}_keys"
     keys, _ = clean_map(raw_keys, what)
     entry = resolve_label(raw_label, registry, policy).entry

@@ -32,7 +32,9 @@ async def _run_write(backend: GraphBackend, statement: cypher.Statement) -> list
         raise GateRejection(ErrorCode.BACKEND_UNAVAILABLE, str(exc)) from exc
     except BackendError as exc:
         # The engine refused a statement the gate built from validated input: report it, never crash.
-        raise GateRejection(ErrorCode.INVALID_INPUT, "the graph engine refused the write", engine_error=str(exc)) from exc
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT, "the graph engine refused the write", engine_error=str(exc)
+        ) from exc
 
 
 class Gate:

@@ -53,9 +53,7 @@ async def _apply(backend: GraphBackend, migration: Migration, schemas_dir: Path)
         await load_into_graph(backend, read_sources([schemas_dir / p for p in spec.load_schemas]))
 
 
-async def migrate(
-    backend: GraphBackend, folder: Path | None = None, schemas_dir: Path | None = None
-) -> list[str]:
+async def migrate(backend: GraphBackend, folder: Path | None = None, schemas_dir: Path | None = None) -> list[str]:
     """Apply what has not been applied; return the names applied now."""
     folder = folder or bundled("migrations")
     schemas_dir = schemas_dir or bundled("schemas")

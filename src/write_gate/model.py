@@ -45,7 +45,9 @@ class _Request(BaseModel):
 
 
 class WriteNodeRequest(_Request):
-    label: Annotated[str, Field(description="Target node label, e.g. 'Person'. Unknown labels are remapped or rejected.")]
+    label: Annotated[
+        str, Field(description="Target node label, e.g. 'Person'. Unknown labels are remapped or rejected.")
+    ]
     merge_keys: Annotated[
         dict[str, KeyValue], Field(description="Identity for MERGE: the entry's merge keys, scalar values only.")
     ]

@@ -38,8 +38,11 @@ def _result(payload: BaseModel, is_error: bool) -> types.CallToolResult:
 def _invalid_arguments(exc: ValidationError) -> Rejected:
     # Field paths and reasons only: the agent's values are not echoed back.
     problems = [{"field": ".".join(map(str, e["loc"])) or "(arguments)", "problem": e["msg"]} for e in exc.errors()]
-    return Rejected(error_code=ErrorCode.INVALID_INPUT, message="the arguments do not match the tool's input schema",
-                    details={"problems": problems})
+    return Rejected(
+        error_code=ErrorCode.INVALID_INPUT,
+        message="the arguments do not match the tool's input schema",
+        details={"problems": problems},
+    )
 
 
 async def call(spec: ToolSpec, gate: Gate, arguments: dict[str, Any] | None) -> types.CallToolResult:
@@ -74,8 +77,11 @@ def build_server(settings: Settings, *, auto_migrate: bool = True) -> Server[Gat
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         spec = specs.get(params.name)
         if spec is None:
-            rejected = Rejected(error_code=ErrorCode.INVALID_INPUT, message=f"no tool named {params.name!r}",
-                                details={"tools": sorted(specs)})
+            rejected = Rejected(
+                error_code=ErrorCode.INVALID_INPUT,
+                message=f"no tool named {params.name!r}",
+                details={"tools": sorted(specs)},
+            )
             return _result(rejected, is_error=True)
         return await call(spec, ctx.lifespan_context, params.arguments)
 

@@ -33,7 +33,9 @@ def _check_scalar(key: str, value: Any) -> str:
             got=type(value).__name__,
         )
     if kind == "integer" and not INT64_MIN <= value <= INT64_MAX:
-        raise GateRejection(ErrorCode.INVALID_INPUT, f"property {key!r} is outside the 64-bit integer range", property=key)
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT, f"property {key!r} is outside the 64-bit integer range", property=key
+        )
     if kind == "number" and not math.isfinite(value):
         raise GateRejection(ErrorCode.INVALID_INPUT, f"property {key!r} must be a finite number", property=key)
     if kind == "string" and "\x00" in value:

@@ -138,8 +138,9 @@ async def relationships(graph: GraphBackend) -> list[dict[str, Any]]:
 
 async def test_row7_unregistered_relationship_type_rejected(client: Client, graph: GraphBackend) -> None:
     await call(client, "write_node", ALICE)
-    await call(client, "write_node", {**ALICE, "label": "Organization", "merge_keys": {"name": "Acme"},
-                                      "properties": {}})
+    await call(
+        client, "write_node", {**ALICE, "label": "Organization", "merge_keys": {"name": "Acme"}, "properties": {}}
+    )
     is_error, out = await call(client, "write_relationship", {**RELATIONSHIP, "type": "DIRECTED"})
     assert is_error and out["error_code"] == "SCHEMA_UNKNOWN_LABEL"
     assert out["details"]["type"] == "DIRECTED"
@@ -170,8 +171,9 @@ async def test_row9_merge_endpoints_creates_stub(client: Client, graph: GraphBac
     assert rel["r"]["since"] == 2020 and rel["r"]["confidence"] == pytest.approx(0.8)
     assert rel["r"]["write_gate_version"] == __version__
     # Writing the stub through write_node makes it a real node.
-    await call(client, "write_node", {**ALICE, "label": "Organization", "merge_keys": {"name": "Acme"},
-                                      "properties": {}})
+    await call(
+        client, "write_node", {**ALICE, "label": "Organization", "merge_keys": {"name": "Acme"}, "properties": {}}
+    )
     [acme] = await nodes(graph, "Organization")
     assert "_stub" not in acme
 

@@ -10,13 +10,22 @@ from write_gate.registry import PropertyType, RegistrySnapshot, SchemaEntry
 
 REGISTRY = RegistrySnapshot(
     [
-        SchemaEntry("Person", ("name",), ("person",), merge_keys=("name",),
-                    property_types={"age": PropertyType("integer"),
-                                    "role": PropertyType("string", enum=("dev", "ops"))}),
+        SchemaEntry(
+            "Person",
+            ("name",),
+            ("person",),
+            merge_keys=("name",),
+            property_types={"age": PropertyType("integer"), "role": PropertyType("string", enum=("dev", "ops"))},
+        ),
         SchemaEntry("Organization", ("name",), merge_keys=("name",)),
         SchemaEntry("Entity", fallback=True),
-        SchemaEntry("WORKS_FOR", kind="relationship", from_labels=("Person",), to_labels=("Organization",),
-                    required_properties=("since",)),
+        SchemaEntry(
+            "WORKS_FOR",
+            kind="relationship",
+            from_labels=("Person",),
+            to_labels=("Organization",),
+            required_properties=("since",),
+        ),
     ]
 )
 STAMP = Stamp("0.1.0", "2026-01-01T00:00:00.000Z")
@@ -24,8 +33,15 @@ PROVIDER = DefaultFormulaProvider()
 
 
 def node(policy: Policy = Policy(), **changes: object):
-    args = {"label": "Person", "merge_keys": {"name": "Alice"}, "properties": {"age": 30},
-            "source": "t", "extraction_method": "manual", "reliability": 0.9, **changes}
+    args = {
+        "label": "Person",
+        "merge_keys": {"name": "Alice"},
+        "properties": {"age": 30},
+        "source": "t",
+        "extraction_method": "manual",
+        "reliability": 0.9,
+        **changes,
+    }
     return plan_node_write(WriteNodeRequest.model_validate(args), REGISTRY, policy, PROVIDER, STAMP)
 
 
@@ -61,15 +77,17 @@ def test_reject_policy() -> None:
 
 @pytest.mark.parametrize(
     "changes,code",
-    [({"properties": {"age": "thirty"}}, ErrorCode.SCHEMA_TYPE_MISMATCH),
-     ({"properties": {"role": "ceo"}}, ErrorCode.SCHEMA_TYPE_MISMATCH),
-     ({"merge_keys": {"name": "A", "email": "a@x"}}, ErrorCode.INVALID_INPUT),
-     ({"merge_keys": {"email": "a@x"}, "properties": {"name": "A"}}, ErrorCode.SCHEMA_MISSING_REQUIRED_PROPERTY),
-     ({"properties": {"nested": {"a": 1}}}, ErrorCode.INVALID_INPUT),
-     ({"extraction_method": "vibes"}, ErrorCode.INVALID_EXTRACTION_METHOD),
-     ({"label": "Person`) DELETE n//"}, ErrorCode.INVALID_INPUT),
-     ({"properties": {"_schema_remap_from": ":x"}}, ErrorCode.SCHEMA_PROTECTED_FIELD),
-     ({"merge_keys": {"source": "x"}}, ErrorCode.SCHEMA_PROTECTED_FIELD)],
+    [
+        ({"properties": {"age": "thirty"}}, ErrorCode.SCHEMA_TYPE_MISMATCH),
+        ({"properties": {"role": "ceo"}}, ErrorCode.SCHEMA_TYPE_MISMATCH),
+        ({"merge_keys": {"name": "A", "email": "a@x"}}, ErrorCode.INVALID_INPUT),
+        ({"merge_keys": {"email": "a@x"}, "properties": {"name": "A"}}, ErrorCode.SCHEMA_MISSING_REQUIRED_PROPERTY),
+        ({"properties": {"nested": {"a": 1}}}, ErrorCode.INVALID_INPUT),
+        ({"extraction_method": "vibes"}, ErrorCode.INVALID_EXTRACTION_METHOD),
+        ({"label": "Person`) DELETE n//"}, ErrorCode.INVALID_INPUT),
+        ({"properties": {"_schema_remap_from": ":x"}}, ErrorCode.SCHEMA_PROTECTED_FIELD),
+        ({"merge_keys": {"source": "x"}}, ErrorCode.SCHEMA_PROTECTED_FIELD),
+    ],
 )
 def test_node_rejections(changes: dict, code: ErrorCode) -> None:
     assert rejection(node, **changes).rejected.error_code is code
@@ -80,11 +98,18 @@ def test_enum_violation_lists_allowed_values() -> None:
 
 
 def rel(**changes: object):
-    args = {"type": "WORKS_FOR", "from_label": "Person", "from_keys": {"name": "A"}, "to_label": "Organization",
-            "to_keys": {"name": "B"}, "properties": {"since": 2020}, "source": "t", "extraction_method": "api",
-            **changes}
-    return plan_relationship_write(WriteRelationshipRequest.model_validate(args), REGISTRY, Policy(), PROVIDER,
-                                   STAMP)
+    args = {
+        "type": "WORKS_FOR",
+        "from_label": "Person",
+        "from_keys": {"name": "A"},
+        "to_label": "Organization",
+        "to_keys": {"name": "B"},
+        "properties": {"since": 2020},
+        "source": "t",
+        "extraction_method": "api",
+        **changes,
+    }
+    return plan_relationship_write(WriteRelationshipRequest.model_validate(args), REGISTRY, Policy(), PROVIDER, STAMP)
 
 
 def test_relationship_plan() -> None:
@@ -95,11 +120,13 @@ def test_relationship_plan() -> None:
 
 @pytest.mark.parametrize(
     "changes,code",
-    [({"type": "DIRECTED"}, ErrorCode.SCHEMA_UNKNOWN_LABEL),
-     ({"to_label": "Person"}, ErrorCode.SCHEMA_UNKNOWN_LABEL),  # endpoint label not allowed for the type
-     ({"properties": {}}, ErrorCode.SCHEMA_MISSING_REQUIRED_PROPERTY),
-     ({"from_keys": {}}, ErrorCode.INVALID_INPUT),
-     ({"to_keys": {"confidence": 1}}, ErrorCode.SCHEMA_PROTECTED_FIELD)],
+    [
+        ({"type": "DIRECTED"}, ErrorCode.SCHEMA_UNKNOWN_LABEL),
+        ({"to_label": "Person"}, ErrorCode.SCHEMA_UNKNOWN_LABEL),  # endpoint label not allowed for the type
+        ({"properties": {}}, ErrorCode.SCHEMA_MISSING_REQUIRED_PROPERTY),
+        ({"from_keys": {}}, ErrorCode.INVALID_INPUT),
+        ({"to_keys": {"confidence": 1}}, ErrorCode.SCHEMA_PROTECTED_FIELD),
+    ],
 )
 def test_relationship_rejections(changes: dict, code: ErrorCode) -> None:
     assert rejection(rel, **changes).rejected.error_code is code

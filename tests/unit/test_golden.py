@@ -24,11 +24,14 @@ PORTABLE: dict[str, Callable[[], cypher.Statement]] = {
     "write_node": lambda: cypher.write_node("Person", {"name": "Alice"}, {"age": 30}, PROV, None),
     "write_node_remapped": lambda: cypher.write_node("Person", {"name": "Alice"}, {}, PROV, ":person"),
     "write_relationship_fail_if_missing": lambda: cypher.write_relationship(
-        "WORKS_FOR", ALICE, ACME, {"since": 2020}, PROV, None, merge_endpoints=False),
+        "WORKS_FOR", ALICE, ACME, {"since": 2020}, PROV, None, merge_endpoints=False
+    ),
     "write_relationship_merge_endpoints": lambda: cypher.write_relationship(
-        "WORKS_FOR", ALICE, ACME, {}, PROV, None, merge_endpoints=True),
+        "WORKS_FOR", ALICE, ACME, {}, PROV, None, merge_endpoints=True
+    ),
     "write_relationship_remapped": lambda: cypher.write_relationship(
-        "WORKS_FOR", ALICE, ACME, {}, PROV, ":EMPLOYED_BY", merge_endpoints=False),
+        "WORKS_FOR", ALICE, ACME, {}, PROV, ":EMPLOYED_BY", merge_endpoints=False
+    ),
     "endpoint_presence": lambda: cypher.endpoint_presence(ALICE, ACME),
     "read_registry": lambda: cypher.READ_REGISTRY,
     "upsert_schema_entries": lambda: cypher.upsert_schema_entries([]),

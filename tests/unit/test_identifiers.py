@@ -29,8 +29,19 @@ def test_quote_refuses_unvalidated_text() -> None:
         quote("a`b")
 
 
-@pytest.mark.parametrize("key", ["confidence", "source", "extraction_method", "last_updated",
-                                 "write_gate_version", "written_by", "_stub", "_anything"])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "confidence",
+        "source",
+        "extraction_method",
+        "last_updated",
+        "write_gate_version",
+        "written_by",
+        "_stub",
+        "_anything",
+    ],
+)
 def test_protected(key: str) -> None:
     assert is_protected(key)
 

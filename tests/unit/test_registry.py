@@ -20,8 +20,10 @@ def test_lookup_and_lists() -> None:
     assert len(SNAPSHOT) == 3
 
 
-@pytest.mark.parametrize("label,target", [("person", "Person"), (":User", "Person"), ("PERSON", "Person"),
-                                          ("user", "Person"), ("Nobody", None)])
+@pytest.mark.parametrize(
+    "label,target",
+    [("person", "Person"), (":User", "Person"), ("PERSON", "Person"), ("user", "Person"), ("Nobody", None)],
+)
 def test_remap_by_absorbs_then_case_drift(label: str, target: str | None) -> None:
     assert SNAPSHOT.remap_target(label) == target
 
@@ -34,9 +36,12 @@ def test_relationship_remap() -> None:
 
 @pytest.mark.parametrize(
     "spec,accepts,refuses",
-    [("integer", ["integer"], ["number", "string"]), ("number", ["integer", "number"], ["string"]),
-     ("array<string>", ["array<string>", "array<any>"], ["string", "array<integer>"]),
-     ({"type": "array", "items": {"type": "number"}}, ["array<integer>", "array<number>"], ["number"])],
+    [
+        ("integer", ["integer"], ["number", "string"]),
+        ("number", ["integer", "number"], ["string"]),
+        ("array<string>", ["array<string>", "array<any>"], ["string", "array<integer>"]),
+        ({"type": "array", "items": {"type": "number"}}, ["array<integer>", "array<number>"], ["number"]),
+    ],
 )
 def test_property_types(spec: object, accepts: list[str], refuses: list[str]) -> None:
     declared = PropertyType.parse(spec)  # type: ignore[arg-type]

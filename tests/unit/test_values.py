@@ -6,8 +6,16 @@ from write_gate.values import check_protected, clean_map, value_kind
 
 @pytest.mark.parametrize(
     "value,kind",
-    [("a", "string"), (1, "integer"), (1.5, "number"), (True, "boolean"), (["a", "b"], "array<string>"),
-     ([1, 2.5], "array<number>"), ([], "array<any>"), ([True], "array<boolean>")],
+    [
+        ("a", "string"),
+        (1, "integer"),
+        (1.5, "number"),
+        (True, "boolean"),
+        (["a", "b"], "array<string>"),
+        ([1, 2.5], "array<number>"),
+        ([], "array<any>"),
+        ([True], "array<boolean>"),
+    ],
 )
 def test_kinds(value: object, kind: str) -> None:
     assert value_kind("k", value) == kind

