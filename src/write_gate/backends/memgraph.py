@@ -12,6 +12,10 @@ from write_gate.dialect import MemgraphDialect
 _UNAVAILABLE = (ServiceUnavailable, SessionExpired, OSError, TimeoutError)
 
 
+class _NotReadOnly(Exception):
+    pass
+
+
 def _is_unique_violation(exc: Neo4jError) -> bool:
     return "unique constraint violation" in (exc.message or "").lower()
 
@@ -35,7 +39,14 @@ class MemgraphBackend:
     async def _managed(self, statement: Statement, access_mode: str) -> list[Row]:
         async def work(tx: neo4j.AsyncManagedTransaction) -> list[Row]:
             result = await tx.run(self._query(statement), dict(statement.params))
-            return [{key: plain(value) for key, value in record.items()} async for record in result]
+            rows = [{key: plain(value) for key, value in record.items()} async for record in result]
+            if access_mode == neo4j.READ_ACCESS:
+                # A single Memgraph instance does not enforce READ access mode: check what the statement
+                # was. Raising here rolls the transaction back, so a write in a read changes nothing.
+                summary = await result.consume()
+                if summary.query_type != "r":
+                    raise _NotReadOnly(f"a read ran a statement of type {summary.query_type!r}")
+            return rows
 
         try:
             with anyio.fail_after(self._timeout * 2):  # the driver's own timeouts fire first
@@ -50,6 +61,8 @@ class MemgraphBackend:
             if _is_unique_violation(exc):
                 raise ConstraintViolation(exc.message or str(exc)) from exc
             raise BackendError(exc.message or str(exc)) from exc
+        except _NotReadOnly as exc:
+            raise BackendError(str(exc)) from exc
         except (Neo4jError, DriverError) as exc:
             raise BackendError(str(exc)) from exc
 
