@@ -158,15 +158,16 @@ def settings_env(settings: Settings) -> dict[str, str]:
     return env
 
 
-def write_gate_command() -> list[str]:
+def write_gate_argv(*args: str) -> list[str]:
+    """The `write-gate` command line, from this interpreter's environment."""
     exe = shutil.which("write-gate", path=str(Path(sys.executable).parent))
-    return [exe, "serve", "--no-migrate"] if exe else [sys.executable, "-m", "write_gate.cli", "serve", "--no-migrate"]
+    return [exe, *args] if exe else [sys.executable, "-m", "write_gate.cli", *args]
 
 
 @asynccontextmanager
 async def open_client(settings: Settings, transport: str) -> AsyncIterator[Client]:
     if transport == "stdio":
-        command, *args = write_gate_command()
+        command, *args = write_gate_argv("serve", "--no-migrate")
         server: Any = StdioServerParameters(command=command, args=args, env=settings_env(settings))
     else:
         server = build_server(settings, auto_migrate=False)

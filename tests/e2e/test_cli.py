@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.conftest import MATRIX_SCHEMAS, settings_env, write_gate_command
+from tests.conftest import MATRIX_SCHEMAS, settings_env, write_gate_argv
 from write_gate.backends import open_backend
 from write_gate.config import BackendKind, Settings
 from write_gate.cypher import Statement
@@ -21,16 +21,15 @@ def fresh(tmp_path: Path) -> Settings:
 
 
 def run(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
-    exe = write_gate_command()[0]
-    command = [exe, *args] if exe.endswith("write-gate") else [exe, "-m", "write_gate.cli", *args]
-    return subprocess.run(command, env=settings_env(settings), capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        write_gate_argv(*args), env=settings_env(settings), capture_output=True, text=True, timeout=120
+    )
 
 
 async def test_serve_on_a_fresh_data_dir_is_ready_to_use(fresh: Settings) -> None:
     """The README's first command: migrations and the core registry are applied at start-up."""
-    exe, *_ = write_gate_command()
-    args = ["serve"] if exe.endswith("write-gate") else ["-m", "write_gate.cli", "serve"]
-    params = StdioServerParameters(command=exe, args=args, env=settings_env(fresh))
+    command, *args = write_gate_argv("serve")
+    params = StdioServerParameters(command=command, args=args, env=settings_env(fresh))
     async with Client(params, read_timeout_seconds=60) as client:
         tools = sorted(tool.name for tool in (await client.list_tools()).tools)
         assert tools == ["refresh_schema_cache", "write_node", "write_relationship"]

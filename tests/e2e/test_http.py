@@ -8,7 +8,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.conftest import settings_env, write_gate_command
+from tests.conftest import settings_env, write_gate_argv
 from write_gate.config import BackendKind, Settings
 
 pytestmark = pytest.mark.anyio
@@ -24,10 +24,9 @@ async def test_http_transport_serves_the_gate(tmp_path: Path) -> None:
     settings = Settings(backend=BackendKind.EMBEDDED, data_dir=tmp_path, embedded_fsync="everysec")
     port = free_port()
     env = {**settings_env(settings), "WRITE_GATE_PORT": str(port)}
-    exe = write_gate_command()[0]
-    args = ["serve", "--transport", "http"]
-    command = [exe, *args] if exe.endswith("write-gate") else [exe, "-m", "write_gate.cli", *args]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        write_gate_argv("serve", "--transport", "http"), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     try:
         url = f"http://127.0.0.1:{port}/mcp"
         with anyio.fail_after(60):
