@@ -7,6 +7,7 @@ against `write-gate serve`, measured in one run so the two are comparable.
 """
 
 import argparse
+import os
 import shutil
 import statistics
 import sys
@@ -17,15 +18,10 @@ from pathlib import Path
 import anyio
 from mcp import Client, StdioServerParameters
 
+from write_gate.backends import open_backend
 from write_gate.config import Settings
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from tests.conftest import MATRIX_SCHEMAS, settings_env  # noqa: E402
-from write_gate.backends import open_backend  # noqa: E402
-from write_gate.schema_files import load_into_graph, read_sources  # noqa: E402
-from write_gate.server import build_server  # noqa: E402
+from write_gate.migrations import migrate
+from write_gate.server import build_server
 
 
 async def measure(client: Client, calls: int) -> list[float]:
@@ -58,13 +54,14 @@ async def main(calls: int) -> None:
     data = Path(tempfile.mkdtemp(prefix="wg-bench-"))
     settings = Settings(data_dir=data)  # the defaults: embedded engine, appendfsync always
     backend = await open_backend(settings)
-    await load_into_graph(backend, read_sources([MATRIX_SCHEMAS]))
+    await migrate(backend)  # the core registry
     try:
         async with Client(build_server(settings, auto_migrate=False)) as client:
             await measure(client, 100)  # warm-up
             report("in-process client", await measure(client, calls))
         exe = shutil.which("write-gate", path=str(Path(sys.executable).parent))
-        params = StdioServerParameters(command=exe, args=["serve", "--no-migrate"], env=settings_env(settings))
+        env = {**os.environ, "WRITE_GATE_DATA_DIR": str(data)}
+        params = StdioServerParameters(command=exe, args=["serve", "--no-migrate"], env=env)
         async with Client(params) as client:
             await measure(client, 100)
             report("stdio client (write-gate serve)", await measure(client, calls))
