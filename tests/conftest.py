@@ -26,6 +26,16 @@ from write_gate.server import build_server
 TESTS = Path(__file__).parent
 MATRIX_SCHEMAS = TESTS / "schemas" / "matrix"
 EVENT_SCHEMAS = TESTS / "schemas" / "matrix_event"
+# The gate profile's tools: the three writes and the four reads; no raw Cypher tool.
+GATE_TOOLS = {
+    "write_node",
+    "write_relationship",
+    "refresh_schema_cache",
+    "search_nodes",
+    "open_nodes",
+    "read_graph",
+    "get_schema",
+}
 
 
 @pytest.fixture(scope="session")

@@ -17,22 +17,22 @@ from write_gate.schema_files import SchemaFileError, load_into_graph, read_sourc
 logger = logging.getLogger("write_gate")
 
 
-async def _serve_stdio(settings: Settings, auto_migrate: bool) -> None:
+async def _serve_stdio(settings: Settings, profile: str, auto_migrate: bool) -> None:
     from mcp.server.stdio import stdio_server
 
     from write_gate.server import build_server
 
-    server = build_server(settings, auto_migrate=auto_migrate)
+    server = build_server(settings, profile=profile, auto_migrate=auto_migrate)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def _serve_http(settings: Settings, auto_migrate: bool) -> None:
+def _serve_http(settings: Settings, profile: str, auto_migrate: bool) -> None:
     import uvicorn
 
     from write_gate.server import build_server
 
-    server = build_server(settings, auto_migrate=auto_migrate)
+    server = build_server(settings, profile=profile, auto_migrate=auto_migrate)
     app = server.streamable_http_app(host=settings.host)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
 
@@ -47,9 +47,9 @@ async def _with_backend(settings: Settings, work: Callable[..., Awaitable[int]])
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     if args.transport == "http":
-        _serve_http(settings, not args.no_migrate)
+        _serve_http(settings, args.profile, not args.no_migrate)
     else:
-        anyio.run(_serve_stdio, settings, not args.no_migrate)
+        anyio.run(_serve_stdio, settings, args.profile, not args.no_migrate)
     return 0
 
 
@@ -85,6 +85,12 @@ def parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="serve the MCP tools (stdio by default)")
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    serve.add_argument(
+        "--profile",
+        choices=["gate", "memory"],
+        default="gate",
+        help="gate: the typed write tools and the read tools; memory: the official memory server's nine tools",
+    )
     serve.add_argument("--no-migrate", action="store_true", help="do not apply pending migrations at start-up")
     serve.set_defaults(func=cmd_serve)
 

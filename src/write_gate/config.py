@@ -59,6 +59,12 @@ class Settings(BaseSettings):
     fallback_label: str | None = None
     formula_provider: str = "default"
 
+    # Provenance for the memory profile's writes, whose tools carry none: the source defaults to the
+    # client's name from the MCP handshake.
+    memory_source: str | None = None
+    memory_extraction_method: str = "llm"
+    memory_reliability: float = Field(default=0.5, ge=0.0, le=1.0)
+
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
 

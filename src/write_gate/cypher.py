@@ -144,3 +144,69 @@ def record_migration(name: str, applied_at: str) -> Statement:
         "MERGE (m:WriteGateMigration {name: $name})\nSET m.applied_at = $applied_at",
         {"name": name, "applied_at": applied_at},
     )
+
+
+# --- the memory profile's writes -------------------------------------------------------------
+
+
+def create_relationship_if_absent(
+    type_: str,
+    start: Endpoint,
+    end: Endpoint,
+    properties: Mapping[str, Any],
+    provenance: Provenance,
+    remapped_from: str | None,
+) -> Statement:
+    """The official memory server's create: an existing (from, to, type) is left as it is, not updated."""
+    from_keys, from_params = _key_pattern(start.keys, "from")
+    to_keys, to_params = _key_pattern(end.keys, "to")
+    sets = ["r += $properties", _stamp("r")]
+    params: dict[str, Any] = {**from_params, **to_params, "properties": dict(properties), **provenance.params()}
+    if remapped_from is not None:
+        sets.append("r._schema_remap_from = $remapped_from")
+        params["remapped_from"] = remapped_from
+    lines = [
+        f"MATCH (a:{quote(start.label)} {from_keys})",
+        f"MATCH (b:{quote(end.label)} {to_keys})",
+        f"OPTIONAL MATCH (a)-[existing:{quote(type_)}]->(b)",
+        "WITH a, b, existing WHERE existing IS NULL",
+        f"CREATE (a)-[r:{quote(type_)}]->(b)",
+        "SET " + ",\n    ".join(sets),
+        "RETURN count(r) AS created",
+    ]
+    return Statement("\n".join(lines), params)
+
+
+def add_observations(label: str, name: str, contents: list[str], provenance: Provenance) -> Statement:
+    """Appends the contents not already there, in order; returns what was added."""
+    text = (
+        f"MATCH (n:{quote(label)} {{name: $name}})\n"
+        "WITH n, [o IN $contents WHERE NOT o IN coalesce(n.observations, [])] AS added\n"
+        f"SET n.observations = coalesce(n.observations, []) + added, {_stamp('n')}\n"
+        "RETURN added"
+    )
+    return Statement(text, {"name": name, "contents": contents, **provenance.params()})
+
+
+def delete_observations(label: str, name: str, observations: list[str], last_updated: str) -> Statement:
+    text = (
+        f"MATCH (n:{quote(label)} {{name: $name}})\n"
+        "SET n.observations = [o IN coalesce(n.observations, []) WHERE NOT o IN $observations],\n"
+        "    n.last_updated = $last_updated"
+    )
+    return Statement(text, {"name": name, "observations": observations, "last_updated": last_updated})
+
+
+def delete_nodes(ids: list[int], names: list[str]) -> Statement:
+    """Cascading delete by id, guarded by name: an id reused since the lookup deletes nothing."""
+    return Statement(
+        "UNWIND $ids AS i\nMATCH (n) WHERE id(n) = i AND n.name IN $names\nDETACH DELETE n",
+        {"ids": ids, "names": names},
+    )
+
+
+def delete_relationship(type_: str, start: Endpoint, end: Endpoint) -> Statement:
+    from_keys, from_params = _key_pattern(start.keys, "from")
+    to_keys, to_params = _key_pattern(end.keys, "to")
+    text = f"MATCH (a:{quote(start.label)} {from_keys})-[r:{quote(type_)}]->(b:{quote(end.label)} {to_keys})\nDELETE r"
+    return Statement(text, {**from_params, **to_params})

@@ -193,6 +193,8 @@ class RelationshipPlan:
     end: Endpoint
     merge_endpoints: bool
     result: RelationshipWritten
+    properties: Mapping[str, Any]
+    provenance: Provenance
 
 
 def _endpoint(
@@ -246,4 +248,4 @@ def plan_relationship_write(
         write_gate_version=stamp.version,
         remapped_from=resolved.remapped_from,
     )
-    return RelationshipPlan(statement, start, end, merge_endpoints, result)
+    return RelationshipPlan(statement, start, end, merge_endpoints, result, properties, provenance)

@@ -14,6 +14,12 @@ class Dialect(Protocol):
         """The DDL, or None where the engine gets no constraint (and why is said there)."""
         ...
 
+    def is_string(self, expr: str) -> str:
+        """A predicate: the value of `expr` is a string."""
+        ...
+
+    def is_list(self, expr: str) -> str: ...
+
 
 class MemgraphDialect:
     name = "memgraph"
@@ -24,6 +30,12 @@ class MemgraphDialect:
     def create_unique_constraint(self, label: str, prop: str) -> str:
         # Memgraph's constraint creates no index; callers create the index as well.
         return f"CREATE CONSTRAINT ON (n:{quote(label)}) ASSERT n.{quote(prop)} IS UNIQUE"
+
+    def is_string(self, expr: str) -> str:
+        return f'valueType({expr}) = "STRING"'
+
+    def is_list(self, expr: str) -> str:
+        return f'valueType({expr}) = "LIST"'
 
 
 class FalkorDBDialect:
@@ -39,3 +51,9 @@ class FalkorDBDialect:
         # constraint for the gate's guarantee: it serialises writes, so two MERGEs of a new key
         # cannot both create it, and the gate never issues CREATE. The index keeps lookups fast.
         return None
+
+    def is_string(self, expr: str) -> str:
+        return f"typeOf({expr}) = 'String'"
+
+    def is_list(self, expr: str) -> str:
+        return f"typeOf({expr}) = 'List'"

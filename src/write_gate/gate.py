@@ -16,7 +16,10 @@ from write_gate.model import (
     WriteNodeRequest,
     WriteRelationshipRequest,
 )
+from write_gate.read_cypher import label_count, relationship_count
+from write_gate.reads import Reader
 from write_gate.registry import RegistrySnapshot, RegistrySource, SchemaRegistry
+from write_gate.schema_view import SchemaView, label_view, relationship_view
 
 logger = logging.getLogger(__name__)
 
@@ -25,7 +28,7 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-async def _run_write(backend: GraphBackend, statement: cypher.Statement) -> list[dict]:
+async def run_write(backend: GraphBackend, statement: cypher.Statement) -> list[dict]:
     try:
         return await backend.write(statement)
     except BackendUnavailable as exc:
@@ -47,6 +50,7 @@ class Gate:
         self.policy = policy
         self.version = version
         self.registry: SchemaRegistry = RegistrySnapshot([])
+        self.reader = Reader(backend, lambda: self.registry)
 
     async def refresh(self) -> SchemaRefreshed:
         """Load a whole new snapshot, then swap it in with one assignment; a failed load keeps the old one."""
@@ -59,14 +63,14 @@ class Gate:
 
     async def write_node(self, request: WriteNodeRequest) -> NodeWritten:
         plan = plan_node_write(request, self.registry, self.policy, self.provider, Stamp(self.version, utc_now()))
-        await _run_write(self.backend, plan.statement)
+        await run_write(self.backend, plan.statement)
         return plan.result
 
     async def write_relationship(self, request: WriteRelationshipRequest) -> RelationshipWritten:
         plan = plan_relationship_write(
             request, self.registry, self.policy, self.provider, Stamp(self.version, utc_now())
         )
-        rows = await _run_write(self.backend, plan.statement)
+        rows = await run_write(self.backend, plan.statement)
         if not rows:
             await self._explain_missing_endpoint(plan.start, plan.end)
         stubs = [side for side, key in (("from", "from_stub"), ("to", "to_stub")) if rows[0].get(key)]
@@ -83,4 +87,22 @@ class Gate:
             "endpoint not found: write the node first, or pass endpoint_policy='merge_endpoints'",
             missing=missing or ["from", "to"],
             **{f"{side}_label": ep.label for side, ep in (("from", start), ("to", end))},
+        )
+
+    async def get_schema(self) -> SchemaView:
+        registry = self.registry  # one snapshot for the whole answer
+
+        async def count(statement: cypher.Statement) -> int:
+            rows = await self.reader.read(statement)
+            return rows[0]["count"] if rows else 0
+
+        labels = [registry.get_entry(name) for name in registry.all_canonical_labels()]
+        types = [registry.get_relationship(name) for name in registry.all_relationship_types()]
+        return SchemaView(
+            node_labels=[label_view(e, await count(label_count(e.label))) for e in labels if e],
+            relationship_types=[relationship_view(e, await count(relationship_count(e.label))) for e in types if e],
+            fallback_label=self.policy.fallback_override or registry.fallback_label(),
+            unknown_label_policy=self.policy.unknown_labels.value,
+            extraction_methods=sorted(self.provider.allowed_extraction_methods()),
+            write_gate_version=self.version,
         )

@@ -21,6 +21,8 @@ class ErrorCode(StrEnum):
     INVALID_INPUT = "INVALID_INPUT"
     BACKEND_UNAVAILABLE = "BACKEND_UNAVAILABLE"
     PERMISSION_DENIED = "PERMISSION_DENIED"
+    # The memory profile's add_observations names an entity that does not exist (as the official server errs).
+    ENTITY_NOT_FOUND = "ENTITY_NOT_FOUND"
     # A defect in the gate itself, reported instead of crashing; tests assert it never appears.
     INTERNAL_ERROR = "INTERNAL_ERROR"
 

@@ -1,4 +1,4 @@
-"""MCP wiring only: the tool table, one call path, and the transports."""
+"""MCP wiring only: the tool table of a profile, one call path, and the transports."""
 
 import json
 import logging
@@ -12,24 +12,26 @@ from pydantic import BaseModel, ValidationError
 
 from write_gate import __version__
 from write_gate.config import Settings
-from write_gate.gate import Gate
+from write_gate.memory import MemoryService, WriterContext
 from write_gate.model import ErrorCode, GateRejection, Rejected
 from write_gate.runtime import open_gate
-from write_gate.tools import GATE_TOOLS, ToolSpec
+from write_gate.tools import PROFILES, Call, Runtime, ToolSpec
 
 logger = logging.getLogger(__name__)
 
 INSTRUCTIONS = (
-    "Write Gate: every write to the shared knowledge graph goes through write_node / write_relationship, "
-    "which check the schema registry and stamp provenance. Use canonical labels and registered relationship "
-    "types; a rejection says why in error_code, message and details."
+    "Write Gate: every write to the shared knowledge graph is checked against a schema registry and stamped "
+    "with provenance. Use canonical labels and registered relationship types (get_schema lists them, where "
+    "offered); a rejection says why in error_code, message and details. Reads are paged: pass next_cursor back."
 )
 
 
-def _result(payload: BaseModel, is_error: bool) -> types.CallToolResult:
-    data = payload.model_dump(mode="json")
+def _result(payload: BaseModel, is_error: bool, text: str | None = None) -> types.CallToolResult:
+    data = payload.model_dump(mode="json", by_alias=True)
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
+        content=[
+            types.TextContent(type="text", text=text if text is not None else json.dumps(data, ensure_ascii=False))
+        ],
         structured_content=data,
         is_error=is_error,
     )
@@ -45,31 +47,40 @@ def _invalid_arguments(exc: ValidationError) -> Rejected:
     )
 
 
-async def call(spec: ToolSpec, gate: Gate, arguments: dict[str, Any] | None) -> types.CallToolResult:
+async def call(
+    spec: ToolSpec, runtime: Runtime, arguments: dict[str, Any] | None, context: Call
+) -> types.CallToolResult:
     """Validate, run, and turn every outcome into a result: the server never answers with a crash."""
     try:
         request = spec.input_model.model_validate(arguments or {})
-        return _result(await spec.handler(gate, request), is_error=False)
+        result = await spec.handler(runtime, request, context)
+        return _result(result, is_error=False, text=spec.text(result) if spec.text else None)
     except ValidationError as exc:
         return _result(_invalid_arguments(exc), is_error=True)
     except GateRejection as exc:
         return _result(exc.rejected, is_error=True)
     except Exception:
         logger.exception("tool %s failed", spec.name)
-        return _result(
-            Rejected(error_code=ErrorCode.INTERNAL_ERROR, message=f"{spec.name} failed inside the gate; see its log"),
-            is_error=True,
+        rejected = Rejected(
+            error_code=ErrorCode.INTERNAL_ERROR, message=f"{spec.name} failed inside the gate; see its log"
         )
+        return _result(rejected, is_error=True)
 
 
-def build_server(settings: Settings, *, auto_migrate: bool = True) -> Server[Gate]:
-    specs = {spec.name: spec for spec in GATE_TOOLS}
-    listed = types.ListToolsResult(tools=[spec.to_mcp() for spec in GATE_TOOLS])
+def _client_name(ctx: Any) -> str | None:
+    params = getattr(ctx.session, "client_params", None)
+    info = getattr(params, "client_info", None)
+    return getattr(info, "name", None) or None
+
+
+def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: bool = True) -> Server[Runtime]:
+    specs = {spec.name: spec for spec in PROFILES[profile]}
+    listed = types.ListToolsResult(tools=[spec.to_mcp() for spec in PROFILES[profile]])
 
     @asynccontextmanager
-    async def lifespan(_server: Server[Gate]) -> AsyncIterator[Gate]:
+    async def lifespan(_server: Server[Runtime]) -> AsyncIterator[Runtime]:
         async with open_gate(settings, auto_migrate=auto_migrate) as gate:
-            yield gate
+            yield Runtime(gate=gate, memory=MemoryService(gate))
 
     async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
         return listed
@@ -83,7 +94,12 @@ def build_server(settings: Settings, *, auto_migrate: bool = True) -> Server[Gat
                 details={"tools": sorted(specs)},
             )
             return _result(rejected, is_error=True)
-        return await call(spec, ctx.lifespan_context, params.arguments)
+        writer = WriterContext(
+            source=settings.memory_source or _client_name(ctx) or "unknown-client",
+            extraction_method=settings.memory_extraction_method,
+            reliability=settings.memory_reliability,
+        )
+        return await call(spec, ctx.lifespan_context, params.arguments, Call(writer=writer))
 
     return Server(
         "write-gate",

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.conftest import MATRIX_SCHEMAS, settings_env, write_gate_argv
+from tests.conftest import GATE_TOOLS, MATRIX_SCHEMAS, settings_env, write_gate_argv
 from write_gate.backends import open_backend
 from write_gate.config import BackendKind, Settings
 from write_gate.cypher import Statement
@@ -32,7 +32,7 @@ async def test_serve_on_a_fresh_data_dir_is_ready_to_use(fresh: Settings) -> Non
     params = StdioServerParameters(command=command, args=args, env=settings_env(fresh))
     async with Client(params, read_timeout_seconds=60) as client:
         tools = sorted(tool.name for tool in (await client.list_tools()).tools)
-        assert tools == ["refresh_schema_cache", "write_node", "write_relationship"]
+        assert tools == sorted(GATE_TOOLS)
         result = await client.call_tool(
             "write_node",
             {"label": "User", "merge_keys": {"name": "Ada"}, "source": "readme", "extraction_method": "manual"},

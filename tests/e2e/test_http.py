@@ -8,7 +8,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.conftest import settings_env, write_gate_argv
+from tests.conftest import GATE_TOOLS, settings_env, write_gate_argv
 from write_gate.config import BackendKind, Settings
 
 pytestmark = pytest.mark.anyio
@@ -40,7 +40,7 @@ async def test_http_transport_serves_the_gate(tmp_path: Path) -> None:
                     await anyio.sleep(0.2)
         async with Client(url) as client:
             names = sorted(t.name for t in (await client.list_tools()).tools)
-            assert names == ["refresh_schema_cache", "write_node", "write_relationship"]
+            assert names == sorted(GATE_TOOLS)
             result = await client.call_tool(
                 "write_node",
                 {"label": "Person", "merge_keys": {"name": "Ada"}, "source": "http", "extraction_method": "api"},

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import EVENT_SCHEMAS, open_client
+from tests.conftest import EVENT_SCHEMAS, GATE_TOOLS, open_client
 from write_gate import __version__
 from write_gate.backends import GraphBackend
 from write_gate.config import Settings, UnknownLabelPolicy
@@ -15,6 +15,7 @@ from write_gate.cypher import Statement
 from write_gate.schema_files import load_into_graph, read_sources
 
 pytestmark = pytest.mark.anyio
+
 
 ALICE = {
     "label": "Person",
@@ -197,9 +198,10 @@ async def test_row10_refresh_after_registering_event(client: Client, graph: Grap
 
 async def test_tools_list_is_exactly_the_gate(client: Client) -> None:
     tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert set(tools) == {"write_node", "write_relationship", "refresh_schema_cache"}
+    assert set(tools) == GATE_TOOLS  # the three writes and the four reads; no raw Cypher tool
     for tool in tools.values():
         assert tool.output_schema is not None and tool.annotations is not None
-    assert tools["refresh_schema_cache"].annotations.read_only_hint is True
+    for name in ("refresh_schema_cache", "search_nodes", "open_nodes", "read_graph", "get_schema"):
+        assert tools[name].annotations.read_only_hint is True
     assert tools["write_node"].annotations.read_only_hint is False
     assert tools["write_node"].annotations.destructive_hint is False

@@ -1,0 +1,327 @@
+"""The official MCP memory server's tools (seed 001), with every write put through the gate.
+
+`entityType` is the label (remapped or rejected by the registry), `name` the merge key, observations
+a list property; provenance comes from the `WriterContext` (the client's name unless configured).
+Entity names are unique across labels, as in the official server: a name that exists under any
+registered label is not created again.
+"""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from write_gate import cypher
+from write_gate.cypher import Endpoint, Provenance
+from write_gate.decisions import Stamp, check_types, plan_node_write, plan_relationship_write, resolve_relationship_type
+from write_gate.formula import compute_confidence
+from write_gate.gate import Gate, run_write, utc_now
+from write_gate.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
+from write_gate.values import value_kind
+
+
+@dataclass(frozen=True)
+class WriterContext:
+    """Who writes through the memory profile, for provenance."""
+
+    source: str
+    extraction_method: str
+    reliability: float
+
+
+# --- inputs: the official server's shapes (unknown keys are ignored, as its schemas do) ----------
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, serialize_by_alias=True)
+
+
+class EntityIn(_In):
+    name: Annotated[str, Field(description="The name of the entity")]
+    entityType: Annotated[str, Field(description="The type of the entity")]  # noqa: N815
+    observations: Annotated[
+        list[str],
+        Field(default_factory=list, description="An array of observation contents associated with the entity"),
+    ]
+
+
+class RelationIn(_In):
+    from_: Annotated[str, Field(alias="from", description="The name of the entity where the relation starts")]
+    to: Annotated[str, Field(description="The name of the entity where the relation ends")]
+    relationType: Annotated[str, Field(description="The type of the relation")]  # noqa: N815
+
+
+class ObservationIn(_In):
+    entityName: Annotated[str, Field(description="The name of the entity to add the observations to")]  # noqa: N815
+    contents: Annotated[list[str], Field(description="An array of observation contents to add")]
+
+
+class DeletionIn(_In):
+    entityName: Annotated[str, Field(description="The name of the entity containing the observations")]  # noqa: N815
+    observations: Annotated[list[str], Field(description="An array of observations to delete")]
+
+
+class CreateEntitiesRequest(_In):
+    entities: list[EntityIn]
+
+
+class CreateRelationsRequest(_In):
+    relations: list[RelationIn]
+
+
+class AddObservationsRequest(_In):
+    observations: list[ObservationIn]
+
+
+class DeleteEntitiesRequest(_In):
+    entityNames: Annotated[list[str], Field(description="An array of entity names to delete")]  # noqa: N815
+
+
+class DeleteObservationsRequest(_In):
+    deletions: list[DeletionIn]
+
+
+class DeleteRelationsRequest(_In):
+    relations: Annotated[list[RelationIn], Field(description="An array of relations to delete")]
+
+
+# --- outcomes ------------------------------------------------------------------------------------
+
+
+class ItemOutcome(BaseModel):
+    """What happened to one item of a call (or one line of an import)."""
+
+    index: int
+    status: Literal["created", "skipped", "rejected"]
+    label: str | None = None
+    remapped_from: str | None = None
+    error_code: ErrorCode | None = None
+    message: str | None = None
+
+
+class Remapped(BaseModel):
+    name: str
+    remapped_from: str
+    to: str
+
+
+class EntitiesCreated(BaseModel):
+    created: list[EntityIn] = Field(description="The entities created, with their canonical entityType.")
+    skipped: list[str] = Field(default_factory=list, description="Names that already existed: not created again.")
+    remapped: list[Remapped] = Field(default_factory=list)
+
+
+class RelationsCreated(BaseModel):
+    created: list[RelationIn]
+    skipped: list[RelationIn] = Field(default_factory=list, description="Relations that already existed.")
+    remapped: list[Remapped] = Field(default_factory=list)
+
+
+class ObservationsAdded(BaseModel):
+    class Added(BaseModel):
+        entityName: str  # noqa: N815
+        addedObservations: list[str]  # noqa: N815
+
+    results: list[Added]
+
+
+class Done(BaseModel):
+    status: Literal["done"] = "done"
+    message: str
+
+
+def _reject_all(what: str, outcomes: list[ItemOutcome]) -> None:
+    rejected = [o for o in outcomes if o.status == "rejected"]
+    if rejected:
+        raise GateRejection(
+            rejected[0].error_code or ErrorCode.INVALID_INPUT,
+            f"{len(rejected)} of {len(outcomes)} {what} were rejected; nothing was written",
+            rejected=[o.model_dump(mode="json", exclude_none=True) for o in rejected],
+        )
+
+
+class MemoryService:
+    def __init__(self, gate: Gate) -> None:
+        self.gate = gate
+
+    def _provenance(self, ctx: WriterContext, stamp: Stamp) -> Provenance:
+        confidence = compute_confidence(self.gate.provider, ctx.reliability, ctx.extraction_method)
+        return Provenance(confidence, ctx.source, ctx.extraction_method, stamp.version, stamp.now)
+
+    async def _found(self, names: Iterable[str]) -> dict[str, list[tuple[int, list[str]]]]:
+        return await self.gate.reader.find_by_names(names)
+
+    # -- create_entities ------------------------------------------------------------------------
+
+    async def create_entities(
+        self, entities: list[EntityIn], ctx: WriterContext, *, atomic: bool = True
+    ) -> tuple[list[ItemOutcome], EntitiesCreated]:
+        gate, stamp = self.gate, Stamp(self.gate.version, utc_now())
+        plans: dict[int, Any] = {}
+        outcomes: dict[int, ItemOutcome] = {}
+        for i, entity in enumerate(entities):
+            request = WriteNodeRequest(
+                label=entity.entityType,
+                merge_keys={"name": entity.name},
+                properties={"observations": entity.observations},
+                source=ctx.source,
+                extraction_method=ctx.extraction_method,
+                reliability=ctx.reliability,
+            )
+            try:
+                plans[i] = plan_node_write(request, gate.registry, gate.policy, gate.provider, stamp)
+            except GateRejection as exc:
+                outcomes[i] = ItemOutcome(
+                    index=i, status="rejected", error_code=exc.rejected.error_code, message=exc.rejected.message
+                )
+        if atomic:
+            _reject_all("entities", list(outcomes.values()))
+        existing = await self._found(entities[i].name for i in plans)
+        seen: set[str] = set()
+        result = EntitiesCreated(created=[])
+        for i, plan in plans.items():
+            entity, label = entities[i], plan.result.label
+            if entity.name in existing or entity.name in seen:
+                outcomes[i] = ItemOutcome(
+                    index=i, status="skipped", label=label, message="an entity with this name exists"
+                )
+                result.skipped.append(entity.name)
+                continue
+            seen.add(entity.name)
+            await run_write(gate.backend, plan.statement)
+            outcomes[i] = ItemOutcome(index=i, status="created", label=label, remapped_from=plan.result.remapped_from)
+            result.created.append(EntityIn(name=entity.name, entityType=label, observations=entity.observations))
+            if plan.result.remapped_from:
+                result.remapped.append(Remapped(name=entity.name, remapped_from=plan.result.remapped_from, to=label))
+        return [outcomes[i] for i in sorted(outcomes)], result
+
+    # -- create_relations -----------------------------------------------------------------------
+
+    async def create_relations(
+        self, relations: list[RelationIn], ctx: WriterContext, *, atomic: bool = True
+    ) -> tuple[list[ItemOutcome], RelationsCreated]:
+        gate, stamp = self.gate, Stamp(self.gate.version, utc_now())
+        found = await self._found(n for r in relations for n in (r.from_, r.to))
+        plans: dict[int, Any] = {}
+        outcomes: dict[int, ItemOutcome] = {}
+        for i, relation in enumerate(relations):
+            missing = [side for side, name in (("from", relation.from_), ("to", relation.to)) if name not in found]
+            if missing:
+                outcomes[i] = ItemOutcome(
+                    index=i,
+                    status="rejected",
+                    error_code=ErrorCode.ENDPOINT_NOT_FOUND,
+                    message=f"no entity named {relation.from_ if missing[0] == 'from' else relation.to!r}",
+                )
+                continue
+            request = WriteRelationshipRequest(
+                type=relation.relationType,
+                from_label=found[relation.from_][0][1][0],
+                from_keys={"name": relation.from_},
+                to_label=found[relation.to][0][1][0],
+                to_keys={"name": relation.to},
+                source=ctx.source,
+                extraction_method=ctx.extraction_method,
+                reliability=ctx.reliability,
+            )
+            try:
+                plans[i] = plan_relationship_write(request, gate.registry, gate.policy, gate.provider, stamp)
+            except GateRejection as exc:
+                outcomes[i] = ItemOutcome(
+                    index=i, status="rejected", error_code=exc.rejected.error_code, message=exc.rejected.message
+                )
+        if atomic:
+            _reject_all("relations", list(outcomes.values()))
+        result = RelationsCreated(created=[])
+        for i, plan in plans.items():
+            canonical = RelationIn(from_=relations[i].from_, to=relations[i].to, relationType=plan.result.type)
+            statement = cypher.create_relationship_if_absent(
+                plan.result.type, plan.start, plan.end, plan.properties, plan.provenance, plan.result.remapped_from
+            )
+            rows = await run_write(gate.backend, statement)
+            if rows and rows[0]["created"]:
+                outcomes[i] = ItemOutcome(
+                    index=i, status="created", label=plan.result.type, remapped_from=plan.result.remapped_from
+                )
+                result.created.append(canonical)
+                if plan.result.remapped_from:
+                    result.remapped.append(
+                        Remapped(
+                            name=f"{canonical.from_}->{canonical.to}",
+                            remapped_from=plan.result.remapped_from,
+                            to=plan.result.type,
+                        )
+                    )
+            else:
+                outcomes[i] = ItemOutcome(
+                    index=i, status="skipped", label=plan.result.type, message="this relation exists"
+                )
+                result.skipped.append(canonical)
+        return [outcomes[i] for i in sorted(outcomes)], result
+
+    # -- observations ---------------------------------------------------------------------------
+
+    async def add_observations(self, items: list[ObservationIn], ctx: WriterContext) -> ObservationsAdded:
+        gate, stamp = self.gate, Stamp(self.gate.version, utc_now())
+        found = await self._found(item.entityName for item in items)
+        for item in items:
+            if item.entityName not in found:
+                # The official server's words, so prompts written for it still read them.
+                raise GateRejection(
+                    ErrorCode.ENTITY_NOT_FOUND,
+                    f"Entity with name {item.entityName} not found",
+                    entityName=item.entityName,
+                )
+            kind = value_kind("observations", item.contents)
+            for _node_id, labels in found[item.entityName]:
+                entry = gate.registry.get_entry(labels[0])
+                if entry is not None:
+                    check_types(entry, {"observations": item.contents}, {"observations": kind})
+        provenance = self._provenance(ctx, stamp)
+        results = []
+        for item in items:
+            added: list[str] = []
+            for label in dict.fromkeys(labels[0] for _id, labels in found[item.entityName]):
+                contents = list(dict.fromkeys(item.contents))
+                rows = await run_write(
+                    gate.backend, cypher.add_observations(label, item.entityName, contents, provenance)
+                )
+                added += [o for row in rows for o in row["added"] if o not in added]
+            results.append(ObservationsAdded.Added(entityName=item.entityName, addedObservations=added))
+        return ObservationsAdded(results=results)
+
+    async def delete_observations(self, items: list[DeletionIn]) -> Done:
+        """A missing entity is a silent no-op, as in the official server."""
+        found = await self._found(item.entityName for item in items)
+        now = utc_now()
+        for item in items:
+            for label in dict.fromkeys(labels[0] for _id, labels in found.get(item.entityName, [])):
+                await run_write(
+                    self.gate.backend, cypher.delete_observations(label, item.entityName, item.observations, now)
+                )
+        return Done(message="Observations deleted successfully")
+
+    # -- deletes --------------------------------------------------------------------------------
+
+    async def delete_entities(self, names: list[str]) -> Done:
+        found = await self._found(names)
+        ids = [node_id for hits in found.values() for node_id, _ in hits]
+        if ids:
+            await run_write(self.gate.backend, cypher.delete_nodes(ids, list(found)))
+        return Done(message="Entities deleted successfully")
+
+    async def delete_relations(self, relations: list[RelationIn]) -> Done:
+        """Exact (from, to, type) matches; a relation that is not there is a no-op."""
+        found = await self._found(n for r in relations for n in (r.from_, r.to))
+        for relation in relations:
+            try:
+                type_ = resolve_relationship_type(relation.relationType, self.gate.registry).entry.label
+            except GateRejection:
+                continue  # an unregistered type cannot be in the graph
+            for _a, from_labels in found.get(relation.from_, []):
+                for _b, to_labels in found.get(relation.to, []):
+                    start = Endpoint(from_labels[0], {"name": relation.from_})
+                    end = Endpoint(to_labels[0], {"name": relation.to})
+                    await run_write(self.gate.backend, cypher.delete_relationship(type_, start, end))
+        return Done(message="Relations deleted successfully")
