@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client, Implementation, StdioServerParameters
 
 from write_gate.backends import GraphBackend, open_backend
 from write_gate.backends.embedded import EmbeddedServer
@@ -26,6 +26,8 @@ from write_gate.server import build_server
 TESTS = Path(__file__).parent
 MATRIX_SCHEMAS = TESTS / "schemas" / "matrix"
 EVENT_SCHEMAS = TESTS / "schemas" / "matrix_event"
+# The name test clients give in the MCP handshake (the memory profile's default provenance source).
+CLIENT_NAME = "test-agent"
 # The gate profile's tools: the three writes and the four reads; no raw Cypher tool.
 GATE_TOOLS = {
     "write_node",
@@ -175,13 +177,14 @@ def write_gate_argv(*args: str) -> list[str]:
 
 
 @asynccontextmanager
-async def open_client(settings: Settings, transport: str) -> AsyncIterator[Client]:
+async def open_client(settings: Settings, transport: str, profile: str = "gate") -> AsyncIterator[Client]:
     if transport == "stdio":
-        command, *args = write_gate_argv("serve", "--no-migrate")
+        command, *args = write_gate_argv("serve", "--no-migrate", "--profile", profile)
         server: Any = StdioServerParameters(command=command, args=args, env=settings_env(settings))
     else:
-        server = build_server(settings, auto_migrate=False)
-    async with Client(server, read_timeout_seconds=60) as client:
+        server = build_server(settings, profile=profile, auto_migrate=False)
+    info = Implementation(name=CLIENT_NAME, version="1.0")
+    async with Client(server, read_timeout_seconds=60, client_info=info) as client:
         yield client
 
 

@@ -6,6 +6,7 @@ Entity names are unique across labels, as in the official server: a name that ex
 registered label is not created again.
 """
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -19,6 +20,19 @@ from write_gate.formula import compute_confidence
 from write_gate.gate import Gate, run_write, utc_now
 from write_gate.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
 from write_gate.values import value_kind
+
+
+_NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]+")
+
+
+def as_identifier(free_text: str) -> str:
+    """The official server takes any string as a type ("works at", "reports-to"); the gate takes identifiers.
+    Runs of other characters become '_' ("works_at"), which the registry then resolves like any drift
+    (case-folded, absorbed, or unknown). Text with nothing usable is left for the gate to reject."""
+    name = _NOT_IDENTIFIER.sub("_", free_text.strip()).strip("_")
+    if name[:1].isdigit():
+        name = "_" + name
+    return name or free_text
 
 
 @dataclass(frozen=True)
@@ -162,7 +176,7 @@ class MemoryService:
         outcomes: dict[int, ItemOutcome] = {}
         for i, entity in enumerate(entities):
             request = WriteNodeRequest(
-                label=entity.entityType,
+                label=as_identifier(entity.entityType),
                 merge_keys={"name": entity.name},
                 properties={"observations": entity.observations},
                 source=ctx.source,
@@ -216,7 +230,7 @@ class MemoryService:
                 )
                 continue
             request = WriteRelationshipRequest(
-                type=relation.relationType,
+                type=as_identifier(relation.relationType),
                 from_label=found[relation.from_][0][1][0],
                 from_keys={"name": relation.from_},
                 to_label=found[relation.to][0][1][0],
@@ -316,7 +330,7 @@ class MemoryService:
         found = await self._found(n for r in relations for n in (r.from_, r.to))
         for relation in relations:
             try:
-                type_ = resolve_relationship_type(relation.relationType, self.gate.registry).entry.label
+                type_ = resolve_relationship_type(as_identifier(relation.relationType), self.gate.registry).entry.label
             except GateRejection:
                 continue  # an unregistered type cannot be in the graph
             for _a, from_labels in found.get(relation.from_, []):

@@ -1,0 +1,280 @@
+"""Seed 001, section 8: the official memory server's behaviours, every one, through a real MCP client
+session against `--profile memory`, with every write put through the gate."""
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tests.conftest import CLIENT_NAME, TESTS, open_client
+from write_gate.backends import GraphBackend
+from write_gate.config import Settings
+from write_gate.cypher import Statement
+from write_gate.schema_files import load_into_graph, read_sources
+
+pytestmark = pytest.mark.anyio
+
+MEMORY_TOOLS = {
+    "create_entities",
+    "create_relations",
+    "add_observations",
+    "delete_entities",
+    "delete_observations",
+    "delete_relations",
+    "read_graph",
+    "search_nodes",
+    "open_nodes",
+}
+
+
+@pytest.fixture
+async def memory(settings: Settings, graph: GraphBackend) -> AsyncIterator[Client]:
+    await load_into_graph(graph, read_sources([TESTS / "schemas" / "memory"]))
+    async with open_client(settings, "in_process", profile="memory") as client:
+        yield client
+
+
+class Memory:
+    """Calls a tool and returns what an agent of the official server reads: the JSON text, parsed."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    async def __call__(self, tool: str, **args: Any) -> Any:
+        result = await self.client.call_tool(tool, args)
+        assert not result.is_error, result.structured_content
+        text = result.content[0].text
+        return json.loads(text) if text[:1] in "[{" else text
+
+    async def error(self, tool: str, **args: Any) -> dict[str, Any]:
+        result = await self.client.call_tool(tool, args)
+        assert result.is_error
+        return result.structured_content
+
+    async def entities(self, *names: str) -> list[dict[str, Any]]:
+        graph = await self("read_graph")
+        return [e for e in graph["entities"] if not names or e["name"] in names]
+
+    async def relations(self) -> set[tuple[str, str, str]]:
+        graph = await self("read_graph")
+        return {(r["from"], r["to"], r["relationType"]) for r in graph["relations"]}
+
+
+@pytest.fixture
+def m(memory: Client) -> Memory:
+    return Memory(memory)
+
+
+def entity(name: str, entity_type: str = "person", observations: list[str] | None = None) -> dict[str, Any]:
+    return {"name": name, "entityType": entity_type, "observations": observations or []}
+
+
+def rel(a: str, b: str, kind: str = "knows") -> dict[str, str]:
+    return {"from": a, "to": b, "relationType": kind}
+
+
+async def test_the_nine_tools(memory: Client) -> None:
+    assert {t.name for t in (await memory.list_tools()).tools} == MEMORY_TOOLS
+
+
+# 8.1 entities
+
+
+async def test_create_basic_entity(m: Memory, graph: GraphBackend) -> None:
+    created = await m("create_entities", entities=[entity("Alice", observations=["Is a student"])])
+    assert created == [{"name": "Alice", "entityType": "Person", "observations": ["Is a student"]}]
+    [alice] = await m.entities()
+    assert alice["name"] == "Alice" and alice["observations"] == ["Is a student"]
+    # Through the gate: canonical label, remap breadcrumb, provenance from the client and llm.
+    [row] = await graph.read(Statement("MATCH (n:Person {name: 'Alice'}) RETURN n"))
+    node = row["n"]
+    assert node["_schema_remap_from"] == ":person" and node["extraction_method"] == "llm"
+    assert node["source"] == CLIENT_NAME  # the client's name from the MCP handshake
+    assert node["confidence"] == pytest.approx(0.3)
+
+
+async def test_duplicate_name_is_skipped_whatever_its_type(m: Memory) -> None:
+    await m("create_entities", entities=[entity("Alice")])
+    assert await m("create_entities", entities=[entity("Alice")]) == []
+    assert await m("create_entities", entities=[entity("Alice", "company", ["other"])]) == []
+    assert [e["name"] for e in await m.entities()] == ["Alice"]
+
+
+async def test_only_new_entities_are_returned(m: Memory) -> None:
+    await m("create_entities", entities=[entity("Alice")])
+    created = await m("create_entities", entities=[entity("Alice"), entity("Bob")])
+    assert [e["name"] for e in created] == ["Bob"]
+    assert sorted(e["name"] for e in await m.entities()) == ["Alice", "Bob"]
+
+
+async def test_names_are_case_sensitive(m: Memory) -> None:
+    await m("create_entities", entities=[entity("alice")])
+    created = await m("create_entities", entities=[entity("Alice")])
+    assert [e["name"] for e in created] == ["Alice"]
+    assert sorted(e["name"] for e in await m.entities()) == ["Alice", "alice"]
+
+
+# 8.2 relations
+
+
+async def test_relations_create_skip_and_distinguish(m: Memory) -> None:
+    await m("create_entities", entities=[entity("A"), entity("B")])
+    assert await m("create_relations", relations=[rel("A", "B")]) == [rel("A", "B", "KNOWS")]
+    assert await m("create_relations", relations=[rel("A", "B")]) == []
+    assert await m("create_relations", relations=[rel("A", "B", "likes")]) == [rel("A", "B", "LIKES")]
+    assert await m("create_relations", relations=[rel("B", "A")]) == [rel("B", "A", "KNOWS")]
+    assert await m.relations() == {("A", "B", "KNOWS"), ("A", "B", "LIKES"), ("B", "A", "KNOWS")}
+
+
+async def test_unregistered_relation_type_is_rejected_and_nothing_written(m: Memory) -> None:
+    await m("create_entities", entities=[entity("A"), entity("B")])
+    error = await m.error("create_relations", relations=[rel("A", "B"), rel("A", "B", "DIRECTED")])
+    assert error["error_code"] == "SCHEMA_UNKNOWN_LABEL"
+    assert [r["index"] for r in error["details"]["rejected"]] == [1]
+    assert await m.relations() == set()
+
+
+# 8.3 observations
+
+
+async def test_add_observations(m: Memory) -> None:
+    await m("create_entities", entities=[entity("Alice", observations=["Is a student"])])
+    added = await m("add_observations", observations=[{"entityName": "Alice", "contents": ["Likes pizza"]}])
+    assert added == [{"entityName": "Alice", "addedObservations": ["Likes pizza"]}]
+    assert (await m.entities("Alice"))[0]["observations"] == ["Is a student", "Likes pizza"]
+
+
+async def test_add_observations_skips_duplicates(m: Memory) -> None:
+    await m("create_entities", entities=[entity("Alice", observations=["Is a student"])])
+    added = await m(
+        "add_observations", observations=[{"entityName": "Alice", "contents": ["Is a student", "Likes pizza"]}]
+    )
+    assert added == [{"entityName": "Alice", "addedObservations": ["Likes pizza"]}]
+    assert (await m.entities("Alice"))[0]["observations"] == ["Is a student", "Likes pizza"]
+
+
+async def test_add_observations_to_missing_entity_fails(m: Memory) -> None:
+    error = await m.error("add_observations", observations=[{"entityName": "Nonexistent", "contents": ["anything"]}])
+    assert error["error_code"] == "ENTITY_NOT_FOUND"
+    assert error["message"] == "Entity with name Nonexistent not found"
+
+
+async def test_delete_observations(m: Memory) -> None:
+    await m("create_entities", entities=[entity("Alice", observations=["Is a student", "Likes pizza"])])
+    done = await m("delete_observations", deletions=[{"entityName": "Alice", "observations": ["Likes pizza"]}])
+    assert done == "Observations deleted successfully"
+    assert (await m.entities("Alice"))[0]["observations"] == ["Is a student"]
+
+
+async def test_delete_observations_on_missing_entity_is_a_silent_no_op(m: Memory) -> None:
+    done = await m("delete_observations", deletions=[{"entityName": "Nonexistent", "observations": ["anything"]}])
+    assert done == "Observations deleted successfully"
+
+
+# 8.4 deletes
+
+
+async def test_delete_entity_cascades_from_and_to(m: Memory) -> None:
+    await m("create_entities", entities=[entity("Alice"), entity("Bob"), entity("Carol")])
+    await m("create_relations", relations=[rel("Alice", "Bob"), rel("Bob", "Alice", "reports to"), rel("Bob", "Carol")])
+    assert await m("delete_entities", entityNames=["Alice"]) == "Entities deleted successfully"
+    assert sorted(e["name"] for e in await m.entities()) == ["Bob", "Carol"]
+    assert await m.relations() == {("Bob", "Carol", "KNOWS")}
+
+
+async def test_delete_relations_removes_only_the_exact_one(m: Memory) -> None:
+    await m("create_entities", entities=[entity("A"), entity("B")])
+    await m("create_relations", relations=[rel("A", "B", "knows"), rel("A", "B", "likes")])
+    done = await m("delete_relations", relations=[rel("A", "B", "knows"), rel("A", "B", "NOT_REGISTERED")])
+    assert done == "Relations deleted successfully"
+    assert await m.relations() == {("A", "B", "LIKES")}
+
+
+async def test_delete_missing_entities_is_fine(m: Memory) -> None:
+    assert await m("delete_entities", entityNames=["Ghost"]) == "Entities deleted successfully"
+
+
+# 8.5 search
+
+
+@pytest.fixture
+async def abc(m: Memory) -> Memory:
+    await m(
+        "create_entities",
+        entities=[
+            entity("John_Smith", "person", ["Works at Google"]),
+            entity("B", "thing"),
+            entity("C", "thing"),
+            entity("Ünïcødé 東京", "person", ["naïve café"]),
+        ],
+    )
+    await m("create_relations", relations=[rel("John_Smith", "B"), rel("B", "C")])
+    return m
+
+
+async def names(result: dict[str, Any]) -> list[str]:
+    return sorted(e["name"] for e in result["entities"])
+
+
+async def test_search_by_name_type_and_observation_case_insensitively(abc: Memory) -> None:
+    assert "John_Smith" in await names(await abc("search_nodes", query="john"))
+    assert "John_Smith" in await names(await abc("search_nodes", query="PERSON"))
+    assert "John_Smith" in await names(await abc("search_nodes", query="google"))
+    assert await abc("search_nodes", query="xyznonexistent") == {"entities": [], "relations": [], "next_cursor": None}
+
+
+async def test_search_includes_neighbours_and_connecting_relations(abc: Memory) -> None:
+    result = await abc("search_nodes", query="john")
+    assert await names(result) == ["B", "John_Smith"]
+    assert {(r["from"], r["to"]) for r in result["relations"]} == {("John_Smith", "B")}
+    result = await abc("search_nodes", query="b")  # matches B (and the ß-free rest only by 'b')
+    rels = {(r["from"], r["to"]) for r in result["relations"]}
+    assert {("John_Smith", "B"), ("B", "C")} <= rels
+
+
+async def test_search_unicode(abc: Memory) -> None:
+    assert await names(await abc("search_nodes", query="東京")) == ["Ünïcødé 東京"]
+    assert await names(await abc("search_nodes", query="CAFÉ")) == ["Ünïcødé 東京"]
+
+
+async def test_search_does_not_match_provenance(abc: Memory) -> None:
+    assert await abc("search_nodes", query="llm") == {"entities": [], "relations": [], "next_cursor": None}
+
+
+# 8.6 open
+
+
+async def test_open_nodes(abc: Memory) -> None:
+    result = await abc("open_nodes", names=["John_Smith"])
+    assert await names(result) == ["B", "John_Smith"]  # B as a neighbour
+    assert result["entities"][0]["name"] == "John_Smith"  # the opened node first
+    assert {(r["from"], r["to"]) for r in result["relations"]} == {("John_Smith", "B")}
+    assert await abc("open_nodes", names=["john_smith"]) == {"entities": [], "relations": [], "next_cursor": None}
+
+
+async def test_open_several_nodes_gets_every_connecting_relation(m: Memory) -> None:
+    await m("create_entities", entities=[entity("A"), entity("B"), entity("C")])
+    await m("create_relations", relations=[rel("A", "B"), rel("B", "C"), rel("A", "C")])
+    result = await m("open_nodes", names=["A", "C"])
+    assert [e["name"] for e in result["entities"][:2]] == ["A", "C"]
+    assert {(r["from"], r["to"]) for r in result["relations"]} == {("A", "B"), ("B", "C"), ("A", "C")}
+
+
+# 8.7 persistence, and the gate underneath
+
+
+async def test_data_survives_a_new_session(settings: Settings, m: Memory) -> None:
+    await m("create_entities", entities=[entity("Alice", observations=["x"]), entity("Bob")])
+    await m("create_relations", relations=[rel("Alice", "Bob")])
+    async with open_client(settings, "stdio", profile="memory") as again:
+        other = Memory(again)
+        assert sorted(e["name"] for e in await other.entities()) == ["Alice", "Bob"]
+        assert await other.relations() == {("Alice", "Bob", "KNOWS")}
+
+
+async def test_a_bad_entity_rejects_the_whole_call(m: Memory) -> None:
+    error = await m.error("create_entities", entities=[entity("Ok"), {"name": "Bad", "entityType": "!!!"}])
+    assert error["error_code"] == "INVALID_INPUT" and error["details"]["rejected"][0]["index"] == 1
+    assert await m.entities() == []
