@@ -1,6 +1,7 @@
 """`write-gate serve | migrate | schema load`."""
 
 import argparse
+import json
 import logging
 import sys
 from collections.abc import Awaitable, Callable
@@ -77,6 +78,90 @@ def cmd_schema_load(args: argparse.Namespace, settings: Settings) -> int:
     return anyio.run(_with_backend, settings, work)
 
 
+def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from write_gate.interchange import parse_memory_file
+    from write_gate.memory import MemoryService, WriterContext
+    from write_gate.runtime import open_gate
+    from write_gate.transfer import import_lines
+
+    try:
+        items = list(parse_memory_file(args.file.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"error: {args.file}: {exc}", file=sys.stderr)
+        return 1
+    writer = WriterContext(
+        source=args.source or f"import:{args.file.name}",
+        extraction_method=args.extraction_method or settings.memory_extraction_method,
+        reliability=settings.memory_reliability if args.reliability is None else args.reliability,
+    )
+    console = Console(stderr=True)
+
+    async def work():
+        async with open_gate(settings, auto_migrate=not args.no_migrate) as gate:
+            with Progress(console=console, transient=True, disable=args.quiet) as progress:
+                task = progress.add_task("dry run" if args.dry_run else "importing", total=len(items))
+                return await import_lines(
+                    MemoryService(gate),
+                    items,
+                    writer,
+                    batch_size=args.batch_size,
+                    dry_run=args.dry_run,
+                    advance=lambda n: progress.advance(task, n),
+                )
+
+    report = anyio.run(work)
+    if args.report:
+        args.report.write_text(json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    verb = "would be" if args.dry_run else "were"
+    counts = report.counts
+    for kind, plural in (("entity", "entities"), ("relation", "relations")):
+        console.print(
+            f"{plural}: {counts[f'{kind} created']} {verb} created, {counts[f'{kind} skipped']} skipped "
+            f"(already there), {counts[f'{kind} rejected']} rejected"
+        )
+    if counts["line rejected"]:
+        console.print(f"unreadable lines: {counts['line rejected']}")
+    console.print(f"remapped: {len(report.remapped)} (the original label is kept in _schema_remap_from)")
+    for item in report.remapped[: args.show]:
+        console.print(f"  line {item['line']}: {item['from']} -> {item['to']}")
+    for item in report.rejected[: args.show]:
+        console.print(f"  line {item['line']}: rejected {item['error_code']}: {item['message']}")
+    hidden = len(report.rejected) + len(report.remapped) - 2 * args.show
+    if hidden > 0 and not args.report:
+        console.print("  ... more: pass --report FILE for every line")
+    if report.stopped:
+        console.print(f"[red]stopped early[/red]: {report.stopped}; the lines before it were imported")
+        return 1
+    if report.rejected:
+        console.print(f"[yellow]imported partially[/yellow]: {len(report.rejected)} line(s) rejected")
+        return 1
+    return 0
+
+
+def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
+    from write_gate.interchange import EXPORTERS
+    from write_gate.runtime import open_gate
+    from write_gate.transfer import export_graph
+
+    async def work():
+        async with open_gate(settings, auto_migrate=False) as gate:
+            return await export_graph(gate, args.labels)
+
+    entities, relations = anyio.run(work)
+    out = args.output.open("w", encoding="utf-8") if args.output else sys.stdout
+    try:
+        for chunk in EXPORTERS[args.format](entities, relations):
+            out.write(chunk)
+    finally:
+        if args.output:
+            out.close()
+    print(f"exported {len(entities)} entities and {len(relations)} relations", file=sys.stderr)
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="write-gate", description="A schema-and-provenance gate for a shared graph.")
     top.add_argument("--version", action="version", version=f"write-gate {__version__}")
@@ -104,6 +189,24 @@ def parser() -> argparse.ArgumentParser:
     load = schema_sub.add_parser("load", help="create or update :Schema nodes from registry source files")
     load.add_argument("paths", nargs="+", type=Path, help="JSON files or folders of them")
     load.set_defaults(func=cmd_schema_load)
+    imp = sub.add_parser("import", help="import an official memory server's memory.jsonl (or memory.json)")
+    imp.add_argument("file", type=Path)
+    imp.add_argument("--dry-run", action="store_true", help="decide every line, write nothing")
+    imp.add_argument("--batch-size", type=int, default=500)
+    imp.add_argument("--report", type=Path, help="write every line's rejection and remap to this JSON file")
+    imp.add_argument("--source", help="provenance source (default: import:<file name>)")
+    imp.add_argument("--extraction-method", help="default: WRITE_GATE_MEMORY_EXTRACTION_METHOD (llm)")
+    imp.add_argument("--reliability", type=float)
+    imp.add_argument("--show", type=int, default=20, help="how many rejections and remaps to print")
+    imp.add_argument("--quiet", action="store_true", help="no progress bar")
+    imp.add_argument("--no-migrate", action="store_true")
+    imp.set_defaults(func=cmd_import)
+
+    exp = sub.add_parser("export", help="write the graph as jsonl (re-importable), json, graphml, dot or mermaid")
+    exp.add_argument("--format", choices=["jsonl", "json", "graphml", "dot", "mermaid"], default="jsonl")
+    exp.add_argument("--labels", nargs="+", help="only these labels (and relations among them)")
+    exp.add_argument("--output", "-o", type=Path, help="default: standard output")
+    exp.set_defaults(func=cmd_export)
     return top
 
 

@@ -21,7 +21,6 @@ from write_gate.gate import Gate, run_write, utc_now
 from write_gate.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
 from write_gate.values import value_kind
 
-
 _NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]+")
 
 
@@ -169,8 +168,10 @@ class MemoryService:
     # -- create_entities ------------------------------------------------------------------------
 
     async def create_entities(
-        self, entities: list[EntityIn], ctx: WriterContext, *, atomic: bool = True
+        self, entities: list[EntityIn], ctx: WriterContext, *, atomic: bool = True, write: bool = True
     ) -> tuple[list[ItemOutcome], EntitiesCreated]:
+        """`atomic`: one rejected entity rejects the call (the tool); otherwise each item has its outcome
+        (import). `write=False` decides everything and writes nothing (a dry run)."""
         gate, stamp = self.gate, Stamp(self.gate.version, utc_now())
         plans: dict[int, Any] = {}
         outcomes: dict[int, ItemOutcome] = {}
@@ -203,7 +204,8 @@ class MemoryService:
                 result.skipped.append(entity.name)
                 continue
             seen.add(entity.name)
-            await run_write(gate.backend, plan.statement)
+            if write:
+                await run_write(gate.backend, plan.statement)
             outcomes[i] = ItemOutcome(index=i, status="created", label=label, remapped_from=plan.result.remapped_from)
             result.created.append(EntityIn(name=entity.name, entityType=label, observations=entity.observations))
             if plan.result.remapped_from:
@@ -213,10 +215,19 @@ class MemoryService:
     # -- create_relations -----------------------------------------------------------------------
 
     async def create_relations(
-        self, relations: list[RelationIn], ctx: WriterContext, *, atomic: bool = True
+        self,
+        relations: list[RelationIn],
+        ctx: WriterContext,
+        *,
+        atomic: bool = True,
+        write: bool = True,
+        known: dict[str, str] | None = None,
     ) -> tuple[list[ItemOutcome], RelationsCreated]:
+        """As create_entities; `known` adds names (with their labels) a dry run would have created."""
         gate, stamp = self.gate, Stamp(self.gate.version, utc_now())
         found = await self._found(n for r in relations for n in (r.from_, r.to))
+        for name, label in (known or {}).items():
+            found.setdefault(name, [(-1, [label])])
         plans: dict[int, Any] = {}
         outcomes: dict[int, ItemOutcome] = {}
         for i, relation in enumerate(relations):
@@ -253,7 +264,7 @@ class MemoryService:
             statement = cypher.create_relationship_if_absent(
                 plan.result.type, plan.start, plan.end, plan.properties, plan.provenance, plan.result.remapped_from
             )
-            rows = await run_write(gate.backend, statement)
+            rows = await run_write(gate.backend, statement) if write else [{"created": 1}]
             if rows and rows[0]["created"]:
                 outcomes[i] = ItemOutcome(
                     index=i, status="created", label=plan.result.type, remapped_from=plan.result.remapped_from

@@ -1,0 +1,157 @@
+"""`write-gate import` of an official memory server's file and `write-gate export` back, as a user runs them."""
+
+import json
+import random
+import subprocess
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import settings_env, write_gate_argv
+from write_gate.config import BackendKind, Settings
+
+CORE_TYPES = ["Person", "Organization", "Project", "Document", "Event", "Entity"]
+CORE_RELATIONS = {  # type -> (from types, to types) the core registry allows
+    "WORKS_FOR": (["Person"], ["Organization"]),
+    "WORKS_ON": (["Person", "Organization"], ["Project"]),
+    "AUTHORED": (["Person"], ["Document"]),
+    "RELATED_TO": (CORE_TYPES, CORE_TYPES),
+}
+
+
+@pytest.fixture
+def fresh(tmp_path: Path) -> Settings:
+    return Settings(backend=BackendKind.EMBEDDED, data_dir=tmp_path / "data", embedded_fsync="everysec")
+
+
+def run(settings: Settings, *args: str, timeout: int = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        write_gate_argv(*args), env=settings_env(settings), capture_output=True, text=True, timeout=timeout
+    )
+
+
+def generate(path: Path, entities: int, relations: int, seed: int = 7) -> list[dict]:
+    """A memory.jsonl as the official server writes it: entities, then relations, Unicode included."""
+    rng = random.Random(seed)
+    records = []
+    by_type: dict[str, list[str]] = {t: [] for t in CORE_TYPES}
+    for i in range(entities):
+        kind = CORE_TYPES[i % len(CORE_TYPES)]
+        name = f"{kind.lower()}-{i:05d}" + (" ünïcødé 東京" if i % 97 == 0 else "")
+        by_type[kind].append(name)
+        observations = [f"observation {j} of {name}" for j in range(rng.randint(0, 3))]
+        records.append({"type": "entity", "name": name, "entityType": kind, "observations": observations})
+    seen = set()
+    while len(seen) < relations:
+        kind, (froms, tos) = rng.choice(list(CORE_RELATIONS.items()))
+        a, b = rng.choice(by_type[rng.choice(froms)]), rng.choice(by_type[rng.choice(tos)])
+        if (a, b, kind) not in seen:
+            seen.add((a, b, kind))
+            records.append({"type": "relation", "from": a, "to": b, "relationType": kind})
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    return records
+
+
+def test_import_of_10000_entities_exports_back_the_same(fresh: Settings, tmp_path: Path) -> None:
+    source = tmp_path / "memory.jsonl"
+    records = generate(source, entities=10_000, relations=5_000)
+    started = time.perf_counter()
+    imported = run(fresh, "import", str(source), "--quiet")
+    elapsed = time.perf_counter() - started
+    assert imported.returncode == 0, imported.stderr
+    assert "entities: 10000 were created" in imported.stderr and "relations: 5000 were created" in imported.stderr
+    print(f"imported 10,000 entities and 5,000 relations in {elapsed:.1f} s")
+
+    exported = run(fresh, "export", "--format", "jsonl", "--output", str(tmp_path / "out.jsonl"))
+    assert exported.returncode == 0, exported.stderr
+    lines = (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()
+    canonical = sorted(json.dumps(r, ensure_ascii=False, sort_keys=True) for r in records)
+    assert sorted(json.dumps(json.loads(line), ensure_ascii=False, sort_keys=True) for line in lines) == canonical
+    kinds = [json.loads(line)["type"] for line in lines]
+    assert kinds == sorted(kinds)  # entities first, as the official server writes its file
+
+    again = run(fresh, "import", str(tmp_path / "out.jsonl"), "--quiet")  # the export round-trips
+    assert again.returncode == 0 and "entities: 0 were created, 10000 skipped" in again.stderr
+
+
+MIXED = [
+    '{"type":"entity","name":"Alice","entityType":"person","observations":["Likes tea"]}',
+    '{"type":"entity","name":"Acme","entityType":"Company","observations":[]}',
+    "not json",
+    '{"type":"entity","name":"Bad","entityType":"!!!","observations":[]}',
+    '{"type":"relation","from":"Alice","to":"Acme","relationType":"works at"}',
+    '{"type":"relation","from":"Alice","to":"Nobody","relationType":"RELATED_TO"}',
+    '{"type":"relation","from":"Alice","to":"Acme","relationType":"DIRECTED"}',
+    '{"type":"thing"}',
+]
+
+
+def test_every_remap_and_rejection_is_reported_with_its_line(fresh: Settings, tmp_path: Path) -> None:
+    source = tmp_path / "memory.jsonl"
+    source.write_text("\n".join(MIXED) + "\n")
+    result = run(fresh, "import", str(source), "--report", str(tmp_path / "report.json"), "--quiet")
+    assert result.returncode == 1 and "imported partially: 5 line(s) rejected" in result.stderr
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert [(r["line"], r["error_code"]) for r in report["rejected"]] == [
+        (3, "INVALID_INPUT"),
+        (4, "INVALID_INPUT"),
+        (6, "ENDPOINT_NOT_FOUND"),
+        (7, "SCHEMA_UNKNOWN_LABEL"),
+        (8, "INVALID_INPUT"),
+    ]
+    assert [(r["line"], r["from"], r["to"]) for r in report["remapped"]] == [
+        (1, ":person", "Person"),
+        (2, ":Company", "Organization"),
+        (5, ":works_at", "WORKS_FOR"),
+    ]
+    assert report["counts"]["entity created"] == 2 and report["counts"]["relation created"] == 1
+    exported = run(fresh, "export")
+    assert [json.loads(line)["name"] for line in exported.stdout.splitlines()[:2]] == ["Alice", "Acme"]
+
+
+def test_dry_run_decides_everything_and_writes_nothing(fresh: Settings, tmp_path: Path) -> None:
+    source = tmp_path / "memory.jsonl"
+    source.write_text("\n".join(MIXED) + "\n")
+    result = run(fresh, "import", str(source), "--dry-run", "--quiet")
+    assert "entities: 2 would be created" in result.stderr and "relations: 1 would be created" in result.stderr
+    assert run(fresh, "export").stdout == ""
+
+
+def test_the_older_memory_json_document_imports_too(fresh: Settings, tmp_path: Path) -> None:
+    document = {
+        "entities": [
+            {"name": "A", "entityType": "Person", "observations": ["x"]},
+            {"name": "B", "entityType": "Person", "observations": []},
+        ],
+        "relations": [{"from": "A", "to": "B", "relationType": "RELATED_TO"}],
+    }
+    (tmp_path / "memory.json").write_text(json.dumps(document, indent=2))
+    assert run(fresh, "import", str(tmp_path / "memory.json"), "--quiet").returncode == 0
+    exported = [json.loads(line) for line in run(fresh, "export").stdout.splitlines()]
+    assert exported[-1] == {"type": "relation", "from": "A", "to": "B", "relationType": "RELATED_TO"}
+
+
+def test_other_formats_and_label_filter(fresh: Settings, tmp_path: Path) -> None:
+    source = tmp_path / "memory.jsonl"
+    source.write_text("\n".join(MIXED[:2] + [MIXED[4]]) + "\n")
+    assert run(fresh, "import", str(source), "--quiet").returncode == 0
+
+    root = ET.fromstring(run(fresh, "export", "--format", "graphml").stdout)
+    ns = {"g": "http://graphml.graphdrawing.org/xmlns"}
+    assert sorted(n.get("id") for n in root.iterfind(".//g:node", ns)) == ["Acme", "Alice"]
+    [edge] = root.findall(".//g:edge", ns)
+    assert (edge.get("source"), edge.get("target")) == ("Alice", "Acme")
+
+    dot = run(fresh, "export", "--format", "dot").stdout
+    assert dot.startswith("digraph") and '"Alice" -> "Acme" [label="WORKS_FOR"];' in dot
+    mermaid = run(fresh, "export", "--format", "mermaid").stdout
+    assert mermaid.startswith("graph LR") and '-->|"WORKS_FOR"|' in mermaid
+
+    document = json.loads(run(fresh, "export", "--format", "json").stdout)
+    assert {e["name"] for e in document["entities"]} == {"Alice", "Acme"}
+    assert document["entities"][0]["properties"]["source"] == "import:memory.jsonl"
+
+    only = [json.loads(line) for line in run(fresh, "export", "--labels", "Organization").stdout.splitlines()]
+    assert only == [{"type": "entity", "name": "Acme", "entityType": "Organization", "observations": []}]
