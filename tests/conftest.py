@@ -164,7 +164,11 @@ def settings_env(settings: Settings) -> dict[str, str]:
         WRITE_GATE_FORMULA_PROVIDER=settings.formula_provider,
         MEMGRAPH_URL=settings.memgraph_url,
         FALKORDB_URL=settings.falkordb_url,
+        WRITE_GATE_MEMORY_EXTRACTION_METHOD=settings.memory_extraction_method,
+        WRITE_GATE_MEMORY_RELIABILITY=str(settings.memory_reliability),
     )
+    if settings.memory_source:
+        env["WRITE_GATE_MEMORY_SOURCE"] = settings.memory_source
     if settings.fallback_label:
         env["WRITE_GATE_FALLBACK_LABEL"] = settings.fallback_label
     return env

@@ -278,3 +278,15 @@ async def test_a_bad_entity_rejects_the_whole_call(m: Memory) -> None:
     error = await m.error("create_entities", entities=[entity("Ok"), {"name": "Bad", "entityType": "!!!"}])
     assert error["error_code"] == "INVALID_INPUT" and error["details"]["rejected"][0]["index"] == 1
     assert await m.entities() == []
+
+
+async def test_provenance_can_be_configured(settings: Settings, graph: GraphBackend) -> None:
+    await load_into_graph(graph, read_sources([TESTS / "schemas" / "memory"]))
+    configured = settings.model_copy(
+        update={"memory_source": "crm-sync", "memory_extraction_method": "parsed", "memory_reliability": 0.5}
+    )
+    async with open_client(configured, "in_process", profile="memory") as client:
+        await Memory(client)("create_entities", entities=[entity("Ada")])
+    [row] = await graph.read(Statement("MATCH (n:Person {name: 'Ada'}) RETURN n"))
+    assert (row["n"]["source"], row["n"]["extraction_method"]) == ("crm-sync", "parsed")
+    assert row["n"]["confidence"] == pytest.approx(0.425)
