@@ -62,6 +62,18 @@ def write_node(
     return Statement(text, {**params, "properties": dict(properties), **provenance.params()})
 
 
+def _relationship_set(
+    properties: Mapping[str, Any], provenance: Provenance, remapped_from: str | None
+) -> tuple[str, dict[str, Any]]:
+    """The SET clause every relationship write ends with: its properties, then the provenance stamp."""
+    sets = ["r += $properties", _stamp("r")]
+    params: dict[str, Any] = {"properties": dict(properties), **provenance.params()}
+    if remapped_from is not None:
+        sets.append("r._schema_remap_from = $remapped_from")
+        params["remapped_from"] = remapped_from
+    return "SET " + ",\n    ".join(sets), params
+
+
 @dataclass(frozen=True)
 class Endpoint:
     label: str
@@ -89,17 +101,13 @@ def write_relationship(
         ]
     else:
         lines = [f"MATCH (a:{quote(start.label)} {from_keys})", f"MATCH (b:{quote(end.label)} {to_keys})"]
-    sets = ["r += $properties", _stamp("r")]
-    params: dict[str, Any] = {**from_params, **to_params, "properties": dict(properties), **provenance.params()}
-    if remapped_from is not None:
-        sets.append("r._schema_remap_from = $remapped_from")
-        params["remapped_from"] = remapped_from
+    set_clause, params = _relationship_set(properties, provenance, remapped_from)
     lines += [
         f"MERGE (a)-[r:{quote(type_)}]->(b)",
-        "SET " + ",\n    ".join(sets),
+        set_clause,
         "RETURN a._stub = true AS from_stub, b._stub = true AS to_stub",
     ]
-    return Statement("\n".join(lines), params)
+    return Statement("\n".join(lines), {**from_params, **to_params, **params})
 
 
 def endpoint_presence(start: Endpoint, end: Endpoint) -> Statement:
@@ -160,21 +168,17 @@ def create_relationship_if_absent(
     """The official memory server's create: an existing (from, to, type) is left as it is, not updated."""
     from_keys, from_params = _key_pattern(start.keys, "from")
     to_keys, to_params = _key_pattern(end.keys, "to")
-    sets = ["r += $properties", _stamp("r")]
-    params: dict[str, Any] = {**from_params, **to_params, "properties": dict(properties), **provenance.params()}
-    if remapped_from is not None:
-        sets.append("r._schema_remap_from = $remapped_from")
-        params["remapped_from"] = remapped_from
+    set_clause, params = _relationship_set(properties, provenance, remapped_from)
     lines = [
         f"MATCH (a:{quote(start.label)} {from_keys})",
         f"MATCH (b:{quote(end.label)} {to_keys})",
         f"OPTIONAL MATCH (a)-[existing:{quote(type_)}]->(b)",
         "WITH a, b, existing WHERE existing IS NULL",
         f"CREATE (a)-[r:{quote(type_)}]->(b)",
-        "SET " + ",\n    ".join(sets),
+        set_clause,
         "RETURN count(r) AS created",
     ]
-    return Statement("\n".join(lines), params)
+    return Statement("\n".join(lines), {**from_params, **to_params, **params})
 
 
 def add_observations(label: str, name: str, contents: list[str], provenance: Provenance) -> Statement:

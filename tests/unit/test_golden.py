@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from write_gate import cypher
+from write_gate import cypher, read_cypher
 from write_gate.cypher import Endpoint, Provenance
 from write_gate.dialect import FalkorDBDialect, MemgraphDialect
 
@@ -36,6 +36,17 @@ PORTABLE: dict[str, Callable[[], cypher.Statement]] = {
     "read_registry": lambda: cypher.READ_REGISTRY,
     "upsert_schema_entries": lambda: cypher.upsert_schema_entries([]),
     "applied_migrations": lambda: cypher.APPLIED_MIGRATIONS,
+    "memory_create_relationship_if_absent": lambda: cypher.create_relationship_if_absent(
+        "KNOWS", ALICE, ACME, {}, PROV, ":knows"
+    ),
+    "memory_add_observations": lambda: cypher.add_observations("Person", "Alice", ["x"], PROV),
+    "memory_delete_observations": lambda: cypher.delete_observations("Person", "Alice", ["x"], PROV.last_updated),
+    "memory_delete_nodes": lambda: cypher.delete_nodes([1, 2], ["Alice"]),
+    "memory_delete_relationship": lambda: cypher.delete_relationship("KNOWS", ALICE, ACME),
+    "read_ids_by_name": lambda: read_cypher.ids_by_name(["Person", "Organization"]),
+    "read_expand": lambda: read_cypher.EXPAND,
+    "read_label_count": lambda: read_cypher.label_count("Person"),
+    "read_relationship_count": lambda: read_cypher.relationship_count("KNOWS"),
     "record_migration": lambda: cypher.record_migration("0001", "2026-01-01T00:00:00.000Z"),
 }
 
@@ -45,6 +56,9 @@ DIALECTS = {"memgraph": MemgraphDialect(), "falkordb": FalkorDBDialect()}
 def shapes(dialect_name: str) -> dict[str, str]:
     dialect = DIALECTS[dialect_name]
     out = {name: build().text for name, build in PORTABLE.items()}
+    out["read_page"] = read_cypher.page_of_ids(dialect, after=-1, limit=101, labels=None, query=None).text
+    out["read_page_labels"] = read_cypher.page_of_ids(dialect, after=-1, limit=101, labels=["Person"], query=None).text
+    out["read_page_search"] = read_cypher.page_of_ids(dialect, after=5, limit=51, labels=None, query="Tea").text
     out["create_index"] = dialect.create_index("Person", "name")
     if (unique := dialect.create_unique_constraint("Person", "name")) is not None:
         out["create_unique_constraint"] = unique

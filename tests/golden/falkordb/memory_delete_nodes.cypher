@@ -1,0 +1,3 @@
+UNWIND $ids AS i
+MATCH (n) WHERE id(n) = i AND n.name IN $names
+DETACH DELETE n

@@ -1,0 +1,1 @@
+MATCH ()-[r:`KNOWS`]->() RETURN count(r) AS count

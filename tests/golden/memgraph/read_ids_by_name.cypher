@@ -1,0 +1,3 @@
+MATCH (n:`Person`) WHERE n.name IN $names RETURN id(n) AS id, n.name AS name, labels(n) AS labels
+UNION ALL
+MATCH (n:`Organization`) WHERE n.name IN $names RETURN id(n) AS id, n.name AS name, labels(n) AS labels

@@ -1,0 +1,1 @@
+MATCH (n:`Person`) RETURN count(n) AS count
