@@ -27,6 +27,8 @@ class FalkorDBBackend:
             with anyio.fail_after(self._timeout):
                 query = self._graph.ro_query if read_only else self._graph.query
                 result = await query(statement.text, dict(statement.params))
+        except TimeoutError as exc:
+            raise BackendUnavailable(f"FalkorDB did not answer within {self._timeout:g} s") from exc
         except _UNAVAILABLE as exc:
             raise BackendUnavailable(f"FalkorDB unreachable: {type(exc).__name__}") from exc
         except redis.exceptions.ResponseError as exc:
