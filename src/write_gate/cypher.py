@@ -88,6 +88,7 @@ def write_relationship(
     provenance: Provenance,
     remapped_from: str | None,
     merge_endpoints: bool,
+    weight: float | None = None,
 ) -> Statement:
     from_keys, from_params = _key_pattern(start.keys, "from")
     to_keys, to_params = _key_pattern(end.keys, "to")
@@ -104,9 +105,14 @@ def write_relationship(
     set_clause, params = _relationship_set(properties, provenance, remapped_from)
     lines += [
         f"MERGE (a)-[r:{quote(type_)}]->(b)",
+        # Weight: 1.0 unless given; a new weight for an existing relationship is averaged with the old one.
+        "ON CREATE SET r.weight = coalesce($weight, 1.0)",
+        "ON MATCH SET r.weight = CASE WHEN $weight IS NULL THEN coalesce(r.weight, 1.0)"
+        " ELSE (coalesce(r.weight, 1.0) + $weight) / 2 END",
         set_clause,
-        "RETURN a._stub = true AS from_stub, b._stub = true AS to_stub",
+        "RETURN a._stub = true AS from_stub, b._stub = true AS to_stub, r.weight AS weight",
     ]
+    params["weight"] = weight
     return Statement("\n".join(lines), {**from_params, **to_params, **params})
 
 
@@ -130,7 +136,7 @@ READ_REGISTRY = Statement(
     "RETURN s.name AS label, s.required_properties AS required_properties, s.absorbs AS remaps_from,\n"
     "       s.kind AS kind, s.merge_keys AS merge_keys, s.property_types AS property_types,\n"
     "       s.fallback AS fallback, s.from_labels AS from_labels, s.to_labels AS to_labels,\n"
-    "       s.description AS description\n"
+    "       s.description AS description, s.typed_tools AS typed_tools\n"
     "ORDER BY label"
 )
 
@@ -175,7 +181,7 @@ def create_relationship_if_absent(
         f"OPTIONAL MATCH (a)-[existing:{quote(type_)}]->(b)",
         "WITH a, b, existing WHERE existing IS NULL",
         f"CREATE (a)-[r:{quote(type_)}]->(b)",
-        set_clause,
+        set_clause + ",\n    r.weight = 1.0",
         "RETURN count(r) AS created",
     ]
     return Statement("\n".join(lines), {**from_params, **to_params, **params})
@@ -214,3 +220,76 @@ def delete_relationship(type_: str, start: Endpoint, end: Endpoint) -> Statement
     to_keys, to_params = _key_pattern(end.keys, "to")
     text = f"MATCH (a:{quote(start.label)} {from_keys})-[r:{quote(type_)}]->(b:{quote(end.label)} {to_keys})\nDELETE r"
     return Statement(text, {**from_params, **to_params})
+
+
+# --- typed tools (generated from registry entries with property definitions) ------------------
+
+
+@dataclass(frozen=True)
+class Link:
+    """A relationship property's write: from the node to the target named by the property's value."""
+
+    type: str
+    target: Endpoint
+
+
+def typed_write(
+    label: str,
+    merge_keys: Mapping[str, Any],
+    properties: Mapping[str, Any],
+    provenance: Provenance,
+    links: list[Link],
+    *,
+    create: bool,
+    merge_endpoints: bool,
+) -> Statement:
+    """One statement for the node and its relationship properties, so a failed part leaves nothing behind:
+    targets are matched first (no target, no row, no write); each link replaces the node's previous
+    relationship of that type."""
+    lines: list[str] = []
+    params: dict[str, Any] = {}
+    for i, link in enumerate(links):
+        keys, key_params = _key_pattern(link.target.keys, f"to{i}")
+        params |= key_params
+        if merge_endpoints:
+            lines += [
+                f"MERGE (t{i}:{quote(link.target.label)} {keys})",
+                f"ON CREATE SET t{i}._stub = true, {_stamp(f't{i}')}",
+            ]
+        else:
+            lines.append(f"MATCH (t{i}:{quote(link.target.label)} {keys})")
+    node_keys, key_params = _key_pattern(merge_keys, "key")
+    params |= key_params
+    lines += [
+        f"{'MERGE' if create else 'MATCH'} (n:{quote(label)} {node_keys})",
+        f"SET n += $properties, {_stamp('n')}, n._stub = null",
+    ]
+    carried = ", ".join(["n", *(f"t{i}" for i in range(len(links)))])
+    for i, link in enumerate(links):
+        lines += [
+            f"WITH {carried}",
+            f"OPTIONAL MATCH (n)-[old{i}:{quote(link.type)}]->(x{i}) WHERE id(x{i}) <> id(t{i})",
+            f"WITH {carried}, collect(old{i}) AS stale{i}",
+            f"FOREACH (o IN stale{i} | DELETE o)",
+            f"MERGE (n)-[r{i}:{quote(link.type)}]->(t{i})",
+            f"ON CREATE SET r{i}.weight = 1.0",
+            f"SET {_stamp(f'r{i}')}",
+        ]
+    lines.append("RETURN count(n) AS written")
+    return Statement("\n".join(lines), {**params, "properties": dict(properties), **provenance.params()})
+
+
+def typed_delete(label: str, merge_keys: Mapping[str, Any]) -> Statement:
+    keys, params = _key_pattern(merge_keys, "key")
+    return Statement(f"MATCH (n:{quote(label)} {keys})\nDETACH DELETE n\nRETURN count(*) AS deleted", params)
+
+
+def count_matching(endpoint: Endpoint) -> Statement:
+    """Read-only: how many nodes an endpoint's label and keys match (to explain a write that matched none)."""
+    keys, params = _key_pattern(endpoint.keys, "key")
+    return Statement(f"MATCH (n:{quote(endpoint.label)} {keys})\nRETURN count(n) AS count", params)
+
+
+def stub_flag(endpoint: Endpoint) -> Statement:
+    keys, params = _key_pattern(endpoint.keys, "key")
+    return Statement(f"MATCH (n:{quote(endpoint.label)} {keys})\nRETURN n._stub = true AS stub", params)

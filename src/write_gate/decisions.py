@@ -225,6 +225,12 @@ def plan_relationship_write(
     req: WriteRelationshipRequest, registry: SchemaRegistry, policy: Policy, provider: FormulaProvider, stamp: Stamp
 ) -> RelationshipPlan:
     check_protected(req.properties, req.from_keys, req.to_keys)
+    if "weight" in req.properties:
+        raise GateRejection(
+            ErrorCode.SCHEMA_PROTECTED_FIELD,
+            "a relationship's weight is set with the weight argument (it is averaged on update)",
+            fields=["weight"],
+        )
     properties, prop_kinds = clean_map(req.properties, "properties")
     resolved = resolve_relationship_type(req.type, registry)
     entry = resolved.entry
@@ -236,7 +242,7 @@ def plan_relationship_write(
     provenance = Provenance(confidence, req.source, req.extraction_method, stamp.version, stamp.now)
     merge_endpoints = req.endpoint_policy == "merge_endpoints"
     statement = cypher.write_relationship(
-        entry.label, start, end, properties, provenance, resolved.remapped_from, merge_endpoints
+        entry.label, start, end, properties, provenance, resolved.remapped_from, merge_endpoints, req.weight
     )
     result = RelationshipWritten(
         type=entry.label,

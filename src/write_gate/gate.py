@@ -74,7 +74,7 @@ class Gate:
         if not rows:
             await self._explain_missing_endpoint(plan.start, plan.end)
         stubs = [side for side, key in (("from", "from_stub"), ("to", "to_stub")) if rows[0].get(key)]
-        return plan.result.model_copy(update={"stub_endpoints": stubs})
+        return plan.result.model_copy(update={"stub_endpoints": stubs, "weight": rows[0]["weight"]})
 
     async def _explain_missing_endpoint(self, start: cypher.Endpoint, end: cypher.Endpoint) -> None:
         try:

@@ -89,6 +89,15 @@ class WriteRelationshipRequest(_Request):
             "merge_endpoints: create absent endpoints by their keys, flagged _stub=true."
         ),
     ] = "fail_if_missing"
+    weight: Annotated[
+        float | None,
+        Field(
+            ge=0.0,
+            le=1.0,
+            description="Strength of the relationship in [0, 1]; 1.0 when new and not given. "
+            "For an existing relationship the new weight is averaged with the old one.",
+        ),
+    ] = None
 
 
 class NodeWritten(BaseModel):
@@ -110,8 +119,9 @@ class RelationshipWritten(BaseModel):
     confidence: float
     write_gate_version: str
     remapped_from: str | None = None
-    # Labels whose endpoint was absent and created as a `_stub` (merge_endpoints only).
+    # Endpoints that are stubs (created by merge_endpoints and not yet written themselves).
     stub_endpoints: list[Literal["from", "to"]] = Field(default_factory=list)
+    weight: float = 1.0
 
 
 class SchemaRefreshed(BaseModel):

@@ -12,12 +12,24 @@ SCALAR_TYPES = ("string", "integer", "number", "boolean")
 
 
 @dataclass(frozen=True)
+class RelationshipDef:
+    """A property whose value names another node: writing it writes a relationship to that node."""
+
+    type: str
+    to_label: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
 class PropertyType:
-    """A declared property type: a scalar, or an array of one scalar type; optionally an enum."""
+    """A declared property: a scalar or an array of one scalar type, optionally an enum; a description
+    for the generated tools; and, for relationship properties, the relationship it writes."""
 
     type: str
     items: str | None = None
     enum: tuple[Any, ...] | None = None
+    description: str = ""
+    relationship: RelationshipDef | None = None
 
     def describe(self) -> str:
         return f"array<{self.items}>" if self.type == "array" else self.type
@@ -36,11 +48,17 @@ class PropertyType:
             out["items"] = self.items
         if self.enum is not None:
             out["enum"] = list(self.enum)
+        if self.description:
+            out["description"] = self.description
+        if self.relationship is not None:
+            out["relationship"] = {"type": self.relationship.type, "to_label": self.relationship.to_label}
+            if self.relationship.description:
+                out["relationship"]["description"] = self.relationship.description
         return out
 
     @classmethod
     def parse(cls, spec: str | Mapping[str, Any]) -> "PropertyType":
-        """Accept 'integer', 'array<string>' or {'type': 'array', 'items': 'string', 'enum': [...]}."""
+        """Accept 'integer', 'array<string>' or {'type': 'array', 'items': 'string', 'enum': [...], ...}."""
         if isinstance(spec, str):
             if spec.startswith("array<") and spec.endswith(">"):
                 spec = {"type": "array", "items": spec[6:-1]}
@@ -57,7 +75,24 @@ class PropertyType:
         enum = spec.get("enum")
         if enum is not None and (not isinstance(enum, list) or not enum):
             raise ValueError("enum must be a non-empty list")
-        return cls(type=kind, items=items if kind == "array" else None, enum=tuple(enum) if enum else None)
+        relationship = spec.get("relationship")
+        if relationship is not None:
+            if kind != "string":
+                raise ValueError("a relationship property names its target node: its type must be string")
+            if not isinstance(relationship, Mapping) or not all(
+                isinstance(relationship.get(k), str) and is_identifier(relationship[k]) for k in ("type", "to_label")
+            ):
+                raise ValueError("relationship needs 'type' and 'to_label', both plain identifiers")
+            relationship = RelationshipDef(
+                relationship["type"], relationship["to_label"], str(relationship.get("description", ""))
+            )
+        return cls(
+            type=kind,
+            items=items if kind == "array" else None,
+            enum=tuple(enum) if enum else None,
+            description=str(spec.get("description", "")),
+            relationship=relationship,
+        )
 
 
 @dataclass(frozen=True)
@@ -74,6 +109,8 @@ class SchemaEntry:
     from_labels: tuple[str, ...] = ()
     to_labels: tuple[str, ...] = ()
     description: str = ""
+    # The entry's properties are definitions: the gate generates add_/update_/delete_ tools for it.
+    typed_tools: bool = False
 
 
 class SchemaRegistry(Protocol):
@@ -175,4 +212,5 @@ def entry_from_row(row: Mapping[str, Any]) -> SchemaEntry | None:
         from_labels=_strings(row.get("from_labels")),
         to_labels=_strings(row.get("to_labels")),
         description=row.get("description") or "",
+        typed_tools=row.get("typed_tools") is True,
     )

@@ -45,6 +45,12 @@ class EntrySource(BaseModel):
     from_labels: list[str] = Field(default_factory=list)
     to_labels: list[str] = Field(default_factory=list)
     allowed: bool = True
+    # Property definitions (type, required, enum, description, relationship): they become property_types
+    # and required_properties, and make the gate generate add_/update_/delete_ tools for the label.
+    properties: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    typed_tools: bool = False
+    # Made by converting a seed-format file's relationship property; merged with its twins on load.
+    derived: bool = Field(default=False, exclude=True)
 
     @field_validator("name")
     @classmethod
@@ -67,6 +73,26 @@ class EntrySource(BaseModel):
         return {key: PropertyType.parse(spec).to_json() for key, spec in v.items()}
 
     @model_validator(mode="after")
+    def _definitions(self) -> "EntrySource":
+        if not self.properties:
+            return self
+        for key, spec in self.properties.items():
+            if not is_identifier(key) or is_protected(key):
+                raise ValueError(f"property {key!r} must be a plain identifier and not a gate-computed field")
+            self.property_types[key] = PropertyType.parse(spec).to_json()
+            if spec.get("required") is True and key not in self.required_properties:
+                self.required_properties.append(key)
+        if not self.merge_keys:
+            if "name" not in self.properties:
+                raise ValueError("an entry with property definitions needs merge_keys (or a 'name' property)")
+            self.merge_keys = ["name"]
+        for key in self.merge_keys:
+            if key not in self.required_properties:
+                self.required_properties.insert(0, key)
+        self.typed_tools = True
+        return self
+
+    @model_validator(mode="after")
     def _consistent(self) -> "EntrySource":
         protected = [k for k in self.merge_keys + self.required_properties if is_protected(k)]
         if protected:
@@ -79,7 +105,7 @@ class EntrySource(BaseModel):
 
     def to_node_properties(self) -> dict[str, Any]:
         # Every field is written every time, so an update never leaves a stale value behind.
-        props = self.model_dump()
+        props = self.model_dump(exclude={"properties"})
         props["property_types"] = json.dumps(self.property_types, sort_keys=True)
         return props
 
@@ -106,6 +132,8 @@ def read_file(path: Path) -> list[EntrySource]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise SchemaFileError(path, f"not readable JSON: {exc}") from exc
+    if path.name.endswith(".schema.json"):
+        return convert_seed_schema(path, data)
     try:
         if isinstance(data, dict) and "entries" in data:
             return SourceFile.model_validate(data).entries
@@ -121,8 +149,12 @@ def read_sources(paths: list[Path]) -> list[EntrySource]:
     seen: dict[str, Path] = {}
     aliases: dict[tuple[str, str], str] = {}
     fallbacks: list[str] = []
+    derived: dict[str, EntrySource] = {}
     for path in _files(paths):
         for entry in read_file(path):
+            if entry.derived:
+                _merge_derived(derived, entry)
+                continue
             if entry.name in seen:
                 raise SchemaFileError(path, f"{entry.name} is also defined in {seen[entry.name]}")
             seen[entry.name] = path
@@ -135,7 +167,89 @@ def read_sources(paths: list[Path]) -> list[EntrySource]:
             entries.append(entry)
     if len(fallbacks) > 1:
         raise SchemaFileError(paths[0], f"more than one fallback label: {fallbacks}")
-    return entries
+    # A relationship type a converted file implies is registered too, unless a file defines it outright.
+    return entries + [entry for name, entry in derived.items() if name not in seen]
+
+
+def _merge_derived(derived: dict[str, EntrySource], entry: EntrySource) -> None:
+    twin = derived.get(entry.name)
+    if twin is None:
+        derived[entry.name] = entry
+        return
+    twin.from_labels = sorted(set(twin.from_labels) | set(entry.from_labels))
+    twin.to_labels = sorted(set(twin.to_labels) | set(entry.to_labels))
+
+
+# --- seed 000's format: <type>.schema.json with "name": "add_<type>" ---------------------------
+
+
+def _pascal(snake: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in snake.split("_") if part)
+
+
+def convert_seed_schema(path: Path, data: Any) -> list[EntrySource]:
+    """`{"name": "add_npc", "description", "properties": {prop: {type, description, required, enum,
+    relationship: {edgeType, nodeType, description}}}}` -> a node entry `Npc` with property definitions,
+    plus one relationship entry per relationship property (`located_in` -> `LOCATED_IN`)."""
+    if not isinstance(data, dict):
+        raise SchemaFileError(path, "a schema file holds one JSON object")
+    name, description, properties = data.get("name"), data.get("description"), data.get("properties")
+    if not isinstance(name, str) or not name.startswith("add_"):
+        raise SchemaFileError(path, 'its "name" must start with "add_" (e.g. "add_npc")')
+    if not isinstance(description, str):
+        raise SchemaFileError(path, 'it needs a "description" string')
+    if not isinstance(properties, dict) or not properties:
+        raise SchemaFileError(path, 'it needs a "properties" object')
+    label = _pascal(name[4:])
+    definitions: dict[str, dict[str, Any]] = {}
+    relationships: list[EntrySource] = []
+    for key, spec in properties.items():
+        if (
+            not isinstance(spec, dict)
+            or not isinstance(spec.get("type"), str)
+            or not isinstance(spec.get("description"), str)
+        ):
+            raise SchemaFileError(path, f'property {key!r} needs a "type" and a "description"')
+        definition: dict[str, Any] = {"type": spec["type"], "description": spec["description"]}
+        if spec["type"] == "array":
+            definition["items"] = (
+                (spec.get("items") or {}).get("type", "string") if isinstance(spec.get("items"), dict) else "string"
+            )
+        for field in ("required", "enum"):
+            if field in spec:
+                definition[field] = spec[field]
+        if isinstance(spec.get("relationship"), dict):
+            link = spec["relationship"]
+            if not isinstance(link.get("edgeType"), str) or not isinstance(link.get("nodeType"), str):
+                raise SchemaFileError(path, f'property {key!r}: a relationship needs "edgeType" and "nodeType"')
+            rel_type, to_label = link["edgeType"].upper(), _pascal(link["nodeType"])
+            definition["relationship"] = {
+                "type": rel_type,
+                "to_label": to_label,
+                "description": str(link.get("description", "")),
+            }
+            try:
+                relationships.append(
+                    EntrySource(
+                        name=rel_type,
+                        kind="relationship",
+                        from_labels=[label],
+                        to_labels=[to_label],
+                        description=str(link.get("description", "")),
+                        derived=True,
+                    )
+                )
+            except ValidationError as exc:
+                raise SchemaFileError(path, f"property {key!r}: {exc.errors()[0]['msg']}") from exc
+        definitions[key] = definition
+    try:
+        node = EntrySource(
+            name=label, description=description, properties=definitions, absorbs=[name[4:]] if name[4:] != label else []
+        )
+    except ValidationError as exc:
+        reasons = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'file'}: {e['msg']}" for e in exc.errors())
+        raise SchemaFileError(path, reasons) from exc
+    return [node, *relationships]
 
 
 async def load_into_graph(backend: GraphBackend, entries: list[EntrySource]) -> int:

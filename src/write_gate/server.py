@@ -8,6 +8,7 @@ from typing import Any
 
 import mcp_types as types
 from mcp.server import Server
+from mcp.server.lowlevel.server import NotificationOptions
 from pydantic import BaseModel, ValidationError
 
 from write_gate import __version__
@@ -15,7 +16,7 @@ from write_gate.config import Settings
 from write_gate.memory import MemoryService, WriterContext
 from write_gate.model import ErrorCode, GateRejection, Rejected
 from write_gate.runtime import open_gate
-from write_gate.tools import PROFILES, Call, Runtime, ToolSpec
+from write_gate.tools import PROFILES, Call, Runtime, ToolSpec, typed_specs
 
 logger = logging.getLogger(__name__)
 
@@ -74,18 +75,37 @@ def _client_name(ctx: Any) -> str | None:
 
 
 def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: bool = True) -> Server[Runtime]:
-    specs = {spec.name: spec for spec in PROFILES[profile]}
-    listed = types.ListToolsResult(tools=[spec.to_mcp() for spec in PROFILES[profile]])
+    static = {spec.name: spec for spec in PROFILES[profile]}
+    generated = profile == "gate"  # typed tools are the gate profile's friendlier front door
+    tables: dict[int, tuple[Any, dict[str, ToolSpec], types.ListToolsResult]] = {}
+
+    def table(runtime: Runtime) -> tuple[dict[str, ToolSpec], types.ListToolsResult]:
+        """The tools for the registry snapshot in force, built once per snapshot."""
+        registry = runtime.gate.registry
+        cached = tables.get(id(registry))
+        if cached is None or cached[0] is not registry:
+            methods = sorted(runtime.gate.provider.allowed_extraction_methods())
+            typed = typed_specs(registry, methods) if generated else ()
+            specs = static | {spec.name: spec for spec in typed}
+            tables.clear()  # only the snapshot in force is worth keeping
+            cached = tables[id(registry)] = (
+                registry,
+                specs,
+                types.ListToolsResult(tools=[spec.to_mcp() for spec in specs.values()]),
+            )
+        return cached[1], cached[2]
 
     @asynccontextmanager
     async def lifespan(_server: Server[Runtime]) -> AsyncIterator[Runtime]:
         async with open_gate(settings, auto_migrate=auto_migrate) as gate:
             yield Runtime(gate=gate, memory=MemoryService(gate))
 
-    async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
-        return listed
+    async def list_tools(ctx: Any, _params: Any) -> types.ListToolsResult:
+        return table(ctx.lifespan_context)[1]
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        runtime: Runtime = ctx.lifespan_context
+        specs, _ = table(runtime)
         spec = specs.get(params.name)
         if spec is None:
             rejected = Rejected(
@@ -99,7 +119,10 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             extraction_method=settings.memory_extraction_method,
             reliability=settings.memory_reliability,
         )
-        return await call(spec, ctx.lifespan_context, params.arguments, Call(writer=writer))
+        result = await call(spec, runtime, params.arguments, Call(writer=writer))
+        if params.name == "refresh_schema_cache" and not result.is_error and set(table(runtime)[0]) != set(specs):
+            await _tools_changed(ctx)
+        return result
 
     return Server(
         "write-gate",
@@ -109,3 +132,15 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+
+
+async def _tools_changed(ctx: Any) -> None:
+    """Tell the client the tool list changed, so it lists again; a client that cannot hear it loses nothing."""
+    try:
+        await ctx.session.send_tool_list_changed()
+    except Exception:  # noqa: BLE001 - a notification must never fail the call that caused it
+        logger.debug("could not send notifications/tools/list_changed", exc_info=True)
+
+
+def initialization_options(server: Server[Runtime]) -> Any:
+    return server.create_initialization_options(NotificationOptions(tools_changed=True))

@@ -34,7 +34,17 @@ from write_gate.model import (
     WriteRelationshipRequest,
 )
 from write_gate.reads import GraphResult, OpenNodesRequest, ReadGraphRequest, SearchNodesRequest
+from write_gate.registry import SchemaEntry, SchemaRegistry
 from write_gate.schema_view import SchemaView
+from write_gate.typed_tools import (
+    TypedDeleted,
+    TypedWritten,
+    generatable,
+    input_schema,
+    request_model,
+    run_typed,
+    tool_type_name,
+)
 
 
 class NoArguments(BaseModel):
@@ -69,12 +79,14 @@ class ToolSpec:
     handler: Handler
     # The text content, where a profile's clients expect something other than the structured result as JSON.
     text: Callable[[BaseModel], str] | None = None
+    # The advertised input schema, where it says more than input_model (generated tools: enums, required).
+    input_schema: dict[str, Any] | None = None
 
     def to_mcp(self) -> types.Tool:
         return types.Tool(
             name=self.name,
             description=self.description,
-            input_schema=self.input_model.model_json_schema(by_alias=True),
+            input_schema=self.input_schema or self.input_model.model_json_schema(by_alias=True),
             output_schema=self.output_model.model_json_schema(by_alias=True),
             annotations=self.annotations,
         )
@@ -277,3 +289,48 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         OPEN_NODES,
     ),
 }
+
+
+# --- typed tools, generated from the registry snapshot -------------------------------------------
+
+_TYPED_VERBS: dict[str, tuple[str, str]] = {
+    "add": ("Add a {label}", "Create (or update) a {label}: {description}"),
+    "update": ("Update a {label}", "Update a {label}'s given fields (only its {keys} is required){rels}."),
+    "delete": ("Delete a {label}", "Delete a {label} and its relationships."),
+}
+
+
+def typed_specs(registry: SchemaRegistry, methods: list[str]) -> tuple[ToolSpec, ...]:
+    """add_/update_/delete_<type> for each allowed node entry with property definitions."""
+    specs = []
+    for label in registry.all_canonical_labels():
+        entry = registry.get_entry(label)
+        if entry is None or not generatable(entry):
+            continue
+        rels = [k for k, t in entry.property_types.items() if t.relationship]
+        for mode, (title, text) in _TYPED_VERBS.items():
+            description = (
+                text.format(
+                    label=label,
+                    description=entry.description or "fields as the schema lists them",
+                    keys=", ".join(entry.merge_keys),
+                    rels=f"; a new {', '.join(rels)} replaces the old relationship" if rels else "",
+                )
+                + " Checked and stamped by the gate like write_node."
+            )
+            specs.append(
+                ToolSpec(
+                    name=f"{mode}_{tool_type_name(label)}",
+                    description=description,
+                    input_model=request_model(entry, mode),  # type: ignore[arg-type]
+                    output_model=TypedDeleted if mode == "delete" else TypedWritten,
+                    annotations=_annotations(title.format(label=label), read_only=False, destructive=mode == "delete"),
+                    handler=_typed_handler(entry, mode),
+                    input_schema=input_schema(entry, mode, methods),  # type: ignore[arg-type]
+                )
+            )
+    return tuple(specs)
+
+
+def _typed_handler(entry: SchemaEntry, mode: str) -> Handler:
+    return lambda rt, req, _call: run_typed(entry, mode, req, rt.gate)  # type: ignore[arg-type]

@@ -107,3 +107,9 @@ async def test_a_bad_file_is_named_with_its_reason_and_loads_nothing(
         assert await backend.read(Statement("MATCH (s:Schema) RETURN s.name AS name")) == []
     finally:
         await backend.close()
+
+
+def test_the_rpg_examples_load_with_one_command(fresh: Settings) -> None:
+    result = run(fresh, "schema", "load", str(Path(__file__).parents[2] / "schemas" / "examples" / "rpg"))
+    assert result.returncode == 0, result.stderr
+    assert "loaded 18 registry entries" in result.stdout  # 11 types and the 7 relationship types they use

@@ -1,0 +1,293 @@
+"""Typed tools generated from the registry (seed 000's model), through a real MCP client session:
+schema loading, add/update/delete with relationship properties, enums, atomicity, weights, refresh."""
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import mcp_types as types
+import pytest
+from mcp import Client
+
+from tests.conftest import MATRIX_SCHEMAS, open_client
+from write_gate.backends import GraphBackend
+from write_gate.config import Settings
+from write_gate.cypher import Statement
+from write_gate.resources import bundled
+from write_gate.schema_files import SchemaFileError, load_into_graph, read_sources
+from write_gate.server import build_server
+
+pytestmark = pytest.mark.anyio
+
+RPG = bundled("schemas") / "examples" / "rpg"
+PROV = {"source": "dm-notes", "extraction_method": "manual", "reliability": 0.8}
+
+
+@pytest.fixture
+async def rpg(settings: Settings, graph: GraphBackend) -> AsyncIterator[Client]:
+    await load_into_graph(graph, read_sources([RPG, MATRIX_SCHEMAS]))
+    async with open_client(settings, "in_process") as client:
+        yield client
+
+
+async def ok(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(tool, args)
+    assert not result.is_error, result.structured_content
+    return result.structured_content
+
+
+async def rejected(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(tool, args)
+    assert result.is_error, result.structured_content
+    return result.structured_content
+
+
+async def located(graph: GraphBackend, name: str) -> list[str]:
+    rows = await graph.read(
+        Statement("MATCH (:Npc {name: $name})-[:LOCATED_IN]->(l) RETURN l.name AS l ORDER BY l", {"name": name})
+    )
+    return [r["l"] for r in rows]
+
+
+GANDALF = {"npc": {"name": "Gandalf", "role": "Wizard", "status": "Active"}, **PROV}
+
+
+# 14.1 schema loading
+
+
+def test_the_rpg_examples_load_as_eleven_types_and_their_relationship_types() -> None:
+    entries = {e.name: e for e in read_sources([RPG])}
+    nodes = [e for e in entries.values() if e.kind == "node"]
+    assert len(nodes) == 11 and all(e.typed_tools for e in nodes)
+    assert entries["Npc"].required_properties == ["name", "role", "status"]
+    assert entries["LOCATED_IN"].from_labels == ["Npc", "PlayerCharacter"]
+    assert entries["LOCATED_IN"].to_labels == ["Location"]
+
+
+@pytest.mark.parametrize(
+    "content,reason",
+    [
+        ({"name": "npc", "description": "x", "properties": {"name": {"type": "string", "description": "n"}}}, "add_"),
+        ({"name": "add_npc", "properties": {"name": {"type": "string", "description": "n"}}}, "description"),
+        ({"name": "add_npc", "description": "x", "properties": {"name": {"description": "n"}}}, '"type"'),
+        (
+            {"name": "add_npc", "description": "x", "properties": {"name": {"type": "date", "description": "n"}}},
+            "type must be one of",
+        ),
+        (
+            {
+                "name": "add_npc",
+                "description": "x",
+                "properties": {
+                    "name": {"type": "string", "description": "n"},
+                    "home": {"type": "string", "description": "h", "relationship": {"edgeType": "lives_in"}},
+                },
+            },
+            "nodeType",
+        ),
+    ],
+)
+def test_malformed_seed_schemas_are_refused_with_file_and_reason(tmp_path: Path, content: dict, reason: str) -> None:
+    (tmp_path / "npc.schema.json").write_text(json.dumps(content))
+    with pytest.raises(SchemaFileError) as caught:
+        read_sources([tmp_path])
+    assert caught.value.path.name == "npc.schema.json" and reason in caught.value.reason
+
+
+async def test_three_schema_files_give_nine_tools(settings: Settings, graph: GraphBackend) -> None:
+    await load_into_graph(
+        graph, read_sources([RPG / "npc.schema.json", RPG / "location.schema.json", RPG / "currency.schema.json"])
+    )
+    async with open_client(settings, "in_process") as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+    typed = {n for n in names if n.split("_", 1)[0] in ("add", "update", "delete")}
+    assert typed == {f"{verb}_{t}" for verb in ("add", "update", "delete") for t in ("npc", "location", "currency")}
+
+
+async def test_generated_input_schemas_let_a_client_validate_first(rpg: Client) -> None:
+    tools = {t.name: t for t in (await rpg.list_tools()).tools}
+    add = tools["add_npc"].input_schema
+    npc = add["properties"]["npc"]
+    assert npc["required"] == ["name", "role", "status"] and add["required"] == ["npc", "source", "extraction_method"]
+    assert npc["properties"]["role"]["enum"] == ["Warrior", "Wizard", "Merchant", "Noble", "Peasant", "Thief"]
+    assert npc["properties"]["traits"] == {
+        "type": "array",
+        "items": {"type": "string"},
+        "description": "Character traits",
+    }
+    jsonschema.validate(GANDALF, add)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**GANDALF, "npc": {**GANDALF["npc"], "role": "Dragon"}}, add)
+    assert tools["update_npc"].input_schema["properties"]["npc"]["required"] == ["name"]
+    assert set(tools["delete_npc"].input_schema["properties"]["npc"]["properties"]) == {"name"}
+    assert tools["delete_npc"].annotations.destructive_hint is True
+    assert tools["add_player_character"].input_schema["properties"]["player_character"]["properties"]["level"] == {
+        "type": "integer",
+        "description": "Experience level",
+    }
+
+
+# 14.2 dynamic tools
+
+
+async def test_add_creates_a_gated_stamped_node(rpg: Client, graph: GraphBackend) -> None:
+    out = await ok(rpg, "add_npc", {**GANDALF, "npc": {**GANDALF["npc"], "traits": ["wise", "grumpy"]}})
+    assert out["status"] == "written" and out["label"] == "Npc" and out["confidence"] == pytest.approx(0.6)
+    [row] = await graph.read(Statement("MATCH (n:Npc {name: 'Gandalf'}) RETURN n"))
+    node = row["n"]
+    assert (node["role"], node["status"], node["traits"]) == ("Wizard", "Active", ["wise", "grumpy"])
+    assert node["source"] == "dm-notes" and node["extraction_method"] == "manual"
+
+
+async def test_relationship_property_on_add_update_and_delete(rpg: Client, graph: GraphBackend) -> None:
+    for place in ("Rivendell", "Mordor"):
+        await ok(rpg, "add_location", {"location": {"name": place}, **PROV})
+    out = await ok(rpg, "add_npc", {**GANDALF, "npc": {**GANDALF["npc"], "currentLocation": "Rivendell"}})
+    assert out["relationships"] == [{"type": "LOCATED_IN", "to_label": "Location", "to": "Rivendell", "stub": False}]
+    assert await located(graph, "Gandalf") == ["Rivendell"]
+
+    await ok(rpg, "update_npc", {"npc": {"name": "Gandalf", "currentLocation": "Mordor"}, **PROV})
+    assert await located(graph, "Gandalf") == ["Mordor"]  # the old one is replaced, not added to
+    [row] = await graph.read(Statement("MATCH (n:Npc {name: 'Gandalf'}) RETURN n"))
+    assert row["n"]["role"] == "Wizard"  # a partial update leaves the other fields alone
+    [rel] = await graph.read(Statement("MATCH (:Npc)-[r:LOCATED_IN]->() RETURN r"))
+    assert rel["r"]["weight"] == 1.0 and rel["r"]["source"] == "dm-notes"
+
+    assert (await ok(rpg, "delete_npc", {"npc": {"name": "Gandalf"}}))["status"] == "deleted"
+    assert await graph.read(Statement("MATCH (n:Npc) RETURN n")) == []
+    assert await graph.read(Statement("MATCH ()-[r:LOCATED_IN]->() RETURN r")) == []
+    assert len(await graph.read(Statement("MATCH (n:Location) RETURN n"))) == 2
+    assert (await rejected(rpg, "delete_npc", {"npc": {"name": "Gandalf"}}))["error_code"] == "ENTITY_NOT_FOUND"
+
+
+async def test_enum_and_type_violations_are_schema_type_mismatch(rpg: Client, graph: GraphBackend) -> None:
+    out = await rejected(rpg, "add_npc", {**GANDALF, "npc": {**GANDALF["npc"], "role": "Dragon"}})
+    assert out["error_code"] == "SCHEMA_TYPE_MISMATCH" and "Wizard" in out["details"]["allowed"]
+    out = await rejected(
+        rpg, "add_player_character", {"player_character": {"name": "Pip", "class": "Rogue", "level": "three"}, **PROV}
+    )
+    assert out["error_code"] == "SCHEMA_TYPE_MISMATCH" and out["details"]["expected"] == "integer"
+    # The same definitions hold on every write path, write_node included.
+    out = await rejected(
+        rpg,
+        "write_node",
+        {"label": "Npc", "merge_keys": {"name": "X"}, "properties": {"role": "Dragon", "status": "Active"}, **PROV},
+    )
+    assert out["error_code"] == "SCHEMA_TYPE_MISMATCH"
+    assert await graph.read(Statement("MATCH (n:Npc) RETURN n")) == []
+
+
+async def test_add_requires_the_required_fields_and_update_only_the_name(rpg: Client) -> None:
+    out = await rejected(rpg, "add_npc", {"npc": {"name": "Nobody"}, **PROV})
+    assert out["error_code"] == "SCHEMA_MISSING_REQUIRED_PROPERTY" and out["details"]["missing"] == ["role", "status"]
+    out = await rejected(rpg, "update_npc", {"npc": {"name": "Nobody", "status": "Missing"}, **PROV})
+    assert out["error_code"] == "ENTITY_NOT_FOUND"
+    out = await rejected(rpg, "update_npc", {"npc": {"status": "Missing"}, **PROV})
+    assert out["error_code"] == "SCHEMA_MISSING_REQUIRED_PROPERTY"
+    out = await rejected(rpg, "add_npc", {**GANDALF, "npc": {**GANDALF["npc"], "wand": "elder"}})
+    assert out["error_code"] == "INVALID_INPUT"
+
+
+async def test_a_failed_part_leaves_nothing_behind(rpg: Client, graph: GraphBackend) -> None:
+    out = await rejected(rpg, "add_npc", {**GANDALF, "npc": {**GANDALF["npc"], "currentLocation": "Nowhere"}})
+    assert out["error_code"] == "ENDPOINT_NOT_FOUND" and out["details"]["missing"] == ["Location name='Nowhere'"]
+    assert await graph.read(Statement("MATCH (n:Npc) RETURN n")) == []  # the node was not written either
+    await ok(rpg, "add_npc", GANDALF)
+    out = await rejected(
+        rpg, "update_npc", {"npc": {"name": "Gandalf", "status": "Deceased", "currentLocation": "Nowhere"}, **PROV}
+    )
+    assert out["error_code"] == "ENDPOINT_NOT_FOUND"
+    [row] = await graph.read(Statement("MATCH (n:Npc {name: 'Gandalf'}) RETURN n.status AS status"))
+    assert row["status"] == "Active"
+
+
+async def test_merge_endpoints_creates_the_target_as_a_stub(rpg: Client, graph: GraphBackend) -> None:
+    out = await ok(
+        rpg,
+        "add_npc",
+        {**GANDALF, "npc": {**GANDALF["npc"], "currentLocation": "Shire"}, "endpoint_policy": "merge_endpoints"},
+    )
+    assert out["relationships"][0]["stub"] is True
+    [row] = await graph.read(Statement("MATCH (l:Location {name: 'Shire'}) RETURN l._stub AS stub"))
+    assert row["stub"] is True
+
+
+# 14.3 neighbour-inclusive reads on typed nodes
+
+
+async def test_search_and_open_include_neighbours(rpg: Client) -> None:
+    await ok(rpg, "add_location", {"location": {"name": "Rivendell", "atmosphere": "Peaceful"}, **PROV})
+    await ok(rpg, "add_location", {"location": {"name": "Bree"}, **PROV})
+    await ok(rpg, "add_npc", {**GANDALF, "npc": {**GANDALF["npc"], "currentLocation": "Rivendell"}})
+    found = await ok(rpg, "search_nodes", {"query": "wizard"})
+    assert [e["name"] for e in found["entities"]] == ["Gandalf", "Rivendell"]
+    assert [(r["from"], r["relationType"], r["to"]) for r in found["relations"]] == [
+        ("Gandalf", "LOCATED_IN", "Rivendell")
+    ]
+    opened = await ok(rpg, "open_nodes", {"names": ["Rivendell"]})
+    assert [e["name"] for e in opened["entities"]] == ["Rivendell", "Gandalf"]
+
+
+# 14.5 weights
+
+
+REL = {
+    "type": "KNOWS",
+    "from_label": "Person",
+    "from_keys": {"name": "A"},
+    "to_label": "Person",
+    "to_keys": {"name": "B"},
+    "endpoint_policy": "merge_endpoints",
+    **PROV,
+}
+
+
+async def test_weights_default_average_and_range(rpg: Client, graph: GraphBackend) -> None:
+    assert (await ok(rpg, "write_relationship", REL))["weight"] == 1.0
+    assert (await ok(rpg, "write_relationship", {**REL, "weight": 0.6}))["weight"] == pytest.approx(0.8)
+    assert (await ok(rpg, "write_relationship", {**REL, "weight": 0.6}))["weight"] == pytest.approx(0.7)
+    assert (await ok(rpg, "write_relationship", REL))["weight"] == pytest.approx(0.7)  # no weight: unchanged
+    [row] = await graph.read(Statement("MATCH ()-[r:KNOWS]->() RETURN r.weight AS w"))
+    assert row["w"] == pytest.approx(0.7)
+    for bad in (1.5, -0.1):
+        assert (await rejected(rpg, "write_relationship", {**REL, "weight": bad}))["error_code"] == "INVALID_INPUT"
+    out = await rejected(rpg, "write_relationship", {**REL, "properties": {"weight": 0.1}})
+    assert out["error_code"] == "SCHEMA_PROTECTED_FIELD"
+    [row] = await graph.read(Statement("MATCH ()-[r:KNOWS]->() RETURN r.weight AS w"))
+    assert row["w"] == pytest.approx(0.7)
+
+
+# refresh regenerates
+
+
+async def test_refresh_adds_and_removes_tools_and_says_so(settings: Settings, graph: GraphBackend, tmp_path) -> None:
+    await load_into_graph(graph, read_sources([MATRIX_SCHEMAS]))
+    changes: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changes.append(message.method)
+
+    server = build_server(settings, auto_migrate=False)
+    async with Client(server, mode="legacy", message_handler=on_message) as client:
+
+        async def typed() -> set[str]:
+            return {t.name for t in (await client.list_tools()).tools if t.name.endswith("_npc")}
+
+        assert await typed() == set()
+        await load_into_graph(graph, read_sources([RPG / "npc.schema.json", RPG / "location.schema.json"]))
+        await ok(client, "refresh_schema_cache", {})
+        assert await typed() == {"add_npc", "update_npc", "delete_npc"}
+        await ok(client, "add_npc", GANDALF)
+
+        retired = tmp_path / "npc.json"
+        entry = {"name": "Npc", "allowed": False, "merge_keys": ["name"]}
+        retired.write_text(json.dumps(entry))
+        await load_into_graph(graph, read_sources([retired]))
+        await ok(client, "refresh_schema_cache", {})
+        assert await typed() == set()
+        assert (await client.call_tool("add_npc", GANDALF)).structured_content["error_code"] == "INVALID_INPUT"
+        await ok(client, "refresh_schema_cache", {})  # nothing changed: no notification
+    assert changes == ["notifications/tools/list_changed"] * 2

@@ -1,0 +1,2 @@
+MATCH (n:`Person` {`name`: $key_0})
+RETURN count(n) AS count
