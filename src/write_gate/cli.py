@@ -28,13 +28,12 @@ async def _serve_stdio(settings: Settings, profile: str, auto_migrate: bool) -> 
         await server.run(read_stream, write_stream, initialization_options(server))
 
 
-def _serve_http(settings: Settings, profile: str, auto_migrate: bool) -> None:
+def _serve_http(settings: Settings, profile: str, auto_migrate: bool, require_auth: bool) -> None:
     import uvicorn
 
-    from write_gate.server import build_server
+    from write_gate.server import http_app
 
-    server = build_server(settings, profile=profile, auto_migrate=auto_migrate)
-    app = server.streamable_http_app(host=settings.host)
+    app = http_app(settings, profile=profile, auto_migrate=auto_migrate, require_auth=require_auth)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
 
 
@@ -48,7 +47,11 @@ async def _with_backend(settings: Settings, work: Callable[..., Awaitable[int]])
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     if args.transport == "http":
-        _serve_http(settings, args.profile, not args.no_migrate)
+        try:
+            _serve_http(settings, args.profile, not args.no_migrate, not args.no_auth)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     else:
         anyio.run(_serve_stdio, settings, args.profile, not args.no_migrate)
     return 0
@@ -82,6 +85,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     from rich.console import Console
     from rich.progress import Progress
 
+    from write_gate.agents import Agent
     from write_gate.interchange import parse_memory_file
     from write_gate.memory import MemoryService, WriterContext
     from write_gate.runtime import open_gate
@@ -107,6 +111,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
                     MemoryService(gate),
                     items,
                     writer,
+                    Agent(settings.agent or f"import:{args.file.name}"),
                     batch_size=args.batch_size,
                     dry_run=args.dry_run,
                     advance=lambda n: progress.advance(task, n),
@@ -162,6 +167,30 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_agents_add(args: argparse.Namespace, settings: Settings) -> int:
+    from write_gate.agents import PRESETS, AgentsFile, Grant
+
+    path = args.file or settings.agents_file
+    if path is None:
+        print("error: give --file or set WRITE_GATE_AGENTS_FILE", file=sys.stderr)
+        return 2
+    preset = PRESETS[args.grant]
+    grant = Grant(
+        tools=tuple(args.tools) if args.tools else preset.tools,
+        labels=tuple(args.labels) if args.labels else preset.labels,
+        relationship_types=tuple(args.types) if args.types else preset.relationship_types,
+    )
+    agents = AgentsFile.load(path)
+    token = agents.add(args.name, grant)
+    agents.save()
+    print(token)  # shown once: only its hash is stored
+    print(
+        f"agent {args.name!r} saved in {path} with {grant.model_dump()}; keep the token above, it is not stored",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="write-gate", description="A schema-and-provenance gate for a shared graph.")
     top.add_argument("--version", action="version", version=f"write-gate {__version__}")
@@ -176,6 +205,7 @@ def parser() -> argparse.ArgumentParser:
         default="gate",
         help="gate: the typed write tools and the read tools; memory: the official memory server's nine tools",
     )
+    serve.add_argument("--no-auth", action="store_true", help="HTTP without bearer tokens (development only)")
     serve.add_argument("--no-migrate", action="store_true", help="do not apply pending migrations at start-up")
     serve.set_defaults(func=cmd_serve)
 
@@ -201,6 +231,22 @@ def parser() -> argparse.ArgumentParser:
     imp.add_argument("--quiet", action="store_true", help="no progress bar")
     imp.add_argument("--no-migrate", action="store_true")
     imp.set_defaults(func=cmd_import)
+
+    agents = sub.add_parser("agents", help="manage the agents file (tokens and grants)")
+    agents_sub = agents.add_subparsers(dest="agents_command", required=True)
+    add = agents_sub.add_parser("add", help="add an agent (or give it a new token); prints the token once")
+    add.add_argument("name")
+    add.add_argument(
+        "--grant",
+        choices=["full", "writer", "reader"],
+        default="writer",
+        help="full: every tool; writer: read and write tools; reader: read tools only",
+    )
+    add.add_argument("--tools", nargs="+", help="tool names or groups (read, write, admin, *) instead")
+    add.add_argument("--labels", nargs="+", help='labels it may write (default: "*", any)')
+    add.add_argument("--types", nargs="+", help='relationship types it may write (default: "*")')
+    add.add_argument("--file", type=Path, help="default: WRITE_GATE_AGENTS_FILE")
+    add.set_defaults(func=cmd_agents_add)
 
     exp = sub.add_parser("export", help="write the graph as jsonl (re-importable), json, graphml, dot or mermaid")
     exp.add_argument("--format", choices=["jsonl", "json", "graphml", "dot", "mermaid"], default="jsonl")

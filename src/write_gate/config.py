@@ -65,6 +65,11 @@ class Settings(BaseSettings):
     memory_extraction_method: str = "llm"
     memory_reliability: float = Field(default=0.5, ge=0.0, le=1.0)
 
+    # Agents: tokens (as hashes) and grants. Required for HTTP; over stdio WRITE_GATE_AGENT names the agent
+    # (default: the client's name from the handshake), and its grant applies if the file lists it.
+    agents_file: Path | None = None
+    agent: str | None = None
+
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
 

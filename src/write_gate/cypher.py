@@ -12,7 +12,7 @@ from typing import Any
 from write_gate.identifiers import quote
 
 # Stamped on every write; the order is the order the SET clause lists them in.
-PROVENANCE_FIELDS = ("confidence", "source", "extraction_method", "write_gate_version", "last_updated")
+PROVENANCE_FIELDS = ("confidence", "source", "extraction_method", "write_gate_version", "last_updated", "written_by")
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,7 @@ class Provenance:
     extraction_method: str
     write_gate_version: str
     last_updated: str
+    written_by: str  # the authenticated agent; never something the agent says in its arguments
 
     def params(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in PROVENANCE_FIELDS}

@@ -154,6 +154,7 @@ class Stamp:
 
     version: str
     now: str  # ISO-8601 UTC, millisecond precision
+    written_by: str
 
 
 @dataclass(frozen=True)
@@ -174,7 +175,7 @@ def plan_node_write(
     check_merge_keys(entry, merge_keys, "merge_keys")
     check_types(entry, {**properties, **merge_keys}, {**prop_kinds, **key_kinds})
     confidence = compute_confidence(provider, req.reliability, req.extraction_method)
-    provenance = Provenance(confidence, req.source, req.extraction_method, stamp.version, stamp.now)
+    provenance = Provenance(confidence, req.source, req.extraction_method, stamp.version, stamp.now, stamp.written_by)
     statement = cypher.write_node(entry.label, merge_keys, properties, provenance, resolved.remapped_from)
     result = NodeWritten(
         label=entry.label,
@@ -239,7 +240,7 @@ def plan_relationship_write(
     check_required(entry, properties)
     check_types(entry, properties, prop_kinds)
     confidence = compute_confidence(provider, req.reliability, req.extraction_method)
-    provenance = Provenance(confidence, req.source, req.extraction_method, stamp.version, stamp.now)
+    provenance = Provenance(confidence, req.source, req.extraction_method, stamp.version, stamp.now, stamp.written_by)
     merge_endpoints = req.endpoint_policy == "merge_endpoints"
     statement = cypher.write_relationship(
         entry.label, start, end, properties, provenance, resolved.remapped_from, merge_endpoints, req.weight

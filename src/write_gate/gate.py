@@ -4,6 +4,7 @@ import logging
 from datetime import UTC, datetime
 
 from write_gate import cypher
+from write_gate.agents import Agent
 from write_gate.backends import BackendError, BackendUnavailable, GraphBackend
 from write_gate.decisions import Policy, Stamp, plan_node_write, plan_relationship_write
 from write_gate.formula import FormulaProvider
@@ -61,15 +62,20 @@ class Gate:
             loaded=nodes + rels, node_labels=nodes, relationship_types=rels, write_gate_version=self.version
         )
 
-    async def write_node(self, request: WriteNodeRequest) -> NodeWritten:
-        plan = plan_node_write(request, self.registry, self.policy, self.provider, Stamp(self.version, utc_now()))
+    def stamp(self, agent: Agent) -> Stamp:
+        return Stamp(self.version, utc_now(), agent.id)
+
+    async def write_node(self, request: WriteNodeRequest, agent: Agent) -> NodeWritten:
+        plan = plan_node_write(request, self.registry, self.policy, self.provider, self.stamp(agent))
+        agent.grant.check_labels([plan.result.label])
         await run_write(self.backend, plan.statement)
         return plan.result
 
-    async def write_relationship(self, request: WriteRelationshipRequest) -> RelationshipWritten:
-        plan = plan_relationship_write(
-            request, self.registry, self.policy, self.provider, Stamp(self.version, utc_now())
-        )
+    async def write_relationship(self, request: WriteRelationshipRequest, agent: Agent) -> RelationshipWritten:
+        plan = plan_relationship_write(request, self.registry, self.policy, self.provider, self.stamp(agent))
+        agent.grant.check_types([plan.result.type])
+        if plan.merge_endpoints:  # it may create its endpoints
+            agent.grant.check_labels([plan.start.label, plan.end.label])
         rows = await run_write(self.backend, plan.statement)
         if not rows:
             await self._explain_missing_endpoint(plan.start, plan.end)

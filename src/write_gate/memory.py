@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from write_gate import cypher
+from write_gate.agents import Agent
 from write_gate.cypher import Endpoint, Provenance
 from write_gate.decisions import Stamp, check_types, plan_node_write, plan_relationship_write, resolve_relationship_type
 from write_gate.formula import compute_confidence
@@ -160,7 +161,7 @@ class MemoryService:
 
     def _provenance(self, ctx: WriterContext, stamp: Stamp) -> Provenance:
         confidence = compute_confidence(self.gate.provider, ctx.reliability, ctx.extraction_method)
-        return Provenance(confidence, ctx.source, ctx.extraction_method, stamp.version, stamp.now)
+        return Provenance(confidence, ctx.source, ctx.extraction_method, stamp.version, stamp.now, stamp.written_by)
 
     async def _found(self, names: Iterable[str]) -> dict[str, list[tuple[int, list[str]]]]:
         return await self.gate.reader.find_by_names(names)
@@ -168,11 +169,11 @@ class MemoryService:
     # -- create_entities ------------------------------------------------------------------------
 
     async def create_entities(
-        self, entities: list[EntityIn], ctx: WriterContext, *, atomic: bool = True, write: bool = True
+        self, entities: list[EntityIn], ctx: WriterContext, agent: Agent, *, atomic: bool = True, write: bool = True
     ) -> tuple[list[ItemOutcome], EntitiesCreated]:
         """`atomic`: one rejected entity rejects the call (the tool); otherwise each item has its outcome
         (import). `write=False` decides everything and writes nothing (a dry run)."""
-        gate, stamp = self.gate, Stamp(self.gate.version, utc_now())
+        gate, stamp = self.gate, self.gate.stamp(agent)
         plans: dict[int, Any] = {}
         outcomes: dict[int, ItemOutcome] = {}
         for i, entity in enumerate(entities):
@@ -186,7 +187,9 @@ class MemoryService:
             )
             try:
                 plans[i] = plan_node_write(request, gate.registry, gate.policy, gate.provider, stamp)
+                agent.grant.check_labels([plans[i].result.label])
             except GateRejection as exc:
+                plans.pop(i, None)
                 outcomes[i] = ItemOutcome(
                     index=i, status="rejected", error_code=exc.rejected.error_code, message=exc.rejected.message
                 )
@@ -218,13 +221,14 @@ class MemoryService:
         self,
         relations: list[RelationIn],
         ctx: WriterContext,
+        agent: Agent,
         *,
         atomic: bool = True,
         write: bool = True,
         known: dict[str, str] | None = None,
     ) -> tuple[list[ItemOutcome], RelationsCreated]:
         """As create_entities; `known` adds names (with their labels) a dry run would have created."""
-        gate, stamp = self.gate, Stamp(self.gate.version, utc_now())
+        gate, stamp = self.gate, self.gate.stamp(agent)
         found = await self._found(n for r in relations for n in (r.from_, r.to))
         for name, label in (known or {}).items():
             found.setdefault(name, [(-1, [label])])
@@ -252,7 +256,9 @@ class MemoryService:
             )
             try:
                 plans[i] = plan_relationship_write(request, gate.registry, gate.policy, gate.provider, stamp)
+                agent.grant.check_types([plans[i].result.type])
             except GateRejection as exc:
+                plans.pop(i, None)
                 outcomes[i] = ItemOutcome(
                     index=i, status="rejected", error_code=exc.rejected.error_code, message=exc.rejected.message
                 )
@@ -287,8 +293,8 @@ class MemoryService:
 
     # -- observations ---------------------------------------------------------------------------
 
-    async def add_observations(self, items: list[ObservationIn], ctx: WriterContext) -> ObservationsAdded:
-        gate, stamp = self.gate, Stamp(self.gate.version, utc_now())
+    async def add_observations(self, items: list[ObservationIn], ctx: WriterContext, agent: Agent) -> ObservationsAdded:
+        gate, stamp = self.gate, self.gate.stamp(agent)
         found = await self._found(item.entityName for item in items)
         for item in items:
             if item.entityName not in found:
@@ -299,6 +305,7 @@ class MemoryService:
                     entityName=item.entityName,
                 )
             kind = value_kind("observations", item.contents)
+            agent.grant.check_labels(labels[0] for _id, labels in found[item.entityName])
             for _node_id, labels in found[item.entityName]:
                 entry = gate.registry.get_entry(labels[0])
                 if entry is not None:
@@ -316,9 +323,10 @@ class MemoryService:
             results.append(ObservationsAdded.Added(entityName=item.entityName, addedObservations=added))
         return ObservationsAdded(results=results)
 
-    async def delete_observations(self, items: list[DeletionIn]) -> Done:
+    async def delete_observations(self, items: list[DeletionIn], agent: Agent) -> Done:
         """A missing entity is a silent no-op, as in the official server."""
         found = await self._found(item.entityName for item in items)
+        agent.grant.check_labels(labels[0] for hits in found.values() for _id, labels in hits)
         now = utc_now()
         for item in items:
             for label in dict.fromkeys(labels[0] for _id, labels in found.get(item.entityName, [])):
@@ -329,14 +337,15 @@ class MemoryService:
 
     # -- deletes --------------------------------------------------------------------------------
 
-    async def delete_entities(self, names: list[str]) -> Done:
+    async def delete_entities(self, names: list[str], agent: Agent) -> Done:
         found = await self._found(names)
+        agent.grant.check_labels(labels[0] for hits in found.values() for _id, labels in hits)
         ids = [node_id for hits in found.values() for node_id, _ in hits]
         if ids:
             await run_write(self.gate.backend, cypher.delete_nodes(ids, list(found)))
         return Done(message="Entities deleted successfully")
 
-    async def delete_relations(self, relations: list[RelationIn]) -> Done:
+    async def delete_relations(self, relations: list[RelationIn], agent: Agent) -> Done:
         """Exact (from, to, type) matches; a relation that is not there is a no-op."""
         found = await self._found(n for r in relations for n in (r.from_, r.to))
         for relation in relations:
@@ -344,6 +353,7 @@ class MemoryService:
                 type_ = resolve_relationship_type(as_identifier(relation.relationType), self.gate.registry).entry.label
             except GateRejection:
                 continue  # an unregistered type cannot be in the graph
+            agent.grant.check_types([type_])
             for _a, from_labels in found.get(relation.from_, []):
                 for _b, to_labels in found.get(relation.to, []):
                     start = Endpoint(from_labels[0], {"name": relation.from_})

@@ -8,10 +8,20 @@ from typing import Any
 
 import mcp_types as types
 from mcp.server import Server
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.lowlevel.server import NotificationOptions
 from pydantic import BaseModel, ValidationError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
 
 from write_gate import __version__
+from write_gate.agents import FULL, Agent, AgentsFile, AgentsTokenVerifier, Grant, tool_group
+from write_gate.audit import Decision
+from write_gate.backends import BackendUnavailable
 from write_gate.config import Settings
 from write_gate.memory import MemoryService, WriterContext
 from write_gate.model import ErrorCode, GateRejection, Rejected
@@ -74,8 +84,36 @@ def _client_name(ctx: Any) -> str | None:
     return getattr(info, "name", None) or None
 
 
+def _access_token(ctx: Any) -> AccessToken | None:
+    """The verified bearer token of an HTTP request (None over stdio)."""
+    request = getattr(ctx, "request", None)
+    user = request.scope.get("user") if request is not None and hasattr(request, "scope") else None
+    token = getattr(user, "access_token", None)
+    return token if isinstance(token, AccessToken) else get_access_token()
+
+
+class Identities:
+    """Who the caller is: the verified token's agent over HTTP; WRITE_GATE_AGENT or the client's name
+    from the handshake over stdio. The agents file gives the grant; an agent it does not list is trusted
+    fully over stdio (the operator started the process) and sees nothing over HTTP."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.agents = AgentsFile.load(settings.agents_file) if settings.agents_file else None
+
+    def agent(self, ctx: Any) -> Agent:
+        token = _access_token(ctx)
+        if token is not None:
+            known = self.agents.by_id(token.client_id) if self.agents else None
+            return known or Agent(token.client_id, Grant(tools=(), labels=(), relationship_types=()))
+        name = self.settings.agent or _client_name(ctx) or "unknown-client"
+        known = self.agents.by_id(name) if self.agents else None
+        return known or Agent(name, FULL)
+
+
 def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: bool = True) -> Server[Runtime]:
     static = {spec.name: spec for spec in PROFILES[profile]}
+    identities = Identities(settings)
     generated = profile == "gate"  # typed tools are the gate profile's friendlier front door
     tables: dict[int, tuple[Any, dict[str, ToolSpec], types.ListToolsResult]] = {}
 
@@ -98,33 +136,42 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
     @asynccontextmanager
     async def lifespan(_server: Server[Runtime]) -> AsyncIterator[Runtime]:
         async with open_gate(settings, auto_migrate=auto_migrate) as gate:
-            yield Runtime(gate=gate, memory=MemoryService(gate))
+            runtime = Runtime(gate=gate, memory=MemoryService(gate))
+            server.runtime = runtime  # type: ignore[attr-defined]  # for /health
+            try:
+                yield runtime
+            finally:
+                server.runtime = None  # type: ignore[attr-defined]
 
     async def list_tools(ctx: Any, _params: Any) -> types.ListToolsResult:
-        return table(ctx.lifespan_context)[1]
+        grant = identities.agent(ctx).grant
+        listed = table(ctx.lifespan_context)[1]
+        return types.ListToolsResult(tools=[tool for tool in listed.tools if grant.allows_tool(tool.name)])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         runtime: Runtime = ctx.lifespan_context
+        agent = identities.agent(ctx)
         specs, _ = table(runtime)
         spec = specs.get(params.name)
-        if spec is None:
-            rejected = Rejected(
-                error_code=ErrorCode.INVALID_INPUT,
-                message=f"no tool named {params.name!r}",
-                details={"tools": sorted(specs)},
+        decision = Decision(agent.id, params.name)
+        if spec is None or not agent.grant.allows_tool(params.name):
+            code = ErrorCode.INVALID_INPUT if spec is None else ErrorCode.PERMISSION_DENIED
+            message = f"no tool named {params.name!r}" if spec is None else f"this agent may not use {params.name}"
+            result = _result(Rejected(error_code=code, message=message), is_error=True)
+        else:
+            writer = WriterContext(
+                source=settings.memory_source or _client_name(ctx) or agent.id,
+                extraction_method=settings.memory_extraction_method,
+                reliability=settings.memory_reliability,
             )
-            return _result(rejected, is_error=True)
-        writer = WriterContext(
-            source=settings.memory_source or _client_name(ctx) or "unknown-client",
-            extraction_method=settings.memory_extraction_method,
-            reliability=settings.memory_reliability,
-        )
-        result = await call(spec, runtime, params.arguments, Call(writer=writer))
-        if params.name == "refresh_schema_cache" and not result.is_error and set(table(runtime)[0]) != set(specs):
-            await _tools_changed(ctx)
+            result = await call(spec, runtime, params.arguments, Call(agent=agent, writer=writer))
+            if params.name == "refresh_schema_cache" and not result.is_error and set(table(runtime)[0]) != set(specs):
+                await _tools_changed(ctx)
+        if tool_group(params.name) != "read":
+            decision.done(result.structured_content, bool(result.is_error))
         return result
 
-    return Server(
+    server = Server(
         "write-gate",
         version=__version__,
         instructions=INSTRUCTIONS,
@@ -132,6 +179,8 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+    server.runtime = None  # type: ignore[attr-defined]
+    return server
 
 
 async def _tools_changed(ctx: Any) -> None:
@@ -144,3 +193,52 @@ async def _tools_changed(ctx: Any) -> None:
 
 def initialization_options(server: Server[Runtime]) -> Any:
     return server.create_initialization_options(NotificationOptions(tools_changed=True))
+
+
+# --- streamable HTTP: bearer tokens, /health ------------------------------------------------------
+
+
+def http_app(
+    settings: Settings, *, profile: str = "gate", auto_migrate: bool = True, require_auth: bool = True
+) -> Starlette:
+    """The gate over streamable HTTP at /mcp. With an agents file every request needs a bearer token
+    (401 without a known one); `GET /health` answers without one."""
+    server = build_server(settings, profile=profile, auto_migrate=auto_migrate)
+    auth: dict[str, Any] = {}
+    if settings.agents_file is not None:
+        issuer = f"http://{settings.host}:{settings.port}"
+        auth = {
+            "auth": AuthSettings(issuer_url=issuer, resource_server_url=None, required_scopes=[]),
+            "token_verifier": AgentsTokenVerifier(AgentsFile.load(settings.agents_file)),
+        }
+    elif require_auth:
+        raise ValueError(
+            "HTTP needs WRITE_GATE_AGENTS_FILE (agents and their tokens); "
+            "`write-gate agents add NAME` creates one, --no-auth serves without (development only)"
+        )
+
+    async def health(_request: Request) -> JSONResponse:
+        runtime = server.runtime  # type: ignore[attr-defined]
+        if runtime is None:
+            return JSONResponse({"status": "starting", "version": __version__}, status_code=503)
+        try:
+            await runtime.gate.backend.ping()
+            engine = "reachable"
+        except BackendUnavailable:
+            engine = "unreachable"
+        registry = runtime.gate.registry
+        body = {
+            "status": "ok" if engine == "reachable" else "degraded",
+            "engine": engine,
+            "backend": settings.backend.value,
+            "registry": {
+                "node_labels": len(registry.all_canonical_labels()),
+                "relationship_types": len(registry.all_relationship_types()),
+            },
+            "version": __version__,
+        }
+        return JSONResponse(body, status_code=200 if engine == "reachable" else 503)
+
+    return server.streamable_http_app(
+        host=settings.host, custom_starlette_routes=[Route("/health", health, methods=["GET"])], **auth
+    )

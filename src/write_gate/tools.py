@@ -11,6 +11,7 @@ from typing import Any
 import mcp_types as types
 from pydantic import BaseModel, ConfigDict
 
+from write_gate.agents import Agent
 from write_gate.gate import Gate
 from write_gate.memory import (
     AddObservationsRequest,
@@ -61,8 +62,9 @@ class Runtime:
 
 @dataclass(frozen=True)
 class Call:
-    """Per call: who is writing, for the memory profile's provenance."""
+    """Per call: the agent (identity and grant), and the memory profile's provenance defaults."""
 
+    agent: Agent
     writer: WriterContext
 
 
@@ -118,7 +120,7 @@ WRITE_NODE = ToolSpec(
     output_model=NodeWritten,
     # MERGE never deletes; it may overwrite the values of the properties it is given.
     annotations=_annotations("Write a node", read_only=False),
-    handler=lambda rt, req, _call: rt.gate.write_node(req),
+    handler=lambda rt, req, call: rt.gate.write_node(req, call.agent),
 )
 
 WRITE_RELATIONSHIP = ToolSpec(
@@ -131,7 +133,7 @@ WRITE_RELATIONSHIP = ToolSpec(
     input_model=WriteRelationshipRequest,
     output_model=RelationshipWritten,
     annotations=_annotations("Write a relationship", read_only=False),
-    handler=lambda rt, req, _call: rt.gate.write_relationship(req),
+    handler=lambda rt, req, call: rt.gate.write_relationship(req, call.agent),
 )
 
 REFRESH_SCHEMA_CACHE = ToolSpec(
@@ -214,7 +216,7 @@ CREATE_ENTITIES = ToolSpec(
     input_model=CreateEntitiesRequest,
     output_model=EntitiesCreated,
     annotations=_annotations("Create entities", read_only=False),
-    handler=lambda rt, req, call: _second(rt.memory.create_entities(req.entities, call.writer)),
+    handler=lambda rt, req, call: _second(rt.memory.create_entities(req.entities, call.writer, call.agent)),
     text=_json_text("created"),
 )
 
@@ -225,7 +227,7 @@ CREATE_RELATIONS = ToolSpec(
     input_model=CreateRelationsRequest,
     output_model=RelationsCreated,
     annotations=_annotations("Create relations", read_only=False),
-    handler=lambda rt, req, call: _second(rt.memory.create_relations(req.relations, call.writer)),
+    handler=lambda rt, req, call: _second(rt.memory.create_relations(req.relations, call.writer, call.agent)),
     text=_json_text("created"),
 )
 
@@ -235,7 +237,7 @@ ADD_OBSERVATIONS = ToolSpec(
     input_model=AddObservationsRequest,
     output_model=ObservationsAdded,
     annotations=_annotations("Add observations", read_only=False),
-    handler=lambda rt, req, call: rt.memory.add_observations(req.observations, call.writer),
+    handler=lambda rt, req, call: rt.memory.add_observations(req.observations, call.writer, call.agent),
     text=_json_text("results"),
 )
 
@@ -245,7 +247,7 @@ DELETE_ENTITIES = ToolSpec(
     input_model=DeleteEntitiesRequest,
     output_model=Done,
     annotations=_annotations("Delete entities", read_only=False, destructive=True),
-    handler=lambda rt, req, _call: rt.memory.delete_entities(req.entityNames),
+    handler=lambda rt, req, call: rt.memory.delete_entities(req.entityNames, call.agent),
     text=_message,
 )
 
@@ -255,7 +257,7 @@ DELETE_OBSERVATIONS = ToolSpec(
     input_model=DeleteObservationsRequest,
     output_model=Done,
     annotations=_annotations("Delete observations", read_only=False, destructive=True),
-    handler=lambda rt, req, _call: rt.memory.delete_observations(req.deletions),
+    handler=lambda rt, req, call: rt.memory.delete_observations(req.deletions, call.agent),
     text=_message,
 )
 
@@ -265,7 +267,7 @@ DELETE_RELATIONS = ToolSpec(
     input_model=DeleteRelationsRequest,
     output_model=Done,
     annotations=_annotations("Delete relations", read_only=False, destructive=True),
-    handler=lambda rt, req, _call: rt.memory.delete_relations(req.relations),
+    handler=lambda rt, req, call: rt.memory.delete_relations(req.relations, call.agent),
     text=_message,
 )
 
@@ -333,4 +335,4 @@ def typed_specs(registry: SchemaRegistry, methods: list[str]) -> tuple[ToolSpec,
 
 
 def _typed_handler(entry: SchemaEntry, mode: str) -> Handler:
-    return lambda rt, req, _call: run_typed(entry, mode, req, rt.gate)  # type: ignore[arg-type]
+    return lambda rt, req, call: run_typed(entry, mode, req, rt.gate, call.agent)  # type: ignore[arg-type]

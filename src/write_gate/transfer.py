@@ -5,6 +5,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from write_gate.agents import Agent
 from write_gate.gate import Gate
 from write_gate.interchange import BadLine, Line
 from write_gate.memory import ItemOutcome, MemoryService, WriterContext
@@ -48,6 +49,7 @@ async def import_lines(
     memory: MemoryService,
     items: Iterable[Line | BadLine],
     writer: WriterContext,
+    agent: Agent,
     *,
     batch_size: int = 500,
     dry_run: bool = False,
@@ -71,7 +73,7 @@ async def import_lines(
         for start in range(0, len(entities), batch_size):
             batch = entities[start : start + batch_size]
             outcomes, _ = await memory.create_entities(
-                [line.item for line in batch], writer, atomic=False, write=not dry_run
+                [line.item for line in batch], writer, agent, atomic=False, write=not dry_run
             )
             _record(report, "entity", batch, outcomes)
             would_create.update({batch[o.index].item.name: o.label for o in outcomes if o.status == "created"})
@@ -81,6 +83,7 @@ async def import_lines(
             outcomes, _ = await memory.create_relations(
                 [line.item for line in batch],
                 writer,
+                agent,
                 atomic=False,
                 write=not dry_run,
                 known=would_create if dry_run else None,

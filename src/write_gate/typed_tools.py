@@ -14,10 +14,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from write_gate import cypher
+from write_gate.agents import Agent
 from write_gate.cypher import Endpoint, Link, Provenance, Statement
 from write_gate.decisions import Stamp, check_required, check_types, resolve_relationship_type
 from write_gate.formula import compute_confidence
-from write_gate.gate import Gate, run_write, utc_now
+from write_gate.gate import Gate, run_write
 from write_gate.identifiers import is_identifier
 from write_gate.model import EndpointPolicy, ErrorCode, GateRejection
 from write_gate.registry import PropertyType, SchemaEntry, SchemaRegistry
@@ -173,7 +174,9 @@ def plan_typed_write(
             continue
         links.append(_link(entry, key, spec, value, registry))
     confidence = compute_confidence(gate.provider, request.reliability, request.extraction_method)
-    provenance = Provenance(confidence, request.source, request.extraction_method, stamp.version, stamp.now)
+    provenance = Provenance(
+        confidence, request.source, request.extraction_method, stamp.version, stamp.now, stamp.written_by
+    )
     merge_endpoints = request.endpoint_policy == "merge_endpoints"
     statement = cypher.typed_write(
         entry.label, merge_keys, properties, provenance, links, create=mode == "add", merge_endpoints=merge_endpoints
@@ -196,8 +199,10 @@ def _identity(entry: SchemaEntry, values: Mapping[str, Any]) -> dict[str, Any]:
     missing = [k for k in entry.merge_keys if k not in values]
     if missing:
         raise GateRejection(
-            ErrorCode.SCHEMA_MISSING_REQUIRED_PROPERTY, f"{entry.label} is identified by {', '.join(missing)}",
-            label=entry.label, missing=missing,
+            ErrorCode.SCHEMA_MISSING_REQUIRED_PROPERTY,
+            f"{entry.label} is identified by {', '.join(missing)}",
+            label=entry.label,
+            missing=missing,
         )
     return {k: values[k] for k in entry.merge_keys}
 
@@ -238,8 +243,9 @@ async def _count(gate: Gate, endpoint: Endpoint) -> int:
     return rows[0]["count"] if rows else 0
 
 
-async def run_typed(entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Gate) -> BaseModel:
+async def run_typed(entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Gate, agent: Agent) -> BaseModel:
     registry = gate.registry
+    agent.grant.check_labels([entry.label])
     if mode == "delete":
         raw = getattr(request, tool_type_name(entry.label))
         values, _ = clean_map(raw, tool_type_name(entry.label))
@@ -258,7 +264,10 @@ async def run_typed(entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Ga
                 merge_keys=keys,
             )
         return TypedDeleted(label=entry.label, merge_keys=keys)
-    plan = plan_typed_write(entry, mode, request, gate, registry, Stamp(gate.version, utc_now()))
+    plan = plan_typed_write(entry, mode, request, gate, registry, gate.stamp(agent))
+    agent.grant.check_types(link.type for link in plan.links)
+    if request.endpoint_policy == "merge_endpoints":
+        agent.grant.check_labels(link.target.label for link in plan.links)
     rows = await run_write(gate.backend, plan.statement)
     if rows and rows[0]["written"]:
         if request.endpoint_policy == "merge_endpoints":

@@ -28,7 +28,7 @@ REGISTRY = RegistrySnapshot(
         ),
     ]
 )
-STAMP = Stamp("0.1.0", "2026-01-01T00:00:00.000Z")
+STAMP = Stamp("0.1.0", "2026-01-01T00:00:00.000Z", "tester")
 PROVIDER = DefaultFormulaProvider()
 
 

@@ -15,7 +15,7 @@ from write_gate.cypher import Endpoint, Provenance
 from write_gate.dialect import FalkorDBDialect, MemgraphDialect
 
 GOLDEN = Path(__file__).parent.parent / "golden"
-PROV = Provenance(0.675, "test", "manual", "0.1.0", "2026-01-01T00:00:00.000Z")
+PROV = Provenance(0.675, "test", "manual", "0.1.0", "2026-01-01T00:00:00.000Z", "agent-7")
 ALICE = Endpoint("Person", {"name": "Alice"})
 ACME = Endpoint("Organization", {"name": "Acme", "country": "NL"})
 

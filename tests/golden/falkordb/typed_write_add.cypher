@@ -1,11 +1,11 @@
 MATCH (t0:`Location` {`name`: $to0_0})
 MERGE (n:`Npc` {`name`: $key_0})
-SET n += $properties, n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.last_updated = $last_updated, n._stub = null
+SET n += $properties, n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.last_updated = $last_updated, n.written_by = $written_by, n._stub = null
 WITH n, t0
 OPTIONAL MATCH (n)-[old0:`LOCATED_IN`]->(x0) WHERE id(x0) <> id(t0)
 WITH n, t0, collect(old0) AS stale0
 FOREACH (o IN stale0 | DELETE o)
 MERGE (n)-[r0:`LOCATED_IN`]->(t0)
 ON CREATE SET r0.weight = 1.0
-SET r0.confidence = $confidence, r0.source = $source, r0.extraction_method = $extraction_method, r0.write_gate_version = $write_gate_version, r0.last_updated = $last_updated
+SET r0.confidence = $confidence, r0.source = $source, r0.extraction_method = $extraction_method, r0.write_gate_version = $write_gate_version, r0.last_updated = $last_updated, r0.written_by = $written_by
 RETURN count(n) AS written

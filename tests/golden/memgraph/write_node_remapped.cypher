@@ -1,6 +1,6 @@
 MERGE (n:`Person` {`name`: $key_0})
 SET n += $properties,
-    n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.last_updated = $last_updated,
+    n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.last_updated = $last_updated, n.written_by = $written_by,
     n._schema_remap_from = $remapped_from,
     n._stub = null
 RETURN count(n) AS written
