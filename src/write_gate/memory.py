@@ -304,7 +304,7 @@ class MemoryService:
                     f"Entity with name {item.entityName} not found",
                     entityName=item.entityName,
                 )
-            kind = value_kind("observations", item.contents)
+            kind = value_kind("observations", item.contents, gate.policy.limits)
             agent.grant.check_labels(labels[0] for _id, labels in found[item.entityName])
             for _node_id, labels in found[item.entityName]:
                 entry = gate.registry.get_entry(labels[0])

@@ -13,12 +13,14 @@ from write_gate.gate import Gate
 from write_gate.graph_registry import GraphRegistrySource
 from write_gate.migrations import migrate
 from write_gate.model import GateRejection
+from write_gate.values import Limits
 
 logger = logging.getLogger(__name__)
 
 
 def build_gate(settings: Settings, backend: GraphBackend) -> Gate:
-    policy = Policy(unknown_labels=settings.unknown_label_policy, fallback_override=settings.fallback_label)
+    limits = Limits(settings.max_properties, settings.max_string_length, settings.max_list_length)
+    policy = Policy(settings.unknown_label_policy, settings.fallback_label, limits)
     return Gate(backend, GraphRegistrySource(backend), load_provider(settings.formula_provider), policy, __version__)
 
 

@@ -58,11 +58,33 @@ def _invalid_arguments(exc: ValidationError) -> Rejected:
     )
 
 
+def check_size(arguments: dict[str, Any], settings: Settings) -> None:
+    """The call's size and its batches, before anything else looks at it."""
+    size = len(json.dumps(arguments, ensure_ascii=False, default=str).encode())
+    if size > settings.max_request_bytes:
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT,
+            f"the arguments are {size} bytes, over the limit",
+            limit="max_request_bytes",
+            max=settings.max_request_bytes,
+        )
+    for name, value in arguments.items():
+        if isinstance(value, list) and len(value) > settings.max_batch_items:
+            raise GateRejection(
+                ErrorCode.INVALID_INPUT,
+                f"{name} has {len(value)} items, over the limit",
+                limit="max_batch_items",
+                max=settings.max_batch_items,
+                field=name,
+            )
+
+
 async def call(
-    spec: ToolSpec, runtime: Runtime, arguments: dict[str, Any] | None, context: Call
+    spec: ToolSpec, runtime: Runtime, arguments: dict[str, Any] | None, context: Call, settings: Settings
 ) -> types.CallToolResult:
     """Validate, run, and turn every outcome into a result: the server never answers with a crash."""
     try:
+        check_size(arguments or {}, settings)
         request = spec.input_model.model_validate(arguments or {})
         result = await spec.handler(runtime, request, context)
         return _result(result, is_error=False, text=spec.text(result) if spec.text else None)
@@ -164,7 +186,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
                 extraction_method=settings.memory_extraction_method,
                 reliability=settings.memory_reliability,
             )
-            result = await call(spec, runtime, params.arguments, Call(agent=agent, writer=writer))
+            result = await call(spec, runtime, params.arguments, Call(agent=agent, writer=writer), settings)
             if params.name == "refresh_schema_cache" and not result.is_error and set(table(runtime)[0]) != set(specs):
                 await _tools_changed(ctx)
         if tool_group(params.name) != "read":
@@ -240,5 +262,9 @@ def http_app(
         return JSONResponse(body, status_code=200 if engine == "reachable" else 503)
 
     return server.streamable_http_app(
-        host=settings.host, custom_starlette_routes=[Route("/health", health, methods=["GET"])], **auth
+        host=settings.host,
+        custom_starlette_routes=[Route("/health", health, methods=["GET"])],
+        # The transport's own hard stop, above the gate's per-call limit (which answers INVALID_INPUT).
+        max_request_body_size=2 * settings.max_request_bytes,
+        **auth,
     )

@@ -151,7 +151,7 @@ def plan_typed_write(
 ) -> TypedPlan:
     raw = getattr(request, tool_type_name(entry.label))
     check_protected(raw)
-    values, kinds = clean_map(raw, tool_type_name(entry.label))
+    values, kinds = clean_map(raw, tool_type_name(entry.label), gate.policy.limits)
     unknown = sorted(k for k in values if k not in entry.property_types)
     if unknown:
         raise GateRejection(
@@ -248,7 +248,7 @@ async def run_typed(entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Ga
     agent.grant.check_labels([entry.label])
     if mode == "delete":
         raw = getattr(request, tool_type_name(entry.label))
-        values, _ = clean_map(raw, tool_type_name(entry.label))
+        values, _ = clean_map(raw, tool_type_name(entry.label), gate.policy.limits)
         keys = _identity(entry, values)
         extra = sorted(set(values) - set(keys))
         if extra:

@@ -2,12 +2,28 @@
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from write_gate.identifiers import is_protected, normalize_identifier
 from write_gate.model import ErrorCode, GateRejection
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one write may carry; beyond these a call is INVALID_INPUT, with the limit in details."""
+
+    max_properties: int = 200
+    max_string_length: int = 65_536
+    max_list_length: int = 10_000
+
+
+def _over(what: str, limit_name: str, limit: int, **details: Any) -> GateRejection:
+    return GateRejection(
+        ErrorCode.INVALID_INPUT, f"{what} is over the limit of {limit}", limit=limit_name, max=limit, **details
+    )
 
 
 def _scalar_kind(value: Any) -> str | None:
@@ -23,7 +39,7 @@ def _scalar_kind(value: Any) -> str | None:
     return None
 
 
-def _check_scalar(key: str, value: Any) -> str:
+def _check_scalar(key: str, value: Any, limits: Limits) -> str:
     kind = _scalar_kind(value)
     if kind is None:
         raise GateRejection(
@@ -38,16 +54,20 @@ def _check_scalar(key: str, value: Any) -> str:
         )
     if kind == "number" and not math.isfinite(value):
         raise GateRejection(ErrorCode.INVALID_INPUT, f"property {key!r} must be a finite number", property=key)
+    if kind == "string" and len(value) > limits.max_string_length:
+        raise _over(f"property {key!r}", "max_string_length", limits.max_string_length, property=key)
     if kind == "string" and "\x00" in value:
         raise GateRejection(ErrorCode.INVALID_INPUT, f"property {key!r} contains a NUL character", property=key)
     return kind
 
 
-def value_kind(key: str, value: Any) -> str:
+def value_kind(key: str, value: Any, limits: Limits = Limits()) -> str:  # noqa: B008 - frozen
     """Validate one value and name its type: 'string', 'integer', 'number', 'boolean' or 'array<kind>'."""
     if not isinstance(value, list):
-        return _check_scalar(key, value)
-    kinds = {_check_scalar(key, item) for item in value}
+        return _check_scalar(key, value, limits)
+    if len(value) > limits.max_list_length:
+        raise _over(f"list property {key!r}", "max_list_length", limits.max_list_length, property=key)
+    kinds = {_check_scalar(key, item, limits) for item in value}
     if kinds == {"integer", "number"}:
         kinds = {"number"}
     if len(kinds) > 1:
@@ -69,14 +89,20 @@ def check_protected(*maps: Mapping[str, Any]) -> None:
         )
 
 
-def clean_map(raw: Mapping[str, Any], what: str) -> tuple[dict[str, Any], dict[str, str]]:
+def clean_map(
+    raw: Mapping[str, Any],
+    what: str,
+    limits: Limits = Limits(),  # noqa: B008 - frozen
+) -> tuple[dict[str, Any], dict[str, str]]:
     """Validate keys and values; return the map with normalised keys and each key's value kind."""
+    if len(raw) > limits.max_properties:
+        raise _over(what, "max_properties", limits.max_properties, field=what)
     cleaned: dict[str, Any] = {}
     kinds: dict[str, str] = {}
     for raw_key, value in raw.items():
         key = normalize_identifier(raw_key, f"{what} key")
         if key in cleaned:
             raise GateRejection(ErrorCode.INVALID_INPUT, f"{what} key {key!r} is given twice", property=key)
-        kinds[key] = value_kind(key, value)
+        kinds[key] = value_kind(key, value, limits)
         cleaned[key] = value
     return cleaned, kinds

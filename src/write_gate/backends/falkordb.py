@@ -17,10 +17,14 @@ class FalkorDBBackend:
     def __init__(self, url: str, graph: str, timeout_seconds: float) -> None:
         self.dialect = FalkorDBDialect()
         self._timeout = timeout_seconds
+        self._graph_name = graph
+        self._connect(url)
+
+    def _connect(self, url: str) -> None:
         self._db = FalkorDB.from_url(
-            url, socket_timeout=timeout_seconds, socket_connect_timeout=timeout_seconds, health_check_interval=0
+            url, socket_timeout=self._timeout, socket_connect_timeout=self._timeout, health_check_interval=0
         )
-        self._graph = self._db.select_graph(graph)
+        self._graph = self._db.select_graph(self._graph_name)
 
     async def _run(self, statement: Statement, read_only: bool) -> list[Row]:
         try:

@@ -1,0 +1,124 @@
+"""Engines that go away and come back: prompt BACKEND_UNAVAILABLE, a server that keeps running, recovery
+by itself, every acknowledged write kept, and a failed registry refresh that keeps the old snapshot."""
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import anyio
+import psutil
+import pytest
+from mcp import Client
+
+from tests.conftest import MATRIX_SCHEMAS, start_falkordb_server
+from write_gate.backends import open_backend
+from write_gate.config import BackendKind, Settings
+from write_gate.cypher import Statement
+from write_gate.schema_files import load_into_graph, read_sources
+from write_gate.server import build_server
+
+pytestmark = pytest.mark.anyio
+
+
+def person(i: int) -> dict:
+    return {
+        "label": "Person",
+        "merge_keys": {"name": f"p{i}"},
+        "properties": {"i": i},
+        "source": "faults",
+        "extraction_method": "api",
+    }
+
+
+async def persons(settings: Settings) -> set[int]:
+    backend = await open_backend(settings)
+    try:
+        return {row["i"] for row in await backend.read(Statement("MATCH (n:Person) RETURN n.i AS i"))}
+    finally:
+        await backend.close()
+
+
+async def test_embedded_engine_killed_mid_run_comes_back_with_every_acknowledged_write(tmp_path: Path) -> None:
+    settings = Settings(backend=BackendKind.EMBEDDED, data_dir=tmp_path)  # appendfsync always, the default
+    backend = await open_backend(settings)
+    await load_into_graph(backend, read_sources([MATRIX_SCHEMAS]))
+    await backend.close()
+    server = build_server(settings, auto_migrate=False)
+    acknowledged, refused = set(), []
+    async with Client(server) as client:
+        for i in range(300):
+            if i == 100:
+                engine_pid = server.runtime.gate.backend._server.pid  # noqa: SLF001
+                os.kill(engine_pid, signal.SIGKILL)
+            result = await client.call_tool("write_node", person(i))
+            if result.is_error:
+                refused.append(result.structured_content["error_code"])
+            else:
+                acknowledged.add(i)
+        new_pid = server.runtime.gate.backend._server.pid  # noqa: SLF001
+    assert new_pid != engine_pid and not (
+        psutil.pid_exists(engine_pid) and psutil.Process(engine_pid).status() != psutil.STATUS_ZOMBIE
+    )
+    assert set(refused) <= {"BACKEND_UNAVAILABLE"}
+    assert len(acknowledged) >= 295  # the gate restarted its engine by itself and carried on
+    assert acknowledged <= await persons(settings)
+
+
+async def test_external_engine_outage_answers_promptly_and_recovers(tmp_path: Path) -> None:
+    process, url = start_falkordb_server(tmp_path)
+    port = int(url.rsplit(":", 1)[1])
+    settings = Settings(backend=BackendKind.FALKORDB, falkordb_url=url, query_timeout_seconds=3)
+    backend = await open_backend(settings)
+    await load_into_graph(backend, read_sources([MATRIX_SCHEMAS]))
+    await backend.close()
+    acknowledged: set[int] = set()
+    try:
+        async with Client(build_server(settings, auto_migrate=False)) as client:
+            for i in range(50):
+                assert not (await client.call_tool("write_node", person(i))).is_error
+                acknowledged.add(i)
+            process.kill()
+            process.wait()
+            for i in range(50, 60):
+                started = time.perf_counter()
+                result = await client.call_tool("write_node", person(i))
+                assert result.is_error and result.structured_content["error_code"] == "BACKEND_UNAVAILABLE"
+                assert time.perf_counter() - started < 3.5  # bounded by the query timeout
+            refresh = await client.call_tool("refresh_schema_cache", {})
+            assert refresh.structured_content["error_code"] == "SCHEMA_SOURCE_UNAVAILABLE"
+            assert {t.name for t in (await client.list_tools()).tools} >= {"write_node"}  # still serving
+
+            process, _ = start_falkordb_server(tmp_path, port)  # the engine comes back on the same address
+            for i in range(60, 100):
+                result = await client.call_tool("write_node", person(i))
+                assert not result.is_error, result.structured_content  # recovered by itself, old snapshot kept
+                acknowledged.add(i)
+            assert (await client.call_tool("write_node", {**person(0), "label": "ZZZ"})).structured_content[
+                "label"
+            ] == "Entity"  # the registry snapshot from before the outage still decides
+        assert acknowledged <= await persons(settings)
+    finally:
+        process.kill()
+        process.wait()
+
+
+async def test_a_failed_refresh_keeps_the_old_snapshot(tmp_path: Path) -> None:
+    process, url = start_falkordb_server(tmp_path)
+    settings = Settings(backend=BackendKind.FALKORDB, falkordb_url=url, query_timeout_seconds=2)
+    backend = await open_backend(settings)
+    await load_into_graph(backend, read_sources([MATRIX_SCHEMAS]))
+    await backend.close()
+    server = build_server(settings, auto_migrate=False)
+    try:
+        async with Client(server) as client:
+            before = server.runtime.gate.registry
+            process.kill()
+            process.wait()
+            with anyio.fail_after(10):
+                result = await client.call_tool("refresh_schema_cache", {})
+            assert result.is_error and result.structured_content["error_code"] == "SCHEMA_SOURCE_UNAVAILABLE"
+            assert server.runtime.gate.registry is before
+    finally:
+        process.kill()
+        process.wait()
