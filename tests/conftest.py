@@ -175,6 +175,8 @@ def settings_env(settings: Settings) -> dict[str, str]:
     )
     if settings.memory_source:
         env["WRITE_GATE_MEMORY_SOURCE"] = settings.memory_source
+    if settings.agent:
+        env["WRITE_GATE_AGENT"] = settings.agent
     if settings.fallback_label:
         env["WRITE_GATE_FALLBACK_LABEL"] = settings.fallback_label
     return env

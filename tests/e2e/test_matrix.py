@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import EVENT_SCHEMAS, GATE_TOOLS, open_client
+from tests.conftest import CLIENT_NAME, EVENT_SCHEMAS, GATE_TOOLS, open_client
 from write_gate import __version__
 from write_gate.backends import GraphBackend
 from write_gate.config import Settings, UnknownLabelPolicy
@@ -205,3 +205,13 @@ async def test_tools_list_is_exactly_the_gate(client: Client) -> None:
         assert tools[name].annotations.read_only_hint is True
     assert tools["write_node"].annotations.read_only_hint is False
     assert tools["write_node"].annotations.destructive_hint is False
+
+
+async def test_written_by_is_the_agent_over_stdio_and_in_process(
+    settings: Settings, matrix_graph: GraphBackend, transport: str
+) -> None:
+    for agent, expected in ((None, CLIENT_NAME), ("bot-7", "bot-7")):
+        async with open_client(settings.model_copy(update={"agent": agent}), transport) as client:
+            await call(client, "write_node", {**ALICE, "merge_keys": {"name": expected}})
+        [node] = [n for n in await nodes(matrix_graph, "Person") if n["name"] == expected]
+        assert node["written_by"] == expected
