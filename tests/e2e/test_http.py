@@ -98,9 +98,11 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
 @asynccontextmanager
 async def session(fleet: Fleet, token: str | None):
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    async with create_mcp_http_client(headers=headers) as http:
-        async with Client(streamable_http_client(f"{fleet.url}/mcp", http_client=http)) as client:
-            yield client
+    async with (
+        create_mcp_http_client(headers=headers) as http,
+        Client(streamable_http_client(f"{fleet.url}/mcp", http_client=http)) as client,
+    ):
+        yield client
 
 
 def post_without_token(url: str, token: str | None) -> int:
