@@ -32,6 +32,8 @@ CLIENT_NAME = "test-agent"
 GATE_TOOLS = {
     "write_node",
     "write_relationship",
+    "write_nodes",
+    "write_relationships",
     "refresh_schema_cache",
     "search_nodes",
     "open_nodes",

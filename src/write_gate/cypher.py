@@ -294,3 +294,50 @@ def count_matching(endpoint: Endpoint) -> Statement:
 def stub_flag(endpoint: Endpoint) -> Statement:
     keys, params = _key_pattern(endpoint.keys, "key")
     return Statement(f"MATCH (n:{quote(endpoint.label)} {keys})\nRETURN n._stub = true AS stub", params)
+
+
+# --- batches: one UNWIND statement per label (or relationship type and endpoint shape) -------------
+
+
+def write_nodes_batch(label: str, key_names: list[str]) -> str:
+    """Rows carry `keys` (in key_names order), `properties`, the provenance fields and `remapped_from`
+    (null when not remapped, which leaves an earlier breadcrumb alone)."""
+    keys = ", ".join(f"{quote(k)}: row.keys[{i}]" for i, k in enumerate(key_names))
+    stamp = ", ".join(f"n.{name} = row.{name}" for name in PROVENANCE_FIELDS)
+    return (
+        "UNWIND $rows AS row\n"
+        f"MERGE (n:{quote(label)} {{{keys}}})\n"
+        f"SET n += row.properties, {stamp},\n"
+        "    n._schema_remap_from = coalesce(row.remapped_from, n._schema_remap_from), n._stub = null\n"
+        "RETURN row.i AS i"
+    )
+
+
+def write_relationships_batch(
+    type_: str, from_label: str, from_keys: list[str], to_label: str, to_keys: list[str], merge_endpoints: bool
+) -> str:
+    start = ", ".join(f"{quote(k)}: row.from_keys[{i}]" for i, k in enumerate(from_keys))
+    end = ", ".join(f"{quote(k)}: row.to_keys[{i}]" for i, k in enumerate(to_keys))
+    stamp = lambda var: ", ".join(f"{var}.{name} = row.{name}" for name in PROVENANCE_FIELDS)  # noqa: E731
+    if merge_endpoints:
+        lines = [
+            f"MERGE (a:{quote(from_label)} {{{start}}})",
+            f"ON CREATE SET a._stub = true, {stamp('a')}",
+            f"MERGE (b:{quote(to_label)} {{{end}}})",
+            f"ON CREATE SET b._stub = true, {stamp('b')}",
+        ]
+    else:
+        lines = [f"MATCH (a:{quote(from_label)} {{{start}}})", f"MATCH (b:{quote(to_label)} {{{end}}})"]
+    return "\n".join(
+        [
+            "UNWIND $rows AS row",
+            *lines,
+            f"MERGE (a)-[r:{quote(type_)}]->(b)",
+            "ON CREATE SET r.weight = coalesce(row.weight, 1.0)",
+            "ON MATCH SET r.weight = CASE WHEN row.weight IS NULL THEN coalesce(r.weight, 1.0)"
+            " ELSE (coalesce(r.weight, 1.0) + row.weight) / 2 END",
+            f"SET r += row.properties, {stamp('r')},",
+            "    r._schema_remap_from = coalesce(row.remapped_from, r._schema_remap_from)",
+            "RETURN row.i AS i, r.weight AS weight, a._stub = true AS from_stub, b._stub = true AS to_stub",
+        ]
+    )

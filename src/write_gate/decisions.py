@@ -162,6 +162,8 @@ class Stamp:
 class NodePlan:
     statement: Statement
     result: NodeWritten
+    properties: Mapping[str, Any]
+    provenance: Provenance
 
 
 def plan_node_write(
@@ -185,7 +187,7 @@ def plan_node_write(
         write_gate_version=stamp.version,
         remapped_from=resolved.remapped_from,
     )
-    return NodePlan(statement, result)
+    return NodePlan(statement, result, properties, provenance)
 
 
 @dataclass(frozen=True)

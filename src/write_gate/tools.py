@@ -12,6 +12,14 @@ import mcp_types as types
 from pydantic import BaseModel, ConfigDict
 
 from write_gate.agents import Agent
+from write_gate.batch import (
+    BatchWritten,
+    LooseItems,
+    WriteNodesRequest,
+    WriteRelationshipsRequest,
+    write_nodes,
+    write_relationships,
+)
 from write_gate.gate import Gate
 from write_gate.memory import (
     AddObservationsRequest,
@@ -148,6 +156,29 @@ REFRESH_SCHEMA_CACHE = ToolSpec(
     handler=lambda rt, _req, _call: rt.gate.refresh(),
 )
 
+WRITE_NODES = ToolSpec(
+    name="write_nodes",
+    description="Write many nodes in one call (up to WRITE_GATE_MAX_BATCH_ITEMS): each item is what write_node "
+    "takes and is checked and stamped the same way; the valid ones are written (one statement per label) and "
+    "the answer lists every item's outcome, written or rejected with its code, in input order.",
+    input_model=LooseItems,
+    output_model=BatchWritten,
+    annotations=_annotations("Write nodes", read_only=False),
+    handler=lambda rt, req, call: write_nodes(rt.gate, req.items, call.agent),
+    input_schema=WriteNodesRequest.model_json_schema(),
+)
+
+WRITE_RELATIONSHIPS = ToolSpec(
+    name="write_relationships",
+    description="Write many relationships in one call: each item is what write_relationship takes; outcomes per "
+    "item, in input order.",
+    input_model=LooseItems,
+    output_model=BatchWritten,
+    annotations=_annotations("Write relationships", read_only=False),
+    handler=lambda rt, req, call: write_relationships(rt.gate, req.items, call.agent),
+    input_schema=WriteRelationshipsRequest.model_json_schema(),
+)
+
 # --- reads, shared by both profiles ---------------------------------------------------------------
 
 _GRAPH_SHAPE = (
@@ -277,7 +308,17 @@ async def _second(pair: Awaitable[tuple[Any, BaseModel]]) -> BaseModel:
 
 
 PROFILES: dict[str, tuple[ToolSpec, ...]] = {
-    "gate": (WRITE_NODE, WRITE_RELATIONSHIP, REFRESH_SCHEMA_CACHE, SEARCH_NODES, OPEN_NODES, READ_GRAPH, GET_SCHEMA),
+    "gate": (
+        WRITE_NODE,
+        WRITE_RELATIONSHIP,
+        WRITE_NODES,
+        WRITE_RELATIONSHIPS,
+        REFRESH_SCHEMA_CACHE,
+        SEARCH_NODES,
+        OPEN_NODES,
+        READ_GRAPH,
+        GET_SCHEMA,
+    ),
     # Seed 001's nine tools; read_graph, search_nodes and open_nodes are the same implementation as above.
     "memory": (
         CREATE_ENTITIES,

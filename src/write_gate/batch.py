@@ -1,0 +1,209 @@
+"""`write_nodes` and `write_relationships`: many items in one call, each checked like its single-item tool,
+the valid ones written in one UNWIND statement per label (or relationship type and endpoint shape), and
+an outcome for every item in input order."""
+
+from collections import defaultdict
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from write_gate import cypher
+from write_gate.agents import Agent
+from write_gate.cypher import Statement
+from write_gate.decisions import plan_node_write, plan_relationship_write
+from write_gate.gate import Gate, run_write
+from write_gate.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
+
+
+class WriteNodesRequest(BaseModel):
+    """The advertised shape; items are checked one by one, so one bad item does not sink the others."""
+
+    model_config = ConfigDict(extra="forbid")
+    items: list[WriteNodeRequest] = Field(description="Each item is what write_node takes.")
+
+
+class WriteRelationshipsRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    items: list[WriteRelationshipRequest] = Field(description="Each item is what write_relationship takes.")
+
+
+class LooseItems(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    items: list[Any]
+
+
+class ItemOutcome(BaseModel):
+    index: int
+    status: Literal["written", "rejected"]
+    label: str | None = None  # the node label, or the relationship type
+    merge_keys: dict[str, Any] | None = None
+    confidence: float | None = None
+    remapped_from: str | None = None
+    weight: float | None = None
+    stub_endpoints: list[str] | None = None
+    error_code: ErrorCode | None = None
+    message: str | None = None
+    details: dict[str, Any] | None = None
+
+
+class BatchWritten(BaseModel):
+    status: Literal["done"] = "done"
+    written: int
+    rejected: int
+    write_gate_version: str
+    items: list[ItemOutcome]
+
+
+def _rejected(index: int, exc: GateRejection | ValidationError) -> ItemOutcome:
+    if isinstance(exc, ValidationError):
+        problems = [{"field": ".".join(map(str, e["loc"])), "problem": e["msg"]} for e in exc.errors()]
+        return ItemOutcome(
+            index=index,
+            status="rejected",
+            error_code=ErrorCode.INVALID_INPUT,
+            message="the item does not match write_node's input schema",
+            details={"problems": problems},
+        )
+    r = exc.rejected
+    return ItemOutcome(index=index, status="rejected", error_code=r.error_code, message=r.message, details=r.details)
+
+
+def _waves(rows: list[dict[str, Any]], identity: Any) -> list[list[dict[str, Any]]]:
+    """Rows in statements that hold each identity once: a key written twice in one batch is written twice,
+    in input order, as two single calls would (within one UNWIND the engine's order is not guaranteed)."""
+    waves: list[list[dict[str, Any]]] = []
+    seen: dict[Any, int] = defaultdict(int)
+    for row in rows:
+        key = identity(row)
+        if seen[key] == len(waves):
+            waves.append([])
+        waves[seen[key]].append(row)
+        seen[key] += 1
+    return waves
+
+
+def _summary(gate: Gate, outcomes: list[ItemOutcome | None]) -> BatchWritten:
+    items = [o for o in outcomes if o is not None]
+    written = sum(o.status == "written" for o in items)
+    return BatchWritten(written=written, rejected=len(items) - written, write_gate_version=gate.version, items=items)
+
+
+async def write_nodes(gate: Gate, items: list[Any], agent: Agent) -> BatchWritten:
+    stamp = gate.stamp(agent)
+    outcomes: list[ItemOutcome | None] = [None] * len(items)
+    groups: dict[tuple[str, tuple[str, ...]], list[dict[str, Any]]] = defaultdict(list)
+    for i, raw in enumerate(items):
+        try:
+            plan = plan_node_write(
+                WriteNodeRequest.model_validate(raw), gate.registry, gate.policy, gate.provider, stamp
+            )
+            agent.grant.check_labels([plan.result.label])
+        except (GateRejection, ValidationError) as exc:
+            outcomes[i] = _rejected(i, exc)
+            continue
+        result = plan.result
+        groups[(result.label, tuple(result.merge_keys))].append(
+            {
+                "i": i,
+                "keys": list(result.merge_keys.values()),
+                "properties": dict(plan.properties),
+                "remapped_from": result.remapped_from,
+                **plan.provenance.params(),
+            }
+        )
+        outcomes[i] = ItemOutcome(
+            index=i,
+            status="written",
+            label=result.label,
+            merge_keys=result.merge_keys,
+            confidence=result.confidence,
+            remapped_from=result.remapped_from,
+        )
+    for (label, key_names), rows in groups.items():
+        text = cypher.write_nodes_batch(label, list(key_names))
+        for wave in _waves(rows, lambda row: tuple(row["keys"])):
+            try:
+                await run_write(gate.backend, Statement(text, {"rows": wave}))
+            except GateRejection as exc:
+                for row in wave:  # the statement is atomic: none of its rows was written
+                    outcomes[row["i"]] = _rejected(row["i"], exc)
+    return _summary(gate, outcomes)
+
+
+async def write_relationships(gate: Gate, items: list[Any], agent: Agent) -> BatchWritten:
+    stamp = gate.stamp(agent)
+    outcomes: list[ItemOutcome | None] = [None] * len(items)
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
+    for i, raw in enumerate(items):
+        try:
+            request = WriteRelationshipRequest.model_validate(raw)
+            plan = plan_relationship_write(request, gate.registry, gate.policy, gate.provider, stamp)
+            agent.grant.check_types([plan.result.type])
+            if plan.merge_endpoints:
+                agent.grant.check_labels([plan.start.label, plan.end.label])
+        except (GateRejection, ValidationError) as exc:
+            outcomes[i] = _rejected(i, exc)
+            continue
+        shape = (
+            plan.result.type,
+            plan.start.label,
+            tuple(plan.start.keys),
+            plan.end.label,
+            tuple(plan.end.keys),
+            plan.merge_endpoints,
+        )
+        groups[shape].append(
+            {
+                "i": i,
+                "from_keys": list(plan.start.keys.values()),
+                "to_keys": list(plan.end.keys.values()),
+                "properties": dict(plan.properties),
+                "weight": request.weight,
+                "remapped_from": plan.result.remapped_from,
+                **plan.provenance.params(),
+            }
+        )
+        outcomes[i] = ItemOutcome(
+            index=i,
+            status="written",
+            label=plan.result.type,
+            confidence=plan.result.confidence,
+            remapped_from=plan.result.remapped_from,
+        )
+    for (type_, from_label, from_keys, to_label, to_keys, merge_endpoints), rows in groups.items():
+        text = cypher.write_relationships_batch(
+            type_, from_label, list(from_keys), to_label, list(to_keys), merge_endpoints
+        )
+        for wave in _waves(rows, lambda row: (tuple(row["from_keys"]), tuple(row["to_keys"]))):
+            await _write_relationship_wave(gate, text, wave, outcomes, from_label, to_label)
+    return _summary(gate, outcomes)
+
+
+async def _write_relationship_wave(
+    gate: Gate,
+    text: str,
+    rows: list[dict[str, Any]],
+    outcomes: list[ItemOutcome | None],
+    from_label: str,
+    to_label: str,
+) -> None:
+    try:
+        returned = await run_write(gate.backend, Statement(text, {"rows": rows}))
+    except GateRejection as exc:
+        for row in rows:
+            outcomes[row["i"]] = _rejected(row["i"], exc)
+        return
+    found = {row["i"]: row for row in returned}
+    for row in rows:
+        i = row["i"]
+        if i not in found:
+            outcomes[i] = ItemOutcome(
+                index=i,
+                status="rejected",
+                error_code=ErrorCode.ENDPOINT_NOT_FOUND,
+                message="an endpoint was not found: write it first, or pass endpoint_policy='merge_endpoints'",
+                details={"from_label": from_label, "to_label": to_label},
+            )
+            continue
+        stubs = [side for side in ("from", "to") if found[i][f"{side}_stub"]]
+        outcomes[i] = outcomes[i].model_copy(update={"weight": found[i]["weight"], "stub_endpoints": stubs})

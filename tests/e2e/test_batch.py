@@ -1,0 +1,190 @@
+"""write_nodes / write_relationships: the same outcomes and the same graph as one write_node /
+write_relationship call per item, per-item rejections in mixed batches, and 10,000 items in one call."""
+
+import uuid
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tests.conftest import MATRIX_SCHEMAS, open_client
+from write_gate.backends import GraphBackend, open_backend
+from write_gate.config import Settings
+from write_gate.cypher import Statement
+from write_gate.schema_files import load_into_graph, read_sources
+
+pytestmark = pytest.mark.anyio
+
+
+def node(name: Any, label: str = "Person", **changes: Any) -> dict[str, Any]:
+    return {
+        "label": label,
+        "merge_keys": {"name": name},
+        "properties": {"age": 30},
+        "source": "batch",
+        "extraction_method": "manual",
+        "reliability": 0.9,
+        **changes,
+    }
+
+
+NODES = [
+    node("Alice"),
+    node("Bob", ":person"),
+    node("Zed", "ZZZNonexistent"),
+    node("Carol", properties={"confidence": 1.0}),  # protected
+    node("Dan", properties={"age": "old"}),  # type mismatch
+    node("Eve", extraction_method="vibes"),
+    node("Mallory", "Person`) DETACH DELETE n //"),
+    {"label": "Person"},  # not even the schema
+    node("Acme", "Company", properties={}),
+    node("Alice", properties={"age": 31}),  # the same key again: one node, the later values
+]
+RELS = [
+    {
+        "type": "WORKS_FOR",
+        "from_label": "Person",
+        "from_keys": {"name": "Alice"},
+        "to_label": "Organization",
+        "to_keys": {"name": "Acme"},
+        "source": "batch",
+        "extraction_method": "api",
+        "weight": 0.5,
+    },
+    {
+        "type": "EMPLOYED_BY",
+        "from_label": "Person",
+        "from_keys": {"name": "Bob"},
+        "to_label": "Organization",
+        "to_keys": {"name": "Acme"},
+        "source": "batch",
+        "extraction_method": "api",
+    },
+    {
+        "type": "DIRECTED",
+        "from_label": "Person",
+        "from_keys": {"name": "Alice"},
+        "to_label": "Person",
+        "to_keys": {"name": "Bob"},
+        "source": "batch",
+        "extraction_method": "api",
+    },
+    {
+        "type": "KNOWS",
+        "from_label": "Person",
+        "from_keys": {"name": "Alice"},
+        "to_label": "Person",
+        "to_keys": {"name": "Nobody"},
+        "source": "batch",
+        "extraction_method": "api",
+    },
+    {
+        "type": "KNOWS",
+        "from_label": "Person",
+        "from_keys": {"name": "Alice"},
+        "to_label": "Person",
+        "to_keys": {"name": "Stub"},
+        "source": "batch",
+        "extraction_method": "api",
+        "endpoint_policy": "merge_endpoints",
+    },
+    {
+        "type": "WORKS_FOR",
+        "from_label": "Person",
+        "from_keys": {"name": "Alice"},
+        "to_label": "Organization",
+        "to_keys": {"name": "Acme"},
+        "source": "batch",
+        "extraction_method": "api",
+        "weight": 0.9,
+    },
+]
+COMPARED = ("status", "label", "confidence", "remapped_from", "error_code")
+
+
+async def graph_state(backend: GraphBackend) -> tuple[list, list]:
+    nodes = await backend.read(Statement("MATCH (n) WHERE NOT n:Schema RETURN labels(n) AS l, properties(n) AS p"))
+    rels = await backend.read(
+        Statement("MATCH (a)-[r]->(b) RETURN a.name AS a, type(r) AS t, b.name AS b, properties(r) AS p")
+    )
+    strip = lambda p: {k: v for k, v in p.items() if k != "last_updated"}  # noqa: E731
+    return (
+        sorted((row["l"], sorted(strip(row["p"]).items())) for row in nodes),
+        sorted((row["a"], row["t"], row["b"], sorted(strip(row["p"]).items())) for row in rels),
+    )
+
+
+async def fresh_graph(settings: Settings) -> Settings:
+    other = settings.model_copy(update={"graph_name": f"t_{uuid.uuid4().hex[:12]}"})
+    backend = await open_backend(other)
+    if other.backend.value == "memgraph":
+        await backend.write(Statement("MATCH (n) DETACH DELETE n"))
+    await load_into_graph(backend, read_sources([MATRIX_SCHEMAS]))
+    await backend.close()
+    return other
+
+
+async def single(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(tool, args)
+    out = result.structured_content
+    label = out.get("label") or out.get("type")
+    return {
+        "status": out["status"],
+        "label": label,
+        "confidence": out.get("confidence"),
+        "remapped_from": out.get("remapped_from"),
+        "error_code": out.get("error_code"),
+    }
+
+
+async def test_batches_match_single_calls_item_by_item(settings: Settings) -> None:
+    if settings.backend.value == "memgraph":
+        pytest.skip("Memgraph runs one database: the two graphs compared here would be one")
+    one, many = await fresh_graph(settings), await fresh_graph(settings)
+    async with open_client(one, "in_process") as client:
+        singles = [await single(client, "write_node", args) for args in NODES]
+        singles += [await single(client, "write_relationship", args) for args in RELS]
+    async with open_client(many, "in_process") as client:
+        nodes = (await client.call_tool("write_nodes", {"items": NODES})).structured_content
+        rels = (await client.call_tool("write_relationships", {"items": RELS})).structured_content
+    batched = [{k: item.get(k) for k in COMPARED} for item in nodes["items"] + rels["items"]]
+    assert batched == singles
+    assert [item["index"] for item in nodes["items"]] == list(range(len(NODES)))
+    assert (nodes["written"], nodes["rejected"]) == (5, 5) and (rels["written"], rels["rejected"]) == (4, 2)
+    assert rels["items"][5]["weight"] == pytest.approx(0.7) and rels["items"][4]["stub_endpoints"] == ["to"]
+    b1, b2 = await open_backend(one), await open_backend(many)
+    try:
+        assert await graph_state(b1) == await graph_state(b2)
+    finally:
+        await b1.close()
+        await b2.close()
+
+
+async def test_a_rejected_item_names_its_reason(settings: Settings, matrix_graph: GraphBackend) -> None:
+    async with open_client(settings, "in_process") as client:
+        out = (await client.call_tool("write_nodes", {"items": NODES})).structured_content
+    codes = {item["index"]: item.get("error_code") for item in out["items"]}
+    assert codes == {
+        0: None,
+        1: None,
+        2: None,
+        3: "SCHEMA_PROTECTED_FIELD",
+        4: "SCHEMA_TYPE_MISMATCH",
+        5: "INVALID_EXTRACTION_METHOD",
+        6: "INVALID_INPUT",
+        7: "INVALID_INPUT",
+        8: None,
+        9: None,
+    }
+    assert [
+        n["p"] for n in await matrix_graph.read(Statement("MATCH (n:Person {name: 'Alice'}) RETURN n.age AS p"))
+    ] == [31]
+
+
+async def test_10000_items_in_one_call(settings: Settings, matrix_graph: GraphBackend) -> None:
+    items = [node(f"n{i:05d}", properties={"i": i}) for i in range(10_000)]
+    async with open_client(settings, "in_process") as client:
+        out = (await client.call_tool("write_nodes", {"items": items})).structured_content
+    assert out["written"] == 10_000 and out["rejected"] == 0
+    [row] = await matrix_graph.read(Statement("MATCH (n:Person) RETURN count(n) AS c, sum(n.i) AS s"))
+    assert (row["c"], row["s"]) == (10_000, sum(range(10_000)))
