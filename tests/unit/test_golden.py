@@ -66,6 +66,10 @@ PORTABLE: dict[str, Callable[[], cypher.Statement]] = {
     ),
     "typed_delete": lambda: cypher.typed_delete("Npc", {"name": "Gandalf"}),
     "count_matching": lambda: cypher.count_matching(ALICE),
+    "batch_write_nodes": lambda: cypher.Statement(cypher.write_nodes_batch("Person", ["name"])),
+    "batch_write_relationships_merge_endpoints": lambda: cypher.Statement(
+        cypher.write_relationships_batch("WORKS_FOR", "Person", ["name"], "Organization", ["name"], True)
+    ),
     "read_ids_by_name": lambda: read_cypher.ids_by_name(["Person", "Organization"]),
     "read_expand": lambda: read_cypher.EXPAND,
     "read_label_count": lambda: read_cypher.label_count("Person"),
