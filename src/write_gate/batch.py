@@ -71,6 +71,8 @@ def _rejected(index: int, exc: GateRejection | ValidationError) -> ItemOutcome:
 def _waves(rows: list[dict[str, Any]], identity: Any) -> list[list[dict[str, Any]]]:
     """Rows in statements that hold each identity once: a key written twice in one batch is written twice,
     in input order, as two single calls would (within one UNWIND the engine's order is not guaranteed)."""
+    if len({identity(row) for row in rows}) == len(rows):
+        return [rows]  # the usual case: no key repeats
     waves: list[list[dict[str, Any]]] = []
     seen: dict[Any, int] = defaultdict(int)
     for row in rows:
@@ -95,7 +97,12 @@ async def write_nodes(gate: Gate, items: list[Any], agent: Agent) -> BatchWritte
     for i, raw in enumerate(items):
         try:
             plan = plan_node_write(
-                WriteNodeRequest.model_validate(raw), gate.registry, gate.policy, gate.provider, stamp
+                WriteNodeRequest.model_validate(raw),
+                gate.registry,
+                gate.policy,
+                gate.provider,
+                stamp,
+                compile_statement=False,
             )
             agent.grant.check_labels([plan.result.label])
         except (GateRejection, ValidationError) as exc:

@@ -36,7 +36,9 @@ class Settings(BaseSettings):
     backend: BackendKind = BackendKind.EMBEDDED
     data_dir: Path = Field(default_factory=_default_data_dir)
     graph_name: str = "write_gate"
-    embedded_fsync: Fsync = Fsync.ALWAYS
+    # everysec: an acknowledged write is in the append-only file (in the kernel) before the reply, so it
+    # survives a crash of the gate or of the engine process; always also survives power loss, and is slower.
+    embedded_fsync: Fsync = Fsync.EVERYSEC
 
     memgraph_url: str = Field(
         default="bolt://localhost:7687", validation_alias=AliasChoices("MEMGRAPH_URL", "WRITE_GATE_MEMGRAPH_URL")

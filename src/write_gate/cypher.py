@@ -5,6 +5,7 @@ relationship types and property keys that passed `identifiers.normalize_identifi
 and they are backtick-quoted by `identifiers.quote`.
 """
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +46,17 @@ def _stamp(var: str) -> str:
     return ", ".join(f"{var}.{name} = ${name}" for name in PROVENANCE_FIELDS)
 
 
+@functools.lru_cache(maxsize=1024)
+def _write_node_text(label: str, key_names: tuple[str, ...], remapped: bool) -> str:
+    keys, _ = _key_pattern(dict.fromkeys(key_names), "key")
+    sets = ["n += $properties", _stamp("n")]
+    if remapped:
+        sets.append("n._schema_remap_from = $remapped_from")
+    # A full write makes a node real: it is no longer a stub left by merge_endpoints.
+    sets.append("n._stub = null")
+    return f"MERGE (n:{quote(label)} {keys})\nSET " + ",\n    ".join(sets) + "\nRETURN count(n) AS written"
+
+
 def write_node(
     label: str,
     merge_keys: Mapping[str, Any],
@@ -52,14 +64,11 @@ def write_node(
     provenance: Provenance,
     remapped_from: str | None,
 ) -> Statement:
-    keys, params = _key_pattern(merge_keys, "key")
-    sets = ["n += $properties", _stamp("n")]
+    # The text depends only on the statement's shape, so it is built once per shape.
+    params = {f"key_{i}": value for i, value in enumerate(merge_keys.values())}
     if remapped_from is not None:
-        sets.append("n._schema_remap_from = $remapped_from")
         params["remapped_from"] = remapped_from
-    # A full write makes a node real: it is no longer a stub left by merge_endpoints.
-    sets.append("n._stub = null")
-    text = f"MERGE (n:{quote(label)} {keys})\nSET " + ",\n    ".join(sets) + "\nRETURN count(n) AS written"
+    text = _write_node_text(label, tuple(merge_keys), remapped_from is not None)
     return Statement(text, {**params, "properties": dict(properties), **provenance.params()})
 
 
@@ -308,8 +317,7 @@ def write_nodes_batch(label: str, key_names: list[str]) -> str:
         "UNWIND $rows AS row\n"
         f"MERGE (n:{quote(label)} {{{keys}}})\n"
         f"SET n += row.properties, {stamp},\n"
-        "    n._schema_remap_from = coalesce(row.remapped_from, n._schema_remap_from), n._stub = null\n"
-        "RETURN row.i AS i"
+        "    n._schema_remap_from = coalesce(row.remapped_from, n._schema_remap_from), n._stub = null"
     )
 
 

@@ -167,8 +167,15 @@ class NodePlan:
 
 
 def plan_node_write(
-    req: WriteNodeRequest, registry: SchemaRegistry, policy: Policy, provider: FormulaProvider, stamp: Stamp
+    req: WriteNodeRequest,
+    registry: SchemaRegistry,
+    policy: Policy,
+    provider: FormulaProvider,
+    stamp: Stamp,
+    *,
+    compile_statement: bool = True,
 ) -> NodePlan:
+    """`compile_statement=False` for callers that write many plans in one statement of their own (batches)."""
     check_protected(req.properties, req.merge_keys)
     merge_keys, key_kinds = clean_map(req.merge_keys, "merge_keys", policy.limits)
     properties, prop_kinds = clean_map(req.properties, "properties", policy.limits)
@@ -179,7 +186,11 @@ def plan_node_write(
     check_types(entry, {**properties, **merge_keys}, {**prop_kinds, **key_kinds})
     confidence = compute_confidence(provider, req.reliability, req.extraction_method)
     provenance = Provenance(confidence, req.source, req.extraction_method, stamp.version, stamp.now, stamp.written_by)
-    statement = cypher.write_node(entry.label, merge_keys, properties, provenance, resolved.remapped_from)
+    statement = (
+        cypher.write_node(entry.label, merge_keys, properties, provenance, resolved.remapped_from)
+        if compile_statement
+        else cypher.Statement("")
+    )
     result = NodeWritten(
         label=entry.label,
         merge_keys=merge_keys,

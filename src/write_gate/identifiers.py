@@ -1,5 +1,6 @@
 """Identifier rules: the only agent text that ever appears in Cypher is a name that passed these."""
 
+import functools
 import re
 
 from write_gate.model import ErrorCode, GateRejection
@@ -16,6 +17,7 @@ PROTECTED_FIELDS = frozenset(
 RESERVED_LABELS = frozenset({"Schema", "WriteGateMigration"})
 
 
+@functools.lru_cache(maxsize=8192)  # the same few names come through on every call
 def is_identifier(name: str) -> bool:
     return len(name) <= MAX_IDENTIFIER_LENGTH and _IDENTIFIER.fullmatch(name) is not None
 

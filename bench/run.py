@@ -1,0 +1,381 @@
+"""Write Gate's benchmarks, each comparison measured in one run so its ratio holds on a noisy machine.
+
+    uv run --group bench python bench/run.py            # everything; writes BENCHMARKS.md and docs/*.png
+    uv run --group bench python bench/run.py --quick    # small sizes, to check the harness
+
+1. Gate overhead: write_node through the gate in process (no transport) against the same parameterised
+   MERGE run directly with the same client on the same engine.
+2. Batch ingest: write_nodes of 10,000 items against a raw UNWIND MERGE of the same rows.
+3. End to end over MCP stdio with the SDK client, against the official memory server
+   (@modelcontextprotocol/server-memory, installed from npm by this script): the same agent workload on
+   both, for each N; and the transport's floor, an empty tool on the same SDK and transport.
+4. Reads: search_nodes and open_nodes at 100,000 nodes on the embedded engine.
+"""
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import psutil
+from mcp import Client, StdioServerParameters
+
+from write_gate import __version__
+from write_gate.agents import Agent
+from write_gate.backends import open_backend
+from write_gate.batch import write_nodes
+from write_gate.config import Settings
+from write_gate.cypher import Statement
+from write_gate.decisions import plan_node_write
+from write_gate.migrations import migrate
+from write_gate.model import WriteNodeRequest
+from write_gate.runtime import open_gate
+
+ROOT = Path(__file__).resolve().parent.parent
+NODE_DIR = ROOT / "bench" / ".node"
+OFFICIAL = "@modelcontextprotocol/server-memory"
+RESULTS: dict[str, Any] = {}
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+async def timed(fn: Callable[[], Awaitable[Any]], n: int) -> list[float]:
+    out = []
+    for _ in range(n):
+        started = time.perf_counter()
+        await fn()
+        out.append(time.perf_counter() - started)
+    return out
+
+
+def fresh_settings() -> Settings:
+    return Settings(data_dir=Path(tempfile.mkdtemp(prefix="wg-bench-")))  # the defaults: embedded, fsync always
+
+
+# --- 1. gate overhead ------------------------------------------------------------------------------
+
+
+async def gate_overhead(calls: int) -> None:
+    settings = fresh_settings()
+    async with open_gate(settings) as gate:
+        agent = Agent("bench")
+        requests = [
+            WriteNodeRequest(
+                label="Person",
+                merge_keys={"name": f"p{i % 500}"},
+                properties={"age": i},
+                source="bench",
+                extraction_method="manual",
+                reliability=0.9,
+            )
+            for i in range(calls)
+        ]
+        # The exact statement the gate builds, built ahead so only the engine call is timed for the raw side.
+        raw = [
+            plan_node_write(r, gate.registry, gate.policy, gate.provider, gate.stamp(agent)).statement for r in requests
+        ]
+        gate_times, raw_times = [], []
+        for i in range(calls):  # interleaved, so drift on the machine falls on both alike
+            started = time.perf_counter()
+            await gate.write_node(requests[i], agent)
+            gate_times.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            await gate.backend.write(raw[i])
+            raw_times.append(time.perf_counter() - started)
+    g, r = median_ms(gate_times), median_ms(raw_times)
+    RESULTS["overhead"] = {"calls": calls, "gate_ms": g, "raw_ms": r, "ratio": g / r}
+    print(f"gate overhead: write_node {g:.3f} ms vs raw MERGE {r:.3f} ms (median of {calls}) -> {g / r:.2f}x")
+
+
+# --- 2. batch ingest -------------------------------------------------------------------------------
+
+
+async def batch_ingest(items: int) -> None:
+    settings = fresh_settings()
+    async with open_gate(settings) as gate:
+        rows = [
+            {
+                "label": "Person",
+                "merge_keys": {"name": f"b{i:06d}"},
+                "properties": {"i": i, "tag": "bench"},
+                "source": "bench",
+                "extraction_method": "api",
+            }
+            for i in range(items)
+        ]
+        started = time.perf_counter()
+        result = await write_nodes(gate, rows, Agent("bench"))
+        gate_s = time.perf_counter() - started
+        assert result.written == items, result.rejected
+        raw_rows = [{"name": f"r{i:06d}", "props": {"i": i, "tag": "bench"}} for i in range(items)]
+        started = time.perf_counter()
+        await gate.backend.write(
+            Statement(
+                "UNWIND $rows AS row MERGE (n:`Person` {`name`: row.name}) SET n += row.props", {"rows": raw_rows}
+            )
+        )
+        raw_s = time.perf_counter() - started
+    RESULTS["batch"] = {
+        "items": items,
+        "gate_s": gate_s,
+        "raw_s": raw_s,
+        "gate_rate": items / gate_s,
+        "raw_rate": items / raw_s,
+        "ratio": raw_s / gate_s,
+    }
+    print(
+        f"batch ingest of {items}: write_nodes {items / gate_s:,.0f} nodes/s vs raw UNWIND {items / raw_s:,.0f} "
+        f"nodes/s -> {raw_s / gate_s:.2f}x of the raw rate"
+    )
+
+
+# --- 3. end to end against the official memory server ------------------------------------------------
+
+
+def install_official() -> tuple[list[str], str]:
+    entry = NODE_DIR / "node_modules" / "@modelcontextprotocol" / "server-memory" / "dist" / "index.js"
+    if not entry.exists():
+        NODE_DIR.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["npm", "install", "--silent", "--prefix", str(NODE_DIR), OFFICIAL], check=True, timeout=600)
+    version = json.loads((entry.parent.parent / "package.json").read_text())["version"]
+    return ["node", str(entry)], version
+
+
+NOOP_SERVER = """
+import anyio, mcp_types as types
+from mcp.server import Server
+from mcp.server.stdio import stdio_server
+async def list_tools(ctx, params):
+    return types.ListToolsResult(tools=[types.Tool(name="noop", input_schema={"type": "object"})])
+async def call_tool(ctx, params):
+    return types.CallToolResult(content=[types.TextContent(type="text", text="{}")], structured_content={})
+server = Server("noop", on_list_tools=list_tools, on_call_tool=call_tool)
+async def main():
+    async with stdio_server() as (r, w):
+        await server.run(r, w, server.create_initialization_options())
+anyio.run(main)
+"""
+
+
+async def workload(client: Client, n: int, label: str, curve: list[tuple[int, float]]) -> dict[str, float]:
+    """The agent workload: n creates (one entity with observations per call), n/2 relations, then searches
+    and opens. Returns per-operation medians in ms; `curve` gets (graph size, create latency) samples."""
+    creates, relates, searches, opens = [], [], [], []
+    for i in range(n):
+        args = {
+            "entities": [
+                {
+                    "name": f"entity-{i:06d}",
+                    "entityType": "person",
+                    "observations": [f"likes topic {i % 997}", f"met at event {i % 311}"],
+                }
+            ]
+        }
+        started = time.perf_counter()
+        result = await client.call_tool("create_entities", args)
+        creates.append(time.perf_counter() - started)
+        assert not result.is_error, (label, result.content)
+        if i % max(1, n // 50) == 0:
+            curve.append((i, statistics.median(creates[-max(1, n // 50) :]) * 1000))
+    for i in range(n // 2):
+        args = {
+            "relations": [
+                {"from": f"entity-{i:06d}", "to": f"entity-{(i * 7 + 1) % n:06d}", "relationType": "related_to"}
+            ]
+        }
+        started = time.perf_counter()
+        result = await client.call_tool("create_relations", args)
+        relates.append(time.perf_counter() - started)
+        assert not result.is_error, (label, result.content)
+    for i in range(200):
+        started = time.perf_counter()
+        await client.call_tool("search_nodes", {"query": f"topic {(i * 13) % 997} "})
+        searches.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        await client.call_tool("open_nodes", {"names": [f"entity-{(i * 37) % n:06d}"]})
+        opens.append(time.perf_counter() - started)
+    return {
+        "create": median_ms(creates),
+        "relate": median_ms(relates),
+        "search": median_ms(searches),
+        "open": median_ms(opens),
+    }
+
+
+async def end_to_end(sizes: list[int]) -> None:
+    official_cmd, official_version = install_official()
+    RESULTS["official_version"] = official_version
+    RESULTS["e2e"] = {}
+    RESULTS["curves"] = {}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WRITE_GATE_")}
+    for n in sizes:
+        row: dict[str, Any] = {}
+        async with Client(StdioServerParameters(command=sys.executable, args=["-c", NOOP_SERVER])) as client:
+            await timed(lambda c=client: c.call_tool("noop", {}), 200)
+            row["floor"] = median_ms(await timed(lambda c=client: c.call_tool("noop", {}), 2000))
+        data = Path(tempfile.mkdtemp(prefix="wg-e2e-"))
+        gate_env = {**env, "WRITE_GATE_DATA_DIR": str(data / "gate")}
+        exe = shutil.which("write-gate", path=str(Path(sys.executable).parent))
+        params = StdioServerParameters(command=exe, args=["serve", "--profile", "memory"], env=gate_env)
+        curve_gate: list[tuple[int, float]] = []
+        async with Client(params) as client:
+            row["gate"] = await workload(client, n, "gate", curve_gate)
+        memory_file = data / "memory.jsonl"
+        params = StdioServerParameters(
+            command=official_cmd[0], args=official_cmd[1:], env={**env, "MEMORY_FILE_PATH": str(memory_file)}
+        )
+        curve_official: list[tuple[int, float]] = []
+        async with Client(params) as client:
+            row["official"] = await workload(client, n, "official", curve_official)
+        RESULTS["e2e"][n] = row
+        RESULTS["curves"][n] = {"gate": curve_gate, "official": curve_official}
+        shutil.rmtree(data, ignore_errors=True)
+        for op in ("create", "relate", "search", "open"):
+            g, o = row["gate"][op], row["official"][op]
+            print(
+                f"N={n:>6} {op:<7} gate {g:8.2f} ms  official {o:8.2f} ms  floor {row['floor']:.2f} ms  "
+                f"gate/floor {g / row['floor']:5.2f}x  official/gate {o / g:6.2f}x"
+            )
+
+
+# --- 4. reads at scale -------------------------------------------------------------------------------
+
+
+async def reads_at_scale(nodes: int) -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    from read_latency import fill
+
+    settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="wg-bench-")), embedded_fsync="everysec")
+    backend = await open_backend(settings)
+    await migrate(backend)
+    await fill(backend, nodes)
+    await backend.close()
+    from write_gate.server import build_server
+
+    async with Client(build_server(settings, auto_migrate=False)) as client:
+        search = await timed(lambda: client.call_tool("search_nodes", {"query": "topic 42 ", "limit": 20}), 20)
+        opened = await timed(lambda: client.call_tool("open_nodes", {"names": ["person-0004242"]}), 100)
+    RESULTS["reads"] = {"nodes": nodes, "search_ms": median_ms(search), "open_ms": median_ms(opened)}
+    print(f"reads at {nodes} nodes: search_nodes {median_ms(search):.1f} ms, open_nodes {median_ms(opened):.2f} ms")
+
+
+# --- report ---------------------------------------------------------------------------------------------
+
+
+def plot(path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    n = max(RESULTS["curves"])
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    names = {
+        "official": f"official server-memory {RESULTS['official_version']}",
+        "gate": "write-gate serve --profile memory",
+    }
+    for name, style in (("official", "o-"), ("gate", "s-")):
+        xs, ys = zip(*RESULTS["curves"][n][name], strict=True)
+        ax.plot(xs, ys, style, markersize=3, label=names[name])
+    floor = RESULTS["e2e"][n]["floor"]
+    ax.axhline(floor, color="grey", linestyle="--", label=f"transport floor ({floor:.2f} ms)")
+    ax.set_xlabel("entities already in the graph")
+    ax.set_ylabel("create_entities latency, median (ms)")
+    ax.set_yscale("log")
+    ax.set_title("Cost of one create_entities call as the graph grows (MCP stdio, SDK client)")
+    ax.legend()
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+
+
+def machine() -> str:
+    return (
+        f"{platform.platform()}, {psutil.cpu_count()} cores, {psutil.virtual_memory().total / 2**30:.0f} GiB; "
+        f"Python {platform.python_version()}, write-gate {__version__}, "
+        f"node {subprocess.run(['node', '--version'], capture_output=True, text=True).stdout.strip()}"
+    )
+
+
+def report(command: str, out: Path) -> None:
+    o, b = RESULTS["overhead"], RESULTS["batch"]
+    lines = [
+        "# Benchmarks",
+        "",
+        f"Produced by `{command}` on {time.strftime('%Y-%m-%d')}: {machine()}.",
+        "Every comparison below was measured in one run; ratios are from that run. Embedded engine defaults "
+        "(FalkorDB via falkordblite, append-only file with `appendfsync always`) unless said otherwise.",
+        "",
+        "## Gate overhead and batch ingest (in process, no transport)",
+        "",
+        "| measure | gate | raw engine | ratio | target |",
+        "|---|---|---|---|---|",
+        f"| write_node, median of {o['calls']} | {o['gate_ms']:.3f} ms | {o['raw_ms']:.3f} ms "
+        f"(same MERGE, same client) | {o['ratio']:.2f}x | <= 1.15x |",
+        f"| batch ingest of {b['items']:,} nodes | {b['gate_rate']:,.0f} nodes/s (write_nodes) | {b['raw_rate']:,.0f} "
+        f"nodes/s (UNWIND MERGE) | {b['ratio']:.2f}x of raw | >= 0.8x |",
+        "",
+        f"## End to end over MCP stdio, against the official memory server ({OFFICIAL} {RESULTS['official_version']})",
+        "",
+        "Workload per N: N `create_entities` calls (one entity, two observations each), N/2 `create_relations`, "
+        "200 `search_nodes` and 200 `open_nodes`; medians. The floor is an empty tool on the same SDK and "
+        "transport, called by the same client in the same run. Write Gate runs `write-gate serve --profile memory` "
+        "(every write gated and stamped).",
+        "",
+        "| N | operation | Write Gate | official | floor | gate / floor | official / gate |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for n, row in sorted(RESULTS["e2e"].items()):
+        for op in ("create", "relate", "search", "open"):
+            g, off = row["gate"][op], row["official"][op]
+            lines.append(
+                f"| {n:,} | {op} | {g:.2f} ms | {off:.2f} ms | {row['floor']:.2f} ms | "
+                f"{g / row['floor']:.2f}x | {off / g:.1f}x |"
+            )
+    r = RESULTS["reads"]
+    lines += [
+        "",
+        "![create latency against graph size](docs/bench_growth.png)",
+        "",
+        f"## Reads at {r['nodes']:,} nodes (embedded, in-process client)",
+        "",
+        "| tool | median |",
+        "|---|---|",
+        f"| search_nodes (limit 20) | {r['search_ms']:.1f} ms |",
+        f"| open_nodes (one name, with neighbours) | {r['open_ms']:.2f} ms |",
+        "",
+        "Single-item figures for write_node through the client are in `bench/write_node_latency.py`.",
+        "",
+    ]
+    out.write_text("\n".join(lines))
+
+
+async def main(args: argparse.Namespace) -> None:
+    sizes = [200, 1000] if args.quick else [1000, 10_000]
+    await gate_overhead(500 if args.quick else 3000)
+    await batch_ingest(2000 if args.quick else 10_000)
+    await end_to_end(sizes)
+    await reads_at_scale(10_000 if args.quick else 100_000)
+    command = "uv run --group bench python bench/run.py" + (" --quick" if args.quick else "")
+    (ROOT / "bench" / "results.json").write_text(json.dumps(RESULTS, indent=2, default=str))
+    plot(ROOT / "docs" / "bench_growth.png")
+    report(command, ROOT / "BENCHMARKS.md")
+    print("wrote BENCHMARKS.md, docs/bench_growth.png and bench/results.json")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="small sizes, to check the harness")
+    anyio.run(main, parser.parse_args())
