@@ -197,6 +197,18 @@ def create_relationship_if_absent(
     return Statement("\n".join(lines), {**from_params, **to_params, **params})
 
 
+def create_node_if_name_absent(labels: list[str], name: str, write: Statement) -> Statement:
+    """The memory profile's create: names are unique across labels, as in the official server. One statement
+    checks every registered label (an index seek each) and writes only if the name is nowhere; so the
+    check and the write are atomic, and it costs one round trip."""
+    if not labels:
+        return write
+    lookups = [f"OPTIONAL MATCH (x{i}:{quote(label)} {{name: $existing_name}})" for i, label in enumerate(labels)]
+    found = "coalesce(" + ", ".join(f"x{i}" for i in range(len(labels))) + ")"
+    text = "\n".join([*lookups, f"WITH {found} AS existing", "WHERE existing IS NULL", write.text])
+    return Statement(text, {**write.params, "existing_name": name})
+
+
 def add_observations(label: str, name: str, contents: list[str], provenance: Provenance) -> Statement:
     """Appends the contents not already there, in order; returns what was added."""
     text = (

@@ -195,7 +195,9 @@ class MemoryService:
                 )
         if atomic:
             _reject_all("entities", list(outcomes.values()))
-        existing = await self._found(entities[i].name for i in plans)
+        # A dry run looks the names up; a real one checks and writes in one statement per entity.
+        existing = {} if write else await self._found(entities[i].name for i in plans)
+        labels = gate.registry.all_canonical_labels()
         seen: set[str] = set()
         result = EntitiesCreated(created=[])
         for i, plan in plans.items():
@@ -208,7 +210,14 @@ class MemoryService:
                 continue
             seen.add(entity.name)
             if write:
-                await run_write(gate.backend, plan.statement)
+                statement = cypher.create_node_if_name_absent(labels, entity.name, plan.statement)
+                rows = await run_write(gate.backend, statement)
+                if not (rows and rows[0]["written"]):
+                    outcomes[i] = ItemOutcome(
+                        index=i, status="skipped", label=label, message="an entity with this name exists"
+                    )
+                    result.skipped.append(entity.name)
+                    continue
             outcomes[i] = ItemOutcome(index=i, status="created", label=label, remapped_from=plan.result.remapped_from)
             result.created.append(EntityIn(name=entity.name, entityType=label, observations=entity.observations))
             if plan.result.remapped_from:

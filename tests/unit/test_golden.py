@@ -39,6 +39,9 @@ PORTABLE: dict[str, Callable[[], cypher.Statement]] = {
     "memory_create_relationship_if_absent": lambda: cypher.create_relationship_if_absent(
         "KNOWS", ALICE, ACME, {}, PROV, ":knows"
     ),
+    "memory_create_node_if_name_absent": lambda: cypher.create_node_if_name_absent(
+        ["Person", "Organization"], "Alice", cypher.write_node("Person", {"name": "Alice"}, {}, PROV, None)
+    ),
     "memory_add_observations": lambda: cypher.add_observations("Person", "Alice", ["x"], PROV),
     "memory_delete_observations": lambda: cypher.delete_observations("Person", "Alice", ["x"], PROV.last_updated),
     "memory_delete_nodes": lambda: cypher.delete_nodes([1, 2], ["Alice"]),
