@@ -116,6 +116,7 @@ async def write_nodes(gate: Gate, items: list[Any], agent: Agent) -> BatchWritte
                 "properties": dict(plan.properties),
                 "remapped_from": result.remapped_from,
                 **plan.provenance.params(),
+                "search": cypher.search_text(result.label, result.merge_keys, plan.properties),
             }
         )
         outcomes[i] = ItemOutcome(

@@ -16,6 +16,35 @@ from write_gate.identifiers import quote
 PROVENANCE_FIELDS = ("confidence", "source", "extraction_method", "write_gate_version", "last_updated", "written_by")
 
 
+# The search prefilter: each write appends the lower-cased text it wrote (label, string values) to the
+# node's `_search`, so search_nodes can skip nodes that cannot match before running its exact test.
+# Stale text only lets extra nodes through to that exact test; past the cap the node drops to exact
+# tests alone (null), so the prefilter never hides a match.
+SEARCH_FIELD = "_search"  # the gate's own; never shown to agents
+SEARCH_SEPARATOR = "\x1f"
+SEARCH_CAP = 8192
+
+
+def search_text(label: str, *maps: Mapping[str, Any]) -> str:
+    parts = [label]
+    for values in maps:
+        for value in values.values():
+            if isinstance(value, str):
+                parts.append(value)
+            elif isinstance(value, list):
+                parts.extend(item for item in value if isinstance(item, str))
+    return SEARCH_SEPARATOR + SEARCH_SEPARATOR.join(parts).lower()
+
+
+def _search_update(var: str, text: str) -> str:
+    """`var._search = ...` appending `text` (a parameter or row field) unless it is already there."""
+    current = f"coalesce({var}._search, '')"
+    return (
+        f"{var}._search = CASE WHEN {current} CONTAINS {text} THEN {var}._search"
+        f" WHEN size({current}) + size({text}) > {SEARCH_CAP} THEN null ELSE {current} + {text} END"
+    )
+
+
 @dataclass(frozen=True)
 class Statement:
     text: str
@@ -49,7 +78,7 @@ def _stamp(var: str) -> str:
 @functools.lru_cache(maxsize=1024)
 def _write_node_text(label: str, key_names: tuple[str, ...], remapped: bool) -> str:
     keys, _ = _key_pattern(dict.fromkeys(key_names), "key")
-    sets = ["n += $properties", _stamp("n")]
+    sets = ["n += $properties", _stamp("n"), _search_update("n", "$search")]
     if remapped:
         sets.append("n._schema_remap_from = $remapped_from")
     # A full write makes a node real: it is no longer a stub left by merge_endpoints.
@@ -69,6 +98,7 @@ def write_node(
     if remapped_from is not None:
         params["remapped_from"] = remapped_from
     text = _write_node_text(label, tuple(merge_keys), remapped_from is not None)
+    params["search"] = search_text(label, merge_keys, properties)
     return Statement(text, {**params, "properties": dict(properties), **provenance.params()})
 
 
@@ -214,10 +244,11 @@ def add_observations(label: str, name: str, contents: list[str], provenance: Pro
     text = (
         f"MATCH (n:{quote(label)} {{name: $name}})\n"
         "WITH n, [o IN $contents WHERE NOT o IN coalesce(n.observations, [])] AS added\n"
-        f"SET n.observations = coalesce(n.observations, []) + added, {_stamp('n')}\n"
+        f"SET n.observations = coalesce(n.observations, []) + added, {_stamp('n')}, {_search_update('n', '$search')}\n"
         "RETURN added"
     )
-    return Statement(text, {"name": name, "contents": contents, **provenance.params()})
+    params = {"name": name, "contents": contents, "search": search_text(label, {"o": contents})}
+    return Statement(text, {**params, **provenance.params()})
 
 
 def delete_observations(label: str, name: str, observations: list[str], last_updated: str) -> Statement:
@@ -284,7 +315,7 @@ def typed_write(
     params |= key_params
     lines += [
         f"{'MERGE' if create else 'MATCH'} (n:{quote(label)} {node_keys})",
-        f"SET n += $properties, {_stamp('n')}, n._stub = null",
+        f"SET n += $properties, {_stamp('n')}, {_search_update('n', '$search')}, n._stub = null",
     ]
     carried = ", ".join(["n", *(f"t{i}" for i in range(len(links)))])
     for i, link in enumerate(links):
@@ -298,6 +329,7 @@ def typed_write(
             f"SET {_stamp(f'r{i}')}",
         ]
     lines.append("RETURN count(n) AS written")
+    params["search"] = search_text(label, merge_keys, properties)
     return Statement("\n".join(lines), {**params, "properties": dict(properties), **provenance.params()})
 
 
@@ -328,7 +360,7 @@ def write_nodes_batch(label: str, key_names: list[str]) -> str:
     return (
         "UNWIND $rows AS row\n"
         f"MERGE (n:{quote(label)} {{{keys}}})\n"
-        f"SET n += row.properties, {stamp},\n"
+        f"SET n += row.properties, {stamp}, {_search_update('n', 'row.search')},\n"
         "    n._schema_remap_from = coalesce(row.remapped_from, n._schema_remap_from), n._stub = null"
     )
 

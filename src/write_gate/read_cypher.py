@@ -35,6 +35,8 @@ def page_of_ids(
         conditions.append("any(l IN labels(n) WHERE l IN $labels)")
         params["labels"] = list(labels)
     if query is not None:
+        # The cheap prefilter first (engines evaluate AND left to right and stop early), then the exact test.
+        conditions.append("(n._search IS NULL OR n._search CONTAINS $query)")
         conditions.append(_search_predicate(dialect))
         params["query"] = query.lower()
         params["skip_keys"] = sorted(PROTECTED_FIELDS)

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from write_gate import read_cypher
 from write_gate.backends import BackendError, BackendUnavailable, GraphBackend, Row
-from write_gate.cypher import Statement
+from write_gate.cypher import SEARCH_FIELD, Statement
 from write_gate.identifiers import normalize_identifier
 from write_gate.model import ErrorCode, GateRejection
 from write_gate.registry import SchemaRegistry
@@ -111,7 +111,7 @@ def to_entity(labels: Sequence[str], props: Mapping[str, Any], registry: SchemaR
     observations = props.get("observations")
     if not (isinstance(observations, list) and all(isinstance(o, str) for o in observations)):
         observations = []
-    rest = {k: v for k, v in props.items() if k not in ("name", "observations")}
+    rest = {k: v for k, v in props.items() if k not in ("name", "observations", SEARCH_FIELD)}
     if "observations" in props and not observations:
         rest["observations"] = props["observations"]  # not a list of strings: keep it visible, unaltered
     return Entity(

@@ -154,3 +154,16 @@ async def test_get_schema_has_entries_and_live_counts(client: Client) -> None:
     assert types["WORKS_FOR"]["count"] == 1 and types["WORKS_FOR"]["from_labels"] == ["Person"]
     assert schema["extraction_methods"] == ["api", "llm", "manual", "parsed"]
     assert schema["unknown_label_policy"] == "remap"
+
+
+async def test_search_prefilter_never_hides_a_current_match(client: Client, graph: GraphBackend) -> None:
+    """Overwritten values may linger in the prefilter text (extra candidates for the exact test), but a
+    current value is always found, and the prefilter's own field is never shown."""
+    await write(client, "Person", "Ada", motto="first draft")
+    await write(client, "Person", "Ada", motto="Analytical Engine")
+    assert [e["name"] for e in (await call(client, "search_nodes", query="engine"))["entities"]] == ["Ada"]
+    assert (await call(client, "search_nodes", query="first draft"))["entities"] == []
+    await graph.write(Statement("CREATE (:Person {name: 'Direct', motto: 'written around the gate'})"))
+    assert [e["name"] for e in (await call(client, "search_nodes", query="AROUND"))["entities"]] == ["Direct"]
+    [ada] = (await call(client, "open_nodes", names=["Ada"]))["entities"]
+    assert "_search" not in ada["properties"]

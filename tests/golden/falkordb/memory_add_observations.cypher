@@ -1,4 +1,4 @@
 MATCH (n:`Person` {name: $name})
 WITH n, [o IN $contents WHERE NOT o IN coalesce(n.observations, [])] AS added
-SET n.observations = coalesce(n.observations, []) + added, n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.last_updated = $last_updated, n.written_by = $written_by
+SET n.observations = coalesce(n.observations, []) + added, n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.last_updated = $last_updated, n.written_by = $written_by, n._search = CASE WHEN coalesce(n._search, '') CONTAINS $search THEN n._search WHEN size(coalesce(n._search, '')) + size($search) > 8192 THEN null ELSE coalesce(n._search, '') + $search END
 RETURN added

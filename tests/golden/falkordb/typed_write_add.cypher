@@ -1,6 +1,6 @@
 MATCH (t0:`Location` {`name`: $to0_0})
 MERGE (n:`Npc` {`name`: $key_0})
-SET n += $properties, n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.last_updated = $last_updated, n.written_by = $written_by, n._stub = null
+SET n += $properties, n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.last_updated = $last_updated, n.written_by = $written_by, n._search = CASE WHEN coalesce(n._search, '') CONTAINS $search THEN n._search WHEN size(coalesce(n._search, '')) + size($search) > 8192 THEN null ELSE coalesce(n._search, '') + $search END, n._stub = null
 WITH n, t0
 OPTIONAL MATCH (n)-[old0:`LOCATED_IN`]->(x0) WHERE id(x0) <> id(t0)
 WITH n, t0, collect(old0) AS stale0
