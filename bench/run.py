@@ -32,12 +32,10 @@ from mcp import Client, StdioServerParameters
 
 from write_gate import __version__
 from write_gate.agents import Agent
-from write_gate.backends import open_backend
 from write_gate.batch import write_nodes
 from write_gate.config import Settings
 from write_gate.cypher import Statement
 from write_gate.decisions import plan_node_write
-from write_gate.migrations import migrate
 from write_gate.model import WriteNodeRequest
 from write_gate.runtime import open_gate
 
@@ -254,14 +252,32 @@ async def end_to_end(sizes: list[int]) -> None:
 
 
 async def reads_at_scale(nodes: int) -> None:
-    sys.path.insert(0, str(ROOT / "bench"))
-    from read_latency import fill
-
     settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="wg-bench-")), embedded_fsync="everysec")
-    backend = await open_backend(settings)
-    await migrate(backend)
-    await fill(backend, nodes)
-    await backend.close()
+    async with open_gate(settings) as gate:  # written through the gate, as an agent fleet would
+        for start in range(0, nodes, 10_000):
+            items = [
+                {
+                    "label": "Person",
+                    "merge_keys": {"name": f"person-{i:07d}"},
+                    "source": "bench",
+                    "extraction_method": "api",
+                    "properties": {"observations": [f"likes topic {i % 997}", f"met at event {i % 311}"]},
+                }
+                for i in range(start, min(nodes, start + 10_000))
+            ]
+            assert (await write_nodes(gate, items, Agent("bench"))).rejected == 0
+        pairs = [
+            {"a": f"person-{(i * 7919) % nodes:07d}", "b": f"person-{(i * 104729 + 1) % nodes:07d}"}
+            for i in range(nodes // 2)
+        ]
+        for start in range(0, len(pairs), 10_000):
+            await gate.backend.write(
+                Statement(
+                    "UNWIND $rows AS row MATCH (a:Person {name: row.a}), (b:Person {name: row.b}) "
+                    "CREATE (a)-[:KNOWS]->(b)",
+                    {"rows": pairs[start : start + 10_000]},
+                )
+            )
     from write_gate.server import build_server
 
     async with Client(build_server(settings, auto_migrate=False)) as client:
@@ -371,6 +387,8 @@ def report(command: str, out: Path) -> None:
         "",
         f"## Reads at {r['nodes']:,} nodes (embedded, in-process client)",
         "",
+        f"Nodes written through the gate (`write_nodes`), as a fleet would. Measured by `{r.get('command', command)}`.",
+        "",
         "| tool | median |",
         "|---|---|",
         f"| search_nodes (limit 20) | {r['search_ms']:.1f} ms |",
@@ -388,16 +406,23 @@ def report(command: str, out: Path) -> None:
         "- End to end, writes and opens stay flat as the graph grows while the official server's grow "
         "linearly (it reads and rewrites its whole file on every call); they are not yet within 1.5x of the "
         "transport floor (one or two engine round trips and the gate's checks on top of it).",
-        "- `search_nodes` misses badly: it evaluates a case-insensitive substring test on every string "
-        "property of every node, in the engine, on each call (a name-only CONTAINS takes a tenth of the "
-        "time). Keeping a lower-cased search text on each node at write time, or a full-text index, is the "
-        "fix this profile points at; not done yet.",
+        "- `search_nodes`: every write keeps a lower-cased search text on its node, so a search runs its exact "
+        "per-property test only on the nodes whose text contains the query. That took it from 140 ms to "
+        "13 ms at 10,000 entities (now below the official server) and from 770 ms to 78 ms at 100,000 "
+        "nodes; it is still a scan of every node's text, so it grows with the graph and stays above the "
+        "floor. A full-text index is the next step.",
         "",
     ]
     out.write_text("\n".join(lines))
 
 
 async def main(args: argparse.Namespace) -> None:
+    if args.only_reads:  # re-measure the reads alone, keeping the other figures of bench/results.json
+        RESULTS.update(json.loads((ROOT / "bench" / "results.json").read_text()))
+        await reads_at_scale(100_000)
+        RESULTS["reads"]["command"] = "uv run --group bench python bench/run.py --only-reads"
+        (ROOT / "bench" / "results.json").write_text(json.dumps(RESULTS, indent=2, default=str))
+        args.report_only = True
     if args.report_only:  # re-render BENCHMARKS.md and the plot from bench/results.json
         RESULTS.update(json.loads((ROOT / "bench" / "results.json").read_text()))
         plot(ROOT / "docs" / "bench_growth.png")
@@ -420,4 +445,5 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="small sizes, to check the harness")
     parser.add_argument("--report-only", action="store_true", help="re-render from bench/results.json")
+    parser.add_argument("--only-reads", action="store_true", help="re-measure the reads at 100,000 nodes only")
     anyio.run(main, parser.parse_args())
