@@ -12,7 +12,13 @@ from write_gate.agents import Agent
 from write_gate.cypher import Statement
 from write_gate.decisions import plan_node_write, plan_relationship_write
 from write_gate.gate import Gate, run_write
-from write_gate.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
+from write_gate.model import (
+    ErrorCode,
+    GateRejection,
+    WriteNodeRequest,
+    WriteRelationshipRequest,
+    validation_problems,
+)
 
 
 class WriteNodesRequest(BaseModel):
@@ -56,7 +62,7 @@ class BatchWritten(BaseModel):
 
 def _rejected(index: int, exc: GateRejection | ValidationError) -> ItemOutcome:
     if isinstance(exc, ValidationError):
-        problems = [{"field": ".".join(map(str, e["loc"])), "problem": e["msg"]} for e in exc.errors()]
+        problems = validation_problems(exc)
         return ItemOutcome(
             index=index,
             status="rejected",

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from write_gate.memory import EntityIn, RelationIn
+from write_gate.model import describe_problems
 from write_gate.reads import Entity, Relation
 
 
@@ -42,7 +43,7 @@ def _item(number: int, data: Any, kind: str | None = None) -> Line | BadLine:
         if kind == "relation":
             return Line(number, "relation", RelationIn.model_validate(data))
     except ValidationError as exc:
-        return BadLine(number, "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
+        return BadLine(number, describe_problems(exc))
     return BadLine(number, 'the "type" field is neither "entity" nor "relation"')
 
 

@@ -145,6 +145,10 @@ class Done(BaseModel):
     message: str
 
 
+def _refused(index: int, exc: GateRejection) -> ItemOutcome:
+    return ItemOutcome(index=index, status="rejected", error_code=exc.rejected.error_code, message=exc.rejected.message)
+
+
 def _reject_all(what: str, outcomes: list[ItemOutcome]) -> None:
     rejected = [o for o in outcomes if o.status == "rejected"]
     if rejected:
@@ -190,9 +194,7 @@ class MemoryService:
                 agent.grant.check_labels([plans[i].result.label])
             except GateRejection as exc:
                 plans.pop(i, None)
-                outcomes[i] = ItemOutcome(
-                    index=i, status="rejected", error_code=exc.rejected.error_code, message=exc.rejected.message
-                )
+                outcomes[i] = _refused(i, exc)
         if atomic:
             _reject_all("entities", list(outcomes.values()))
         # A dry run looks the names up; a real one checks and writes in one statement per entity.
@@ -268,9 +270,7 @@ class MemoryService:
                 agent.grant.check_types([plans[i].result.type])
             except GateRejection as exc:
                 plans.pop(i, None)
-                outcomes[i] = ItemOutcome(
-                    index=i, status="rejected", error_code=exc.rejected.error_code, message=exc.rejected.message
-                )
+                outcomes[i] = _refused(i, exc)
         if atomic:
             _reject_all("relations", list(outcomes.values()))
         result = RelationsCreated(created=[])

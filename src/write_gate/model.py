@@ -3,7 +3,7 @@
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
 # A merge-key value: a scalar, never a list or map (identity must be comparable on both engines).
 KeyValue = StrictStr | StrictInt | StrictFloat | StrictBool
@@ -25,6 +25,15 @@ class ErrorCode(StrEnum):
     ENTITY_NOT_FOUND = "ENTITY_NOT_FOUND"
     # A defect in the gate itself, reported instead of crashing; tests assert it never appears.
     INTERNAL_ERROR = "INTERNAL_ERROR"
+
+
+def validation_problems(exc: ValidationError, whole: str = "") -> list[dict[str, str]]:
+    """Field paths and reasons only: the offending values are never echoed back (or logged)."""
+    return [{"field": ".".join(map(str, e["loc"])) or whole, "problem": e["msg"]} for e in exc.errors()]
+
+
+def describe_problems(exc: ValidationError, whole: str = "") -> str:
+    return "; ".join(f"{p['field']}: {p['problem']}" for p in validation_problems(exc, whole))
 
 
 class Rejected(BaseModel):

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from write_gate import cypher
 from write_gate.backends import GraphBackend
 from write_gate.identifiers import RESERVED_LABELS, is_identifier, is_protected
+from write_gate.model import describe_problems
 from write_gate.registry import PropertyType
 
 
@@ -139,8 +140,7 @@ def read_file(path: Path) -> list[EntrySource]:
             return SourceFile.model_validate(data).entries
         return [EntrySource.model_validate(data)]
     except ValidationError as exc:
-        reasons = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'file'}: {e['msg']}" for e in exc.errors())
-        raise SchemaFileError(path, reasons) from exc
+        raise SchemaFileError(path, describe_problems(exc, "file")) from exc
 
 
 def read_sources(paths: list[Path]) -> list[EntrySource]:
@@ -247,8 +247,7 @@ def convert_seed_schema(path: Path, data: Any) -> list[EntrySource]:
             name=label, description=description, properties=definitions, absorbs=[name[4:]] if name[4:] != label else []
         )
     except ValidationError as exc:
-        reasons = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'file'}: {e['msg']}" for e in exc.errors())
-        raise SchemaFileError(path, reasons) from exc
+        raise SchemaFileError(path, describe_problems(exc, "file")) from exc
     return [node, *relationships]
 
 

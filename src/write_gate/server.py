@@ -24,7 +24,7 @@ from write_gate.audit import Decision
 from write_gate.backends import BackendUnavailable
 from write_gate.config import Settings
 from write_gate.memory import MemoryService, WriterContext
-from write_gate.model import ErrorCode, GateRejection, Rejected
+from write_gate.model import ErrorCode, GateRejection, Rejected, validation_problems
 from write_gate.runtime import open_gate
 from write_gate.tools import PROFILES, Call, Runtime, ToolSpec, typed_specs
 
@@ -49,8 +49,7 @@ def _result(payload: BaseModel, is_error: bool, text: str | None = None) -> type
 
 
 def _invalid_arguments(exc: ValidationError) -> Rejected:
-    # Field paths and reasons only: the agent's values are not echoed back.
-    problems = [{"field": ".".join(map(str, e["loc"])) or "(arguments)", "problem": e["msg"]} for e in exc.errors()]
+    problems = validation_problems(exc, "(arguments)")
     return Rejected(
         error_code=ErrorCode.INVALID_INPUT,
         message="the arguments do not match the tool's input schema",
@@ -202,6 +201,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         on_call_tool=call_tool,
     )
     server.runtime = None  # type: ignore[attr-defined]
+    server.identities = identities  # type: ignore[attr-defined]  # the HTTP token verifier reads the same file
     return server
 
 
@@ -231,7 +231,7 @@ def http_app(
         issuer = f"http://{settings.host}:{settings.port}"
         auth = {
             "auth": AuthSettings(issuer_url=issuer, resource_server_url=None, required_scopes=[]),
-            "token_verifier": AgentsTokenVerifier(AgentsFile.load(settings.agents_file)),
+            "token_verifier": AgentsTokenVerifier(server.identities.agents),  # type: ignore[attr-defined]
         }
     elif require_auth:
         raise ValueError(
