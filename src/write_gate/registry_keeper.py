@@ -18,7 +18,8 @@ from write_gate.model import ErrorCode, GateRejection
 logger = logging.getLogger(__name__)
 
 FIRST_RETRY_SECONDS = 0.5
-MAX_RETRY_SECONDS = 30.0
+# Retries back off up to this many poll intervals (10 s by default), never below a second.
+RETRY_CAP_POLLS = 5
 
 
 class RegistryKeeper:
@@ -57,10 +58,10 @@ class RegistryKeeper:
 
     async def run(self) -> None:
         """Until cancelled: retry the first load with backoff, then poll the version."""
-        delay = FIRST_RETRY_SECONDS
+        delay, cap = FIRST_RETRY_SECONDS, max(1.0, RETRY_CAP_POLLS * self._poll_seconds)
         while self.gate.snapshot is None:
             await anyio.sleep(delay)
-            delay = min(delay * 2, MAX_RETRY_SECONDS)
+            delay = min(delay * 2, cap)
             if await self.attempt():
                 logger.info("registry loaded after the engine came back")
                 await self._changed()

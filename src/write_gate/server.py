@@ -86,8 +86,8 @@ async def call(
 ) -> types.CallToolResult:
     """Validate, run, and turn every outcome into a result: the server never answers with a crash."""
     try:
+        check_storable(arguments or {})  # first: what follows encodes the arguments
         check_size(arguments or {}, settings)
-        check_storable(arguments or {})
         request = spec.input_model.model_validate(arguments or {})
         result = await spec.handler(runtime, request, context)
         return _result(result, is_error=False, text=spec.text(result) if spec.text else None)

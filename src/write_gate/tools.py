@@ -230,9 +230,10 @@ GET_SCHEMA = ToolSpec(
 
 
 def _json_text(field: str) -> Callable[[BaseModel], str]:
-    """The official server answers with the bare JSON array; the structured result says more."""
+    """The official server answers with the bare JSON array, indented as JSON.stringify(x, null, 2) does;
+    the structured result says more."""
     return lambda result: json.dumps(
-        [item.model_dump(mode="json", by_alias=True) for item in getattr(result, field)], ensure_ascii=False
+        [item.model_dump(mode="json", by_alias=True) for item in getattr(result, field)], ensure_ascii=False, indent=2
     )
 
 
@@ -246,9 +247,9 @@ CREATE_ENTITIES = ToolSpec(
     "registry (drifted types are remapped to the canonical one); names that exist already are skipped.",
     input_model=CreateEntitiesRequest,
     output_model=EntitiesCreated,
-    annotations=_annotations("Create entities", read_only=False),
+    annotations=_annotations("Create entities", read_only=False, idempotent=False),  # as the official server
     handler=lambda rt, req, call: _second(rt.memory.create_entities(req.entities, call.writer, call.agent)),
-    text=_json_text("created"),
+    text=_json_text("entities"),
 )
 
 CREATE_RELATIONS = ToolSpec(
@@ -257,9 +258,9 @@ CREATE_RELATIONS = ToolSpec(
     "edges, in active voice; relationType must be a registered type and both entities must exist.",
     input_model=CreateRelationsRequest,
     output_model=RelationsCreated,
-    annotations=_annotations("Create relations", read_only=False),
+    annotations=_annotations("Create relations", read_only=False, idempotent=False),  # as the official server
     handler=lambda rt, req, call: _second(rt.memory.create_relations(req.relations, call.writer, call.agent)),
-    text=_json_text("created"),
+    text=_json_text("relations"),
 )
 
 ADD_OBSERVATIONS = ToolSpec(
@@ -267,7 +268,7 @@ ADD_OBSERVATIONS = ToolSpec(
     description="Add new observations to existing entities in the knowledge graph",
     input_model=AddObservationsRequest,
     output_model=ObservationsAdded,
-    annotations=_annotations("Add observations", read_only=False),
+    annotations=_annotations("Add observations", read_only=False, idempotent=False),  # as the official server
     handler=lambda rt, req, call: rt.memory.add_observations(req.observations, call.agent),
     text=_json_text("results"),
 )

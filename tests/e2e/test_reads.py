@@ -52,7 +52,13 @@ async def link(client: Client, a: str, b: str, kind: str = "KNOWS", to_label: st
 
 async def write_people(client: Client, names: list[str]) -> None:
     items = [
-        {"label": "Person", "merge_keys": {"name": name}, "properties": {"i": i}, "source": "t", "extraction_method": "api"}
+        {
+            "label": "Person",
+            "merge_keys": {"name": name},
+            "properties": {"i": i},
+            "source": "t",
+            "extraction_method": "api",
+        }
         for i, name in enumerate(names)
     ]
     out = await call(client, "write_nodes", items=items)

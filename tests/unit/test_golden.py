@@ -23,7 +23,9 @@ ACME = Endpoint("Organization", {"name": "Acme-SENTINEL", "country": "NL-SENTINE
 # Statements that are the same on every engine: portable Cypher by design.
 PORTABLE: dict[str, Callable[[], cypher.Statement]] = {
     "write_node": lambda: cypher.write_node("Person", {"name": "Alice-SENTINEL"}, {"age": 30}, PROV, None),
-    "write_node_remapped": lambda: cypher.write_node("Person", {"name": "Alice-SENTINEL"}, {}, PROV, ":person-SENTINEL"),
+    "write_node_remapped": lambda: cypher.write_node(
+        "Person", {"name": "Alice-SENTINEL"}, {}, PROV, ":person-SENTINEL"
+    ),
     "write_relationship_fail_if_missing": lambda: cypher.write_relationship(
         "WORKS_FOR", ALICE, ACME, {"since": 2020}, PROV, None, merge_endpoints=False
     ),
@@ -54,9 +56,7 @@ PORTABLE: dict[str, Callable[[], cypher.Statement]] = {
     ),
     "memory_delete_nodes": lambda: cypher.delete_nodes([1, 2], ["Alice-SENTINEL"], None),
     "memory_delete_nodes_granted_types": lambda: cypher.delete_nodes([1, 2], ["Alice-SENTINEL"], ["KNOWS"]),
-    "memory_delete_relationship": lambda: cypher.delete_relationship(
-        "KNOWS", 1, "Alice-SENTINEL", 2, "Acme-SENTINEL"
-    ),
+    "memory_delete_relationship": lambda: cypher.delete_relationship("KNOWS", 1, "Alice-SENTINEL", 2, "Acme-SENTINEL"),
     "typed_write_add": lambda: cypher.typed_write(
         "Npc",
         {"name": "Gandalf-SENTINEL"},

@@ -1,8 +1,11 @@
 """FalkorDB, external (`FALKORDB_URL`) or the embedded server's socket, through falkordb's async client."""
 
+import functools
+
 import anyio
 import redis.exceptions
 from falkordb.asyncio import FalkorDB
+from falkordb.asyncio.graph import AsyncGraph
 
 from write_gate.backends.base import (
     BackendError,
@@ -28,18 +31,42 @@ class FalkorDBBackend:
         self.dialect = FalkorDBDialect()
         self._timeout = timeout_seconds
         self._graph_name = graph
+        self._connecting = anyio.Lock()
         self._connect(url)
 
     def _connect(self, url: str) -> None:
-        self._db = FalkorDB.from_url(
-            url, socket_timeout=self._timeout, socket_connect_timeout=self._timeout, health_check_interval=0
-        )
-        self._graph = self._db.select_graph(self._graph_name)
+        """Connect on first use, not here: the client probes the server as it is built (a blocking call that
+        fails when the engine is down), and a gate must start, and keep serving, without its engine."""
+        self._url = url
+        self._db: FalkorDB | None = None
+        self._graph: AsyncGraph | None = None
+
+    async def _connected(self) -> tuple[FalkorDB, AsyncGraph]:
+        if self._db is None or self._graph is None:
+            async with self._connecting:
+                if self._db is None or self._graph is None:
+                    build = functools.partial(
+                        FalkorDB.from_url,
+                        self._url,
+                        socket_timeout=self._timeout,
+                        socket_connect_timeout=self._timeout,
+                        health_check_interval=0,
+                    )
+                    try:
+                        with anyio.fail_after(self._timeout):
+                            db = await anyio.to_thread.run_sync(build, abandon_on_cancel=True)
+                    except TimeoutError as exc:
+                        raise BackendUnavailable(f"FalkorDB did not answer within {self._timeout:g} s") from exc
+                    except _UNAVAILABLE as exc:
+                        raise BackendUnavailable(f"FalkorDB unreachable: {type(exc).__name__}") from exc
+                    self._db, self._graph = db, db.select_graph(self._graph_name)
+        return self._db, self._graph
 
     async def _run(self, statement: Statement, read_only: bool) -> list[Row]:
+        _db, graph = await self._connected()
         try:
             with anyio.fail_after(self._timeout):
-                query = self._graph.ro_query if read_only else self._graph.query
+                query = graph.ro_query if read_only else graph.query
                 result = await query(statement.text, dict(statement.params))
         except TimeoutError as exc:
             raise BackendUnavailable(f"FalkorDB did not answer within {self._timeout:g} s") from exc
@@ -64,9 +91,10 @@ class FalkorDBBackend:
         return await self._run(statement, read_only=True)
 
     async def _ddl(self, ddl: str) -> None:
+        _db, graph = await self._connected()
         try:
             with anyio.fail_after(self._timeout):
-                await self._graph.query(ddl)
+                await graph.query(ddl)
         except _UNAVAILABLE as exc:
             raise BackendUnavailable(f"FalkorDB unreachable: {type(exc).__name__}") from exc
         except redis.exceptions.ResponseError as exc:
@@ -83,13 +111,16 @@ class FalkorDBBackend:
             await self._ddl(ddl)
 
     async def ping(self) -> None:
+        db, _graph = await self._connected()
         try:
             with anyio.fail_after(self._timeout):
-                await self._db.connection.ping()
+                await db.connection.ping()
         except _UNAVAILABLE as exc:
             raise BackendUnavailable(f"FalkorDB unreachable: {type(exc).__name__}") from exc
 
     async def close(self) -> None:
+        if self._db is None:
+            return
         connection = self._db.connection
         await connection.aclose()
         # The pool was handed to the client, so aclose() leaves it open: disconnect it ourselves.

@@ -1,0 +1,152 @@
+"""Starting when things are down (issue 9, item 4), and several gates on one graph (item 5).
+
+`write-gate serve` always starts. With the engine unreachable every tool says so (never "unknown label"
+from an empty registry, never an empty result or "deleted"), /health says why, and the first load is
+retried in the background until the engine is there. Gates on one engine notice a registry change
+made through any of them, or by the CLI, within the poll interval."""
+
+import socket
+import subprocess
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, Implementation, StdioServerParameters
+from starlette.testclient import TestClient
+
+from tests.conftest import settings_env, start_falkordb_server, write_gate_argv
+from write_gate.config import BackendKind, Settings
+from write_gate.server import http_app
+
+pytestmark = pytest.mark.anyio
+PERSON = {"label": "Person", "merge_keys": {"name": "Ada"}, "source": "t", "extraction_method": "api"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def external(port: int, **changes: Any) -> Settings:
+    return Settings(
+        backend=BackendKind.FALKORDB,
+        falkordb_url=f"redis://127.0.0.1:{port}",
+        graph_name="g",
+        query_timeout_seconds=2,
+        **changes,
+    )
+
+
+@asynccontextmanager
+async def serve(settings: Settings, *args: str, poll: float = 0.3) -> AsyncIterator[Client]:
+    command, *rest = write_gate_argv("serve", *args)
+    env = {**settings_env(settings), "WRITE_GATE_REGISTRY_POLL_SECONDS": str(poll)}
+    params = StdioServerParameters(command=command, args=rest, env=env)
+    async with Client(params, read_timeout_seconds=60, client_info=Implementation(name="t", version="1")) as client:
+        yield client
+
+
+async def code(client: Client, tool: str, args: dict[str, Any]) -> str | None:
+    result = await client.call_tool(tool, args)
+    return result.structured_content.get("error_code") if result.is_error else None
+
+
+async def eventually(check: Any, seconds: float = 30.0) -> None:
+    with anyio.fail_after(seconds):
+        while not await check():
+            await anyio.sleep(0.2)
+
+
+async def test_a_gate_starts_without_its_engine_and_recovers_when_it_comes(tmp_path: Path) -> None:
+    port = free_port()
+    settings = external(port)
+    async with serve(settings) as gate, serve(settings, "--profile", "memory") as memory:
+        assert {tool.name for tool in (await gate.list_tools()).tools} >= {"write_node", "read_graph"}
+        for tool, args in (
+            ("write_node", PERSON),
+            ("open_nodes", {"names": ["Ada"]}),
+            ("search_nodes", {"query": "a"}),
+            ("read_graph", {}),
+            ("get_schema", {}),
+        ):
+            assert await code(gate, tool, args) == "SCHEMA_SOURCE_UNAVAILABLE", tool
+        for tool, args in (
+            ("delete_entities", {"entityNames": ["Ada"]}),
+            ("create_entities", {"entities": [{"name": "Ada", "entityType": "person"}]}),
+        ):
+            assert await code(memory, tool, args) == "SCHEMA_SOURCE_UNAVAILABLE", tool
+        process, _ = start_falkordb_server(tmp_path, port)  # the engine arrives; migrations and the registry follow
+        try:
+
+            async def written() -> bool:
+                return await code(gate, "write_node", PERSON) is None
+
+            await eventually(written)
+            opened = await gate.call_tool("open_nodes", {"names": ["Ada"]})
+            assert [e["name"] for e in opened.structured_content["entities"]] == ["Ada"]
+        finally:
+            process.terminate()
+            process.wait(10)
+        # The engine goes away again: reads and writes say so, nothing answers empty.
+        assert await code(gate, "open_nodes", {"names": ["Ada"]}) == "BACKEND_UNAVAILABLE"
+        assert await code(gate, "write_node", PERSON) == "BACKEND_UNAVAILABLE"
+
+
+def test_health_says_why_while_the_engine_is_away() -> None:
+    app = http_app(external(free_port()), require_auth=False)
+    with TestClient(app) as http:
+        answer = http.get("/health")
+    assert answer.status_code == 503
+    body = answer.json()
+    assert body["engine"] == "unreachable" and body["registry"]["loaded"] is False
+    assert "engine unreachable" in body["registry"]["error"]
+
+
+def test_serve_on_an_unreachable_engine_does_not_exit() -> None:
+    """Before: an external FalkorDB down at start made `serve` exit with an ExceptionGroup traceback."""
+    command = write_gate_argv("serve")
+    env = {**settings_env(external(free_port())), "WRITE_GATE_REGISTRY_POLL_SECONDS": "0.3"}
+    process = subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            process.wait(3)
+    finally:
+        process.kill()
+        _, stderr = process.communicate(timeout=10)
+    assert b"Traceback" not in stderr
+
+
+async def test_gates_on_one_graph_see_a_schema_load_made_anywhere(tmp_path: Path) -> None:
+    process, url = start_falkordb_server(tmp_path)
+    try:
+        settings = Settings(
+            backend=BackendKind.FALKORDB, falkordb_url=url, graph_name="shared", unknown_label_policy="reject"
+        )
+        vehicle = tmp_path / "vehicle.json"
+        vehicle.write_text('{"name": "Vehicle", "merge_keys": ["name"], "required_properties": ["name"]}')
+        car = {**PERSON, "label": "Vehicle", "merge_keys": {"name": "Car"}}
+        async with serve(settings) as one, serve(settings, "--no-migrate") as two:
+            assert await code(one, "write_node", car) == "SCHEMA_UNKNOWN_LABEL"
+            assert await code(two, "write_node", car) == "SCHEMA_UNKNOWN_LABEL"
+            loaded = subprocess.run(
+                write_gate_argv("schema", "load", str(vehicle)),
+                env=settings_env(settings),
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert loaded.returncode == 0, loaded.stderr
+            # No refresh_schema_cache anywhere: both notice the registry's version within the poll interval.
+            for gate in (one, two):
+
+                async def accepted(gate: Client = gate) -> bool:
+                    return await code(gate, "write_node", car) is None
+
+                await eventually(accepted, seconds=10)
+    finally:
+        process.terminate()
+        process.wait(10)

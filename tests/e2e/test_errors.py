@@ -1,0 +1,95 @@
+"""Errors that tell the truth (issue 16, item 11): engine text never reaches an agent, text no engine can
+store is the agent's INVALID_INPUT, and a full disk is the storage's BACKEND_UNAVAILABLE while reads
+keep working."""
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tests.conftest import MATRIX_SCHEMAS, TESTS, open_client, start_falkordb_server
+from write_gate.backends import BackendError, GraphBackend, open_backend
+from write_gate.config import BackendKind, Settings
+from write_gate.cypher import Statement
+from write_gate.engine_errors import engine_failure
+from write_gate.model import ErrorCode
+from write_gate.schema_files import load_into_graph, read_sources
+
+pytestmark = pytest.mark.anyio
+PERSON = {"label": "Person", "source": "t", "extraction_method": "api"}
+
+
+async def rejected(client: Client, tool: str, **args: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, args)
+    assert result.is_error, result.structured_content
+    return result.structured_content
+
+
+@pytest.mark.parametrize("bad", ["nul\x00inside", "lone \ud800 surrogate"])
+async def test_text_no_engine_stores_is_invalid_input_everywhere(
+    settings: Settings, graph: GraphBackend, bad: str
+) -> None:
+    await load_into_graph(graph, read_sources([TESTS / "schemas" / "memory"]))
+    async with open_client(settings, "in_process") as gate, open_client(settings, "in_process", profile="memory") as m:
+        cases = [
+            (gate, "search_nodes", {"query": bad}),
+            (gate, "open_nodes", {"names": [bad]}),
+            (gate, "write_node", {**PERSON, "merge_keys": {"name": bad}}),
+            (gate, "write_node", {**PERSON, "merge_keys": {"name": "x"}, "source": bad}),
+            (m, "create_entities", {"entities": [{"name": bad, "entityType": "person"}]}),
+            (m, "add_observations", {"observations": [{"entityName": "x", "contents": [bad]}]}),
+            (m, "delete_entities", {"entityNames": [bad]}),
+        ]
+        for client, tool, args in cases:
+            out = await rejected(client, tool, **args)
+            assert out["error_code"] == "INVALID_INPUT", (tool, out)
+            assert bad not in str(out)  # never echoed
+    assert (
+        await graph.read(Statement("MATCH (n) WHERE NOT n:Schema AND NOT n:WriteGateRegistry RETURN count(n) AS c"))
+    )[0]["c"] == 0
+
+
+async def test_engine_text_is_logged_with_an_incident_never_answered(
+    graph: GraphBackend, caplog: pytest.LogCaptureFixture
+) -> None:
+    with pytest.raises(BackendError) as refused:
+        await graph.write(Statement("MATCH (n) RETURN n.missing + 'secret-fragment' + 1 AS x UNION RETURN 1 AS y"))
+    with caplog.at_level(logging.ERROR, logger="write_gate.engine_errors"):
+        rejection = engine_failure(refused.value, "write").rejected
+    assert rejection.error_code is ErrorCode.INTERNAL_ERROR
+    assert str(refused.value) not in rejection.message and "engine_error" not in rejection.details
+    incident = rejection.details["incident"]
+    assert incident in rejection.message and any(
+        incident in r.message and str(refused.value) in r.message for r in caplog.records
+    )
+
+
+async def test_a_full_disk_is_backend_unavailable_and_reads_keep_working(tmp_path: Path) -> None:
+    """A FalkorDB server whose files may not grow past 64 KiB (RLIMIT_FSIZE, the signal ignored so the write
+    fails with EFBIG as on a full disk): the append-only file stops, redis refuses writes with MISCONF.
+    (With appendfsync always redis exits instead: the gate then answers unreachable.)"""
+    limit = ["bash", "-c", 'trap "" XFSZ; ulimit -f 64; exec "$@" --appendfsync everysec', "limited"]
+    process, url = start_falkordb_server(tmp_path, wrapper=limit)
+    try:
+        settings = Settings(backend=BackendKind.FALKORDB, falkordb_url=url, graph_name="full", query_timeout_seconds=5)
+        backend = await open_backend(settings)
+        await load_into_graph(backend, read_sources([MATRIX_SCHEMAS]))
+        async with open_client(settings, "in_process") as client:
+            out: dict[str, Any] = {}
+            for i in range(2000):
+                result = await client.call_tool(
+                    "write_node", {**PERSON, "merge_keys": {"name": f"p{i}"}, "properties": {"pad": "x" * 500}}
+                )
+                if result.is_error:
+                    out = result.structured_content
+                    break
+            assert out.get("error_code") == "BACKEND_UNAVAILABLE" and out["details"]["reason"] == "storage", out
+            assert "MISCONF" not in str(out)
+            page = await client.call_tool("read_graph", {"limit": 5})
+            assert not page.is_error and len(page.structured_content["entities"]) == 5
+        await backend.close()
+    finally:
+        process.terminate()
+        process.wait(10)
