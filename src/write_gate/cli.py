@@ -19,12 +19,11 @@ logger = logging.getLogger("write_gate")
 
 
 async def _serve_stdio(settings: Settings, profile: str, auto_migrate: bool) -> None:
-    from mcp.server.stdio import stdio_server
-
     from write_gate.server import build_server, initialization_options
+    from write_gate.stdio_transport import stdio_transport
 
     server = build_server(settings, profile=profile, auto_migrate=auto_migrate)
-    async with stdio_server() as (read_stream, write_stream):
+    async with stdio_transport() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, initialization_options(server))
 
 
