@@ -9,7 +9,7 @@ from pathlib import Path
 
 import anyio
 
-from write_gate import __version__
+from write_gate import __version__, logs
 from write_gate.backends import BackendError, BackendUnavailable, open_backend
 from write_gate.config import Settings
 from write_gate.migrations import migrate
@@ -33,7 +33,9 @@ def _serve_http(settings: Settings, profile: str, auto_migrate: bool, require_au
     from write_gate.server import http_app
 
     app = http_app(settings, profile=profile, auto_migrate=auto_migrate, require_auth=require_auth)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
+    # log_config=None: uvicorn's loggers go through the JSON handler like every other; the per-request access
+    # lines are left out (each tool decision has its own line).
+    uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, log_level=None, access_log=False)
 
 
 async def _with_backend(settings: Settings, work: Callable[..., Awaitable[int]]) -> int:
@@ -257,17 +259,13 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    # stdout carries the MCP stdio protocol: every log line goes to stderr.
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s %(message)s",
-    )
     try:
         settings = Settings()
     except ValueError as exc:
         print(f"error: configuration: {exc}", file=sys.stderr)
         return 2
+    # stdout carries the MCP stdio protocol: every log line goes to stderr, as one JSON object.
+    logs.configure("DEBUG" if args.verbose else settings.log_level)
     try:
         return args.func(args, settings)
     except (BackendUnavailable, BackendError) as exc:

@@ -2,67 +2,21 @@
 written to a real server process and its answers read back from its stdout."""
 
 import json
-import queue
-import subprocess
-import threading
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
-from tests.conftest import settings_env, write_gate_argv
+from tests.e2e.stdio_process import RawStdio
 from write_gate.config import BackendKind, Settings
 
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
-
-
-class RawStdio:
-    """A server process spoken to line by line, as a client's transport would."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.process = subprocess.Popen(
-            write_gate_argv("serve"),
-            env=settings_env(settings),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        self.lines: queue.Queue[bytes] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.lines.put(line)
-
-    def send(self, line: bytes) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(line + b"\n")
-        self.process.stdin.flush()
-
-    def answer(self, timeout: float = 30) -> dict[str, Any]:
-        try:
-            return json.loads(self.lines.get(timeout=timeout))
-        except queue.Empty:
-            raise AssertionError(f"no answer within {timeout} s") from None
-
-    def request(self, request_id: int | str, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        message = {"jsonrpc": "2.0", "id": request_id, "method": method, **({"params": params} if params else {})}
-        self.send(json.dumps(message).encode())
-        return self.answer(timeout=60)
-
-    def close(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=30)
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawStdio]:
     data = tmp_path_factory.mktemp("stdio-protocol")
     raw = RawStdio(Settings(backend=BackendKind.EMBEDDED, data_dir=data, embedded_fsync="everysec"))
-    info = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}
-    assert "result" in raw.request(0, "initialize", info)
-    raw.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+    raw.initialize()
     yield raw
     raw.close()
 
