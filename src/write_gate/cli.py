@@ -10,6 +10,7 @@ from pathlib import Path
 import anyio
 
 from write_gate import __version__, logs
+from write_gate.agents import AgentsFileError
 from write_gate.backends import BackendError, BackendUnavailable, open_backend
 from write_gate.config import Settings
 from write_gate.migrations import migrate
@@ -47,6 +48,8 @@ async def _with_backend(settings: Settings, work: Callable[..., Awaitable[int]])
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    overrides = {name: getattr(args, name) for name in ("host", "port") if getattr(args, name) is not None}
+    settings = settings.model_copy(update=overrides)
     if args.transport == "http":
         try:
             _serve_http(settings, args.profile, not args.no_migrate, not args.no_auth)
@@ -186,10 +189,33 @@ def cmd_agents_add(args: argparse.Namespace, settings: Settings) -> int:
     agents.save()
     print(token)  # shown once: only its hash is stored
     print(
-        f"agent {args.name!r} saved in {path} with {grant.model_dump()}; keep the token above, it is not stored",
+        f"agent {args.name!r} saved in {path} with {grant.model_dump()}; keep the token above, it is not stored; "
+        "running gates use it (and drop the agent's old token) from their next request",
         file=sys.stderr,
     )
     return 0
+
+
+def cmd_agents_remove(args: argparse.Namespace, settings: Settings) -> int:
+    from write_gate.agents import AgentsFile
+
+    path = args.file or settings.agents_file
+    if path is None:
+        print("error: give --file or set WRITE_GATE_AGENTS_FILE", file=sys.stderr)
+        return 2
+    agents = AgentsFile.load(path)
+    if not agents.remove(args.name):
+        print(f"error: {path} lists no agent {args.name!r}", file=sys.stderr)
+        return 1
+    agents.save()
+    print(f"agent {args.name!r} removed from {path}; running gates refuse its token from their next request")
+    return 0
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1 to 65535)")
+    return int(text)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -200,6 +226,8 @@ def parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="serve the MCP tools (stdio by default)")
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    serve.add_argument("--host", help="HTTP: address to bind (default: WRITE_GATE_HOST, else 127.0.0.1)")
+    serve.add_argument("--port", type=_port, help="HTTP: port (default: WRITE_GATE_PORT, else 8000)")
     serve.add_argument(
         "--profile",
         choices=["gate", "memory"],
@@ -248,6 +276,10 @@ def parser() -> argparse.ArgumentParser:
     add.add_argument("--types", nargs="+", help='relationship types it may write (default: "*")')
     add.add_argument("--file", type=Path, help="default: WRITE_GATE_AGENTS_FILE")
     add.set_defaults(func=cmd_agents_add)
+    remove = agents_sub.add_parser("remove", help="remove an agent: its token stops working")
+    remove.add_argument("name")
+    remove.add_argument("--file", type=Path, help="default: WRITE_GATE_AGENTS_FILE")
+    remove.set_defaults(func=cmd_agents_remove)
 
     exp = sub.add_parser("export", help="write the graph as jsonl (re-importable), json, graphml, dot or mermaid")
     exp.add_argument("--format", choices=["jsonl", "json", "graphml", "dot", "mermaid"], default="jsonl")
@@ -271,6 +303,9 @@ def main(argv: list[str] | None = None) -> int:
     except (BackendUnavailable, BackendError) as exc:
         print(f"error: graph engine: {exc}", file=sys.stderr)
         return 1
+    except AgentsFileError as exc:
+        print(f"error: agents file: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 

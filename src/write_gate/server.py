@@ -19,7 +19,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from write_gate import __version__
-from write_gate.agents import FULL, Agent, AgentsFile, AgentsTokenVerifier, Grant, tool_group
+from write_gate.agents import FULL, Agent, AgentsTokenVerifier, Grant, LiveAgents, tool_group
 from write_gate.audit import Decision
 from write_gate.backends import BackendUnavailable
 from write_gate.config import Settings
@@ -115,12 +115,12 @@ def _access_token(ctx: Any) -> AccessToken | None:
 
 class Identities:
     """Who the caller is: the verified token's agent over HTTP; WRITE_GATE_AGENT or the client's name
-    from the handshake over stdio. The agents file gives the grant; an agent it does not list is trusted
-    fully over stdio (the operator started the process) and sees nothing over HTTP."""
+    from the handshake over stdio. The agents file, as it is at each call, gives the grant; an agent it does
+    not list is trusted fully over stdio (the operator started the process) and sees nothing over HTTP."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.agents = AgentsFile.load(settings.agents_file) if settings.agents_file else None
+        self.agents = LiveAgents(settings.agents_file) if settings.agents_file else None
 
     def agent(self, ctx: Any) -> Agent:
         token = _access_token(ctx)
