@@ -315,3 +315,29 @@ def test_an_idle_session_is_gone_after_the_timeout_and_its_id_gets_404(exposed: 
     status, _, body = mcp_post(exposed.url, exposed.token, ping, session=idle)
     assert status == 404 and "Session not found" in body
     assert mcp_post(exposed.url, exposed.token, ping, session=busy)[0] == 200
+
+
+# --- without an agents file ----------------------------------------------------------------------------------
+
+
+def test_http_without_an_agents_file_is_refused_unless_no_auth(tmp_path: Path) -> None:
+    settings = Settings(backend=BackendKind.EMBEDDED, data_dir=tmp_path / "data")
+    result = subprocess.run(
+        write_gate_argv("serve", "--transport", "http"),
+        env=settings_env(settings),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2 and "HTTP needs WRITE_GATE_AGENTS_FILE" in result.stderr
+
+
+def test_no_auth_on_all_interfaces_with_no_host_listed_warns_and_still_checks_hosts(tmp_path: Path) -> None:
+    settings = Settings(backend=BackendKind.EMBEDDED, data_dir=tmp_path / "data", embedded_fsync="everysec")
+    with http_gate(settings, tmp_path / "gate.log", "--no-auth", "--host", "0.0.0.0") as gate:
+        assert mcp_post(gate.url, None, INITIALIZE)[0] == 200  # no token needed
+        assert mcp_post(gate.url, None, INITIALIZE, {"Host": f"gate:{gate.port}"})[0] == 421
+        assert request(gate.url, "GET", "/.well-known/oauth-protected-resource/mcp")[0] == 404  # nothing to say
+        records = [json.loads(line) for line in gate.log.read_text().splitlines()]
+    warning = next(r for r in records if r["level"] == "WARNING" and r["logger"] == "write_gate.server")
+    assert "bound to 0.0.0.0 with no WRITE_GATE_ALLOWED_HOSTS" in warning["message"]
