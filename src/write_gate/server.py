@@ -24,6 +24,7 @@ from write_gate.audit import Decision
 from write_gate.backends import BackendUnavailable
 from write_gate.config import Settings
 from write_gate.http_security import public_url, transport_security, unlisted_wildcard_bind
+from write_gate.malformed import AnswerMalformedPosts
 from write_gate.memory import MemoryService, WriterContext
 from write_gate.model import ErrorCode, GateRejection, Rejected, validation_problems
 from write_gate.runtime import open_gate
@@ -272,7 +273,7 @@ def http_app(
         }
         return JSONResponse(body, status_code=200 if engine == "reachable" else 503)
 
-    endpoint: Any = StreamableHTTPASGIApp(sessions)
+    endpoint: Any = AnswerMalformedPosts(StreamableHTTPASGIApp(sessions), max_body=2 * settings.max_request_bytes)
     routes = [Route("/health", health, methods=["GET"])]
     middleware = []
     if agents is not None:

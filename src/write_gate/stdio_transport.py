@@ -1,9 +1,9 @@
 """MCP over stdio that answers every line, as JSON-RPC 2.0 (section 5.1) says.
 
 The SDK's stdio transport drops a line it cannot read as a message, so the client waits for its timeout.
-Here each line is looked at first: what is not JSON is answered -32700 (id null), JSON that is not a
-JSON-RPC 2.0 message -32600 (with its id when one can be read); the line is then dropped and serving goes
-on. Lines that are messages go to the SDK's transport unchanged, which keeps its handling of stdout (fd 1
+Here each line is looked at first (malformed.triage): what is not JSON is answered -32700 (id null), JSON
+that is not a JSON-RPC 2.0 message -32600 (with its id when one can be read); the line is then dropped and
+serving goes on. Lines that are messages go to the SDK's transport unchanged, which keeps its handling of stdout (fd 1
 points at stderr while serving, so stray prints cannot corrupt the protocol).
 """
 
@@ -14,56 +14,10 @@ from io import TextIOWrapper
 from typing import Any
 
 import anyio
-import mcp_types as types
-import pydantic_core
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp_types import INVALID_REQUEST, PARSE_ERROR
-from pydantic import ValidationError
 
-# Which member of the message union a JSON object most likely meant, by the keys it has.
-_MEANT = (("result", "JSONRPCResponse"), ("error", "JSONRPCError"))
-
-
-def _error(request_id: Any, code: int, message: str) -> types.JSONRPCError:
-    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
-
-
-def _readable_id(raw: Any) -> str | int | None:
-    """The id to answer with: a string or an integer (MCP ids are never null, fractional or boolean)."""
-    value = raw.get("id") if isinstance(raw, dict) else None
-    return value if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)) else None
-
-
-def _problems(raw: Any, exc: ValidationError | None) -> str:
-    """What is wrong, in the words of the union member the object meant; never its values."""
-    if not isinstance(raw, dict):
-        return "a message must be a JSON object (batches are not part of MCP)"
-    if "id" in raw and _readable_id(raw) is None:
-        return "id must be a string or an integer"
-    meant = next((member for key, member in _MEANT if key in raw), None)
-    meant = meant or ("JSONRPCRequest" if "id" in raw else "JSONRPCNotification")
-    errors = exc.errors(include_input=False, include_url=False) if exc is not None else []
-    found = [e for e in errors if e["loc"][:1] == (meant,)] or errors
-    return "; ".join(f"{'.'.join(map(str, e['loc'][1:])) or 'message'}: {e['msg']}" for e in found[:5])
-
-
-def triage(line: str) -> types.JSONRPCError | None:
-    """None for a line that is a JSON-RPC message; otherwise the error to answer it with. Pure."""
-    try:
-        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-    except ValidationError as exc:
-        try:
-            raw = pydantic_core.from_json(line)
-        except ValueError as parse_error:  # the same words as the SDK's HTTP transport
-            return _error(None, PARSE_ERROR, f"Parse error: {parse_error}")
-        return _error(_readable_id(raw), INVALID_REQUEST, f"Invalid request: {_problems(raw, exc)}")
-    # The SDK reads {"id": true, "method": ...} as a notification and never answers it; it is a bad request.
-    if isinstance(message, types.JSONRPCNotification):
-        raw = pydantic_core.from_json(line)
-        if "id" in raw:
-            return _error(None, INVALID_REQUEST, f"Invalid request: {_problems(raw, None)}")
-    return None
+from write_gate.malformed import triage
 
 
 class _AnsweredLines:

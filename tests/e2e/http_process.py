@@ -75,11 +75,12 @@ def http_gate(settings: Settings, log: Path, *serve_args: str, **env: str) -> It
 def request(
     url: str, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
 ) -> tuple[int, dict[str, str], str]:
-    """(status, headers with lower-case names, body); 0 when nothing listens. Host and Origin are sent as given."""
+    """(status, headers with lower-case names, body); 0 when nothing listens. A body that is bytes is sent as
+    it is, anything else as JSON; Host and Origin are sent as given."""
     host, port = url.removeprefix("http://").rsplit(":", 1)
     connection = http.client.HTTPConnection(host, int(port), timeout=30)
     try:
-        data = json.dumps(body).encode() if body is not None else None
+        data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
         connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
         sent = {"Host": f"{host}:{port}", **(headers or {})}
         if data is not None:
@@ -97,7 +98,11 @@ def request(
 
 
 def mcp_post(
-    url: str, token: str | None, message: dict[str, Any], headers: dict[str, str] | None = None, session: str = ""
+    url: str,
+    token: str | None,
+    message: dict[str, Any] | bytes,
+    headers: dict[str, str] | None = None,
+    session: str = "",
 ) -> tuple[int, dict[str, str], str]:
     """One JSON-RPC message to /mcp, with a bearer token, an MCP session id and other headers when given."""
     sent = dict(headers or {})

@@ -16,6 +16,7 @@ import pytest
 
 from tests.conftest import GATE_TOOLS, MATRIX_SCHEMAS, settings_env, write_gate_argv
 from tests.e2e.http_process import INITIALIZE, agents_command, http_gate, mcp_client, mcp_post, request
+from tests.e2e.test_stdio_protocol import MALFORMED
 from write_gate.backends import open_backend
 from write_gate.config import BackendKind, Settings
 from write_gate.cypher import Statement
@@ -341,3 +342,19 @@ def test_no_auth_on_all_interfaces_with_no_host_listed_warns_and_still_checks_ho
         records = [json.loads(line) for line in gate.log.read_text().splitlines()]
     warning = next(r for r in records if r["level"] == "WARNING" and r["logger"] == "write_gate.server")
     assert "bound to 0.0.0.0 with no WRITE_GATE_ALLOWED_HOSTS" in warning["message"]
+
+
+# --- malformed messages get the same answers as over stdio ---------------------------------------------------
+
+
+@pytest.mark.parametrize("case", MALFORMED)
+def test_a_malformed_body_gets_a_json_rpc_error_and_the_session_goes_on(fleet: Fleet, case: str) -> None:
+    token = fleet.tokens["reader"]
+    status, headers, _ = mcp_post(fleet.url, token, INITIALIZE)
+    session = headers["mcp-session-id"]
+    line, code, request_id = MALFORMED[case]
+    status, _, body = mcp_post(fleet.url, token, line, session=session)
+    answer = json.loads(body)
+    assert status == 400 and answer["id"] == request_id and answer["error"]["code"] == code, answer
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    assert mcp_post(fleet.url, token, ping, session=session)[0] == 200

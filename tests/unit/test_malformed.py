@@ -1,6 +1,6 @@
-"""Which stdio lines are messages, and what the others are answered with (pure)."""
+"""Which lines (stdio) and bodies (HTTP) are JSON-RPC messages, and what the others are answered with."""
 
-from write_gate.stdio_transport import triage
+from write_gate.malformed import triage
 
 INVALID_REQUEST = -32600
 
