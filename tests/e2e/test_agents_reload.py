@@ -149,3 +149,18 @@ def test_a_broken_agents_file_at_start_is_a_one_line_error(tmp_path: Path, trans
     assert result.returncode == 2
     why = "agents.x.tools: Input should be a valid tuple; agents.x.token_sha256: Field required"
     assert result.stderr == f"error: agents file: {agents_file}: {why}\n"
+
+
+def test_removing_an_agent_the_file_does_not_list_is_an_error(tmp_path: Path) -> None:
+    settings = Settings(backend=BackendKind.EMBEDDED, data_dir=tmp_path / "data")
+    agents_file = tmp_path / "agents.toml"
+    agents_command(settings, "add", "ann", "--file", str(agents_file))
+    result = subprocess.run(
+        write_gate_argv("agents", "remove", "zed", "--file", str(agents_file)),
+        env=settings_env(settings),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1 and result.stderr == f"error: {agents_file} lists no agent 'zed'\n"
+    assert "ann" in tomllib.loads(agents_file.read_text())["agents"]

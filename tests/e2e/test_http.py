@@ -159,9 +159,12 @@ async def test_label_and_type_grants(fleet: Fleet) -> None:
         ] == "PERMISSION_DENIED"
 
 
-def test_one_log_line_per_write_decision_and_no_secrets(fleet: Fleet) -> None:
+async def test_one_log_line_per_write_decision_and_no_secrets(fleet: Fleet) -> None:
+    async with session(fleet, fleet.tokens["reader"]) as client:
+        assert (await client.call_tool("write_node", write("Ada"))).is_error  # a reader's write: refused
     records = [json.loads(line) for line in fleet.log.read_text().splitlines()]  # every line is one JSON object
-    assert any(r["logger"].startswith("uvicorn") for r in records)  # the web server's own lines too
+    uvicorn = [r for r in records if r["logger"].startswith("uvicorn")]  # the web server's own lines too
+    assert uvicorn and not any("color_message" in r for r in uvicorn)  # its terminal-colour copy is dropped
     lines = [r for r in records if r["logger"] == "write_gate.decisions"]
     expected = {"agent": "reader", "tool": "write_node", "status": "rejected", "error_code": "PERMISSION_DENIED"}
     assert expected.items() <= next(line for line in lines if line["agent"] == "reader").items()
@@ -358,3 +361,9 @@ def test_a_malformed_body_gets_a_json_rpc_error_and_the_session_goes_on(fleet: F
     assert status == 400 and answer["id"] == request_id and answer["error"]["code"] == code, answer
     ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
     assert mcp_post(fleet.url, token, ping, session=session)[0] == 200
+
+
+def test_a_body_over_the_transport_limit_is_refused_by_size_not_parsed(fleet: Fleet) -> None:
+    too_big = b"x" * (2 * fleet.settings.max_request_bytes + 1)  # not JSON either: the size is what counts
+    status, _, body = mcp_post(fleet.url, fleet.tokens["reader"], too_big)
+    assert status == 413 and "too large" in body
