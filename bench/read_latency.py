@@ -17,6 +17,7 @@ from pathlib import Path
 import anyio
 from mcp import Client
 
+from write_gate import logs
 from write_gate.backends import open_backend
 from write_gate.config import Settings
 from write_gate.cypher import Statement
@@ -92,6 +93,7 @@ async def main(nodes: int, calls: int) -> None:
 
 
 if __name__ == "__main__":
+    logs.configure("WARNING")  # quiet: a benchmark prints figures, not a line per call
     parser = argparse.ArgumentParser()
     parser.add_argument("--nodes", type=int, default=100_000)
     parser.add_argument("--calls", type=int, default=200)

@@ -30,7 +30,7 @@ import anyio
 import psutil
 from mcp import Client, StdioServerParameters
 
-from write_gate import __version__
+from write_gate import __version__, logs
 from write_gate.agents import Agent
 from write_gate.batch import write_nodes
 from write_gate.config import Settings
@@ -224,7 +224,7 @@ async def end_to_end(sizes: list[int]) -> None:
             await timed(lambda c=client: c.call_tool("noop", {}), 200)
             row["floor"] = median_ms(await timed(lambda c=client: c.call_tool("noop", {}), 2000))
         data = Path(tempfile.mkdtemp(prefix="wg-e2e-"))
-        gate_env = {**env, "WRITE_GATE_DATA_DIR": str(data / "gate")}
+        gate_env = {**env, "WRITE_GATE_DATA_DIR": str(data / "gate"), "WRITE_GATE_LOG_LEVEL": "WARNING"}
         exe = shutil.which("write-gate", path=str(Path(sys.executable).parent))
         params = StdioServerParameters(command=exe, args=["serve", "--profile", "memory"], env=gate_env)
         curve_gate: list[tuple[int, float]] = []
@@ -442,6 +442,7 @@ async def main(args: argparse.Namespace) -> None:
 
 
 if __name__ == "__main__":
+    logs.configure("WARNING")  # quiet: a benchmark prints figures, not a line per call
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="small sizes, to check the harness")
     parser.add_argument("--report-only", action="store_true", help="re-render from bench/results.json")

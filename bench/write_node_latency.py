@@ -18,6 +18,7 @@ from pathlib import Path
 import anyio
 from mcp import Client, StdioServerParameters
 
+from write_gate import logs
 from write_gate.backends import open_backend
 from write_gate.config import Settings
 from write_gate.migrations import migrate
@@ -60,7 +61,7 @@ async def main(calls: int) -> None:
             await measure(client, 100)  # warm-up
             report("in-process client", await measure(client, calls))
         exe = shutil.which("write-gate", path=str(Path(sys.executable).parent))
-        env = {**os.environ, "WRITE_GATE_DATA_DIR": str(data)}
+        env = {**os.environ, "WRITE_GATE_DATA_DIR": str(data), "WRITE_GATE_LOG_LEVEL": "WARNING"}
         params = StdioServerParameters(command=exe, args=["serve", "--no-migrate"], env=env)
         async with Client(params) as client:
             await measure(client, 100)
@@ -71,6 +72,7 @@ async def main(calls: int) -> None:
 
 
 if __name__ == "__main__":
+    logs.configure("WARNING")  # quiet: a benchmark prints figures, not a line per call
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=2000)
     anyio.run(main, parser.parse_args().calls)

@@ -1,9 +1,9 @@
-"""One structured log line per tool decision: who, what, on which label, how it ended, how long it took.
+"""One structured log record per tool decision: who, what, on which label, how it ended, how long it took.
 
-Tokens and property values are never logged: a decision line carries names and codes only.
+Tokens and property values are never logged: a decision carries names and codes only. The fields go in as
+the record's own fields (logs.py writes them as one JSON object), not as text inside the message.
 """
 
-import json
 import logging
 import time
 from typing import Any
@@ -18,7 +18,7 @@ class Decision:
 
     def done(self, structured: dict[str, Any] | None, is_error: bool) -> None:
         structured = structured or {}
-        line = {
+        fields = {
             "event": "tool_call",
             "agent": self.agent,
             "tool": self.tool,
@@ -27,4 +27,6 @@ class Decision:
             "error_code": structured.get("error_code") if is_error else None,
             "latency_ms": round((time.perf_counter() - self.started) * 1000, 3),
         }
-        logger.info(json.dumps({k: v for k, v in line.items() if v is not None}))
+        fields = {k: v for k, v in fields.items() if v is not None}
+        message = " ".join(str(fields[k]) for k in ("tool", "status", "error_code") if k in fields)
+        logger.info(message, extra=fields)

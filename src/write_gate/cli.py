@@ -9,7 +9,8 @@ from pathlib import Path
 
 import anyio
 
-from write_gate import __version__
+from write_gate import __version__, logs
+from write_gate.agents import AgentsFileError
 from write_gate.backends import BackendError, BackendUnavailable, open_backend
 from write_gate.config import Settings
 from write_gate.migrations import migrate
@@ -19,12 +20,11 @@ logger = logging.getLogger("write_gate")
 
 
 async def _serve_stdio(settings: Settings, profile: str, auto_migrate: bool) -> None:
-    from mcp.server.stdio import stdio_server
-
     from write_gate.server import build_server, initialization_options
+    from write_gate.stdio_transport import stdio_transport
 
     server = build_server(settings, profile=profile, auto_migrate=auto_migrate)
-    async with stdio_server() as (read_stream, write_stream):
+    async with stdio_transport() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, initialization_options(server))
 
 
@@ -34,7 +34,9 @@ def _serve_http(settings: Settings, profile: str, auto_migrate: bool, require_au
     from write_gate.server import http_app
 
     app = http_app(settings, profile=profile, auto_migrate=auto_migrate, require_auth=require_auth)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
+    # log_config=None: uvicorn's loggers go through the JSON handler like every other; the per-request access
+    # lines are left out (each tool decision has its own line).
+    uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, log_level=None, access_log=False)
 
 
 async def _with_backend(settings: Settings, work: Callable[..., Awaitable[int]]) -> int:
@@ -46,6 +48,8 @@ async def _with_backend(settings: Settings, work: Callable[..., Awaitable[int]])
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    overrides = {name: getattr(args, name) for name in ("host", "port") if getattr(args, name) is not None}
+    settings = settings.model_copy(update=overrides)
     if args.transport == "http":
         try:
             _serve_http(settings, args.profile, not args.no_migrate, not args.no_auth)
@@ -185,10 +189,33 @@ def cmd_agents_add(args: argparse.Namespace, settings: Settings) -> int:
     agents.save()
     print(token)  # shown once: only its hash is stored
     print(
-        f"agent {args.name!r} saved in {path} with {grant.model_dump()}; keep the token above, it is not stored",
+        f"agent {args.name!r} saved in {path} with {grant.model_dump()}; keep the token above, it is not stored; "
+        "running gates use it (and drop the agent's old token) from their next request",
         file=sys.stderr,
     )
     return 0
+
+
+def cmd_agents_remove(args: argparse.Namespace, settings: Settings) -> int:
+    from write_gate.agents import AgentsFile
+
+    path = args.file or settings.agents_file
+    if path is None:
+        print("error: give --file or set WRITE_GATE_AGENTS_FILE", file=sys.stderr)
+        return 2
+    agents = AgentsFile.load(path)
+    if not agents.remove(args.name):
+        print(f"error: {path} lists no agent {args.name!r}", file=sys.stderr)
+        return 1
+    agents.save()
+    print(f"agent {args.name!r} removed from {path}; running gates refuse its token from their next request")
+    return 0
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1 to 65535)")
+    return int(text)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -199,6 +226,8 @@ def parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="serve the MCP tools (stdio by default)")
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    serve.add_argument("--host", help="HTTP: address to bind (default: WRITE_GATE_HOST, else 127.0.0.1)")
+    serve.add_argument("--port", type=_port, help="HTTP: port (default: WRITE_GATE_PORT, else 8000)")
     serve.add_argument(
         "--profile",
         choices=["gate", "memory"],
@@ -247,6 +276,10 @@ def parser() -> argparse.ArgumentParser:
     add.add_argument("--types", nargs="+", help='relationship types it may write (default: "*")')
     add.add_argument("--file", type=Path, help="default: WRITE_GATE_AGENTS_FILE")
     add.set_defaults(func=cmd_agents_add)
+    remove = agents_sub.add_parser("remove", help="remove an agent: its token stops working")
+    remove.add_argument("name")
+    remove.add_argument("--file", type=Path, help="default: WRITE_GATE_AGENTS_FILE")
+    remove.set_defaults(func=cmd_agents_remove)
 
     exp = sub.add_parser("export", help="write the graph as jsonl (re-importable), json, graphml, dot or mermaid")
     exp.add_argument("--format", choices=["jsonl", "json", "graphml", "dot", "mermaid"], default="jsonl")
@@ -258,22 +291,21 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    # stdout carries the MCP stdio protocol: every log line goes to stderr.
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s %(message)s",
-    )
     try:
         settings = Settings()
     except ValueError as exc:
         print(f"error: configuration: {exc}", file=sys.stderr)
         return 2
+    # stdout carries the MCP stdio protocol: every log line goes to stderr, as one JSON object.
+    logs.configure("DEBUG" if args.verbose else settings.log_level)
     try:
         return args.func(args, settings)
     except (BackendUnavailable, BackendError) as exc:
         print(f"error: graph engine: {exc}", file=sys.stderr)
         return 1
+    except AgentsFileError as exc:
+        print(f"error: agents file: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 

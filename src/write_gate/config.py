@@ -2,10 +2,13 @@
 
 from enum import StrEnum
 from pathlib import Path
+from typing import Annotated
 
 from platformdirs import user_data_dir
-from pydantic import AliasChoices, Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, AnyHttpUrl, BeforeValidator, Field, SecretStr
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from write_gate.logs import LogLevel
 
 
 class BackendKind(StrEnum):
@@ -22,6 +25,16 @@ class UnknownLabelPolicy(StrEnum):
 class Fsync(StrEnum):
     ALWAYS = "always"
     EVERYSEC = "everysec"
+
+
+def _comma_list(value: object) -> object:
+    """`a,b , c` from the environment (a list passes through as it is)."""
+    if isinstance(value, str):
+        return [item.strip() for item in value.split(",") if item.strip()]
+    return value
+
+
+CommaList = Annotated[list[str], NoDecode, BeforeValidator(_comma_list)]
 
 
 def _default_data_dir() -> Path:
@@ -85,6 +98,19 @@ class Settings(BaseSettings):
 
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
+    # Host and Origin headers HTTP accepts besides the local names (DNS-rebinding protection): host names,
+    # `name:port`, or `name:*`; origins like `https://app.example.com`. A name without a port allows any port.
+    allowed_hosts: CommaList = Field(default_factory=list)
+    allowed_origins: CommaList = Field(default_factory=list)
+    # The address agents use to reach the gate (behind a proxy: https://gate.example.com); named in the
+    # OAuth protected-resource metadata. Default: http://HOST:PORT (the first allowed host when bound to all).
+    public_url: AnyHttpUrl | None = None
+    # An HTTP session with no request in flight for this long is closed; its id then answers 404.
+    session_idle_seconds: float = Field(default=1800.0, gt=0)
+    max_sessions: int = Field(default=10_000, ge=1)
+
+    # Every logger's level (stderr, one JSON object per line); `serve -v` means DEBUG.
+    log_level: Annotated[LogLevel, BeforeValidator(lambda v: v.upper() if isinstance(v, str) else v)] = "INFO"
 
     @property
     def embedded_db_file(self) -> Path:

@@ -12,19 +12,21 @@ import mcp_types as types
 from mcp.server import Server
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
-from mcp.server.auth.settings import AuthSettings
 from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from pydantic import BaseModel, ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from write_gate import __version__
-from write_gate.agents import FULL, Agent, AgentsFile, AgentsTokenVerifier, Grant, tool_group
+from write_gate import __version__, http_auth
+from write_gate.agents import FULL, Agent, AgentsTokenVerifier, Grant, LiveAgents, tool_group
 from write_gate.audit import Decision
 from write_gate.backends import BackendUnavailable
 from write_gate.config import Settings
+from write_gate.http_security import public_url, transport_security, unlisted_wildcard_bind
+from write_gate.malformed import AnswerMalformedPosts
 from write_gate.memory import MemoryService, WriterContext
 from write_gate.model import ErrorCode, GateRejection, Rejected, validation_problems
 from write_gate.runtime import open_gate
@@ -119,12 +121,12 @@ def _access_token(ctx: Any) -> AccessToken | None:
 
 class Identities:
     """Who the caller is: the verified token's agent over HTTP; WRITE_GATE_AGENT or the client's name
-    from the handshake over stdio. The agents file gives the grant; an agent it does not list is trusted
-    fully over stdio (the operator started the process) and sees nothing over HTTP."""
+    from the handshake over stdio. The agents file, as it is at each call, gives the grant; an agent it does
+    not list is trusted fully over stdio (the operator started the process) and sees nothing over HTTP."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.agents = AgentsFile.load(settings.agents_file) if settings.agents_file else None
+        self.agents = LiveAgents(settings.agents_file) if settings.agents_file else None
 
     def agent(self, ctx: Any) -> Agent:
         token = _access_token(ctx)
@@ -242,27 +244,37 @@ def initialization_options(server: Server[Runtime]) -> Any:
     return server.create_initialization_options(NotificationOptions(tools_changed=True))
 
 
-# --- streamable HTTP: bearer tokens, /health ------------------------------------------------------
+# --- streamable HTTP: bearer tokens, Host/Origin checks, idle sessions, /health --------------------------
 
 
 def http_app(
     settings: Settings, *, profile: str = "gate", auto_migrate: bool = True, require_auth: bool = True
 ) -> Starlette:
     """The gate over streamable HTTP at /mcp. With an agents file every request needs a bearer token
-    (401 without a known one); `GET /health` answers without one."""
+    (401 naming the protected-resource metadata without a known one); `GET /health` answers without one.
+    Built from the SDK's parts rather than `Server.streamable_http_app`, whose auth would advertise an OAuth
+    authorization server the gate does not have (see http_auth)."""
     server = build_server(settings, profile=profile, auto_migrate=auto_migrate)
-    auth: dict[str, Any] = {}
-    if settings.agents_file is not None:
-        issuer = f"http://{settings.host}:{settings.port}"
-        auth = {
-            "auth": AuthSettings(issuer_url=issuer, resource_server_url=None, required_scopes=[]),
-            "token_verifier": AgentsTokenVerifier(server.identities.agents),  # type: ignore[attr-defined]
-        }
-    elif require_auth:
+    agents: LiveAgents | None = server.identities.agents  # type: ignore[attr-defined]
+    if agents is None and require_auth:
         raise ValueError(
             "HTTP needs WRITE_GATE_AGENTS_FILE (agents and their tokens); "
             "`write-gate agents add NAME` creates one, --no-auth serves without (development only)"
         )
+    if unlisted_wildcard_bind(settings):
+        logger.warning(
+            "bound to %s with no WRITE_GATE_ALLOWED_HOSTS: only requests addressed to localhost pass (others get "
+            "421); list the host names agents use to reach the gate",
+            settings.host,
+        )
+    sessions = StreamableHTTPSessionManager(
+        app=server,
+        security_settings=transport_security(settings),
+        session_idle_timeout=settings.session_idle_seconds,
+        max_sessions=settings.max_sessions,
+        # The transport's own hard stop, above the gate's per-call limit (which answers INVALID_INPUT).
+        max_request_body_size=2 * settings.max_request_bytes,
+    )
 
     async def health(_request: Request) -> JSONResponse:
         runtime = server.runtime  # type: ignore[attr-defined]
@@ -284,10 +296,16 @@ def http_app(
         }
         return JSONResponse(body, status_code=200 if healthy else 503)
 
-    return server.streamable_http_app(
-        host=settings.host,
-        custom_starlette_routes=[Route("/health", health, methods=["GET"])],
-        # The transport's own hard stop, above the gate's per-call limit (which answers INVALID_INPUT).
-        max_request_body_size=2 * settings.max_request_bytes,
-        **auth,
+    endpoint: Any = AnswerMalformedPosts(StreamableHTTPASGIApp(sessions), max_body=2 * settings.max_request_bytes)
+    routes = [Route("/health", health, methods=["GET"])]
+    middleware = []
+    if agents is not None:
+        public = public_url(settings)
+        endpoint = http_auth.requiring_token(endpoint, public)
+        routes += http_auth.routes(public)
+        middleware = http_auth.middleware(AgentsTokenVerifier(agents))
+    return Starlette(
+        routes=[Route(http_auth.MCP_PATH, endpoint=endpoint), *routes],
+        middleware=middleware,
+        lifespan=lambda _app: sessions.run(),
     )

@@ -1,36 +1,28 @@
 """`write-gate serve --transport http` as a fleet runs it: bearer tokens from an agents file, grants,
-written_by from the token, /health, decision logs, and many concurrent sessions."""
+written_by from the token, /health, decision logs, many concurrent sessions; the protected-resource
+metadata a 401 points at; Host and Origin checks; idle sessions expiring."""
 
 import json
-import socket
 import subprocess
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tests.conftest import GATE_TOOLS, MATRIX_SCHEMAS, settings_env, write_gate_argv
+from tests.e2e.http_process import INITIALIZE, agents_command, http_gate, mcp_client, mcp_post, request
+from tests.e2e.test_stdio_protocol import MALFORMED
 from write_gate.backends import open_backend
 from write_gate.config import BackendKind, Settings
 from write_gate.cypher import Statement
 
 pytestmark = pytest.mark.anyio
 READ_TOOLS = {"search_nodes", "open_nodes", "read_graph", "get_schema"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass
@@ -43,15 +35,7 @@ class Fleet:
 
 
 def add_agent(settings: Settings, agents_file: Path, name: str, *grant: str) -> str:
-    result = subprocess.run(
-        write_gate_argv("agents", "add", name, "--file", str(agents_file), *grant),
-        env=settings_env(settings),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stderr
-    return result.stdout.strip()
+    return agents_command(settings, "add", name, "--file", str(agents_file), *grant)
 
 
 @pytest.fixture(scope="module")
@@ -74,35 +58,14 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
         capture_output=True,
         timeout=60,
     )
-    port = free_port()
-    log = tmp / "gate.log"
-    env = {**settings_env(settings), "WRITE_GATE_PORT": str(port), "WRITE_GATE_AGENTS_FILE": str(agents_file)}
-    with log.open("wb") as log_file:
-        process = subprocess.Popen(
-            write_gate_argv("serve", "--transport", "http"), env=env, stdout=subprocess.DEVNULL, stderr=log_file
-        )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            with urllib.request.urlopen(f"{url}/health", timeout=1) as response:
-                if response.status == 200:
-                    break
-        except (OSError, urllib.error.HTTPError):
-            assert process.poll() is None, log.read_text()
-            anyio.run(anyio.sleep, 0.1)
-    yield Fleet(url, settings, tokens, process, log)
-    process.terminate()
-    process.wait(timeout=30)
+    # --host and --port (http_gate passes a free port) win over the environment, which names a port in use.
+    env = {"WRITE_GATE_AGENTS_FILE": str(agents_file), "WRITE_GATE_HOST": "0.0.0.0", "WRITE_GATE_PORT": "1"}
+    with http_gate(settings, tmp / "gate.log", "--host", "127.0.0.1", **env) as gate:
+        yield Fleet(gate.url, settings, tokens, gate.process, gate.log)
 
 
-@asynccontextmanager
-async def session(fleet: Fleet, token: str | None):
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    async with (
-        create_mcp_http_client(headers=headers) as http,
-        Client(streamable_http_client(f"{fleet.url}/mcp", http_client=http)) as client,
-    ):
-        yield client
+def session(fleet: Fleet, token: str | None):
+    return mcp_client(fleet.url, token)
 
 
 def post_without_token(url: str, token: str | None) -> int:
@@ -196,12 +159,13 @@ async def test_label_and_type_grants(fleet: Fleet) -> None:
         ] == "PERMISSION_DENIED"
 
 
-def test_one_log_line_per_write_decision_and_no_secrets(fleet: Fleet) -> None:
-    lines = [
-        json.loads(line.split(" ", 4)[-1])
-        for line in fleet.log.read_text().splitlines()
-        if "write_gate.decisions" in line
-    ]
+async def test_one_log_line_per_write_decision_and_no_secrets(fleet: Fleet) -> None:
+    async with session(fleet, fleet.tokens["reader"]) as client:
+        assert (await client.call_tool("write_node", write("Ada"))).is_error  # a reader's write: refused
+    records = [json.loads(line) for line in fleet.log.read_text().splitlines()]  # every line is one JSON object
+    uvicorn = [r for r in records if r["logger"].startswith("uvicorn")]  # the web server's own lines too
+    assert uvicorn and not any("color_message" in r for r in uvicorn)  # its terminal-colour copy is dropped
+    lines = [r for r in records if r["logger"] == "write_gate.decisions"]
     expected = {"agent": "reader", "tool": "write_node", "status": "rejected", "error_code": "PERMISSION_DENIED"}
     assert expected.items() <= next(line for line in lines if line["agent"] == "reader").items()
     assert all({"agent", "tool", "status", "latency_ms"} <= line.keys() for line in lines)
@@ -238,3 +202,168 @@ async def test_16_concurrent_sessions_200_writes_each_one_node_per_key(fleet: Fl
     by_name = {r["name"]: r["p"] for r in rows}
     for (key, n), last in acknowledged.items():
         assert by_name[key][f"s{n}"] == last  # the last acknowledged value of each session is there
+
+
+# --- 401s tell the OAuth way where a token comes from (RFC 9728) --------------------------------------------
+
+
+def test_a_401_names_the_protected_resource_metadata_which_says_how_to_get_a_token(fleet: Fleet) -> None:
+    status, headers, _ = mcp_post(fleet.url, None, INITIALIZE)
+    assert status == 401
+    challenge = headers["www-authenticate"]
+    metadata_url = f"{fleet.url}/.well-known/oauth-protected-resource/mcp"
+    assert challenge.startswith("Bearer ") and f'resource_metadata="{metadata_url}"' in challenge
+    status, _, body = request(fleet.url, "GET", "/.well-known/oauth-protected-resource/mcp")
+    metadata = json.loads(body)
+    assert status == 200 and metadata["resource"] == f"{fleet.url}/mcp"
+    assert metadata["bearer_methods_supported"] == ["header"]
+    assert "authorization_servers" not in metadata  # there is none: tokens come from `write-gate agents add`
+    assert metadata["resource_documentation"] == f"{fleet.url}/auth"
+    assert json.loads(request(fleet.url, "GET", "/.well-known/oauth-protected-resource")[2]) == metadata
+    status, _, page = request(fleet.url, "GET", "/auth")
+    assert status == 200 and "write-gate agents add NAME" in page and "Authorization: Bearer" in page
+    assert f"{fleet.url}/mcp" in page
+
+
+def test_an_unknown_token_gets_the_same_challenge(fleet: Fleet) -> None:
+    status, headers, body = mcp_post(fleet.url, "wg_unknown", INITIALIZE)
+    assert status == 401 and "resource_metadata=" in headers["www-authenticate"]
+    assert json.loads(body)["error"] == "invalid_token"
+
+
+# --- Host and Origin (DNS-rebinding protection) -------------------------------------------------------------
+
+
+def test_bound_to_localhost_only_local_host_names_pass(fleet: Fleet) -> None:
+    token = fleet.tokens["reader"]
+    port = fleet.url.rsplit(":", 1)[1]
+    assert mcp_post(fleet.url, token, INITIALIZE, {"Host": f"localhost:{port}"})[0] == 200
+    assert mcp_post(fleet.url, token, INITIALIZE, {"Host": f"gate:{port}"})[0] == 421
+    assert mcp_post(fleet.url, token, INITIALIZE, {"Host": "attacker.example"})[0] == 421
+
+
+def test_bound_to_localhost_browsers_pass_only_from_local_origins(fleet: Fleet) -> None:
+    token = fleet.tokens["reader"]
+    assert mcp_post(fleet.url, token, INITIALIZE, {"Origin": "http://localhost:6274"})[0] == 200
+    assert mcp_post(fleet.url, token, INITIALIZE, {"Origin": "https://attacker.example"})[0] == 403
+
+
+@dataclass
+class Exposed:
+    url: str
+    port: int
+    token: str
+
+
+@pytest.fixture(scope="module")
+def exposed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Exposed]:
+    """Bound to every interface, for agents that reach it as `gate`, with sessions idle for 2 s expiring."""
+    tmp = tmp_path_factory.mktemp("exposed")
+    settings = Settings(
+        backend=BackendKind.EMBEDDED, data_dir=tmp / "data", embedded_fsync="everysec", agents_file=tmp / "a.toml"
+    )
+    token = agents_command(settings, "add", "agent", "--file", str(settings.agents_file))
+    env = {
+        "WRITE_GATE_AGENTS_FILE": str(settings.agents_file),
+        "WRITE_GATE_ALLOWED_HOSTS": "gate, gate.internal:8443",
+        "WRITE_GATE_ALLOWED_ORIGINS": "https://app.example.com",
+        "WRITE_GATE_SESSION_IDLE_SECONDS": "2",
+    }
+    with http_gate(settings, tmp / "gate.log", "--host", "0.0.0.0", **env) as gate:
+        yield Exposed(gate.url, gate.port, token)
+
+
+def test_bound_to_all_interfaces_listed_host_names_pass_and_others_get_421(exposed: Exposed) -> None:
+    def status(host: str) -> int:
+        return mcp_post(exposed.url, exposed.token, INITIALIZE, {"Host": host})[0]
+
+    assert status(f"gate:{exposed.port}") == 200 and status("gate") == 200  # a name without a port: any port
+    assert status("gate.internal:8443") == 200 and status("gate.internal:9000") == 421  # with a port: that one
+    assert status(f"127.0.0.1:{exposed.port}") == 200  # local names always
+    assert status(f"attacker.example:{exposed.port}") == 421 and status(f"{exposed.port}") == 421
+
+
+def test_bound_to_all_interfaces_browsers_pass_only_from_listed_origins(exposed: Exposed) -> None:
+    def status(origin: str) -> int:
+        return mcp_post(exposed.url, exposed.token, INITIALIZE, {"Origin": origin})[0]
+
+    assert status("https://app.example.com") == 200
+    assert status("https://attacker.example") == 403 and status("https://app.example.com.attacker.example") == 403
+    assert mcp_post(exposed.url, exposed.token, INITIALIZE)[0] == 200  # no Origin: not a browser
+
+
+def test_the_metadata_names_the_gate_by_its_listed_host_name(exposed: Exposed) -> None:
+    metadata = json.loads(request(exposed.url, "GET", "/.well-known/oauth-protected-resource/mcp")[2])
+    assert metadata["resource"] == f"http://gate:{exposed.port}/mcp"
+
+
+# --- idle sessions expire ------------------------------------------------------------------------------------
+
+
+def open_session(url: str, token: str) -> str:
+    status, headers, _ = mcp_post(url, token, INITIALIZE)
+    assert status == 200
+    session = headers["mcp-session-id"]
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert mcp_post(url, token, initialized, session=session)[0] == 202
+    return session
+
+
+def test_an_idle_session_is_gone_after_the_timeout_and_its_id_gets_404(exposed: Exposed) -> None:
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    idle = open_session(exposed.url, exposed.token)
+    busy = open_session(exposed.url, exposed.token)
+    for _ in range(6):  # 3 s of pings 0.5 s apart: never idle for 2 s
+        assert mcp_post(exposed.url, exposed.token, ping, session=busy)[0] == 200
+        anyio.run(anyio.sleep, 0.5)
+    status, _, body = mcp_post(exposed.url, exposed.token, ping, session=idle)
+    assert status == 404 and "Session not found" in body
+    assert mcp_post(exposed.url, exposed.token, ping, session=busy)[0] == 200
+
+
+# --- without an agents file ----------------------------------------------------------------------------------
+
+
+def test_http_without_an_agents_file_is_refused_unless_no_auth(tmp_path: Path) -> None:
+    settings = Settings(backend=BackendKind.EMBEDDED, data_dir=tmp_path / "data")
+    result = subprocess.run(
+        write_gate_argv("serve", "--transport", "http"),
+        env=settings_env(settings),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2 and "HTTP needs WRITE_GATE_AGENTS_FILE" in result.stderr
+
+
+def test_no_auth_on_all_interfaces_with_no_host_listed_warns_and_still_checks_hosts(tmp_path: Path) -> None:
+    settings = Settings(backend=BackendKind.EMBEDDED, data_dir=tmp_path / "data", embedded_fsync="everysec")
+    with http_gate(settings, tmp_path / "gate.log", "--no-auth", "--host", "0.0.0.0") as gate:
+        assert mcp_post(gate.url, None, INITIALIZE)[0] == 200  # no token needed
+        assert mcp_post(gate.url, None, INITIALIZE, {"Host": f"gate:{gate.port}"})[0] == 421
+        assert request(gate.url, "GET", "/.well-known/oauth-protected-resource/mcp")[0] == 404  # nothing to say
+        records = [json.loads(line) for line in gate.log.read_text().splitlines()]
+    warning = next(r for r in records if r["level"] == "WARNING" and r["logger"] == "write_gate.server")
+    assert "bound to 0.0.0.0 with no WRITE_GATE_ALLOWED_HOSTS" in warning["message"]
+
+
+# --- malformed messages get the same answers as over stdio ---------------------------------------------------
+
+
+@pytest.mark.parametrize("case", MALFORMED)
+def test_a_malformed_body_gets_a_json_rpc_error_and_the_session_goes_on(fleet: Fleet, case: str) -> None:
+    token = fleet.tokens["reader"]
+    status, headers, _ = mcp_post(fleet.url, token, INITIALIZE)
+    session = headers["mcp-session-id"]
+    line, code, request_id = MALFORMED[case]
+    status, _, body = mcp_post(fleet.url, token, line, session=session)
+    answer = json.loads(body)
+    assert status == 400 and answer["id"] == request_id and answer["error"]["code"] == code, answer
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    assert mcp_post(fleet.url, token, ping, session=session)[0] == 200
+
+
+def test_a_body_over_the_transport_limit_is_refused_by_size_not_parsed(fleet: Fleet) -> None:
+    too_big = b"x" * (2 * fleet.settings.max_request_bytes + 1)  # not JSON either: the size is what counts
+    status, _, body = mcp_post(fleet.url, fleet.tokens["reader"], too_big)
+    assert status == 413 and "too large" in body

@@ -1,0 +1,103 @@
+"""Messages that are not JSON-RPC 2.0, and the answer JSON-RPC (section 5.1) gives them, for both transports.
+
+What is not JSON is a parse error (-32700, id null); JSON that is not a message is an invalid request
+(-32600, with its id when one can be read). Over stdio each line goes through `triage`; over HTTP
+`AnswerMalformedPosts` does the same for each POST body, so both transports answer alike (the SDK's HTTP
+transport says -32602 for an invalid request, and takes `{"id": true, ...}` for a notification).
+"""
+
+from typing import Any
+
+import mcp_types as types
+import pydantic_core
+from mcp_types import INVALID_REQUEST, PARSE_ERROR
+from pydantic import ValidationError
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+# Which member of the message union a JSON object most likely meant, by the keys it has.
+_MEANT = (("result", "JSONRPCResponse"), ("error", "JSONRPCError"))
+
+
+def _error(request_id: Any, code: int, message: str) -> types.JSONRPCError:
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
+
+
+def _readable_id(raw: Any) -> str | int | None:
+    """The id to answer with: a string or an integer (MCP ids are never null, fractional or boolean)."""
+    value = raw.get("id") if isinstance(raw, dict) else None
+    return value if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)) else None
+
+
+def _problems(raw: Any, exc: ValidationError | None) -> str:
+    """What is wrong, in the words of the union member the object meant; never its values."""
+    if not isinstance(raw, dict):
+        return "a message must be a JSON object (batches are not part of MCP)"
+    if "id" in raw and _readable_id(raw) is None:
+        return "id must be a string or an integer"
+    meant = next((member for key, member in _MEANT if key in raw), None)
+    meant = meant or ("JSONRPCRequest" if "id" in raw else "JSONRPCNotification")
+    errors = exc.errors(include_input=False, include_url=False) if exc is not None else []
+    found = [e for e in errors if e["loc"][:1] == (meant,)] or errors
+    return "; ".join(f"{'.'.join(map(str, e['loc'][1:])) or 'message'}: {e['msg']}" for e in found[:5])
+
+
+def triage(line: str) -> types.JSONRPCError | None:
+    """None for a line that is a JSON-RPC message; otherwise the error to answer it with. Pure."""
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValidationError as exc:
+        try:
+            raw = pydantic_core.from_json(line)
+        except ValueError as parse_error:  # the same words as the SDK's HTTP transport
+            return _error(None, PARSE_ERROR, f"Parse error: {parse_error}")
+        return _error(_readable_id(raw), INVALID_REQUEST, f"Invalid request: {_problems(raw, exc)}")
+    # The SDK reads {"id": true, "method": ...} as a notification and never answers it; it is a bad request.
+    if isinstance(message, types.JSONRPCNotification):
+        raw = pydantic_core.from_json(line)
+        if "id" in raw:
+            return _error(None, INVALID_REQUEST, f"Invalid request: {_problems(raw, None)}")
+    return None
+
+
+class AnswerMalformedPosts:
+    """ASGI wrapper for the MCP endpoint: a POST body that is not a JSON-RPC message gets HTTP 400 with the
+    JSON-RPC error `triage` gives; anything else (and a body over `max_body`, which the SDK refuses with
+    413) goes on to the app as it came."""
+
+    def __init__(self, app: ASGIApp, max_body: int) -> None:
+        self.app = app
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        received: list[Message] = []
+        size, complete = 0, False
+        while size <= self.max_body:
+            message = await receive()
+            received.append(message)
+            if message["type"] != "http.request":
+                break
+            size += len(message.get("body", b""))
+            if not message.get("more_body", False):
+                complete = True
+                break
+        if complete and size <= self.max_body:
+            body = b"".join(m.get("body", b"") for m in received)
+            error = triage(body.decode("utf-8", errors="replace"))
+            if error is not None:
+                await _answer(send, error)
+                return
+
+        async def replay() -> Message:
+            return received.pop(0) if received else await receive()
+
+        await self.app(scope, replay, send)
+
+
+async def _answer(send: Send, error: types.JSONRPCError) -> None:
+    body = error.model_dump_json(by_alias=True, exclude_unset=True).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 400, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

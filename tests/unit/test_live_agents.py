@@ -1,0 +1,74 @@
+"""LiveAgents on real files: which changes it sees, and when it reads the file again."""
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from write_gate.agents import AgentsFile, AgentsFileError, Grant, LiveAgents
+
+
+def saved(path: Path, *names: str) -> dict[str, str]:
+    agents = AgentsFile.load(path)
+    tokens = {name: agents.add(name, Grant()) for name in names}
+    agents.save()
+    return tokens
+
+
+def test_an_edit_that_keeps_inode_size_and_mtime_is_seen_while_the_file_is_recent(tmp_path: Path) -> None:
+    path = tmp_path / "agents.toml"
+    saved(path, "ann")
+    live = LiveAgents(path)
+    assert live.by_id("ann") is not None
+    before = os.stat(path)
+    path.write_text(path.read_text().replace("ann", "bob"))  # same size, same inode
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # and the same modification time
+    assert (os.stat(path).st_ino, os.stat(path).st_size) == (before.st_ino, before.st_size)
+    assert live.by_id("ann") is None and live.by_id("bob") is not None
+
+
+def test_an_old_file_is_not_read_again_while_its_stat_stays_the_same(tmp_path: Path) -> None:
+    path = tmp_path / "agents.toml"
+    saved(path, "ann")
+    old = time.time_ns() - 10 * 10**9
+    os.utime(path, ns=(old, old))
+    live = LiveAgents(path)
+    assert live.by_id("ann") is not None  # the first look-up after start may re-read; it is old now
+    path.write_text(path.read_text().replace("ann", "bob"))
+    os.utime(path, ns=(old, old))  # an edit that hides itself from stat on an old file: the cost of not reading
+    assert live.by_id("ann") is not None
+    os.utime(path)  # any real edit moves the modification time
+    assert live.by_id("bob") is not None
+
+
+def test_a_deleted_file_means_no_agents_and_a_new_one_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "agents.toml"
+    tokens = saved(path, "ann")
+    live = LiveAgents(path)
+    assert live.by_token(tokens["ann"]) is not None
+    path.unlink()
+    assert live.by_token(tokens["ann"]) is None
+    assert live.by_token(saved(path, "cid")["cid"]) is not None
+
+
+def test_a_json_agents_file_works_the_same(tmp_path: Path) -> None:
+    path = tmp_path / "agents.json"
+    tokens = saved(path, "ann")
+    assert LiveAgents(path).by_token(tokens["ann"]).id == "ann"
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("[agents", "Expected ']'"),
+        ('agents = "everyone"', "expected an `agents` table"),
+        ('[agents.x]\ntoken_sha256 = "nope"', "agents.x.token_sha256: String should match pattern"),
+    ],
+)
+def test_a_broken_file_at_start_raises_saying_where(tmp_path: Path, text: str, why: str) -> None:
+    path = tmp_path / "agents.toml"
+    path.write_text(text)
+    with pytest.raises(AgentsFileError, match=why) as raised:
+        LiveAgents(path)
+    assert "nope" not in str(raised.value)
