@@ -12,7 +12,12 @@ from write_gate import cypher
 from write_gate.config import UnknownLabelPolicy
 from write_gate.cypher import Endpoint, Provenance, Statement
 from write_gate.formula import FormulaProvider, compute_confidence
-from write_gate.identifiers import PROTECTED_RELATIONSHIP_FIELDS, normalize_identifier, remap_breadcrumb
+from write_gate.identifiers import (
+    PROTECTED_RELATIONSHIP_FIELDS,
+    as_identifier,
+    normalize_identifier,
+    remap_breadcrumb,
+)
 from write_gate.model import (
     ErrorCode,
     GateRejection,
@@ -38,12 +43,15 @@ class Resolved:
     remapped_from: str | None  # the breadcrumb, ':' + the label as written
 
 
-def resolve_label(raw: str, registry: SchemaRegistry, policy: Policy) -> Resolved:
-    """Canonical label -> itself; absorbed or case-drifted label -> its target; unknown -> policy."""
-    label = normalize_identifier(raw, "label")
-    if (entry := registry.get_entry(label)) is not None:
+def resolve_label(raw: str, registry: SchemaRegistry, policy: Policy, *, free_text: bool = False) -> Resolved:
+    """Canonical label -> itself; absorbed or case-drifted label -> its target; unknown -> policy.
+
+    `free_text` (the memory profile's entityType): any text, read as an identifier where it can be; text
+    with none in it is an unknown label. The breadcrumb keeps the text as written, so it stays searchable."""
+    label = as_identifier(raw) if free_text else normalize_identifier(raw, "label")
+    if label is not None and (entry := registry.get_entry(label)) is not None:
         return Resolved(entry, None)
-    target = registry.remap_target(label)
+    target = registry.remap_target(label) if label is not None else None
     if target is None and policy.unknown_labels is UnknownLabelPolicy.REMAP:
         target = policy.fallback_override or registry.fallback_label()
     entry = registry.get_entry(target) if target else None
@@ -55,25 +63,25 @@ def resolve_label(raw: str, registry: SchemaRegistry, policy: Policy) -> Resolve
         )
         raise GateRejection(
             ErrorCode.SCHEMA_UNKNOWN_LABEL,
-            f"label {label!r} is not registered and {why}",
-            label=label,
+            f"label {label or raw!r} is not registered and {why}",
+            label=label or raw,
             known_labels=registry.all_canonical_labels(),
         )
     return Resolved(entry, remap_breadcrumb(raw))
 
 
-def resolve_relationship_type(raw: str, registry: SchemaRegistry) -> Resolved:
+def resolve_relationship_type(raw: str, registry: SchemaRegistry, *, free_text: bool = False) -> Resolved:
     """Types remap only through an explicit `absorbs` (or case drift); there is no fallback type."""
-    type_ = normalize_identifier(raw, "type")
-    if (entry := registry.get_relationship(type_)) is not None:
+    type_ = as_identifier(raw) if free_text else normalize_identifier(raw, "type")
+    if type_ is not None and (entry := registry.get_relationship(type_)) is not None:
         return Resolved(entry, None)
-    target = registry.relationship_remap_target(type_)
+    target = registry.relationship_remap_target(type_) if type_ is not None else None
     entry = registry.get_relationship(target) if target else None
     if entry is None:
         raise GateRejection(
             ErrorCode.SCHEMA_UNKNOWN_LABEL,
-            f"relationship type {type_!r} is not registered",
-            type=type_,
+            f"relationship type {type_ or raw!r} is not registered",
+            type=type_ or raw,
             known_types=registry.all_relationship_types(),
         )
     return Resolved(entry, remap_breadcrumb(raw))
@@ -202,13 +210,15 @@ def plan_node_write(
     stamp: Stamp,
     *,
     compile_statement: bool = True,
+    free_text_label: bool = False,
 ) -> NodePlan:
-    """`compile_statement=False` for callers that write many plans in one statement of their own (batches)."""
+    """`compile_statement=False` for callers that write many plans in one statement of their own (batches);
+    `free_text_label` for the memory profile, whose types are any text."""
     check_protected(req.properties, req.merge_keys)
     merge_keys, key_kinds = clean_map(req.merge_keys, "merge_keys", policy.limits)
     properties, prop_kinds = clean_map(req.properties, "properties", policy.limits)
     properties = without_identity(merge_keys, properties)
-    resolved = resolve_label(req.label, registry, policy)
+    resolved = resolve_label(req.label, registry, policy, free_text=free_text_label)
     entry = resolved.entry
     check_required(entry, properties, merge_keys)
     check_merge_keys(entry, merge_keys, "merge_keys")
@@ -267,13 +277,19 @@ def _endpoint(
 
 
 def plan_relationship_write(
-    req: WriteRelationshipRequest, registry: SchemaRegistry, policy: Policy, provider: FormulaProvider, stamp: Stamp
+    req: WriteRelationshipRequest,
+    registry: SchemaRegistry,
+    policy: Policy,
+    provider: FormulaProvider,
+    stamp: Stamp,
+    *,
+    free_text_type: bool = False,
 ) -> RelationshipPlan:
     check_protected(req.from_keys, req.to_keys)
     # A relationship's weight is computed too: it is set with the weight argument, and averaged on update.
     check_protected(req.properties, protected_fields=PROTECTED_RELATIONSHIP_FIELDS)
     properties, prop_kinds = clean_map(req.properties, "properties", policy.limits)
-    resolved = resolve_relationship_type(req.type, registry)
+    resolved = resolve_relationship_type(req.type, registry, free_text=free_text_type)
     entry = resolved.entry
     start = _endpoint(req.from_label, req.from_keys, "from", entry.from_labels, registry, policy)
     end = _endpoint(req.to_label, req.to_keys, "to", entry.to_labels, registry, policy)

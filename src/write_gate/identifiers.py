@@ -40,6 +40,19 @@ def normalize_identifier(raw: str, what: str) -> str:
     return name
 
 
+_NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]+")
+
+
+def as_identifier(free_text: str) -> str | None:
+    """The official memory server takes any string as a type ("works at", "reports-to"); the registry holds
+    identifiers. Runs of other characters become '_' ("works_at"), which the registry then resolves like any
+    drift (case-folded, absorbed, or unknown); None when nothing usable is left ("", "!!!")."""
+    name = _NOT_IDENTIFIER.sub("_", free_text.strip()).strip("_")
+    if name[:1].isdigit():
+        name = "_" + name
+    return name if is_identifier(name) else None
+
+
 def is_protected(key: str, protected: frozenset[str] = PROTECTED_FIELDS) -> bool:
     """Gate-owned, under any spelling: `Confidence` and `WRITTEN_BY` are the same fields to a reader."""
     key = key.lstrip(":")

@@ -6,7 +6,6 @@ Entity names are unique across labels, as in the official server: a name that ex
 registered label is not created again.
 """
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -20,18 +19,6 @@ from write_gate.decisions import check_types, plan_node_write, plan_relationship
 from write_gate.gate import Gate, run_write
 from write_gate.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
 from write_gate.values import value_kind
-
-_NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]+")
-
-
-def as_identifier(free_text: str) -> str:
-    """The official server takes any string as a type ("works at", "reports-to"); the gate takes identifiers.
-    Runs of other characters become '_' ("works_at"), which the registry then resolves like any drift
-    (case-folded, absorbed, or unknown). Text with nothing usable is left for the gate to reject."""
-    name = _NOT_IDENTIFIER.sub("_", free_text.strip()).strip("_")
-    if name[:1].isdigit():
-        name = "_" + name
-    return name or free_text
 
 
 @dataclass(frozen=True)
@@ -179,7 +166,7 @@ class MemoryService:
         outcomes: dict[int, ItemOutcome] = {}
         for i, entity in enumerate(entities):
             request = WriteNodeRequest(
-                label=as_identifier(entity.entityType),
+                label=entity.entityType,
                 merge_keys={"name": entity.name},
                 properties={"observations": entity.observations},
                 source=ctx.source,
@@ -187,7 +174,9 @@ class MemoryService:
                 reliability=ctx.reliability,
             )
             try:
-                plans[i] = plan_node_write(request, gate.registry, gate.policy, gate.provider, stamp)
+                plans[i] = plan_node_write(
+                    request, gate.registry, gate.policy, gate.provider, stamp, free_text_label=True
+                )
                 agent.grant.check_labels([plans[i].result.label])
             except GateRejection as exc:
                 plans.pop(i, None)
@@ -253,7 +242,7 @@ class MemoryService:
                 )
                 continue
             request = WriteRelationshipRequest(
-                type=as_identifier(relation.relationType),
+                type=relation.relationType,
                 from_label=found[relation.from_][0][1][0],
                 from_keys={"name": relation.from_},
                 to_label=found[relation.to][0][1][0],
@@ -263,7 +252,9 @@ class MemoryService:
                 reliability=ctx.reliability,
             )
             try:
-                plans[i] = plan_relationship_write(request, gate.registry, gate.policy, gate.provider, stamp)
+                plans[i] = plan_relationship_write(
+                    request, gate.registry, gate.policy, gate.provider, stamp, free_text_type=True
+                )
                 agent.grant.check_types([plans[i].result.type])
             except GateRejection as exc:
                 plans.pop(i, None)
@@ -365,7 +356,7 @@ class MemoryService:
         found = await self._found(n for r in relations for n in (r.from_, r.to))
         for relation in relations:
             try:
-                type_ = resolve_relationship_type(as_identifier(relation.relationType), registry).entry.label
+                type_ = resolve_relationship_type(relation.relationType, registry, free_text=True).entry.label
             except GateRejection:
                 continue  # an unregistered type cannot be in the graph
             agent.grant.check_types([type_])

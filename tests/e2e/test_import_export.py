@@ -92,11 +92,10 @@ def test_every_remap_and_rejection_is_reported_with_its_line(fresh: Settings, tm
     source = tmp_path / "memory.jsonl"
     source.write_text("\n".join(MIXED) + "\n")
     result = run(fresh, "import", str(source), "--report", str(tmp_path / "report.json"), "--quiet")
-    assert result.returncode == 1 and "imported partially: 5 line(s) rejected" in result.stderr
+    assert result.returncode == 1 and "imported partially: 4 line(s) rejected" in result.stderr
     report = json.loads((tmp_path / "report.json").read_text())
     assert [(r["line"], r["error_code"]) for r in report["rejected"]] == [
         (3, "INVALID_INPUT"),
-        (4, "INVALID_INPUT"),
         (6, "ENDPOINT_NOT_FOUND"),
         (7, "SCHEMA_UNKNOWN_LABEL"),
         (8, "INVALID_INPUT"),
@@ -104,19 +103,20 @@ def test_every_remap_and_rejection_is_reported_with_its_line(fresh: Settings, tm
     assert [(r["line"], r["from"], r["to"]) for r in report["remapped"]] == [
         (1, ":person", "Person"),
         (2, ":Company", "Organization"),
-        (5, ":works_at", "WORKS_FOR"),
+        (4, ":!!!", "Entity"),  # any type is accepted, as the official server does, and kept as written
+        (5, ":works at", "WORKS_FOR"),
     ]
-    assert report["counts"]["entity created"] == 2 and report["counts"]["relation created"] == 1
+    assert report["counts"]["entity created"] == 3 and report["counts"]["relation created"] == 1
     exported = run(fresh, "export")
     # Entities come label by label (in name order), each label in identity order.
-    assert [json.loads(line)["name"] for line in exported.stdout.splitlines()[:2]] == ["Acme", "Alice"]
+    assert [json.loads(line)["name"] for line in exported.stdout.splitlines()[:3]] == ["Bad", "Acme", "Alice"]
 
 
 def test_dry_run_decides_everything_and_writes_nothing(fresh: Settings, tmp_path: Path) -> None:
     source = tmp_path / "memory.jsonl"
     source.write_text("\n".join(MIXED) + "\n")
     result = run(fresh, "import", str(source), "--dry-run", "--quiet")
-    assert "entities: 2 would be created" in result.stderr and "relations: 1 would be created" in result.stderr
+    assert "entities: 3 would be created" in result.stderr and "relations: 1 would be created" in result.stderr
     assert run(fresh, "export").stdout == ""
 
 

@@ -279,10 +279,38 @@ async def test_data_survives_a_new_session(settings: Settings, m: Memory) -> Non
         assert await other.relations() == {("Alice", "Bob", "KNOWS")}
 
 
-async def test_a_bad_entity_rejects_the_whole_call(m: Memory) -> None:
-    error = await m.error("create_entities", entities=[entity("Ok"), {"name": "Bad", "entityType": "!!!"}])
-    assert error["error_code"] == "INVALID_INPUT" and error["details"]["rejected"][0]["index"] == 1
-    assert await m.entities() == []
+async def test_a_bad_entity_rejects_the_whole_call(settings: Settings, graph: GraphBackend) -> None:
+    await load_into_graph(graph, read_sources([TESTS / "schemas" / "memory"]))
+    strict = settings.model_copy(update={"unknown_label_policy": "reject"})
+    async with open_client(strict, "in_process", profile="memory") as client:
+        m = Memory(client)
+        error = await m.error("create_entities", entities=[entity("Ok"), {"name": "Bad", "entityType": "!!!"}])
+        assert error["error_code"] == "SCHEMA_UNKNOWN_LABEL" and error["details"]["rejected"][0]["index"] == 1
+        assert await m.entities() == []
+
+
+async def test_any_entity_type_is_stored_and_stays_searchable_as_written(m: Memory, graph: GraphBackend) -> None:
+    """As the official server: an empty or free-text type is accepted; the gate files it under the fallback
+    label and keeps the type as written, so a search for it still finds the entity."""
+    created = await m(
+        "create_entities",
+        entities=[
+            {"name": "Paris", "entityType": "city", "observations": []},
+            {"name": "Nowhere", "entityType": "", "observations": []},
+            {"name": "Big Apple", "entityType": "New York City", "observations": []},
+            {"name": "Odd", "entityType": "!!!", "observations": []},
+        ],
+    )
+    assert [e["entityType"] for e in created] == ["Entity"] * 4
+    for query, name in (("city", "Paris"), ("CITY", "Paris"), ("york city", "Big Apple"), ("!!!", "Odd")):
+        assert name in await names(await m("search_nodes", query=query)), query
+    rows = await graph.read(Statement("MATCH (n:Entity) RETURN n.name AS n, n._schema_remap_from AS f ORDER BY n"))
+    assert [(r["n"], r["f"]) for r in rows] == [
+        ("Big Apple", ":New York City"),
+        ("Nowhere", ":"),
+        ("Odd", ":!!!"),
+        ("Paris", ":city"),
+    ]
 
 
 async def test_provenance_can_be_configured(settings: Settings, graph: GraphBackend) -> None:
