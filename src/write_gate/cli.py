@@ -11,7 +11,7 @@ import anyio
 
 from write_gate import __version__
 from write_gate.backends import BackendError, BackendUnavailable, open_backend
-from write_gate.config import Settings
+from write_gate.config import BackendKind, Settings
 from write_gate.migrations import migrate
 from write_gate.schema_files import SchemaFileError, load_into_graph, read_sources
 
@@ -270,9 +270,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: configuration: {exc}", file=sys.stderr)
         return 2
     try:
+        if settings.backend is BackendKind.EMBEDDED and args.command != "agents":
+            from write_gate.backends.embedded import check_data_folder
+
+            check_data_folder(settings.data_dir)  # a refused data folder: one line, before any server starts
         return args.func(args, settings)
     except (BackendUnavailable, BackendError) as exc:
         print(f"error: graph engine: {exc}", file=sys.stderr)
+        return 1
+    except BaseExceptionGroup as group:  # serve opens the engine inside the MCP server's task group
+        engine = group.subgroup((BackendUnavailable, BackendError))
+        if engine is None:
+            raise
+        while isinstance(engine, BaseExceptionGroup):
+            engine = engine.exceptions[0]
+        print(f"error: graph engine: {engine}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

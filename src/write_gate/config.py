@@ -39,6 +39,9 @@ class Settings(BaseSettings):
     # everysec: an acknowledged write is in the append-only file (in the kernel) before the reply, so it
     # survives a crash of the gate or of the engine process; always also survives power loss, and is slower.
     embedded_fsync: Fsync = Fsync.EVERYSEC
+    # How long a gate waits for the folder's engine (started by another gate, or loading a large graph)
+    # before it gives up with a one-line error.
+    embedded_start_timeout_seconds: float = Field(default=60.0, gt=0)
 
     memgraph_url: str = Field(
         default="bolt://localhost:7687", validation_alias=AliasChoices("MEMGRAPH_URL", "WRITE_GATE_MEMGRAPH_URL")
@@ -81,7 +84,3 @@ class Settings(BaseSettings):
 
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
-
-    @property
-    def embedded_db_file(self) -> Path:
-        return self.data_dir / "graph.db"
