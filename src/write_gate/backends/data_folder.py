@@ -172,24 +172,27 @@ def engine_refusal(folder: DataFolder, log_text: str) -> str:
     return f"the embedded engine for {folder.root} did not start: {reason} (engine log: {folder.log_file})"
 
 
-def socket_path_for(root: Path, runtime: Path | None = None) -> Path:
+def socket_path_for(root: Path) -> Path:
     """Inside the folder when the path fits a unix socket address; else in the per-user runtime folder, named
     by a hash of the folder's real path (so a copy of the folder never finds the original's engine)."""
     inside = root / SOCKET
-    if len(os.fsencode(inside)) <= MAX_SOCKET_PATH_BYTES:
+    if _fits(inside):
         return inside
-    digest = hashlib.sha256(os.fsencode(root)).hexdigest()[:32]
-    return (runtime or runtime_dir()) / f"{digest}.sock"
+    name = hashlib.sha256(os.fsencode(root)).hexdigest()[:32] + ".sock"
+    return runtime_dir(name) / name
 
 
-def runtime_dir() -> Path:
-    """A folder only this user can enter, for sockets whose folder path is too long."""
+def _fits(socket_path: Path) -> bool:
+    return len(os.fsencode(socket_path)) <= MAX_SOCKET_PATH_BYTES
+
+
+def runtime_dir(socket_name: str = "") -> Path:
+    """A folder only this user can enter, for sockets whose data folder's path is too long: the first of
+    $XDG_RUNTIME_DIR/write-gate, $TMPDIR/write-gate-<uid> and /tmp/write-gate-<uid> that the name fits in."""
     base = os.environ.get("XDG_RUNTIME_DIR")
-    path = (
-        Path(base) / "write-gate"
-        if base and os.path.isdir(base)
-        else Path(tempfile.gettempdir()) / f"write-gate-{os.getuid()}"
-    )
+    candidates = [Path(base) / "write-gate"] if base and os.path.isdir(base) else []
+    candidates += [Path(tempfile.gettempdir()) / f"write-gate-{os.getuid()}", Path(f"/tmp/write-gate-{os.getuid()}")]
+    path = next((c for c in candidates if _fits(c / socket_name)), candidates[-1])
     try:
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
         info = path.lstat()
