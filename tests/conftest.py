@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -128,6 +128,24 @@ def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     keeper.join()
     request.addfinalizer(keeper.leave)
     return settings
+
+
+@pytest.fixture
+def read_only_dir(tmp_path: Path) -> Iterator[Path]:
+    """A read-only bind mount of a folder (needs mount privileges: root here; skipped elsewhere)."""
+    source, mounted = tmp_path / "source", tmp_path / "read-only"
+    source.mkdir()
+    mounted.mkdir()
+    if shutil.which("mount") is None:
+        pytest.skip("a read-only mount needs the mount command, which is missing here")
+    bind = subprocess.run(["mount", "--bind", str(source), str(mounted)], capture_output=True)
+    if bind.returncode != 0:
+        pytest.skip("a read-only mount needs mount privileges, which this user lacks")
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(mounted)], check=True, capture_output=True)
+        yield mounted
+    finally:
+        subprocess.run(["umount", str(mounted)], check=True)
 
 
 @pytest.fixture

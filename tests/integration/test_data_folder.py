@@ -7,7 +7,6 @@ import shutil
 import stat
 import subprocess
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -252,24 +251,6 @@ async def _start_error(path: Path) -> DataFolderError:
     with pytest.raises(DataFolderError) as caught:
         await start(path, "everysec")
     return caught.value
-
-
-@pytest.fixture
-def read_only_dir(tmp_path: Path) -> Iterator[Path]:
-    """A read-only bind mount of a folder (needs mount privileges: root here; skipped elsewhere)."""
-    source, mounted = tmp_path / "source", tmp_path / "read-only"
-    source.mkdir()
-    mounted.mkdir()
-    if shutil.which("mount") is None:
-        pytest.skip("a read-only mount needs the mount command, which is missing here")
-    bind = subprocess.run(["mount", "--bind", str(source), str(mounted)], capture_output=True)
-    if bind.returncode != 0:
-        pytest.skip("a read-only mount needs mount privileges, which this user lacks")
-    try:
-        subprocess.run(["mount", "-o", "remount,bind,ro", str(mounted)], check=True, capture_output=True)
-        yield mounted
-    finally:
-        subprocess.run(["umount", str(mounted)], check=True)
 
 
 async def test_a_data_dir_on_a_read_only_mount_is_refused_in_one_line(read_only_dir: Path) -> None:
