@@ -10,6 +10,7 @@ from pathlib import Path
 import anyio
 import psutil
 import pytest
+import redis
 
 from write_gate.backends.data_folder import DataFolderError, open_data_folder
 from write_gate.backends.embedded import EmbeddedBackend, EmbeddedEngine
@@ -173,5 +174,28 @@ async def test_the_engine_survives_a_signal_to_the_gates_process_group(tmp_path:
     try:
         pid = backend.engine.pid
         assert os.getsid(pid) == pid != os.getsid(0)  # its own session: Ctrl-C in a client does not reach it
+    finally:
+        await backend.close()
+
+
+async def test_an_engine_killed_while_it_rewrites_its_append_only_file_comes_back_whole(tmp_path: Path) -> None:
+    """The rewrite child redis forks inherits the engine lock, so no new engine starts until it is gone too
+    (it exits as soon as its parent dies); the restarted engine loads every write, and the child's temporary
+    file is cleared away."""
+    backend = await start(tmp_path, "everysec")
+    try:
+        await backend.write(Statement("UNWIND range(1, 100000) AS i CREATE (:R {i: i})"))
+        for i in range(20):
+            await backend.write(Statement("CREATE (:T {i: $i})", {"i": i}))
+        client = redis.Redis(unix_socket_path=str(backend.engine.socket_path))
+        client.bgrewriteaof()
+        client.close()
+        old = backend.engine.pid
+        os.kill(old, signal.SIGKILL)
+        rows = await backend.read(Statement("MATCH (n) RETURN labels(n)[0] AS label, count(n) AS c ORDER BY label"))
+        assert rows == [{"label": "R", "c": 100000}, {"label": "T", "c": 20}]
+        (engine,) = engines_on(tmp_path)
+        assert engine.pid == backend.engine.pid != old
+        assert list(tmp_path.glob("temp-*")) == []
     finally:
         await backend.close()

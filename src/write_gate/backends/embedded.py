@@ -131,13 +131,6 @@ class EmbeddedEngine:
         mark_initialised(folder, __version__)
         return pid
 
-    def alive(self) -> bool:
-        """Whether the engine this gate last used still answers (a zombie does not)."""
-        if self.folder is None or self.socket_path is None:
-            return False
-        found = engine_process.probe(self.socket_path, self.folder)
-        return found.state is not State.ABSENT and found.pid == self.pid
-
     def leave(self) -> None:
         """Stop using the engine; the last gate out shuts it down (SIGTERM: redis' graceful shutdown, which
         flushes the append-only file) and waits until it is gone."""
