@@ -2,6 +2,7 @@
 the engine, gates share one engine, the last one out stops it, and a dead engine is started again once."""
 
 import os
+import shutil
 import signal
 import threading
 import time
@@ -12,6 +13,7 @@ import psutil
 import pytest
 import redis
 
+from write_gate.backends.base import BackendUnavailable
 from write_gate.backends.data_folder import DataFolderError, open_data_folder
 from write_gate.backends.embedded import EmbeddedBackend, EmbeddedEngine
 from write_gate.backends.engine_binaries import engine_binaries
@@ -199,3 +201,32 @@ async def test_an_engine_killed_while_it_rewrites_its_append_only_file_comes_bac
         assert list(tmp_path.glob("temp-*")) == []
     finally:
         await backend.close()
+
+
+async def test_a_folder_removed_under_a_running_gate_answers_unavailable_not_a_crash(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    backend = await start(folder, "everysec")
+    try:
+        shutil.rmtree(folder)
+        os.kill(backend.engine.pid, signal.SIGKILL)
+        wait_gone(backend.engine.pid)
+        with pytest.raises(BackendUnavailable):
+            await backend.write(Statement("CREATE (:Gone)"))
+    finally:
+        await backend.close()
+
+
+def test_the_last_one_out_stops_an_engine_that_does_not_answer(tmp_path: Path) -> None:
+    """A stopped (hung) engine cannot say its pid: the lock file's record of it is used instead."""
+    engine = EmbeddedEngine(tmp_path, "everysec")
+    engine.join()
+    pid = engine.pid
+    os.kill(pid, signal.SIGSTOP)
+    resume = threading.Timer(3.0, os.kill, (pid, signal.SIGCONT))  # then the pending SIGTERM takes effect
+    resume.start()
+    try:
+        engine.leave()
+        wait_gone(pid)
+        assert not is_locked(tmp_path / "engine.lock")
+    finally:
+        resume.join()

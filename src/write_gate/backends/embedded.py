@@ -128,7 +128,10 @@ class EmbeddedEngine:
         self._started.append(process)
         logger.info("started the embedded engine (process %s) on %s", process.pid, folder.root)
         pid = engine_process.wait_serving(process, folder, self.socket_path, offset, deadline)
-        mark_initialised(folder, __version__)
+        try:
+            mark_initialised(folder, __version__)
+        except OSError as exc:  # the engine serves; only the protection of a later start is missing
+            logger.warning("could not mark %s as holding a graph: %s", folder.root, exc)
         return pid
 
     def leave(self) -> None:
@@ -138,14 +141,18 @@ class EmbeddedEngine:
         if folder is None or self._gate_lock is None:
             return
         self._release_gate_lock()
-        last = try_lock(folder.gates_lock)
+        try:
+            last = try_lock(folder.gates_lock)
+        except OSError:
+            return  # the folder itself is gone: nothing left to shut down in it
         if last is None:
             return  # other gates still use it
         try:
             found = engine_process.probe(self.socket_path, folder)
-            if found.state in (State.SERVING, State.BUSY) and found.pid:
+            pid = found.pid if found.state in (State.SERVING, State.BUSY) else None
+            if is_locked(folder.engine_lock) and (pid := pid or read_holder(folder.engine_lock)):
                 with contextlib.suppress(ProcessLookupError):
-                    os.kill(found.pid, signal.SIGTERM)
+                    os.kill(pid, signal.SIGTERM)
             # Gone means the engine lock is free: the kernel releases it when the engine (or a zombie) ends.
             freed = wait_lock(folder.engine_lock, time.monotonic() + SHUTDOWN_SECONDS)
             if freed is None:
@@ -203,7 +210,7 @@ class EmbeddedBackend(FalkorDBBackend):
             before = self.engine.pid
             try:
                 pid = await anyio.to_thread.run_sync(self.engine.ensure_running)
-            except BackendUnavailable as exc:
+            except (BackendUnavailable, OSError) as exc:  # OSError: the folder itself went away
                 logger.warning("the embedded engine could not be had again: %s", exc)
                 return False
             if pid == before:
