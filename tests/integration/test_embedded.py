@@ -88,10 +88,11 @@ async def test_writes_survive_a_sigkill_of_the_engine(tmp_path: Path) -> None:
 
 
 async def test_two_gates_on_one_folder_share_one_engine(tmp_path: Path) -> None:
-    first, second = await start(tmp_path), await start(tmp_path)
+    folder = tmp_path / "my data"  # a space in the path, as in many home folders
+    first, second = await start(folder), await start(folder)
     try:
         assert first.engine.pid == second.engine.pid
-        assert [p.pid for p in engines_on(tmp_path)] == [first.engine.pid]
+        assert [p.pid for p in engines_on(folder)] == [first.engine.pid]
         await first.write(Statement("CREATE (:S {by: 'first'})"))
         await second.write(Statement("CREATE (:S {by: 'second'})"))
         rows = await first.read(Statement("MATCH (n:S) RETURN n.by AS by ORDER BY by"))
