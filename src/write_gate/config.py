@@ -52,6 +52,9 @@ class Settings(BaseSettings):
     # everysec: an acknowledged write is in the append-only file (in the kernel) before the reply, so it
     # survives a crash of the gate or of the engine process; always also survives power loss, and is slower.
     embedded_fsync: Fsync = Fsync.EVERYSEC
+    # How long a gate waits for the folder's engine (started by another gate, or loading a large graph)
+    # before it gives up with a one-line error.
+    embedded_start_timeout_seconds: float = Field(default=60.0, gt=0)
 
     memgraph_url: str = Field(
         default="bolt://localhost:7687", validation_alias=AliasChoices("MEMGRAPH_URL", "WRITE_GATE_MEMGRAPH_URL")
@@ -111,7 +114,3 @@ class Settings(BaseSettings):
 
     # Every logger's level (stderr, one JSON object per line); `serve -v` means DEBUG.
     log_level: Annotated[LogLevel, BeforeValidator(lambda v: v.upper() if isinstance(v, str) else v)] = "INFO"
-
-    @property
-    def embedded_db_file(self) -> Path:
-        return self.data_dir / "graph.db"

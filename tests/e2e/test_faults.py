@@ -49,14 +49,14 @@ async def test_embedded_engine_killed_mid_run_comes_back_with_every_acknowledged
     async with Client(server) as client:
         for i in range(300):
             if i == 100:
-                engine_pid = server.runtime.gate.backend._server.pid  # noqa: SLF001
+                engine_pid = server.runtime.gate.backend.engine.pid
                 os.kill(engine_pid, signal.SIGKILL)
             result = await client.call_tool("write_node", person(i))
             if result.is_error:
                 refused.append(result.structured_content["error_code"])
             else:
                 acknowledged.add(i)
-        new_pid = server.runtime.gate.backend._server.pid  # noqa: SLF001
+        new_pid = server.runtime.gate.backend.engine.pid
     assert new_pid != engine_pid and not (
         psutil.pid_exists(engine_pid) and psutil.Process(engine_pid).status() != psutil.STATUS_ZOMBIE
     )

@@ -1,78 +1,233 @@
-"""The embedded engine's lifecycle: durability, shared servers, and recovery from a SIGKILL."""
+"""The embedded engine's lifecycle on a real redis-server + FalkorDB: the engine lock lives exactly as long as
+the engine, gates share one engine, the last one out stops it, and a dead engine is started again once."""
 
-import json
 import os
+import shutil
 import signal
+import threading
+import time
+from pathlib import Path
 
 import anyio
 import psutil
 import pytest
+import redis
 
-from write_gate.backends.embedded import EmbeddedBackend, EmbeddedServer, remove_stale_settings
+from write_gate.backends.base import BackendUnavailable
+from write_gate.backends.data_folder import DataFolderError, open_data_folder
+from write_gate.backends.embedded import EmbeddedBackend, EmbeddedEngine
+from write_gate.backends.engine_binaries import engine_binaries
+from write_gate.backends.engine_process import spawn
 from write_gate.backends.falkordb import FalkorDBBackend
+from write_gate.backends.folder_locks import is_locked, try_lock
 from write_gate.cypher import Statement
 
 pytestmark = pytest.mark.anyio
 
 
-async def start(tmp_path, fsync: str = "always") -> EmbeddedBackend:
-    return await EmbeddedBackend.start(tmp_path / "graph.db", fsync, "g", 10)
+async def start(folder: Path, fsync: str = "always", start_timeout: float = 60.0) -> EmbeddedBackend:
+    return await EmbeddedBackend.start(folder, fsync, "g", 10, start_timeout)
 
 
-async def test_writes_survive_a_sigkill_of_the_server(tmp_path) -> None:
+def engines_on(folder: Path) -> list[psutil.Process]:
+    """redis-server processes working in this folder, not counting an append-only rewrite child."""
+    found = []
+    for process in psutil.process_iter(["name", "cwd", "status"]):
+        if process.info["name"] != "redis-server" or process.info["status"] == psutil.STATUS_ZOMBIE:
+            continue
+        if process.info["cwd"] == str(folder.resolve()):
+            parent = process.parent()
+            if parent is None or parent.name() != "redis-server":
+                found.append(process)
+    return found
+
+
+def wait_gone(pid: int) -> None:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return
+        except psutil.NoSuchProcess:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"process {pid} still runs")
+
+
+async def test_the_engine_holds_the_lock_and_a_sigkill_releases_it(tmp_path: Path) -> None:
+    backend = await start(tmp_path)
+    pid = backend.engine.pid
+    held = {os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+    assert str(tmp_path / "engine.lock") in held  # inherited by the engine: the gate dropped its own copy
+    assert is_locked(tmp_path / "engine.lock")
+
+    os.kill(pid, signal.SIGKILL)
+    with anyio.fail_after(10):
+        while is_locked(tmp_path / "engine.lock"):
+            await anyio.sleep(0.01)
+    # This process started the engine and has not reaped it: a zombie, and zombies hold no lock.
+    assert psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    await FalkorDBBackend.close(backend)  # the gate goes without its shutdown, as if killed too
+    backend.engine._release_gate_lock()  # noqa: SLF001
+
+
+async def test_writes_survive_a_sigkill_of_the_engine(tmp_path: Path) -> None:
     backend = await start(tmp_path)
     for i in range(200):
         await backend.write(Statement("CREATE (:W {i: $i})", {"i": i}))
-    pid = backend._server.pid  # noqa: SLF001
-    os.kill(pid, signal.SIGKILL)
-    with anyio.fail_after(10):
-        while psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
-            await anyio.sleep(0.05)
-    # The gate dies too, without its shutdown: only its connections go.
+    os.kill(backend.engine.pid, signal.SIGKILL)
+    wait_gone(backend.engine.pid)
     await FalkorDBBackend.close(backend)
+    backend.engine._release_gate_lock()  # noqa: SLF001
 
-    assert (tmp_path / "graph.db.settings").exists()  # the stale file that would break the next start
     again = await start(tmp_path)
     try:
-        rows = await again.read(Statement("MATCH (n:W) RETURN count(n) AS c"))
-        assert rows == [{"c": 200}]
+        assert await again.read(Statement("MATCH (n:W) RETURN count(n) AS c")) == [{"c": 200}]
     finally:
         await again.close()
 
 
-async def test_two_gates_on_one_data_dir_share_one_server(tmp_path) -> None:
-    first, second = await start(tmp_path), await start(tmp_path)
+async def test_two_gates_on_one_folder_share_one_engine(tmp_path: Path) -> None:
+    folder = tmp_path / "my data"  # a space in the path, as in many home folders
+    first, second = await start(folder), await start(folder)
     try:
-        assert first._server.pid == second._server.pid  # noqa: SLF001
+        assert first.engine.pid == second.engine.pid
+        assert [p.pid for p in engines_on(folder)] == [first.engine.pid]
         await first.write(Statement("CREATE (:S {by: 'first'})"))
         await second.write(Statement("CREATE (:S {by: 'second'})"))
         rows = await first.read(Statement("MATCH (n:S) RETURN n.by AS by ORDER BY by"))
         assert [r["by"] for r in rows] == ["first", "second"]
-    finally:
         await second.close()
+        assert await first.read(Statement("MATCH (n:S) RETURN count(n) AS c")) == [{"c": 2}]  # still running
+    finally:
         await first.close()
 
 
-async def test_last_one_out_stops_the_server(tmp_path) -> None:
+async def test_the_last_one_out_stops_the_engine_and_frees_the_folder(tmp_path: Path) -> None:
     backend = await start(tmp_path)
-    pid = backend._server.pid  # noqa: SLF001
+    pid = backend.engine.pid
     await backend.close()
-    with anyio.fail_after(10):
-        while psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
-            await anyio.sleep(0.05)
+    wait_gone(pid)
+    assert not is_locked(tmp_path / "engine.lock") and not is_locked(tmp_path / "gates.lock")
+    assert engines_on(tmp_path) == []
 
 
-def test_stale_settings_are_removed_and_live_ones_kept(tmp_path) -> None:
-    db = tmp_path / "graph.db"
-    settings = tmp_path / "graph.db.settings"
-    pidfile = tmp_path / "redis.pid"
-    pidfile.write_text("999999999")
-    settings.write_text(json.dumps({"pidfile": str(pidfile), "unixsocket": "/nowhere"}))
-    assert remove_stale_settings(db) and not settings.exists()
+def test_a_start_waits_while_another_holds_the_lock_and_joins_its_engine(tmp_path: Path) -> None:
+    """Whoever holds no lock starts nothing: it waits until the holder's engine serves, then joins it."""
+    folder = open_data_folder(tmp_path)
+    lock = try_lock(folder.engine_lock)  # as a gate does that is about to start the engine
+    assert lock is not None
+    joiner = EmbeddedEngine(tmp_path, "everysec", start_timeout=30)
+    outcome: list[object] = []
+    thread = threading.Thread(target=lambda: outcome.append(joiner.join()))
+    thread.start()
+    time.sleep(1.0)
+    assert thread.is_alive() and engines_on(tmp_path) == []  # waiting, not starting one of its own
 
-    server = EmbeddedServer(db, "everysec")
-    server.start()
+    engine = spawn(folder, folder.socket_path, engine_binaries(), "everysec", lock)
+    os.close(lock)
+    thread.join(30)
     try:
-        assert settings.exists() and not remove_stale_settings(db)
+        assert outcome == [folder.socket_path] and joiner.pid == engine.pid
+        assert [p.pid for p in engines_on(tmp_path)] == [engine.pid]
     finally:
-        server.stop()
+        joiner.leave()  # the last one out: stops the engine it did not start
+    assert engine.wait(10) == 0
+
+
+def test_the_wait_is_bounded_with_a_one_line_error(tmp_path: Path) -> None:
+    folder = open_data_folder(tmp_path)
+    lock = try_lock(folder.engine_lock)
+    assert lock is not None
+    try:
+        started = time.monotonic()
+        with pytest.raises(DataFolderError) as refused:
+            EmbeddedEngine(tmp_path, "everysec", start_timeout=1).join()
+        assert 1 <= time.monotonic() - started < 10
+        message = str(refused.value)
+        assert "\n" not in message and str(folder.root) in message and "did not answer within 1 s" in message
+        assert engines_on(tmp_path) == []
+        assert not is_locked(folder.gates_lock)  # the refused gate let go of its share
+    finally:
+        os.close(lock)
+
+
+async def test_a_dead_engine_is_started_again_once_for_all_its_gates(tmp_path: Path) -> None:
+    gates = [await start(tmp_path, "everysec") for _ in range(4)]
+    try:
+        await gates[0].write(Statement("CREATE (:K {i: 0})"))
+        old = gates[0].engine.pid
+        os.kill(old, signal.SIGKILL)
+        wait_gone(old)
+        async with anyio.create_task_group() as tasks:  # every gate's next call at the same moment
+            for i, gate in enumerate(gates, start=1):
+                tasks.start_soon(gate.write, Statement("CREATE (:K {i: $i})", {"i": i}))
+        (engine,) = engines_on(tmp_path)
+        assert engine.pid != old
+        rows = await gates[1].read(Statement("MATCH (n:K) RETURN n.i AS i ORDER BY i"))
+        assert [r["i"] for r in rows] == [0, 1, 2, 3, 4]
+    finally:
+        for gate in gates:
+            await gate.close()
+    assert engines_on(tmp_path) == []
+
+
+async def test_the_engine_survives_a_signal_to_the_gates_process_group(tmp_path: Path) -> None:
+    backend = await start(tmp_path)
+    try:
+        pid = backend.engine.pid
+        assert os.getsid(pid) == pid != os.getsid(0)  # its own session: Ctrl-C in a client does not reach it
+    finally:
+        await backend.close()
+
+
+async def test_an_engine_killed_while_it_rewrites_its_append_only_file_comes_back_whole(tmp_path: Path) -> None:
+    """The rewrite child redis forks inherits the engine lock, so no new engine starts until it is gone too
+    (it exits as soon as its parent dies); the restarted engine loads every write, and the child's temporary
+    file is cleared away."""
+    backend = await start(tmp_path, "everysec")
+    try:
+        await backend.write(Statement("UNWIND range(1, 100000) AS i CREATE (:R {i: i})"))
+        for i in range(20):
+            await backend.write(Statement("CREATE (:T {i: $i})", {"i": i}))
+        client = redis.Redis(unix_socket_path=str(backend.engine.socket_path))
+        client.bgrewriteaof()
+        client.close()
+        old = backend.engine.pid
+        os.kill(old, signal.SIGKILL)
+        rows = await backend.read(Statement("MATCH (n) RETURN labels(n)[0] AS label, count(n) AS c ORDER BY label"))
+        assert rows == [{"label": "R", "c": 100000}, {"label": "T", "c": 20}]
+        (engine,) = engines_on(tmp_path)
+        assert engine.pid == backend.engine.pid != old
+        assert list(tmp_path.glob("temp-*")) == []
+    finally:
+        await backend.close()
+
+
+async def test_a_folder_removed_under_a_running_gate_answers_unavailable_not_a_crash(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    backend = await start(folder, "everysec")
+    try:
+        shutil.rmtree(folder)
+        os.kill(backend.engine.pid, signal.SIGKILL)
+        wait_gone(backend.engine.pid)
+        with pytest.raises(BackendUnavailable):
+            await backend.write(Statement("CREATE (:Gone)"))
+    finally:
+        await backend.close()
+
+
+def test_the_last_one_out_stops_an_engine_that_does_not_answer(tmp_path: Path) -> None:
+    """A stopped (hung) engine cannot say its pid: the lock file's record of it is used instead."""
+    engine = EmbeddedEngine(tmp_path, "everysec")
+    engine.join()
+    pid = engine.pid
+    os.kill(pid, signal.SIGSTOP)
+    resume = threading.Timer(3.0, os.kill, (pid, signal.SIGCONT))  # then the pending SIGTERM takes effect
+    resume.start()
+    try:
+        engine.leave()
+        wait_gone(pid)
+        assert not is_locked(tmp_path / "engine.lock")
+    finally:
+        resume.join()

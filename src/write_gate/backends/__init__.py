@@ -29,7 +29,11 @@ async def open_backend(settings: Settings) -> GraphBackend:
     from write_gate.backends.embedded import EmbeddedBackend
 
     return await EmbeddedBackend.start(
-        settings.embedded_db_file, settings.embedded_fsync.value, settings.graph_name, settings.query_timeout_seconds
+        settings.data_dir,
+        settings.embedded_fsync.value,
+        settings.graph_name,
+        settings.query_timeout_seconds,
+        settings.embedded_start_timeout_seconds,
     )
 
 

