@@ -120,14 +120,20 @@ class FalkorDBEngine:
                 )
         graph = self._graph(database)
         try:
-            result = await (graph.ro_query if read_only else graph.query)(text, params)
+            try:
+                result = await (graph.ro_query if read_only else graph.query)(text, params)
+            except redis.exceptions.ResponseError as exc:
+                if not (read_only and _NO_GRAPH_YET in str(exc)):
+                    raise
+                # FalkorDB creates a graph on its first write, Memgraph's database is always there: create the
+                # empty graph and read again, so a write in a read is still found out below.
+                await graph.query("RETURN 0")
+                result = await graph.ro_query(text, params)
         except redis.exceptions.ResponseError as exc:
             if read_only and _READ_ONLY_REFUSAL in str(exc):
                 # Memgraph would run it and report type "w" in the summary; the double reports the same without
                 # running it, so the client's type check refuses it and nothing changes (as Memgraph's rollback).
                 return Outcome(type="w")
-            if read_only and _NO_GRAPH_YET in str(exc):
-                return Outcome(type="r")  # FalkorDB creates a graph on its first write; Memgraph's is always there
             raise MemgraphError(CLIENT_ERROR, str(exc)) from exc
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
             raise EngineGone(str(exc)) from exc

@@ -120,6 +120,7 @@ class BoltDouble:
         self._connections = 0
         self.port = 0
         self.messages: list[str] = []  # names of the messages received, in order (what the driver sent)
+        self.begins: list[dict[str, Any]] = []  # BEGIN's extra of each explicit transaction (mode, db, tx_timeout)
 
     def url(self, scheme: str = "bolt") -> str:
         return f"{scheme}://127.0.0.1:{self.port}"
@@ -238,6 +239,12 @@ class _Connection:
         self.result = None
         self._send(FAILURE, {"code": code, "message": message})
 
+    async def _refuse_credentials(self) -> None:
+        # Memgraph answers a failed authentication and then closes the connection.
+        self._fail(UNAUTHENTICATED, "Authentication failure")
+        await self.writer.drain()
+        raise _Drop
+
     # --- messages ------------------------------------------------------------------------------
 
     async def serve(self) -> None:
@@ -280,19 +287,19 @@ class _Connection:
             extra = fields[0] if fields else {}
             if self.version < (5, 1):  # before LOGON, the credentials come with HELLO
                 if not self.double.authenticate(extra):
-                    return self._fail(UNAUTHENTICATED, "Authentication failure")
+                    return await self._refuse_credentials()
                 self.authenticated = True
             return self._send(SUCCESS, {"server": SERVER_AGENT, "connection_id": self.connection_id})
         if tag == LOGON:
             if not self.double.authenticate(fields[0] if fields else {}):
-                return self._fail(UNAUTHENTICATED, "Authentication failure")
+                return await self._refuse_credentials()
             self.authenticated = True
             return self._send(SUCCESS, {})
         if tag == LOGOFF:
             self.authenticated = False
             return self._send(SUCCESS, {})
         if not self.authenticated:
-            return self._fail(UNAUTHENTICATED, "Authentication failure")
+            return await self._refuse_credentials()
         if tag == ROUTE:
             return self._route(fields)
         if tag == TELEMETRY:
@@ -300,7 +307,9 @@ class _Connection:
         if tag == BEGIN:
             if self.tx is not None:
                 return self._fail(CLIENT_ERROR, "Nested transactions are not supported.")
-            self.tx = _context(fields[0] if fields else {}, explicit=True)
+            extra = fields[0] if fields else {}
+            self.double.begins.append(extra)
+            self.tx = _context(extra, explicit=True)
             return self._send(SUCCESS, {})
         if tag == RUN:
             return await self._run(fields[0], fields[1] or {}, fields[2] if len(fields) > 2 else {})

@@ -41,6 +41,15 @@ def _is_timeout(exc: Neo4jError) -> bool:
     return "transaction timeout" in (exc.message or "").lower()
 
 
+def _is_refused_login(exc: Neo4jError) -> bool:
+    # Memgraph's "Memgraph.ClientError.Security.Unauthenticated" (and Neo4j's Security codes): the engine is there
+    # but will not serve these credentials, which is no fault of the statement.
+    return ".Security." in (exc.code or "")
+
+
+_REFUSED_LOGIN = "Memgraph refused the credentials (MEMGRAPH_USER / MEMGRAPH_PASSWORD)"
+
+
 class MemgraphBackend:
     def __init__(self, url: str, user: str, password: str, database: str, timeout_seconds: float) -> None:
         self.dialect = MemgraphDialect()
@@ -54,8 +63,14 @@ class MemgraphBackend:
             max_transaction_retry_time=timeout_seconds,
         )
 
-    def _late(self) -> BackendUnavailable:
-        return BackendUnavailable(f"Memgraph did not answer within {self._timeout:g} s")
+    @property
+    def _deadline(self) -> float:
+        # A backstop for a server that stops answering. Memgraph's own abort at `tx_timeout` and the driver's retry
+        # window (max_transaction_retry_time after the first attempt, then one more backoff and attempt) end first.
+        return self._timeout * 3
+
+    def _late(self, seconds: float) -> BackendUnavailable:
+        return BackendUnavailable(f"Memgraph did not answer within {seconds:g} s")
 
     async def _managed(self, statement: Statement, access_mode: str) -> list[Row]:
         # Memgraph reads the timeout from BEGIN's `tx_timeout` and aborts the transaction past it.
@@ -76,21 +91,23 @@ class MemgraphBackend:
             return rows
 
         try:
-            with anyio.fail_after(self._timeout * 2):  # Memgraph's own timeout and the driver's fire first
+            with anyio.fail_after(self._deadline):
                 async with self._driver.session(database=self._database, default_access_mode=access_mode) as s:
                     # Managed transactions retry Memgraph's TransientError ("Cannot resolve conflicting
                     # transactions") and lost connections by themselves, for up to max_transaction_retry_time.
                     run = s.execute_read if access_mode == neo4j.READ_ACCESS else s.execute_write
                     return await run(work)
         except TimeoutError as exc:
-            raise self._late() from exc
+            raise self._late(self._deadline) from exc
         except _Refused as exc:
             if isinstance(exc.error, Neo4jError) and _is_timeout(exc.error):
-                raise self._late() from exc
+                raise self._late(self._timeout) from exc
             raise BackendError(str(exc)) from exc
         except _UNAVAILABLE as exc:
             raise BackendUnavailable(f"Memgraph unreachable: {type(exc).__name__}") from exc
         except ClientError as exc:
+            if _is_refused_login(exc):
+                raise BackendUnavailable(_REFUSED_LOGIN) from exc
             if _is_unique_violation(exc):
                 raise ConstraintViolation(exc.message or str(exc)) from exc
             raise BackendError(exc.message or str(exc)) from exc
@@ -112,15 +129,17 @@ class MemgraphBackend:
         # Memgraph refuses DDL inside explicit transactions: run it auto-commit. An index or constraint that
         # exists already comes back as a notification, not an error.
         try:
-            with anyio.fail_after(self._timeout * 2):
+            with anyio.fail_after(self._deadline):
                 async with self._driver.session(database=self._database) as session:
                     result = await session.run(text)  # type: ignore[arg-type]  # validated, quoted names only
                     await result.consume()
         except TimeoutError as exc:
-            raise self._late() from exc
+            raise self._late(self._deadline) from exc
         except _UNAVAILABLE as exc:
             raise BackendUnavailable(f"Memgraph unreachable: {type(exc).__name__}") from exc
         except Neo4jError as exc:
+            if _is_refused_login(exc):
+                raise BackendUnavailable(_REFUSED_LOGIN) from exc
             if "already exists" not in (exc.message or ""):
                 raise BackendError(exc.message or str(exc)) from exc
         except DriverError as exc:
@@ -138,8 +157,11 @@ class MemgraphBackend:
             with anyio.fail_after(self._timeout):
                 await self._driver.verify_connectivity()
         except TimeoutError as exc:
-            raise self._late() from exc
-        except _UNAVAILABLE + (DriverError, Neo4jError) as exc:
+            raise self._late(self._timeout) from exc
+        except Neo4jError as exc:
+            reason = _REFUSED_LOGIN if _is_refused_login(exc) else f"Memgraph refused the connection: {exc.message}"
+            raise BackendUnavailable(reason) from exc
+        except _UNAVAILABLE + (DriverError,) as exc:
             raise BackendUnavailable(f"Memgraph unreachable: {type(exc).__name__}") from exc
 
     async def close(self) -> None:
