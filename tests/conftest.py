@@ -50,6 +50,10 @@ def anyio_backend() -> str:
 # --- engines ---------------------------------------------------------------------------------
 
 
+# The image docker-compose.yml deploys (tests/unit/test_deploy_files.py keeps them the same).
+MEMGRAPH_IMAGE = "memgraph/memgraph-mage:3.13.1"
+
+
 def _start_memgraph() -> tuple[Any, str]:
     """Start memgraph/memgraph-mage with testcontainers, or skip with the reason in one line."""
     try:
@@ -62,7 +66,7 @@ def _start_memgraph() -> tuple[Any, str]:
     from testcontainers.core.wait_strategies import LogMessageWaitStrategy
 
     container = (
-        DockerContainer("memgraph/memgraph-mage:latest")
+        DockerContainer(MEMGRAPH_IMAGE)
         .with_exposed_ports(7687)
         .with_command("--log-level=WARNING --also-log-to-stderr --telemetry-enabled=false")
         .waiting_for(LogMessageWaitStrategy("You are running Memgraph").with_startup_timeout(180))

@@ -348,3 +348,23 @@ async def test_a_tool_call_rides_out_a_conflict_and_a_lost_race(double: BoltDoub
         result = await client.call_tool("write_node", args)
     assert not result.is_error and result.structured_content["status"] == "written"
     assert sorted(action for action, _ in double.faults.fired) == [Action.TRANSIENT, Action.UNIQUE_VIOLATION]
+
+
+VALUES = [
+    None,
+    True,
+    False,
+    *[0, -1, -16, -17, 127, 128, -128, -129, 32767, 32768, -32769, 2**31, -(2**31) - 1, 2**63 - 1, -(2**63) + 1],
+    0.5,
+    -1.0e300,
+    *["", "x" * 15, "x" * 16, "é" * 200, "y" * 70_000],  # tiny, 8-bit, 16-bit and 32-bit sizes; several chunks
+    list(range(16)),
+    ["a", 1, 2.5, None, [True]],
+    {f"k{i}": i for i in range(16)},
+    {"nested": {"list": [1, "two"], "none": None}},
+]
+
+
+@pytest.mark.parametrize("value", VALUES, ids=lambda v: type(v).__name__ + str(len(str(v))))
+async def test_every_value_type_goes_there_and_back(backend: MemgraphBackend, value: object) -> None:
+    assert await backend.read(Statement("RETURN $v AS v", {"v": value})) == [{"v": value}]
