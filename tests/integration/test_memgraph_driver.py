@@ -9,13 +9,14 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Iterator
 from pathlib import Path
 
+import anyio
 import neo4j
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from pydantic import SecretStr
 
 from tests.bolt_double import Action, BoltDouble
-from tests.conftest import MATRIX_SCHEMAS, start_falkordb_server
+from tests.conftest import MATRIX_SCHEMAS, settings_env, start_falkordb_server, write_gate_argv
 from write_gate.backends import BackendError, BackendUnavailable, ConstraintViolation, open_backend
 from write_gate.backends.memgraph import MemgraphBackend
 from write_gate.config import BackendKind, Settings
@@ -329,7 +330,32 @@ async def test_tls_with_an_untrusted_certificate_is_backend_unavailable(tls_doub
     assert "RUN" not in tls_double.messages
 
 
-# --- through MCP ---------------------------------------------------------------------------------
+# --- through the command line and MCP -------------------------------------------------------------
+
+
+async def test_migrate_then_serve_on_memgraph_as_a_user_would(double: BoltDouble) -> None:
+    settings = Settings(
+        backend=BackendKind.MEMGRAPH, memgraph_url=double.url(), memgraph_database=f"t_{uuid.uuid4().hex[:12]}"
+    )
+    first = await anyio.run_process(write_gate_argv("migrate"), env=settings_env(settings), check=False)
+    assert first.returncode == 0, first.stderr.decode()
+    assert b"0001_registry_indexes" in first.stdout and b"0002_core_registry" in first.stdout
+    second = await anyio.run_process(write_gate_argv("migrate"), env=settings_env(settings), check=False)
+    assert second.returncode == 0 and b"up to date" in second.stdout
+
+    command, *args = write_gate_argv("serve", "--no-migrate")
+    params = StdioServerParameters(command=command, args=args, env=settings_env(settings))
+    async with Client(params, read_timeout_seconds=60) as client:
+        result = await client.call_tool(
+            "write_node",
+            {"label": "User", "merge_keys": {"name": "Ada"}, "source": "readme", "extraction_method": "manual"},
+        )
+    assert not result.is_error and result.structured_content["remapped_from"] == ":User"
+    backend = await open_backend(settings)
+    try:
+        assert await backend.read(Statement("MATCH (n:Person {name: 'Ada'}) RETURN n.source AS s")) == [{"s": "readme"}]
+    finally:
+        await backend.close()
 
 
 async def test_a_tool_call_rides_out_a_conflict_and_a_lost_race(double: BoltDouble) -> None:
