@@ -394,3 +394,39 @@ VALUES = [
 @pytest.mark.parametrize("value", VALUES, ids=lambda v: type(v).__name__ + str(len(str(v))))
 async def test_every_value_type_goes_there_and_back(backend: MemgraphBackend, value: object) -> None:
     assert await backend.read(Statement("RETURN $v AS v", {"v": value})) == [{"v": value}]
+
+
+async def test_batch_and_remapped_relationship_shapes_run_on_memgraph(double: BoltDouble) -> None:
+    """Shapes the suite's engine-parametrised tests leave out on Memgraph: batch relationships with merged
+    endpoints, and a relationship written under a remapped type."""
+    settings = Settings(
+        backend=BackendKind.MEMGRAPH, memgraph_url=double.url(), memgraph_database=f"t_{uuid.uuid4().hex[:12]}"
+    )
+    backend = await open_backend(settings)
+    try:
+        await load_into_graph(backend, read_sources([MATRIX_SCHEMAS]))
+    finally:
+        await backend.close()
+    given = {"source": "batch", "extraction_method": "api"}
+    works_for = {"from_label": "Person", "to_label": "Organization", **given}
+    items = [
+        {"type": "WORKS_FOR", "from_keys": {"name": "Ada"}, "to_keys": {"name": "Acme"}, "weight": 0.5, **works_for},
+        {"type": "WORKS_FOR", "from_keys": {"name": "Bob"}, "to_keys": {"name": "Acme"}, **works_for},
+    ]
+    for item in items:
+        item["endpoint_policy"] = "merge_endpoints"
+    remapped = {"type": "EMPLOYED_BY", "from_keys": {"name": "Cy"}, "to_keys": {"name": "Acme"}, **works_for}
+    async with Client(build_server(settings, auto_migrate=False)) as client:
+        batch = (await client.call_tool("write_relationships", {"items": items})).structured_content
+        single = await client.call_tool("write_relationship", {**remapped, "endpoint_policy": "merge_endpoints"})
+    assert (batch["written"], batch["rejected"]) == (2, 0)
+    assert [item["stub_endpoints"] for item in batch["items"]] == [["from", "to"]] * 2  # Acme stays a stub
+    assert not single.is_error and single.structured_content["remapped_from"] == ":EMPLOYED_BY"
+    backend = await open_backend(settings)
+    try:
+        rows = await backend.read(
+            Statement("MATCH (a)-[r:WORKS_FOR]->(:Organization) RETURN a.name AS a, r.weight AS w ORDER BY a")
+        )
+    finally:
+        await backend.close()
+    assert rows == [{"a": "Ada", "w": 0.5}, {"a": "Bob", "w": 1.0}, {"a": "Cy", "w": 1.0}]
