@@ -398,7 +398,7 @@ async def test_every_value_type_goes_there_and_back(backend: MemgraphBackend, va
 
 async def test_batch_and_remapped_relationship_shapes_run_on_memgraph(double: BoltDouble) -> None:
     """Shapes the suite's engine-parametrised tests leave out on Memgraph: batch relationships with merged
-    endpoints, and a relationship written under a remapped type."""
+    endpoints, and a relationship written under a remapped type (merging its endpoints, and matching them)."""
     settings = Settings(
         backend=BackendKind.MEMGRAPH, memgraph_url=double.url(), memgraph_database=f"t_{uuid.uuid4().hex[:12]}"
     )
@@ -419,7 +419,9 @@ async def test_batch_and_remapped_relationship_shapes_run_on_memgraph(double: Bo
     async with Client(build_server(settings, auto_migrate=False)) as client:
         batch = (await client.call_tool("write_relationships", {"items": items})).structured_content
         single = await client.call_tool("write_relationship", {**remapped, "endpoint_policy": "merge_endpoints"})
+        matched = await client.call_tool("write_relationship", {**remapped, "from_keys": {"name": "Ada"}})
     assert (batch["written"], batch["rejected"]) == (2, 0)
+    assert not matched.is_error and matched.structured_content["remapped_from"] == ":EMPLOYED_BY"
     assert [item["stub_endpoints"] for item in batch["items"]] == [["from", "to"]] * 2  # Acme stays a stub
     assert not single.is_error and single.structured_content["remapped_from"] == ":EMPLOYED_BY"
     backend = await open_backend(settings)
