@@ -87,6 +87,12 @@ async def test_nodes_relationships_and_paths_come_back_as_property_maps(backend:
     assert isinstance(rows[0]["p"], neo4j.graph.Path) and [n["x"] for n in rows[0]["p"].nodes if "x" in n] == [1]
 
 
+async def test_a_result_larger_than_one_pull_comes_in_several(double: BoltDouble, backend: MemgraphBackend) -> None:
+    rows = await backend.read(Statement("UNWIND range(1, 2500) AS i RETURN i"))
+    assert [row["i"] for row in rows] == list(range(1, 2501))
+    assert double.messages.count("PULL") >= 3  # the driver fetches 1,000 records a PULL; has_more asks for more
+
+
 async def test_a_write_in_a_read_is_refused_by_the_summary_type_and_rolled_back(
     double: BoltDouble, backend: MemgraphBackend
 ) -> None:

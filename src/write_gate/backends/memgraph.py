@@ -38,7 +38,8 @@ def _is_unique_violation(exc: Neo4jError) -> bool:
 def _is_timeout(exc: Neo4jError) -> bool:
     # Memgraph's HintedAbortError for a transaction past its `tx_timeout`; sent as a TransientError, so the driver
     # would retry it: a statement that ran out of time once would run out of time again.
-    return "transaction timeout" in (exc.message or "").lower()
+    message = (exc.message or "").lower()
+    return "transaction timeout" in message or "executing longer than time specified" in message  # Memgraph 2.x
 
 
 def _is_refused_login(exc: Neo4jError) -> bool:
