@@ -52,6 +52,10 @@ class Grant(BaseModel):
                 granted=list(self.labels),
             )
 
+    def writable_types(self) -> list[str] | None:
+        """The relationship types this agent may write, or None for any."""
+        return None if "*" in self.relationship_types else list(self.relationship_types)
+
     def check_types(self, types: Iterable[str]) -> None:
         denied = sorted({t for t in types if "*" not in self.relationship_types and t not in self.relationship_types})
         if denied:

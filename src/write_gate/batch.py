@@ -12,6 +12,7 @@ from write_gate.agents import Agent
 from write_gate.cypher import Statement
 from write_gate.decisions import plan_node_write, plan_relationship_write
 from write_gate.gate import Gate, run_write
+from write_gate.identity import identity_key
 from write_gate.model import (
     ErrorCode,
     GateRejection,
@@ -99,7 +100,7 @@ def _summary(gate: Gate, outcomes: list[ItemOutcome | None]) -> BatchWritten:
 async def write_nodes(gate: Gate, items: list[Any], agent: Agent) -> BatchWritten:
     stamp = gate.stamp(agent)
     outcomes: list[ItemOutcome | None] = [None] * len(items)
-    groups: dict[tuple[str, tuple[str, ...]], list[dict[str, Any]]] = defaultdict(list)
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for i, raw in enumerate(items):
         try:
             plan = plan_node_write(
@@ -115,14 +116,14 @@ async def write_nodes(gate: Gate, items: list[Any], agent: Agent) -> BatchWritte
             outcomes[i] = _rejected(i, exc)
             continue
         result = plan.result
-        groups[(result.label, tuple(result.merge_keys))].append(
+        groups[result.label].append(
             {
                 "i": i,
-                "keys": list(result.merge_keys.values()),
-                "properties": dict(plan.properties),
+                "key": identity_key(result.merge_keys),
+                "identity": cypher.identity_properties(result.label, result.merge_keys),
+                "properties": cypher.written_properties(result.label, plan.properties, result.remapped_from),
                 "remapped_from": result.remapped_from,
                 **plan.provenance.params(),
-                "search": cypher.search_text(result.label, result.merge_keys, plan.properties),
             }
         )
         outcomes[i] = ItemOutcome(
@@ -133,9 +134,9 @@ async def write_nodes(gate: Gate, items: list[Any], agent: Agent) -> BatchWritte
             confidence=result.confidence,
             remapped_from=result.remapped_from,
         )
-    for (label, key_names), rows in groups.items():
-        text = cypher.write_nodes_batch(label, list(key_names))
-        for wave in _waves(rows, lambda row: tuple(row["keys"])):
+    for label, rows in groups.items():
+        text = cypher.write_nodes_batch(label)
+        for wave in _waves(rows, lambda row: row["key"]):
             try:
                 await run_write(gate.backend, Statement(text, {"rows": wave}))
             except GateRejection as exc:
@@ -158,19 +159,14 @@ async def write_relationships(gate: Gate, items: list[Any], agent: Agent) -> Bat
         except (GateRejection, ValidationError) as exc:
             outcomes[i] = _rejected(i, exc)
             continue
-        shape = (
-            plan.result.type,
-            plan.start.label,
-            tuple(plan.start.keys),
-            plan.end.label,
-            tuple(plan.end.keys),
-            plan.merge_endpoints,
-        )
+        shape = (plan.result.type, plan.start.label, plan.end.label, plan.merge_endpoints)
+        row: dict[str, Any] = {"i": i, "from_key": plan.start.key, "to_key": plan.end.key}
+        if plan.merge_endpoints:
+            row["from_stub"] = cypher.stub_properties(plan.start.label, plan.start.keys)
+            row["to_stub"] = cypher.stub_properties(plan.end.label, plan.end.keys)
         groups[shape].append(
             {
-                "i": i,
-                "from_keys": list(plan.start.keys.values()),
-                "to_keys": list(plan.end.keys.values()),
+                **row,
                 "properties": dict(plan.properties),
                 "weight": request.weight,
                 "remapped_from": plan.result.remapped_from,
@@ -184,11 +180,9 @@ async def write_relationships(gate: Gate, items: list[Any], agent: Agent) -> Bat
             confidence=plan.result.confidence,
             remapped_from=plan.result.remapped_from,
         )
-    for (type_, from_label, from_keys, to_label, to_keys, merge_endpoints), rows in groups.items():
-        text = cypher.write_relationships_batch(
-            type_, from_label, list(from_keys), to_label, list(to_keys), merge_endpoints
-        )
-        for wave in _waves(rows, lambda row: (tuple(row["from_keys"]), tuple(row["to_keys"]))):
+    for (type_, from_label, to_label, merge_endpoints), rows in groups.items():
+        text = cypher.write_relationships_batch(type_, from_label, to_label, merge_endpoints)
+        for wave in _waves(rows, lambda row: (row["from_key"], row["to_key"])):
             await _write_relationship_wave(gate, text, wave, outcomes, from_label, to_label)
     return _summary(gate, outcomes)
 

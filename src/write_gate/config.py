@@ -57,6 +57,10 @@ class Settings(BaseSettings):
     # How long one statement may wait on the engine before the tool answers BACKEND_UNAVAILABLE.
     query_timeout_seconds: float = Field(default=10.0, gt=0)
 
+    # How often a running gate checks the registry's version on the graph (a `schema load` through another
+    # gate or the CLI reaches it within this plus one load); 0 turns polling off.
+    registry_poll_seconds: float = Field(default=2.0, ge=0)
+
     unknown_label_policy: UnknownLabelPolicy = UnknownLabelPolicy.REMAP
     fallback_label: str | None = None
     formula_provider: str = "default"

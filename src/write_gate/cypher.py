@@ -3,6 +3,8 @@
 Every value travels as a parameter. The only names spliced into the text are labels,
 relationship types and property keys that passed `identifiers.normalize_identifier`,
 and they are backtick-quoted by `identifiers.quote`.
+
+Nodes are found by their identity property `_key` (see `identity`), never by raw key values.
 """
 
 import functools
@@ -10,39 +12,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from write_gate.identifiers import quote
-
-# Stamped on every write; the order is the order the SET clause lists them in.
-PROVENANCE_FIELDS = ("confidence", "source", "extraction_method", "write_gate_version", "last_updated", "written_by")
-
-
-# The search prefilter: each write appends the lower-cased text it wrote (label, string values) to the
-# node's `_search`, so search_nodes can skip nodes that cannot match before running its exact test.
-# Stale text only lets extra nodes through to that exact test; past the cap the node drops to exact
-# tests alone (null), so the prefilter never hides a match.
-SEARCH_FIELD = "_search"  # the gate's own; never shown to agents
-SEARCH_SEPARATOR = "\x1f"
-SEARCH_CAP = 8192
-
-
-def search_text(label: str, *maps: Mapping[str, Any]) -> str:
-    parts = [label]
-    for values in maps:
-        for value in values.values():
-            if isinstance(value, str):
-                parts.append(value)
-            elif isinstance(value, list):
-                parts.extend(item for item in value if isinstance(item, str))
-    return SEARCH_SEPARATOR + SEARCH_SEPARATOR.join(parts).lower()
-
-
-def _search_update(var: str, text: str) -> str:
-    """`var._search = ...` appending `text` (a parameter or row field) unless it is already there."""
-    current = f"coalesce({var}._search, '')"
-    return (
-        f"{var}._search = CASE WHEN {current} CONTAINS {text} THEN {var}._search"
-        f" WHEN size({current}) + size({text}) > {SEARCH_CAP} THEN null ELSE {current} + {text} END"
-    )
+from write_gate.identifiers import CHANGE_FIELDS, PROVENANCE_FIELDS, quote
+from write_gate.identity import (
+    FOLD_PREFIX,
+    KEY_FIELD,
+    LABEL_FOLD_FIELD,
+    SEARCH_FIELD,
+    SEPARATOR,
+    fold,
+    folded_properties,
+    identity_key,
+    label_fold,
+)
 
 
 @dataclass(frozen=True)
@@ -61,29 +42,71 @@ class Provenance:
     written_by: str  # the authenticated agent; never something the agent says in its arguments
 
     def params(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in PROVENANCE_FIELDS}
+        values = {name: getattr(self, name) for name in PROVENANCE_FIELDS if name != "updated_by"}
+        return {**values, "updated_by": self.written_by}
 
 
-def _key_pattern(keys: Mapping[str, Any], prefix: str) -> tuple[str, dict[str, Any]]:
-    """`{`name`: $prefix_0}` with each value as a parameter."""
-    params = {f"{prefix}_{i}": value for i, value in enumerate(keys.values())}
-    text = ", ".join(f"{quote(key)}: ${prefix}_{i}" for i, key in enumerate(keys))
-    return "{" + text + "}", params
+@dataclass(frozen=True)
+class Endpoint:
+    label: str
+    keys: Mapping[str, Any]
+
+    @property
+    def key(self) -> str:
+        return identity_key(self.keys)
 
 
-def _stamp(var: str) -> str:
-    return ", ".join(f"{var}.{name} = ${name}" for name in PROVENANCE_FIELDS)
+# The node's search text: the join of its folded `_f_` lists, rebuilt by every write that changes them.
+_SEPARATOR_LITERAL = "'\\n'"
+assert SEPARATOR == "\n"  # the literal above is that character, written the way Cypher reads it
+
+
+def search_text_update(var: str) -> str:
+    folded = f"[k IN keys({var}) WHERE k STARTS WITH '{FOLD_PREFIX}']"
+    joined = f"reduce(t = s, x IN properties({var})[k] | t + {_SEPARATOR_LITERAL} + coalesce(x, ''))"
+    return f"{var}.{SEARCH_FIELD} = reduce(s = '', k IN {folded} | {joined})"
+
+
+def _stamp(var: str, source: str = "$", fields: tuple[str, ...] = PROVENANCE_FIELDS) -> str:
+    """`n.confidence = $confidence, ...`, or from a row: `n.confidence = row.confidence, ...`."""
+    return ", ".join(f"{var}.{name} = {source}{name}" for name in fields)
+
+
+def identity_properties(label: str, keys: Mapping[str, Any]) -> dict[str, Any]:
+    """Set when a node is created: its merge keys, their folded text, its label's."""
+    return {**keys, **folded_properties(keys), LABEL_FOLD_FIELD: label_fold(label, None)}
+
+
+def written_properties(label: str, properties: Mapping[str, Any], remapped_from: str | None) -> dict[str, Any]:
+    """What a write sets besides the stamp: the properties, their folded text, and the label as written."""
+    out = {**properties, **folded_properties(properties)}
+    if remapped_from is not None:
+        out[LABEL_FOLD_FIELD] = label_fold(label, remapped_from)
+    return out
+
+
+def stub_properties(label: str, keys: Mapping[str, Any]) -> dict[str, Any]:
+    """A stub is created with nothing but its keys, so its whole search text is known here."""
+    props = identity_properties(label, keys)
+    texts = [text for name, values in props.items() if name.startswith(FOLD_PREFIX) for text in values]
+    return {**props, SEARCH_FIELD: "".join(SEPARATOR + text for text in texts)}
+
+
+# --- nodes ------------------------------------------------------------------------------------
 
 
 @functools.lru_cache(maxsize=1024)
-def _write_node_text(label: str, key_names: tuple[str, ...], remapped: bool) -> str:
-    keys, _ = _key_pattern(dict.fromkeys(key_names), "key")
-    sets = ["n += $properties", _stamp("n"), _search_update("n", "$search")]
+def _write_node_text(label: str, remapped: bool) -> str:
+    sets = ["n += $properties", _stamp("n"), "n._stub = null"]
     if remapped:
         sets.append("n._schema_remap_from = $remapped_from")
-    # A full write makes a node real: it is no longer a stub left by merge_endpoints.
-    sets.append("n._stub = null")
-    return f"MERGE (n:{quote(label)} {keys})\nSET " + ",\n    ".join(sets) + "\nRETURN count(n) AS written"
+    return (
+        f"MERGE (n:{quote(label)} {{{KEY_FIELD}: $key}})\n"
+        "ON CREATE SET n += $identity\n"
+        "SET " + ",\n    ".join(sets) + "\n"
+        f"SET {search_text_update('n')}\n"
+        "RETURN count(n) AS written"
+    )
 
 
 def write_node(
@@ -93,31 +116,46 @@ def write_node(
     provenance: Provenance,
     remapped_from: str | None,
 ) -> Statement:
-    # The text depends only on the statement's shape, so it is built once per shape.
-    params = {f"key_{i}": value for i, value in enumerate(merge_keys.values())}
+    # The text depends only on the label and whether it was remapped, so it is built once per shape.
+    params: dict[str, Any] = {
+        "key": identity_key(merge_keys),
+        "identity": identity_properties(label, merge_keys),
+        "properties": written_properties(label, properties, remapped_from),
+        **provenance.params(),
+    }
     if remapped_from is not None:
         params["remapped_from"] = remapped_from
-    text = _write_node_text(label, tuple(merge_keys), remapped_from is not None)
-    params["search"] = search_text(label, merge_keys, properties)
-    return Statement(text, {**params, "properties": dict(properties), **provenance.params()})
+    return Statement(_write_node_text(label, remapped_from is not None), params)
 
 
-def _relationship_set(
-    properties: Mapping[str, Any], provenance: Provenance, remapped_from: str | None
-) -> tuple[str, dict[str, Any]]:
+def _match(var: str, label: str, param: str) -> str:
+    return f"MATCH ({var}:{quote(label)} {{{KEY_FIELD}: {param}}})"
+
+
+def _merge_stub(var: str, label: str, key_param: str, stub_param: str, source: str = "$") -> list[str]:
+    """Absent endpoints are created by their keys, flagged as stubs, and stamped like any write."""
+    return [
+        f"MERGE ({var}:{quote(label)} {{{KEY_FIELD}: {key_param}}})",
+        f"ON CREATE SET {var} += {stub_param}, {var}._stub = true, {_stamp(var, source)}",
+    ]
+
+
+# --- relationships ----------------------------------------------------------------------------
+
+_WEIGHT = [
+    # Weight: 1.0 unless given; a new weight for an existing relationship is averaged with the old one.
+    "ON CREATE SET r.weight = coalesce({w}, 1.0)",
+    "ON MATCH SET r.weight = CASE WHEN {w} IS NULL THEN coalesce(r.weight, 1.0)"
+    " ELSE (coalesce(r.weight, 1.0) + {w}) / 2 END",
+]
+
+
+def _relationship_set(remapped: bool, source: str = "$") -> str:
     """The SET clause every relationship write ends with: its properties, then the provenance stamp."""
-    sets = ["r += $properties", _stamp("r")]
-    params: dict[str, Any] = {"properties": dict(properties), **provenance.params()}
-    if remapped_from is not None:
-        sets.append("r._schema_remap_from = $remapped_from")
-        params["remapped_from"] = remapped_from
-    return "SET " + ",\n    ".join(sets), params
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    label: str
-    keys: Mapping[str, Any]
+    sets = [f"r += {source}properties", _stamp("r", source)]
+    if remapped:
+        sets.append(f"r._schema_remap_from = {source}remapped_from")
+    return "SET " + ",\n    ".join(sets)
 
 
 def write_relationship(
@@ -130,43 +168,42 @@ def write_relationship(
     merge_endpoints: bool,
     weight: float | None = None,
 ) -> Statement:
-    from_keys, from_params = _key_pattern(start.keys, "from")
-    to_keys, to_params = _key_pattern(end.keys, "to")
+    params: dict[str, Any] = {
+        "from_key": start.key,
+        "to_key": end.key,
+        "properties": dict(properties),
+        "weight": weight,
+        **provenance.params(),
+    }
     if merge_endpoints:
-        # Absent endpoints are created by their keys, flagged as stubs, and stamped like any write.
         lines = [
-            f"MERGE (a:{quote(start.label)} {from_keys})",
-            f"ON CREATE SET a._stub = true, {_stamp('a')}",
-            f"MERGE (b:{quote(end.label)} {to_keys})",
-            f"ON CREATE SET b._stub = true, {_stamp('b')}",
+            *_merge_stub("a", start.label, "$from_key", "$from_stub"),
+            *_merge_stub("b", end.label, "$to_key", "$to_stub"),
         ]
+        params["from_stub"] = stub_properties(start.label, start.keys)
+        params["to_stub"] = stub_properties(end.label, end.keys)
     else:
-        lines = [f"MATCH (a:{quote(start.label)} {from_keys})", f"MATCH (b:{quote(end.label)} {to_keys})"]
-    set_clause, params = _relationship_set(properties, provenance, remapped_from)
+        lines = [_match("a", start.label, "$from_key"), _match("b", end.label, "$to_key")]
+    if remapped_from is not None:
+        params["remapped_from"] = remapped_from
     lines += [
         f"MERGE (a)-[r:{quote(type_)}]->(b)",
-        # Weight: 1.0 unless given; a new weight for an existing relationship is averaged with the old one.
-        "ON CREATE SET r.weight = coalesce($weight, 1.0)",
-        "ON MATCH SET r.weight = CASE WHEN $weight IS NULL THEN coalesce(r.weight, 1.0)"
-        " ELSE (coalesce(r.weight, 1.0) + $weight) / 2 END",
-        set_clause,
+        *(line.format(w="$weight") for line in _WEIGHT),
+        _relationship_set(remapped_from is not None),
         "RETURN a._stub = true AS from_stub, b._stub = true AS to_stub, r.weight AS weight",
     ]
-    params["weight"] = weight
-    return Statement("\n".join(lines), {**from_params, **to_params, **params})
+    return Statement("\n".join(lines), params)
 
 
 def endpoint_presence(start: Endpoint, end: Endpoint) -> Statement:
     """Read-only: after a fail_if_missing write matched nothing, say which endpoint is absent."""
-    from_keys, from_params = _key_pattern(start.keys, "from")
-    to_keys, to_params = _key_pattern(end.keys, "to")
     text = (
-        f"OPTIONAL MATCH (a:{quote(start.label)} {from_keys})\n"
+        f"OPTIONAL MATCH (a:{quote(start.label)} {{{KEY_FIELD}: $from_key}})\n"
         "WITH count(a) AS from_found\n"
-        f"OPTIONAL MATCH (b:{quote(end.label)} {to_keys})\n"
+        f"OPTIONAL MATCH (b:{quote(end.label)} {{{KEY_FIELD}: $to_key}})\n"
         "RETURN from_found, count(b) AS to_found"
     )
-    return Statement(text, {**from_params, **to_params})
+    return Statement(text, {"from_key": start.key, "to_key": end.key})
 
 
 # --- the registry on the graph -------------------------------------------------------------
@@ -181,11 +218,22 @@ READ_REGISTRY = Statement(
 )
 
 
-def upsert_schema_entries(entries: list[Mapping[str, Any]]) -> Statement:
-    """One statement for a whole file set, so a load is all or nothing on both engines."""
+def upsert_schema_entries(entries: list[Mapping[str, Any]], changed_at: str) -> Statement:
+    """One statement for a whole file set, so a load is all or nothing on both engines; it also moves the
+    registry's version on, which every gate on the graph polls to notice the change."""
     return Statement(
-        "UNWIND $entries AS entry\nMERGE (s:Schema {name: entry.name})\nSET s += entry", {"entries": entries}
+        "UNWIND $entries AS entry\n"
+        "MERGE (s:Schema {name: entry.name})\n"
+        "SET s += entry\n"
+        "WITH count(s) AS loaded\n"
+        "MERGE (v:WriteGateRegistry {name: 'registry'})\n"
+        "SET v.version = coalesce(v.version, 0) + 1, v.changed_at = $changed_at\n"
+        "RETURN loaded, v.version AS version",
+        {"entries": entries, "changed_at": changed_at},
     )
+
+
+REGISTRY_VERSION = Statement("MATCH (v:WriteGateRegistry {name: 'registry'}) RETURN v.version AS version")
 
 
 # --- migrations bookkeeping ----------------------------------------------------------------
@@ -201,6 +249,10 @@ def record_migration(name: str, applied_at: str) -> Statement:
 
 
 # --- the memory profile's writes -------------------------------------------------------------
+# Its entities are found by name (`reads.Reader.find_by_names`) and then addressed by id, guarded by
+# the name: an id the engine reused since the lookup matches nothing.
+
+_BY_ID = "MATCH (n) WHERE id(n) = $id AND n.name = $name"
 
 
 def create_relationship_if_absent(
@@ -212,67 +264,133 @@ def create_relationship_if_absent(
     remapped_from: str | None,
 ) -> Statement:
     """The official memory server's create: an existing (from, to, type) is left as it is, not updated."""
-    from_keys, from_params = _key_pattern(start.keys, "from")
-    to_keys, to_params = _key_pattern(end.keys, "to")
-    set_clause, params = _relationship_set(properties, provenance, remapped_from)
     lines = [
-        f"MATCH (a:{quote(start.label)} {from_keys})",
-        f"MATCH (b:{quote(end.label)} {to_keys})",
+        _match("a", start.label, "$from_key"),
+        _match("b", end.label, "$to_key"),
         f"OPTIONAL MATCH (a)-[existing:{quote(type_)}]->(b)",
         "WITH a, b, existing WHERE existing IS NULL",
         f"CREATE (a)-[r:{quote(type_)}]->(b)",
-        set_clause + ",\n    r.weight = 1.0",
+        _relationship_set(remapped_from is not None) + ",\n    r.weight = 1.0",
         "RETURN count(r) AS created",
     ]
-    return Statement("\n".join(lines), {**from_params, **to_params, **params})
+    params: dict[str, Any] = {
+        "from_key": start.key,
+        "to_key": end.key,
+        "properties": dict(properties),
+        **provenance.params(),
+    }
+    if remapped_from is not None:
+        params["remapped_from"] = remapped_from
+    return Statement("\n".join(lines), params)
 
 
-def create_node_if_name_absent(labels: list[str], name: str, write: Statement) -> Statement:
+@dataclass(frozen=True)
+class NameScope:
+    """Where a name can live: labels identified by `name` alone are looked up by `_key`, others by `name`."""
+
+    keyed_by_name: tuple[str, ...]
+    other: tuple[str, ...]
+
+
+def create_node_if_name_absent(scope: NameScope, name: str, write: Statement) -> Statement:
     """The memory profile's create: names are unique across labels, as in the official server. One statement
-    checks every registered label (an index seek each) and writes only if the name is nowhere; so the
-    check and the write are atomic, and it costs one round trip."""
-    if not labels:
+    checks every registered label and writes only if the name is nowhere; so the check and the write are
+    atomic, and it costs one round trip."""
+    lookups = [
+        f"OPTIONAL MATCH (x{i}:{quote(label)} {{{KEY_FIELD}: $name_key}})"
+        for i, label in enumerate(scope.keyed_by_name)
+    ]
+    offset = len(lookups)
+    lookups += [
+        f"OPTIONAL MATCH (x{offset + i}:{quote(label)}) WHERE x{offset + i}.name = $name"
+        for i, label in enumerate(scope.other)
+    ]
+    if not lookups:
         return write
-    lookups = [f"OPTIONAL MATCH (x{i}:{quote(label)} {{name: $existing_name}})" for i, label in enumerate(labels)]
-    found = "coalesce(" + ", ".join(f"x{i}" for i in range(len(labels))) + ")"
+    found = "coalesce(" + ", ".join(f"x{i}" for i in range(len(lookups))) + ")"
     text = "\n".join([*lookups, f"WITH {found} AS existing", "WHERE existing IS NULL", write.text])
-    return Statement(text, {**write.params, "existing_name": name})
+    return Statement(text, {**write.params, "name": name, "name_key": identity_key({"name": name})})
 
 
-def add_observations(label: str, name: str, contents: list[str], provenance: Provenance) -> Statement:
-    """Appends the contents not already there, in order; returns what was added."""
+def add_observations(node_id: int, name: str, contents: list[str], last_updated: str, updated_by: str) -> Statement:
+    """Appends the contents not already there, in order (with their folded text); returns what was added.
+    An appended observation changes the node, it does not re-state its claim: only the change is stamped."""
     text = (
-        f"MATCH (n:{quote(label)} {{name: $name}})\n"
-        "WITH n, [o IN $contents WHERE NOT o IN coalesce(n.observations, [])] AS added\n"
-        f"SET n.observations = coalesce(n.observations, []) + added, {_stamp('n')}, {_search_update('n', '$search')}\n"
-        "RETURN added"
+        f"{_BY_ID}\n"
+        "WITH n, [i IN range(0, size($contents) - 1) WHERE NOT $contents[i] IN coalesce(n.observations, [])] AS new\n"
+        "SET n.observations = coalesce(n.observations, []) + [i IN new | $contents[i]],\n"
+        f"    n.{FOLD_PREFIX}observations = coalesce(n.{FOLD_PREFIX}observations, []) + [i IN new | $folded[i]],\n"
+        f"    {_stamp('n', fields=CHANGE_FIELDS)}\n"
+        f"SET {search_text_update('n')}\n"
+        "RETURN [i IN new | $contents[i]] AS added"
     )
-    params = {"name": name, "contents": contents, "search": search_text(label, {"o": contents})}
-    return Statement(text, {**params, **provenance.params()})
+    params = {
+        "id": node_id,
+        "name": name,
+        "contents": contents,
+        "folded": [fold(c) for c in contents],
+        "last_updated": last_updated,
+        "updated_by": updated_by,
+    }
+    return Statement(text, params)
 
 
-def delete_observations(label: str, name: str, observations: list[str], last_updated: str) -> Statement:
+def delete_observations(
+    node_id: int, name: str, observations: list[str], last_updated: str, updated_by: str
+) -> Statement:
     text = (
-        f"MATCH (n:{quote(label)} {{name: $name}})\n"
-        "SET n.observations = [o IN coalesce(n.observations, []) WHERE NOT o IN $observations],\n"
-        "    n.last_updated = $last_updated"
+        f"{_BY_ID}\n"
+        f"WITH n, coalesce(n.observations, []) AS obs, coalesce(n.{FOLD_PREFIX}observations, []) AS folded\n"
+        "WITH n, obs, folded, [i IN range(0, size(obs) - 1) WHERE NOT obs[i] IN $observations] AS keep\n"
+        "SET n.observations = [i IN keep | obs[i]],\n"
+        f"    n.{FOLD_PREFIX}observations = [i IN keep | folded[i]],\n"
+        f"    {_stamp('n', fields=CHANGE_FIELDS)}\n"
+        f"SET {search_text_update('n')}"
     )
-    return Statement(text, {"name": name, "observations": observations, "last_updated": last_updated})
+    params = {
+        "id": node_id,
+        "name": name,
+        "observations": observations,
+        "last_updated": last_updated,
+        "updated_by": updated_by,
+    }
+    return Statement(text, params)
 
 
-def delete_nodes(ids: list[int], names: list[str]) -> Statement:
-    """Cascading delete by id, guarded by name: an id reused since the lookup deletes nothing."""
-    return Statement(
-        "UNWIND $ids AS i\nMATCH (n) WHERE id(n) = i AND n.name IN $names\nDETACH DELETE n",
-        {"ids": ids, "names": names},
+def _types_guard(var: str, allowed_types: list[str] | None) -> list[str]:
+    """A delete removes the node's relationships too: only if the agent may write every one of their types."""
+    if allowed_types is None:
+        return []
+    return [
+        f"OPTIONAL MATCH ({var})-[rel]-()",
+        f"WITH {var}, collect(DISTINCT type(rel)) AS types",
+        "WHERE all(t IN types WHERE t IN $allowed_types)",
+    ]
+
+
+def delete_nodes(ids: list[int], names: list[str], allowed_types: list[str] | None) -> Statement:
+    """Cascading delete by id, guarded by name (an id reused since the lookup deletes nothing) and by the
+    agent's relationship-type grant (`allowed_types`, None for any)."""
+    lines = [
+        "UNWIND $ids AS i",
+        "MATCH (n) WHERE id(n) = i AND n.name IN $names",
+        *_types_guard("n", allowed_types),
+        "DETACH DELETE n",
+        "RETURN count(*) AS deleted",
+    ]
+    params: dict[str, Any] = {"ids": ids, "names": names}
+    if allowed_types is not None:
+        params["allowed_types"] = allowed_types
+    return Statement("\n".join(lines), params)
+
+
+def delete_relationship(type_: str, start_id: int, start_name: str, end_id: int, end_name: str) -> Statement:
+    text = (
+        f"MATCH (a)-[r:{quote(type_)}]->(b)\n"
+        "WHERE id(a) = $from_id AND a.name = $from_name AND id(b) = $to_id AND b.name = $to_name\n"
+        "DELETE r"
     )
-
-
-def delete_relationship(type_: str, start: Endpoint, end: Endpoint) -> Statement:
-    from_keys, from_params = _key_pattern(start.keys, "from")
-    to_keys, to_params = _key_pattern(end.keys, "to")
-    text = f"MATCH (a:{quote(start.label)} {from_keys})-[r:{quote(type_)}]->(b:{quote(end.label)} {to_keys})\nDELETE r"
-    return Statement(text, {**from_params, **to_params})
+    return Statement(text, {"from_id": start_id, "from_name": start_name, "to_id": end_id, "to_name": end_name})
 
 
 # --- typed tools (generated from registry entries with property definitions) ------------------
@@ -297,27 +415,26 @@ def typed_write(
     merge_endpoints: bool,
 ) -> Statement:
     """One statement for the node and its relationship properties, so a failed part leaves nothing behind:
-    targets are matched first (no target, no row, no write); each link replaces the node's previous
-    relationship of that type."""
+    what must exist is matched before anything is written (an update's node, then fail_if_missing
+    targets: no match, no row, no write); each link replaces the node's previous relationship of that type."""
     lines: list[str] = []
-    params: dict[str, Any] = {}
+    params: dict[str, Any] = {"key": identity_key(merge_keys)}
+    targets = [f"t{i}" for i in range(len(links))]
+    node = f"(n:{quote(label)} {{{KEY_FIELD}: $key}})"
+    if not create:
+        lines.append(f"MATCH {node}")  # first: a missing node must not leave stub targets behind
     for i, link in enumerate(links):
-        keys, key_params = _key_pattern(link.target.keys, f"to{i}")
-        params |= key_params
+        params[f"to{i}_key"] = link.target.key
         if merge_endpoints:
-            lines += [
-                f"MERGE (t{i}:{quote(link.target.label)} {keys})",
-                f"ON CREATE SET t{i}._stub = true, {_stamp(f't{i}')}",
-            ]
+            lines += _merge_stub(f"t{i}", link.target.label, f"$to{i}_key", f"$to{i}_stub")
+            params[f"to{i}_stub"] = stub_properties(link.target.label, link.target.keys)
         else:
-            lines.append(f"MATCH (t{i}:{quote(link.target.label)} {keys})")
-    node_keys, key_params = _key_pattern(merge_keys, "key")
-    params |= key_params
-    lines += [
-        f"{'MERGE' if create else 'MATCH'} (n:{quote(label)} {node_keys})",
-        f"SET n += $properties, {_stamp('n')}, {_search_update('n', '$search')}, n._stub = null",
-    ]
-    carried = ", ".join(["n", *(f"t{i}" for i in range(len(links)))])
+            lines.append(_match(f"t{i}", link.target.label, f"$to{i}_key"))
+    if create:
+        lines += [f"MERGE {node}", "ON CREATE SET n += $identity"]
+        params["identity"] = identity_properties(label, merge_keys)
+    lines += [f"SET n += $properties, {_stamp('n')}, n._stub = null", f"SET {search_text_update('n')}"]
+    carried = ", ".join(["n", *targets])
     for i, link in enumerate(links):
         lines += [
             f"WITH {carried}",
@@ -329,66 +446,72 @@ def typed_write(
             f"SET {_stamp(f'r{i}')}",
         ]
     lines.append("RETURN count(n) AS written")
-    params["search"] = search_text(label, merge_keys, properties)
-    return Statement("\n".join(lines), {**params, "properties": dict(properties), **provenance.params()})
+    params |= {
+        "properties": written_properties(label, properties, None),
+        **provenance.params(),
+    }
+    return Statement("\n".join(lines), params)
 
 
-def typed_delete(label: str, merge_keys: Mapping[str, Any]) -> Statement:
-    keys, params = _key_pattern(merge_keys, "key")
-    return Statement(f"MATCH (n:{quote(label)} {keys})\nDETACH DELETE n\nRETURN count(*) AS deleted", params)
+def typed_delete(label: str, merge_keys: Mapping[str, Any], allowed_types: list[str] | None) -> Statement:
+    lines = [
+        _match("n", label, "$key"),
+        *_types_guard("n", allowed_types),
+        "DETACH DELETE n",
+        "RETURN count(*) AS deleted",
+    ]
+    params: dict[str, Any] = {"key": identity_key(merge_keys)}
+    if allowed_types is not None:
+        params["allowed_types"] = allowed_types
+    return Statement("\n".join(lines), params)
+
+
+def relationship_types_of(endpoint: Endpoint) -> Statement:
+    """Read-only: the types of a node's relationships (to explain a delete the grant refused)."""
+    text = f"{_match('n', endpoint.label, '$key')}\nMATCH (n)-[r]-()\nRETURN DISTINCT type(r) AS type ORDER BY type"
+    return Statement(text, {"key": endpoint.key})
 
 
 def count_matching(endpoint: Endpoint) -> Statement:
     """Read-only: how many nodes an endpoint's label and keys match (to explain a write that matched none)."""
-    keys, params = _key_pattern(endpoint.keys, "key")
-    return Statement(f"MATCH (n:{quote(endpoint.label)} {keys})\nRETURN count(n) AS count", params)
+    return Statement(f"{_match('n', endpoint.label, '$key')}\nRETURN count(n) AS count", {"key": endpoint.key})
 
 
 def stub_flag(endpoint: Endpoint) -> Statement:
-    keys, params = _key_pattern(endpoint.keys, "key")
-    return Statement(f"MATCH (n:{quote(endpoint.label)} {keys})\nRETURN n._stub = true AS stub", params)
+    return Statement(f"{_match('n', endpoint.label, '$key')}\nRETURN n._stub = true AS stub", {"key": endpoint.key})
 
 
 # --- batches: one UNWIND statement per label (or relationship type and endpoint shape) -------------
 
 
-def write_nodes_batch(label: str, key_names: list[str]) -> str:
-    """Rows carry `keys` (in key_names order), `properties`, the provenance fields and `remapped_from`
-    (null when not remapped, which leaves an earlier breadcrumb alone)."""
-    keys = ", ".join(f"{quote(k)}: row.keys[{i}]" for i, k in enumerate(key_names))
-    stamp = ", ".join(f"n.{name} = row.{name}" for name in PROVENANCE_FIELDS)
+def write_nodes_batch(label: str) -> str:
+    """Rows carry `key`, `identity`, `properties`, the provenance fields and `remapped_from` (null when not
+    remapped, which leaves an earlier breadcrumb alone)."""
     return (
         "UNWIND $rows AS row\n"
-        f"MERGE (n:{quote(label)} {{{keys}}})\n"
-        f"SET n += row.properties, {stamp}, {_search_update('n', 'row.search')},\n"
-        "    n._schema_remap_from = coalesce(row.remapped_from, n._schema_remap_from), n._stub = null"
+        f"MERGE (n:{quote(label)} {{{KEY_FIELD}: row.key}})\n"
+        "ON CREATE SET n += row.identity\n"
+        f"SET n += row.properties, {_stamp('n', 'row.')},\n"
+        "    n._schema_remap_from = coalesce(row.remapped_from, n._schema_remap_from), n._stub = null\n"
+        f"SET {search_text_update('n')}"
     )
 
 
-def write_relationships_batch(
-    type_: str, from_label: str, from_keys: list[str], to_label: str, to_keys: list[str], merge_endpoints: bool
-) -> str:
-    start = ", ".join(f"{quote(k)}: row.from_keys[{i}]" for i, k in enumerate(from_keys))
-    end = ", ".join(f"{quote(k)}: row.to_keys[{i}]" for i, k in enumerate(to_keys))
-    stamp = lambda var: ", ".join(f"{var}.{name} = row.{name}" for name in PROVENANCE_FIELDS)  # noqa: E731
+def write_relationships_batch(type_: str, from_label: str, to_label: str, merge_endpoints: bool) -> str:
     if merge_endpoints:
         lines = [
-            f"MERGE (a:{quote(from_label)} {{{start}}})",
-            f"ON CREATE SET a._stub = true, {stamp('a')}",
-            f"MERGE (b:{quote(to_label)} {{{end}}})",
-            f"ON CREATE SET b._stub = true, {stamp('b')}",
+            *_merge_stub("a", from_label, "row.from_key", "row.from_stub", "row."),
+            *_merge_stub("b", to_label, "row.to_key", "row.to_stub", "row."),
         ]
     else:
-        lines = [f"MATCH (a:{quote(from_label)} {{{start}}})", f"MATCH (b:{quote(to_label)} {{{end}}})"]
+        lines = [_match("a", from_label, "row.from_key"), _match("b", to_label, "row.to_key")]
     return "\n".join(
         [
             "UNWIND $rows AS row",
             *lines,
             f"MERGE (a)-[r:{quote(type_)}]->(b)",
-            "ON CREATE SET r.weight = coalesce(row.weight, 1.0)",
-            "ON MATCH SET r.weight = CASE WHEN row.weight IS NULL THEN coalesce(r.weight, 1.0)"
-            " ELSE (coalesce(r.weight, 1.0) + row.weight) / 2 END",
-            f"SET r += row.properties, {stamp('r')},",
+            *(line.format(w="row.weight") for line in _WEIGHT),
+            f"SET r += row.properties, {_stamp('r', 'row.')},",
             "    r._schema_remap_from = coalesce(row.remapped_from, r._schema_remap_from)",
             "RETURN row.i AS i, r.weight AS weight, a._stub = true AS from_stub, b._stub = true AS to_stub",
         ]

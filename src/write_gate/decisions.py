@@ -12,7 +12,7 @@ from write_gate import cypher
 from write_gate.config import UnknownLabelPolicy
 from write_gate.cypher import Endpoint, Provenance, Statement
 from write_gate.formula import FormulaProvider, compute_confidence
-from write_gate.identifiers import normalize_identifier, remap_breadcrumb
+from write_gate.identifiers import PROTECTED_RELATIONSHIP_FIELDS, normalize_identifier, remap_breadcrumb
 from write_gate.model import (
     ErrorCode,
     GateRejection,
@@ -122,8 +122,36 @@ def check_merge_keys(entry: SchemaEntry, keys: Mapping[str, Any], what: str) -> 
         )
 
 
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def without_identity(merge_keys: Mapping[str, Any], properties: Mapping[str, Any]) -> dict[str, Any]:
+    """Merge keys are identity: a property may repeat one unchanged (it is then dropped), but not change its
+    value or its type, under any spelling (`Name`, `::name`), or one write would turn Bob into a second Alice."""
+    by_fold = {key.casefold(): key for key in merge_keys}
+    kept: dict[str, Any] = {}
+    clashes: list[str] = []
+    for key, value in properties.items():
+        identity = by_fold.get(key.casefold())
+        if identity is None:
+            kept[key] = value
+        elif key != identity or not _same(value, merge_keys[identity]):
+            clashes.append(key)
+    if clashes:
+        raise GateRejection(
+            ErrorCode.SCHEMA_PROTECTED_FIELD,
+            f"{', '.join(clashes)} would change the node's identity; only merge_keys set " + ", ".join(merge_keys),
+            fields=clashes,
+            reason="merge_key",
+            merge_keys=list(merge_keys),
+        )
+    return kept
+
+
 def check_types(entry: SchemaEntry, values: Mapping[str, Any], kinds: Mapping[str, str]) -> None:
-    for key, kind in kinds.items():
+    for key in values:
+        kind = kinds[key]
         declared = entry.property_types.get(key)
         if declared is None:
             continue
@@ -179,11 +207,13 @@ def plan_node_write(
     check_protected(req.properties, req.merge_keys)
     merge_keys, key_kinds = clean_map(req.merge_keys, "merge_keys", policy.limits)
     properties, prop_kinds = clean_map(req.properties, "properties", policy.limits)
+    properties = without_identity(merge_keys, properties)
     resolved = resolve_label(req.label, registry, policy)
     entry = resolved.entry
     check_required(entry, properties, merge_keys)
     check_merge_keys(entry, merge_keys, "merge_keys")
-    check_types(entry, {**properties, **merge_keys}, {**prop_kinds, **key_kinds})
+    check_types(entry, merge_keys, key_kinds)
+    check_types(entry, properties, prop_kinds)
     confidence = compute_confidence(provider, req.reliability, req.extraction_method)
     provenance = Provenance(confidence, req.source, req.extraction_method, stamp.version, stamp.now, stamp.written_by)
     statement = (
@@ -239,13 +269,9 @@ def _endpoint(
 def plan_relationship_write(
     req: WriteRelationshipRequest, registry: SchemaRegistry, policy: Policy, provider: FormulaProvider, stamp: Stamp
 ) -> RelationshipPlan:
-    check_protected(req.properties, req.from_keys, req.to_keys)
-    if "weight" in req.properties:
-        raise GateRejection(
-            ErrorCode.SCHEMA_PROTECTED_FIELD,
-            "a relationship's weight is set with the weight argument (it is averaged on update)",
-            fields=["weight"],
-        )
+    check_protected(req.from_keys, req.to_keys)
+    # A relationship's weight is computed too: it is set with the weight argument, and averaged on update.
+    check_protected(req.properties, protected_fields=PROTECTED_RELATIONSHIP_FIELDS)
     properties, prop_kinds = clean_map(req.properties, "properties", policy.limits)
     resolved = resolve_relationship_type(req.type, registry)
     entry = resolved.entry

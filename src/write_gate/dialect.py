@@ -14,11 +14,9 @@ class Dialect(Protocol):
         """The DDL, or None where the engine gets no constraint (and why is said there)."""
         ...
 
-    def is_string(self, expr: str) -> str:
-        """A predicate: the value of `expr` is a string."""
+    def drop_index(self, label: str, prop: str) -> str | None:
+        """The DDL that drops an index on a raw merge-key value, or None where it is kept."""
         ...
-
-    def is_list(self, expr: str) -> str: ...
 
 
 class MemgraphDialect:
@@ -33,11 +31,9 @@ class MemgraphDialect:
         props = ", ".join(f"n.{quote(p)}" for p in (prop, *more))
         return f"CREATE CONSTRAINT ON (n:{quote(label)}) ASSERT {props} IS UNIQUE"
 
-    def is_string(self, expr: str) -> str:
-        return f'valueType({expr}) = "STRING"'
-
-    def is_list(self, expr: str) -> str:
-        return f'valueType({expr}) = "LIST"'
+    def drop_index(self, label: str, prop: str) -> None:
+        # Memgraph's indexes find every string: an old one on a merge key is harmless.
+        return None
 
 
 class FalkorDBDialect:
@@ -54,8 +50,6 @@ class FalkorDBDialect:
         # cannot both create it, and the gate never issues CREATE. The index keeps lookups fast.
         return None
 
-    def is_string(self, expr: str) -> str:
-        return f"typeOf({expr}) = 'String'"
-
-    def is_list(self, expr: str) -> str:
-        return f"typeOf({expr}) = 'List'"
+    def drop_index(self, label: str, prop: str) -> str:
+        # An index on a raw value misses strings edged with white space: identity lives in `_key` now.
+        return f"DROP INDEX FOR (n:{quote(label)}) ON (n.{quote(prop)})"

@@ -1,12 +1,13 @@
 """The gate: decide (pure, in `decisions`), then run the one statement on the engine."""
 
 import logging
-from datetime import UTC, datetime
 
 from write_gate import cypher
 from write_gate.agents import Agent
 from write_gate.backends import BackendError, BackendUnavailable, GraphBackend
+from write_gate.clock import utc_now
 from write_gate.decisions import Policy, Stamp, plan_node_write, plan_relationship_write
+from write_gate.engine_errors import engine_failure
 from write_gate.formula import FormulaProvider
 from write_gate.model import (
     ErrorCode,
@@ -25,20 +26,11 @@ from write_gate.schema_view import SchemaView, label_view, relationship_view
 logger = logging.getLogger(__name__)
 
 
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 async def run_write(backend: GraphBackend, statement: cypher.Statement) -> list[dict]:
     try:
         return await backend.write(statement)
-    except BackendUnavailable as exc:
-        raise GateRejection(ErrorCode.BACKEND_UNAVAILABLE, str(exc)) from exc
-    except BackendError as exc:
-        # The engine refused a statement the gate built from validated input: report it, never crash.
-        raise GateRejection(
-            ErrorCode.INVALID_INPUT, "the graph engine refused the write", engine_error=str(exc)
-        ) from exc
+    except (BackendUnavailable, BackendError) as exc:
+        raise engine_failure(exc, "write") from exc
 
 
 class Gate:
@@ -50,17 +42,42 @@ class Gate:
         self.provider = provider
         self.policy = policy
         self.version = version
-        self.registry: SchemaRegistry = RegistrySnapshot([])
+        # The snapshot in force; None until the first load succeeds (then every tool says why it cannot work,
+        # instead of answering "unknown label" from an empty registry).
+        self.snapshot: RegistrySnapshot | None = None
+        self.load_error: GateRejection | None = None
         self.reader = Reader(backend, lambda: self.registry)
+
+    @property
+    def registry(self) -> SchemaRegistry:
+        """The snapshot in force, or the reason there is none."""
+        if self.snapshot is None:
+            raise self.load_error or GateRejection(
+                ErrorCode.SCHEMA_SOURCE_UNAVAILABLE, "the schema registry has not been loaded yet"
+            )
+        return self.snapshot
 
     async def refresh(self) -> SchemaRefreshed:
         """Load a whole new snapshot, then swap it in with one assignment; a failed load keeps the old one."""
-        snapshot = await self.source.load()
-        self.registry = snapshot
+        try:
+            snapshot = await self.source.load()
+        except GateRejection as exc:
+            self.load_error = exc
+            raise
+        self.snapshot, self.load_error = snapshot, None
         nodes, rels = len(snapshot.all_canonical_labels()), len(snapshot.all_relationship_types())
         return SchemaRefreshed(
             loaded=nodes + rels, node_labels=nodes, relationship_types=rels, write_gate_version=self.version
         )
+
+    async def refresh_if_changed(self) -> bool:
+        """One cheap read of the registry's version; a new snapshot only when it moved (a `schema load` or a
+        migration through any gate or the CLI). True when the snapshot was replaced."""
+        current = self.snapshot.version if self.snapshot is not None else None
+        if self.snapshot is not None and await self.source.version() == current:
+            return False
+        await self.refresh()
+        return True
 
     def stamp(self, agent: Agent) -> Stamp:
         return Stamp(self.version, utc_now(), agent.id)

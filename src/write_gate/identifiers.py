@@ -8,13 +8,18 @@ from write_gate.model import ErrorCode, GateRejection
 MAX_IDENTIFIER_LENGTH = 128
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
-# Gate-computed fields: agents declare inputs, the gate produces these.
-PROTECTED_FIELDS = frozenset(
-    {"confidence", "write_gate_version", "source", "extraction_method", "last_updated", "written_by"}
-)
+# Gate-computed provenance, stamped on every write in this order: agents declare inputs, the gate produces
+# these. The claim (who said it, from where, how, how sure) and the change (when, by whom): a change that
+# is not a claim of its own (an observation appended, one deleted) updates only the last two.
+CLAIM_FIELDS = ("confidence", "source", "extraction_method", "write_gate_version", "written_by")
+CHANGE_FIELDS = ("last_updated", "updated_by")
+PROVENANCE_FIELDS = CLAIM_FIELDS + CHANGE_FIELDS
+PROTECTED_FIELDS = frozenset(PROVENANCE_FIELDS)
+# A relationship's weight is computed too (averaged on update); it is set with its own argument.
+PROTECTED_RELATIONSHIP_FIELDS = PROTECTED_FIELDS | {"weight"}
 
 # Labels the gate itself owns; no registry entry may claim them, so no write can reach them.
-RESERVED_LABELS = frozenset({"Schema", "WriteGateMigration"})
+RESERVED_LABELS = frozenset({"Schema", "WriteGateMigration", "WriteGateRegistry"})
 
 
 @functools.lru_cache(maxsize=8192)  # the same few names come through on every call
@@ -35,8 +40,10 @@ def normalize_identifier(raw: str, what: str) -> str:
     return name
 
 
-def is_protected(key: str) -> bool:
-    return key in PROTECTED_FIELDS or key.startswith("_")
+def is_protected(key: str, protected: frozenset[str] = PROTECTED_FIELDS) -> bool:
+    """Gate-owned, under any spelling: `Confidence` and `WRITTEN_BY` are the same fields to a reader."""
+    key = key.lstrip(":")
+    return key.startswith("_") or key.casefold() in protected
 
 
 def quote(name: str) -> str:

@@ -15,10 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from write_gate import cypher
 from write_gate.agents import Agent
-from write_gate.cypher import Endpoint, Provenance
-from write_gate.decisions import Stamp, check_types, plan_node_write, plan_relationship_write, resolve_relationship_type
-from write_gate.formula import compute_confidence
-from write_gate.gate import Gate, run_write, utc_now
+from write_gate.clock import utc_now
+from write_gate.decisions import check_types, plan_node_write, plan_relationship_write, resolve_relationship_type
+from write_gate.gate import Gate, run_write
 from write_gate.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
 from write_gate.values import value_kind
 
@@ -163,10 +162,6 @@ class MemoryService:
     def __init__(self, gate: Gate) -> None:
         self.gate = gate
 
-    def _provenance(self, ctx: WriterContext, stamp: Stamp) -> Provenance:
-        confidence = compute_confidence(self.gate.provider, ctx.reliability, ctx.extraction_method)
-        return Provenance(confidence, ctx.source, ctx.extraction_method, stamp.version, stamp.now, stamp.written_by)
-
     async def _found(self, names: Iterable[str]) -> dict[str, list[tuple[int, list[str]]]]:
         return await self.gate.reader.find_by_names(names)
 
@@ -199,7 +194,7 @@ class MemoryService:
             _reject_all("entities", list(outcomes.values()))
         # A dry run looks the names up; a real one checks and writes in one statement per entity.
         existing = {} if write else await self._found(entities[i].name for i in plans)
-        labels = gate.registry.all_canonical_labels()
+        scope = gate.reader.name_scope()
         seen: set[str] = set()
         result = EntitiesCreated(created=[])
         for i, plan in plans.items():
@@ -212,7 +207,7 @@ class MemoryService:
                 continue
             seen.add(entity.name)
             if write:
-                statement = cypher.create_node_if_name_absent(labels, entity.name, plan.statement)
+                statement = cypher.create_node_if_name_absent(scope, entity.name, plan.statement)
                 rows = await run_write(gate.backend, statement)
                 if not (rows and rows[0]["written"]):
                     outcomes[i] = ItemOutcome(
@@ -302,7 +297,10 @@ class MemoryService:
 
     # -- observations ---------------------------------------------------------------------------
 
-    async def add_observations(self, items: list[ObservationIn], ctx: WriterContext, agent: Agent) -> ObservationsAdded:
+    async def add_observations(self, items: list[ObservationIn], agent: Agent) -> ObservationsAdded:
+        """Appending an observation is a change, not a new claim about the entity: it is stamped
+        `last_updated` / `updated_by`, and the entity's claim (source, method, confidence, written_by)
+        stays that of whoever wrote it."""
         gate, stamp = self.gate, self.gate.stamp(agent)
         found = await self._found(item.entityName for item in items)
         for item in items:
@@ -319,15 +317,13 @@ class MemoryService:
                 entry = gate.registry.get_entry(labels[0])
                 if entry is not None:
                     check_types(entry, {"observations": item.contents}, {"observations": kind})
-        provenance = self._provenance(ctx, stamp)
         results = []
         for item in items:
             added: list[str] = []
-            for label in dict.fromkeys(labels[0] for _id, labels in found[item.entityName]):
-                contents = list(dict.fromkeys(item.contents))
-                rows = await run_write(
-                    gate.backend, cypher.add_observations(label, item.entityName, contents, provenance)
-                )
+            contents = list(dict.fromkeys(item.contents))
+            for node_id, _labels in found[item.entityName]:
+                statement = cypher.add_observations(node_id, item.entityName, contents, stamp.now, stamp.written_by)
+                rows = await run_write(gate.backend, statement)
                 added += [o for row in rows for o in row["added"] if o not in added]
             results.append(ObservationsAdded.Added(entityName=item.entityName, addedObservations=added))
         return ObservationsAdded(results=results)
@@ -338,10 +334,9 @@ class MemoryService:
         agent.grant.check_labels(labels[0] for hits in found.values() for _id, labels in hits)
         now = utc_now()
         for item in items:
-            for label in dict.fromkeys(labels[0] for _id, labels in found.get(item.entityName, [])):
-                await run_write(
-                    self.gate.backend, cypher.delete_observations(label, item.entityName, item.observations, now)
-                )
+            for node_id, _labels in found.get(item.entityName, []):
+                statement = cypher.delete_observations(node_id, item.entityName, item.observations, now, agent.id)
+                await run_write(self.gate.backend, statement)
         return Done(message="Observations deleted successfully")
 
     # -- deletes --------------------------------------------------------------------------------
@@ -350,22 +345,30 @@ class MemoryService:
         found = await self._found(names)
         agent.grant.check_labels(labels[0] for hits in found.values() for _id, labels in hits)
         ids = [node_id for hits in found.values() for node_id, _ in hits]
-        if ids:
-            await run_write(self.gate.backend, cypher.delete_nodes(ids, list(found)))
+        if not ids:
+            return Done(message="Entities deleted successfully")
+        allowed = agent.grant.writable_types()
+        if allowed is not None:
+            # A cascading delete removes relationships too: the agent needs the grant for each of their types.
+            agent.grant.check_types(await self.gate.reader.relationship_types(ids))
+        rows = await run_write(self.gate.backend, cypher.delete_nodes(ids, list(found), allowed))
+        if rows and rows[0]["deleted"] < len(ids):
+            # A relationship of another type was added between the check and the delete: nothing of it is lost.
+            agent.grant.check_types(await self.gate.reader.relationship_types(ids))
         return Done(message="Entities deleted successfully")
 
     async def delete_relations(self, relations: list[RelationIn], agent: Agent) -> Done:
         """Exact (from, to, type) matches; a relation that is not there is a no-op."""
+        registry = self.gate.registry  # no registry: say so, rather than "deleted"
         found = await self._found(n for r in relations for n in (r.from_, r.to))
         for relation in relations:
             try:
-                type_ = resolve_relationship_type(as_identifier(relation.relationType), self.gate.registry).entry.label
+                type_ = resolve_relationship_type(as_identifier(relation.relationType), registry).entry.label
             except GateRejection:
                 continue  # an unregistered type cannot be in the graph
             agent.grant.check_types([type_])
-            for _a, from_labels in found.get(relation.from_, []):
-                for _b, to_labels in found.get(relation.to, []):
-                    start = Endpoint(from_labels[0], {"name": relation.from_})
-                    end = Endpoint(to_labels[0], {"name": relation.to})
-                    await run_write(self.gate.backend, cypher.delete_relationship(type_, start, end))
+            for from_id, _ in found.get(relation.from_, []):
+                for to_id, _ in found.get(relation.to, []):
+                    statement = cypher.delete_relationship(type_, from_id, relation.from_, to_id, relation.to)
+                    await run_write(self.gate.backend, statement)
         return Done(message="Relations deleted successfully")

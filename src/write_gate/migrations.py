@@ -12,8 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from write_gate import cypher
 from write_gate.backends import GraphBackend
+from write_gate.backfill import backfill_identity
+from write_gate.clock import utc_now
 from write_gate.cypher import Statement
-from write_gate.gate import utc_now
 from write_gate.resources import bundled
 from write_gate.schema_files import load_into_graph, read_sources
 
@@ -25,6 +26,8 @@ class JsonMigration(BaseModel):
     unique: list[tuple[str, str]] = Field(default_factory=list)
     # Folders or files under the schemas directory, loaded like `write-gate schema load`.
     load_schemas: list[str] = Field(default_factory=list)
+    # Give nodes written before identity keys existed their `_key` (see backfill.py).
+    backfill_identity: bool = False
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,8 @@ async def _apply(backend: GraphBackend, migration: Migration, schemas_dir: Path)
         await backend.ensure_unique(label, prop)
     if spec.load_schemas:
         await load_into_graph(backend, read_sources([schemas_dir / p for p in spec.load_schemas]))
+    if spec.backfill_identity:
+        await backfill_identity(backend)
 
 
 async def migrate(backend: GraphBackend, folder: Path | None = None, schemas_dir: Path | None = None) -> list[str]:

@@ -1,68 +1,65 @@
 """Read statement builders: pure, parameterised, and run read-only at the engine.
 
-Pages are keyset-paginated on the engine's node id (`id(n) > $after ORDER BY id(n)`), so a walk
-sees every node that exists throughout it exactly once.
+Pages are keyset-paginated per label on the identity property `_key`, which every label indexes (an
+index seek and an ordered range on both engines, where `id(n) > $after` would scan and sort every node
+on Memgraph), so a walk sees every node that exists throughout it exactly once. Neighbours are bounded
+per node: a hub with 20,000 relationships answers a page of them, not all.
 """
 
-from collections.abc import Sequence
+import functools
 
 from write_gate.cypher import Statement
-from write_gate.dialect import Dialect
-from write_gate.identifiers import PROTECTED_FIELDS, RESERVED_LABELS, quote
-
-# The gate's own bookkeeping nodes are never part of what agents read.
-_NOT_BOOKKEEPING = " AND ".join(f"NOT n:{quote(label)}" for label in sorted(RESERVED_LABELS))
+from write_gate.identifiers import quote
+from write_gate.identity import KEY_FIELD, SEARCH_FIELD
 
 
-def _search_predicate(dialect: Dialect) -> str:
-    """Case-insensitive substring on labels and on every string or string-list property the agents wrote
-    (gate-computed provenance and `_` bookkeeping are not searched: "llm" would match every LLM write)."""
-    value = "properties(n)[k]"
-    items = f"CASE WHEN {dialect.is_list(value)} THEN {value} ELSE [{value}] END"
-    return (
-        "(any(l IN labels(n) WHERE toLower(l) CONTAINS $query)\n"
-        "     OR any(k IN keys(n) WHERE NOT k IN $skip_keys AND NOT k STARTS WITH '_'\n"
-        f"            AND any(x IN {items} WHERE {dialect.is_string('x')} AND toLower(x) CONTAINS $query)))"
+def page_of_label(label: str, *, searching: bool) -> Statement:
+    """Parameters: `after` (a `_key`, '' for the first page), `limit`, and `query` (folded) when searching."""
+    conditions = [f"n.{KEY_FIELD} > $after"]
+    if searching:
+        conditions.append(f"n.{SEARCH_FIELD} CONTAINS $query")
+    text = (
+        f"MATCH (n:{quote(label)})\n"
+        f"WHERE {' AND '.join(conditions)}\n"
+        f"RETURN id(n) AS id, n.{KEY_FIELD} AS key\n"
+        "ORDER BY key\n"
+        "LIMIT $limit"
     )
+    return Statement(text)
 
 
-def page_of_ids(
-    dialect: Dialect, *, after: int, limit: int, labels: Sequence[str] | None, query: str | None
-) -> Statement:
-    conditions = ["id(n) > $after", _NOT_BOOKKEEPING]
-    params: dict = {"after": after, "limit": limit}
-    if labels:
-        conditions.append("any(l IN labels(n) WHERE l IN $labels)")
-        params["labels"] = list(labels)
-    if query is not None:
-        # The cheap prefilter first (engines evaluate AND left to right and stop early), then the exact test.
-        conditions.append("(n._search IS NULL OR n._search CONTAINS $query)")
-        conditions.append(_search_predicate(dialect))
-        params["query"] = query.lower()
-        params["skip_keys"] = sorted(PROTECTED_FIELDS)
-    text = "MATCH (n)\nWHERE " + "\n  AND ".join(conditions) + "\nRETURN id(n) AS id\nORDER BY id\nLIMIT $limit"
-    return Statement(text, params)
+def ids_by_name(keyed_by_name: list[str], other: list[str]) -> Statement | None:
+    """Exact, case-sensitive names in every registered label: by `_key` (an index seek) where a label is
+    identified by `name` alone, by `name` elsewhere. Parameters: `names`, `name_keys` (their `_key`s)."""
+    found = "RETURN id(n) AS id, n.name AS name, labels(n) AS labels"
+    branches = [f"MATCH (n:{quote(label)}) WHERE n.{KEY_FIELD} IN $name_keys {found}" for label in keyed_by_name]
+    branches += [f"MATCH (n:{quote(label)}) WHERE n.name IN $names {found}" for label in other]
+    return Statement("\nUNION ALL\n".join(branches)) if branches else None
 
 
-def ids_by_name(labels: Sequence[str]) -> Statement | None:
-    """Exact, case-sensitive `name` lookup in each registered label (each one an index seek)."""
-    if not labels:
-        return None
-    branches = [
-        f"MATCH (n:{quote(label)}) WHERE n.name IN $names RETURN id(n) AS id, n.name AS name, labels(n) AS labels"
-        for label in labels
-    ]
-    return Statement("\nUNION ALL\n".join(branches), {})
+_NODE = "id(n) AS id, labels(n) AS labels, properties(n) AS props"
 
 
-EXPAND = Statement(
-    "UNWIND $ids AS i\n"
-    "MATCH (n) WHERE id(n) = i\n"
-    "OPTIONAL MATCH (n)-[r]-(m)\n"
-    "RETURN id(n) AS id, labels(n) AS labels, properties(n) AS props,\n"
-    "       id(r) AS rid, type(r) AS rtype, id(startNode(r)) AS rstart, properties(r) AS rprops,\n"
-    "       id(m) AS mid, labels(m) AS mlabels, properties(m) AS mprops"
-)
+@functools.lru_cache(maxsize=2)
+def expand(outgoing_only: bool) -> Statement:
+    """Each node of `ids` with at most `per_node` of its relationships after relationship id `after` (in id
+    order; outgoing ones only for read_graph), each with the other end's name and `_key` (for naming it),
+    and `more` when it has others beyond them. A node with none gives one row (rid null)."""
+    pattern = "(n)-[r]->()" if outgoing_only else "(n)-[r]-()"
+    return Statement(
+        "UNWIND $ids AS i\n"
+        "MATCH (n) WHERE id(n) = i\n"
+        f"OPTIONAL MATCH {pattern}\n"
+        "WITH n, r ORDER BY id(r)\n"
+        "WITH n, [x IN collect(r) WHERE id(x) > $after] AS rels\n"
+        "WITH n, size(rels) > $per_node AS more, rels[0..$per_node] AS page\n"
+        "UNWIND CASE WHEN size(page) = 0 THEN [null] ELSE page END AS r\n"
+        "WITH n, more, r, CASE WHEN r IS NULL THEN null WHEN id(startNode(r)) = id(n) THEN endNode(r)"
+        " ELSE startNode(r) END AS m\n"
+        f"RETURN {_NODE}, more,\n"
+        "       id(r) AS rid, type(r) AS rtype, id(startNode(r)) AS rstart, properties(r) AS rprops,\n"
+        f"       id(m) AS mid, m.name AS mname, m.{KEY_FIELD} AS mkey"
+    )
 
 
 def label_count(label: str) -> Statement:
@@ -71,3 +68,9 @@ def label_count(label: str) -> Statement:
 
 def relationship_count(type_: str) -> Statement:
     return Statement(f"MATCH ()-[r:{quote(type_)}]->() RETURN count(r) AS count")
+
+
+# The types of the relationships of the nodes of `ids` (a delete removes them too).
+RELATIONSHIP_TYPES_OF = Statement(
+    "UNWIND $ids AS i\nMATCH (n)-[r]-() WHERE id(n) = i\nRETURN DISTINCT type(r) AS type ORDER BY type"
+)

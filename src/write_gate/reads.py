@@ -1,28 +1,50 @@
-"""The read tools: paged, read-only at the engine, in one result shape that serves both profiles.
+"""The read tools: paged, bounded, read-only at the engine, in one result shape that serves both profiles.
 
 A result is the official memory server's `{entities, relations}` with more in it: each entity keeps
 `name`, `entityType` and `observations` and adds its `labels` and its other `properties` (provenance
-included); each relation keeps `from`, `to`, `relationType` and adds `properties`. A node's name is its
-`name` property, or else its merge keys rendered `key=value,...`.
+included); each relation keeps `from`, `to`, `relationType` and adds `properties`. As in the official
+server, `search_nodes` and `open_nodes` answer the matching entities and every relation that touches
+one of them, and `read_graph` each relation with the page of its start entity, so a walk returns it
+once. Relations are bounded per entity (`relations_limit`); `truncated` names the entities that have
+more, and `open_nodes` pages them with its cursor.
 """
 
 import base64
 import binascii
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from write_gate import read_cypher
 from write_gate.backends import BackendError, BackendUnavailable, GraphBackend, Row
-from write_gate.cypher import SEARCH_FIELD, Statement
+from write_gate.cypher import NameScope, Statement
+from write_gate.engine_errors import engine_failure
 from write_gate.identifiers import normalize_identifier
+from write_gate.identity import FOLD_PREFIX, KEY_FIELD, SEARCH_FIELD, fold, identity_key
 from write_gate.model import ErrorCode, GateRejection
 from write_gate.registry import SchemaRegistry
+from write_gate.values import unstorable
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
+DEFAULT_RELATIONS_LIMIT = 100
+# What a call may ask for at most; an export walks with no bound of its own (FalkorDB answers an empty
+# list for a slice whose end is past 2**31 - 1, so that is "no bound").
+MAX_RELATIONS_LIMIT = 1000
+UNBOUNDED = 2**31 - 1
+
+
+def _storable(text: str) -> str:
+    if unstorable(text):
+        raise ValueError("contains a NUL character or a lone surrogate")
+    return text
+
+
+# Text an engine can take as a parameter (pydantic reports the field; the value is never echoed).
+Text = Annotated[str, AfterValidator(_storable)]
 
 
 class _Request(BaseModel):
@@ -30,6 +52,14 @@ class _Request(BaseModel):
 
 
 Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT, description=f"Page size (default {DEFAULT_LIMIT}).")]
+RelationsLimit = Annotated[
+    int,
+    Field(
+        ge=1,
+        le=MAX_RELATIONS_LIMIT,
+        description=f"At most this many relations per entity (default {DEFAULT_RELATIONS_LIMIT}).",
+    ),
+]
 Cursor = Annotated[str | None, Field(description="next_cursor from the previous page; omit for the first page.")]
 Labels = Annotated[list[str] | None, Field(description="Only nodes with one of these labels.")]
 
@@ -38,17 +68,23 @@ class ReadGraphRequest(_Request):
     limit: Limit = DEFAULT_LIMIT
     cursor: Cursor = None
     labels: Labels = None
+    relations_limit: RelationsLimit = DEFAULT_RELATIONS_LIMIT
 
 
 class SearchNodesRequest(_Request):
-    query: Annotated[str, Field(description="Case-insensitive substring of a name, label or text property.")]
+    query: Annotated[Text, Field(description="Case-insensitive substring of a name, label or text property.")]
     labels: Labels = None
     limit: Limit = DEFAULT_LIMIT
     cursor: Cursor = None
+    relations_limit: RelationsLimit = DEFAULT_RELATIONS_LIMIT
 
 
 class OpenNodesRequest(_Request):
-    names: Annotated[list[str], Field(description="Exact, case-sensitive entity names.")]
+    names: Annotated[list[Text], Field(description="Exact, case-sensitive entity names.")]
+    relations_limit: RelationsLimit = DEFAULT_RELATIONS_LIMIT
+    cursor: Annotated[
+        str | None, Field(description="next_cursor from the previous answer: the entities' next relations.")
+    ] = None
 
 
 class Entity(BaseModel):
@@ -72,22 +108,29 @@ class GraphResult(BaseModel):
     entities: list[Entity]
     relations: list[Relation]
     next_cursor: str | None = Field(default=None, description="Pass back as cursor for the next page; null at the end.")
+    truncated: list[str] = Field(
+        default_factory=list,
+        description="Entities with more relations than relations_limit: open_nodes pages them with its cursor.",
+    )
 
 
 # --- cursors ---------------------------------------------------------------------------------
 
 
-def encode_cursor(kind: str, after: int) -> str:
-    return base64.urlsafe_b64encode(json.dumps({"k": kind, "after": after}).encode()).decode().rstrip("=")
+def encode_cursor(kind: str, **position: Any) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"k": kind, **position}).encode()).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str | None, kind: str) -> int:
+def decode_cursor(cursor: str | None, kind: str, **shape: type) -> dict[str, Any] | None:
+    """The position a cursor holds, checked field by field against `shape`; None for no cursor."""
     if cursor is None:
-        return -1
+        return None
     try:
         data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        if data["k"] == kind and isinstance(data["after"], int) and not isinstance(data["after"], bool):
-            return data["after"]
+        if data["k"] == kind and all(
+            isinstance(data[name], kind_) and not isinstance(data[name], bool) for name, kind_ in shape.items()
+        ):
+            return data
     except (ValueError, TypeError, KeyError, binascii.Error):
         pass
     raise GateRejection(ErrorCode.INVALID_INPUT, f"cursor is not a {kind} cursor from this server", field="cursor")
@@ -95,27 +138,33 @@ def decode_cursor(cursor: str | None, kind: str) -> int:
 
 # --- shaping (pure) ----------------------------------------------------------------------------
 
+_HIDDEN = ("name", "observations", KEY_FIELD, SEARCH_FIELD)
 
-def display_name(labels: Sequence[str], props: Mapping[str, Any], registry: SchemaRegistry) -> str | None:
+
+def display_name(props: Mapping[str, Any]) -> str | None:
+    """Its `name`, or else its identity written `key=value,...`."""
     name = props.get("name")
     if isinstance(name, str):
         return name
-    for label in labels:
-        entry = registry.get_entry(label)
-        if entry and entry.merge_keys:
-            return ",".join(f"{k}={props.get(k)}" for k in entry.merge_keys)
+    key = props.get(KEY_FIELD)
+    if isinstance(key, str):
+        try:
+            keys = json.loads(key)
+        except ValueError:
+            return None
+        return ",".join(f"{k}={v}" for k, v in keys.items()) if isinstance(keys, dict) else None
     return None
 
 
-def to_entity(labels: Sequence[str], props: Mapping[str, Any], registry: SchemaRegistry) -> Entity:
+def to_entity(labels: Sequence[str], props: Mapping[str, Any]) -> Entity:
     observations = props.get("observations")
     if not (isinstance(observations, list) and all(isinstance(o, str) for o in observations)):
         observations = []
-    rest = {k: v for k, v in props.items() if k not in ("name", "observations", SEARCH_FIELD)}
+    rest = {k: v for k, v in props.items() if k not in _HIDDEN and not k.startswith(FOLD_PREFIX)}
     if "observations" in props and not observations:
         rest["observations"] = props["observations"]  # not a list of strings: keep it visible, unaltered
     return Entity(
-        name=display_name(labels, props, registry),
+        name=display_name(props),
         entityType=labels[0] if labels else "",
         observations=observations,
         labels=list(labels),
@@ -123,37 +172,49 @@ def to_entity(labels: Sequence[str], props: Mapping[str, Any], registry: SchemaR
     )
 
 
-def shape(rows: Iterable[Row], page: Sequence[int], registry: SchemaRegistry, *, neighbours: bool) -> GraphResult:
-    """Rows of read_cypher.EXPAND -> entities (the page, then neighbours) and relations.
+@dataclass(frozen=True)
+class Expanded:
+    result: GraphResult
+    resume_after: int | None  # where the next page of relations starts (the truncated entities' last one)
 
-    Without neighbours (read_graph) a relation belongs to the page of its start node, so a walk
-    returns each relation once."""
-    in_page = set(page)
-    known: dict[int, tuple[list[str], dict[str, Any]]] = {}
+
+def shape(rows: Iterable[Row], page: Sequence[int]) -> Expanded:
+    """Rows of read_cypher.expand -> the page's entities (in page order) and the relations they touch."""
+    nodes: dict[int, tuple[list[str], dict[str, Any]]] = {}
+    more: set[int] = set()
+    names: dict[int, str | None] = {}
     rels: dict[int, tuple[str, int, int, dict[str, Any]]] = {}
+    last: dict[int, int] = {}  # each entity's highest relation id answered
     for row in rows:
-        known[row["id"]] = (row["labels"], row["props"])
+        node_id = row["id"]
+        nodes[node_id] = (row["labels"], row["props"])
+        names[node_id] = display_name(row["props"])
+        if row["more"]:
+            more.add(node_id)
         if row["rid"] is None:
             continue
-        known.setdefault(row["mid"], (row["mlabels"], row["mprops"]))
-        start = row["rstart"]
-        end = row["mid"] if start == row["id"] else row["id"]
-        if neighbours or start in in_page:
-            rels[row["rid"]] = (row["rtype"], start, end, row["rprops"] or {})
+        names.setdefault(row["mid"], display_name({"name": row["mname"], KEY_FIELD: row["mkey"]}))
+        end = row["mid"] if row["rstart"] == node_id else node_id
+        rels[row["rid"]] = (row["rtype"], row["rstart"], end, row["rprops"] or {})
+        last[node_id] = max(last.get(node_id, -1), row["rid"])
 
     def name_of(node_id: int) -> str:
-        return display_name(*known[node_id], registry) or f"#{node_id}"
+        return names.get(node_id) or f"#{node_id}"
 
-    listed = [i for i in page if i in known]
-    if neighbours:
-        listed += sorted(i for i in known if i not in in_page)
-    return GraphResult(
-        entities=[to_entity(*known[i], registry) for i in listed],
+    listed = [i for i in page if i in nodes]
+    truncated = [i for i in listed if i in more]
+    result = GraphResult(
+        entities=[to_entity(*nodes[i]) for i in listed],
         relations=[
             Relation(from_=name_of(start), to=name_of(end), relationType=rtype, properties=props)
             for _rid, (rtype, start, end, props) in sorted(rels.items())
         ],
+        truncated=[name_of(i) for i in truncated],
     )
+    # Nothing is skipped when the next page starts after the lowest of the truncated entities' last ids
+    # (another entity's relations may then come again).
+    resume = min((last[i] for i in truncated if i in last), default=None)
+    return Expanded(result, resume)
 
 
 # --- the reader ---------------------------------------------------------------------------------
@@ -167,53 +228,92 @@ class Reader:
     async def read(self, statement: Statement) -> list[Row]:
         try:
             return await self._backend.read(statement)
-        except BackendUnavailable as exc:
-            raise GateRejection(ErrorCode.BACKEND_UNAVAILABLE, str(exc)) from exc
-        except BackendError as exc:
-            raise GateRejection(
-                ErrorCode.INTERNAL_ERROR, "the graph engine refused a read", engine_error=str(exc)
-            ) from exc
+        except (BackendUnavailable, BackendError) as exc:
+            raise engine_failure(exc, "read") from exc
 
-    async def _expand(self, page: list[int], *, neighbours: bool) -> GraphResult:
+    async def _expand(
+        self, page: list[int], relations_limit: int, *, outgoing_only: bool, after_relation: int = -1
+    ) -> Expanded:
         if not page:
-            return GraphResult(entities=[], relations=[])
-        rows = await self.read(Statement(read_cypher.EXPAND.text, {"ids": page}))
-        return shape(rows, page, self._registry(), neighbours=neighbours)
+            return Expanded(GraphResult(entities=[], relations=[]), None)
+        statement = read_cypher.expand(outgoing_only)
+        params = {"ids": page, "after": after_relation, "per_node": relations_limit}
+        rows = await self.read(Statement(statement.text, params))
+        return shape(rows, page)
+
+    def _labels(self, requested: list[str] | None) -> list[str]:
+        if requested:
+            return sorted({normalize_identifier(label, "labels") for label in requested})
+        return self._registry().all_canonical_labels()
 
     async def _page(
         self, kind: str, limit: int, cursor: str | None, labels: list[str] | None, query: str | None
     ) -> tuple[list[int], str | None]:
-        after = decode_cursor(cursor, kind)
-        label_names = [normalize_identifier(label, "labels") for label in labels] if labels else None
-        statement = read_cypher.page_of_ids(
-            self._backend.dialect, after=after, limit=limit + 1, labels=label_names, query=query
-        )
-        ids = [row["id"] for row in await self.read(statement)]
-        more = len(ids) > limit
-        ids = ids[:limit]
-        return ids, encode_cursor(kind, ids[-1]) if more else None
+        """Up to `limit` node ids, label after label (sorted), each label in `_key` order; the cursor holds
+        the label and the last `_key` answered. One more row than the page is asked for, so the cursor is
+        null exactly when nothing is left."""
+        position = decode_cursor(cursor, kind, l=str, a=str)
+        names = self._labels(labels)
+        if position is not None:
+            names = [label for label in names if label >= position["l"]]
+        ids: list[int] = []
+        last: tuple[str, str] | None = None
+        for label in names:
+            after = position["a"] if position is not None and label == position["l"] else ""
+            statement = read_cypher.page_of_label(label, searching=query is not None)
+            params: dict[str, Any] = {"after": after, "limit": limit + 1 - len(ids)}
+            if query is not None:
+                params["query"] = fold(query)
+            rows = await self.read(Statement(statement.text, params))
+            for row in rows:
+                if len(ids) == limit:
+                    return ids, encode_cursor(kind, l=last[0], a=last[1]) if last else None
+                ids.append(row["id"])
+                last = (label, row["key"])
+        return ids, None
 
-    async def read_graph(self, request: ReadGraphRequest) -> GraphResult:
+    async def read_graph(self, request: ReadGraphRequest, *, relations_limit: int | None = None) -> GraphResult:
+        """`relations_limit` overrides the request's bound (an export walks every relation)."""
         page, next_cursor = await self._page("read", request.limit, request.cursor, request.labels, None)
-        result = await self._expand(page, neighbours=False)
-        return result.model_copy(update={"next_cursor": next_cursor})
+        expanded = await self._expand(page, relations_limit or request.relations_limit, outgoing_only=True)
+        return expanded.result.model_copy(update={"next_cursor": next_cursor})
 
     async def search_nodes(self, request: SearchNodesRequest) -> GraphResult:
         page, next_cursor = await self._page("search", request.limit, request.cursor, request.labels, request.query)
-        result = await self._expand(page, neighbours=True)
-        return result.model_copy(update={"next_cursor": next_cursor})
+        expanded = await self._expand(page, request.relations_limit, outgoing_only=False)
+        return expanded.result.model_copy(update={"next_cursor": next_cursor})
 
     async def open_nodes(self, request: OpenNodesRequest) -> GraphResult:
+        position = decode_cursor(request.cursor, "open", r=int)
         found = await self.find_by_names(request.names)
-        return await self._expand(sorted({node_id for hits in found.values() for node_id, _ in hits}), neighbours=True)
+        page = sorted({node_id for hits in found.values() for node_id, _ in hits})
+        after = position["r"] if position is not None else -1
+        expanded = await self._expand(page, request.relations_limit, outgoing_only=False, after_relation=after)
+        resume = expanded.resume_after
+        next_cursor = encode_cursor("open", r=resume) if resume is not None else None
+        return expanded.result.model_copy(update={"next_cursor": next_cursor})
+
+    async def relationship_types(self, ids: list[int]) -> list[str]:
+        rows = await self.read(Statement(read_cypher.RELATIONSHIP_TYPES_OF.text, {"ids": ids}))
+        return [row["type"] for row in rows]
+
+    def name_scope(self) -> NameScope:
+        registry = self._registry()
+        keyed, other = [], []
+        for label in registry.all_canonical_labels():
+            entry = registry.get_entry(label)
+            (keyed if entry is not None and entry.merge_keys == ("name",) else other).append(label)
+        return NameScope(tuple(keyed), tuple(other))
 
     async def find_by_names(self, names: Iterable[str]) -> dict[str, list[tuple[int, list[str]]]]:
         """Each name's nodes (id, labels), looked up in every registered node label."""
         names = list(dict.fromkeys(names))
-        statement = read_cypher.ids_by_name(self._registry().all_canonical_labels())
+        scope = self.name_scope()
+        statement = read_cypher.ids_by_name(list(scope.keyed_by_name), list(scope.other))
         if statement is None or not names:
             return {}
+        params = {"names": names, "name_keys": [identity_key({"name": name}) for name in names]}
         found: dict[str, list[tuple[int, list[str]]]] = {}
-        for row in await self.read(Statement(statement.text, {"names": names})):
+        for row in await self.read(Statement(statement.text, params)):
             found.setdefault(row["name"], []).append((row["id"], row["labels"]))
         return found

@@ -132,9 +132,12 @@ class SchemaRegistry(Protocol):
 
 
 class RegistrySource(Protocol):
-    """Where snapshots come from; `refresh_schema_cache` calls `load()` and swaps the result in."""
+    """Where snapshots come from; `refresh_schema_cache` calls `load()` and swaps the result in, and gates
+    poll `version()` to notice a change made elsewhere."""
 
-    async def load(self) -> SchemaRegistry: ...
+    async def load(self) -> "RegistrySnapshot": ...
+
+    async def version(self) -> int | None: ...
 
 
 def _index(entries: Iterable[SchemaEntry]) -> tuple[dict[str, SchemaEntry], dict[str, str], dict[str, str]]:
@@ -152,7 +155,8 @@ def _index(entries: Iterable[SchemaEntry]) -> tuple[dict[str, SchemaEntry], dict
 class RegistrySnapshot:
     """An immutable view of the registry, built once and swapped in whole by a refresh."""
 
-    def __init__(self, entries: Iterable[SchemaEntry]) -> None:
+    def __init__(self, entries: Iterable[SchemaEntry], version: int | None = None) -> None:
+        self.version = version  # the registry's version on the graph when this snapshot was read
         entries = list(entries)
         self._nodes, self._node_absorbs, self._node_folded = _index(e for e in entries if e.kind == "node")
         self._rels, self._rel_absorbs, self._rel_folded = _index(e for e in entries if e.kind == "relationship")

@@ -8,7 +8,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from write_gate import cypher
 from write_gate.backends import GraphBackend
+from write_gate.clock import utc_now
 from write_gate.identifiers import RESERVED_LABELS, is_identifier, is_protected
+from write_gate.identity import KEY_FIELD
 from write_gate.model import describe_problems
 from write_gate.registry import PropertyType
 
@@ -252,14 +254,11 @@ def convert_seed_schema(path: Path, data: Any) -> list[EntrySource]:
 
 
 async def load_into_graph(backend: GraphBackend, entries: list[EntrySource]) -> int:
-    """Write the entries in one statement, then back each single merge key with a unique constraint."""
-    await backend.write(cypher.upsert_schema_entries([e.to_node_properties() for e in entries]))
+    """Back each allowed label's identity (`_key`, whatever its merge keys) with an index, and a unique
+    constraint where the engine has a safe one, first; then write the entries in one statement, so a gate
+    that sees the new registry finds its indexes in place."""
     for entry in entries:
-        if entry.kind != "node" or not entry.allowed:
-            continue
-        if len(entry.merge_keys) == 1:
-            await backend.ensure_unique(entry.name, entry.merge_keys[0])
-        else:
-            for key in entry.merge_keys:
-                await backend.ensure_index(entry.name, key)
+        if entry.kind == "node" and entry.allowed:
+            await backend.ensure_unique(entry.name, KEY_FIELD)
+    await backend.write(cypher.upsert_schema_entries([e.to_node_properties() for e in entries], utc_now()))
     return len(entries)

@@ -1,7 +1,9 @@
 """MCP wiring only: the tool table of a profile, one call path, and the transports."""
 
+import contextlib
 import json
 import logging
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -27,6 +29,7 @@ from write_gate.memory import MemoryService, WriterContext
 from write_gate.model import ErrorCode, GateRejection, Rejected, validation_problems
 from write_gate.runtime import open_gate
 from write_gate.tools import PROFILES, Call, Runtime, ToolSpec, typed_specs
+from write_gate.values import check_storable
 
 logger = logging.getLogger(__name__)
 
@@ -84,6 +87,7 @@ async def call(
     """Validate, run, and turn every outcome into a result: the server never answers with a crash."""
     try:
         check_size(arguments or {}, settings)
+        check_storable(arguments or {})
         request = spec.input_model.model_validate(arguments or {})
         result = await spec.handler(runtime, request, context)
         return _result(result, is_error=False, text=spec.text(result) if spec.text else None)
@@ -140,11 +144,11 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
 
     def table(runtime: Runtime) -> tuple[dict[str, ToolSpec], types.ListToolsResult]:
         """The tools for the registry snapshot in force, built once per snapshot."""
-        registry = runtime.gate.registry
+        registry = runtime.gate.snapshot  # None until the registry loads: the static tools only
         cached = tables.get(id(registry))
         if cached is None or cached[0] is not registry:
             methods = sorted(runtime.gate.provider.allowed_extraction_methods())
-            typed = typed_specs(registry, methods) if generated else ()
+            typed = typed_specs(registry, methods) if generated and registry is not None else ()
             specs = static | {spec.name: spec for spec in typed}
             tables.clear()  # only the snapshot in force is worth keeping
             cached = tables[id(registry)] = (
@@ -154,9 +158,22 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             )
         return cached[1], cached[2]
 
+    sessions: weakref.WeakSet[Any] = weakref.WeakSet()  # the sessions that listed or called tools
+
+    async def registry_changed() -> None:
+        """A registry change noticed on the graph (another gate, the CLI): tell sessions to list again."""
+        for session in list(sessions):
+            with contextlib.suppress(Exception):  # a gone or deaf client loses nothing
+                await session.send_tool_list_changed()
+
     @asynccontextmanager
     async def lifespan(_server: Server[Runtime]) -> AsyncIterator[Runtime]:
-        async with open_gate(settings, auto_migrate=auto_migrate) as gate:
+        async with open_gate(
+            settings,
+            auto_migrate=auto_migrate,
+            keep_loading=True,
+            on_registry_change=registry_changed if generated else None,
+        ) as gate:
             runtime = Runtime(gate=gate, memory=MemoryService(gate))
             server.runtime = runtime  # type: ignore[attr-defined]  # for /health
             try:
@@ -165,12 +182,14 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
                 server.runtime = None  # type: ignore[attr-defined]
 
     async def list_tools(ctx: Any, _params: Any) -> types.ListToolsResult:
+        sessions.add(ctx.session)
         grant = identities.agent(ctx).grant
         listed = table(ctx.lifespan_context)[1]
         return types.ListToolsResult(tools=[tool for tool in listed.tools if grant.allows_tool(tool.name)])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         runtime: Runtime = ctx.lifespan_context
+        sessions.add(ctx.session)
         agent = identities.agent(ctx)
         specs, _ = table(runtime)
         spec = specs.get(params.name)
@@ -187,7 +206,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             )
             result = await call(spec, runtime, params.arguments, Call(agent=agent, writer=writer), settings)
             if params.name == "refresh_schema_cache" and not result.is_error and set(table(runtime)[0]) != set(specs):
-                await _tools_changed(ctx)
+                await registry_changed()
         if tool_group(params.name) != "read":
             decision.done(result.structured_content, bool(result.is_error))
         return result
@@ -205,12 +224,18 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
     return server
 
 
-async def _tools_changed(ctx: Any) -> None:
-    """Tell the client the tool list changed, so it lists again; a client that cannot hear it loses nothing."""
-    try:
-        await ctx.session.send_tool_list_changed()
-    except Exception:  # noqa: BLE001 - a notification must never fail the call that caused it
-        logger.debug("could not send notifications/tools/list_changed", exc_info=True)
+def registry_health(gate: Any) -> dict[str, Any]:
+    """The registry's part of /health: loaded or not, and why not."""
+    snapshot = gate.snapshot
+    if snapshot is None:
+        error = gate.load_error.rejected.message if gate.load_error else "not loaded yet"
+        return {"loaded": False, "error": error}
+    return {
+        "loaded": True,
+        "version": snapshot.version,
+        "node_labels": len(snapshot.all_canonical_labels()),
+        "relationship_types": len(snapshot.all_relationship_types()),
+    }
 
 
 def initialization_options(server: Server[Runtime]) -> Any:
@@ -248,18 +273,16 @@ def http_app(
             engine = "reachable"
         except BackendUnavailable:
             engine = "unreachable"
-        registry = runtime.gate.registry
+        registry = registry_health(runtime.gate)
+        healthy = engine == "reachable" and registry["loaded"]
         body = {
-            "status": "ok" if engine == "reachable" else "degraded",
+            "status": "ok" if healthy else "degraded",
             "engine": engine,
             "backend": settings.backend.value,
-            "registry": {
-                "node_labels": len(registry.all_canonical_labels()),
-                "relationship_types": len(registry.all_relationship_types()),
-            },
+            "registry": registry,
             "version": __version__,
         }
-        return JSONResponse(body, status_code=200 if engine == "reachable" else 503)
+        return JSONResponse(body, status_code=200 if healthy else 503)
 
     return server.streamable_http_app(
         host=settings.host,

@@ -268,7 +268,7 @@ ADD_OBSERVATIONS = ToolSpec(
     input_model=AddObservationsRequest,
     output_model=ObservationsAdded,
     annotations=_annotations("Add observations", read_only=False),
-    handler=lambda rt, req, call: rt.memory.add_observations(req.observations, call.writer, call.agent),
+    handler=lambda rt, req, call: rt.memory.add_observations(req.observations, call.agent),
     text=_json_text("results"),
 )
 

@@ -10,7 +10,7 @@ from write_gate.gate import Gate
 from write_gate.interchange import BadLine, Line
 from write_gate.memory import ItemOutcome, MemoryService, WriterContext
 from write_gate.model import GateRejection
-from write_gate.reads import Entity, ReadGraphRequest, Relation
+from write_gate.reads import UNBOUNDED, Entity, ReadGraphRequest, Relation
 
 # --- import --------------------------------------------------------------------------------------
 
@@ -109,7 +109,8 @@ async def export_graph(
     relations: list[Relation] = []
     cursor = None
     while True:
-        page = await gate.reader.read_graph(ReadGraphRequest(limit=page_size, cursor=cursor, labels=labels))
+        request = ReadGraphRequest(limit=page_size, cursor=cursor, labels=labels)
+        page = await gate.reader.read_graph(request, relations_limit=UNBOUNDED)  # an export keeps every relation
         entities += page.entities
         relations += page.relations
         if (cursor := page.next_cursor) is None:

@@ -255,8 +255,14 @@ async def run_typed(entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Ga
             raise GateRejection(
                 ErrorCode.INVALID_INPUT, f"delete takes only {', '.join(entry.merge_keys)}", label=entry.label
             )
-        rows = await run_write(gate.backend, cypher.typed_delete(entry.label, keys))
+        allowed = agent.grant.writable_types()
+        rows = await run_write(gate.backend, cypher.typed_delete(entry.label, keys, allowed))
         if not rows or not rows[0]["deleted"]:
+            node = Endpoint(entry.label, keys)
+            if allowed is not None and await _count(gate, node):
+                # The node is there: its relationships hold a type the agent may not write (and so not delete).
+                rows = await gate.reader.read(cypher.relationship_types_of(node))
+                agent.grant.check_types(row["type"] for row in rows)
             raise GateRejection(
                 ErrorCode.ENTITY_NOT_FOUND,
                 f"no {entry.label} with {_describe(keys)}",

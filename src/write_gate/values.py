@@ -1,14 +1,17 @@
 """Property values both engines store the same way: scalars and homogeneous lists of scalars."""
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from write_gate.identifiers import is_protected, normalize_identifier
+from write_gate.identifiers import PROTECTED_FIELDS, is_protected, normalize_identifier
 from write_gate.model import ErrorCode, GateRejection
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+# NUL ends a string on FalkorDB, and a lone surrogate is not UTF-8 at all: neither engine stores them.
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -56,9 +59,37 @@ def _check_scalar(key: str, value: Any, limits: Limits) -> str:
         raise GateRejection(ErrorCode.INVALID_INPUT, f"property {key!r} must be a finite number", property=key)
     if kind == "string" and len(value) > limits.max_string_length:
         raise _over(f"property {key!r}", "max_string_length", limits.max_string_length, property=key)
-    if kind == "string" and "\x00" in value:
-        raise GateRejection(ErrorCode.INVALID_INPUT, f"property {key!r} contains a NUL character", property=key)
+    if kind == "string" and unstorable(value):
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT,
+            f"property {key!r} contains a NUL character or a lone surrogate, which no engine stores",
+            property=key,
+        )
     return kind
+
+
+def unstorable(text: str) -> bool:
+    return _UNSTORABLE.search(text) is not None
+
+
+def check_storable(arguments: Any, path: str = "") -> None:
+    """Every string of a call, keys included, at any depth: one no engine can take is INVALID_INPUT, naming
+    where it is (never the value), before anything else looks at it."""
+    if isinstance(arguments, str):
+        if unstorable(arguments):
+            raise GateRejection(
+                ErrorCode.INVALID_INPUT,
+                f"{path or 'an argument'} contains a NUL character or a lone surrogate, which no engine stores",
+                field=path,
+            )
+    elif isinstance(arguments, Mapping):
+        for key, value in arguments.items():
+            where = f"{path}.{key}" if path else str(key)
+            check_storable(key, f"{where} (the key)")
+            check_storable(value, where)
+    elif isinstance(arguments, list):
+        for i, value in enumerate(arguments):
+            check_storable(value, f"{path}[{i}]")
 
 
 def value_kind(key: str, value: Any, limits: Limits = Limits()) -> str:  # noqa: B008 - frozen
@@ -79,8 +110,8 @@ def value_kind(key: str, value: Any, limits: Limits = Limits()) -> str:  # noqa:
     return f"array<{kinds.pop() if kinds else 'any'}>"
 
 
-def check_protected(*maps: Mapping[str, Any]) -> None:
-    protected = sorted({key.lstrip(":") for m in maps for key in m if is_protected(key.lstrip(":"))})
+def check_protected(*maps: Mapping[str, Any], protected_fields: frozenset[str] = PROTECTED_FIELDS) -> None:
+    protected = sorted({key.lstrip(":") for m in maps for key in m if is_protected(key, protected_fields)})
     if protected:
         raise GateRejection(
             ErrorCode.SCHEMA_PROTECTED_FIELD,

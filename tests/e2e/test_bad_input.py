@@ -14,6 +14,7 @@ from tests.conftest import MATRIX_SCHEMAS, open_client
 from write_gate.backends import open_backend
 from write_gate.config import Settings
 from write_gate.cypher import Statement
+from write_gate.identifiers import RESERVED_LABELS
 from write_gate.model import ErrorCode
 from write_gate.schema_files import load_into_graph, read_sources
 
@@ -215,11 +216,11 @@ def test_escape_attempts_change_nothing(session: Session, escape: str) -> None:
 def test_afterwards_only_registered_labels_types_and_plain_keys_exist(session: Session) -> None:
     """Runs after the fuzzing above (same module session): nothing escaped into the graph's vocabulary."""
     labels = {label for row in session.read("MATCH (n) RETURN DISTINCT labels(n) AS l") for label in row["l"]}
-    assert labels <= {"Person", "Organization", "Entity", "Schema"}
+    assert labels <= {"Person", "Organization", "Entity"} | RESERVED_LABELS
     types = {row["t"] for row in session.read("MATCH ()-[r]->() RETURN DISTINCT type(r) AS t")}
     assert types <= {"WORKS_FOR", "KNOWS"}
     keys = {k for row in session.read("MATCH (n) UNWIND keys(n) AS k RETURN DISTINCT k") for k in row.values()}
     assert all(k.isidentifier() and k.isascii() for k in keys), keys
     assert not session.read("MATCH (n) WHERE n.pwned = true RETURN n")
     # The fuzzer did reach the write path, not only the rejections.
-    assert session.read("MATCH (n) WHERE NOT n:Schema RETURN count(n) AS c")[0]["c"] > 0
+    assert session.read("MATCH (n) WHERE NOT n:Schema AND NOT n:WriteGateRegistry RETURN count(n) AS c")[0]["c"] > 0

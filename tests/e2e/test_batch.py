@@ -103,7 +103,9 @@ COMPARED = ("status", "label", "confidence", "remapped_from", "error_code")
 
 
 async def graph_state(backend: GraphBackend) -> tuple[list, list]:
-    nodes = await backend.read(Statement("MATCH (n) WHERE NOT n:Schema RETURN labels(n) AS l, properties(n) AS p"))
+    nodes = await backend.read(
+        Statement("MATCH (n) WHERE NOT n:Schema AND NOT n:WriteGateRegistry RETURN labels(n) AS l, properties(n) AS p")
+    )
     rels = await backend.read(
         Statement("MATCH (a)-[r]->(b) RETURN a.name AS a, type(r) AS t, b.name AS b, properties(r) AS p")
     )

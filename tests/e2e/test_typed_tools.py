@@ -217,17 +217,18 @@ async def test_merge_endpoints_creates_the_target_as_a_stub(rpg: Client, graph: 
 # 14.3 neighbour-inclusive reads on typed nodes
 
 
-async def test_search_and_open_include_neighbours(rpg: Client) -> None:
+async def test_search_and_open_include_the_relations_of_matches(rpg: Client) -> None:
     await ok(rpg, "add_location", {"location": {"name": "Rivendell", "atmosphere": "Peaceful"}, **PROV})
     await ok(rpg, "add_location", {"location": {"name": "Bree"}, **PROV})
     await ok(rpg, "add_npc", {**GANDALF, "npc": {**GANDALF["npc"], "currentLocation": "Rivendell"}})
     found = await ok(rpg, "search_nodes", {"query": "wizard"})
-    assert [e["name"] for e in found["entities"]] == ["Gandalf", "Rivendell"]
+    assert [e["name"] for e in found["entities"]] == ["Gandalf"]
     assert [(r["from"], r["relationType"], r["to"]) for r in found["relations"]] == [
         ("Gandalf", "LOCATED_IN", "Rivendell")
     ]
     opened = await ok(rpg, "open_nodes", {"names": ["Rivendell"]})
-    assert [e["name"] for e in opened["entities"]] == ["Rivendell", "Gandalf"]
+    assert [e["name"] for e in opened["entities"]] == ["Rivendell"]
+    assert [(r["from"], r["to"]) for r in opened["relations"]] == [("Gandalf", "Rivendell")]
 
 
 # 14.5 weights

@@ -15,7 +15,11 @@ REGISTRY = RegistrySnapshot(
             ("name",),
             ("person",),
             merge_keys=("name",),
-            property_types={"age": PropertyType("integer"), "role": PropertyType("string", enum=("dev", "ops"))},
+            property_types={
+                "name": PropertyType("string"),
+                "age": PropertyType("integer"),
+                "role": PropertyType("string", enum=("dev", "ops")),
+            },
         ),
         SchemaEntry("Organization", ("name",), merge_keys=("name",)),
         SchemaEntry("Entity", fallback=True),
@@ -55,7 +59,8 @@ def test_plan_has_parameters_for_every_value() -> None:
     plan = node()
     assert plan.result.confidence == 0.675 and plan.result.label == "Person"
     params = plan.statement.params
-    assert params["key_0"] == "Alice" and params["properties"] == {"age": 30}
+    assert params["key"] == '{"name":"Alice"}' and params["identity"]["name"] == "Alice"
+    assert params["properties"]["age"] == 30
     assert params["source"] == "t" and params["last_updated"] == STAMP.now and params["confidence"] == 0.675
 
 
@@ -87,10 +92,31 @@ def test_reject_policy() -> None:
         ({"label": "Person`) DELETE n//"}, ErrorCode.INVALID_INPUT),
         ({"properties": {"_schema_remap_from": ":x"}}, ErrorCode.SCHEMA_PROTECTED_FIELD),
         ({"merge_keys": {"source": "x"}}, ErrorCode.SCHEMA_PROTECTED_FIELD),
+        # Protected under any spelling.
+        ({"properties": {"Confidence": 1.0}}, ErrorCode.SCHEMA_PROTECTED_FIELD),
+        ({"properties": {"WRITTEN_BY": "me"}}, ErrorCode.SCHEMA_PROTECTED_FIELD),
+        ({"properties": {"::Source": "me"}}, ErrorCode.SCHEMA_PROTECTED_FIELD),
+        ({"properties": {"updated_by": "me"}}, ErrorCode.SCHEMA_PROTECTED_FIELD),
+        # A merge key is identity: properties may not change its value or type, under any spelling.
+        ({"properties": {"name": "Bob"}}, ErrorCode.SCHEMA_PROTECTED_FIELD),
+        ({"properties": {"name": 12345}}, ErrorCode.SCHEMA_PROTECTED_FIELD),
+        ({"properties": {"::name": "Bob"}}, ErrorCode.SCHEMA_PROTECTED_FIELD),
+        ({"properties": {"Name": "Alice"}}, ErrorCode.SCHEMA_PROTECTED_FIELD),
+        ({"merge_keys": {"name": 7}}, ErrorCode.SCHEMA_TYPE_MISMATCH),
     ],
 )
 def test_node_rejections(changes: dict, code: ErrorCode) -> None:
     assert rejection(node, **changes).rejected.error_code is code
+
+
+def test_a_property_may_repeat_its_merge_key_unchanged() -> None:
+    plan = node(properties={"name": "Alice", "age": 30})
+    assert "name" not in plan.properties and plan.properties["age"] == 30
+
+
+def test_merge_key_clash_names_the_fields() -> None:
+    details = rejection(node, properties={"name": "Bob", "age": 3}).rejected.details
+    assert details["fields"] == ["name"] and details["reason"] == "merge_key"
 
 
 def test_enum_violation_lists_allowed_values() -> None:
@@ -126,6 +152,8 @@ def test_relationship_plan() -> None:
         ({"properties": {}}, ErrorCode.SCHEMA_MISSING_REQUIRED_PROPERTY),
         ({"from_keys": {}}, ErrorCode.INVALID_INPUT),
         ({"to_keys": {"confidence": 1}}, ErrorCode.SCHEMA_PROTECTED_FIELD),
+        ({"properties": {"since": 2020, "weight": 0.5}}, ErrorCode.SCHEMA_PROTECTED_FIELD),
+        ({"properties": {"since": 2020, "Weight": 0.5}}, ErrorCode.SCHEMA_PROTECTED_FIELD),
     ],
 )
 def test_relationship_rejections(changes: dict, code: ErrorCode) -> None:

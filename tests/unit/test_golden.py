@@ -15,14 +15,15 @@ from write_gate.cypher import Endpoint, Provenance
 from write_gate.dialect import FalkorDBDialect, MemgraphDialect
 
 GOLDEN = Path(__file__).parent.parent / "golden"
-PROV = Provenance(0.675, "test", "manual", "0.1.0", "2026-01-01T00:00:00.000Z", "agent-7")
-ALICE = Endpoint("Person", {"name": "Alice"})
-ACME = Endpoint("Organization", {"name": "Acme", "country": "NL"})
+# Every value below is a sentinel that must never appear in a statement's text (see the last test).
+PROV = Provenance(0.675, "src-SENTINEL", "manual", "0.1.0", "2026-01-01T00:00:00.000Z", "agent-SENTINEL")
+ALICE = Endpoint("Person", {"name": "Alice-SENTINEL"})
+ACME = Endpoint("Organization", {"name": "Acme-SENTINEL", "country": "NL-SENTINEL"})
 
 # Statements that are the same on every engine: portable Cypher by design.
 PORTABLE: dict[str, Callable[[], cypher.Statement]] = {
-    "write_node": lambda: cypher.write_node("Person", {"name": "Alice"}, {"age": 30}, PROV, None),
-    "write_node_remapped": lambda: cypher.write_node("Person", {"name": "Alice"}, {}, PROV, ":person"),
+    "write_node": lambda: cypher.write_node("Person", {"name": "Alice-SENTINEL"}, {"age": 30}, PROV, None),
+    "write_node_remapped": lambda: cypher.write_node("Person", {"name": "Alice-SENTINEL"}, {}, PROV, ":person-SENTINEL"),
     "write_relationship_fail_if_missing": lambda: cypher.write_relationship(
         "WORKS_FOR", ALICE, ACME, {"since": 2020}, PROV, None, merge_endpoints=False
     ),
@@ -30,54 +31,74 @@ PORTABLE: dict[str, Callable[[], cypher.Statement]] = {
         "WORKS_FOR", ALICE, ACME, {}, PROV, None, merge_endpoints=True
     ),
     "write_relationship_remapped": lambda: cypher.write_relationship(
-        "WORKS_FOR", ALICE, ACME, {}, PROV, ":EMPLOYED_BY", merge_endpoints=False
+        "WORKS_FOR", ALICE, ACME, {}, PROV, ":EMPLOYED_BY-SENTINEL", merge_endpoints=False
     ),
     "endpoint_presence": lambda: cypher.endpoint_presence(ALICE, ACME),
     "read_registry": lambda: cypher.READ_REGISTRY,
-    "upsert_schema_entries": lambda: cypher.upsert_schema_entries([]),
+    "registry_version": lambda: cypher.REGISTRY_VERSION,
+    "upsert_schema_entries": lambda: cypher.upsert_schema_entries([{"name": "X-SENTINEL"}], "time-SENTINEL"),
     "applied_migrations": lambda: cypher.APPLIED_MIGRATIONS,
     "memory_create_relationship_if_absent": lambda: cypher.create_relationship_if_absent(
-        "KNOWS", ALICE, ACME, {}, PROV, ":knows"
+        "KNOWS", ALICE, ACME, {}, PROV, ":knows-SENTINEL"
     ),
     "memory_create_node_if_name_absent": lambda: cypher.create_node_if_name_absent(
-        ["Person", "Organization"], "Alice", cypher.write_node("Person", {"name": "Alice"}, {}, PROV, None)
+        cypher.NameScope(("Person", "Organization"), ("Npc",)),
+        "Alice-SENTINEL",
+        cypher.write_node("Person", {"name": "Alice-SENTINEL"}, {}, PROV, None),
     ),
-    "memory_add_observations": lambda: cypher.add_observations("Person", "Alice", ["x"], PROV),
-    "memory_delete_observations": lambda: cypher.delete_observations("Person", "Alice", ["x"], PROV.last_updated),
-    "memory_delete_nodes": lambda: cypher.delete_nodes([1, 2], ["Alice"]),
-    "memory_delete_relationship": lambda: cypher.delete_relationship("KNOWS", ALICE, ACME),
+    "memory_add_observations": lambda: cypher.add_observations(
+        7, "Alice-SENTINEL", ["x-SENTINEL"], "time-SENTINEL", "agent-SENTINEL"
+    ),
+    "memory_delete_observations": lambda: cypher.delete_observations(
+        7, "Alice-SENTINEL", ["x-SENTINEL"], "time-SENTINEL", "agent-SENTINEL"
+    ),
+    "memory_delete_nodes": lambda: cypher.delete_nodes([1, 2], ["Alice-SENTINEL"], None),
+    "memory_delete_nodes_granted_types": lambda: cypher.delete_nodes([1, 2], ["Alice-SENTINEL"], ["KNOWS"]),
+    "memory_delete_relationship": lambda: cypher.delete_relationship(
+        "KNOWS", 1, "Alice-SENTINEL", 2, "Acme-SENTINEL"
+    ),
     "typed_write_add": lambda: cypher.typed_write(
         "Npc",
-        {"name": "Gandalf"},
-        {"role": "Wizard"},
+        {"name": "Gandalf-SENTINEL"},
+        {"role": "Wizard-SENTINEL"},
         PROV,
-        [cypher.Link("LOCATED_IN", Endpoint("Location", {"name": "Rivendell"}))],
+        [cypher.Link("LOCATED_IN", Endpoint("Location", {"name": "Rivendell-SENTINEL"}))],
         create=True,
         merge_endpoints=False,
     ),
     "typed_write_update_merge_endpoints": lambda: cypher.typed_write(
         "Npc",
-        {"name": "Gandalf"},
+        {"name": "Gandalf-SENTINEL"},
         {},
         PROV,
         [
-            cypher.Link("LOCATED_IN", Endpoint("Location", {"name": "Mordor"})),
-            cypher.Link("MEMBER_OF", Endpoint("Faction", {"name": "Istari"})),
+            cypher.Link("LOCATED_IN", Endpoint("Location", {"name": "Mordor-SENTINEL"})),
+            cypher.Link("MEMBER_OF", Endpoint("Faction", {"name": "Istari-SENTINEL"})),
         ],
         create=False,
         merge_endpoints=True,
     ),
-    "typed_delete": lambda: cypher.typed_delete("Npc", {"name": "Gandalf"}),
+    "typed_delete": lambda: cypher.typed_delete("Npc", {"name": "Gandalf-SENTINEL"}, None),
+    "typed_delete_granted_types": lambda: cypher.typed_delete("Npc", {"name": "Gandalf-SENTINEL"}, ["LOCATED_IN"]),
+    "relationship_types_of": lambda: cypher.relationship_types_of(ALICE),
     "count_matching": lambda: cypher.count_matching(ALICE),
-    "batch_write_nodes": lambda: cypher.Statement(cypher.write_nodes_batch("Person", ["name"])),
-    "batch_write_relationships_merge_endpoints": lambda: cypher.Statement(
-        cypher.write_relationships_batch("WORKS_FOR", "Person", ["name"], "Organization", ["name"], True)
+    "stub_flag": lambda: cypher.stub_flag(ALICE),
+    "batch_write_nodes": lambda: cypher.Statement(cypher.write_nodes_batch("Person")),
+    "batch_write_relationships": lambda: cypher.Statement(
+        cypher.write_relationships_batch("WORKS_FOR", "Person", "Organization", False)
     ),
-    "read_ids_by_name": lambda: read_cypher.ids_by_name(["Person", "Organization"]),
-    "read_expand": lambda: read_cypher.EXPAND,
+    "batch_write_relationships_merge_endpoints": lambda: cypher.Statement(
+        cypher.write_relationships_batch("WORKS_FOR", "Person", "Organization", True)
+    ),
+    "read_page": lambda: read_cypher.page_of_label("Person", searching=False),
+    "read_page_search": lambda: read_cypher.page_of_label("Person", searching=True),
+    "read_ids_by_name": lambda: read_cypher.ids_by_name(["Person", "Organization"], ["Npc"]),
+    "read_expand": lambda: read_cypher.expand(outgoing_only=False),
+    "read_expand_outgoing": lambda: read_cypher.expand(outgoing_only=True),
+    "read_relationship_types_of": lambda: read_cypher.RELATIONSHIP_TYPES_OF,
     "read_label_count": lambda: read_cypher.label_count("Person"),
     "read_relationship_count": lambda: read_cypher.relationship_count("KNOWS"),
-    "record_migration": lambda: cypher.record_migration("0001", "2026-01-01T00:00:00.000Z"),
+    "record_migration": lambda: cypher.record_migration("0001-SENTINEL", "time-SENTINEL"),
 }
 
 DIALECTS = {"memgraph": MemgraphDialect(), "falkordb": FalkorDBDialect()}
@@ -86,12 +107,11 @@ DIALECTS = {"memgraph": MemgraphDialect(), "falkordb": FalkorDBDialect()}
 def shapes(dialect_name: str) -> dict[str, str]:
     dialect = DIALECTS[dialect_name]
     out = {name: build().text for name, build in PORTABLE.items()}
-    out["read_page"] = read_cypher.page_of_ids(dialect, after=-1, limit=101, labels=None, query=None).text
-    out["read_page_labels"] = read_cypher.page_of_ids(dialect, after=-1, limit=101, labels=["Person"], query=None).text
-    out["read_page_search"] = read_cypher.page_of_ids(dialect, after=5, limit=51, labels=None, query="Tea").text
-    out["create_index"] = dialect.create_index("Person", "name")
-    if (unique := dialect.create_unique_constraint("Person", "name")) is not None:
+    out["create_index"] = dialect.create_index("Person", "_key")
+    if (unique := dialect.create_unique_constraint("Person", "_key")) is not None:
         out["create_unique_constraint"] = unique
+    if (drop := dialect.drop_index("Person", "name")) is not None:
+        out["drop_index"] = drop
     return out
 
 
@@ -115,8 +135,26 @@ def test_no_stale_golden_files() -> None:
     assert present == expected
 
 
+def _values(value: object) -> list[str]:
+    """Every string inside a parameter value, however deeply nested."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _values(item)]
+    if isinstance(value, list | tuple):
+        return [text for item in value for text in _values(item)]
+    return []
+
+
 def test_values_are_parameters_not_text() -> None:
-    for build in PORTABLE.values():
+    """No agent value reaches a statement's text: every sentinel travels in the parameters, and none of
+    the text's characters spell it out, whatever the quoting."""
+    for name, build in PORTABLE.items():
         statement = build()
-        for value in ("Alice", "Acme", "NL", "test", "manual", ":person", ":EMPLOYED_BY"):
-            assert value not in statement.text.replace("`", "").split()
+        sentinels = [v for v in _values(dict(statement.params)) if "SENTINEL" in v or "sentinel" in v]
+        for sentinel in sentinels:
+            assert sentinel not in statement.text, name
+        assert "SENTINEL" not in statement.text and "sentinel" not in statement.text, name
+    # The check itself can fail: a statement with an inlined value is caught.
+    inlined = cypher.Statement("MATCH (n {name: 'Alice-SENTINEL'}) RETURN n")
+    assert "SENTINEL" in inlined.text

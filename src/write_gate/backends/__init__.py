@@ -1,6 +1,13 @@
 """Engines behind one protocol; `open_backend` picks one from the settings."""
 
-from write_gate.backends.base import BackendError, BackendUnavailable, ConstraintViolation, GraphBackend, Row
+from write_gate.backends.base import (
+    BackendError,
+    BackendUnavailable,
+    ConstraintViolation,
+    GraphBackend,
+    Row,
+    StorageUnavailable,
+)
 from write_gate.config import BackendKind, Settings
 
 
@@ -26,4 +33,12 @@ async def open_backend(settings: Settings) -> GraphBackend:
     )
 
 
-__all__ = ["BackendError", "BackendUnavailable", "ConstraintViolation", "GraphBackend", "Row", "open_backend"]
+__all__ = [
+    "BackendError",
+    "BackendUnavailable",
+    "ConstraintViolation",
+    "GraphBackend",
+    "Row",
+    "StorageUnavailable",
+    "open_backend",
+]

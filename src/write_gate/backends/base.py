@@ -13,6 +13,10 @@ class BackendUnavailable(Exception):
     """The engine cannot be reached (refused, reset, timed out). The caller answers BACKEND_UNAVAILABLE."""
 
 
+class StorageUnavailable(BackendUnavailable):
+    """The engine is up but cannot store writes (disk full, out of memory); reads still work."""
+
+
 class BackendError(Exception):
     """The engine refused the statement itself."""
 

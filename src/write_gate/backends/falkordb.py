@@ -4,13 +4,23 @@ import anyio
 import redis.exceptions
 from falkordb.asyncio import FalkorDB
 
-from write_gate.backends.base import BackendError, BackendUnavailable, ConstraintViolation, Row, plain
+from write_gate.backends.base import (
+    BackendError,
+    BackendUnavailable,
+    ConstraintViolation,
+    Row,
+    StorageUnavailable,
+    plain,
+)
 from write_gate.cypher import Statement
 from write_gate.dialect import FalkorDBDialect
 
 _UNAVAILABLE = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, ConnectionError, OSError, TimeoutError)
 # FalkorDB answers duplicate DDL with an error; for an idempotent migration it means "already done".
 _ALREADY_DONE = ("already indexed", "already exists")
+# Redis refuses writes it cannot persist (MISCONF: the append-only file cannot be written, e.g. a full
+# disk) or hold (OOM): the engine is up, the storage is not.
+_STORAGE = ("MISCONF", "OOM ", "No space left")
 
 
 class FalkorDBBackend:
@@ -38,6 +48,8 @@ class FalkorDBBackend:
         except redis.exceptions.ResponseError as exc:
             if read_only and "empty key" in str(exc):
                 return []  # FalkorDB creates a graph on its first write; until then a read finds nothing
+            if isinstance(exc, redis.exceptions.OutOfMemoryError) or any(m in str(exc) for m in _STORAGE):
+                raise StorageUnavailable(str(exc)) from exc
             if "unique constraint violation" in str(exc):
                 raise ConstraintViolation(str(exc)) from exc
             raise BackendError(str(exc)) from exc

@@ -1,1 +1,1 @@
-CREATE INDEX FOR (n:`Person`) ON (n.`name`)
+CREATE INDEX FOR (n:`Person`) ON (n.`_key`)

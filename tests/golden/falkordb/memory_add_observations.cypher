@@ -1,4 +1,7 @@
-MATCH (n:`Person` {name: $name})
-WITH n, [o IN $contents WHERE NOT o IN coalesce(n.observations, [])] AS added
-SET n.observations = coalesce(n.observations, []) + added, n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.last_updated = $last_updated, n.written_by = $written_by, n._search = CASE WHEN coalesce(n._search, '') CONTAINS $search THEN n._search WHEN size(coalesce(n._search, '')) + size($search) > 8192 THEN null ELSE coalesce(n._search, '') + $search END
-RETURN added
+MATCH (n) WHERE id(n) = $id AND n.name = $name
+WITH n, [i IN range(0, size($contents) - 1) WHERE NOT $contents[i] IN coalesce(n.observations, [])] AS new
+SET n.observations = coalesce(n.observations, []) + [i IN new | $contents[i]],
+    n._f_observations = coalesce(n._f_observations, []) + [i IN new | $folded[i]],
+    n.last_updated = $last_updated, n.updated_by = $updated_by
+SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\n' + coalesce(x, '')))
+RETURN [i IN new | $contents[i]] AS added

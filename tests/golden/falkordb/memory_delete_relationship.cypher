@@ -1,2 +1,3 @@
-MATCH (a:`Person` {`name`: $from_0})-[r:`KNOWS`]->(b:`Organization` {`name`: $to_0, `country`: $to_1})
+MATCH (a)-[r:`KNOWS`]->(b)
+WHERE id(a) = $from_id AND a.name = $from_name AND id(b) = $to_id AND b.name = $to_name
 DELETE r

@@ -1,3 +1,3 @@
-MATCH (n:`Npc` {`name`: $key_0})
+MATCH (n:`Npc` {_key: $key})
 DETACH DELETE n
 RETURN count(*) AS deleted

@@ -1,2 +1,2 @@
-MATCH (n:`Person` {`name`: $key_0})
+MATCH (n:`Person` {_key: $key})
 RETURN count(n) AS count

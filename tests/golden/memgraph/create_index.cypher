@@ -1,1 +1,1 @@
-CREATE INDEX ON :`Person`(`name`)
+CREATE INDEX ON :`Person`(`_key`)

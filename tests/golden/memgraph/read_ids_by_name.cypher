@@ -1,3 +1,5 @@
-MATCH (n:`Person`) WHERE n.name IN $names RETURN id(n) AS id, n.name AS name, labels(n) AS labels
+MATCH (n:`Person`) WHERE n._key IN $name_keys RETURN id(n) AS id, n.name AS name, labels(n) AS labels
 UNION ALL
-MATCH (n:`Organization`) WHERE n.name IN $names RETURN id(n) AS id, n.name AS name, labels(n) AS labels
+MATCH (n:`Organization`) WHERE n._key IN $name_keys RETURN id(n) AS id, n.name AS name, labels(n) AS labels
+UNION ALL
+MATCH (n:`Npc`) WHERE n.name IN $names RETURN id(n) AS id, n.name AS name, labels(n) AS labels

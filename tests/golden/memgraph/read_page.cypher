@@ -1,6 +1,5 @@
-MATCH (n)
-WHERE id(n) > $after
-  AND NOT n:`Schema` AND NOT n:`WriteGateMigration`
-RETURN id(n) AS id
-ORDER BY id
+MATCH (n:`Person`)
+WHERE n._key > $after
+RETURN id(n) AS id, n._key AS key
+ORDER BY key
 LIMIT $limit

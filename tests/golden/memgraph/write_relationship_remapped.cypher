@@ -1,9 +1,9 @@
-MATCH (a:`Person` {`name`: $from_0})
-MATCH (b:`Organization` {`name`: $to_0, `country`: $to_1})
+MATCH (a:`Person` {_key: $from_key})
+MATCH (b:`Organization` {_key: $to_key})
 MERGE (a)-[r:`WORKS_FOR`]->(b)
 ON CREATE SET r.weight = coalesce($weight, 1.0)
 ON MATCH SET r.weight = CASE WHEN $weight IS NULL THEN coalesce(r.weight, 1.0) ELSE (coalesce(r.weight, 1.0) + $weight) / 2 END
 SET r += $properties,
-    r.confidence = $confidence, r.source = $source, r.extraction_method = $extraction_method, r.write_gate_version = $write_gate_version, r.last_updated = $last_updated, r.written_by = $written_by,
+    r.confidence = $confidence, r.source = $source, r.extraction_method = $extraction_method, r.write_gate_version = $write_gate_version, r.written_by = $written_by, r.last_updated = $last_updated, r.updated_by = $updated_by,
     r._schema_remap_from = $remapped_from
 RETURN a._stub = true AS from_stub, b._stub = true AS to_stub, r.weight AS weight

@@ -1,0 +1,1 @@
+DROP INDEX FOR (n:`Person`) ON (n.`name`)

@@ -1,0 +1,3 @@
+UNWIND $ids AS i
+MATCH (n)-[r]-() WHERE id(n) = i
+RETURN DISTINCT type(r) AS type ORDER BY type

@@ -1,0 +1,2 @@
+MATCH (n:`Person` {_key: $key})
+RETURN n._stub = true AS stub

@@ -1,0 +1,1 @@
+MATCH (v:WriteGateRegistry {name: 'registry'}) RETURN v.version AS version

@@ -1,0 +1,65 @@
+"""Identity keys and search folding, without an engine: the properties they must have on every input."""
+
+import json
+import unicodedata
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from write_gate.identity import SEPARATOR, fold, identity_key
+
+scalars = st.one_of(
+    st.text(),
+    st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(),
+)
+key_maps = st.dictionaries(st.from_regex(r"[a-z_][a-z0-9_]{0,8}", fullmatch=True), scalars, min_size=1, max_size=3)
+
+
+@given(key_maps)
+def test_a_key_never_starts_or_ends_with_white_space_and_is_ascii(keys: dict) -> None:
+    key = identity_key(keys)
+    assert key.startswith("{") and key.endswith("}") and key.isascii()
+
+
+@given(key_maps)
+def test_a_key_reads_back_as_its_merge_keys(keys: dict) -> None:
+    decoded = json.loads(identity_key(keys))
+    assert decoded.keys() == keys.keys()
+    for name, value in keys.items():
+        assert decoded[name] == value and (isinstance(decoded[name], bool) == isinstance(value, bool))
+
+
+@given(key_maps, key_maps)
+def test_different_merge_keys_have_different_keys(a: dict, b: dict) -> None:
+    same = a.keys() == b.keys() and all(type(a[k]) is type(b[k]) and a[k] == b[k] for k in a)
+    if not same and not any(isinstance(v, float) for v in (*a.values(), *b.values())):
+        assert identity_key(a) != identity_key(b)
+
+
+def test_the_order_of_keys_does_not_matter() -> None:
+    assert identity_key({"a": 1, "b": "x"}) == identity_key({"b": "x", "a": 1})
+
+
+def test_equal_in_cypher_is_one_key_and_different_types_are_two() -> None:
+    assert identity_key({"n": 1}) == identity_key({"n": 1.0})
+    assert identity_key({"n": True}) != identity_key({"n": 1})
+    assert identity_key({"n": "1"}) != identity_key({"n": 1})
+
+
+def test_white_space_and_normalisation_forms_are_kept_apart() -> None:
+    texts = ["Alice", " Alice", "Alice ", "", " ", "\t", unicodedata.normalize("NFD", "Émile"), "Émile"]
+    assert len({identity_key({"name": t}) for t in texts}) == len(texts)
+
+
+def test_fold_is_full_unicode_case_folding() -> None:
+    assert fold("ΣΊΣΥΦΟΣ") == fold("σίσυφος")
+    assert fold("İstanbul") in fold("Ankara, İstanbul")
+    assert fold("STRASSE") == fold("straße")
+    assert fold("ｆｕｌｌｗｉｄｔｈ") == "fullwidth"
+
+
+@given(st.text())
+def test_folded_text_never_holds_the_separator(text: str) -> None:
+    assert SEPARATOR not in fold(text)
