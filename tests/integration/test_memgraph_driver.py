@@ -4,6 +4,7 @@ schemes and credentials, and every fault path (conflict, unique violation at com
 dropped connection, unreachable engine) run for real. Memgraph's own semantics are the testcontainers tier's."""
 
 import asyncio
+import re
 import socket
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Iterator
@@ -17,6 +18,7 @@ from pydantic import SecretStr
 
 from tests.bolt_double import Action, BoltDouble
 from tests.conftest import MATRIX_SCHEMAS, settings_env, start_falkordb_server, write_gate_argv
+from tests.unit.test_golden import PORTABLE, shapes
 from write_gate.backends import BackendError, BackendUnavailable, ConstraintViolation, open_backend
 from write_gate.backends.memgraph import MemgraphBackend
 from write_gate.config import BackendKind, Settings
@@ -438,3 +440,31 @@ async def test_batch_and_remapped_relationship_shapes_run_on_memgraph(double: Bo
     finally:
         await backend.close()
     assert rows == [{"a": "Ada", "w": 0.5}, {"a": "Bob", "w": 1.0}, {"a": "Cy", "w": 1.0}]
+
+
+GOLDEN_SHAPES = sorted(shapes("memgraph"))
+RUN_TIME_PARAMETERS = {
+    "rows": [],
+    "limit": 10,
+    "after": "",
+    "query": "ada",
+    "names": ["Ada"],
+    "name_keys": ['{"name":"Ada"}'],
+    "ids": [0, 1],
+    "per_node": 10,
+}
+
+
+@pytest.mark.parametrize("name", GOLDEN_SHAPES)
+async def test_every_statement_shape_the_gate_emits_runs_through_the_bolt_tier(
+    backend: MemgraphBackend, name: str
+) -> None:
+    """Each golden Memgraph statement (tests/golden/memgraph), with the golden test's parameters, through the real
+    driver to FalkorDB: it parses and runs; the reads run in READ mode and are read queries. What it does to a
+    real graph is the engine-parametrised tests' business; Memgraph's own semantics, the testcontainers tier's."""
+    statement = PORTABLE[name]() if name in PORTABLE else Statement(shapes("memgraph")[name])  # DDL: no parameters
+    params = dict(statement.params)
+    for missing in set(re.findall(r"\$(\w+)", statement.text)) - set(params):
+        params[missing] = RUN_TIME_PARAMETERS[missing]  # what the reads and batches are given when they run
+    run = backend.read if name.startswith("read_") else backend.write
+    await run(Statement(statement.text, params))
