@@ -18,6 +18,8 @@ class Action(StrEnum):
     FREEZE = "freeze"
     # The connection is closed when RUN arrives; nothing is executed.
     DROP = "drop"
+    # RUN fails with Memgraph's TransientError for a full memory; nothing is executed.
+    OUT_OF_MEMORY = "out_of_memory"
 
 
 @dataclass

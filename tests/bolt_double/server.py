@@ -49,6 +49,7 @@ CONFLICT = (
     "Cannot resolve conflicting transactions. You can retry this transaction when the conflicting transaction "
     "is finished"
 )
+OUT_OF_MEMORY = "Memory limit exceeded! Attempting to allocate a chunk of 160.00MiB which would exceed the limit."
 # Where each statement the double receives is written (one JSON line each, distinct ones once): the suite's
 # list of statement shapes that ran through the Bolt tier.
 LOG_ENV = "BOLT_DOUBLE_LOG"
@@ -344,6 +345,8 @@ class _Connection:
             await asyncio.Event().wait()  # until the connection is closed
         if fault is not None and fault.action is Action.TRANSIENT:
             return self._fail(TRANSIENT_ERROR, CONFLICT)
+        if fault is not None and fault.action is Action.OUT_OF_MEMORY:
+            return self._fail(TRANSIENT_ERROR, OUT_OF_MEMORY)
         try:
             if fault is not None and fault.action is Action.UNIQUE_VIOLATION:
                 # Memgraph finds the violation at commit and rolls the transaction back: run nothing.

@@ -19,7 +19,13 @@ from pydantic import SecretStr
 from tests.bolt_double import Action, BoltDouble
 from tests.conftest import MATRIX_SCHEMAS, settings_env, start_falkordb_server, write_gate_argv
 from tests.unit.test_golden import PORTABLE, shapes
-from write_gate.backends import BackendError, BackendUnavailable, ConstraintViolation, open_backend
+from write_gate.backends import (
+    BackendError,
+    BackendUnavailable,
+    ConstraintViolation,
+    StorageUnavailable,
+    open_backend,
+)
 from write_gate.backends.memgraph import MemgraphBackend
 from write_gate.config import BackendKind, Settings
 from write_gate.cypher import Statement
@@ -154,6 +160,16 @@ async def test_a_unique_violation_at_commit_is_retried_once_and_then_matches(
     with pytest.raises(ConstraintViolation, match=r"unique constraint violation on :Person\(name\)"):
         await backend.write(Statement("MERGE (n:Person {name: 'Grace'}) RETURN n.name AS name"))
     assert await count(backend, "Person") == 1  # the loser was rolled back both times
+
+
+async def test_memgraph_at_its_memory_limit_is_storage_unavailable_and_not_retried(
+    double: BoltDouble, backend: MemgraphBackend
+) -> None:
+    double.faults.arm(Action.OUT_OF_MEMORY, match="CREATE (n:Big", times=5)
+    with pytest.raises(StorageUnavailable, match="Memory limit exceeded"):
+        await backend.write(Statement("CREATE (n:Big) RETURN n"))
+    assert len(double.faults.fired) == 1  # retrying a write that does not fit only fails again
+    assert await count(backend, "Big") == 0
 
 
 async def test_memgraph_aborting_a_slow_statement_is_a_timeout_and_not_retried(

@@ -16,7 +16,14 @@ from neo4j.exceptions import (
     TransientError,
 )
 
-from write_gate.backends.base import BackendError, BackendUnavailable, ConstraintViolation, Row, plain
+from write_gate.backends.base import (
+    BackendError,
+    BackendUnavailable,
+    ConstraintViolation,
+    Row,
+    StorageUnavailable,
+    plain,
+)
 from write_gate.cypher import Statement
 from write_gate.dialect import MemgraphDialect
 
@@ -40,6 +47,11 @@ def _is_timeout(exc: Neo4jError) -> bool:
     # would retry it: a statement that ran out of time once would run out of time again.
     message = (exc.message or "").lower()
     return "transaction timeout" in message or "executing longer than time specified" in message  # Memgraph 2.x
+
+
+def _is_out_of_memory(exc: Neo4jError) -> bool:
+    # Memgraph at its memory limit (a TransientError too): the engine is up, it cannot hold more now.
+    return "memory limit exceeded" in (exc.message or "").lower()
 
 
 def _is_refused_login(exc: Neo4jError) -> bool:
@@ -82,7 +94,7 @@ class MemgraphBackend:
                 rows = [{key: plain(value) for key, value in record.items()} async for record in result]
                 summary = await result.consume()
             except TransientError as exc:
-                if _is_timeout(exc):
+                if _is_timeout(exc) or _is_out_of_memory(exc):
                     raise _Refused(exc) from exc
                 raise  # a conflict: the managed transaction runs the function again
             if access_mode == neo4j.READ_ACCESS and summary.query_type != "r":
@@ -103,6 +115,8 @@ class MemgraphBackend:
         except _Refused as exc:
             if isinstance(exc.error, Neo4jError) and _is_timeout(exc.error):
                 raise self._late(self._timeout) from exc
+            if isinstance(exc.error, Neo4jError) and _is_out_of_memory(exc.error):
+                raise StorageUnavailable(exc.error.message or str(exc.error)) from exc
             raise BackendError(str(exc)) from exc
         except _UNAVAILABLE as exc:
             raise BackendUnavailable(f"Memgraph unreachable: {type(exc).__name__}") from exc
