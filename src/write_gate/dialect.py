@@ -25,9 +25,11 @@ class MemgraphDialect:
     def create_index(self, label: str, prop: str) -> str:
         return f"CREATE INDEX ON :{quote(label)}({quote(prop)})"
 
-    def create_unique_constraint(self, label: str, prop: str) -> str:
-        # Memgraph's constraint creates no index; callers create the index as well.
-        return f"CREATE CONSTRAINT ON (n:{quote(label)}) ASSERT n.{quote(prop)} IS UNIQUE"
+    def create_unique_constraint(self, label: str, prop: str, *more: str) -> str:
+        # Memgraph's constraint creates no index; callers create the index as well. Several properties make one
+        # composite constraint: unique as a combination, as merge keys are.
+        props = ", ".join(f"n.{quote(p)}" for p in (prop, *more))
+        return f"CREATE CONSTRAINT ON (n:{quote(label)}) ASSERT {props} IS UNIQUE"
 
     def drop_index(self, label: str, prop: str) -> None:
         # Memgraph's indexes find every string: an old one on a merge key is harmless.

@@ -1,0 +1,168 @@
+"""Run one statement on a real FalkorDB and describe the outcome as Memgraph would: fields, records (PackStream
+values), the query type ("r", "w", "rw", "s"), change counters, notifications, and Memgraph's failure codes."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis.exceptions
+from falkordb import Edge, Node, Path
+from falkordb.asyncio import FalkorDB
+
+from tests.bolt_double import packstream
+from tests.bolt_double.translate import CreateIndex, CreateUnique, ShowConstraints, translate
+
+# Memgraph's failure codes (communication/bolt/v1/states/handlers.hpp): query errors are ClientErrors,
+# aborts (conflicts, timeouts) TransientErrors.
+CLIENT_ERROR = "Memgraph.ClientError.MemgraphError.MemgraphError"
+TRANSIENT_ERROR = "Memgraph.TransientError.MemgraphError.MemgraphError"
+UNAUTHENTICATED = "Memgraph.ClientError.Security.Unauthenticated"
+# Memgraph's default database, where a session names none.
+DEFAULT_DATABASE = "memgraph"
+
+_READ_ONLY_REFUSAL = "is to be executed only on read-only queries"
+_NO_GRAPH_YET = "empty key"
+_ALREADY_INDEXED = "already indexed"
+# FalkorDB's change counters under the names Memgraph's summary `stats` uses.
+_STATS = {
+    "nodes-created": "nodes_created",
+    "nodes-deleted": "nodes_deleted",
+    "relationships-created": "relationships_created",
+    "relationships-deleted": "relationships_deleted",
+    "properties-set": "properties_set",
+    "labels-added": "labels_added",
+    "labels-removed": "labels_removed",
+}
+
+
+class MemgraphError(Exception):
+    """A failure answered to the client with Memgraph's code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class EngineGone(Exception):
+    """FalkorDB cannot be reached: the double drops the client's connection, as a dead Memgraph would."""
+
+
+@dataclass
+class Outcome:
+    fields: list[str] = field(default_factory=list)
+    records: list[list[Any]] = field(default_factory=list)
+    type: str = "r"
+    stats: dict[str, int] = field(default_factory=dict)
+    notifications: list[dict[str, Any]] = field(default_factory=list)
+
+
+def to_packstream(value: Any) -> Any:
+    if isinstance(value, Node):
+        return packstream.node(value.id, list(value.labels or []), to_packstream(value.properties))
+    if isinstance(value, Edge):
+        return packstream.relationship(
+            value.id, value.src_node, value.dest_node, value.relation, to_packstream(value.properties)
+        )
+    if isinstance(value, Path):
+        nodes = [to_packstream(n) for n in value.nodes()]
+        rels, indices = [], []
+        for i, edge in enumerate(value.edges()):
+            rels.append(packstream.unbound_relationship(edge.id, edge.relation, to_packstream(edge.properties)))
+            forward = edge.src_node == value.nodes()[i].id
+            indices += [i + 1 if forward else -(i + 1), i + 1]
+        return packstream.path(nodes, rels, indices)
+    if isinstance(value, Mapping):
+        return {str(k): to_packstream(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_packstream(v) for v in value]
+    return value
+
+
+def _check_parameters(value: Any) -> None:
+    if isinstance(value, packstream.Structure):
+        raise MemgraphError(CLIENT_ERROR, "the double takes no structures as parameters")
+    if isinstance(value, dict):
+        for item in value.values():
+            _check_parameters(item)
+    elif isinstance(value, list):
+        for item in value:
+            _check_parameters(item)
+
+
+class FalkorDBEngine:
+    def __init__(self, url: str) -> None:
+        self._db = FalkorDB.from_url(url, health_check_interval=0)
+        self._graphs: dict[str, Any] = {}
+        # Unique constraints the gate asked for, per database: recorded, not enforced (see translate.py).
+        self.constraints: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
+
+    def _graph(self, name: str) -> Any:
+        if name not in self._graphs:
+            self._graphs[name] = self._db.select_graph(name)
+        return self._graphs[name]
+
+    async def execute(self, database: str | None, text: str, params: dict[str, Any], read_only: bool) -> Outcome:
+        database = database or DEFAULT_DATABASE
+        _check_parameters(params)
+        match translate(text):
+            case CreateIndex() as ddl:
+                return await self._create_index(database, ddl)
+            case CreateUnique(label, props):
+                self.constraints.setdefault(database, set()).add((label, props))
+                return Outcome(type="s")
+            case ShowConstraints():
+                rows = sorted(self.constraints.get(database, set()))
+                return Outcome(
+                    fields=["constraint type", "label", "properties"],
+                    records=[["unique", label, list(props)] for label, props in rows],
+                    type="r",
+                )
+        graph = self._graph(database)
+        try:
+            try:
+                result = await (graph.ro_query if read_only else graph.query)(text, params)
+            except redis.exceptions.ResponseError as exc:
+                if not (read_only and _NO_GRAPH_YET in str(exc)):
+                    raise
+                # FalkorDB creates a graph on its first write, Memgraph's database is always there: create the
+                # empty graph and read again, so a write in a read is still found out below.
+                await graph.query("RETURN 0")
+                result = await graph.ro_query(text, params)
+        except redis.exceptions.ResponseError as exc:
+            if read_only and _READ_ONLY_REFUSAL in str(exc):
+                # Memgraph would run it and report type "w" in the summary; the double reports the same without
+                # running it, so the client's type check refuses it and nothing changes (as Memgraph's rollback).
+                return Outcome(type="w")
+            raise MemgraphError(CLIENT_ERROR, str(exc)) from exc
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
+            raise EngineGone(str(exc)) from exc
+        fields = [column[1] for column in getattr(result, "header", [])]
+        stats = {name: int(getattr(result, attr)) for name, attr in _STATS.items() if getattr(result, attr)}
+        if read_only:
+            kind = "r"
+        elif stats:
+            kind = "rw" if fields else "w"
+        else:
+            kind = "r"  # no change reported: FalkorDB's counters cannot tell a write that changed nothing
+        records = [[to_packstream(v) for v in row] for row in getattr(result, "result_set", [])]
+        return Outcome(fields=fields, records=records, type=kind, stats=stats)
+
+    async def _create_index(self, database: str, ddl: CreateIndex) -> Outcome:
+        try:
+            await self._graph(database).query(ddl.falkordb)
+        except redis.exceptions.ResponseError as exc:
+            if _ALREADY_INDEXED not in str(exc):
+                raise MemgraphError(CLIENT_ERROR, str(exc)) from exc
+            # Memgraph: an index that exists is a notification, not an error.
+            notice = f"Index on label {ddl.label} on properties {ddl.prop} already exists."
+            notification = {"code": "IndexAlreadyExists", "title": notice, "severity": "INFO"}
+            return Outcome(type="s", notifications=[notification])
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
+            raise EngineGone(str(exc)) from exc
+        return Outcome(type="s", stats={"indexes-added": 1})
+
+    async def close(self) -> None:
+        connection = self._db.connection
+        await connection.aclose()
+        await connection.connection_pool.disconnect()

@@ -1,0 +1,57 @@
+"""Fault hooks: make the double misbehave the way Memgraph or the network does, so the backend's retry, timeout
+and unavailability code runs for real. They live in the tests only; production code has no hook."""
+
+import threading
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Action(StrEnum):
+    # RUN fails with Memgraph's TransientError for a write-write conflict; nothing is executed.
+    TRANSIENT = "transient"
+    # The transaction's COMMIT (or an auto-commit's PULL) fails with Memgraph's unique-constraint ClientError;
+    # nothing is executed, as Memgraph rolls the loser back.
+    UNIQUE_VIOLATION = "unique_violation"
+    # RUN answers after `seconds`; past the transaction's `tx_timeout` it fails with Memgraph's timeout abort.
+    DELAY = "delay"
+    # RUN never answers (a frozen server): only the client's own deadline ends the wait.
+    FREEZE = "freeze"
+    # The connection is closed when RUN arrives; nothing is executed.
+    DROP = "drop"
+    # RUN fails with Memgraph's TransientError for a full memory; nothing is executed.
+    OUT_OF_MEMORY = "out_of_memory"
+
+
+@dataclass
+class Fault:
+    action: Action
+    match: str = ""  # a substring of the statement text; "" matches every statement
+    times: int = 1
+    seconds: float = 0.0
+
+
+class Faults:
+    """Armed faults, each taken by the first `times` statements it matches. Thread-safe: tests arm them from
+    their own thread while the double runs on another."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._armed: list[Fault] = []
+        self.fired: list[tuple[Action, str]] = []
+
+    def arm(self, action: Action | str, match: str = "", times: int = 1, seconds: float = 0.0) -> None:
+        with self._lock:
+            self._armed.append(Fault(Action(action), match, times, seconds))
+
+    def clear(self) -> None:
+        with self._lock:
+            self._armed.clear()
+
+    def take(self, statement: str) -> Fault | None:
+        with self._lock:
+            for fault in self._armed:
+                if fault.times > 0 and fault.match in statement:
+                    fault.times -= 1
+                    self.fired.append((fault.action, statement))
+                    return fault
+        return None

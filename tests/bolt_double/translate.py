@@ -1,0 +1,78 @@
+"""The only statements the double rewrites: Memgraph's index and constraint DDL, which FalkorDB does not parse.
+
+Every other statement reaches FalkorDB verbatim, so a statement shape the gate emits either runs there or fails
+here, loudly. The table:
+
+| Memgraph                                              | on FalkorDB                                         |
+|-------------------------------------------------------|-----------------------------------------------------|
+| CREATE INDEX ON :L(p)                                 | CREATE INDEX FOR (n:L) ON (n.p); "already indexed"  |
+|                                                       | answers success with a notification, as Memgraph    |
+| CREATE CONSTRAINT ON (n:L) ASSERT n.p[, n.q] IS UNIQUE | recorded by the double, not enforced (see below)    |
+| SHOW CONSTRAINT INFO                                  | answered from the double's record                   |
+
+Unique constraints are recorded, not created: FalkorDB's unique constraints crash its server on strings that are
+empty or start or end with white space (see FalkorDBDialect), and FalkorDB serialises writes, so a MERGE cannot
+duplicate a key there anyway. Memgraph's enforcement is proven only by the testcontainers tier; here the
+violation path runs through the `unique_violation` fault hook."""
+
+import re
+from dataclasses import dataclass
+
+_NAME = r"(`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_]*)"
+_CREATE_INDEX = re.compile(rf"^\s*CREATE\s+INDEX\s+ON\s+:{_NAME}\s*\(\s*{_NAME}\s*\)\s*;?\s*$", re.IGNORECASE)
+_CREATE_UNIQUE = re.compile(
+    rf"^\s*CREATE\s+CONSTRAINT\s+ON\s+\(\s*(\w+)\s*:{_NAME}\s*\)\s+ASSERT\s+(.+?)\s+IS\s+UNIQUE\s*;?\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+_ASSERTED = re.compile(rf"^\s*(\w+)\.{_NAME}\s*$")
+_SHOW_CONSTRAINTS = re.compile(r"^\s*SHOW\s+CONSTRAINT\s+INFO\s*;?\s*$", re.IGNORECASE)
+
+
+def unquote(name: str) -> str:
+    return name[1:-1].replace("``", "`") if name.startswith("`") else name
+
+
+def quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+@dataclass(frozen=True)
+class CreateIndex:
+    label: str
+    prop: str
+
+    @property
+    def falkordb(self) -> str:
+        return f"CREATE INDEX FOR (n:{quote(self.label)}) ON (n.{quote(self.prop)})"
+
+
+@dataclass(frozen=True)
+class CreateUnique:
+    label: str
+    props: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ShowConstraints:
+    pass
+
+
+Translated = CreateIndex | CreateUnique | ShowConstraints
+
+
+def translate(text: str) -> Translated | None:
+    """What a Memgraph-only statement means, or None: pass the statement through verbatim."""
+    if m := _CREATE_INDEX.match(text):
+        return CreateIndex(unquote(m[1]), unquote(m[2]))
+    if m := _CREATE_UNIQUE.match(text):
+        variable, label, asserted = m[1], unquote(m[2]), m[3]
+        props = []
+        for part in asserted.split(","):
+            item = _ASSERTED.match(part)
+            if item is None or item[1] != variable:
+                return None  # not a shape Memgraph accepts either: let FalkorDB refuse it
+            props.append(unquote(item[2]))
+        return CreateUnique(label, tuple(props))
+    if _SHOW_CONSTRAINTS.match(text):
+        return ShowConstraints()
+    return None
