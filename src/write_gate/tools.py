@@ -192,7 +192,7 @@ _PAGED = " Paged: pass next_cursor back as cursor."
 
 READ_GRAPH = ToolSpec(
     name="read_graph",
-    title="Read the graph",
+    title="Read Graph",
     description="Read the knowledge graph: {entities, relations, next_cursor}; each entity has name, entityType, "
     "observations, labels and properties (provenance included)." + _PAGED,
     input_model=ReadGraphRequest,
@@ -203,7 +203,7 @@ READ_GRAPH = ToolSpec(
 
 SEARCH_NODES = ToolSpec(
     name="search_nodes",
-    title="Search nodes",
+    title="Search Nodes",
     description="Nodes whose name, label or text properties contain query (case-insensitive), with their "
     "neighbours and the relations between them; answers like read_graph." + _PAGED,
     input_model=SearchNodesRequest,
@@ -214,7 +214,7 @@ SEARCH_NODES = ToolSpec(
 
 OPEN_NODES = ToolSpec(
     name="open_nodes",
-    title="Open nodes",
+    title="Open Nodes",
     description="Nodes with exactly these names (case-sensitive), with their neighbours and the relations between "
     "them; answers like read_graph.",
     input_model=OpenNodesRequest,
