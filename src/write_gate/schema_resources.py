@@ -11,7 +11,8 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
-from write_gate.model import GateRejection
+from write_gate.backends import BackendUnavailable
+from write_gate.model import ErrorCode, GateRejection
 from write_gate.read_cypher import label_count, relationship_count
 from write_gate.schema_view import label_view, relationship_view
 
@@ -49,12 +50,16 @@ async def list_templates(_ctx: Any, _params: Any) -> types.ListResourceTemplates
 async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
     gate = ctx.lifespan_context.gate
     try:
+        # A registry that never loaded is empty: only an engine that answers makes an empty registry true.
+        await gate.backend.ping()
         if params.uri == SCHEMA_URI:
             view: BaseModel = await gate.get_schema()
         elif params.uri.startswith(_ENTRY_PREFIX):
             view = await _entry_view(gate, params.uri[len(_ENTRY_PREFIX) :])
         else:
             raise MCPError(RESOURCE_NOT_FOUND, "Resource not found", {"uri": params.uri})
+    except BackendUnavailable as exc:
+        raise MCPError(types.INTERNAL_ERROR, str(exc), {"error_code": ErrorCode.BACKEND_UNAVAILABLE.value}) from exc
     except GateRejection as exc:  # the engine could not be read: say so, never an empty registry
         rejected = exc.rejected
         raise MCPError(types.INTERNAL_ERROR, rejected.message, {"error_code": rejected.error_code.value}) from exc
