@@ -99,6 +99,10 @@ class Settings(BaseSettings):
     max_list_length: int = Field(default=10_000, ge=1)
     max_batch_items: int = Field(default=10_000, ge=1)
 
+    # Which tools the server offers at all (names, groups read/write/admin/typed, typed:<Label>, -exclusions);
+    # an agent's grant narrows it further. See tool_selection.py.
+    tools: str = "*"
+
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
     # Host and Origin headers HTTP accepts besides the local names (DNS-rebinding protection): host names,

@@ -313,11 +313,13 @@ def create_node_if_name_absent(scope: NameScope, name: str, write: Statement) ->
 
 
 def add_observations(node_id: int, name: str, contents: list[str], last_updated: str, updated_by: str) -> Statement:
-    """Appends the contents not already there, in order (with their folded text); returns what was added.
-    An appended observation changes the node, it does not re-state its claim: only the change is stamped."""
+    """Appends the contents not already there, in order (with their folded text); returns what was added (no
+    row when nothing was). An appended observation changes the node, it does not re-state its claim: only
+    the change is stamped."""
     text = (
         f"{_BY_ID}\n"
         "WITH n, [i IN range(0, size($contents) - 1) WHERE NOT $contents[i] IN coalesce(n.observations, [])] AS new\n"
+        "WHERE size(new) > 0\n"  # nothing new: nothing changes, not even the stamp (a repeat is a no-op)
         "SET n.observations = coalesce(n.observations, []) + [i IN new | $contents[i]],\n"
         f"    n.{FOLD_PREFIX}observations = coalesce(n.{FOLD_PREFIX}observations, []) + [i IN new | $folded[i]],\n"
         f"    {_stamp('n', fields=CHANGE_FIELDS)}\n"
@@ -342,6 +344,7 @@ def delete_observations(
         f"{_BY_ID}\n"
         f"WITH n, coalesce(n.observations, []) AS obs, coalesce(n.{FOLD_PREFIX}observations, []) AS folded\n"
         "WITH n, obs, folded, [i IN range(0, size(obs) - 1) WHERE NOT obs[i] IN $observations] AS keep\n"
+        "WHERE size(keep) < size(obs)\n"
         "SET n.observations = [i IN keep | obs[i]],\n"
         f"    n.{FOLD_PREFIX}observations = [i IN keep | folded[i]],\n"
         f"    {_stamp('n', fields=CHANGE_FIELDS)}\n"

@@ -3,6 +3,7 @@
 import contextlib
 import json
 import logging
+import warnings
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -13,14 +14,16 @@ from mcp.server import Server
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.models import InitializationOptions
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from pydantic import BaseModel, ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from write_gate import __version__, http_auth
+from write_gate import __version__, http_auth, schema_resources, session_log
 from write_gate.agents import FULL, Agent, AgentsTokenVerifier, Grant, LiveAgents, tool_group
 from write_gate.audit import Decision
 from write_gate.backends import BackendUnavailable
@@ -30,6 +33,7 @@ from write_gate.malformed import AnswerMalformedPosts
 from write_gate.memory import MemoryService, WriterContext
 from write_gate.model import ErrorCode, GateRejection, Rejected, validation_problems
 from write_gate.runtime import open_gate
+from write_gate.tool_selection import ToolSelection
 from write_gate.tools import PROFILES, Call, Runtime, ToolSpec, typed_specs
 from write_gate.values import check_storable
 
@@ -138,8 +142,23 @@ class Identities:
         return known or Agent(name, FULL)
 
 
+class GateServer(Server[Runtime]):
+    """The SDK's server, whose capabilities say `tools.listChanged` on every transport: a refresh that changes
+    the generated tools sends `notifications/tools/list_changed`, over stdio and HTTP alike."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        options = notification_options or NotificationOptions(tools_changed=True)
+        return super().create_initialization_options(options, experimental_capabilities, extensions)
+
+
 def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: bool = True) -> Server[Runtime]:
-    static = {spec.name: spec for spec in PROFILES[profile]}
+    selection = ToolSelection.parse(settings.tools)
+    static = {spec.name: spec for spec in PROFILES[profile] if selection.offers(spec.name)}
     identities = Identities(settings)
     generated = profile == "gate"  # typed tools are the gate profile's friendlier front door
     tables: dict[int, tuple[Any, dict[str, ToolSpec], types.ListToolsResult]] = {}
@@ -151,7 +170,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         if cached is None or cached[0] is not registry:
             methods = sorted(runtime.gate.provider.allowed_extraction_methods())
             typed = typed_specs(registry, methods) if generated and registry is not None else ()
-            specs = static | {spec.name: spec for spec in typed}
+            specs = static | {spec.name: spec for spec in typed if selection.offers(spec.name, spec.label)}
             tables.clear()  # only the snapshot in force is worth keeping
             cached = tables[id(registry)] = (
                 registry,
@@ -196,10 +215,13 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         specs, _ = table(runtime)
         spec = specs.get(params.name)
         decision = Decision(agent.id, params.name)
-        if spec is None or not agent.grant.allows_tool(params.name):
-            code = ErrorCode.INVALID_INPUT if spec is None else ErrorCode.PERMISSION_DENIED
-            message = f"no tool named {params.name!r}" if spec is None else f"this agent may not use {params.name}"
-            result = _result(Rejected(error_code=code, message=message), is_error=True)
+        if spec is None:
+            # A protocol error, as the MCP specification has it for tools/call of an unknown tool.
+            decision.done({"error_code": ErrorCode.INVALID_INPUT.value}, True)
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
+        if not agent.grant.allows_tool(params.name):
+            message = f"this agent may not use {params.name}"
+            result = _result(Rejected(error_code=ErrorCode.PERMISSION_DENIED, message=message), is_error=True)
         else:
             writer = WriterContext(
                 source=settings.memory_source or _client_name(ctx) or agent.id,
@@ -209,18 +231,34 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             result = await call(spec, runtime, params.arguments, Call(agent=agent, writer=writer), settings)
             if params.name == "refresh_schema_cache" and not result.is_error and set(table(runtime)[0]) != set(specs):
                 await registry_changed()
-        if tool_group(params.name) != "read":
+        is_read = tool_group(params.name) == "read"
+        if not is_read:
             decision.done(result.structured_content, bool(result.is_error))
+        structured = result.structured_content or {}
+        level = session_log.decision_level(is_read, bool(result.is_error), structured.get("error_code"))
+        data = session_log.decision_data(agent.id, params.name, structured, bool(result.is_error))
+        await session_log.send_decision(ctx, level, data)
         return result
 
-    server = Server(
-        "write-gate",
-        version=__version__,
-        instructions=INSTRUCTIONS,
-        lifespan=lifespan,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-    )
+    with warnings.catch_warnings():
+        # MCP logging is deprecated from protocol 2026-07-28 on, where requests opt in per call; clients of the
+        # handshake-era protocols (every released client today) still set their level with logging/setLevel.
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        server = GateServer(
+            "write-gate",
+            version=__version__,
+            title="Write Gate",
+            description="Schema-gated writes with computed provenance to a shared knowledge graph.",
+            instructions=INSTRUCTIONS,
+            lifespan=lifespan,
+            on_list_tools=list_tools,
+            on_call_tool=call_tool,
+            on_list_resources=schema_resources.list_resources,
+            on_list_resource_templates=schema_resources.list_templates,
+            on_read_resource=schema_resources.read_resource,
+            on_completion=schema_resources.complete,
+            on_set_logging_level=session_log.set_level,
+        )
     server.runtime = None  # type: ignore[attr-defined]
     server.identities = identities  # type: ignore[attr-defined]  # the HTTP token verifier reads the same file
     return server
@@ -241,7 +279,7 @@ def registry_health(gate: Any) -> dict[str, Any]:
 
 
 def initialization_options(server: Server[Runtime]) -> Any:
-    return server.create_initialization_options(NotificationOptions(tools_changed=True))
+    return server.create_initialization_options()
 
 
 # --- streamable HTTP: bearer tokens, Host/Origin checks, idle sessions, /health --------------------------

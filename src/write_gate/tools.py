@@ -45,15 +45,16 @@ from write_gate.model import (
 from write_gate.reads import GraphResult, OpenNodesRequest, ReadGraphRequest, SearchNodesRequest
 from write_gate.registry import SchemaEntry, SchemaRegistry
 from write_gate.schema_view import SchemaView
+from write_gate.tool_schemas import input_schema, output_schema
 from write_gate.typed_tools import (
     TypedDeleted,
     TypedWritten,
     generatable,
-    input_schema,
     request_model,
     run_typed,
     tool_type_name,
 )
+from write_gate.typed_tools import input_schema as typed_input_schema
 
 
 class NoArguments(BaseModel):
@@ -82,6 +83,7 @@ Handler = Callable[[Runtime, Any, Call], Awaitable[BaseModel]]
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
+    title: str
     description: str
     input_model: type[BaseModel]
     output_model: type[BaseModel]
@@ -91,138 +93,144 @@ class ToolSpec:
     text: Callable[[BaseModel], str] | None = None
     # The advertised input schema, where it says more than input_model (generated tools: enums, required).
     input_schema: dict[str, Any] | None = None
+    # The registry label a generated tool writes (typed tools), for WRITE_GATE_TOOLS' `typed:<Label>`.
+    label: str | None = None
 
     def to_mcp(self) -> types.Tool:
         return types.Tool(
             name=self.name,
+            title=self.title,
             description=self.description,
-            input_schema=self.input_schema or self.input_model.model_json_schema(by_alias=True),
-            output_schema=self.output_model.model_json_schema(by_alias=True),
+            input_schema=self.input_schema or input_schema(self.input_model),
+            output_schema=output_schema(self.output_model),
             annotations=self.annotations,
         )
 
 
-def _annotations(
-    title: str, *, read_only: bool, destructive: bool = False, idempotent: bool = True
-) -> types.ToolAnnotations:
+def _hints(*, read_only: bool = False, destructive: bool = False, idempotent: bool = True) -> types.ToolAnnotations:
+    """Every hint stated, none left to its default (the defaults assume a destructive, open-world tool)."""
     return types.ToolAnnotations(
-        title=title,
         read_only_hint=read_only,
-        destructive_hint=None if read_only else destructive,
+        destructive_hint=destructive,
         idempotent_hint=idempotent,
-        open_world_hint=False,
+        open_world_hint=False,  # the gate's graph is its whole world
     )
+
+
+READ = _hints(read_only=True)
 
 
 # --- the gate's write tools -----------------------------------------------------------------------
 
 WRITE_NODE = ToolSpec(
     name="write_node",
+    title="Write a node",
     description=(
-        "Create or update one node, gated by the schema registry. The label is checked (unknown or drifted "
-        "labels such as ':person' are remapped to the canonical one, or rejected), required properties are "
-        "checked, and source, extraction_method, a computed confidence and the gate version are stamped. "
-        "merge_keys identify the node (MERGE); properties are set on it."
+        "Create or update one node: MERGE on merge_keys, then set properties. The label is checked against the "
+        "schema registry (drifts such as ':person' are remapped, unknown labels remapped to the fallback or "
+        "rejected), required properties are checked, and provenance with a computed confidence is stamped."
     ),
     input_model=WriteNodeRequest,
     output_model=NodeWritten,
-    # MERGE never deletes; it may overwrite the values of the properties it is given.
-    annotations=_annotations("Write a node", read_only=False),
+    # MERGE never deletes; repeating a call sets the same values again (only last_updated moves).
+    annotations=_hints(),
     handler=lambda rt, req, call: rt.gate.write_node(req, call.agent),
 )
 
 WRITE_RELATIONSHIP = ToolSpec(
     name="write_relationship",
+    title="Write a relationship",
     description=(
-        "Create or update one relationship of a registered type between two nodes found by their labels and "
-        "keys. With endpoint_policy='fail_if_missing' (default) both nodes must exist; 'merge_endpoints' "
-        "creates absent ones flagged _stub=true. Provenance and confidence are stamped as on write_node."
+        "Create or update one relationship of a registered type between two nodes given by label and keys. "
+        "Both must exist, unless endpoint_policy='merge_endpoints' (absent ones are created as _stub). "
+        "Stamped like write_node."
     ),
     input_model=WriteRelationshipRequest,
     output_model=RelationshipWritten,
-    annotations=_annotations("Write a relationship", read_only=False),
+    # Not idempotent: a weight given for an existing relationship is averaged into it, so a repeat moves it.
+    annotations=_hints(idempotent=False),
     handler=lambda rt, req, call: rt.gate.write_relationship(req, call.agent),
 )
 
 REFRESH_SCHEMA_CACHE = ToolSpec(
     name="refresh_schema_cache",
-    description=(
-        "Reload the schema registry from the graph's :Schema nodes without restarting. Returns how many "
-        "node labels and relationship types are now allowed."
-    ),
+    title="Reload the schema registry",
+    description="Reload the schema registry from the graph's :Schema nodes; generated tools follow it.",
     input_model=NoArguments,
     output_model=SchemaRefreshed,
-    annotations=_annotations("Reload the schema registry", read_only=True),  # changes nothing in the graph
+    # Not read-only: nothing in the graph changes, but the registry in force and the tool list may.
+    annotations=_hints(),
     handler=lambda rt, _req, _call: rt.gate.refresh(),
 )
 
 WRITE_NODES = ToolSpec(
     name="write_nodes",
-    description="Write many nodes in one call (up to WRITE_GATE_MAX_BATCH_ITEMS): each item is what write_node "
-    "takes and is checked and stamped the same way; the valid ones are written (one statement per label) and "
-    "the answer lists every item's outcome, written or rejected with its code, in input order.",
+    title="Write nodes",
+    description="Many write_node items in one call, each checked on its own; every item's outcome comes back "
+    "(written, or rejected with its code) in input order.",
     input_model=LooseItems,
     output_model=BatchWritten,
-    annotations=_annotations("Write nodes", read_only=False),
+    annotations=_hints(),
     handler=lambda rt, req, call: write_nodes(rt.gate, req.items, call.agent),
-    input_schema=WriteNodesRequest.model_json_schema(),
+    input_schema=input_schema(WriteNodesRequest, description_depth=1),
 )
 
 WRITE_RELATIONSHIPS = ToolSpec(
     name="write_relationships",
-    description="Write many relationships in one call: each item is what write_relationship takes; outcomes per "
-    "item, in input order.",
+    title="Write relationships",
+    description="Many write_relationship items in one call; every item's outcome, in input order.",
     input_model=LooseItems,
     output_model=BatchWritten,
-    annotations=_annotations("Write relationships", read_only=False),
+    annotations=_hints(idempotent=False),  # weights, as write_relationship
     handler=lambda rt, req, call: write_relationships(rt.gate, req.items, call.agent),
-    input_schema=WriteRelationshipsRequest.model_json_schema(),
+    input_schema=input_schema(WriteRelationshipsRequest, description_depth=1),
 )
 
 # --- reads, shared by both profiles ---------------------------------------------------------------
 
-_GRAPH_SHAPE = (
-    " Returns {entities, relations, next_cursor}: each entity has name, entityType, observations, labels and "
-    "its other properties (provenance included); each relation has from, to, relationType and properties."
-)
+_PAGED = " Paged: pass next_cursor back as cursor."
 
 READ_GRAPH = ToolSpec(
     name="read_graph",
-    description="Read the knowledge graph, a page at a time (default 100 entities); pass next_cursor back for "
-    "the next page. Each relation comes with the page of its start entity." + _GRAPH_SHAPE,
+    title="Read Graph",
+    description="Read the knowledge graph: {entities, relations, next_cursor}; each entity has name, entityType, "
+    "observations, labels and properties (provenance included)." + _PAGED,
     input_model=ReadGraphRequest,
     output_model=GraphResult,
-    annotations=_annotations("Read the graph", read_only=True),
+    annotations=READ,
     handler=lambda rt, req, _call: rt.gate.reader.read_graph(req),
 )
 
 SEARCH_NODES = ToolSpec(
     name="search_nodes",
-    description="Search for nodes whose name, label or any text property contains the query (case-insensitive); "
-    "the result also holds their neighbours and the connecting relations. Paged like read_graph." + _GRAPH_SHAPE,
+    title="Search Nodes",
+    description="Nodes whose name, label or text properties contain query (case-insensitive), with their "
+    "neighbours and the relations between them; answers like read_graph." + _PAGED,
     input_model=SearchNodesRequest,
     output_model=GraphResult,
-    annotations=_annotations("Search nodes", read_only=True),
+    annotations=READ,
     handler=lambda rt, req, _call: rt.gate.reader.search_nodes(req),
 )
 
 OPEN_NODES = ToolSpec(
     name="open_nodes",
-    description="Open specific nodes by their exact (case-sensitive) names, with their neighbours and the "
-    "connecting relations." + _GRAPH_SHAPE,
+    title="Open Nodes",
+    description="Nodes with exactly these names (case-sensitive), with their neighbours and the relations between "
+    "them; answers like read_graph.",
     input_model=OpenNodesRequest,
     output_model=GraphResult,
-    annotations=_annotations("Open nodes", read_only=True),
+    annotations=READ,
     handler=lambda rt, req, _call: rt.gate.reader.open_nodes(req),
 )
 
 GET_SCHEMA = ToolSpec(
     name="get_schema",
-    description="The schema registry as it is now: node labels (required properties, merge keys, absorbed "
-    "drifts, property types, fallback), relationship types (allowed endpoint labels) and live counts.",
+    title="Get the schema",
+    description="The schema registry: node labels (required properties, merge keys, property types, absorbed "
+    "drifts), relationship types (endpoint labels), extraction methods and live counts.",
     input_model=NoArguments,
     output_model=SchemaView,
-    annotations=_annotations("Get the schema", read_only=True),
+    annotations=READ,
     handler=lambda rt, _req, _call: rt.gate.get_schema(),
 )
 
@@ -241,64 +249,72 @@ def _message(result: BaseModel) -> str:
     return result.message  # type: ignore[attr-defined]
 
 
+# Hints as the official server's, except idempotentHint on the three writes: it says false, but here a name or
+# relation that exists is skipped and only new observations are added, so a repeat changes nothing.
 CREATE_ENTITIES = ToolSpec(
     name="create_entities",
+    title="Create Entities",
     description="Create multiple new entities in the knowledge graph. entityType is checked against the schema "
-    "registry (drifted types are remapped to the canonical one); names that exist already are skipped.",
+    "registry (drifted types are remapped); names that exist already are skipped.",
     input_model=CreateEntitiesRequest,
     output_model=EntitiesCreated,
-    annotations=_annotations("Create entities", read_only=False, idempotent=False),  # as the official server
+    annotations=_hints(),
     handler=lambda rt, req, call: _second(rt.memory.create_entities(req.entities, call.writer, call.agent)),
     text=_json_text("entities"),
 )
 
 CREATE_RELATIONS = ToolSpec(
     name="create_relations",
-    description="Create multiple new relations between entities in the knowledge graph. Relations are directed "
-    "edges, in active voice; relationType must be a registered type and both entities must exist.",
+    title="Create Relations",
+    description="Create multiple new relations between entities in the knowledge graph, in active voice. "
+    "relationType must be a registered type and both entities must exist.",
     input_model=CreateRelationsRequest,
     output_model=RelationsCreated,
-    annotations=_annotations("Create relations", read_only=False, idempotent=False),  # as the official server
+    annotations=_hints(),
     handler=lambda rt, req, call: _second(rt.memory.create_relations(req.relations, call.writer, call.agent)),
     text=_json_text("relations"),
 )
 
 ADD_OBSERVATIONS = ToolSpec(
     name="add_observations",
+    title="Add Observations",
     description="Add new observations to existing entities in the knowledge graph",
     input_model=AddObservationsRequest,
     output_model=ObservationsAdded,
-    annotations=_annotations("Add observations", read_only=False, idempotent=False),  # as the official server
+    annotations=_hints(),
     handler=lambda rt, req, call: rt.memory.add_observations(req.observations, call.agent),
     text=_json_text("results"),
 )
 
 DELETE_ENTITIES = ToolSpec(
     name="delete_entities",
+    title="Delete Entities",
     description="Delete multiple entities and their associated relations from the knowledge graph",
     input_model=DeleteEntitiesRequest,
     output_model=Done,
-    annotations=_annotations("Delete entities", read_only=False, destructive=True),
+    annotations=_hints(destructive=True),
     handler=lambda rt, req, call: rt.memory.delete_entities(req.entityNames, call.agent),
     text=_message,
 )
 
 DELETE_OBSERVATIONS = ToolSpec(
     name="delete_observations",
+    title="Delete Observations",
     description="Delete specific observations from entities in the knowledge graph",
     input_model=DeleteObservationsRequest,
     output_model=Done,
-    annotations=_annotations("Delete observations", read_only=False, destructive=True),
+    annotations=_hints(destructive=True),
     handler=lambda rt, req, call: rt.memory.delete_observations(req.deletions, call.agent),
     text=_message,
 )
 
 DELETE_RELATIONS = ToolSpec(
     name="delete_relations",
+    title="Delete Relations",
     description="Delete multiple relations from the knowledge graph",
     input_model=DeleteRelationsRequest,
     output_model=Done,
-    annotations=_annotations("Delete relations", read_only=False, destructive=True),
+    annotations=_hints(destructive=True),
     handler=lambda rt, req, call: rt.memory.delete_relations(req.relations, call.agent),
     text=_message,
 )
@@ -338,8 +354,8 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
 # --- typed tools, generated from the registry snapshot -------------------------------------------
 
 _TYPED_VERBS: dict[str, tuple[str, str]] = {
-    "add": ("Add a {label}", "Create (or update) a {label}: {description}"),
-    "update": ("Update a {label}", "Update a {label}'s given fields (only its {keys} is required){rels}."),
+    "add": ("Add a {label}", "Create (or update) a {label}{description}. Gated and stamped like write_node."),
+    "update": ("Update a {label}", "Set the given fields of an existing {label} (found by {keys}){rels}."),
     "delete": ("Delete a {label}", "Delete a {label} and its relationships."),
 }
 
@@ -353,24 +369,24 @@ def typed_specs(registry: SchemaRegistry, methods: list[str]) -> tuple[ToolSpec,
             continue
         rels = [k for k, t in entry.property_types.items() if t.relationship]
         for mode, (title, text) in _TYPED_VERBS.items():
-            description = (
-                text.format(
-                    label=label,
-                    description=entry.description or "fields as the schema lists them",
-                    keys=", ".join(entry.merge_keys),
-                    rels=f"; a new {', '.join(rels)} replaces the old relationship" if rels else "",
-                )
-                + " Checked and stamped by the gate like write_node."
+            description = text.format(
+                label=label,
+                description=f": {entry.description.rstrip('.')}" if entry.description else "",
+                keys=", ".join(entry.merge_keys),
+                rels=f"; a new {', '.join(rels)} replaces the old relationship" if rels else "",
             )
             specs.append(
                 ToolSpec(
                     name=f"{mode}_{tool_type_name(label)}",
+                    title=title.format(label=label),
                     description=description,
                     input_model=request_model(entry, mode),  # type: ignore[arg-type]
                     output_model=TypedDeleted if mode == "delete" else TypedWritten,
-                    annotations=_annotations(title.format(label=label), read_only=False, destructive=mode == "delete"),
+                    # MERGE, or a relationship replaced by the same one: a repeat changes nothing.
+                    annotations=_hints(destructive=mode == "delete"),
                     handler=_typed_handler(entry, mode),
-                    input_schema=input_schema(entry, mode, methods),  # type: ignore[arg-type]
+                    input_schema=typed_input_schema(entry, mode, methods),  # type: ignore[arg-type]
+                    label=label,
                 )
             )
     return tuple(specs)

@@ -83,20 +83,19 @@ def input_schema(entry: SchemaEntry, mode: Mode, methods: list[str]) -> dict[str
     else:
         fields = {k: _field_schema(spec) for k, spec in entry.property_types.items()}
         required = list(entry.required_properties) if mode == "add" else list(entry.merge_keys)
+    # The entry's description is in the tool's own description: not repeated here.
     nested = {"type": "object", "properties": fields, "required": required, "additionalProperties": False}
-    if entry.description:
-        nested["description"] = entry.description
     schema: dict[str, Any] = {"type": "object", "properties": {type_name: nested}, "required": [type_name]}
     if mode != "delete":
         schema["properties"] |= {
-            "source": {"type": "string", "minLength": 1, "description": "Provenance: where the claim came from."},
-            "extraction_method": {"type": "string", "enum": methods, "description": "How the claim was obtained."},
-            "reliability": {"type": "number", "default": 0.5, "description": "Clamped to [0, 1]."},
+            "source": {"type": "string", "minLength": 1, "description": "Where the claim came from."},
+            "extraction_method": {"type": "string", "enum": methods},
+            "reliability": {"type": "number", "default": 0.5, "description": "In [0, 1]."},
             "endpoint_policy": {
                 "type": "string",
                 "enum": ["fail_if_missing", "merge_endpoints"],
                 "default": "fail_if_missing",
-                "description": "For relationship properties: reject a missing target, or create it as a _stub.",
+                "description": "merge_endpoints: a missing relationship target is created as a _stub.",
             },
         }
         schema["required"] += ["source", "extraction_method"]

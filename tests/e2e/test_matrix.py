@@ -201,8 +201,10 @@ async def test_tools_list_is_exactly_the_gate(client: Client) -> None:
     assert set(tools) == GATE_TOOLS  # the three writes and the four reads; no raw Cypher tool
     for tool in tools.values():
         assert tool.output_schema is not None and tool.annotations is not None
-    for name in ("refresh_schema_cache", "search_nodes", "open_nodes", "read_graph", "get_schema"):
+    for name in ("search_nodes", "open_nodes", "read_graph", "get_schema"):
         assert tools[name].annotations.read_only_hint is True
+    # It changes no data, but it does change the registry in force and the tool list.
+    assert tools["refresh_schema_cache"].annotations.read_only_hint is False
     assert tools["write_node"].annotations.read_only_hint is False
     assert tools["write_node"].annotations.destructive_hint is False
 

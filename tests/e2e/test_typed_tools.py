@@ -10,6 +10,7 @@ import jsonschema
 import mcp_types as types
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from tests.conftest import MATRIX_SCHEMAS, open_client
 from write_gate.backends import GraphBackend
@@ -289,6 +290,8 @@ async def test_refresh_adds_and_removes_tools_and_says_so(settings: Settings, gr
         await load_into_graph(graph, read_sources([retired]))
         await ok(client, "refresh_schema_cache", {})
         assert await typed() == set()
-        assert (await client.call_tool("add_npc", GANDALF)).structured_content["error_code"] == "INVALID_INPUT"
+        with pytest.raises(MCPError) as gone:  # an unknown tool is a protocol error (-32602), per the MCP spec
+            await client.call_tool("add_npc", GANDALF)
+        assert gone.value.code == types.INVALID_PARAMS
         await ok(client, "refresh_schema_cache", {})  # nothing changed: no notification
     assert changes == ["notifications/tools/list_changed"] * 2

@@ -1,5 +1,6 @@
 MATCH (n) WHERE id(n) = $id AND n.name = $name
 WITH n, [i IN range(0, size($contents) - 1) WHERE NOT $contents[i] IN coalesce(n.observations, [])] AS new
+WHERE size(new) > 0
 SET n.observations = coalesce(n.observations, []) + [i IN new | $contents[i]],
     n._f_observations = coalesce(n._f_observations, []) + [i IN new | $folded[i]],
     n.last_updated = $last_updated, n.updated_by = $updated_by

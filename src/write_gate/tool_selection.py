@@ -1,0 +1,48 @@
+"""`WRITE_GATE_TOOLS`: which tools a server offers at all, before any agent's grant narrows them further.
+
+A comma- or space-separated list of items, each a tool name (`write_node`), a group (`read`, `write`,
+`admin`, `typed` for every generated tool), `typed:<Label>` (one label's add/update/delete), or `*`.
+An item starting with `-` takes tools away: `*,-typed` offers everything but the generated tools,
+`read,typed:Npc` the four reads and Npc's three. Only exclusions means "everything but". Pure.
+"""
+
+import re
+from dataclasses import dataclass
+
+from write_gate.agents import tool_group
+
+_ITEM = re.compile(r"^-?(\*|[A-Za-z_][A-Za-z0-9_]*|typed:[A-Za-z_][A-Za-z0-9_]*)$")
+GROUPS = ("read", "write", "admin", "typed")
+
+
+@dataclass(frozen=True)
+class ToolSelection:
+    include: frozenset[str]
+    exclude: frozenset[str]
+
+    @classmethod
+    def parse(cls, text: str) -> "ToolSelection":
+        items = [item for item in re.split(r"[,\s]+", text.strip()) if item]
+        bad = [item for item in items if not _ITEM.match(item)]
+        if bad:
+            raise ValueError(
+                f"WRITE_GATE_TOOLS: {', '.join(bad)} is not a tool name, a group ({', '.join(GROUPS)}), "
+                "typed:<Label> or *"
+            )
+        include = frozenset(item for item in items if not item.startswith("-"))
+        exclude = frozenset(item[1:] for item in items if item.startswith("-"))
+        return cls(include or frozenset({"*"}), exclude)
+
+    def offers(self, name: str, label: str | None = None) -> bool:
+        """`label`: the registry label a generated (typed) tool writes; None for the fixed tools."""
+        return self._matches(self.include, name, label) and not self._matches(self.exclude, name, label)
+
+    @staticmethod
+    def _matches(items: frozenset[str], name: str, label: str | None) -> bool:
+        keys = {"*", name, tool_group(name)}
+        if label is not None:
+            keys |= {"typed", f"typed:{label}"}
+        return not keys.isdisjoint(items)
+
+
+EVERYTHING = ToolSelection(frozenset({"*"}), frozenset())

@@ -1,0 +1,262 @@
+"""Capabilities that tell the truth: what the server advertises it does, on stdio, in process and over HTTP;
+hints that match behaviour; the schema resources, completion and MCP logging; which tools are offered
+(WRITE_GATE_TOOLS) and what their definitions weigh."""
+
+import json
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import mcp_types as types
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
+
+from tests.conftest import MATRIX_SCHEMAS, settings_env, start_falkordb_server, write_gate_argv
+from tests.e2e.test_http import add_agent, free_port
+from write_gate.backends import GraphBackend, open_backend
+from write_gate.config import BackendKind, Settings
+from write_gate.cypher import Statement
+from write_gate.resources import bundled
+from write_gate.schema_files import load_into_graph, read_sources
+from write_gate.server import build_server
+from write_gate.tool_schemas import schema_bytes
+
+pytestmark = pytest.mark.anyio
+RPG = bundled("schemas") / "examples" / "rpg"
+PROV = {"source": "caps", "extraction_method": "manual"}
+# Budgets for tools/list (compact JSON of the tools, UTF-8): 23,511 and 83,773 bytes before the compaction.
+GATE_BUDGET = 16_000
+RPG_BUDGET = 70_000
+
+
+def legacy(settings: Settings, **kwargs: Any) -> Client:
+    """A handshake-era session (every released client speaks one), in process."""
+    return Client(build_server(settings, auto_migrate=False), mode="legacy", **kwargs)
+
+
+async def test_capabilities_over_stdio_say_what_the_server_does(settings: Settings, matrix_graph: GraphBackend) -> None:
+    command, *args = write_gate_argv("serve", "--no-migrate")
+    server = StdioServerParameters(command=command, args=args, env=settings_env(settings))
+    async with Client(server, mode="legacy", read_timeout_seconds=60) as client:
+        caps = client.session.get_server_capabilities() if hasattr(client.session, "get_server_capabilities") else None
+        caps = caps or client.server_capabilities
+    assert caps.tools.list_changed is True
+    assert caps.resources is not None and caps.resources.subscribe is False and caps.resources.list_changed is False
+    assert caps.logging is not None and caps.completions is not None and caps.prompts is None
+
+
+@pytest.fixture(scope="module")
+def full_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, Settings]]:
+    """`write-gate serve --transport http` with one agent of the full grant (refresh_schema_cache included)."""
+    tmp = tmp_path_factory.mktemp("caps-http")
+    agents_file = tmp / "agents.toml"
+    settings = Settings(backend=BackendKind.EMBEDDED, data_dir=tmp / "data", embedded_fsync="everysec")
+    token = add_agent(settings, agents_file, "admin", "--grant", "full")
+    port = free_port()
+    env = settings_env(settings) | {"WRITE_GATE_PORT": str(port), "WRITE_GATE_AGENTS_FILE": str(agents_file)}
+    process = subprocess.Popen(
+        write_gate_argv("serve", "--transport", "http"), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            with urllib.request.urlopen(f"{url}/health", timeout=1):
+                break
+        except OSError:
+            time.sleep(0.1)
+    yield f"{url}/mcp", token, settings
+    process.terminate()
+    process.wait(timeout=30)
+
+
+async def test_http_advertises_list_changed_and_sends_it(full_http: tuple[str, str, Settings]) -> None:
+    url, token, settings = full_http
+    changes: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changes.append(message.method)
+
+    async with (
+        create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http,
+        Client(streamable_http_client(url, http_client=http), mode="legacy", message_handler=on_message) as client,
+    ):
+        assert client.server_capabilities.tools.list_changed is True
+        backend = await open_backend(settings)
+        try:
+            await load_into_graph(backend, read_sources([RPG / "npc.schema.json", RPG / "location.schema.json"]))
+            assert not (await client.call_tool("refresh_schema_cache", {})).is_error
+            assert "add_npc" in {t.name for t in (await client.list_tools()).tools}  # a round trip after it
+        finally:
+            await backend.close()
+    assert changes == ["notifications/tools/list_changed"]
+
+
+# --- hints that match behaviour --------------------------------------------------------------------
+
+
+async def test_relationship_writes_are_not_idempotent_and_node_writes_are(
+    settings: Settings, matrix_graph: GraphBackend
+) -> None:
+    rel = {
+        "type": "WORKS_FOR",
+        "from_label": "Person",
+        "from_keys": {"name": "Ada"},
+        "to_label": "Organization",
+        "to_keys": {"name": "Acme"},
+        "endpoint_policy": "merge_endpoints",
+        "weight": 0.2,
+        **PROV,
+    }
+    node = {"label": "Person", "merge_keys": {"name": "Ada"}, "properties": {"age": 36}, **PROV}
+    async with legacy(settings) as client:
+        tools = {t.name: t.annotations for t in (await client.list_tools()).tools}
+        unweighted = {k: v for k, v in rel.items() if k != "weight"}
+        first = (await client.call_tool("write_relationship", unweighted)).structured_content["weight"]
+        weights = [(await client.call_tool("write_relationship", rel)).structured_content["weight"] for _ in range(3)]
+        for _ in range(2):
+            await client.call_tool("write_node", node)
+    assert first == 1.0 and weights == pytest.approx([0.6, 0.4, 0.3])  # the same call moves the weight each time
+    assert (
+        tools["write_relationship"].idempotent_hint is False and tools["write_relationships"].idempotent_hint is False
+    )
+    rows = await matrix_graph.read(Statement("MATCH (n:Person {name: 'Ada'}) RETURN count(n) AS c, n.age AS age"))
+    assert rows == [{"c": 1, "age": 36}] and tools["write_node"].idempotent_hint is True
+    for name, hints in tools.items():
+        assert hints.open_world_hint is False and hints.destructive_hint is False, name
+        assert hints.read_only_hint is (name in {"search_nodes", "open_nodes", "read_graph", "get_schema"}), name
+
+
+# --- resources and completion ---------------------------------------------------------------------------
+
+
+async def test_schema_resources_and_completion(settings: Settings, matrix_graph: GraphBackend) -> None:
+    async with legacy(settings) as client:
+        await client.call_tool("write_node", {"label": "Person", "merge_keys": {"name": "Ada"}, **PROV})
+        listed = await client.list_resources()
+        templates = await client.list_resource_templates()
+        whole = json.loads((await client.read_resource("write-gate://schema")).contents[0].text)
+        person = json.loads((await client.read_resource("write-gate://schema/Person")).contents[0].text)
+        works = json.loads((await client.read_resource("write-gate://schema/WORKS_FOR")).contents[0].text)
+        with pytest.raises(MCPError) as missing:
+            await client.read_resource("write-gate://schema/Nobody")
+        ref = types.ResourceTemplateReference(uri="write-gate://schema/{name}")
+        completed = (await client.complete(ref, {"name": "name", "value": "wo"})).completion
+        everything = (await client.complete(ref, {"name": "name", "value": ""})).completion
+        with pytest.raises(MCPError) as no_prompt:
+            await client.complete(types.PromptReference(name="nope"), {"name": "label", "value": ""})
+    assert [r.uri for r in listed.resources] == ["write-gate://schema"]
+    assert [t.uri_template for t in templates.resource_templates] == ["write-gate://schema/{name}"]
+    assert {e["name"] for e in whole["node_labels"]} >= {"Person", "Organization"}
+    assert person["name"] == "Person" and person["count"] == 1 and person["merge_keys"] == ["name"]
+    assert works["name"] == "WORKS_FOR" and "from_labels" in works
+    assert missing.value.code == -32002
+    assert completed.values == ["WORKS_FOR"]
+    labels = {e["name"] for e in whole["node_labels"]} | {e["name"] for e in whole["relationship_types"]}
+    assert set(everything.values) == labels and everything.total == len(labels)
+    assert no_prompt.value.code == types.INVALID_PARAMS
+
+
+async def test_a_resource_read_on_an_unreachable_engine_is_an_error_not_an_empty_registry(tmp_path: Path) -> None:
+    process, url = start_falkordb_server(tmp_path)
+    settings = Settings(backend=BackendKind.FALKORDB, falkordb_url=url, query_timeout_seconds=2)
+    try:
+        async with Client(build_server(settings, auto_migrate=False), mode="legacy") as client:
+            assert json.loads((await client.read_resource("write-gate://schema")).contents[0].text)
+            process.kill()
+            process.wait()
+            with pytest.raises(MCPError) as failed:
+                await client.read_resource("write-gate://schema")
+    finally:
+        process.kill()
+        process.wait()
+    assert failed.value.code == types.INTERNAL_ERROR and failed.value.data["error_code"] == "BACKEND_UNAVAILABLE"
+
+
+# --- MCP logging ---------------------------------------------------------------------------------------
+
+
+async def test_decisions_are_logged_at_or_above_the_session_level_without_values(
+    settings: Settings, matrix_graph: GraphBackend
+) -> None:
+    logs: list[types.LoggingMessageNotificationParams] = []
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        logs.append(params)
+
+    secret = "s3cret-value-never-logged"
+    good = {"label": "Person", "merge_keys": {"name": secret}, "properties": {"note": secret}, **PROV}
+    bad = {**good, "extraction_method": secret}
+    async with legacy(settings, logging_callback=on_log) as client:
+        await client.call_tool("write_node", good)  # no level set yet: nothing is sent
+        assert logs == []
+        await client.set_logging_level("warning")
+        await client.call_tool("write_node", good)  # info: below warning
+        await client.call_tool("write_node", bad)
+        await client.set_logging_level("debug")
+        await client.call_tool("search_nodes", {"query": "s3cret"})
+        await client.list_tools()
+    assert [(log.level, log.data["tool"], log.data["status"]) for log in logs] == [
+        ("warning", "write_node", "rejected"),
+        ("debug", "search_nodes", "ok"),
+    ]
+    assert logs[0].data["error_code"] == "INVALID_EXTRACTION_METHOD"
+    assert all(log.logger == "write_gate.decisions" for log in logs)
+    assert secret not in json.dumps([log.data for log in logs])
+
+
+# --- which tools, and their weight ---------------------------------------------------------------------
+
+
+async def test_write_gate_tools_offers_only_the_selected_tools(settings: Settings, graph: GraphBackend) -> None:
+    await load_into_graph(graph, read_sources([MATRIX_SCHEMAS, RPG]))
+    chosen = settings.model_copy(update={"tools": "read, typed:Npc"})
+    async with Client(build_server(chosen, auto_migrate=False)) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        with pytest.raises(MCPError) as hidden:
+            await client.call_tool("write_node", {"label": "Person", "merge_keys": {"name": "Ada"}, **PROV})
+    assert names == {"search_nodes", "open_nodes", "read_graph", "get_schema", "add_npc", "update_npc", "delete_npc"}
+    assert hidden.value.code == types.INVALID_PARAMS
+    no_typed = settings.model_copy(update={"tools": "*,-typed,-refresh_schema_cache"})
+    async with Client(build_server(no_typed, auto_migrate=False)) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+    assert names == {
+        "write_node",
+        "write_relationship",
+        "write_nodes",
+        "write_relationships",
+        "search_nodes",
+        "open_nodes",
+        "read_graph",
+        "get_schema",
+    }
+    with pytest.raises(ValueError, match="WRITE_GATE_TOOLS"):
+        build_server(settings.model_copy(update={"tools": "read;write"}))
+
+
+async def test_tool_definitions_stay_under_budget_and_every_answer_matches_its_schema(
+    settings: Settings, graph: GraphBackend
+) -> None:
+    async with Client(build_server(settings, auto_migrate=False)) as client:
+        await client.call_tool("refresh_schema_cache", {})
+        gate = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in (await client.list_tools()).tools]
+    await load_into_graph(graph, read_sources([RPG]))
+    async with Client(build_server(settings, auto_migrate=False)) as client:
+        rpg = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in (await client.list_tools()).tools]
+    print(
+        f"\ntools/list: gate {len(gate)} tools {schema_bytes(gate)} bytes; with rpg {len(rpg)} tools "
+        f"{schema_bytes(rpg)} bytes"
+    )
+    assert len(gate) == 9 and schema_bytes(gate) <= GATE_BUDGET
+    assert len(rpg) == 42 and schema_bytes(rpg) <= RPG_BUDGET
+    for tool in rpg:
+        assert tool["outputSchema"]["type"] == "object" and "$defs" not in json.dumps(tool["inputSchema"]), tool["name"]
+        jsonschema.Draft202012Validator.check_schema(tool["outputSchema"])
+        jsonschema.Draft7Validator.check_schema(tool["inputSchema"])

@@ -1,0 +1,59 @@
+"""Packaging metadata: the LICENSE matches pyproject, and server.json (the MCP registry's entry) has the
+registry schema's required fields in their required forms and agrees with pyproject. The registry's schema
+(2025-12-11) is not vendored here: the fields it requires are restated as a schema of their own."""
+
+import json
+import tomllib
+from pathlib import Path
+
+import jsonschema
+
+from write_gate.config import Settings
+
+ROOT = Path(__file__).parents[2]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+SERVER = json.loads((ROOT / "server.json").read_text())
+
+# What the registry's server.schema.json (2025-12-11) requires of these fields.
+REQUIRED = {
+    "type": "object",
+    "required": ["$schema", "name", "description", "version"],
+    "properties": {
+        "$schema": {"const": "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"},
+        "name": {"type": "string", "pattern": "^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$", "minLength": 3, "maxLength": 200},
+        "description": {"type": "string", "minLength": 1, "maxLength": 100},
+        "title": {"type": "string", "minLength": 1, "maxLength": 100},
+        "version": {"type": "string", "maxLength": 255, "not": {"pattern": "^[\\^~<>=]|[x*]$"}},
+        "repository": {"type": "object", "required": ["url", "source"]},
+        "packages": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["registryType", "identifier", "transport"],
+                "properties": {
+                    "version": {"type": "string", "minLength": 1, "not": {"const": "latest"}},
+                    "transport": {"type": "object", "required": ["type"]},
+                    "environmentVariables": {"type": "array", "items": {"type": "object", "required": ["name"]}},
+                    "packageArguments": {"type": "array", "items": {"type": "object", "required": ["type"]}},
+                },
+            },
+        },
+    },
+}
+
+
+def test_license_file_matches_pyproject() -> None:
+    assert PYPROJECT["license"] == "MIT" and PYPROJECT["license-files"] == ["LICENSE"]
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+
+
+def test_server_json_has_the_registry_fields_and_agrees_with_pyproject() -> None:
+    jsonschema.validate(SERVER, REQUIRED)
+    [package] = SERVER["packages"]
+    assert SERVER["version"] == package["version"] == PYPROJECT["version"]
+    assert package["registryType"] == "pypi" and package["identifier"] == PYPROJECT["name"]
+    assert SERVER["repository"]["url"] == PYPROJECT["urls"]["Repository"]
+    # The registry checks PyPI ownership by this line in the package's README.
+    assert f"mcp-name: {SERVER['name']}" in (ROOT / "README.md").read_text()
+    settings = {f"WRITE_GATE_{name.upper()}" for name in Settings.model_fields} | {"MEMGRAPH_URL", "MEMGRAPH_PASSWORD"}
+    assert {v["name"] for v in package["environmentVariables"]} <= settings

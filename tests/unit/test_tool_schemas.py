@@ -1,0 +1,87 @@
+"""The advertised schemas (pure): compact, yet accepting exactly what the models accept; and WRITE_GATE_TOOLS."""
+
+import json
+
+import jsonschema
+import pytest
+
+from write_gate.batch import BatchWritten, ItemOutcome, WriteNodesRequest
+from write_gate.model import ErrorCode, NodeWritten, Rejected, WriteRelationshipRequest
+from write_gate.reads import GraphResult
+from write_gate.tool_schemas import input_schema, output_schema
+from write_gate.tool_selection import ToolSelection
+
+
+def valid(schema: dict, instance: object) -> bool:
+    return jsonschema.Draft202012Validator(schema).is_valid(instance)
+
+
+def test_output_schema_accepts_the_success_and_the_rejection_and_nothing_else() -> None:
+    schema = output_schema(NodeWritten)
+    written = NodeWritten(label="Person", merge_keys={"name": "Ada"}, confidence=0.5, write_gate_version="0.1.0")
+    rejected = Rejected(error_code=ErrorCode.SCHEMA_UNKNOWN_LABEL, message="no", details={"label": "X"})
+    assert schema["type"] == "object" and len(schema["anyOf"]) == 2
+    assert valid(schema, written.model_dump(mode="json")) and valid(schema, rejected.model_dump(mode="json"))
+    assert not valid(schema, {"status": "written"}) and not valid(schema, {"entities": []})
+    assert "title" not in json.dumps(schema) and "description" not in json.dumps(schema)
+
+
+def test_batch_and_read_answers_match_their_output_schemas() -> None:
+    item = ItemOutcome(index=0, status="rejected", error_code=ErrorCode.INVALID_INPUT, message="m", details={})
+    batch = BatchWritten(written=0, rejected=1, write_gate_version="0.1.0", items=[item])
+    assert valid(output_schema(BatchWritten), batch.model_dump(mode="json", by_alias=True))
+    page = GraphResult.model_validate(
+        {
+            "entities": [{"name": None, "entityType": "Person", "labels": ["Person"]}],
+            "relations": [{"from": "a", "to": "b", "relationType": "KNOWS"}],
+        }
+    )
+    assert valid(output_schema(GraphResult), page.model_dump(mode="json", by_alias=True))
+
+
+def test_input_schema_is_compact_and_as_strict_as_the_model() -> None:
+    schema = input_schema(WriteRelationshipRequest)
+    assert "$defs" not in schema and '"title"' not in json.dumps(schema)
+    assert schema["properties"]["from_keys"]["additionalProperties"] == {
+        "type": ["string", "integer", "number", "boolean"]
+    }
+    good = {
+        "type": "T",
+        "from_label": "A",
+        "from_keys": {"k": 1},
+        "to_label": "B",
+        "to_keys": {"k": "x"},
+        "source": "s",
+        "extraction_method": "api",
+        "weight": None,
+    }
+    assert valid(schema, good)
+    assert not valid(schema, {**good, "weight": 2}) and not valid(schema, {**good, "from_keys": {"k": [1]}})
+    assert not valid(schema, {**good, "extra": 1})
+    batch = input_schema(WriteNodesRequest, description_depth=1)
+    assert "description" in batch["properties"]["items"]
+    assert "description" not in json.dumps(batch["properties"]["items"]["items"])
+
+
+@pytest.mark.parametrize(
+    ("text", "offered", "hidden"),
+    [
+        ("*", ["write_node", "add_npc"], []),
+        ("read", ["get_schema", "search_nodes"], ["write_node", "add_npc", "refresh_schema_cache"]),
+        ("read, typed:Npc", ["read_graph", "add_npc"], ["add_location", "write_node"]),
+        ("*,-typed", ["write_node", "refresh_schema_cache"], ["add_npc"]),
+        ("-typed:Location -admin", ["add_npc", "write_nodes"], ["add_location", "refresh_schema_cache"]),
+        ("write_node typed", ["write_node", "delete_npc"], ["write_nodes", "get_schema"]),
+    ],
+)
+def test_tool_selection(text: str, offered: list[str], hidden: list[str]) -> None:
+    selection = ToolSelection.parse(text)
+    label = {"add_npc": "Npc", "delete_npc": "Npc", "add_location": "Location"}
+    assert all(selection.offers(name, label.get(name)) for name in offered)
+    assert not any(selection.offers(name, label.get(name)) for name in hidden)
+
+
+@pytest.mark.parametrize("text", ["read;write", "typed:", "-", "typed:Npc:x", "a b-c"])
+def test_tool_selection_refuses_what_it_cannot_read(text: str) -> None:
+    with pytest.raises(ValueError, match="WRITE_GATE_TOOLS"):
+        ToolSelection.parse(text)
