@@ -12,7 +12,7 @@ import logging
 from typing import Any
 
 from write_gate.backends import BackendError, GraphBackend
-from write_gate.cypher import Statement, search_text_update
+from write_gate.cypher import Statement, refresh_search_text
 from write_gate.graph_registry import GraphRegistrySource
 from write_gate.identifiers import PROTECTED_FIELDS, quote
 from write_gate.identity import KEY_FIELD, LABEL_FOLD_FIELD, folded_properties, identity_key, label_fold
@@ -37,9 +37,7 @@ def _taken(label: str, keys: list[str]) -> Statement:
     )
 
 
-_SET = Statement(
-    f"UNWIND $rows AS row\nMATCH (n) WHERE id(n) = row.id\nSET n += row.props\nSET {search_text_update('n')}"
-)
+_SET = Statement(f"UNWIND $rows AS row\nMATCH (n) WHERE id(n) = row.id\nSET n += row.props\n{refresh_search_text('n')}")
 
 
 def identity_of(entry: SchemaEntry, node_id: int, props: dict[str, Any]) -> dict[str, Any]:

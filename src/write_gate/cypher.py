@@ -61,10 +61,12 @@ _SEPARATOR_LITERAL = "'\\n'"
 assert SEPARATOR == "\n"  # the literal above is that character, written the way Cypher reads it
 
 
-def search_text_update(var: str) -> str:
+def refresh_search_text(var: str, carried: str | None = None) -> str:
+    """`WITH ...` then `SET var._search = ...`. The WITH is needed: FalkorDB evaluates the properties of a
+    node SET earlier in the same clause chain as they were before that SET, and sees them after a WITH."""
     folded = f"[k IN keys({var}) WHERE k STARTS WITH '{FOLD_PREFIX}']"
     joined = f"reduce(t = s, x IN properties({var})[k] | t + {_SEPARATOR_LITERAL} + coalesce(x, ''))"
-    return f"{var}.{SEARCH_FIELD} = reduce(s = '', k IN {folded} | {joined})"
+    return f"WITH {carried or var}\nSET {var}.{SEARCH_FIELD} = reduce(s = '', k IN {folded} | {joined})"
 
 
 def _stamp(var: str, source: str = "$", fields: tuple[str, ...] = PROVENANCE_FIELDS) -> str:
@@ -104,7 +106,7 @@ def _write_node_text(label: str, remapped: bool) -> str:
         f"MERGE (n:{quote(label)} {{{KEY_FIELD}: $key}})\n"
         "ON CREATE SET n += $identity\n"
         "SET " + ",\n    ".join(sets) + "\n"
-        f"SET {search_text_update('n')}\n"
+        f"{refresh_search_text('n')}\n"
         "RETURN count(n) AS written"
     )
 
@@ -323,7 +325,7 @@ def add_observations(node_id: int, name: str, contents: list[str], last_updated:
         "SET n.observations = coalesce(n.observations, []) + [i IN new | $contents[i]],\n"
         f"    n.{FOLD_PREFIX}observations = coalesce(n.{FOLD_PREFIX}observations, []) + [i IN new | $folded[i]],\n"
         f"    {_stamp('n', fields=CHANGE_FIELDS)}\n"
-        f"SET {search_text_update('n')}\n"
+        f"{refresh_search_text('n', 'n, new')}\n"
         "RETURN [i IN new | $contents[i]] AS added"
     )
     params = {
@@ -348,7 +350,7 @@ def delete_observations(
         "SET n.observations = [i IN keep | obs[i]],\n"
         f"    n.{FOLD_PREFIX}observations = [i IN keep | folded[i]],\n"
         f"    {_stamp('n', fields=CHANGE_FIELDS)}\n"
-        f"SET {search_text_update('n')}"
+        f"{refresh_search_text('n')}"
     )
     params = {
         "id": node_id,
@@ -436,8 +438,8 @@ def typed_write(
     if create:
         lines += [f"MERGE {node}", "ON CREATE SET n += $identity"]
         params["identity"] = identity_properties(label, merge_keys)
-    lines += [f"SET n += $properties, {_stamp('n')}, n._stub = null", f"SET {search_text_update('n')}"]
     carried = ", ".join(["n", *targets])
+    lines += [f"SET n += $properties, {_stamp('n')}, n._stub = null", refresh_search_text("n", carried)]
     for i, link in enumerate(links):
         lines += [
             f"WITH {carried}",
@@ -496,7 +498,7 @@ def write_nodes_batch(label: str) -> str:
         "ON CREATE SET n += row.identity\n"
         f"SET n += row.properties, {_stamp('n', 'row.')},\n"
         "    n._schema_remap_from = coalesce(row.remapped_from, n._schema_remap_from), n._stub = null\n"
-        f"SET {search_text_update('n')}"
+        f"{refresh_search_text('n')}"
     )
 
 

@@ -5,8 +5,8 @@ A result is the official memory server's `{entities, relations}` with more in it
 included); each relation keeps `from`, `to`, `relationType` and adds `properties`. As in the official
 server, `search_nodes` and `open_nodes` answer the matching entities and every relation that touches
 one of them, and `read_graph` each relation with the page of its start entity, so a walk returns it
-once. Relations are bounded per entity (`relations_limit`); `truncated` names the entities that have
-more, and `open_nodes` pages them with its cursor.
+once. Relations are bounded per entity (100; `open_nodes` takes `relations_limit`); `truncated` names the
+entities that have more, and `open_nodes` pages them with its cursor.
 """
 
 import base64
@@ -51,16 +51,9 @@ class _Request(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT, description=f"Page size (default {DEFAULT_LIMIT}).")]
-RelationsLimit = Annotated[
-    int,
-    Field(
-        ge=1,
-        le=MAX_RELATIONS_LIMIT,
-        description=f"At most this many relations per entity (default {DEFAULT_RELATIONS_LIMIT}).",
-    ),
-]
-Cursor = Annotated[str | None, Field(description="next_cursor from the previous page; omit for the first page.")]
+Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Page size.")]
+RelationsLimit = Annotated[int, Field(ge=1, le=MAX_RELATIONS_LIMIT, description="Relations per entity, at most.")]
+Cursor = Annotated[str | None, Field(description="next_cursor of the previous page.")]
 Labels = Annotated[list[str] | None, Field(description="Only nodes with one of these labels.")]
 
 
@@ -68,7 +61,6 @@ class ReadGraphRequest(_Request):
     limit: Limit = DEFAULT_LIMIT
     cursor: Cursor = None
     labels: Labels = None
-    relations_limit: RelationsLimit = DEFAULT_RELATIONS_LIMIT
 
 
 class SearchNodesRequest(_Request):
@@ -76,15 +68,12 @@ class SearchNodesRequest(_Request):
     labels: Labels = None
     limit: Limit = DEFAULT_LIMIT
     cursor: Cursor = None
-    relations_limit: RelationsLimit = DEFAULT_RELATIONS_LIMIT
 
 
 class OpenNodesRequest(_Request):
     names: Annotated[list[Text], Field(description="Exact, case-sensitive entity names.")]
     relations_limit: RelationsLimit = DEFAULT_RELATIONS_LIMIT
-    cursor: Annotated[
-        str | None, Field(description="next_cursor from the previous answer: the entities' next relations.")
-    ] = None
+    cursor: Annotated[str | None, Field(description="next_cursor of the last answer: more relations.")] = None
 
 
 class Entity(BaseModel):
@@ -109,8 +98,7 @@ class GraphResult(BaseModel):
     relations: list[Relation]
     next_cursor: str | None = Field(default=None, description="Pass back as cursor for the next page; null at the end.")
     truncated: list[str] = Field(
-        default_factory=list,
-        description="Entities with more relations than relations_limit: open_nodes pages them with its cursor.",
+        default_factory=list, description="Entities with more relations: open_nodes pages them."
     )
 
 
@@ -275,12 +263,12 @@ class Reader:
     async def read_graph(self, request: ReadGraphRequest, *, relations_limit: int | None = None) -> GraphResult:
         """`relations_limit` overrides the request's bound (an export walks every relation)."""
         page, next_cursor = await self._page("read", request.limit, request.cursor, request.labels, None)
-        expanded = await self._expand(page, relations_limit or request.relations_limit, outgoing_only=True)
+        expanded = await self._expand(page, relations_limit or DEFAULT_RELATIONS_LIMIT, outgoing_only=True)
         return expanded.result.model_copy(update={"next_cursor": next_cursor})
 
     async def search_nodes(self, request: SearchNodesRequest) -> GraphResult:
         page, next_cursor = await self._page("search", request.limit, request.cursor, request.labels, request.query)
-        expanded = await self._expand(page, request.relations_limit, outgoing_only=False)
+        expanded = await self._expand(page, DEFAULT_RELATIONS_LIMIT, outgoing_only=False)
         return expanded.result.model_copy(update={"next_cursor": next_cursor})
 
     async def open_nodes(self, request: OpenNodesRequest) -> GraphResult:

@@ -204,8 +204,8 @@ READ_GRAPH = ToolSpec(
 SEARCH_NODES = ToolSpec(
     name="search_nodes",
     title="Search Nodes",
-    description="Nodes whose name, label or text properties contain query (case-insensitive), with their "
-    "neighbours and the relations between them; answers like read_graph." + _PAGED,
+    description="Entities whose name, type or text contains query (case-insensitive), and the relations "
+    "touching them; answers like read_graph." + _PAGED,
     input_model=SearchNodesRequest,
     output_model=GraphResult,
     annotations=READ,
@@ -215,8 +215,8 @@ SEARCH_NODES = ToolSpec(
 OPEN_NODES = ToolSpec(
     name="open_nodes",
     title="Open Nodes",
-    description="Nodes with exactly these names (case-sensitive), with their neighbours and the relations between "
-    "them; answers like read_graph.",
+    description="Entities with exactly these names (case-sensitive), and the relations touching them; answers "
+    "like read_graph.",
     input_model=OpenNodesRequest,
     output_model=GraphResult,
     annotations=READ,

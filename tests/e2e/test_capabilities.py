@@ -19,7 +19,8 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 from tests.conftest import MATRIX_SCHEMAS, settings_env, start_falkordb_server, write_gate_argv
-from tests.e2e.test_http import add_agent, free_port
+from tests.e2e.http_process import free_port
+from tests.e2e.test_http import add_agent
 from write_gate.backends import GraphBackend, open_backend
 from write_gate.config import BackendKind, Settings
 from write_gate.cypher import Statement

@@ -5,7 +5,6 @@ from an empty registry, never an empty result or "deleted"), /health says why, a
 retried in the background until the engine is there. Gates on one engine notice a registry change
 made through any of them, or by the CLI, within the poll interval."""
 
-import socket
 import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,17 +17,12 @@ from mcp import Client, Implementation, StdioServerParameters
 from starlette.testclient import TestClient
 
 from tests.conftest import settings_env, start_falkordb_server, write_gate_argv
+from tests.e2e.http_process import free_port
 from write_gate.config import BackendKind, Settings
 from write_gate.server import http_app
 
 pytestmark = pytest.mark.anyio
 PERSON = {"label": "Person", "merge_keys": {"name": "Ada"}, "source": "t", "extraction_method": "api"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def external(port: int, **changes: Any) -> Settings:

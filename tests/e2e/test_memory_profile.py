@@ -323,3 +323,14 @@ async def test_provenance_can_be_configured(settings: Settings, graph: GraphBack
     [row] = await graph.read(Statement("MATCH (n:Person {name: 'Ada'}) RETURN n"))
     assert (row["n"]["source"], row["n"]["extraction_method"]) == ("crm-sync", "parsed")
     assert row["n"]["confidence"] == pytest.approx(0.425)
+
+
+async def test_search_follows_observation_edits(m: Memory) -> None:
+    """Search text is kept current by every statement that changes a text: an added observation is found,
+    a deleted one no longer is (FalkorDB needs a WITH to see a node's new values later in a statement)."""
+    await m("create_entities", entities=[entity("Ada", observations=["writes programs"])])
+    await m("add_observations", observations=[{"entityName": "Ada", "contents": ["likes tea"]}])
+    assert await names(await m("search_nodes", query="TEA")) == ["Ada"]
+    await m("delete_observations", deletions=[{"entityName": "Ada", "observations": ["likes tea"]}])
+    assert await names(await m("search_nodes", query="tea")) == []
+    assert await names(await m("search_nodes", query="programs")) == ["Ada"]

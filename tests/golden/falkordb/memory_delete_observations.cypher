@@ -5,4 +5,5 @@ WHERE size(keep) < size(obs)
 SET n.observations = [i IN keep | obs[i]],
     n._f_observations = [i IN keep | folded[i]],
     n.last_updated = $last_updated, n.updated_by = $updated_by
+WITH n
 SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\n' + coalesce(x, '')))

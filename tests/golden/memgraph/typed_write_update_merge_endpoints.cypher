@@ -4,6 +4,7 @@ ON CREATE SET t0 += $to0_stub, t0._stub = true, t0.confidence = $confidence, t0.
 MERGE (t1:`Faction` {_key: $to1_key})
 ON CREATE SET t1 += $to1_stub, t1._stub = true, t1.confidence = $confidence, t1.source = $source, t1.extraction_method = $extraction_method, t1.write_gate_version = $write_gate_version, t1.written_by = $written_by, t1.last_updated = $last_updated, t1.updated_by = $updated_by
 SET n += $properties, n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.written_by = $written_by, n.last_updated = $last_updated, n.updated_by = $updated_by, n._stub = null
+WITH n, t0, t1
 SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\n' + coalesce(x, '')))
 WITH n, t0, t1
 OPTIONAL MATCH (n)-[old0:`LOCATED_IN`]->(x0) WHERE id(x0) <> id(t0)
