@@ -215,6 +215,19 @@ async def test_merge_endpoints_creates_the_target_as_a_stub(rpg: Client, graph: 
     assert row["stub"] is True
 
 
+async def test_update_with_merge_endpoints_and_a_relationship_property(rpg: Client, graph: GraphBackend) -> None:
+    """The statement shape both engines once refused (MERGE of the target, then MATCH of the node): an update
+    that creates its target as a stub, on every engine tier; and on a missing node it leaves no stub behind."""
+    await ok(rpg, "add_npc", GANDALF)
+    args = {"npc": {"name": "Gandalf", "currentLocation": "Isengard"}, "endpoint_policy": "merge_endpoints", **PROV}
+    out = await ok(rpg, "update_npc", args)
+    assert out["relationships"] == [{"type": "LOCATED_IN", "to_label": "Location", "to": "Isengard", "stub": True}]
+    assert await located(graph, "Gandalf") == ["Isengard"]
+    missing = {**args, "npc": {"name": "Saruman", "currentLocation": "Orthanc"}}
+    assert (await rejected(rpg, "update_npc", missing))["error_code"] == "ENTITY_NOT_FOUND"
+    assert await graph.read(Statement("MATCH (l:Location {name: 'Orthanc'}) RETURN l")) == []
+
+
 # 14.3 neighbour-inclusive reads on typed nodes
 
 
