@@ -79,10 +79,45 @@ def cmd_schema_load(args: argparse.Namespace, settings: Settings) -> int:
 
     async def work(backend) -> int:
         count = await load_into_graph(backend, entries)
-        print(f"loaded {count} registry entries; call refresh_schema_cache (or restart) for running gates to see them")
+        print(
+            f"loaded {count} registry entries; running gates see them within WRITE_GATE_REGISTRY_POLL_SECONDS "
+            "(or at once with refresh_schema_cache)"
+        )
         return 0
 
     return anyio.run(_with_backend, settings, work)
+
+
+def cmd_schema_suggest(args: argparse.Namespace, settings: Settings) -> int:
+    from write_gate.interchange import parse_memory_file
+    from write_gate.runtime import open_gate
+    from write_gate.schema_suggest import suggest
+
+    try:
+        items = list(parse_memory_file(args.file.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"error: {args.file}: {exc}", file=sys.stderr)
+        return 1
+
+    async def work():
+        # The registry an import of this file would meet: the graph's, with pending migrations applied.
+        async with open_gate(settings, auto_migrate=not args.no_migrate) as gate:
+            return suggest(items, gate.registry)
+
+    suggestion = anyio.run(work)
+    for written, canonical, uses in suggestion.covered:
+        print(f"covered: {written!r} -> {canonical} ({uses} uses)", file=sys.stderr)
+    text = json.dumps(suggestion.document(), indent=2, ensure_ascii=False) + "\n"
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    print(
+        f"suggested {len(suggestion.entries)} entries; review them, then `write-gate schema load "
+        f"{args.output or 'FILE'}` before `write-gate import {args.file}`",
+        file=sys.stderr,
+    )
+    return 0
 
 
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
@@ -260,6 +295,13 @@ def parser() -> argparse.ArgumentParser:
     load = schema_sub.add_parser("load", help="create or update :Schema nodes from registry source files")
     load.add_argument("paths", nargs="+", type=Path, help="JSON files or folders of them")
     load.set_defaults(func=cmd_schema_load)
+    suggest = schema_sub.add_parser(
+        "suggest", help="draft registry entries for the types an official memory file uses that are not covered"
+    )
+    suggest.add_argument("file", type=Path, help="memory.jsonl (or memory.json)")
+    suggest.add_argument("--output", "-o", type=Path, help="write the draft here (default: standard output)")
+    suggest.add_argument("--no-migrate", action="store_true", help="do not apply pending migrations first")
+    suggest.set_defaults(func=cmd_schema_suggest)
     imp = sub.add_parser("import", help="import an official memory server's memory.jsonl (or memory.json)")
     imp.add_argument("file", type=Path)
     imp.add_argument("--dry-run", action="store_true", help="decide every line, write nothing")

@@ -156,3 +156,37 @@ def test_other_formats_and_label_filter(fresh: Settings, tmp_path: Path) -> None
 
     only = [json.loads(line) for line in run(fresh, "export", "--labels", "Organization").stdout.splitlines()]
     assert only == [{"type": "entity", "name": "Acme", "entityType": "Organization", "observations": []}]
+
+
+def test_schema_suggest_drafts_a_registry_an_import_then_fits(fresh: Settings, tmp_path: Path) -> None:
+    """An official memory file with types the registry does not know: `schema suggest` drafts entries (one
+    per type, every spelling absorbed), the operator loads the draft, and the import fits it exactly."""
+    lines = [
+        {"type": "entity", "name": "Earth", "entityType": "planet", "observations": []},
+        {"type": "entity", "name": "Mars", "entityType": "Planet", "observations": []},
+        {"type": "entity", "name": "Sol", "entityType": "star system", "observations": []},
+        {"type": "entity", "name": "Ada", "entityType": "person", "observations": []},
+        {"type": "entity", "name": "Paris", "entityType": "city", "observations": []},
+        {"type": "relation", "from": "Earth", "to": "Sol", "relationType": "orbits around"},
+        {"type": "relation", "from": "Mars", "to": "Sol", "relationType": "orbitsAround"},
+        {"type": "relation", "from": "Ada", "to": "Paris", "relationType": "lives in"},
+    ]
+    source = tmp_path / "memory.jsonl"
+    source.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    draft = tmp_path / "draft.json"
+    suggested = run(fresh, "schema", "suggest", str(source), "-o", str(draft))
+    assert suggested.returncode == 0, suggested.stderr
+    assert "covered: 'city' -> Location" in suggested.stderr and "covered: 'lives in' -> LOCATED_IN" in suggested.stderr
+    entries = {e["name"]: e for e in json.loads(draft.read_text())["entries"]}
+    assert set(entries) == {"Planet", "StarSystem", "ORBITS_AROUND"}
+    assert entries["Planet"]["absorbs"] == ["planet"] and entries["ORBITS_AROUND"]["absorbs"] == [
+        "orbitsAround",
+        "orbits_around",
+    ]
+    assert run(fresh, "schema", "load", str(draft)).returncode == 0
+    imported = run(fresh, "import", str(source), "--report", str(tmp_path / "report.json"), "--quiet")
+    assert imported.returncode == 0, imported.stderr
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["rejected"] == [] and report["counts"]["relation created"] == 3
+    labels = {(r["line"], r["to"]) for r in report["remapped"]}
+    assert {(1, "Planet"), (3, "StarSystem"), (6, "ORBITS_AROUND"), (7, "ORBITS_AROUND")} <= labels

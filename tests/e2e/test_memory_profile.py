@@ -334,3 +334,31 @@ async def test_search_follows_observation_edits(m: Memory) -> None:
     await m("delete_observations", deletions=[{"entityName": "Ada", "observations": ["likes tea"]}])
     assert await names(await m("search_nodes", query="tea")) == []
     assert await names(await m("search_nodes", query="programs")) == ["Ada"]
+
+
+async def test_an_official_server_users_first_calls_fit_the_shipped_registry(
+    settings: Settings, graph: GraphBackend
+) -> None:
+    """With the migrations a fresh `serve` applies (core and memory registries), seed 001's own examples and
+    everyday types are accepted as they are written."""
+    from write_gate.migrations import migrate
+
+    await migrate(graph)
+    async with open_client(settings, "in_process", profile="memory") as client:
+        m = Memory(client)
+        people = [entity(n, "person") for n in ("Alice", "Bob", "Carol")]
+        await m("create_entities", entities=[*people, entity("Paris", "city"), entity("Acme", "company")])
+        said = await m(
+            "create_relations",
+            relations=[
+                rel("Alice", "Bob", "knows"),
+                rel("Alice", "Bob", "likes"),
+                rel("Bob", "Carol", "reports_to"),
+                rel("Alice", "Acme", "works at"),
+                rel("Carol", "Paris", "lives in"),
+                rel("Carol", "Acme", "manages"),
+            ],
+        )
+    assert [r["relationType"] for r in said] == ["KNOWS", "LIKES", "REPORTS_TO", "WORKS_FOR", "LOCATED_IN", "MANAGES"]
+    rows = await graph.read(Statement("MATCH (n {name: 'Paris'}) RETURN labels(n) AS l"))
+    assert rows[0]["l"] == ["Location"]
