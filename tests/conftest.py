@@ -268,3 +268,29 @@ async def open_client(settings: Settings, transport: str, profile: str = "gate")
 @pytest.fixture(params=["in_process", "stdio"])
 def transport(request: pytest.FixtureRequest) -> str:
     return request.param
+
+
+# --- Hypothesis: one seed per run, printed, so a failure in a CI log can be replayed -------------------
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    import random
+
+    from hypothesis import core
+    from hypothesis import settings as hypothesis_settings
+
+    seed = config.getoption("--hypothesis-seed") or os.environ.get("WRITE_GATE_HYPOTHESIS_SEED")
+    seed = int(seed) if seed is not None else random.randrange(2**32)
+    core.global_force_seed = seed  # every @given test draws from this seed
+    config.stash[HYPOTHESIS_SEED] = seed
+    # A failing example is printed as a blob @reproduce_failure takes, beside the seed.
+    hypothesis_settings.register_profile("write-gate", print_blob=True)
+    hypothesis_settings.load_profile("write-gate")
+
+
+HYPOTHESIS_SEED = pytest.StashKey[int]()
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    seed = config.stash[HYPOTHESIS_SEED]
+    return f"hypothesis seed: {seed} (replay: uv run pytest --hypothesis-seed={seed}, or WRITE_GATE_HYPOTHESIS_SEED)"
