@@ -134,8 +134,10 @@ class Session:
 
     def __init__(self, portal: BlockingPortal, client: Any, backend: Any) -> None:
         self.portal, self.client, self.backend = portal, client, backend
+        self.calls = 0
 
     def call(self, tool: str, args: dict[str, Any]) -> Any:
+        self.calls += 1
         return self.portal.call(self.client.call_tool, tool, args)
 
     def read(self, text: str) -> list[dict[str, Any]]:
@@ -154,7 +156,9 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
         backend = portal.call(open_backend, config)
         portal.call(load_into_graph, backend, read_sources([MATRIX_SCHEMAS]))
         with portal.wrap_async_context_manager(open_client(config, "in_process")) as client:
-            yield Session(portal, client, backend)
+            fuzzed = Session(portal, client, backend)
+            yield fuzzed
+            assert_vocabulary_intact(fuzzed)
         portal.call(backend.close)
 
 
@@ -213,8 +217,9 @@ def test_escape_attempts_change_nothing(session: Session, escape: str) -> None:
     assert session.fingerprint() == before
 
 
-def test_afterwards_only_registered_labels_types_and_plain_keys_exist(session: Session) -> None:
-    """Runs after the fuzzing above (same module session): nothing escaped into the graph's vocabulary."""
+def assert_vocabulary_intact(session: Session) -> None:
+    """After every fuzz test of the module (the session fixture's teardown calls this, whatever order the
+    tests ran in): nothing escaped into the graph's vocabulary."""
     labels = {label for row in session.read("MATCH (n) RETURN DISTINCT labels(n) AS l") for label in row["l"]}
     assert labels <= {"Person", "Organization", "Entity"} | RESERVED_LABELS
     types = {row["t"] for row in session.read("MATCH ()-[r]->() RETURN DISTINCT type(r) AS t")}
@@ -222,5 +227,6 @@ def test_afterwards_only_registered_labels_types_and_plain_keys_exist(session: S
     keys = {k for row in session.read("MATCH (n) UNWIND keys(n) AS k RETURN DISTINCT k") for k in row.values()}
     assert all(k.isidentifier() and k.isascii() for k in keys), keys
     assert not session.read("MATCH (n) WHERE n.pwned = true RETURN n")
-    # The fuzzer did reach the write path, not only the rejections.
-    assert session.read("MATCH (n) WHERE NOT n:Schema AND NOT n:WriteGateRegistry RETURN count(n) AS c")[0]["c"] > 0
+    # The fuzzer did reach the write path, not only the rejections (when a fuzz test ran at all).
+    written = session.read("MATCH (n) WHERE NOT n:Schema AND NOT n:WriteGateRegistry RETURN count(n) AS c")
+    assert session.calls == 0 or written[0]["c"] > 0
