@@ -18,6 +18,7 @@ from write_gate.clock import utc_now
 from write_gate.decisions import check_types, plan_node_write, plan_relationship_write, resolve_relationship_type
 from write_gate.gate import Gate, run_write
 from write_gate.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
+from write_gate.reads import OpenNodesRequest, ReadGraphRequest, SearchNodesRequest
 from write_gate.values import value_kind
 
 
@@ -84,6 +85,22 @@ class DeleteObservationsRequest(_In):
 
 class DeleteRelationsRequest(_In):
     relations: Annotated[list[RelationIn], Field(description="An array of relations to delete")]
+
+
+# The reads, as the official server takes them: an argument it does not know is ignored, not refused (some
+# clients send one to tools that take none, such as `random_string`).
+
+
+class ReadGraphArgs(ReadGraphRequest):
+    model_config = ConfigDict(extra="ignore")
+
+
+class SearchNodesArgs(SearchNodesRequest):
+    model_config = ConfigDict(extra="ignore")
+
+
+class OpenNodesArgs(OpenNodesRequest):
+    model_config = ConfigDict(extra="ignore")
 
 
 # --- outcomes ------------------------------------------------------------------------------------
