@@ -1,5 +1,7 @@
 """The comparison itself (pure): it undoes only what EXPECTED lists, and reports everything else."""
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -140,3 +142,11 @@ def test_only_listed_differences_can_be_noted() -> None:
 def test_without_repeats_drops_only_later_copies_ours_lacks() -> None:
     assert without_repeats(["x", "x", "y", "y"], ["x", "x", "y"]) == ["x", "x", "y"]
     assert without_repeats(["a", "b"], ["a"]) == ["a", "b"]  # b is missing, not repeated: left to report
+
+
+def test_the_readme_table_lists_exactly_the_expected_differences() -> None:
+    """The README's "The memory profile" table and EXPECTED say the same, id by id."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## The memory profile\n", 1)[1].split("\n## ", 1)[0]
+    ids = re.findall(r"^\|.*\| `([a-z_]+)` \|$", section, flags=re.MULTILINE)
+    assert sorted(ids) == sorted(EXPECTED)
