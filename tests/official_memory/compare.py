@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from write_gate.identity import fold
+from write_gate.reads import DEFAULT_LIMIT, DEFAULT_RELATIONS_LIMIT
 
 EXPECTED: dict[str, str] = {
     "canonical_entity_type": "entityType is the registry's label (person -> Person, city -> Location, free text "
@@ -358,7 +359,7 @@ class Comparison:
         else:
             sides.theirs_relations = [r for r in sides.theirs_relations if not {r["from"], r["to"]}.isdisjoint(page)]
         count = len(ours["entities"])
-        return [] if count == 100 else [f"a page of {count} entities with a next_cursor"]
+        return [] if count == DEFAULT_LIMIT else [f"a page of {count} entities with a next_cursor"]
 
     def _bounded(self, name: str, tool: str, sides: "_Sides") -> Report:
         """An entity we answered 100 relations of: the official server's others of it are left aside."""
@@ -369,7 +370,7 @@ class Comparison:
 
         mine = {rel_key(r) for r in sides.ours_relations if touches(r)}
         sides.theirs_relations = [r for r in sides.theirs_relations if not touches(r) or rel_key(r) in mine]
-        return [] if len(mine) >= 100 else [f"{name!r} is truncated with {len(mine)} relations"]
+        return [] if len(mine) >= DEFAULT_RELATIONS_LIMIT else [f"{name!r} is truncated with {len(mine)} relations"]
 
     def _as_written(self, item: dict[str, Any], type_field: str, difference: str) -> dict[str, Any]:
         remapped_from = (item.get("properties") or {}).get("_schema_remap_from")
