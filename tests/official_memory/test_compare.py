@@ -150,3 +150,21 @@ def test_the_readme_table_lists_exactly_the_expected_differences() -> None:
     section = readme.split("## The memory profile\n", 1)[1].split("\n## ", 1)[0]
     ids = re.findall(r"^\|.*\| `([a-z_]+)` \|$", section, flags=re.MULTILINE)
     assert sorted(ids) == sorted(EXPECTED)
+
+
+def test_refusals_in_other_words_are_reported_unless_they_are_input_validation() -> None:
+    ours = {"status": "rejected", "error_code": "ENTITY_NOT_FOUND", "message": "no entity Ghost", "details": {}}
+    theirs = Answer(True, "Entity with name Ghost not found", None)
+    assert Comparison().step("add_observations", {}, Answer(True, ours, ours), theirs) == [
+        "refusals in other words: ours 'no entity Ghost' theirs 'Entity with name Ghost not found'"
+    ]
+    invalid = {
+        "status": "rejected",
+        "error_code": "INVALID_INPUT",
+        "message": "the arguments do not fit",
+        "details": {},
+    }
+    sdk = Answer(True, "MCP error -32602: Input validation error: Invalid arguments for tool x", None)
+    comparison = Comparison()
+    assert comparison.step("create_entities", {}, Answer(True, invalid, invalid), sdk) == []
+    assert comparison.seen == {"error_text_json", "error_words", "error_structured"}
