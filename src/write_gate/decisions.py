@@ -43,6 +43,13 @@ class Resolved:
     remapped_from: str | None  # the breadcrumb, ':' + the label as written
 
 
+def _as_written(entry: SchemaEntry, raw: str, free_text: bool) -> Resolved:
+    """A canonical name matched. Free text that only reads as it (" Person ", "KNOWS ") keeps its spelling in
+    the breadcrumb, as any other remap does, so the type as written is never lost."""
+    breadcrumb = remap_breadcrumb(raw)
+    return Resolved(entry, breadcrumb if free_text and breadcrumb != ":" + entry.label else None)
+
+
 def resolve_label(raw: str, registry: SchemaRegistry, policy: Policy, *, free_text: bool = False) -> Resolved:
     """Canonical label -> itself; absorbed or case-drifted label -> its target; unknown -> policy.
 
@@ -50,7 +57,7 @@ def resolve_label(raw: str, registry: SchemaRegistry, policy: Policy, *, free_te
     with none in it is an unknown label. The breadcrumb keeps the text as written, so it stays searchable."""
     label = as_identifier(raw) if free_text else normalize_identifier(raw, "label")
     if label is not None and (entry := registry.get_entry(label)) is not None:
-        return Resolved(entry, None)
+        return _as_written(entry, raw, free_text)
     target = registry.remap_target(label) if label is not None else None
     if target is None and policy.unknown_labels is UnknownLabelPolicy.REMAP:
         target = policy.fallback_override or registry.fallback_label()
@@ -74,7 +81,7 @@ def resolve_relationship_type(raw: str, registry: SchemaRegistry, *, free_text: 
     """Types remap only through an explicit `absorbs` (or case drift); there is no fallback type."""
     type_ = as_identifier(raw) if free_text else normalize_identifier(raw, "type")
     if type_ is not None and (entry := registry.get_relationship(type_)) is not None:
-        return Resolved(entry, None)
+        return _as_written(entry, raw, free_text)
     target = registry.relationship_remap_target(type_) if type_ is not None else None
     entry = registry.get_relationship(target) if target else None
     if entry is None:

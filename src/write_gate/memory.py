@@ -18,6 +18,7 @@ from write_gate.clock import utc_now
 from write_gate.decisions import check_types, plan_node_write, plan_relationship_write, resolve_relationship_type
 from write_gate.gate import Gate, run_write
 from write_gate.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
+from write_gate.reads import OpenNodesRequest, ReadGraphRequest, SearchNodesRequest
 from write_gate.values import value_kind
 
 
@@ -86,6 +87,22 @@ class DeleteRelationsRequest(_In):
     relations: Annotated[list[RelationIn], Field(description="An array of relations to delete")]
 
 
+# The reads, as the official server takes them: an argument it does not know is ignored, not refused (some
+# clients send one to tools that take none, such as `random_string`).
+
+
+class ReadGraphArgs(ReadGraphRequest):
+    model_config = ConfigDict(extra="ignore")
+
+
+class SearchNodesArgs(SearchNodesRequest):
+    model_config = ConfigDict(extra="ignore")
+
+
+class OpenNodesArgs(OpenNodesRequest):
+    model_config = ConfigDict(extra="ignore")
+
+
 # --- outcomes ------------------------------------------------------------------------------------
 
 
@@ -98,6 +115,7 @@ class ItemOutcome(BaseModel):
     remapped_from: str | None = None
     error_code: ErrorCode | None = None
     message: str | None = None
+    details: dict[str, Any] | None = None  # the refusal's own (an endpoint label not allowed, say)
 
 
 class Remapped(BaseModel):
@@ -134,15 +152,18 @@ class Done(BaseModel):
 
 
 def _refused(index: int, exc: GateRejection) -> ItemOutcome:
-    return ItemOutcome(index=index, status="rejected", error_code=exc.rejected.error_code, message=exc.rejected.message)
+    r = exc.rejected
+    return ItemOutcome(
+        index=index, status="rejected", error_code=r.error_code, message=r.message, details=r.details or None
+    )
 
 
-def _reject_all(what: str, outcomes: list[ItemOutcome]) -> None:
+def _reject_all(what: str, outcomes: list[ItemOutcome], total: int) -> None:
     rejected = [o for o in outcomes if o.status == "rejected"]
     if rejected:
         raise GateRejection(
             rejected[0].error_code or ErrorCode.INVALID_INPUT,
-            f"{len(rejected)} of {len(outcomes)} {what} were rejected; nothing was written",
+            f"{len(rejected)} of {total} {what} were rejected; nothing was written",
             rejected=[o.model_dump(mode="json", exclude_none=True) for o in rejected],
         )
 
@@ -182,7 +203,7 @@ class MemoryService:
                 plans.pop(i, None)
                 outcomes[i] = _refused(i, exc)
         if atomic:
-            _reject_all("entities", list(outcomes.values()))
+            _reject_all("entities", list(outcomes.values()), len(entities))
         # A dry run looks the names up; a real one checks and writes in one statement per entity.
         existing = {} if write else await self._found(entities[i].name for i in plans)
         scope = gate.reader.name_scope()
@@ -260,7 +281,7 @@ class MemoryService:
                 plans.pop(i, None)
                 outcomes[i] = _refused(i, exc)
         if atomic:
-            _reject_all("relations", list(outcomes.values()))
+            _reject_all("relations", list(outcomes.values()), len(relations))
         result = RelationsCreated(relations=[])
         for i, plan in plans.items():
             canonical = RelationIn(from_=relations[i].from_, to=relations[i].to, relationType=plan.result.type)

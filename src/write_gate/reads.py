@@ -146,15 +146,14 @@ def display_name(props: Mapping[str, Any]) -> str | None:
 
 def to_entity(labels: Sequence[str], props: Mapping[str, Any]) -> Entity:
     observations = props.get("observations")
-    if not (isinstance(observations, list) and all(isinstance(o, str) for o in observations)):
-        observations = []
+    listed = isinstance(observations, list) and all(isinstance(o, str) for o in observations)
     rest = {k: v for k, v in props.items() if k not in _HIDDEN and not k.startswith(FOLD_PREFIX)}
-    if "observations" in props and not observations:
-        rest["observations"] = props["observations"]  # not a list of strings: keep it visible, unaltered
+    if "observations" in props and not listed:
+        rest["observations"] = observations  # not a list of strings: keep it visible, unaltered
     return Entity(
         name=display_name(props),
         entityType=labels[0] if labels else "",
-        observations=observations,
+        observations=observations if listed else [],
         labels=list(labels),
         properties=rest,
     )
@@ -187,7 +186,8 @@ def shape(rows: Iterable[Row], page: Sequence[int]) -> Expanded:
         last[node_id] = max(last.get(node_id, -1), row["rid"])
 
     def name_of(node_id: int) -> str:
-        return names.get(node_id) or f"#{node_id}"
+        name = names.get(node_id)
+        return name if name is not None else f"#{node_id}"  # "" is a name
 
     listed = [i for i in page if i in nodes]
     truncated = [i for i in listed if i in more]

@@ -5,7 +5,7 @@ There is no raw Cypher tool in either profile, by design: every write goes throu
 
 import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import mcp_types as types
@@ -32,7 +32,10 @@ from write_gate.memory import (
     EntitiesCreated,
     MemoryService,
     ObservationsAdded,
+    OpenNodesArgs,
+    ReadGraphArgs,
     RelationsCreated,
+    SearchNodesArgs,
     WriterContext,
 )
 from write_gate.model import (
@@ -320,6 +323,12 @@ DELETE_RELATIONS = ToolSpec(
 )
 
 
+# The shared reads, taking their arguments as the official server does (unknown ones ignored).
+MEMORY_READ_GRAPH = replace(READ_GRAPH, input_model=ReadGraphArgs)
+MEMORY_SEARCH_NODES = replace(SEARCH_NODES, input_model=SearchNodesArgs)
+MEMORY_OPEN_NODES = replace(OPEN_NODES, input_model=OpenNodesArgs)
+
+
 async def _second(pair: Awaitable[tuple[Any, BaseModel]]) -> BaseModel:
     return (await pair)[1]
 
@@ -344,9 +353,9 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         DELETE_ENTITIES,
         DELETE_OBSERVATIONS,
         DELETE_RELATIONS,
-        READ_GRAPH,
-        SEARCH_NODES,
-        OPEN_NODES,
+        MEMORY_READ_GRAPH,
+        MEMORY_SEARCH_NODES,
+        MEMORY_OPEN_NODES,
     ),
 }
 

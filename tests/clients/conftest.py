@@ -116,12 +116,12 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Serve
 # --- clients we did not write ---------------------------------------------------------------------
 
 
-def node_project(name: str) -> Path:
-    """tests/clients/<name> installed with `npm ci` into the cache (once per lock file), with the drivers
-    copied beside its node_modules; skips where node or npm is missing or the install fails."""
+def node_project(name: str, source: Path | None = None) -> Path:
+    """tests/clients/<name> (or `source`) installed with `npm ci` into the cache (once per lock file), with
+    the drivers copied beside its node_modules; skips where node or npm is missing or the install fails."""
     if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("node and npm are needed for the TypeScript clients and are not installed here")
-    source = HERE / name
+        pytest.skip(f"node and npm are needed for {name} and are not installed here")
+    source = source or HERE / name
     lock = (source / "package-lock.json").read_bytes()
     target = CACHE / f"{name}-{hashlib.sha256(lock).hexdigest()[:12]}"
     if not (target / "node_modules" / ".write-gate-installed").exists():
