@@ -83,10 +83,48 @@ def test_the_rpg_examples_load_as_eleven_types_and_their_relationship_types() ->
                 "description": "x",
                 "properties": {
                     "name": {"type": "string", "description": "n"},
-                    "home": {"type": "string", "description": "h", "relationship": {"edgeType": "lives_in"}},
+                    "home": {"type": "string", "description": "h", "relationship": {"nodeType": "location"}},
                 },
             },
-            "nodeType",
+            "edgeType",
+        ),
+        (
+            {
+                "name": "add_npc",
+                "description": "x",
+                "properties": {
+                    "name": {"type": "string", "description": "n"},
+                    "home": {"type": "string", "description": "h", "relationship": "lives_in"},
+                },
+            },
+            "must be an object",
+        ),
+        (
+            {
+                "name": "add_npc",
+                "description": "x",
+                "properties": {
+                    "name": {"type": "string", "description": "n"},
+                    "home": {"type": "integer", "description": "h", "relationship": {"edgeType": "lives_in"}},
+                },
+            },
+            "string or array of string",
+        ),
+        (
+            {
+                "name": "add_npc",
+                "description": "x",
+                "properties": {
+                    "name": {"type": "string", "description": "n"},
+                    "homes": {
+                        "type": "array",
+                        "items": {"type": "integer"},
+                        "description": "h",
+                        "relationship": {"edgeType": "lives_in"},
+                    },
+                },
+            },
+            "string or array of string",
         ),
     ],
 )
@@ -146,7 +184,9 @@ async def test_relationship_property_on_add_update_and_delete(rpg: Client, graph
     for place in ("Rivendell", "Mordor"):
         await ok(rpg, "add_location", {"location": {"name": place}, **PROV})
     out = await ok(rpg, "add_npc", {**GANDALF, "npc": {**GANDALF["npc"], "currentLocation": "Rivendell"}})
-    assert out["relationships"] == [{"type": "LOCATED_IN", "to_label": "Location", "to": "Rivendell", "stub": False}]
+    assert out["relationships"] == [
+        {"type": "LOCATED_IN", "to_label": "Location", "to": "Rivendell", "stub": False, "weight": 1.0}
+    ]
     assert await located(graph, "Gandalf") == ["Rivendell"]
 
     await ok(rpg, "update_npc", {"npc": {"name": "Gandalf", "currentLocation": "Mordor"}, **PROV})
@@ -221,7 +261,9 @@ async def test_update_with_merge_endpoints_and_a_relationship_property(rpg: Clie
     await ok(rpg, "add_npc", GANDALF)
     args = {"npc": {"name": "Gandalf", "currentLocation": "Isengard"}, "endpoint_policy": "merge_endpoints", **PROV}
     out = await ok(rpg, "update_npc", args)
-    assert out["relationships"] == [{"type": "LOCATED_IN", "to_label": "Location", "to": "Isengard", "stub": True}]
+    assert out["relationships"] == [
+        {"type": "LOCATED_IN", "to_label": "Location", "to": "Isengard", "stub": True, "weight": 1.0}
+    ]
     assert await located(graph, "Gandalf") == ["Isengard"]
     missing = {**args, "npc": {"name": "Saruman", "currentLocation": "Orthanc"}}
     assert (await rejected(rpg, "update_npc", missing))["error_code"] == "ENTITY_NOT_FOUND"
