@@ -411,6 +411,11 @@ class Link:
     targets: tuple[Endpoint, ...]
 
 
+def distinct_targets(links: list[Link]) -> list[Endpoint]:
+    """Each target once, in the order the links first name it: `typed_write`'s `t0, t1, ...` and its `stubs`."""
+    return list({(t.label, t.key): t for link in links for t in link.targets}.values())
+
+
 def typed_write(
     label: str,
     merge_keys: Mapping[str, Any],
@@ -435,10 +440,8 @@ def typed_write(
         lines.append(f"MATCH {node}")  # first: a missing node must not leave stub targets behind
     # One variable per distinct target, however many links name it (two MERGEs of one new key would race).
     index: dict[tuple[str, str], int] = {}
-    for endpoint in (t for link in links for t in link.targets):
-        if (endpoint.label, endpoint.key) in index:
-            continue
-        i = index[(endpoint.label, endpoint.key)] = len(index)
+    for i, endpoint in enumerate(distinct_targets(links)):
+        index[(endpoint.label, endpoint.key)] = i
         params[f"to{i}_key"] = endpoint.key
         if merge_endpoints:
             lines += _merge_stub(f"t{i}", endpoint.label, f"$to{i}_key", f"$to{i}_stub")

@@ -234,7 +234,9 @@ def parse_values(entry: SchemaEntry, mode: Literal["add", "update"], raw: Mappin
     return Parsed(merge_keys, properties, wanted)
 
 
-def _check_additional(entry: SchemaEntry, merge_keys: Mapping[str, Any], extra: Mapping[str, Any], known: set[str]):
+def _check_additional(
+    entry: SchemaEntry, merge_keys: Mapping[str, Any], extra: Mapping[str, Any], known: set[str]
+) -> None:
     """Undeclared properties (the entry allows them) pass write_node's rules: gate-computed fields were refused
     already; no spelling of a merge key may change identity (`Name`); and, stricter, no spelling of a declared
     property may slip past its definition (`Role` beside an enum'd `role`)."""
@@ -255,11 +257,10 @@ def _check_additional(entry: SchemaEntry, merge_keys: Mapping[str, Any], extra: 
 class TypedPlan:
     statement: Statement
     result: TypedWritten
-    node: Endpoint
     links: list[Link]
 
     def targets(self) -> list[Endpoint]:
-        return list({(t.label, t.key): t for link in self.links for t in link.targets}.values())
+        return cypher.distinct_targets(self.links)
 
 
 def plan_typed_write(
@@ -321,7 +322,7 @@ def plan_typed_write(
             for t in link.targets
         ],
     )
-    return TypedPlan(statement, result, Endpoint(entry.label, parsed.merge_keys), links)
+    return TypedPlan(statement, result, links)
 
 
 def _identity(entry: SchemaEntry, values: Mapping[str, Any]) -> dict[str, Any]:
@@ -465,7 +466,13 @@ async def run_typed(entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Ga
         return await _delete(entry, request, gate, agent)
     parsed = parse_values(entry, mode, getattr(request, tool_type_name(entry.label)), gate)
     found = await find_targets(gate, parsed.names_to_find())
-    plan = plan_typed_write(entry, mode, request, parsed, found, gate, gate.stamp(agent))
+    node = Endpoint(entry.label, parsed.merge_keys)
+    try:
+        plan = plan_typed_write(entry, mode, request, parsed, found, gate, gate.stamp(agent))
+    except GateRejection as exc:  # a target not found by name: an update's missing node is said first
+        if mode == "update" and exc.rejected.error_code is ErrorCode.ENDPOINT_NOT_FOUND:
+            await _check_node(gate, entry, node)
+        raise
     agent.grant.check_types(link.type for link in plan.links)
     if getattr(request, "endpoint_policy", None) == "merge_endpoints":
         agent.grant.check_labels(target.label for target in plan.targets())
@@ -477,18 +484,24 @@ async def run_typed(entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Ga
             written.weight, written.stub = weight, bool(stubs[(target.label, target.key)])
         return plan.result
     # Nothing was written (the statement is all or nothing): say which part was missing.
-    if mode == "update" and not await _count(gate, plan.node):
-        raise GateRejection(
-            ErrorCode.ENTITY_NOT_FOUND,
-            f"no {entry.label} with {_describe(plan.node.keys)}; use add_{tool_type_name(entry.label)}",
-            label=entry.label,
-        )
+    if mode == "update":
+        await _check_node(gate, entry, node)
     missing = [f"{t.label} {_describe(t.keys)}" for t in plan.targets() if not await _count(gate, t)]
     raise GateRejection(
         ErrorCode.ENDPOINT_NOT_FOUND,
         f"not found: {', '.join(missing)}; write it first, or pass endpoint_policy='merge_endpoints'",
         missing=missing,
     )
+
+
+async def _check_node(gate: Gate, entry: SchemaEntry, node: Endpoint) -> None:
+    """An update's node must exist: ENTITY_NOT_FOUND otherwise."""
+    if not await _count(gate, node):
+        raise GateRejection(
+            ErrorCode.ENTITY_NOT_FOUND,
+            f"no {entry.label} with {_describe(node.keys)}; use add_{tool_type_name(entry.label)}",
+            label=entry.label,
+        )
 
 
 async def _delete(entry: SchemaEntry, request: BaseModel, gate: Gate, agent: Agent) -> TypedDeleted:

@@ -201,6 +201,9 @@ async def test_a_missing_target_without_node_type_is_not_found(mesh: Client, gra
     out = await rejected(mesh, "add_npc", {"npc": _aragorn(currentLocation="Nowhere"), **PROV, **MERGE})
     assert out["error_code"] == "SCHEMA_UNKNOWN_LABEL" and out["details"]["reason"] == "no_stub_label"
     assert out["details"]["fallback_label"] is None
+    # An update of a node that is not there says so first, as with a target the schema names the label of.
+    out = await rejected(mesh, "update_npc", {"npc": {"name": "Aragorn", "currentLocation": "Nowhere"}, **PROV})
+    assert out["error_code"] == "ENTITY_NOT_FOUND"
     assert await count(graph, "MATCH (n) WHERE NOT n:Schema AND NOT n:WriteGateRegistry RETURN count(n) AS c") == 0
 
 
