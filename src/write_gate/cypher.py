@@ -236,6 +236,16 @@ def upsert_schema_entries(entries: list[Mapping[str, Any]], changed_at: str) -> 
     )
 
 
+def defined_schema_entries(names: list[str]) -> Statement:
+    """Read-only: which of these names the registry defines outright (not only implied by a seed-format file;
+    an entry written before `derived` was kept counts as defined)."""
+    return Statement(
+        "MATCH (s:Schema) WHERE s.name IN $names AND coalesce(s.derived, false) = false\n"
+        "RETURN s.name AS name ORDER BY name",
+        {"names": names},
+    )
+
+
 REGISTRY_VERSION = Statement("MATCH (v:WriteGateRegistry {name: 'registry'}) RETURN v.version AS version")
 
 

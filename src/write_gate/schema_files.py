@@ -1,6 +1,7 @@
 """Registry source files (JSON, human-edited, in `schemas/`) -> validated entries -> `:Schema` nodes."""
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -54,7 +55,8 @@ class EntrySource(BaseModel):
     typed_tools: bool = False
     # Its typed tools take properties it does not define too (checked as write_node checks them).
     additional_properties: bool = False
-    # Made by converting a seed-format file's relationship property; merged with its twins on load.
+    # Made by converting a seed-format file's relationship property; merged with its twins on load, and never
+    # written over an entry a file defined outright (kept on the `:Schema` node, so later loads know).
     derived: bool = Field(default=False, exclude=True)
 
     @field_validator("name")
@@ -114,6 +116,7 @@ class EntrySource(BaseModel):
         # Every field is written every time, so an update never leaves a stale value behind.
         props = self.model_dump(exclude={"properties"})
         props["property_types"] = json.dumps(self.property_types, sort_keys=True)
+        props["derived"] = self.derived
         return props
 
 
@@ -280,12 +283,26 @@ def _relationship(path: Path, key: str, link: Any) -> dict[str, str]:
     return out
 
 
-async def load_into_graph(backend: GraphBackend, entries: list[EntrySource]) -> int:
+@dataclass(frozen=True)
+class Loaded:
+    written: int
+    # Relationship types the files only imply, left as an earlier load defined them outright.
+    kept: list[str]
+
+
+async def load_into_graph(backend: GraphBackend, entries: list[EntrySource]) -> Loaded:
     """Back each allowed label's identity (`_key`, whatever its merge keys) with an index, and a unique
     constraint where the engine has a safe one, first; then write the entries in one statement, so a gate
-    that sees the new registry finds its indexes in place."""
+    that sees the new registry finds its indexes in place. A relationship type the files only imply (from a
+    seed-format relationship property) does not replace one the graph's registry defines outright: its
+    absorbs and endpoint labels stay, as they do when both come in one load."""
+    implied = [e.name for e in entries if e.derived]
+    kept: list[str] = []
+    if implied:
+        kept = [row["name"] for row in await backend.read(cypher.defined_schema_entries(implied))]
+        entries = [e for e in entries if not (e.derived and e.name in kept)]
     for entry in entries:
         if entry.kind == "node" and entry.allowed:
             await backend.ensure_unique(entry.name, KEY_FIELD)
     await backend.write(cypher.upsert_schema_entries([e.to_node_properties() for e in entries], utc_now()))
-    return len(entries)
+    return Loaded(len(entries), kept)

@@ -14,9 +14,11 @@ import pytest
 from mcp import Client
 
 from tests.conftest import MATRIX_SCHEMAS, TESTS, open_client
+from tests.e2e.test_typed_tools import ok, rejected
 from write_gate.backends import GraphBackend
 from write_gate.config import Settings
 from write_gate.cypher import Statement
+from write_gate.migrations import migrate
 from write_gate.schema_files import SchemaFileError, load_into_graph, read_sources
 
 pytestmark = pytest.mark.anyio
@@ -24,18 +26,6 @@ pytestmark = pytest.mark.anyio
 MEMORYMESH = TESTS / "schemas" / "memorymesh"
 PROV = {"source": "campaign-log", "extraction_method": "manual", "reliability": 0.8}
 MERGE = {"endpoint_policy": "merge_endpoints"}
-
-
-async def ok(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(tool, args)
-    assert not result.is_error, result.structured_content
-    return result.structured_content
-
-
-async def rejected(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(tool, args)
-    assert result.is_error, result.structured_content
-    return result.structured_content
 
 
 @pytest.fixture
@@ -173,6 +163,28 @@ async def test_generated_tools_and_their_input_schemas(mesh: Client) -> None:
     # Tools that write relationships move their weights on a repeat: not idempotent.
     assert tools["add_npc"].annotations.idempotent_hint is False
     assert tools["add_skills"].annotations.idempotent_hint is True
+
+
+async def test_a_type_the_files_only_imply_leaves_the_registered_one_alone(
+    settings: Settings, graph: GraphBackend
+) -> None:
+    """On a migrated graph the memory registry defines LOCATED_IN outright (any endpoints, absorbing LIVES_IN,
+    BASED_IN...): loading files that only imply it keeps that definition, so the memory profile's users keep
+    their relation, and the typed tools write it too. The types only implied before are replaced as before."""
+    await migrate(graph)
+    loaded = await load_into_graph(graph, read_sources([MEMORYMESH]))
+    assert loaded.kept == ["LOCATED_IN"] and loaded.written == len(read_sources([MEMORYMESH])) - 1
+    [row] = await graph.read(Statement("MATCH (s:Schema {name: 'LOCATED_IN'}) RETURN s.absorbs AS absorbs"))
+    assert "LIVES_IN" in row["absorbs"]
+    again = await load_into_graph(graph, read_sources([MEMORYMESH]))
+    assert again.kept == ["LOCATED_IN"]  # HAS_MEMBER and the others, implied both times, are written again
+    async with open_client(settings, "in_process") as client:
+        await place(client, "Bree")
+        out = await npc(client, "Aragorn", currentLocation="Bree")
+        assert out["relationships"][0]["type"] == "LOCATED_IN"
+        await ok(client, "write_node", {"label": "Person", "merge_keys": {"name": "Ada"}, **PROV})
+        rel = {"type": "LOCATED_IN", "from_label": "Person", "from_keys": {"name": "Ada"}, "to_label": "Location"}
+        await ok(client, "write_relationship", {**rel, "to_keys": {"name": "Bree"}, **PROV})
 
 
 # --- targets without nodeType ------------------------------------------------------------------------

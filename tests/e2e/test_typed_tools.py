@@ -67,6 +67,12 @@ def test_the_rpg_examples_load_as_eleven_types_and_their_relationship_types() ->
     assert entries["LOCATED_IN"].to_labels == ["Location"]
 
 
+def _with_home(home: dict[str, Any]) -> dict[str, Any]:
+    """A seed-format npc file with one more property, `home`, defined as given."""
+    properties = {"name": {"type": "string", "description": "n"}, "home": {"description": "h", **home}}
+    return {"name": "add_npc", "description": "x", "properties": properties}
+
+
 @pytest.mark.parametrize(
     "content,reason",
     [
@@ -77,53 +83,11 @@ def test_the_rpg_examples_load_as_eleven_types_and_their_relationship_types() ->
             {"name": "add_npc", "description": "x", "properties": {"name": {"type": "date", "description": "n"}}},
             "type must be one of",
         ),
+        (_with_home({"type": "string", "relationship": {"nodeType": "location"}}), "edgeType"),
+        (_with_home({"type": "string", "relationship": "lives_in"}), "must be an object"),
+        (_with_home({"type": "integer", "relationship": {"edgeType": "lives_in"}}), "string or array of string"),
         (
-            {
-                "name": "add_npc",
-                "description": "x",
-                "properties": {
-                    "name": {"type": "string", "description": "n"},
-                    "home": {"type": "string", "description": "h", "relationship": {"nodeType": "location"}},
-                },
-            },
-            "edgeType",
-        ),
-        (
-            {
-                "name": "add_npc",
-                "description": "x",
-                "properties": {
-                    "name": {"type": "string", "description": "n"},
-                    "home": {"type": "string", "description": "h", "relationship": "lives_in"},
-                },
-            },
-            "must be an object",
-        ),
-        (
-            {
-                "name": "add_npc",
-                "description": "x",
-                "properties": {
-                    "name": {"type": "string", "description": "n"},
-                    "home": {"type": "integer", "description": "h", "relationship": {"edgeType": "lives_in"}},
-                },
-            },
-            "string or array of string",
-        ),
-        (
-            {
-                "name": "add_npc",
-                "description": "x",
-                "properties": {
-                    "name": {"type": "string", "description": "n"},
-                    "homes": {
-                        "type": "array",
-                        "items": {"type": "integer"},
-                        "description": "h",
-                        "relationship": {"edgeType": "lives_in"},
-                    },
-                },
-            },
+            _with_home({"type": "array", "items": {"type": "integer"}, "relationship": {"edgeType": "lives_in"}}),
             "string or array of string",
         ),
     ],

@@ -38,6 +38,7 @@ PORTABLE: dict[str, Callable[[], cypher.Statement]] = {
     "endpoint_presence": lambda: cypher.endpoint_presence(ALICE, ACME),
     "read_registry": lambda: cypher.READ_REGISTRY,
     "registry_version": lambda: cypher.REGISTRY_VERSION,
+    "defined_schema_entries": lambda: cypher.defined_schema_entries(["LOCATED_IN-SENTINEL"]),
     "upsert_schema_entries": lambda: cypher.upsert_schema_entries([{"name": "X-SENTINEL"}], "time-SENTINEL"),
     "applied_migrations": lambda: cypher.APPLIED_MIGRATIONS,
     "memory_create_relationship_if_absent": lambda: cypher.create_relationship_if_absent(
