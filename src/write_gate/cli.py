@@ -78,10 +78,11 @@ def cmd_schema_load(args: argparse.Namespace, settings: Settings) -> int:
         return 1
 
     async def work(backend) -> int:
-        count = await load_into_graph(backend, entries)
+        loaded = await load_into_graph(backend, entries)
+        kept = f"; kept the registered {', '.join(loaded.kept)}, which the files only imply" if loaded.kept else ""
         print(
-            f"loaded {count} registry entries; running gates see them within WRITE_GATE_REGISTRY_POLL_SECONDS "
-            "(or at once with refresh_schema_cache)"
+            f"loaded {loaded.written} registry entries{kept}; running gates see them within "
+            "WRITE_GATE_REGISTRY_POLL_SECONDS (or at once with refresh_schema_cache)"
         )
         return 0
 

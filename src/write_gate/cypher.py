@@ -146,9 +146,9 @@ def _merge_stub(var: str, label: str, key_param: str, stub_param: str, source: s
 
 _WEIGHT = [
     # Weight: 1.0 unless given; a new weight for an existing relationship is averaged with the old one.
-    "ON CREATE SET r.weight = coalesce({w}, 1.0)",
-    "ON MATCH SET r.weight = CASE WHEN {w} IS NULL THEN coalesce(r.weight, 1.0)"
-    " ELSE (coalesce(r.weight, 1.0) + {w}) / 2 END",
+    "ON CREATE SET {r}.weight = coalesce({w}, 1.0)",
+    "ON MATCH SET {r}.weight = CASE WHEN {w} IS NULL THEN coalesce({r}.weight, 1.0)"
+    " ELSE (coalesce({r}.weight, 1.0) + {w}) / 2 END",
 ]
 
 
@@ -190,7 +190,7 @@ def write_relationship(
         params["remapped_from"] = remapped_from
     lines += [
         f"MERGE (a)-[r:{quote(type_)}]->(b)",
-        *(line.format(w="$weight") for line in _WEIGHT),
+        *(line.format(r="r", w="$weight") for line in _WEIGHT),
         _relationship_set(remapped_from is not None),
         "RETURN a._stub = true AS from_stub, b._stub = true AS to_stub, r.weight AS weight",
     ]
@@ -215,7 +215,8 @@ READ_REGISTRY = Statement(
     "RETURN s.name AS label, s.required_properties AS required_properties, s.absorbs AS remaps_from,\n"
     "       s.kind AS kind, s.merge_keys AS merge_keys, s.property_types AS property_types,\n"
     "       s.fallback AS fallback, s.from_labels AS from_labels, s.to_labels AS to_labels,\n"
-    "       s.description AS description, s.typed_tools AS typed_tools\n"
+    "       s.description AS description, s.typed_tools AS typed_tools,\n"
+    "       s.additional_properties AS additional_properties\n"
     "ORDER BY label"
 )
 
@@ -232,6 +233,16 @@ def upsert_schema_entries(entries: list[Mapping[str, Any]], changed_at: str) -> 
         "SET v.version = coalesce(v.version, 0) + 1, v.changed_at = $changed_at\n"
         "RETURN loaded, v.version AS version",
         {"entries": entries, "changed_at": changed_at},
+    )
+
+
+def defined_schema_entries(names: list[str]) -> Statement:
+    """Read-only: which of these names the registry defines outright (not only implied by a seed-format file;
+    an entry written before `derived` was kept counts as defined)."""
+    return Statement(
+        "MATCH (s:Schema) WHERE s.name IN $names AND coalesce(s.derived, false) = false\n"
+        "RETURN s.name AS name ORDER BY name",
+        {"names": names},
     )
 
 
@@ -403,10 +414,16 @@ def delete_relationship(type_: str, start_id: int, start_name: str, end_id: int,
 
 @dataclass(frozen=True)
 class Link:
-    """A relationship property's write: from the node to the target named by the property's value."""
+    """A relationship type the write sets: the node's relationships of `type` become exactly those to `targets`
+    (one per item of an array property; none clears them), each merged, the others deleted."""
 
     type: str
-    target: Endpoint
+    targets: tuple[Endpoint, ...]
+
+
+def distinct_targets(links: list[Link]) -> list[Endpoint]:
+    """Each target once, in the order the links first name it: `typed_write`'s `t0, t1, ...` and its `stubs`."""
+    return list({(t.label, t.key): t for link in links for t in link.targets}.values())
 
 
 def typed_write(
@@ -418,39 +435,56 @@ def typed_write(
     *,
     create: bool,
     merge_endpoints: bool,
+    weight: float | None = None,
 ) -> Statement:
     """One statement for the node and its relationship properties, so a failed part leaves nothing behind:
     what must exist is matched before anything is written (an update's node, then fail_if_missing
-    targets: no match, no row, no write); each link replaces the node's previous relationship of that type."""
+    targets: no match, no row, no write). Each link's type is replaced as a set: relationships of that type
+    to other nodes are deleted, those to its targets merged (weight as write_relationship's). Returns
+    `written` (0 when nothing was), `weights` (one list: each relationship's weight, link by link) and `stubs`
+    (one list: each distinct target's stub flag, in first-named order)."""
     lines: list[str] = []
-    params: dict[str, Any] = {"key": identity_key(merge_keys)}
-    targets = [f"t{i}" for i in range(len(links))]
+    params: dict[str, Any] = {"key": identity_key(merge_keys), "weight": weight}
     node = f"(n:{quote(label)} {{{KEY_FIELD}: $key}})"
     if not create:
         lines.append(f"MATCH {node}")  # first: a missing node must not leave stub targets behind
-    for i, link in enumerate(links):
-        params[f"to{i}_key"] = link.target.key
+    # One variable per distinct target, however many links name it (two MERGEs of one new key would race).
+    index: dict[tuple[str, str], int] = {}
+    for i, endpoint in enumerate(distinct_targets(links)):
+        index[(endpoint.label, endpoint.key)] = i
+        params[f"to{i}_key"] = endpoint.key
         if merge_endpoints:
-            lines += _merge_stub(f"t{i}", link.target.label, f"$to{i}_key", f"$to{i}_stub")
-            params[f"to{i}_stub"] = stub_properties(link.target.label, link.target.keys)
+            lines += _merge_stub(f"t{i}", endpoint.label, f"$to{i}_key", f"$to{i}_stub")
+            params[f"to{i}_stub"] = stub_properties(endpoint.label, endpoint.keys)
         else:
-            lines.append(_match(f"t{i}", link.target.label, f"$to{i}_key"))
+            lines.append(_match(f"t{i}", endpoint.label, f"$to{i}_key"))
     if create:
         lines += [f"MERGE {node}", "ON CREATE SET n += $identity"]
         params["identity"] = identity_properties(label, merge_keys)
-    carried = ", ".join(["n", *targets])
-    lines += [f"SET n += $properties, {_stamp('n')}, n._stub = null", refresh_search_text("n", carried)]
-    for i, link in enumerate(links):
+    carried = ["n", *(f"t{i}" for i in range(len(index)))]
+    lines += [f"SET n += $properties, {_stamp('n')}, n._stub = null", refresh_search_text("n", ", ".join(carried))]
+    made: list[str] = []
+    for g, link in enumerate(links):
+        targets = [f"t{index[(t.label, t.key)]}" for t in link.targets]
+        keep = "[" + ", ".join(f"id({t})" for t in targets) + "]"
         lines += [
-            f"WITH {carried}",
-            f"OPTIONAL MATCH (n)-[old{i}:{quote(link.type)}]->(x{i}) WHERE id(x{i}) <> id(t{i})",
-            f"WITH {carried}, collect(old{i}) AS stale{i}",
-            f"FOREACH (o IN stale{i} | DELETE o)",
-            f"MERGE (n)-[r{i}:{quote(link.type)}]->(t{i})",
-            f"ON CREATE SET r{i}.weight = 1.0",
-            f"SET {_stamp(f'r{i}')}",
+            f"WITH {', '.join(carried)}",
+            f"OPTIONAL MATCH (n)-[old{g}:{quote(link.type)}]->(x{g}) WHERE NOT id(x{g}) IN {keep}",
+            f"WITH {', '.join(carried)}, collect(old{g}) AS stale{g}",
+            f"FOREACH (o IN stale{g} | DELETE o)",
         ]
-    lines.append("RETURN count(n) AS written")
+        for target in targets:
+            r = f"r{len(made)}"
+            lines += [
+                f"MERGE (n)-[{r}:{quote(link.type)}]->({target})",
+                *(line.format(r=r, w="$weight") for line in _WEIGHT),
+                f"SET {_stamp(r)}",
+            ]
+            made.append(r)
+            carried.append(r)
+    weights = ", ".join(f"{r}.weight" for r in made)
+    stubs = ", ".join(f"t{i}._stub = true" for i in range(len(index)))
+    lines.append(f"RETURN count(n) AS written, collect([{weights}]) AS weights, collect([{stubs}]) AS stubs")
     params |= {
         "properties": written_properties(label, properties, None),
         **provenance.params(),
@@ -482,10 +516,6 @@ def count_matching(endpoint: Endpoint) -> Statement:
     return Statement(f"{_match('n', endpoint.label, '$key')}\nRETURN count(n) AS count", {"key": endpoint.key})
 
 
-def stub_flag(endpoint: Endpoint) -> Statement:
-    return Statement(f"{_match('n', endpoint.label, '$key')}\nRETURN n._stub = true AS stub", {"key": endpoint.key})
-
-
 # --- batches: one UNWIND statement per label (or relationship type and endpoint shape) -------------
 
 
@@ -515,7 +545,7 @@ def write_relationships_batch(type_: str, from_label: str, to_label: str, merge_
             "UNWIND $rows AS row",
             *lines,
             f"MERGE (a)-[r:{quote(type_)}]->(b)",
-            *(line.format(w="row.weight") for line in _WEIGHT),
+            *(line.format(r="r", w="row.weight") for line in _WEIGHT),
             f"SET r += row.properties, {_stamp('r', 'row.')},",
             "    r._schema_remap_from = coalesce(row.remapped_from, r._schema_remap_from)",
             "RETURN row.i AS i, r.weight AS weight, a._stub = true AS from_stub, b._stub = true AS to_stub",

@@ -86,10 +86,11 @@ def jsonl(entities: Iterable[Entity], relations: Iterable[Relation]) -> Iterator
 
 
 def json_document(entities: Iterable[Entity], relations: Iterable[Relation]) -> Iterator[str]:
-    """One document, with labels and properties (provenance included)."""
+    """One document, with labels and properties (provenance included); not combined_weight, which belongs to
+    a read's answer, not to the graph."""
     document = {
         "entities": [e.model_dump(mode="json") for e in entities],
-        "relations": [r.model_dump(mode="json", by_alias=True) for r in relations],
+        "relations": [r.model_dump(mode="json", by_alias=True, exclude={"combined_weight"}) for r in relations],
     }
     yield json.dumps(document, ensure_ascii=False, indent=2) + "\n"
 

@@ -91,6 +91,9 @@ class Relation(BaseModel):
     to: str
     relationType: str  # noqa: N815
     properties: dict[str, Any] = Field(default_factory=dict)
+    # MemoryMesh's combineWeights: the strongest weight among this answer's relations with the same start and
+    # end (parallel relations of different types); a relation without a weight counts as 1.0.
+    combined_weight: float = 1.0
 
 
 class GraphResult(BaseModel):
@@ -159,6 +162,21 @@ def to_entity(labels: Sequence[str], props: Mapping[str, Any]) -> Entity:
     )
 
 
+def weight_of(props: Mapping[str, Any]) -> float:
+    """A relation's weight; 1.0 (seed 000's default) when it has none."""
+    weight = props.get("weight")
+    return float(weight) if isinstance(weight, int | float) and not isinstance(weight, bool) else 1.0
+
+
+def combined_weights(relations: Iterable[tuple[int, int, Mapping[str, Any]]]) -> dict[tuple[int, int], float]:
+    """(start id, end id, properties) -> for each start and end, the strongest weight between them (MemoryMesh's
+    combineWeights: the max over parallel relations). Direction counts: A->B and B->A are not parallel."""
+    combined: dict[tuple[int, int], float] = {}
+    for start, end, props in relations:
+        combined[(start, end)] = max(combined.get((start, end), 0.0), weight_of(props))
+    return combined
+
+
 @dataclass(frozen=True)
 class Expanded:
     result: GraphResult
@@ -191,10 +209,17 @@ def shape(rows: Iterable[Row], page: Sequence[int]) -> Expanded:
 
     listed = [i for i in page if i in nodes]
     truncated = [i for i in listed if i in more]
+    combined = combined_weights((start, end, props) for rtype, start, end, props in rels.values())
     result = GraphResult(
         entities=[to_entity(*nodes[i]) for i in listed],
         relations=[
-            Relation(from_=name_of(start), to=name_of(end), relationType=rtype, properties=props)
+            Relation(
+                from_=name_of(start),
+                to=name_of(end),
+                relationType=rtype,
+                properties=props,
+                combined_weight=combined[(start, end)],
+            )
             for _rid, (rtype, start, end, props) in sorted(rels.items())
         ],
         truncated=[name_of(i) for i in truncated],

@@ -13,10 +13,12 @@ SCALAR_TYPES = ("string", "integer", "number", "boolean")
 
 @dataclass(frozen=True)
 class RelationshipDef:
-    """A property whose value names another node: writing it writes a relationship to that node."""
+    """A property whose value names other nodes: writing it writes a relationship to each of them.
+    Without `to_label` (seed 000's `nodeType` is informational and often left out) a target is found by
+    its name in whichever label has it."""
 
     type: str
-    to_label: str
+    to_label: str | None = None
     description: str = ""
 
 
@@ -30,6 +32,11 @@ class PropertyType:
     enum: tuple[Any, ...] | None = None
     description: str = ""
     relationship: RelationshipDef | None = None
+
+    @property
+    def many(self) -> bool:
+        """An array relationship property: one relationship per item."""
+        return self.relationship is not None and self.type == "array"
 
     def describe(self) -> str:
         return f"array<{self.items}>" if self.type == "array" else self.type
@@ -51,7 +58,9 @@ class PropertyType:
         if self.description:
             out["description"] = self.description
         if self.relationship is not None:
-            out["relationship"] = {"type": self.relationship.type, "to_label": self.relationship.to_label}
+            out["relationship"] = {"type": self.relationship.type}
+            if self.relationship.to_label is not None:
+                out["relationship"]["to_label"] = self.relationship.to_label
             if self.relationship.description:
                 out["relationship"]["description"] = self.relationship.description
         return out
@@ -77,15 +86,18 @@ class PropertyType:
             raise ValueError("enum must be a non-empty list")
         relationship = spec.get("relationship")
         if relationship is not None:
-            if kind != "string":
-                raise ValueError("a relationship property names its target node: its type must be string")
-            if not isinstance(relationship, Mapping) or not all(
-                isinstance(relationship.get(k), str) and is_identifier(relationship[k]) for k in ("type", "to_label")
+            if not (kind == "string" or (kind == "array" and items == "string")):
+                raise ValueError("a relationship property names its targets: its type is string or array of string")
+            if (
+                not isinstance(relationship, Mapping)
+                or not isinstance(relationship.get("type"), str)
+                or not is_identifier(relationship["type"])
             ):
-                raise ValueError("relationship needs 'type' and 'to_label', both plain identifiers")
-            relationship = RelationshipDef(
-                relationship["type"], relationship["to_label"], str(relationship.get("description", ""))
-            )
+                raise ValueError("relationship needs 'type', a plain identifier")
+            to_label = relationship.get("to_label")
+            if to_label is not None and not (isinstance(to_label, str) and is_identifier(to_label)):
+                raise ValueError("relationship 'to_label', when given, must be a plain identifier")
+            relationship = RelationshipDef(relationship["type"], to_label, str(relationship.get("description", "")))
         return cls(
             type=kind,
             items=items if kind == "array" else None,
@@ -111,6 +123,8 @@ class SchemaEntry:
     description: str = ""
     # The entry's properties are definitions: the gate generates add_/update_/delete_ tools for it.
     typed_tools: bool = False
+    # Its typed tools also take properties it does not define (seed 000's `additionalProperties: true`).
+    additional_properties: bool = False
 
 
 class SchemaRegistry(Protocol):
@@ -217,4 +231,5 @@ def entry_from_row(row: Mapping[str, Any]) -> SchemaEntry | None:
         to_labels=_strings(row.get("to_labels")),
         description=row.get("description") or "",
         typed_tools=row.get("typed_tools") is True,
+        additional_properties=row.get("additional_properties") is True,
     )

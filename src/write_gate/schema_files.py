@@ -1,6 +1,7 @@
 """Registry source files (JSON, human-edited, in `schemas/`) -> validated entries -> `:Schema` nodes."""
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -52,7 +53,10 @@ class EntrySource(BaseModel):
     # and required_properties, and make the gate generate add_/update_/delete_ tools for the label.
     properties: dict[str, dict[str, Any]] = Field(default_factory=dict)
     typed_tools: bool = False
-    # Made by converting a seed-format file's relationship property; merged with its twins on load.
+    # Its typed tools take properties it does not define too (checked as write_node checks them).
+    additional_properties: bool = False
+    # Made by converting a seed-format file's relationship property; merged with its twins on load, and never
+    # written over an entry a file defined outright (kept on the `:Schema` node, so later loads know).
     derived: bool = Field(default=False, exclude=True)
 
     @field_validator("name")
@@ -104,12 +108,15 @@ class EntrySource(BaseModel):
             raise ValueError("a relationship entry has no fallback and no merge_keys")
         if self.kind == "node" and (self.from_labels or self.to_labels):
             raise ValueError("from_labels/to_labels belong to relationship entries")
+        if self.additional_properties and not self.typed_tools:
+            raise ValueError("additional_properties belongs to node entries with property definitions")
         return self
 
     def to_node_properties(self) -> dict[str, Any]:
         # Every field is written every time, so an update never leaves a stale value behind.
         props = self.model_dump(exclude={"properties"})
         props["property_types"] = json.dumps(self.property_types, sort_keys=True)
+        props["derived"] = self.derived
         return props
 
 
@@ -178,8 +185,13 @@ def _merge_derived(derived: dict[str, EntrySource], entry: EntrySource) -> None:
     if twin is None:
         derived[entry.name] = entry
         return
-    twin.from_labels = sorted(set(twin.from_labels) | set(entry.from_labels))
-    twin.to_labels = sorted(set(twin.to_labels) | set(entry.to_labels))
+    twin.from_labels = _union(twin.from_labels, entry.from_labels)
+    twin.to_labels = _union(twin.to_labels, entry.to_labels)
+
+
+def _union(a: list[str], b: list[str]) -> list[str]:
+    """Allowed endpoint labels of two twins; empty means any, and any absorbs the rest."""
+    return sorted(set(a) | set(b)) if a and b else []
 
 
 # --- seed 000's format: <type>.schema.json with "name": "add_<type>" ---------------------------
@@ -191,8 +203,10 @@ def _pascal(snake: str) -> str:
 
 def convert_seed_schema(path: Path, data: Any) -> list[EntrySource]:
     """`{"name": "add_npc", "description", "properties": {prop: {type, description, required, enum,
-    relationship: {edgeType, nodeType, description}}}}` -> a node entry `Npc` with property definitions,
-    plus one relationship entry per relationship property (`located_in` -> `LOCATED_IN`)."""
+    relationship: {edgeType, nodeType?, description}}}, "additionalProperties"?}` -> a node entry `Npc` with
+    property definitions, plus one relationship entry per relationship property (`located_in` ->
+    `LOCATED_IN`; from the labels that use it, to its `nodeType`s, or to any label when one leaves it out).
+    A relationship property may be an array: one relationship per item."""
     if not isinstance(data, dict):
         raise SchemaFileError(path, "a schema file holds one JSON object")
     name, description, properties = data.get("name"), data.get("description"), data.get("properties")
@@ -214,30 +228,21 @@ def convert_seed_schema(path: Path, data: Any) -> list[EntrySource]:
             raise SchemaFileError(path, f'property {key!r} needs a "type" and a "description"')
         definition: dict[str, Any] = {"type": spec["type"], "description": spec["description"]}
         if spec["type"] == "array":
-            definition["items"] = (
-                (spec.get("items") or {}).get("type", "string") if isinstance(spec.get("items"), dict) else "string"
-            )
+            definition["items"] = _items(spec.get("items"))
         for field in ("required", "enum"):
             if field in spec:
                 definition[field] = spec[field]
-        if isinstance(spec.get("relationship"), dict):
-            link = spec["relationship"]
-            if not isinstance(link.get("edgeType"), str) or not isinstance(link.get("nodeType"), str):
-                raise SchemaFileError(path, f'property {key!r}: a relationship needs "edgeType" and "nodeType"')
-            rel_type, to_label = link["edgeType"].upper(), _pascal(link["nodeType"])
-            definition["relationship"] = {
-                "type": rel_type,
-                "to_label": to_label,
-                "description": str(link.get("description", "")),
-            }
+        if "relationship" in spec:
+            link = _relationship(path, key, spec["relationship"])
+            definition["relationship"] = link
             try:
                 relationships.append(
                     EntrySource(
-                        name=rel_type,
+                        name=link["type"],
                         kind="relationship",
                         from_labels=[label],
-                        to_labels=[to_label],
-                        description=str(link.get("description", "")),
+                        to_labels=[link["to_label"]] if "to_label" in link else [],
+                        description=link["description"],
                         derived=True,
                     )
                 )
@@ -246,19 +251,58 @@ def convert_seed_schema(path: Path, data: Any) -> list[EntrySource]:
         definitions[key] = definition
     try:
         node = EntrySource(
-            name=label, description=description, properties=definitions, absorbs=[name[4:]] if name[4:] != label else []
+            name=label,
+            description=description,
+            properties=definitions,
+            absorbs=[name[4:]] if name[4:] != label else [],
+            additional_properties=data.get("additionalProperties") is True,
         )
     except ValidationError as exc:
         raise SchemaFileError(path, describe_problems(exc, "file")) from exc
     return [node, *relationships]
 
 
-async def load_into_graph(backend: GraphBackend, entries: list[EntrySource]) -> int:
+def _items(items: Any) -> str:
+    """An array's item type: `{"type": "integer"}` or `"integer"`; seed 000's arrays of strings say none."""
+    if isinstance(items, dict):
+        items = items.get("type", "string")
+    return items if isinstance(items, str) else "string"
+
+
+def _relationship(path: Path, key: str, link: Any) -> dict[str, str]:
+    """`{edgeType, nodeType?, description?}` -> `{type, to_label?, description}`. `nodeType` is informational in
+    seed 000 and most of MemoryMesh's files leave it out: without it a target is found by its name."""
+    if not isinstance(link, dict):
+        raise SchemaFileError(path, f'property {key!r}: "relationship" must be an object with an "edgeType"')
+    edge_type, node_type = link.get("edgeType"), link.get("nodeType")
+    if not isinstance(edge_type, str) or (node_type is not None and not isinstance(node_type, str)):
+        raise SchemaFileError(path, f'property {key!r}: a relationship needs an "edgeType" (and a string "nodeType")')
+    out = {"type": edge_type.upper(), "description": str(link.get("description", ""))}
+    if node_type is not None:
+        out["to_label"] = _pascal(node_type)
+    return out
+
+
+@dataclass(frozen=True)
+class Loaded:
+    written: int
+    # Relationship types the files only imply, left as an earlier load defined them outright.
+    kept: list[str]
+
+
+async def load_into_graph(backend: GraphBackend, entries: list[EntrySource]) -> Loaded:
     """Back each allowed label's identity (`_key`, whatever its merge keys) with an index, and a unique
     constraint where the engine has a safe one, first; then write the entries in one statement, so a gate
-    that sees the new registry finds its indexes in place."""
+    that sees the new registry finds its indexes in place. A relationship type the files only imply (from a
+    seed-format relationship property) does not replace one the graph's registry defines outright: its
+    absorbs and endpoint labels stay, as they do when both come in one load."""
+    implied = [e.name for e in entries if e.derived]
+    kept: list[str] = []
+    if implied:
+        kept = [row["name"] for row in await backend.read(cypher.defined_schema_entries(implied))]
+        entries = [e for e in entries if not (e.derived and e.name in kept)]
     for entry in entries:
         if entry.kind == "node" and entry.allowed:
             await backend.ensure_unique(entry.name, KEY_FIELD)
     await backend.write(cypher.upsert_schema_entries([e.to_node_properties() for e in entries], utc_now()))
-    return len(entries)
+    return Loaded(len(entries), kept)

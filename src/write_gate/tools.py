@@ -391,8 +391,9 @@ def typed_specs(registry: SchemaRegistry, methods: list[str]) -> tuple[ToolSpec,
                     description=description,
                     input_model=request_model(entry, mode),  # type: ignore[arg-type]
                     output_model=TypedDeleted if mode == "delete" else TypedWritten,
-                    # MERGE, or a relationship replaced by the same one: a repeat changes nothing.
-                    annotations=_hints(destructive=mode == "delete"),
+                    # MERGE, or a relationship replaced by the same one: a repeat changes nothing; unless it
+                    # writes relationships, whose weight a repeat averages again (as write_relationship's).
+                    annotations=_hints(destructive=mode == "delete", idempotent=mode == "delete" or not rels),
                     handler=_typed_handler(entry, mode),
                     input_schema=typed_input_schema(entry, mode, methods),  # type: ignore[arg-type]
                     label=label,

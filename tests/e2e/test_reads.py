@@ -165,7 +165,13 @@ async def test_search_finds_text_in_lists_and_the_relations_of_matches_come_alon
     result = await call(client, "search_nodes", query="first PROGRAM")
     assert [e["name"] for e in result["entities"]] == ["Ada"]
     assert result["relations"] == [
-        {"from": "Ada", "to": "Charles", "relationType": "KNOWS", "properties": result["relations"][0]["properties"]}
+        {
+            "from": "Ada",
+            "to": "Charles",
+            "relationType": "KNOWS",
+            "properties": result["relations"][0]["properties"],
+            "combined_weight": 1.0,
+        }
     ]
     assert result["relations"][0]["properties"]["source"] == "t"
 

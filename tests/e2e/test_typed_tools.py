@@ -67,6 +67,12 @@ def test_the_rpg_examples_load_as_eleven_types_and_their_relationship_types() ->
     assert entries["LOCATED_IN"].to_labels == ["Location"]
 
 
+def _with_home(home: dict[str, Any]) -> dict[str, Any]:
+    """A seed-format npc file with one more property, `home`, defined as given."""
+    properties = {"name": {"type": "string", "description": "n"}, "home": {"description": "h", **home}}
+    return {"name": "add_npc", "description": "x", "properties": properties}
+
+
 @pytest.mark.parametrize(
     "content,reason",
     [
@@ -77,16 +83,12 @@ def test_the_rpg_examples_load_as_eleven_types_and_their_relationship_types() ->
             {"name": "add_npc", "description": "x", "properties": {"name": {"type": "date", "description": "n"}}},
             "type must be one of",
         ),
+        (_with_home({"type": "string", "relationship": {"nodeType": "location"}}), "edgeType"),
+        (_with_home({"type": "string", "relationship": "lives_in"}), "must be an object"),
+        (_with_home({"type": "integer", "relationship": {"edgeType": "lives_in"}}), "string or array of string"),
         (
-            {
-                "name": "add_npc",
-                "description": "x",
-                "properties": {
-                    "name": {"type": "string", "description": "n"},
-                    "home": {"type": "string", "description": "h", "relationship": {"edgeType": "lives_in"}},
-                },
-            },
-            "nodeType",
+            _with_home({"type": "array", "items": {"type": "integer"}, "relationship": {"edgeType": "lives_in"}}),
+            "string or array of string",
         ),
     ],
 )
@@ -146,7 +148,9 @@ async def test_relationship_property_on_add_update_and_delete(rpg: Client, graph
     for place in ("Rivendell", "Mordor"):
         await ok(rpg, "add_location", {"location": {"name": place}, **PROV})
     out = await ok(rpg, "add_npc", {**GANDALF, "npc": {**GANDALF["npc"], "currentLocation": "Rivendell"}})
-    assert out["relationships"] == [{"type": "LOCATED_IN", "to_label": "Location", "to": "Rivendell", "stub": False}]
+    assert out["relationships"] == [
+        {"type": "LOCATED_IN", "to_label": "Location", "to": "Rivendell", "stub": False, "weight": 1.0}
+    ]
     assert await located(graph, "Gandalf") == ["Rivendell"]
 
     await ok(rpg, "update_npc", {"npc": {"name": "Gandalf", "currentLocation": "Mordor"}, **PROV})
@@ -221,7 +225,9 @@ async def test_update_with_merge_endpoints_and_a_relationship_property(rpg: Clie
     await ok(rpg, "add_npc", GANDALF)
     args = {"npc": {"name": "Gandalf", "currentLocation": "Isengard"}, "endpoint_policy": "merge_endpoints", **PROV}
     out = await ok(rpg, "update_npc", args)
-    assert out["relationships"] == [{"type": "LOCATED_IN", "to_label": "Location", "to": "Isengard", "stub": True}]
+    assert out["relationships"] == [
+        {"type": "LOCATED_IN", "to_label": "Location", "to": "Isengard", "stub": True, "weight": 1.0}
+    ]
     assert await located(graph, "Gandalf") == ["Isengard"]
     missing = {**args, "npc": {"name": "Saruman", "currentLocation": "Orthanc"}}
     assert (await rejected(rpg, "update_npc", missing))["error_code"] == "ENTITY_NOT_FOUND"

@@ -38,6 +38,7 @@ PORTABLE: dict[str, Callable[[], cypher.Statement]] = {
     "endpoint_presence": lambda: cypher.endpoint_presence(ALICE, ACME),
     "read_registry": lambda: cypher.READ_REGISTRY,
     "registry_version": lambda: cypher.REGISTRY_VERSION,
+    "defined_schema_entries": lambda: cypher.defined_schema_entries(["LOCATED_IN-SENTINEL"]),
     "upsert_schema_entries": lambda: cypher.upsert_schema_entries([{"name": "X-SENTINEL"}], "time-SENTINEL"),
     "applied_migrations": lambda: cypher.APPLIED_MIGRATIONS,
     "memory_create_relationship_if_absent": lambda: cypher.create_relationship_if_absent(
@@ -62,7 +63,7 @@ PORTABLE: dict[str, Callable[[], cypher.Statement]] = {
         {"name": "Gandalf-SENTINEL"},
         {"role": "Wizard-SENTINEL"},
         PROV,
-        [cypher.Link("LOCATED_IN", Endpoint("Location", {"name": "Rivendell-SENTINEL"}))],
+        [cypher.Link("LOCATED_IN", (Endpoint("Location", {"name": "Rivendell-SENTINEL"}),))],
         create=True,
         merge_endpoints=False,
     ),
@@ -72,17 +73,35 @@ PORTABLE: dict[str, Callable[[], cypher.Statement]] = {
         {},
         PROV,
         [
-            cypher.Link("LOCATED_IN", Endpoint("Location", {"name": "Mordor-SENTINEL"})),
-            cypher.Link("MEMBER_OF", Endpoint("Faction", {"name": "Istari-SENTINEL"})),
+            cypher.Link("LOCATED_IN", (Endpoint("Location", {"name": "Mordor-SENTINEL"}),)),
+            cypher.Link("MEMBER_OF", (Endpoint("Faction", {"name": "Istari-SENTINEL"}),)),
         ],
         create=False,
         merge_endpoints=True,
+    ),
+    # An array relationship property (one relationship per item, the type's set replaced), a target that two
+    # types share (matched once), a type cleared by an empty array, and a weight.
+    "typed_write_array_links_weighted": lambda: cypher.typed_write(
+        "Faction",
+        {"name": "Fellowship-SENTINEL"},
+        {},
+        PROV,
+        [
+            cypher.Link(
+                "ALLIED_WITH",
+                (Endpoint("Faction", {"name": "Rohan-SENTINEL"}), Endpoint("Entity", {"name": "Ents-SENTINEL"})),
+            ),
+            cypher.Link("BASED_IN", (Endpoint("Entity", {"name": "Ents-SENTINEL"}),)),
+            cypher.Link("RIVAL_OF", ()),
+        ],
+        create=True,
+        merge_endpoints=False,
+        weight=0.25,
     ),
     "typed_delete": lambda: cypher.typed_delete("Npc", {"name": "Gandalf-SENTINEL"}, None),
     "typed_delete_granted_types": lambda: cypher.typed_delete("Npc", {"name": "Gandalf-SENTINEL"}, ["LOCATED_IN"]),
     "relationship_types_of": lambda: cypher.relationship_types_of(ALICE),
     "count_matching": lambda: cypher.count_matching(ALICE),
-    "stub_flag": lambda: cypher.stub_flag(ALICE),
     "batch_write_nodes": lambda: cypher.Statement(cypher.write_nodes_batch("Person")),
     "batch_write_relationships": lambda: cypher.Statement(
         cypher.write_relationships_batch("WORKS_FOR", "Person", "Organization", False)

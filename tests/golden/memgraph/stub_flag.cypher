@@ -1,2 +1,0 @@
-MATCH (n:`Person` {_key: $key})
-RETURN n._stub = true AS stub

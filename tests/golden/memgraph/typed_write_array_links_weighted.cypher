@@ -1,0 +1,32 @@
+MATCH (t0:`Faction` {_key: $to0_key})
+MATCH (t1:`Entity` {_key: $to1_key})
+MERGE (n:`Faction` {_key: $key})
+ON CREATE SET n += $identity
+SET n += $properties, n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.written_by = $written_by, n.last_updated = $last_updated, n.updated_by = $updated_by, n._stub = null
+WITH n, t0, t1
+SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\n' + coalesce(x, '')))
+WITH n, t0, t1
+OPTIONAL MATCH (n)-[old0:`ALLIED_WITH`]->(x0) WHERE NOT id(x0) IN [id(t0), id(t1)]
+WITH n, t0, t1, collect(old0) AS stale0
+FOREACH (o IN stale0 | DELETE o)
+MERGE (n)-[r0:`ALLIED_WITH`]->(t0)
+ON CREATE SET r0.weight = coalesce($weight, 1.0)
+ON MATCH SET r0.weight = CASE WHEN $weight IS NULL THEN coalesce(r0.weight, 1.0) ELSE (coalesce(r0.weight, 1.0) + $weight) / 2 END
+SET r0.confidence = $confidence, r0.source = $source, r0.extraction_method = $extraction_method, r0.write_gate_version = $write_gate_version, r0.written_by = $written_by, r0.last_updated = $last_updated, r0.updated_by = $updated_by
+MERGE (n)-[r1:`ALLIED_WITH`]->(t1)
+ON CREATE SET r1.weight = coalesce($weight, 1.0)
+ON MATCH SET r1.weight = CASE WHEN $weight IS NULL THEN coalesce(r1.weight, 1.0) ELSE (coalesce(r1.weight, 1.0) + $weight) / 2 END
+SET r1.confidence = $confidence, r1.source = $source, r1.extraction_method = $extraction_method, r1.write_gate_version = $write_gate_version, r1.written_by = $written_by, r1.last_updated = $last_updated, r1.updated_by = $updated_by
+WITH n, t0, t1, r0, r1
+OPTIONAL MATCH (n)-[old1:`BASED_IN`]->(x1) WHERE NOT id(x1) IN [id(t1)]
+WITH n, t0, t1, r0, r1, collect(old1) AS stale1
+FOREACH (o IN stale1 | DELETE o)
+MERGE (n)-[r2:`BASED_IN`]->(t1)
+ON CREATE SET r2.weight = coalesce($weight, 1.0)
+ON MATCH SET r2.weight = CASE WHEN $weight IS NULL THEN coalesce(r2.weight, 1.0) ELSE (coalesce(r2.weight, 1.0) + $weight) / 2 END
+SET r2.confidence = $confidence, r2.source = $source, r2.extraction_method = $extraction_method, r2.write_gate_version = $write_gate_version, r2.written_by = $written_by, r2.last_updated = $last_updated, r2.updated_by = $updated_by
+WITH n, t0, t1, r0, r1, r2
+OPTIONAL MATCH (n)-[old2:`RIVAL_OF`]->(x2) WHERE NOT id(x2) IN []
+WITH n, t0, t1, r0, r1, r2, collect(old2) AS stale2
+FOREACH (o IN stale2 | DELETE o)
+RETURN count(n) AS written, collect([r0.weight, r1.weight, r2.weight]) AS weights, collect([t0._stub = true, t1._stub = true]) AS stubs
