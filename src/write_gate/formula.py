@@ -6,6 +6,10 @@ from typing import ClassVar, Protocol, runtime_checkable
 
 from write_gate.model import ErrorCode, GateRejection
 
+# Confidence is stored and answered rounded to this many decimals, so 0.8 x 0.75 reads 0.6, not
+# 0.6000000000000001, and what an agent is told is exactly what the graph holds.
+CONFIDENCE_DECIMALS = 6
+
 
 @runtime_checkable
 class FormulaProvider(Protocol):
@@ -81,4 +85,4 @@ def compute_confidence(provider: FormulaProvider, reliability: float, extraction
             "formula provider returned a confidence outside [0.0, 1.0]",
             returned=repr(confidence),
         )
-    return float(confidence)
+    return round(float(confidence), CONFIDENCE_DECIMALS)

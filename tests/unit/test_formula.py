@@ -25,6 +25,14 @@ def test_exact_seed_value() -> None:
     assert compute_confidence(DefaultFormulaProvider(), 0.9, "manual") == 0.9 * 0.75 == 0.675
 
 
+@pytest.mark.parametrize(
+    "reliability,method,expected", [(0.8, "manual", 0.6), (0.3, "manual", 0.225), (1 / 3, "api", 0.333333)]
+)
+def test_confidence_is_rounded_to_fixed_decimals(reliability: float, method: str, expected: float) -> None:
+    # Exact equality on purpose: 0.8 x 0.75 is 0.6000000000000001 in floating point, and the answer must say 0.6.
+    assert compute_confidence(DefaultFormulaProvider(), reliability, method) == expected
+
+
 @pytest.mark.parametrize("reliability,clamped", [(-3.0, 0.0), (7.0, 1.0)])
 def test_reliability_is_clamped_before_the_provider(reliability: float, clamped: float) -> None:
     assert compute_confidence(DefaultFormulaProvider(), reliability, "api") == clamped
