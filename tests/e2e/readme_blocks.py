@@ -1,0 +1,104 @@
+"""README.md's fenced blocks, each with a stable id, and the comparison of a real answer with a shown one."""
+
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+README = Path(__file__).parents[2] / "README.md"
+# `<!-- readme-test: ID -->` on the line before a fence names the block (where its first line is not unique).
+MARKER = re.compile(r"<!--\s*readme-test:\s*(\S+)\s*-->")
+
+# Fields an answer may legitimately hold with another value than the README shows, and why. Nothing else.
+VARYING = {
+    "last_updated": "the time of the write",
+    "written_by": "the agent: the README shows one, the test's client has its own name",
+    "updated_by": "the agent, as written_by",
+}
+
+
+@dataclass(frozen=True)
+class Block:
+    line: int  # of the opening fence, for messages
+    lang: str
+    text: str
+    key: str  # the marker, else the first line
+
+
+def blocks(path: Path = README) -> list[Block]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    found, i = [], 0
+    while i < len(lines):
+        if not lines[i].startswith("```"):
+            i += 1
+            continue
+        start, lang = i, lines[i][3:].strip()
+        end = next(j for j in range(i + 1, len(lines)) if lines[j].startswith("```"))
+        body = lines[start + 1 : end]
+        marker = MARKER.search(lines[start - 1]) if start else None
+        key = marker.group(1) if marker else body[0].strip()
+        found.append(Block(start + 1, lang, "\n".join(body) + "\n", key))
+        i = end + 1
+    return found
+
+
+def commands(block: Block) -> list[str]:
+    """The commands of a `sh` block: continuation lines joined, comments and shown output dropped."""
+    out: list[str] = []
+    pending = ""
+    for raw in block.text.splitlines():
+        line = raw.split("  #")[0].rstrip() if not raw.lstrip().startswith("#") else ""
+        if not pending and (not line or re.match(r"^wg_", line)):  # a token printed by the line before
+            continue
+        if line.endswith("\\"):
+            pending += line[:-1].strip() + " "
+            continue
+        out.append(" ".join((pending + line.strip()).split()))
+        pending = ""
+    return out
+
+
+def ids(all_blocks: list[Block]) -> list[str]:
+    """What must be run or exempt: every command of a `sh` block, every other block by its key."""
+    return [c for b in all_blocks for c in (commands(b) if b.lang == "sh" else [b.key])]
+
+
+def block(key: str) -> Block:
+    matches = [b for b in blocks() if b.key == key]
+    assert len(matches) == 1, f"README.md has {len(matches)} blocks keyed {key!r}"
+    return matches[0]
+
+
+def sh_block(command: str) -> Block:
+    """The `sh` block that holds this command."""
+    matches = [b for b in blocks() if b.lang == "sh" and command in commands(b)]
+    assert len(matches) == 1, f"README.md has {len(matches)} sh blocks with {command!r}"
+    return matches[0]
+
+
+def argv(command: str) -> list[str]:
+    return shlex.split(command)
+
+
+def assert_matches(actual: Any, shown: Any, where: str = "answer") -> None:
+    """`actual` is what the README shows: "..." stands for any value, a `"...": "..."` entry for more keys,
+    and the VARYING fields only need to be present."""
+    if shown == "...":
+        return
+    if isinstance(shown, dict):
+        assert isinstance(actual, dict), f"{where}: {actual!r} is not an object"
+        keys = set(shown) - {"..."}
+        missing, extra = keys - set(actual), set(actual) - keys
+        assert not missing, f"{where}: missing {sorted(missing)} in {actual!r}"
+        assert "..." in shown or not extra, f"{where}: not shown in the README: {sorted(extra)} in {actual!r}"
+        for key in keys:
+            if key not in VARYING:
+                assert_matches(actual[key], shown[key], f"{where}.{key}")
+        return
+    if isinstance(shown, list):
+        assert isinstance(actual, list) and len(actual) == len(shown), f"{where}: {actual!r} is not {shown!r}"
+        for n, (a, s) in enumerate(zip(actual, shown, strict=True)):
+            assert_matches(a, s, f"{where}[{n}]")
+        return
+    assert actual == shown and type(actual) is type(shown), f"{where}: {actual!r}, the README shows {shown!r}"

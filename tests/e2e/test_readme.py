@@ -1,0 +1,402 @@
+"""Every fenced block of README.md is run, or checked as far as it can be here, so docs and server cannot drift.
+
+A block or command that no test below covers fails `test_every_block_is_run_or_exempt`: add it to RUN with the
+test that runs it, or to EXEMPT with why it cannot run here and what is checked instead."""
+
+import contextlib
+import io
+import json
+import logging
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+import yaml
+from mcp import Client, StdioServerParameters
+
+from tests.conftest import GATE_TOOLS, open_client, settings_env
+from tests.e2e import readme_blocks as rb
+from write_gate import cli
+from write_gate.backends import GraphBackend
+from write_gate.config import Settings
+from write_gate.cypher import Statement
+from write_gate.migrations import migrate
+
+pytestmark = pytest.mark.anyio
+# One engine is enough: the README's behaviour on every engine is the matrix's business.
+EMBEDDED = pytest.mark.parametrize("engine", ["embedded"], indirect=True)
+ROOT = rb.README.parent
+UV = shutil.which("uv") or "uv"
+
+# Calls whose request the README describes in words, not in a block: what the test sends for them.
+IMPLIED_REQUESTS: dict[str, dict[str, Any]] = {
+    "write_nodes": {
+        "items": [
+            {"label": "Person", "merge_keys": {"name": "Ada"}, "source": "notes", "extraction_method": "api"},
+            {
+                "label": "Person",
+                "merge_keys": {"name": "Eve"},
+                "properties": {"source": "x"},
+                "source": "notes",
+                "extraction_method": "api",
+            },
+            {"label": ":User", "merge_keys": {"name": "Bob"}, "source": "notes", "extraction_method": "api"},
+        ]
+    },
+    "refresh_schema_cache": {},
+}
+
+COMMANDS_TABLE = (
+    "write-gate serve [--transport stdio|http] [--host H] [--port P] [--profile gate|memory] [--no-migrate]"
+)
+MEMGRAPH_ENV = "WRITE_GATE_BACKEND=memgraph MEMGRAPH_URL=bolt://db:7687 MEMGRAPH_USER=gate MEMGRAPH_PASSWORD=..."
+AGENTS_ADD = "uv run write-gate agents add"
+
+# Each test, and the blocks (by key) or sh commands it runs.
+RUN = {
+    "test_first_command_serves": ["uv run write-gate serve"],
+    "test_tool_calls_answer_as_shown": [
+        *(
+            f"{kind}:{tool}"
+            for tool in ("write_node", "write_relationship", "add_npc", "search_nodes")
+            for kind in ("call", "answer")
+        ),
+        "answer:write_nodes",
+        "answer:refresh_schema_cache",
+        "my-schemas/npc.json",
+    ],
+    "test_rpg_examples_load": ["uv run write-gate schema load schemas/examples/rpg"],
+    "test_commands_table": [
+        f"{COMMANDS_TABLE} [--no-auth]",
+        "write-gate agents add NAME [--grant writer|reader|full] [--tools ...] [--labels ...] [--types ...] [--file F]",
+        "write-gate agents remove NAME [--file F]",
+        "write-gate migrate",
+        "write-gate schema load schemas/core my-schemas/extra.json",
+        "my-schemas/extra.json",
+        "write-gate schema suggest memory.jsonl [-o draft.json]",
+        "write-gate import memory.jsonl [--dry-run] [--report r.json] [--batch-size 500] [--source S]",
+        "write-gate export [--format jsonl|json|graphml|dot|mermaid] [--labels L ...] [-o FILE]",
+        "write-gate engine check [--report]",
+    ],
+    "test_agents_commands_write_the_file_shown": [
+        f"{AGENTS_ADD} crawler --labels Person Organization --types WORKS_FOR --file agents.toml",
+        f"{AGENTS_ADD} analyst --grant reader --file agents.toml",
+        "[agents.crawler]",
+    ],
+    "test_claude_desktop_config_starts_the_server": ['{"mcpServers": {"write-gate": {'],
+    "test_python_snippet_runs_from_anywhere": ["import asyncio"],
+    "test_development_tree_names_real_files": ["src/write_gate/"],
+}
+
+# What cannot run here: why, and which test checks it as far as it can.
+EXEMPT = {
+    "uv run pytest": "the suite itself; running it from inside the suite would recurse",
+    "docker compose up": "no Docker here; test_compose_commands checks the files and services it names",
+    "MEMGRAPH_USER=gate MEMGRAPH_PASSWORD=... docker compose -f docker-compose.yml -f docker-compose.publish-bolt.yml "
+    "up --build": "no Docker here; test_compose_commands checks the files and the variables it names",
+    f"{MEMGRAPH_ENV} uv run write-gate migrate": "bolt://db:7687 is the reader's; test_memgraph_commands runs it "
+    "against the Bolt tier",
+    f"{MEMGRAPH_ENV} WRITE_GATE_AGENTS_FILE=agents.toml uv run write-gate serve --transport http": "bolt://db:7687 "
+    "is the reader's and serve runs until stopped; test_memgraph_commands checks the settings and arguments it gives",
+}
+
+
+def test_every_block_is_run_or_exempt() -> None:
+    found = rb.ids(rb.blocks())
+    run = [key for keys in RUN.values() for key in keys]
+    assert len(found) == len(set(found)), "two README blocks share a key: give one a <!-- readme-test: ID --> marker"
+    assert len(run) == len(set(run)) and not set(run) & set(EXEMPT)
+    assert set(found) - set(run) - set(EXEMPT) == set(), "README blocks no test runs: add them to RUN or EXEMPT"
+    assert set(run) | set(EXEMPT) == set(found), "RUN or EXEMPT name blocks the README no longer has"
+    assert set(RUN) <= set(globals()), "RUN names a test that does not exist"
+
+
+# --- helpers -------------------------------------------------------------------------------------------
+
+
+async def write_gate(
+    monkeypatch: pytest.MonkeyPatch, settings: Settings, command: str, cwd: Path, **env: str
+) -> tuple[int, str]:
+    """A README line, `[VAR=value ...] [uv run] write-gate ...`, run against the test's graph in this process
+    through the console script's own `main`: the same parser and code without an interpreter's start-up per line
+    (`uv run` itself is run for real by test_first_command_serves). Its variables win over the test's; returns
+    the exit code and what it printed."""
+    words = rb.argv(command)
+    while "=" in words[0]:
+        name, _, value = words.pop(0).partition("=")
+        env[name] = value
+    if words[:2] == ["uv", "run"]:
+        words = words[2:]
+    assert words[0] == "write-gate", command
+    for name in [n for n in os.environ if n.startswith(("WRITE_GATE_", "MEMGRAPH_", "FALKORDB_"))]:
+        monkeypatch.delenv(name)
+    for name, value in {**settings_env(settings), **env}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(cwd)
+    return await anyio.to_thread.run_sync(_main, words[1:])
+
+
+def _main(argv: list[str]) -> tuple[int, str]:
+    root, out = logging.getLogger(), io.StringIO()
+    handlers, level = root.handlers[:], root.level
+    try:
+        with contextlib.redirect_stdout(out):
+            return cli.main(argv), out.getvalue()
+    finally:  # main routes logging to its own handler: give pytest's back
+        root.handlers[:] = handlers
+        root.setLevel(level)
+        logging.captureWarnings(False)
+
+
+def json_block(key: str) -> Any:
+    return json.loads(rb.block(key).text)
+
+
+def link_schemas(folder: Path) -> None:
+    """A working folder where the README's relative `schemas/...` paths mean the shipped ones."""
+    (folder / "schemas").symlink_to(ROOT / "schemas")
+
+
+async def call(client: Client, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(tool, arguments)
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+# --- the tool calls ---------------------------------------------------------------------------------------
+
+
+@EMBEDDED
+async def test_tool_calls_answer_as_shown(
+    settings: Settings, graph: GraphBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each answer block, in the README's order, is what the server answers to its call block (or implied call),
+    through a real MCP client session on a freshly migrated graph as `write-gate serve` makes it."""
+    await migrate(graph)
+    async with open_client(settings, "in_process") as client:
+        answers = [b for b in rb.blocks() if b.key.startswith("answer:")]
+        assert [b.key for b in answers] == [
+            "answer:write_node", "answer:write_relationship", "answer:write_nodes",
+            "answer:refresh_schema_cache", "answer:add_npc", "answer:search_nodes",
+        ]  # fmt: skip
+        for answer in answers:
+            tool = answer.key.removeprefix("answer:")
+            if tool == "add_npc":
+                await load_npc_and_rivendell(settings, client, tmp_path, monkeypatch)
+            if tool == "search_nodes":
+                # The shown entity has an observation the README's write_node did not give: add it as a user would.
+                alice = {**json_block("call:write_node"), "properties": {"age": 30, "observations": ["Likes tea"]}}
+                assert (await call(client, "write_node", alice))["status"] == "written"
+            request = IMPLIED_REQUESTS[tool] if tool in IMPLIED_REQUESTS else json_block(f"call:{tool}")
+            rb.assert_matches(await call(client, tool, request), json.loads(answer.text), f"README line {answer.line}")
+
+
+async def load_npc_and_rivendell(
+    settings: Settings, client: Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The add_npc example's setting: the README's Npc entry loaded with `write-gate schema load`, the typed
+    tools refreshed, and the Location it names written."""
+    path = tmp_path / "my-schemas" / "npc.json"
+    path.parent.mkdir()
+    path.write_text(rb.block("my-schemas/npc.json").text)
+    assert (await write_gate(monkeypatch, settings, f"write-gate schema load {path}", tmp_path))[0] == 0
+    assert (await call(client, "refresh_schema_cache", {}))["status"] == "refreshed"
+    assert "add_npc" in {tool.name for tool in (await client.list_tools()).tools}
+    rivendell = {"label": "Location", "merge_keys": {"name": "Rivendell"}, "source": "dm-notes",
+                 "extraction_method": "manual"}  # fmt: skip
+    assert (await call(client, "write_node", rivendell))["status"] == "written"
+
+
+# --- the shell commands ------------------------------------------------------------------------------------
+
+
+@EMBEDDED
+async def test_first_command_serves(settings: Settings) -> None:
+    """`uv run write-gate serve` from the checkout answers a real client with the gate profile's tools."""
+    argv = rb.argv(rb.commands(rb.sh_block("uv run write-gate serve"))[0])
+    env = {**settings_env(settings), "UV_FROZEN": "1"}
+    server = StdioServerParameters(command=UV, args=argv[1:], env=env, cwd=ROOT)
+    async with Client(server, read_timeout_seconds=120) as client:
+        assert {tool.name for tool in (await client.list_tools()).tools} == GATE_TOOLS
+
+
+@EMBEDDED
+async def test_rpg_examples_load(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    command = "uv run write-gate schema load schemas/examples/rpg"
+    assert rb.commands(rb.sh_block(command)) == [command]
+    code, out = await write_gate(monkeypatch, settings, command, ROOT)
+    assert code == 0 and "loaded 18 registry entries" in out
+
+
+MEMORY_JSONL = "\n".join(
+    json.dumps(line)
+    for line in [
+        {"type": "entity", "name": "Alice", "entityType": "person", "observations": ["Likes tea"]},
+        {"type": "entity", "name": "Acme", "entityType": "company", "observations": []},
+        {"type": "relation", "from": "Alice", "to": "Acme", "relationType": "works at"},
+    ]
+)
+# The synopsis's placeholders, as a reader would fill them in.
+PLACEHOLDERS = {"NAME": "bot"}
+
+
+def synopsis_parts(command: str) -> tuple[list[str], list[list[str]]]:
+    """`write-gate a b [--x V] [--y a|b]` -> the command without its options, and each bracketed option."""
+    options = [group.split() for group in re.findall(r"\[([^\]]+)\]", command)]
+    bare = re.sub(r"\s*\[[^\]]+\]", "", command)
+    return [PLACEHOLDERS.get(word, word) for word in rb.argv(bare)], options
+
+
+def subparser(words: list[str]) -> Any:
+    """The argparse parser of `write-gate <words...>`, following sub-commands."""
+    current = cli.parser()
+    for word in words[1:]:
+        actions = [a for a in current._actions if a.__class__.__name__ == "_SubParsersAction"]
+        if not actions or word not in actions[0].choices:
+            break
+        current = actions[0].choices[word]
+    return current
+
+
+def assert_options_exist(command: str) -> None:
+    """Every option the synopsis shows exists, takes a value exactly when one is shown, with the choices shown."""
+    words, options = synopsis_parts(command)
+    parser = subparser(words)
+    by_flag = {flag: action for action in parser._actions for flag in action.option_strings}
+    for flag, *value in options:
+        assert flag in by_flag, f"{command}: {flag} is not an option of {' '.join(words[:3])}"
+        action = by_flag[flag]
+        assert (action.nargs != 0) == bool(value), f"{command}: {flag} takes a value: {action.nargs != 0}"
+        if value and "|" in value[0]:
+            assert set(value[0].split("|")) == set(action.choices), f"{command}: {flag} offers {action.choices}"
+
+
+@EMBEDDED
+async def test_commands_table(
+    settings: Settings, graph: GraphBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Commands block: each synopsis's options are the parser's, and each line runs, without its optional
+    parts, against a fresh graph, with the README's extra.json and an official memory file where it names them."""
+    link_schemas(tmp_path)
+    (tmp_path / "my-schemas").mkdir()
+    (tmp_path / "my-schemas" / "extra.json").write_text(rb.block("my-schemas/extra.json").text)
+    (tmp_path / "memory.jsonl").write_text(MEMORY_JSONL + "\n")
+    for command in rb.commands(rb.sh_block("write-gate migrate")):
+        assert_options_exist(command)
+        words, _ = synopsis_parts(command)
+        if words[1] == "serve":
+            continue  # runs until stopped: test_first_command_serves and the client config start it
+        agents = str(tmp_path / "agents.toml")  # where `agents add` and `remove` find the file without --file
+        line = " ".join(words)
+        assert (await write_gate(monkeypatch, settings, line, tmp_path, WRITE_GATE_AGENTS_FILE=agents))[0] == 0, line
+    # What the lines did, in the graph and the files: the extra entries loaded beside the core ones, the import.
+    names = {row["name"] for row in await graph.read(Statement("MATCH (s:Schema) RETURN s.name AS name"))}
+    assert {"Team", "COACHES", "Person", "WORKS_FOR"} <= names
+    people = await graph.read(Statement("MATCH (p:Person {name: 'Alice'})-[:WORKS_FOR]->(o) RETURN o.name AS o"))
+    assert people == [{"o": "Acme"}]
+    assert "bot" not in (tmp_path / "agents.toml").read_text()  # added, then removed
+
+
+@EMBEDDED
+async def test_agents_commands_write_the_file_shown(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The two `agents add` lines, run as shown, write the agents file the toml block shows (hashes aside)."""
+    for command in rb.commands(rb.sh_block(f"{AGENTS_ADD} analyst --grant reader --file agents.toml")):
+        code, out = await write_gate(monkeypatch, settings, command, tmp_path)
+        assert code == 0 and re.fullmatch(r"wg_\S+\n", out)  # the token, printed once, as the block shows it
+    written = tomllib.loads((tmp_path / "agents.toml").read_text())
+    shown = tomllib.loads(rb.block("[agents.crawler]").text)
+    for agents in (written, shown):
+        for agent in agents["agents"].values():
+            assert re.fullmatch(r"[0-9a-f]{4}(\.\.\.|[0-9a-f]{60})", agent.pop("token_sha256"))
+    assert written == shown
+
+
+# --- what cannot run here, checked as far as it can be -------------------------------------------------------
+
+
+def test_compose_commands() -> None:
+    """The compose lines name files that exist and parse, with the services the README describes, and set the
+    variables the override requires."""
+    for command in [c for c in EXEMPT if "docker compose" in c]:
+        words = rb.argv(command)
+        variables = {w.partition("=")[0] for w in words if re.fullmatch(r"[A-Z_]+=.*", w)}
+        files = [words[i + 1] for i, w in enumerate(words) if w == "-f"] or ["docker-compose.yml"]
+        text = "".join((ROOT / name).read_text() for name in files)
+        services = {s for name in files for s in yaml.safe_load((ROOT / name).read_text())["services"]}
+        assert {"memgraph", "migrate", "gate"} <= services, command
+        assert set(re.findall(r"\$\{(\w+):\?", text)) == variables, f"{command}: the variables compose requires"
+
+
+@pytest.mark.parametrize("engine", ["bolt"], indirect=True)
+async def test_memgraph_commands(settings: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`migrate` against a Memgraph of your own runs as shown, on the Bolt tier standing in for bolt://db:7687;
+    `serve --transport http` is given the settings its variables name (it runs until stopped)."""
+    migrate_line, serve_line = rb.commands(rb.sh_block(f"{MEMGRAPH_ENV} uv run write-gate migrate"))
+    here = migrate_line.replace("bolt://db:7687", settings.memgraph_url)
+    code, out = await write_gate(monkeypatch, settings, here, tmp_path)
+    assert code == 0 and "0002_core_registry" in out
+    words = rb.argv(serve_line)
+    for word in words:
+        if re.fullmatch(r"[A-Z_]+=.*", word):
+            monkeypatch.setenv(*word.split("=", 1))
+    configured = Settings()
+    assert configured.backend.value == "memgraph" and configured.memgraph_url == "bolt://db:7687"
+    assert configured.memgraph_user == "gate" and configured.agents_file == Path("agents.toml")
+    args = cli.parser().parse_args(words[words.index("write-gate") + 1 :])
+    assert args.func is cli.cmd_serve and args.transport == "http"
+
+
+@EMBEDDED
+async def test_claude_desktop_config_starts_the_server(settings: Settings) -> None:
+    """The config parses, and its command line, with the reader's path filled in, serves a real client."""
+    server = json.loads(rb.block('{"mcpServers": {"write-gate": {').text)["mcpServers"]["write-gate"]
+    args = [ROOT.as_posix() if a == "/path/to/write-gate" else a for a in server["args"]]
+    env = {**settings_env(settings), **server["env"], "UV_FROZEN": "1"}
+    assert server["command"] == "uv"
+    async with Client(StdioServerParameters(command=UV, args=args, env=env), read_timeout_seconds=120) as client:
+        assert {tool.name for tool in (await client.list_tools()).tools} == GATE_TOOLS
+
+
+def test_python_snippet_runs_from_anywhere(tmp_path: Path) -> None:
+    """The snippet, run as a script from a folder outside the checkout with the reader's path filled in, writes
+    its node. Its server gets the SDK's default environment, so HOME points the data folder into tmp_path."""
+    code = rb.block("import asyncio").text.replace("/path/to/write-gate", ROOT.as_posix())
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home), "PATH": f"{Path(UV).parent}:{os.environ['PATH']}"}
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240
+    )
+    assert result.returncode == 0, result.stderr
+    assert "'status': 'written'" in result.stdout and "'label': 'Person'" in result.stdout
+
+
+def test_development_tree_names_real_files() -> None:
+    text = rb.block("src/write_gate/").text
+    package = ROOT / "src" / "write_gate"
+    for name in re.findall(r"\b\w+\.py\b", text):
+        assert list(package.rglob(name)), f"the Development tree names {name}, which src/write_gate lacks"
+    for folder in re.findall(r"^\s+(\w+)/", text, re.MULTILINE):
+        assert (package / folder).is_dir(), folder
+
+
+# An npx command the README quotes without a version, and why that is right.
+NPX_UNPINNED = {"@modelcontextprotocol/server-memory": "quoted as the line in the reader's own config to replace"}
+
+
+def test_npx_commands_are_pinned() -> None:
+    """`npx pkg` runs whatever is newest, which may not run on the reader's Node (the Inspector after 1.0.3 needs
+    Node 22.7.5): every npx line the README gives names a version."""
+    found = re.findall(r"npx (?:-y )?(@?[\w./-]+?)(@\d[\w.]*)?[\s`]", rb.README.read_text())
+    assert found
+    for package, version in found:
+        assert version or package in NPX_UNPINNED, f"npx {package} is not pinned"
