@@ -30,11 +30,11 @@ def blocks(path: Path = README) -> list[Block]:
     lines = path.read_text(encoding="utf-8").splitlines()
     found, i = [], 0
     while i < len(lines):
-        if not lines[i].startswith("```"):
+        if not lines[i].lstrip().startswith("```"):  # indented fences too (in a list item), so none escapes
             i += 1
             continue
-        start, lang = i, lines[i][3:].strip()
-        end = next(j for j in range(i + 1, len(lines)) if lines[j].startswith("```"))
+        start, lang = i, lines[i].lstrip()[3:].strip()
+        end = next(j for j in range(i + 1, len(lines)) if lines[j].lstrip().startswith("```"))
         body = lines[start + 1 : end]
         marker = MARKER.search(lines[start - 1]) if start else None
         key = marker.group(1) if marker else body[0].strip()
