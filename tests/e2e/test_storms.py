@@ -24,6 +24,7 @@ from tests.integration.test_embedded import engines_on
 from write_gate.backends import open_backend
 from write_gate.config import BackendKind, Settings
 from write_gate.cypher import Statement
+from write_gate.identifiers import PROTECTED_FIELDS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.storm]
 
@@ -39,6 +40,9 @@ class Ledger:
     sent: dict[tuple[str, str], int] = field(default_factory=dict)
     acknowledged: dict[tuple[str, str], int] = field(default_factory=dict)
     refused: Counter[str] = field(default_factory=Counter)
+    # Keys written once, by one writer: the properties sent for each, and the keys acknowledged.
+    fresh_sent: dict[str, dict[str, object]] = field(default_factory=dict)
+    fresh_acknowledged: set[str] = field(default_factory=set)
 
 
 class EngineWatch:
@@ -67,11 +71,29 @@ def gate(folder: Path, writer: str) -> StdioServerParameters:
 
 
 async def write(client: Client, ledger: Ledger, writer: str, key: str, value: int) -> bool:
+    """A key every gate writes: the writer's own property on it."""
     ledger.sent[(key, writer)] = value
+    if not await write_node(client, ledger, key, {writer: value}):
+        return False
+    ledger.acknowledged[(key, writer)] = value
+    return True
+
+
+async def write_fresh(client: Client, ledger: Ledger, writer: str, value: int) -> bool:
+    """A key no other write names: the node it creates must hold exactly these properties, or none."""
+    key = f"{writer}-{value}"
+    ledger.fresh_sent[key] = {"name": key, "writer": writer, "value": value, "written_by": writer}
+    if not await write_node(client, ledger, key, {"writer": writer, "value": value}):
+        return False
+    ledger.fresh_acknowledged.add(key)
+    return True
+
+
+async def write_node(client: Client, ledger: Ledger, key: str, properties: dict[str, object]) -> bool:
     arguments = {
         "label": "Person",
         "merge_keys": {"name": key},
-        "properties": {writer: value},
+        "properties": properties,
         "source": "storm",
         "extraction_method": "api",
     }
@@ -79,7 +101,6 @@ async def write(client: Client, ledger: Ledger, writer: str, key: str, value: in
     if result.is_error:
         ledger.refused[result.structured_content["error_code"]] += 1
         return False
-    ledger.acknowledged[(key, writer)] = value
     return True
 
 
@@ -102,6 +123,13 @@ async def check_folder(folder: Path, ledger: Ledger) -> None:
         if not acknowledged <= stored.get(key, {}).get(writer, -1) <= ledger.sent[(key, writer)]
     }
     assert wrong == {}, f"acknowledged writes lost or stale (acknowledged, stored, last sent): {wrong}"
+    kept = PROTECTED_FIELDS - {"written_by"}  # the gate's own stamps, but who wrote it
+    written = {
+        name: {k: v for k, v in p.items() if k not in kept and not k.startswith("_")} for name, p in stored.items()
+    }
+    assert ledger.fresh_acknowledged <= set(stored), "acknowledged new keys lost"
+    foreign = {key: written[key] for key, sent in ledger.fresh_sent.items() if key in written and written[key] != sent}
+    assert foreign == {}, f"new keys holding properties not written for them: {foreign}"
     assert set(ledger.refused) <= {"BACKEND_UNAVAILABLE"}, ledger.refused
 
 
@@ -152,12 +180,16 @@ def gate_processes() -> list[psutil.Process]:
 
 @pytest.mark.parametrize("trial", range(TRIALS))
 async def test_repeated_sigkills_of_the_engine_and_of_gates_while_they_write(tmp_path: Path, trial: int) -> None:
+    """Writers keep creating new keys (named by writer and sequence) while the engine and gates are killed:
+    every acknowledged one is there holding exactly what was written for it, and no key holds another's."""
     ledger, watch, stop, storm_over = Ledger(), EngineWatch(tmp_path), anyio.Event(), anyio.Event()
     after_last_kill: Counter[int] = Counter()
+    new_keys_under_kills = 0  # acknowledged between the first kill and the last
     kills: Counter[str] = Counter()
 
     async def writer(slot: int) -> None:
         """One client; when its gate is killed, it starts another gate (a new writer name) and goes on."""
+        nonlocal new_keys_under_kills
         generation, value = 0, 0
         while not storm_over.is_set():
             name = f"w{slot}_{generation}"
@@ -165,7 +197,13 @@ async def test_repeated_sigkills_of_the_engine_and_of_gates_while_they_write(tmp
                 async with Client(gate(tmp_path, name), read_timeout_seconds=60) as client:
                     while not storm_over.is_set():
                         value += 1
-                        acknowledged = await write(client, ledger, name, KEYS[value % len(KEYS)], value)
+                        # Mostly new keys, as in the failure seen (new-key writes under kills); some shared ones.
+                        if fresh := value % 4 != 0:
+                            acknowledged = await write_fresh(client, ledger, name, value)
+                        else:
+                            acknowledged = await write(client, ledger, name, KEYS[value % len(KEYS)], value)
+                        if acknowledged and fresh and kills.total() and not stop.is_set():
+                            new_keys_under_kills += 1
                         if acknowledged and stop.is_set():
                             after_last_kill[slot] += 1
             except Exception:  # noqa: BLE001 - its gate was killed under it: the call is not acknowledged
@@ -198,6 +236,7 @@ async def test_repeated_sigkills_of_the_engine_and_of_gates_while_they_write(tmp
             for slot in range(3):
                 tasks.start_soon(writer, slot)
     assert kills["engine"] == 3 and kills["gate"] >= 1
+    assert new_keys_under_kills >= 10  # the kills hit writes of new keys
     assert watch.most == 1  # never two engines on the folder
     assert min(after_last_kill[slot] for slot in range(3)) >= 5  # every writer recovered by itself
     await check_folder(tmp_path, ledger)
