@@ -2,12 +2,14 @@
 opened empty), a gate joins only the engine that serves its own folder, a copied folder gets its own
 engine, and unusable folders (a file, a read-only mount) are refused in one line."""
 
+import itertools
 import json
 import os
 import shutil
 import stat
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -241,6 +243,33 @@ async def test_a_recorded_size_is_never_lowered_and_a_replaced_files_size_is_dro
     assert json.loads(folder.record.read_text())["sizes"] == recorded
     with pytest.raises(DataFolderError, match=f"{incr} is 10 bytes shorter"):
         check_whole(folder)
+
+
+async def test_gates_recording_at_once_never_record_more_than_is_on_disk(tmp_path: Path) -> None:
+    """Two gates write while four more recorders race on the record: each sees its recorded sizes only grow,
+    none is ever ahead of the files, and the folder restarts."""
+    gates = [await start(tmp_path, "everysec") for _ in range(2)]
+    folder, seen, done = open_data_folder(tmp_path), [[] for _ in range(4)], threading.Event()
+
+    def recorder(mine: list[dict[str, int]]) -> None:
+        while not done.is_set():
+            mine.append(record_sizes(folder))
+
+    try:
+        async with anyio.create_task_group() as tasks:
+            for mine in seen:
+                tasks.start_soon(anyio.to_thread.run_sync, recorder, mine)
+            for i in range(100):
+                await gates[i % 2].write(Statement("CREATE (:D {i: $i})", {"i": i}))
+            done.set()
+        on_disk = current_sizes(folder)
+        for mine in seen:
+            assert mine and all(a[n] <= b[n] for a, b in itertools.pairwise(mine) for n in a), mine
+            assert all(size <= on_disk[name] for sizes in mine for name, size in sizes.items())
+    finally:
+        for gate in gates:
+            await gate.close()
+    assert await count_nodes(tmp_path) == 100
 
 
 def test_an_unreadable_record_is_refused(tmp_path: Path) -> None:
