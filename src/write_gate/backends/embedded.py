@@ -6,7 +6,8 @@
 - Every gate holds `gates.lock` shared while it uses the engine; the last one out gets it exclusively and
   shuts the engine down gracefully, while any gate arriving meanwhile waits.
 - A gate joins an engine only after it has checked that the engine serves this very folder.
-- A folder that was initialised and lost its append-only files is refused at start, never opened empty.
+- A folder that held a graph and lost its append-only files, or their acknowledged tail, is refused at start,
+  never opened empty or short. Every gate keeps the record of acknowledged sizes that this check reads.
 """
 
 import contextlib
@@ -21,6 +22,7 @@ import anyio
 
 from write_gate import __version__
 from write_gate.backends import engine_process
+from write_gate.backends.acknowledged import Recorder
 from write_gate.backends.base import BackendUnavailable, Row
 from write_gate.backends.data_folder import (
     DataFolder,
@@ -41,6 +43,9 @@ logger = logging.getLogger(__name__)
 
 # How long the last gate out waits for the engine to finish its graceful shutdown.
 SHUTDOWN_SECONDS = 30.0
+# How often a gate records the append-only files' sizes (when they moved): under `appendfsync everysec`, the
+# writes acknowledged since the last record are the ones a clean cut of the file could take unnoticed.
+RECORD_SECONDS = 1.0
 
 
 def check_data_folder(data_dir: Path) -> None:
@@ -63,6 +68,7 @@ class EmbeddedEngine:
         self.socket_path: Path | None = None
         self.pid: int | None = None
         self._gate_lock: int | None = None
+        self._recorder: Recorder | None = None
         self._started: list[subprocess.Popen[bytes]] = []  # engines this process started, reaped when they end
 
     def join(self) -> Path:
@@ -81,6 +87,9 @@ class EmbeddedEngine:
         except BaseException:
             self._release_gate_lock()
             raise
+        self._recorder = Recorder(folder, RECORD_SECONDS)
+        self._recorder.record()
+        self._recorder.start()
         return self.socket_path
 
     def ensure_running(self) -> int:
@@ -146,6 +155,12 @@ class EmbeddedEngine:
         folder = self.folder
         if folder is None or self._gate_lock is None:
             return
+        if self._recorder is not None:
+            # Everything this gate was told is written is in the files by now (the engine writes its
+            # append-only file before it answers): record it while the gate still holds the folder.
+            self._recorder.stop()
+            self._recorder.record()
+            self._recorder = None
         self._release_gate_lock()
         try:
             last = try_lock(folder.gates_lock)

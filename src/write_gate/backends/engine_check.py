@@ -21,7 +21,7 @@ class FolderCheck:
 
 def check_folder(data_dir: Path) -> FolderCheck:
     folder = open_data_folder(data_dir)
-    check_whole(folder)  # a missing file: refused in one line, as at start
+    check_whole(folder)  # a missing file or a file cut short: refused in one line, as at start
     if not folder.manifest.is_file():
         return FolderCheck(True, f"{folder.root} holds no append-only files yet: a new folder")
     checker = subprocess.run(
