@@ -19,6 +19,7 @@ from tests.conftest import TESTS, open_client, settings_env, write_gate_argv
 from tests.e2e.test_identity import names, nodes_named, ok
 from write_gate.backends import GraphBackend
 from write_gate.config import Settings
+from write_gate.cypher import Statement
 from write_gate.schema_files import load_into_graph, read_sources
 
 pytestmark = pytest.mark.anyio
@@ -44,6 +45,12 @@ async def mesh(settings: Settings, graph: GraphBackend) -> AsyncIterator[Client]
     await load_into_graph(graph, read_sources([TESTS / "schemas" / "memorymesh", TESTS / "schemas" / "memory"]))
     async with open_client(settings, "in_process") as client:
         yield client
+
+
+async def wipe(graph: GraphBackend) -> None:
+    """Examples share the test's graph: each starts without data (every node with a `_key`; registry nodes have
+    none)."""
+    await graph.write(Statement("MATCH (n) WHERE n._key IS NOT NULL DETACH DELETE n"))
 
 
 async def whole_graph(client: Client) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -77,6 +84,7 @@ async def test_memory_relations_and_reads_find_generated_names(
     memory: Client, graph: GraphBackend, a: str, b: str
 ) -> None:
     assume(a != b)
+    await wipe(graph)
     # One name twice in one call is one entity, whatever the name.
     person = {"name": a, "entityType": "person"}
     out = await ok(memory, "create_entities", entities=[person, person, {"name": b, "entityType": "company"}])
@@ -111,6 +119,7 @@ async def test_memory_relations_and_reads_find_generated_names(
 async def test_nfc_and_nfd_forms_are_two_entities(memory: Client, graph: GraphBackend, text: str) -> None:
     """As in the official server, which compares names as JavaScript strings: code unit by code unit."""
     nfc, nfd = unicodedata.normalize("NFC", text), unicodedata.normalize("NFD", text)
+    await wipe(graph)
     out = await ok(memory, "create_entities", entities=[{"name": nfc, "entityType": "person"}])
     assert [e["name"] for e in out["entities"]] == [nfc]
     out = await ok(memory, "create_entities", entities=[{"name": nfd, "entityType": "person", "observations": ["d"]}])
@@ -140,7 +149,9 @@ async def typed(client: Client, tool: str, args: dict[str, Any]) -> dict[str, An
 @example(place=" Spaced ", who="")
 @example(place=unicodedata.normalize("NFD", "Émile"), who="x" * 5000)
 async def test_typed_tools_find_generated_names(mesh: Client, graph: GraphBackend, place: str, who: str) -> None:
-    assume(place != who)
+    stub_name = place + "?"
+    assume(len({place, who, stub_name}) == 3)
+    await wipe(graph)
     location = {"location": {"name": place, "type": "Town"}, **MESH_PROV}
     await typed(mesh, "add_location", location)
     await typed(mesh, "add_location", location)  # an add of the same key writes the one node again
@@ -157,7 +168,6 @@ async def test_typed_tools_find_generated_names(mesh: Client, graph: GraphBacken
     assert await nodes_named(graph, place) == 1 and await nodes_named(graph, who) == 1
 
     # Missing: a stub under the fallback label, found by name from then on (no second stub).
-    stub_name = place + "?"
     update = {"npc": {"name": who, "home": stub_name}, **MESH_PROV, "endpoint_policy": "merge_endpoints"}
     assert (await typed(mesh, "update_npc", update))["relationships"][0]["stub"] is True
     assert (await typed(mesh, "update_npc", update))["relationships"][0]["to_label"] == "Entity"
@@ -171,6 +181,13 @@ async def test_typed_tools_find_generated_names(mesh: Client, graph: GraphBacken
         assert await nodes_named(graph, name) == 0
     await typed(mesh, "write_node", {"label": "Entity", "merge_keys": {"name": stub_name}, **MESH_PROV})
     assert await nodes_named(graph, stub_name) == 1  # the stub, claimed: still one node
+
+    # allies names its nodeType: the target is that label's node of the name, its stub made once.
+    faction = {"name": place, "alignment": "Good", "allies": [who]}
+    for _ in range(2):
+        out = await typed(mesh, "add_faction", {"faction": faction, **MESH_PROV, "endpoint_policy": "merge_endpoints"})
+        assert [(r["to_label"], r["to"]) for r in out["relationships"]] == [("Faction", who)]
+    assert await nodes_named(graph, place) == 1 and await nodes_named(graph, who) == 1
 
 
 async def cli(settings: Settings, *args: str) -> str:
@@ -189,6 +206,7 @@ async def test_import_and_export_keep_generated_names(
     settings: Settings, memory: Client, graph: GraphBackend, tmp_path_factory: pytest.TempPathFactory, drawn: list[str]
 ) -> None:
     batch = list(dict.fromkeys(HARD + drawn))
+    await wipe(graph)
     folder = tmp_path_factory.mktemp("import")
     records = [
         {"type": "entity", "name": n, "entityType": "Person", "observations": [f"#{i}"]} for i, n in enumerate(batch)
