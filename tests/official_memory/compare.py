@@ -53,8 +53,12 @@ EXPECTED: dict[str, str] = {
     "both set isError",
     "idempotent_hint": "idempotentHint is true on create_entities, create_relations and add_observations (false "
     "there): a repeat skips what exists and leaves the graph as it was, stamps included",
-    "tool_descriptions": "tool descriptions say what the gate adds (the registry, paging); names, titles, "
-    "input keys and the other hints are the official ones",
+    "tool_descriptions": "tool and argument descriptions say what the gate adds (the registry, paging); names "
+    "and titles are the official ones",
+    "read_arguments": "the reads take optional arguments the official server's do not: limit and cursor "
+    "(paging), labels (a filter), relations_limit (open_nodes)",
+    "output_schemas": "each output schema is anyOf the success (every official key, extras beside) and the "
+    "rejection, so a refusal validates too",
     "resources": "no memory://knowledge-graph resource (read_graph answers it, page by page); the schema "
     "registry is offered as resources instead",
     "capabilities": "logging and completions are offered too; the registry resources cannot be subscribed to "

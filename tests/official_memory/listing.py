@@ -9,10 +9,12 @@ Report = list[str]
 IDEMPOTENT_HERE = {"create_entities", "create_relations", "add_observations"}
 KNOWLEDGE_GRAPH = "memory://knowledge-graph"
 SCHEMA_RESOURCES = {"write-gate://schema", "write-gate://schema/{name}"}
+# The reads' optional arguments beside the official ones: paging, a label filter, relations per entity.
+READ_ARGUMENTS = {"limit", "cursor", "labels", "relations_limit"}
 
 
 def compare_listings(ours: dict[str, Any], theirs: dict[str, Any], note: Callable[[str], None]) -> Report:
-    """`ours` and `theirs`: {"tools": {name: {title, description, annotations}}, "resources": [uri...],
+    """`ours` and `theirs`: {"tools": {name: {title, description, annotations, input, output}}, "resources": [uri...],
     "capabilities": {...}} (templates among the resources, by their URI template)."""
     report = _tools(ours["tools"], theirs["tools"], note)
     report += _resources(set(ours["resources"]), set(theirs["resources"]), note)
@@ -37,7 +39,47 @@ def _tools(ours: dict[str, Any], theirs: dict[str, Any], note: Callable[[str], N
                 note("idempotent_hint")
             else:
                 report.append(f"{name} {hint}: ours {here} theirs {there}")
+        report += [f"{name} input {line}" for line in _input(mine["input"], tool["input"], note)]
+        report += [f"{name} output {line}" for line in _output(mine["output"], tool["output"], note)]
     return report
+
+
+def _input(ours: dict[str, Any], theirs: dict[str, Any], note: Callable[[str], None], path: str = "") -> Report:
+    """An argument's schema, level by level: the same properties, types and required keys."""
+    if ours.get("type") != theirs.get("type"):
+        return [f"{path or '.'}: type ours {ours.get('type')} theirs {theirs.get('type')}"]
+    if ours.get("description") != theirs.get("description"):
+        note("tool_descriptions")
+    report = []
+    if "items" in theirs:
+        report += _input(ours.get("items", {}), theirs["items"], note, path + "[]")
+    mine, there = ours.get("properties", {}), theirs.get("properties", {})
+    for key in sorted(set(mine) - set(there)):
+        if path == "" and key in READ_ARGUMENTS:
+            note("read_arguments")
+        else:
+            report.append(f"{path}.{key}: only ours")
+    report += [f"{path}.{key}: only theirs" for key in sorted(set(there) - set(mine))]
+    for key in sorted(set(mine) & set(there)):
+        report += _input(mine[key], there[key], note, f"{path}.{key}")
+    for key in sorted(set(theirs.get("required", [])) - set(ours.get("required", []))):
+        if (path, key) == (".entities[]", "observations"):
+            note("observations_optional")
+        else:
+            report.append(f"{path}.{key}: required there, optional here")
+    return report
+
+
+def _output(ours: dict[str, Any] | None, theirs: dict[str, Any] | None, note: Callable[[str], None]) -> Report:
+    """Ours is anyOf its success and the rejection; the success has every official key."""
+    if theirs is None:
+        return [] if ours is None else ["only ours has one"]
+    branches = (ours or {}).get("anyOf", [])
+    if len(branches) != 2 or branches[1].get("properties", {}).get("status") != {"const": "rejected"}:
+        return [f"not anyOf a success and the rejection: {ours}"]
+    note("output_schemas")
+    missing = sorted(set(theirs.get("properties", {})) - set(branches[0].get("properties", {})))
+    return [f"official keys missing: {missing}"] if missing else []
 
 
 def _resources(ours: set[str], theirs: set[str], note: Callable[[str], None]) -> Report:

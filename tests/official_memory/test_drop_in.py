@@ -77,6 +77,8 @@ async def listing(client: Client) -> dict[str, Any]:
             "title": tool.title,
             "description": tool.description,
             "annotations": tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else {},
+            "input": tool.input_schema,
+            "output": tool.output_schema,
         }
         for tool in (await client.list_tools()).tools
     }
