@@ -51,6 +51,18 @@ EXPECTED: dict[str, str] = {
     "error_words": "where the official server's words are its SDK's input validation, ours are the gate's",
     "error_structured": "a refusal carries structured content (the official server's errors carry none); "
     "both set isError",
+    "idempotent_hint": "idempotentHint is true on create_entities, create_relations and add_observations (false "
+    "there): a repeat skips what exists and leaves the graph as it was, stamps included",
+    "tool_descriptions": "tool and argument descriptions say what the gate adds (the registry, paging); names "
+    "and titles are the official ones",
+    "read_arguments": "the reads take optional arguments the official server's do not: limit and cursor "
+    "(paging), labels (a filter), relations_limit (open_nodes)",
+    "output_schemas": "each output schema is anyOf the success (every official key, extras beside) and the "
+    "rejection, so a refusal validates too",
+    "resources": "no memory://knowledge-graph resource (read_graph answers it, page by page); the schema "
+    "registry is offered as resources instead",
+    "capabilities": "logging and completions are offered too; the registry resources cannot be subscribed to "
+    "and announce no changes; tools.listChanged follows the protocol",
 }
 
 RelKey = tuple[str, str, str]

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from tests.official_memory.compare import EXPECTED, Answer, Comparison, without_repeats
+from tests.official_memory.listing import IDEMPOTENT_HERE, compare_listings
 
 
 def ours_entity(name: str, label: str, observations: list[str], remapped_from: str | None = None) -> dict[str, Any]:
@@ -168,3 +169,48 @@ def test_refusals_in_other_words_are_reported_unless_they_are_input_validation()
     comparison = Comparison()
     assert comparison.step("create_entities", {}, Answer(True, invalid, invalid), sdk) == []
     assert comparison.seen == {"error_text_json", "error_words", "error_structured"}
+
+
+def _listed(**changes: Any) -> dict[str, Any]:
+    hints = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False}
+    schemas = {"input": {"type": "object", "properties": {}}, "output": None}
+    tools = {
+        name: {"title": name.title(), "description": "d", "annotations": dict(hints), **schemas}
+        for name in IDEMPOTENT_HERE
+    }
+    tools["delete_entities"] = {
+        "title": "Delete",
+        "description": "d",
+        "annotations": {**hints, "idempotentHint": True},
+        **schemas,
+    }
+    listing = {"tools": tools, "resources": ["memory://knowledge-graph"], "capabilities": {"tools": {}}}
+    return listing | changes
+
+
+def test_listings_undo_only_the_listed_differences() -> None:
+    theirs, seen = _listed(), set()
+    ours = _listed(resources=["write-gate://schema"], capabilities={"tools": {}, "logging": {}})
+    for tool in IDEMPOTENT_HERE:
+        ours["tools"][tool]["annotations"]["idempotentHint"] = True
+    ours["tools"]["create_entities"]["description"] = "checked against the registry"
+    ours["tools"]["add_observations"]["input"] = {"type": "object", "properties": {"cursor": {"type": "string"}}}
+    assert compare_listings(ours, theirs, seen.add) == []
+    assert seen == {"idempotent_hint", "tool_descriptions", "resources", "capabilities", "read_arguments"}
+
+
+def test_listings_report_any_other_difference() -> None:
+    ours, theirs = _listed(resources=["memory://other"], capabilities={}), _listed()
+    ours["tools"]["delete_entities"]["annotations"]["idempotentHint"] = False
+    ours["tools"]["add_observations"]["title"] = "Append"
+    ours["tools"]["create_entities"]["input"] = {"type": "object", "properties": {"force": {"type": "boolean"}}}
+    ours["tools"]["create_relations"]["output"] = {"type": "object", "properties": {}}
+    assert compare_listings(ours, theirs, lambda _id: None) == [
+        "add_observations title: ours 'Append' theirs 'Add_Observations'",
+        "create_entities input .force: only ours",
+        "create_relations output only ours has one",
+        "delete_entities idempotentHint: ours False theirs True",
+        "resource only ours: memory://other",
+        "capability tools: ours False theirs True",
+    ]
+    assert compare_listings(_listed(tools={}), theirs, lambda _id: None)[0].startswith("tools: ours []")

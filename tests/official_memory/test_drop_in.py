@@ -2,7 +2,8 @@
 installed from the lock file beside this module) and `write-gate serve --profile memory` (stdio, on a data folder
 `write-gate migrate` just made) get the same scripted calls through the Python SDK's client. After each step the
 answers (isError, the text parsed, structured content) and both whole graphs are compared entity by entity and
-relation by relation; every difference must be one of compare.EXPECTED, and each of those must occur."""
+relation by relation, as are what each lists (tools with their titles, descriptions and hints, resources,
+capabilities); every difference must be one of compare.EXPECTED, and each of those must occur."""
 
 import json
 import subprocess
@@ -16,6 +17,7 @@ from mcp import Client, Implementation, StdioServerParameters
 from tests.clients.conftest import node_project
 from tests.conftest import settings_env, write_gate_argv
 from tests.official_memory.compare import EXPECTED, Answer, Comparison, parse_text
+from tests.official_memory.listing import compare_listings
 from tests.official_memory.script import SCRIPT
 from write_gate.config import BackendKind, Settings
 
@@ -68,6 +70,24 @@ async def whole_graph_of_ours(client: Client) -> dict[str, Any]:
     return {"entities": entities, "relations": list(relations.values())}
 
 
+async def listing(client: Client) -> dict[str, Any]:
+    """What a client learns before calling anything: the tools, the resources and templates, the capabilities."""
+    tools = {
+        tool.name: {
+            "title": tool.title,
+            "description": tool.description,
+            "annotations": tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else {},
+            "input": tool.input_schema,
+            "output": tool.output_schema,
+        }
+        for tool in (await client.list_tools()).tools
+    }
+    resources = [str(r.uri) for r in (await client.list_resources()).resources]
+    resources += [t.uri_template for t in (await client.list_resource_templates()).resource_templates]
+    capabilities = client.server_capabilities.model_dump(by_alias=True, exclude_none=True)
+    return {"tools": tools, "resources": resources, "capabilities": capabilities}
+
+
 @pytest.fixture
 async def both(tmp_path: Path) -> AsyncIterator[tuple[Client, Client]]:
     theirs = official_server(tmp_path / "memory.jsonl")  # skips here where node or npm is missing
@@ -82,7 +102,10 @@ async def both(tmp_path: Path) -> AsyncIterator[tuple[Client, Client]]:
 
 async def test_the_memory_profile_answers_as_the_official_server(both: tuple[Client, Client]) -> None:
     gate, official = both
-    comparison, reports, before = Comparison(), [], []
+    comparison, before = Comparison(), []
+    reports = [
+        f"listing: {line}" for line in compare_listings(await listing(gate), await listing(official), comparison.note)
+    ]
     for number, (tool, args) in enumerate(SCRIPT, 1):
         ours, theirs = await call(gate, tool, args), await call(official, tool, args)
         found = comparison.step(tool, args, ours, theirs)
