@@ -175,7 +175,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             cached = tables[id(registry)] = (
                 registry,
                 specs,
-                types.ListToolsResult(tools=[spec.to_mcp() for spec in specs.values()]),
+                types.ListToolsResult(tools=[spec.to_mcp(specs) for spec in specs.values()]),
             )
         return cached[1], cached[2]
 
@@ -205,8 +205,12 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
     async def list_tools(ctx: Any, _params: Any) -> types.ListToolsResult:
         sessions.add(ctx.session)
         grant = identities.agent(ctx).grant
-        listed = table(ctx.lifespan_context)[1]
-        return types.ListToolsResult(tools=[tool for tool in listed.tools if grant.allows_tool(tool.name)])
+        specs, listed = table(ctx.lifespan_context)
+        tools = [tool for tool in listed.tools if grant.allows_tool(tool.name)]
+        if len(tools) < len(listed.tools):  # the grant hides some: a brief schema must not refer to one of them
+            names = {tool.name for tool in tools}
+            tools = [specs[tool.name].to_mcp(names) if specs[tool.name].brief else tool for tool in tools]
+        return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         runtime: Runtime = ctx.lifespan_context
