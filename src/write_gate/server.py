@@ -15,7 +15,7 @@ from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
-from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from pydantic import BaseModel, ValidationError
 from starlette.applications import Starlette
@@ -33,11 +33,15 @@ from write_gate.malformed import AnswerMalformedPosts
 from write_gate.memory import MemoryService, WriterContext
 from write_gate.model import ErrorCode, GateRejection, Rejected, validation_problems
 from write_gate.runtime import open_gate
+from write_gate.sse_events import EventLog, ResumableSessionManager
 from write_gate.tool_selection import ToolSelection
 from write_gate.tools import PROFILES, Call, Runtime, ToolSpec, typed_specs
 from write_gate.values import check_storable
 
 logger = logging.getLogger(__name__)
+
+# How long a client waits before reconnecting a dropped SSE stream (the SSE `retry` field).
+SSE_RETRY_MS = 2_000
 
 INSTRUCTIONS = (
     "Write Gate: every write to the shared knowledge graph is checked against a schema registry and stamped "
@@ -309,8 +313,11 @@ def http_app(
             "421); list the host names agents use to reach the gate",
             settings.host,
         )
-    sessions = StreamableHTTPSessionManager(
+    sessions = ResumableSessionManager(
         app=server,
+        # Streams are primed (an id, empty data) and resumable with Last-Event-ID; `retry` paces reconnects.
+        events=EventLog(),
+        retry_interval=SSE_RETRY_MS,
         security_settings=transport_security(settings),
         session_idle_timeout=settings.session_idle_seconds,
         max_sessions=settings.max_sessions,
