@@ -265,6 +265,16 @@ async def open_client(settings: Settings, transport: str, profile: str = "gate")
         yield client
 
 
+# The MCP specification's defaults for a hint a tool leaves out (the gate states only the others).
+_HINT_DEFAULTS = {"read_only_hint": False, "destructive_hint": True, "idempotent_hint": False, "open_world_hint": True}
+
+
+def hint(annotations: Any, name: str) -> bool:
+    """A tool's hint as a client reads it: the stated value, or the specification's default."""
+    value = getattr(annotations, name, None)
+    return _HINT_DEFAULTS[name] if value is None else value
+
+
 @pytest.fixture(params=["in_process", "stdio"])
 def transport(request: pytest.FixtureRequest) -> str:
     return request.param

@@ -15,7 +15,7 @@ from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
-from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from pydantic import BaseModel, ValidationError
 from starlette.applications import Starlette
@@ -33,11 +33,15 @@ from write_gate.malformed import AnswerMalformedPosts
 from write_gate.memory import MemoryService, WriterContext
 from write_gate.model import ErrorCode, GateRejection, Rejected, validation_problems
 from write_gate.runtime import open_gate
+from write_gate.sse_events import EventLog, ResumableSessionManager
 from write_gate.tool_selection import ToolSelection
 from write_gate.tools import PROFILES, Call, Runtime, ToolSpec, typed_specs
 from write_gate.values import check_storable
 
 logger = logging.getLogger(__name__)
+
+# How long a client waits before reconnecting a dropped SSE stream (the SSE `retry` field).
+SSE_RETRY_MS = 2_000
 
 INSTRUCTIONS = (
     "Write Gate: every write to the shared knowledge graph is checked against a schema registry and stamped "
@@ -175,7 +179,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             cached = tables[id(registry)] = (
                 registry,
                 specs,
-                types.ListToolsResult(tools=[spec.to_mcp() for spec in specs.values()]),
+                types.ListToolsResult(tools=[spec.to_mcp(specs) for spec in specs.values()]),
             )
         return cached[1], cached[2]
 
@@ -205,8 +209,12 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
     async def list_tools(ctx: Any, _params: Any) -> types.ListToolsResult:
         sessions.add(ctx.session)
         grant = identities.agent(ctx).grant
-        listed = table(ctx.lifespan_context)[1]
-        return types.ListToolsResult(tools=[tool for tool in listed.tools if grant.allows_tool(tool.name)])
+        specs, listed = table(ctx.lifespan_context)
+        tools = [tool for tool in listed.tools if grant.allows_tool(tool.name)]
+        if len(tools) < len(listed.tools):  # the grant hides some: a brief schema must not refer to one of them
+            names = {tool.name for tool in tools}
+            tools = [specs[tool.name].to_mcp(names) if specs[tool.name].brief else tool for tool in tools]
+        return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         runtime: Runtime = ctx.lifespan_context
@@ -305,8 +313,11 @@ def http_app(
             "421); list the host names agents use to reach the gate",
             settings.host,
         )
-    sessions = StreamableHTTPSessionManager(
+    sessions = ResumableSessionManager(
         app=server,
+        # Streams are primed (an id, empty data) and resumable with Last-Event-ID; `retry` paces reconnects.
+        events=EventLog(),
+        retry_interval=SSE_RETRY_MS,
         security_settings=transport_security(settings),
         session_idle_timeout=settings.session_idle_seconds,
         max_sessions=settings.max_sessions,

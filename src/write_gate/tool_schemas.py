@@ -4,19 +4,19 @@ One source of truth: the models that validate a call and shape its answer are th
 come from. What is sent is trimmed of what no client or agent uses (titles, `additionalProperties: true`,
 `default: null`, `$defs` used once), so every agent pays less context for the same contract.
 
-The output schema is the success model *or* `Rejected`: TypeScript SDK v1 clients validate
-`structuredContent` against it even when `isError` is true, and answer -32602 when it does not match.
-The top level stays `type: object` (the MCP schema requires it); the alternatives sit in an `anyOf`.
-An answer's enumerations (error codes, item statuses) are advertised as their type only, so a value
-added later never turns a valid answer into a client-side error; `const` discriminators stay.
+An output schema only tells a success from a rejection: TypeScript SDK v1 clients validate
+`structuredContent` against it even when `isError` is true, and answer -32602 when it does not match. So it
+names `status` with its two values (`written` or `rejected`, say) where the success has a status, and else the
+fields a success always carries against a rejection's `error_code`; what the fields hold is the answer's, and
+the tool's description names the ones that matter. The top level stays `type: object`, as MCP requires.
 """
 
 import json
 from dataclasses import dataclass, replace
 from functools import cache
-from typing import Any, Union
+from typing import Any
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel
 
 from write_gate.model import Rejected
 
@@ -27,6 +27,7 @@ _ONE = ("items", "additionalProperties", "not", "contains", "propertyNames")
 _MANY = ("anyOf", "oneOf", "allOf", "prefixItems")
 _NAMED = ("properties", "$defs", "patternProperties")
 _REF = "#/$defs/"
+_REJECTED = Rejected.model_fields["status"].default
 
 
 @cache
@@ -39,19 +40,32 @@ def input_schema(model: type[BaseModel], description_depth: int | None = None) -
 
 @cache
 def output_schema(success: type[BaseModel]) -> Schema:
-    """`{type: object, anyOf: [success, rejected]}`: the top level says `object` once for both."""
-    answer = TypeAdapter(Union[success, Rejected])  # noqa: UP007 - a runtime union of two classes
-    schema = compact(answer.json_schema(by_alias=True, mode="serialization"), keep_descriptions=False, keep_enums=False)
-    schema["anyOf"] = [{k: v for k, v in branch.items() if k != "type"} for branch in schema["anyOf"]]
-    return {"type": "object", **schema}
+    """How a client tells the two outcomes apart, in few bytes: `status` and its two values where the success
+    has a status, else the fields a success always carries against a rejection's error_code."""
+    schema = compact(success.model_json_schema(by_alias=True, mode="serialization"), keep_descriptions=False)
+    properties, defs = schema.get("properties", {}), schema.get("$defs", {})
+    status = properties.get("status", {}).get("const")
+    if status is not None:
+        return {"type": "object", "properties": {"status": {"enum": [status, _REJECTED]}}, "required": ["status"]}
+    required = schema.get("required", [])
+    fields = {name: _top_level(properties[name], defs) for name in required}
+    # Each branch declares what it requires: Ajv's strict mode (TypeScript clients) wants it there.
+    rejected = {"properties": {"error_code": {"type": "string"}}, "required": ["error_code"]}
+    return {"type": "object", "anyOf": [{"properties": fields, "required": required}, rejected]}
 
 
-def compact(
-    schema: Schema, *, keep_descriptions: bool, keep_enums: bool = True, description_depth: int | None = None
-) -> Schema:
+def _top_level(spec: Schema, defs: dict[str, Schema]) -> Schema:
+    """A field's JSON type at the answer's top level (an array, not what it holds)."""
+    ref = spec.get("$ref", "")
+    if ref.startswith(_REF) and ref[len(_REF) :] in defs:
+        spec = defs[ref[len(_REF) :]]
+    return {"type": spec["type"]} if "type" in spec else {}
+
+
+def compact(schema: Schema, *, keep_descriptions: bool, description_depth: int | None = None) -> Schema:
     """The same constraints in fewer bytes (pure: returns a new schema)."""
     defs = schema.get("$defs", {})
-    opts = _Options(keep_descriptions, keep_enums, description_depth)
+    opts = _Options(keep_descriptions, description_depth)
     walked = {name: _walk(d, {}, opts) for name, d in defs.items()}
     uses = _count_refs({k: v for k, v in schema.items() if k != "$defs"} | {"$defs": walked})
     # Inline a definition used once, or smaller than a reference to it; keep the rest (never a recursive one).
@@ -72,7 +86,6 @@ def compact(
 @dataclass(frozen=True)
 class _Options:
     keep_descriptions: bool
-    keep_enums: bool
     description_depth: int | None = None  # how many levels of `properties` keep their descriptions
     depth: int = 0
 
@@ -98,8 +111,6 @@ def _walk(node: Schema, inline: dict[str, Schema], opts: _Options) -> Schema:
         if key == "default" and (value is None or not opts.keep_descriptions):
             continue
         if key == "additionalProperties" and value is True:
-            continue
-        if key == "enum" and not opts.keep_enums:
             continue
         if key == "type" and "const" in node:
             continue  # the constant says it

@@ -4,7 +4,7 @@ There is no raw Cypher tool in either profile, by design: every write goes throu
 """
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -86,7 +86,7 @@ Handler = Callable[[Runtime, Any, Call], Awaitable[BaseModel]]
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
-    title: str
+    title: str | None  # None: the name says it (generated tools)
     description: str
     input_model: type[BaseModel]
     output_model: type[BaseModel]
@@ -98,20 +98,28 @@ class ToolSpec:
     input_schema: dict[str, Any] | None = None
     # The registry label a generated tool writes (typed tools), for WRITE_GATE_TOOLS' `typed:<Label>`.
     label: str | None = None
+    # A shorter input schema that refers to this tool's fields (update_npc's to add_npc's), for lists
+    # that offer that tool too.
+    brief: tuple[str, dict[str, Any]] | None = None
 
-    def to_mcp(self) -> types.Tool:
+    def to_mcp(self, listed: Collection[str] = ()) -> types.Tool:
+        """`listed`: the names of the tools offered beside it."""
+        schema = self.input_schema or input_schema(self.input_model)
+        if self.brief is not None and self.brief[0] in listed:
+            schema = self.brief[1]
         return types.Tool(
             name=self.name,
             title=self.title,
             description=self.description,
-            input_schema=self.input_schema or input_schema(self.input_model),
+            input_schema=schema,
             output_schema=output_schema(self.output_model),
             annotations=self.annotations,
         )
 
 
 def _hints(*, read_only: bool = False, destructive: bool = False, idempotent: bool = True) -> types.ToolAnnotations:
-    """Every hint stated, none left to its default (the defaults assume a destructive, open-world tool)."""
+    """Every hint stated, none left to its default (the defaults assume a destructive, open-world tool):
+    as the official memory server states them, for its drop-in profile."""
     return types.ToolAnnotations(
         read_only_hint=read_only,
         destructive_hint=destructive,
@@ -120,7 +128,21 @@ def _hints(*, read_only: bool = False, destructive: bool = False, idempotent: bo
     )
 
 
-READ = _hints(read_only=True)
+def _lean_hints(
+    *, read_only: bool = False, destructive: bool = False, idempotent: bool = True
+) -> types.ToolAnnotations:
+    """The same hints in fewer bytes: a value equal to the specification's default is left out (read-only
+    false, destructive true, idempotent false), and so are the two a read-only tool's clients ignore."""
+    if read_only:
+        return types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    return types.ToolAnnotations(
+        destructive_hint=None if destructive else False,
+        idempotent_hint=True if idempotent else None,
+        open_world_hint=False,
+    )
+
+
+READ = _lean_hints(read_only=True)
 
 
 # --- the gate's write tools -----------------------------------------------------------------------
@@ -136,7 +158,7 @@ WRITE_NODE = ToolSpec(
     input_model=WriteNodeRequest,
     output_model=NodeWritten,
     # MERGE never deletes; repeating a call sets the same values again (only last_updated moves).
-    annotations=_hints(),
+    annotations=_lean_hints(),
     handler=lambda rt, req, call: rt.gate.write_node(req, call.agent),
 )
 
@@ -151,7 +173,7 @@ WRITE_RELATIONSHIP = ToolSpec(
     input_model=WriteRelationshipRequest,
     output_model=RelationshipWritten,
     # Not idempotent: a weight given for an existing relationship is averaged into it, so a repeat moves it.
-    annotations=_hints(idempotent=False),
+    annotations=_lean_hints(idempotent=False),
     handler=lambda rt, req, call: rt.gate.write_relationship(req, call.agent),
 )
 
@@ -162,7 +184,7 @@ REFRESH_SCHEMA_CACHE = ToolSpec(
     input_model=NoArguments,
     output_model=SchemaRefreshed,
     # Not read-only: nothing in the graph changes, but the registry in force and the tool list may.
-    annotations=_hints(),
+    annotations=_lean_hints(),
     handler=lambda rt, _req, _call: rt.gate.refresh(),
 )
 
@@ -173,7 +195,7 @@ WRITE_NODES = ToolSpec(
     "(written, or rejected with its code) in input order.",
     input_model=LooseItems,
     output_model=BatchWritten,
-    annotations=_hints(),
+    annotations=_lean_hints(),
     handler=lambda rt, req, call: write_nodes(rt.gate, req.items, call.agent),
     input_schema=input_schema(WriteNodesRequest, description_depth=1),
 )
@@ -184,7 +206,7 @@ WRITE_RELATIONSHIPS = ToolSpec(
     description="Many write_relationship items in one call; every item's outcome, in input order.",
     input_model=LooseItems,
     output_model=BatchWritten,
-    annotations=_hints(idempotent=False),  # weights, as write_relationship
+    annotations=_lean_hints(idempotent=False),  # weights, as write_relationship
     handler=lambda rt, req, call: write_relationships(rt.gate, req.items, call.agent),
     input_schema=input_schema(WriteRelationshipsRequest, description_depth=1),
 )
@@ -324,9 +346,10 @@ DELETE_RELATIONS = ToolSpec(
 
 
 # The shared reads, taking their arguments as the official server does (unknown ones ignored).
-MEMORY_READ_GRAPH = replace(READ_GRAPH, input_model=ReadGraphArgs)
-MEMORY_SEARCH_NODES = replace(SEARCH_NODES, input_model=SearchNodesArgs)
-MEMORY_OPEN_NODES = replace(OPEN_NODES, input_model=OpenNodesArgs)
+_OFFICIAL_READ = _hints(read_only=True)
+MEMORY_READ_GRAPH = replace(READ_GRAPH, input_model=ReadGraphArgs, annotations=_OFFICIAL_READ)
+MEMORY_SEARCH_NODES = replace(SEARCH_NODES, input_model=SearchNodesArgs, annotations=_OFFICIAL_READ)
+MEMORY_OPEN_NODES = replace(OPEN_NODES, input_model=OpenNodesArgs, annotations=_OFFICIAL_READ)
 
 
 async def _second(pair: Awaitable[tuple[Any, BaseModel]]) -> BaseModel:
@@ -362,10 +385,10 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
 
 # --- typed tools, generated from the registry snapshot -------------------------------------------
 
-_TYPED_VERBS: dict[str, tuple[str, str]] = {
-    "add": ("Add a {label}", "Create (or update) a {label}{description}. Gated and stamped like write_node."),
-    "update": ("Update a {label}", "Set the given fields of an existing {label} (found by {keys}){rels}."),
-    "delete": ("Delete a {label}", "Delete a {label} and its relationships."),
+_TYPED_VERBS: dict[str, str] = {
+    "add": "Create (or update) a {label}{description}.",
+    "update": "Set the given fields of an existing {label} (found by {keys}){rels}.",
+    "delete": "Delete a {label} and its relationships.",
 }
 
 
@@ -377,7 +400,7 @@ def typed_specs(registry: SchemaRegistry, methods: list[str]) -> tuple[ToolSpec,
         if entry is None or not generatable(entry):
             continue
         rels = [k for k, t in entry.property_types.items() if t.relationship]
-        for mode, (title, text) in _TYPED_VERBS.items():
+        for mode, text in _TYPED_VERBS.items():
             description = text.format(
                 label=label,
                 description=f": {entry.description.rstrip('.')}" if entry.description else "",
@@ -387,16 +410,21 @@ def typed_specs(registry: SchemaRegistry, methods: list[str]) -> tuple[ToolSpec,
             specs.append(
                 ToolSpec(
                     name=f"{mode}_{tool_type_name(label)}",
-                    title=title.format(label=label),
+                    title=None,  # `add_npc` says what "Add a Npc" did
                     description=description,
                     input_model=request_model(entry, mode),  # type: ignore[arg-type]
                     output_model=TypedDeleted if mode == "delete" else TypedWritten,
                     # MERGE, or a relationship replaced by the same one: a repeat changes nothing; unless it
                     # writes relationships, whose weight a repeat averages again (as write_relationship's).
-                    annotations=_hints(destructive=mode == "delete", idempotent=mode == "delete" or not rels),
+                    annotations=_lean_hints(destructive=mode == "delete", idempotent=mode == "delete" or not rels),
                     handler=_typed_handler(entry, mode),
                     input_schema=typed_input_schema(entry, mode, methods),  # type: ignore[arg-type]
                     label=label,
+                    brief=(
+                        (f"add_{tool_type_name(label)}", typed_input_schema(entry, "update", methods, beside_add=True))
+                        if mode == "update"
+                        else None
+                    ),
                 )
             )
     return tuple(specs)

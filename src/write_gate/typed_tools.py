@@ -109,22 +109,32 @@ _RELATIONSHIP_ARGS = {
         "type": "number",
         "minimum": 0,
         "maximum": 1,
-        "description": "Strength: 1.0 if new and not given; averaged into an existing one.",
+        "description": "1.0 if new and not given; averaged into an existing one.",
     },
 }
 
 
-def input_schema(entry: SchemaEntry, mode: Mode, methods: list[str]) -> dict[str, Any]:
+def input_schema(entry: SchemaEntry, mode: Mode, methods: list[str], *, beside_add: bool = False) -> dict[str, Any]:
+    """`beside_add`: an update listed next to its add_ tool names only the merge keys and refers to add_'s
+    fields (types, enums, descriptions) instead of repeating them."""
     type_name = tool_type_name(entry.label)
+    keys = {k: _field_schema(entry.property_types[k]) for k in entry.merge_keys if k in entry.property_types}
     if mode == "delete":
-        fields = {k: _field_schema(entry.property_types[k]) for k in entry.merge_keys if k in entry.property_types}
-        required = list(entry.merge_keys)
+        fields, required = keys, list(entry.merge_keys)
     else:
         fields = {k: _field_schema(spec) for k, spec in entry.property_types.items()}
         required = list(entry.required_properties) if mode == "add" else list(entry.merge_keys)
     # The entry's description is in the tool's own description: not repeated here.
     open_ = entry.additional_properties and mode != "delete"
-    nested = {"type": "object", "properties": fields, "required": required, "additionalProperties": open_}
+    nested: dict[str, Any] = {
+        "type": "object",
+        "properties": fields,
+        "required": required,
+        "additionalProperties": open_,
+    }
+    if mode == "update" and beside_add:
+        described = f"{', '.join(entry.merge_keys)}, and any of add_{type_name}'s {type_name} fields to set"
+        nested = {"type": "object", "description": described, "properties": keys, "required": required}
     schema: dict[str, Any] = {"type": "object", "properties": {type_name: nested}, "required": [type_name]}
     if mode != "delete":
         schema["properties"] |= {

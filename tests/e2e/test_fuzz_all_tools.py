@@ -1,11 +1,13 @@
 """Every tool of both profiles (typed tools included), fuzzed through a real MCP client session: any
 argument shape, type, Unicode, control characters, huge and empty values, identifiers built to escape
-quoting. The answer is always a result or a structured rejection, never INTERNAL_ERROR, and a rejected
-call changes nothing in the graph."""
+quoting. The answer is always a result or a structured rejection, never INTERNAL_ERROR, valid against the
+tool's outputSchema (TypeScript SDK v1 clients refuse it otherwise), and a rejected call changes nothing in
+the graph."""
 
 from collections.abc import Iterator
 from typing import Any
 
+import jsonschema
 import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from hypothesis import HealthCheck, given, settings
@@ -39,6 +41,11 @@ class Fuzzer:
         self.portal, self.clients, self.backend = portal, clients, backend
         self.tools = {
             profile: {t.name: t for t in portal.call(client.list_tools).tools} for profile, client in clients.items()
+        }
+        self.answers = {
+            (profile, name): jsonschema.Draft202012Validator(tool.output_schema)
+            for profile, tools in self.tools.items()
+            for name, tool in tools.items()
         }
 
     def fingerprint(self) -> tuple[int, int, int]:
@@ -84,6 +91,8 @@ def test_every_tool_answers_with_a_result_or_a_structured_rejection(fuzzer: Fuzz
     result = fuzzer.portal.call(fuzzer.clients[profile].call_tool, tool, args)
     out = result.structured_content
     assert isinstance(out, dict), (tool, args)
+    mismatches = [e.message for e in fuzzer.answers[profile, tool].iter_errors(out)]
+    assert mismatches == [], (tool, args, out)
     if result.is_error:
         assert out["status"] == "rejected" and out["error_code"] in ErrorCode.__members__, out
         assert out["error_code"] != "INTERNAL_ERROR", (tool, args, out)

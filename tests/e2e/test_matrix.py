@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import CLIENT_NAME, EVENT_SCHEMAS, GATE_TOOLS, open_client
+from tests.conftest import CLIENT_NAME, EVENT_SCHEMAS, GATE_TOOLS, hint, open_client
 from write_gate import __version__
 from write_gate.backends import GraphBackend
 from write_gate.config import Settings, UnknownLabelPolicy
@@ -202,11 +202,11 @@ async def test_tools_list_is_exactly_the_gate(client: Client) -> None:
     for tool in tools.values():
         assert tool.output_schema is not None and tool.annotations is not None
     for name in ("search_nodes", "open_nodes", "read_graph", "get_schema"):
-        assert tools[name].annotations.read_only_hint is True
+        assert hint(tools[name].annotations, "read_only_hint") is True
     # It changes no data, but it does change the registry in force and the tool list.
-    assert tools["refresh_schema_cache"].annotations.read_only_hint is False
-    assert tools["write_node"].annotations.read_only_hint is False
-    assert tools["write_node"].annotations.destructive_hint is False
+    assert hint(tools["refresh_schema_cache"].annotations, "read_only_hint") is False
+    assert hint(tools["write_node"].annotations, "read_only_hint") is False
+    assert hint(tools["write_node"].annotations, "destructive_hint") is False
 
 
 async def test_written_by_is_the_agent_over_stdio_and_in_process(

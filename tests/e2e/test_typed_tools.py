@@ -12,7 +12,8 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from tests.conftest import MATRIX_SCHEMAS, open_client
+from tests.conftest import MATRIX_SCHEMAS, hint, open_client
+from write_gate.agents import AgentsFile, Grant
 from write_gate.backends import GraphBackend
 from write_gate.config import Settings
 from write_gate.cypher import Statement
@@ -125,11 +126,37 @@ async def test_generated_input_schemas_let_a_client_validate_first(rpg: Client) 
         jsonschema.validate({**GANDALF, "npc": {**GANDALF["npc"], "role": "Dragon"}}, add)
     assert tools["update_npc"].input_schema["properties"]["npc"]["required"] == ["name"]
     assert set(tools["delete_npc"].input_schema["properties"]["npc"]["properties"]) == {"name"}
-    assert tools["delete_npc"].annotations.destructive_hint is True
+    assert hint(tools["delete_npc"].annotations, "destructive_hint") is True
     assert tools["add_player_character"].input_schema["properties"]["player_character"]["properties"]["level"] == {
         "type": "integer",
         "description": "Experience level",
     }
+
+
+async def test_update_refers_to_add_for_its_fields_only_where_add_is_listed(
+    settings: Settings, graph: GraphBackend, tmp_path: Path
+) -> None:
+    await load_into_graph(graph, read_sources([RPG / "npc.schema.json", RPG / "location.schema.json"]))
+    agents = AgentsFile.load(tmp_path / "agents.toml")
+    agents.add("updater", Grant(tools=("update_npc", "add_location")))
+    agents.save()
+    listings = {}
+    for case, changes in {
+        "both": {},
+        "selection": {"tools": "typed:Npc,-add_npc"},
+        "grant": {"agents_file": tmp_path / "agents.toml", "agent": "updater"},
+    }.items():
+        async with Client(build_server(settings.model_copy(update=changes), auto_migrate=False)) as client:
+            listings[case] = {t.name: t.input_schema for t in (await client.list_tools()).tools}
+    brief = listings["both"]["update_npc"]["properties"]["npc"]
+    assert set(brief["properties"]) == {"name"} and brief["required"] == ["name"]
+    assert "add_npc's npc fields" in brief["description"]
+    whole = listings["both"]["add_npc"]["properties"]["npc"]["properties"]
+    for case in ("selection", "grant"):  # add_npc hidden: update_npc says every field itself
+        assert (
+            "add_npc" not in listings[case] and listings[case]["update_npc"]["properties"]["npc"]["properties"] == whole
+        )
+    assert set(listings["grant"]) == {"update_npc", "add_location"}
 
 
 # 14.2 dynamic tools
