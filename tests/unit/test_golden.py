@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from write_gate import cypher, read_cypher
+from write_gate import backfill, cypher, read_cypher
 from write_gate.cypher import Endpoint, Provenance
 from write_gate.dialect import FalkorDBDialect, MemgraphDialect
 
@@ -118,6 +118,10 @@ PORTABLE: dict[str, Callable[[], cypher.Statement]] = {
     "read_label_count": lambda: read_cypher.label_count("Person"),
     "read_relationship_count": lambda: read_cypher.relationship_count("KNOWS"),
     "record_migration": lambda: cypher.record_migration("0001-SENTINEL", "time-SENTINEL"),
+    "collapse_registry_versions": lambda: cypher.COLLAPSE_REGISTRY_VERSIONS,
+    "backfill_without_key": lambda: backfill.without_key("Person"),
+    "backfill_taken": lambda: backfill.taken_keys("Person", ["key-SENTINEL"]),
+    "backfill_set": lambda: backfill.SET_BACKFILLED,
 }
 
 DIALECTS = {"memgraph": MemgraphDialect(), "falkordb": FalkorDBDialect()}
