@@ -18,6 +18,7 @@ from pydantic import SecretStr
 
 from tests.bolt_double import Action, BoltDouble
 from tests.conftest import MATRIX_SCHEMAS, settings_env, start_falkordb_server, write_gate_argv
+from tests.e2e.test_composite_keys import COMPOSITE_SCHEMAS
 from tests.unit.test_golden import PORTABLE, shapes
 from write_gate.backends import (
     BackendError,
@@ -132,6 +133,21 @@ async def test_memgraph_composite_unique_constraint(backend: MemgraphBackend) ->
     await backend._ddl(ddl)
     constraints = await backend.read(Statement("SHOW CONSTRAINT INFO"))
     assert constraints == [{"constraint type": "unique", "label": "Person", "properties": ["name", "born"]}]
+
+
+async def test_a_schema_load_constrains_each_labels_key_composite_merge_keys_included(
+    double: BoltDouble, backend: MemgraphBackend
+) -> None:
+    """City is identified by name and country: its identity is the one `_key` text of both, so the constraint Memgraph
+    needs is on `_key` alone (and an index, which Memgraph's constraint does not bring)."""
+    await load_into_graph(backend, read_sources([COMPOSITE_SCHEMAS]))
+    ddl = set(double.engine.ddl)
+    for label in ("Person", "City"):
+        assert f"CREATE CONSTRAINT ON (n:`{label}`) ASSERT n.`_key` IS UNIQUE" in ddl
+        assert f"CREATE INDEX ON :`{label}`(`_key`)" in ddl
+    constraints = await backend.read(Statement("SHOW CONSTRAINT INFO"))
+    assert {"constraint type": "unique", "label": "City", "properties": ["_key"]} in constraints
+    assert not any(row["label"] == "City" and row["properties"] != ["_key"] for row in constraints)
 
 
 # --- faults ----------------------------------------------------------------------------------------
