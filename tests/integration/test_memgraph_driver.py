@@ -19,7 +19,7 @@ from pydantic import SecretStr
 from tests.bolt_double import Action, BoltDouble
 from tests.conftest import MATRIX_SCHEMAS, settings_env, start_falkordb_server, write_gate_argv
 from tests.e2e.test_composite_keys import COMPOSITE_SCHEMAS
-from tests.unit.test_golden import PORTABLE, shapes
+from tests.unit.test_golden import PORTABLE, READS, shapes
 from write_gate.backends import (
     BackendError,
     BackendUnavailable,
@@ -498,5 +498,5 @@ async def test_every_statement_shape_the_gate_emits_runs_through_the_bolt_tier(
     params = dict(statement.params)
     for missing in set(re.findall(r"\$(\w+)", statement.text)) - set(params):
         params[missing] = RUN_TIME_PARAMETERS[missing]  # what the reads and batches are given when they run
-    run = backend.read if name.startswith("read_") else backend.write
+    run = backend.read if name in READS else backend.write
     await run(Statement(statement.text, params))

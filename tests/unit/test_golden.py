@@ -124,6 +124,22 @@ PORTABLE: dict[str, Callable[[], cypher.Statement]] = {
     "backfill_set": lambda: backfill.SET_BACKFILLED,
 }
 
+# The shapes the gate sends through `backend.read` (read-only at the engine); every other one is a write or DDL.
+READS = frozenset(
+    {
+        "endpoint_presence",
+        "read_registry",
+        "registry_version",
+        "defined_schema_entries",
+        "applied_migrations",
+        "relationship_types_of",
+        "count_matching",
+        "backfill_without_key",
+        "backfill_taken",
+        *(name for name in PORTABLE if name.startswith("read_")),
+    }
+)
+
 DIALECTS = {"memgraph": MemgraphDialect(), "falkordb": FalkorDBDialect()}
 
 
