@@ -27,6 +27,8 @@ from write_gate.server import build_server
 TESTS = Path(__file__).parent
 MATRIX_SCHEMAS = TESTS / "schemas" / "matrix"
 EVENT_SCHEMAS = TESTS / "schemas" / "matrix_event"
+# A label identified by two properties (City: name and country), with relationship types to and between cities.
+COMPOSITE_SCHEMAS = TESTS / "schemas" / "composite"
 # The name test clients give in the MCP handshake (the memory profile's default provenance source).
 CLIENT_NAME = "test-agent"
 # The gate profile's tools: the three writes and the four reads; no raw Cypher tool.

@@ -3,13 +3,12 @@ per combination whatever the order the keys come in, relationships whose endpoin
 that tell the two Springfields apart, and deletes that take both keys and remove only that node."""
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
 
-from tests.conftest import TESTS, open_client
+from tests.conftest import COMPOSITE_SCHEMAS, open_client
 from write_gate.backends import GraphBackend
 from write_gate.config import Settings
 from write_gate.cypher import Statement
@@ -18,7 +17,6 @@ from write_gate.schema_files import load_into_graph, read_sources
 
 pytestmark = pytest.mark.anyio
 
-COMPOSITE_SCHEMAS: Path = TESTS / "schemas" / "composite"
 PROV = {"source": "atlas", "extraction_method": "manual"}
 US = {"name": "Springfield", "country": "US"}
 CA = {"name": "Springfield", "country": "CA"}

@@ -17,8 +17,7 @@ from mcp import Client, StdioServerParameters
 from pydantic import SecretStr
 
 from tests.bolt_double import Action, BoltDouble
-from tests.conftest import MATRIX_SCHEMAS, settings_env, start_falkordb_server, write_gate_argv
-from tests.e2e.test_composite_keys import COMPOSITE_SCHEMAS
+from tests.conftest import COMPOSITE_SCHEMAS, MATRIX_SCHEMAS, settings_env, start_falkordb_server, write_gate_argv
 from tests.unit.test_golden import PORTABLE, READS, shapes
 from write_gate.backends import (
     BackendError,
