@@ -27,6 +27,8 @@ from write_gate.server import build_server
 TESTS = Path(__file__).parent
 MATRIX_SCHEMAS = TESTS / "schemas" / "matrix"
 EVENT_SCHEMAS = TESTS / "schemas" / "matrix_event"
+# A label identified by two properties (City: name and country), with relationship types to and between cities.
+COMPOSITE_SCHEMAS = TESTS / "schemas" / "composite"
 # The name test clients give in the MCP handshake (the memory profile's default provenance source).
 CLIENT_NAME = "test-agent"
 # The gate profile's tools: the three writes and the four reads; no raw Cypher tool.
@@ -230,6 +232,7 @@ def settings_env(settings: Settings) -> dict[str, str]:
         WRITE_GATE_EMBEDDED_FSYNC=settings.embedded_fsync.value,
         WRITE_GATE_UNKNOWN_LABEL_POLICY=settings.unknown_label_policy.value,
         WRITE_GATE_FORMULA_PROVIDER=settings.formula_provider,
+        WRITE_GATE_QUERY_TIMEOUT_SECONDS=str(settings.query_timeout_seconds),
         MEMGRAPH_URL=settings.memgraph_url,
         MEMGRAPH_DATABASE=settings.memgraph_database,
         MEMGRAPH_USER=settings.memgraph_user,

@@ -23,7 +23,7 @@ logger = logging.getLogger(__name__)
 BATCH = 500
 
 
-def _without_key(label: str) -> Statement:
+def without_key(label: str) -> Statement:
     return Statement(
         f"MATCH (n:{quote(label)}) WHERE n.{KEY_FIELD} IS NULL\n"
         "RETURN id(n) AS id, properties(n) AS props\nORDER BY id\nLIMIT $limit",
@@ -31,13 +31,15 @@ def _without_key(label: str) -> Statement:
     )
 
 
-def _taken(label: str, keys: list[str]) -> Statement:
+def taken_keys(label: str, keys: list[str]) -> Statement:
     return Statement(
         f"MATCH (n:{quote(label)}) WHERE n.{KEY_FIELD} IN $keys RETURN n.{KEY_FIELD} AS key", {"keys": keys}
     )
 
 
-_SET = Statement(f"UNWIND $rows AS row\nMATCH (n) WHERE id(n) = row.id\nSET n += row.props\n{refresh_search_text('n')}")
+SET_BACKFILLED = Statement(
+    f"UNWIND $rows AS row\nMATCH (n) WHERE id(n) = row.id\nSET n += row.props\n{refresh_search_text('n')}"
+)
 
 
 def identity_of(entry: SchemaEntry, node_id: int, props: dict[str, Any]) -> dict[str, Any]:
@@ -65,9 +67,9 @@ async def backfill_identity(backend: GraphBackend) -> int:
             if (ddl := backend.dialect.drop_index(label, name)) is not None:
                 with contextlib.suppress(BackendError):  # there was no such index
                     await backend.write(Statement(ddl))
-        while rows := await backend.read(_without_key(label)):
+        while rows := await backend.read(without_key(label)):
             keys = {row["id"]: identity_key(identity_of(entry, row["id"], row["props"])) for row in rows}
-            taken = {r["key"] for r in await backend.read(_taken(label, list(set(keys.values()))))}
+            taken = {r["key"] for r in await backend.read(taken_keys(label, list(set(keys.values()))))}
             updates = []
             for row in rows:
                 key = keys[row["id"]]
@@ -78,7 +80,7 @@ async def backfill_identity(backend: GraphBackend) -> int:
                     key = identity_key({"_duplicate_of": key, "_node": row["id"]})
                 taken.add(key)
                 updates.append({"id": row["id"], "props": {KEY_FIELD: key, **backfilled(entry, row["props"])}})
-            await backend.write(Statement(_SET.text, {"rows": updates}))
+            await backend.write(Statement(SET_BACKFILLED.text, {"rows": updates}))
             done += len(updates)
     if done:
         logger.info("gave %d nodes written before identity keys their _key", done)

@@ -246,7 +246,17 @@ def defined_schema_entries(names: list[str]) -> Statement:
     )
 
 
-REGISTRY_VERSION = Statement("MATCH (v:WriteGateRegistry {name: 'registry'}) RETURN v.version AS version")
+# The highest: two concurrent first loads on Memgraph, before migration 0005's constraint, could make two nodes.
+REGISTRY_VERSION = Statement("MATCH (v:WriteGateRegistry {name: 'registry'}) RETURN max(v.version) AS version")
+
+# Keeps the newest version node and deletes any other, so Memgraph can create the unique constraint on it.
+COLLAPSE_REGISTRY_VERSIONS = Statement(
+    "MATCH (v:WriteGateRegistry {name: 'registry'})\n"
+    "WITH v ORDER BY coalesce(v.version, 0) DESC\n"
+    "WITH collect(v) AS found\n"
+    "UNWIND found[1..] AS extra\n"
+    "DELETE extra"
+)
 
 
 # --- migrations bookkeeping ----------------------------------------------------------------

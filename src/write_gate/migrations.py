@@ -22,6 +22,8 @@ from write_gate.schema_files import load_into_graph, read_sources
 class JsonMigration(BaseModel):
     model_config = ConfigDict(extra="forbid")
     description: str = ""
+    # Fold duplicate registry version nodes into one before a unique constraint on it is created.
+    collapse_registry_versions: bool = False
     indexes: list[tuple[str, str]] = Field(default_factory=list)
     unique: list[tuple[str, str]] = Field(default_factory=list)
     # Folders or files under the schemas directory, loaded like `write-gate schema load`.
@@ -48,6 +50,8 @@ async def _apply(backend: GraphBackend, migration: Migration, schemas_dir: Path)
                 await backend.write(Statement(text.strip()))
         return
     spec = JsonMigration.model_validate(json.loads(migration.path.read_text(encoding="utf-8")))
+    if spec.collapse_registry_versions:
+        await backend.write(cypher.COLLAPSE_REGISTRY_VERSIONS)
     for label, prop in spec.indexes:
         await backend.ensure_index(label, prop)
     for label, prop in spec.unique:

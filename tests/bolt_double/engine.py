@@ -96,6 +96,7 @@ class FalkorDBEngine:
         self._graphs: dict[str, Any] = {}
         # Unique constraints the gate asked for, per database: recorded, not enforced (see translate.py).
         self.constraints: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
+        self.ddl: list[str] = []  # every index and constraint statement received, verbatim, in order
 
     def _graph(self, name: str) -> Any:
         if name not in self._graphs:
@@ -107,8 +108,10 @@ class FalkorDBEngine:
         _check_parameters(params)
         match translate(text):
             case CreateIndex() as ddl:
+                self.ddl.append(text)
                 return await self._create_index(database, ddl)
             case CreateUnique(label, props):
+                self.ddl.append(text)
                 self.constraints.setdefault(database, set()).add((label, props))
                 return Outcome(type="s")
             case ShowConstraints():

@@ -20,9 +20,9 @@ class DoubleThread:
         future: Future[T] = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
         return future.result(timeout)
 
-    def start(self) -> str:
+    def start(self, port: int = 0) -> str:
         self._thread.start()
-        self._call(self.double.start())
+        self._call(self.double.start(port))
         return self.double.url()
 
     def drop_connections(self) -> None:

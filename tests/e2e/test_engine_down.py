@@ -1,4 +1,6 @@
-"""Starting when things are down (issue 9, item 4), and several gates on one graph (item 5).
+"""Starting when things are down (issue 9, item 4), and several gates on one graph (item 5), on both backends that
+reach an engine over the network: external FalkorDB, and the Memgraph backend through the Bolt double (the driver's
+own connection failures and retries, not Memgraph's semantics).
 
 `write-gate serve` always starts. With the engine unreachable every tool says so (never "unknown label"
 from an empty registry, never an empty result or "deleted"), /health says why, and the first load is
@@ -16,6 +18,7 @@ import pytest
 from mcp import Client, Implementation, StdioServerParameters
 from starlette.testclient import TestClient
 
+from tests.bolt_double import BoltDouble, DoubleThread
 from tests.conftest import settings_env, start_falkordb_server, write_gate_argv
 from tests.e2e.http_process import free_port
 from write_gate.config import BackendKind, Settings
@@ -25,14 +28,47 @@ pytestmark = pytest.mark.anyio
 PERSON = {"label": "Person", "merge_keys": {"name": "Ada"}, "source": "t", "extraction_method": "api"}
 
 
-def external(port: int, **changes: Any) -> Settings:
-    return Settings(
-        backend=BackendKind.FALKORDB,
-        falkordb_url=f"redis://127.0.0.1:{port}",
-        graph_name="g",
-        query_timeout_seconds=2,
-        **changes,
-    )
+REMOTE = ["falkordb", "bolt"]
+
+
+def external(port: int, kind: str = "falkordb", **changes: Any) -> Settings:
+    """Settings for an engine on this port: FalkorDB itself, or the Memgraph backend through the Bolt double."""
+    if kind == "bolt":
+        where: dict[str, Any] = {"backend": BackendKind.MEMGRAPH, "memgraph_url": f"bolt://127.0.0.1:{port}"}
+    else:
+        where = {"backend": BackendKind.FALKORDB, "falkordb_url": f"redis://127.0.0.1:{port}"}
+    defaults = {"graph_name": "g", "memgraph_database": "g", "query_timeout_seconds": 2}
+    return Settings(**{**where, **defaults, **changes})
+
+
+class Remote:
+    """An engine the test starts and stops on a port of its choosing: FalkorDB, or the Bolt double in front of one
+    (stopping the double is the engine going away; the FalkorDB behind it is stopped at the end)."""
+
+    def __init__(self, kind: str, directory: Path, port: int | None = None) -> None:
+        self.kind, self.directory, self.port = kind, directory, port or free_port()
+        self._falkordb: subprocess.Popen[bytes] | None = None
+        self._double: DoubleThread | None = None
+
+    def settings(self, **changes: Any) -> Settings:
+        return external(self.port, self.kind, **changes)
+
+    def start(self) -> None:
+        if self.kind == "falkordb":
+            self._falkordb, _ = start_falkordb_server(self.directory, self.port)
+            return
+        self._falkordb, url = start_falkordb_server(self.directory)
+        self._double = DoubleThread(BoltDouble(url))
+        self._double.start(self.port)
+
+    def stop(self) -> None:
+        if self._double is not None:
+            self._double.stop()
+            self._double = None
+        if self._falkordb is not None:
+            self._falkordb.terminate()
+            self._falkordb.wait(10)
+            self._falkordb = None
 
 
 @asynccontextmanager
@@ -55,9 +91,10 @@ async def eventually(check: Any, seconds: float = 30.0) -> None:
             await anyio.sleep(0.2)
 
 
-async def test_a_gate_starts_without_its_engine_and_recovers_when_it_comes(tmp_path: Path) -> None:
-    port = free_port()
-    settings = external(port)
+@pytest.mark.parametrize("kind", REMOTE)
+async def test_a_gate_starts_without_its_engine_and_recovers_when_it_comes(tmp_path: Path, kind: str) -> None:
+    engine = Remote(kind, tmp_path)
+    settings = engine.settings()
     async with serve(settings) as gate, serve(settings, "--profile", "memory") as memory:
         assert {tool.name for tool in (await gate.list_tools()).tools} >= {"write_node", "read_graph"}
         for tool, args in (
@@ -73,25 +110,41 @@ async def test_a_gate_starts_without_its_engine_and_recovers_when_it_comes(tmp_p
             ("create_entities", {"entities": [{"name": "Ada", "entityType": "person"}]}),
         ):
             assert await code(memory, tool, args) == "SCHEMA_SOURCE_UNAVAILABLE", tool
-        process, _ = start_falkordb_server(tmp_path, port)  # the engine arrives; migrations and the registry follow
+        engine.start()  # the engine arrives; migrations and the registry follow
         try:
 
             async def written() -> bool:
                 return await code(gate, "write_node", PERSON) is None
 
+            async def memory_loaded() -> bool:
+                return await code(memory, "open_nodes", {"names": ["Ada"]}) is None
+
             await eventually(written)
+            await eventually(memory_loaded)
             opened = await gate.call_tool("open_nodes", {"names": ["Ada"]})
             assert [e["name"] for e in opened.structured_content["entities"]] == ["Ada"]
         finally:
-            process.terminate()
-            process.wait(10)
-        # The engine goes away again: reads and writes say so, nothing answers empty.
-        assert await code(gate, "open_nodes", {"names": ["Ada"]}) == "BACKEND_UNAVAILABLE"
-        assert await code(gate, "write_node", PERSON) == "BACKEND_UNAVAILABLE"
+            engine.stop()
+        # The loaded engine goes away: reads and writes say so, nothing answers empty or "deleted".
+        for tool, args in (
+            ("open_nodes", {"names": ["Ada"]}),
+            ("search_nodes", {"query": "ada"}),
+            ("read_graph", {}),
+            ("write_node", PERSON),
+        ):
+            assert await code(gate, tool, args) == "BACKEND_UNAVAILABLE", tool
+        for tool, args in (
+            ("delete_entities", {"entityNames": ["Ada"]}),
+            ("open_nodes", {"names": ["Ada"]}),
+            ("search_nodes", {"query": "ada"}),
+            ("read_graph", {}),
+        ):
+            assert await code(memory, tool, args) == "BACKEND_UNAVAILABLE", tool
 
 
-def test_health_says_why_while_the_engine_is_away() -> None:
-    app = http_app(external(free_port()), require_auth=False)
+@pytest.mark.parametrize("kind", REMOTE)
+def test_health_says_why_while_the_engine_is_away(kind: str) -> None:
+    app = http_app(external(free_port(), kind), require_auth=False)
     with TestClient(app) as http:
         answer = http.get("/health")
     assert answer.status_code == 503
@@ -100,10 +153,11 @@ def test_health_says_why_while_the_engine_is_away() -> None:
     assert "engine unreachable" in body["registry"]["error"]
 
 
-def test_serve_on_an_unreachable_engine_does_not_exit() -> None:
+@pytest.mark.parametrize("kind", REMOTE)
+def test_serve_on_an_unreachable_engine_does_not_exit(kind: str) -> None:
     """Before: an external FalkorDB down at start made `serve` exit with an ExceptionGroup traceback."""
     command = write_gate_argv("serve")
-    env = {**settings_env(external(free_port())), "WRITE_GATE_REGISTRY_POLL_SECONDS": "0.3"}
+    env = {**settings_env(external(free_port(), kind)), "WRITE_GATE_REGISTRY_POLL_SECONDS": "0.3"}
     process = subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         with pytest.raises(subprocess.TimeoutExpired):
@@ -114,12 +168,12 @@ def test_serve_on_an_unreachable_engine_does_not_exit() -> None:
     assert b"Traceback" not in stderr
 
 
-async def test_gates_on_one_graph_see_a_schema_load_made_anywhere(tmp_path: Path) -> None:
-    process, url = start_falkordb_server(tmp_path)
+@pytest.mark.parametrize("kind", REMOTE)
+async def test_gates_on_one_graph_see_a_schema_load_made_anywhere(tmp_path: Path, kind: str) -> None:
+    engine = Remote(kind, tmp_path)
+    engine.start()
     try:
-        settings = Settings(
-            backend=BackendKind.FALKORDB, falkordb_url=url, graph_name="shared", unknown_label_policy="reject"
-        )
+        settings = engine.settings(graph_name="shared", memgraph_database="shared", unknown_label_policy="reject")
         vehicle = tmp_path / "vehicle.json"
         vehicle.write_text('{"name": "Vehicle", "merge_keys": ["name"], "required_properties": ["name"]}')
         car = {**PERSON, "label": "Vehicle", "merge_keys": {"name": "Car"}}
@@ -142,5 +196,4 @@ async def test_gates_on_one_graph_see_a_schema_load_made_anywhere(tmp_path: Path
 
                 await eventually(accepted, seconds=10)
     finally:
-        process.terminate()
-        process.wait(10)
+        engine.stop()

@@ -17,8 +17,8 @@ from mcp import Client, StdioServerParameters
 from pydantic import SecretStr
 
 from tests.bolt_double import Action, BoltDouble
-from tests.conftest import MATRIX_SCHEMAS, settings_env, start_falkordb_server, write_gate_argv
-from tests.unit.test_golden import PORTABLE, shapes
+from tests.conftest import COMPOSITE_SCHEMAS, MATRIX_SCHEMAS, settings_env, start_falkordb_server, write_gate_argv
+from tests.unit.test_golden import PORTABLE, READS, shapes
 from write_gate.backends import (
     BackendError,
     BackendUnavailable,
@@ -132,6 +132,21 @@ async def test_memgraph_composite_unique_constraint(backend: MemgraphBackend) ->
     await backend._ddl(ddl)
     constraints = await backend.read(Statement("SHOW CONSTRAINT INFO"))
     assert constraints == [{"constraint type": "unique", "label": "Person", "properties": ["name", "born"]}]
+
+
+async def test_a_schema_load_constrains_each_labels_key_composite_merge_keys_included(
+    double: BoltDouble, backend: MemgraphBackend
+) -> None:
+    """City is identified by name and country: its identity is the one `_key` text of both, so the constraint Memgraph
+    needs is on `_key` alone (and an index, which Memgraph's constraint does not bring)."""
+    await load_into_graph(backend, read_sources([COMPOSITE_SCHEMAS]))
+    ddl = set(double.engine.ddl)
+    for label in ("Person", "City"):
+        assert f"CREATE CONSTRAINT ON (n:`{label}`) ASSERT n.`_key` IS UNIQUE" in ddl
+        assert f"CREATE INDEX ON :`{label}`(`_key`)" in ddl
+    constraints = await backend.read(Statement("SHOW CONSTRAINT INFO"))
+    assert {"constraint type": "unique", "label": "City", "properties": ["_key"]} in constraints
+    assert not any(row["label"] == "City" and row["properties"] != ["_key"] for row in constraints)
 
 
 # --- faults ----------------------------------------------------------------------------------------
@@ -482,5 +497,5 @@ async def test_every_statement_shape_the_gate_emits_runs_through_the_bolt_tier(
     params = dict(statement.params)
     for missing in set(re.findall(r"\$(\w+)", statement.text)) - set(params):
         params[missing] = RUN_TIME_PARAMETERS[missing]  # what the reads and batches are given when they run
-    run = backend.read if name.startswith("read_") else backend.write
+    run = backend.read if name in READS else backend.write
     await run(Statement(statement.text, params))

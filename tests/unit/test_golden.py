@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from write_gate import cypher, read_cypher
+from write_gate import backfill, cypher, read_cypher
 from write_gate.cypher import Endpoint, Provenance
 from write_gate.dialect import FalkorDBDialect, MemgraphDialect
 
@@ -118,7 +118,27 @@ PORTABLE: dict[str, Callable[[], cypher.Statement]] = {
     "read_label_count": lambda: read_cypher.label_count("Person"),
     "read_relationship_count": lambda: read_cypher.relationship_count("KNOWS"),
     "record_migration": lambda: cypher.record_migration("0001-SENTINEL", "time-SENTINEL"),
+    "collapse_registry_versions": lambda: cypher.COLLAPSE_REGISTRY_VERSIONS,
+    "backfill_without_key": lambda: backfill.without_key("Person"),
+    "backfill_taken": lambda: backfill.taken_keys("Person", ["key-SENTINEL"]),
+    "backfill_set": lambda: backfill.SET_BACKFILLED,
 }
+
+# The shapes the gate sends through `backend.read` (read-only at the engine); every other one is a write or DDL.
+READS = frozenset(
+    {
+        "endpoint_presence",
+        "read_registry",
+        "registry_version",
+        "defined_schema_entries",
+        "applied_migrations",
+        "relationship_types_of",
+        "count_matching",
+        "backfill_without_key",
+        "backfill_taken",
+        *(name for name in PORTABLE if name.startswith("read_")),
+    }
+)
 
 DIALECTS = {"memgraph": MemgraphDialect(), "falkordb": FalkorDBDialect()}
 

@@ -1,1 +1,1 @@
-MATCH (v:WriteGateRegistry {name: 'registry'}) RETURN v.version AS version
+MATCH (v:WriteGateRegistry {name: 'registry'}) RETURN max(v.version) AS version

@@ -1,0 +1,1 @@
+MATCH (n:`Person`) WHERE n._key IN $keys RETURN n._key AS key

@@ -1,0 +1,77 @@
+"""The identity backfill (migration 0003) on every engine: nodes written before `_key` existed, by an older gate or by
+hand, get their `_key`, folded search text and label fold; duplicates that raw-value indexes let MERGE create keep a
+key of their own; a node with no merge key at all stays reachable; and the gate then finds each by its keys."""
+
+from typing import Any
+
+import pytest
+
+from tests.conftest import COMPOSITE_SCHEMAS, open_client
+from write_gate.backends import GraphBackend
+from write_gate.backfill import backfill_identity
+from write_gate.config import Settings
+from write_gate.cypher import Statement
+from write_gate.identity import identity_key
+from write_gate.schema_files import load_into_graph, read_sources
+
+pytestmark = pytest.mark.anyio
+
+OLD_NODES = [
+    ("Person", {"name": "Émile", "age": 40}),
+    ("Person", {"name": "Bob"}),
+    ("Person", {"name": "Bob", "age": 7}),  # a duplicate identity
+    ("Person", {"age": 1}),  # no merge key ever written
+    ("City", {"name": "Springfield", "country": "US", "_schema_remap_from": ":Town"}),
+]
+
+
+async def keyed(graph: GraphBackend) -> list[dict[str, Any]]:
+    return await graph.read(
+        Statement(
+            "MATCH (n) WHERE n:Person OR n:City\n"
+            "RETURN id(n) AS id, n.name AS name, n.age AS age, n._key AS key, n._f_name AS folded,\n"
+            "       n._f__label AS label_fold, n._search AS search ORDER BY id"
+        )
+    )
+
+
+async def test_old_nodes_get_their_identity_and_the_gate_finds_them(settings: Settings, graph: GraphBackend) -> None:
+    await load_into_graph(graph, read_sources([COMPOSITE_SCHEMAS]))
+    for label, props in OLD_NODES:
+        await graph.write(Statement(f"CREATE (n:{label}) SET n = $props", {"props": props}))
+    if graph.dialect.name == "falkordb":
+        await graph.ensure_index("Person", "name")  # the old index on a raw value, which the backfill drops
+
+    assert await backfill_identity(graph) == len(OLD_NODES)
+
+    emile, bob, bob_again, nameless, city = await keyed(graph)
+    assert emile["key"] == identity_key({"name": "Émile"}) and emile["folded"] == ["émile"]
+    assert emile["label_fold"] == ["person"] and "émile" in emile["search"]
+    assert bob["key"] == identity_key({"name": "Bob"})
+    assert bob_again["key"] == identity_key({"_duplicate_of": bob["key"], "_node": bob_again["id"]})
+    assert nameless["key"] == identity_key({"_node": nameless["id"]})
+    assert city["key"] == identity_key({"name": "Springfield", "country": "US"})
+    assert city["label_fold"] == ["city", "town"]  # the type it was written as stays searchable
+    assert await backfill_identity(graph) == 0  # nothing left without a key: a second run changes nothing
+    if graph.dialect.name == "falkordb":
+        indexes = await graph.read(Statement("CALL db.indexes() YIELD label, properties RETURN label, properties"))
+        assert {"label": "Person", "properties": ["_key"]} in indexes  # and no longer on the raw name
+
+    async with open_client(settings, "in_process") as client:
+        written = await client.call_tool(
+            "write_node",
+            {
+                "label": "Person",
+                "merge_keys": {"name": "Émile"},
+                "properties": {"age": 41},
+                "source": "t",
+                "extraction_method": "manual",
+            },
+        )
+        assert not written.is_error, written.structured_content
+        searched = await client.call_tool("search_nodes", {"query": "ÉMILE"})
+        town = await client.call_tool("search_nodes", {"query": "town"})
+    rows = await graph.read(Statement("MATCH (n:Person {name: 'Émile'}) RETURN n.age AS age"))
+    assert rows == [{"age": 41}]  # the old node was found by its new key, not written again
+    assert [e["name"] for e in searched.structured_content["entities"]] == ["Émile"]
+    assert [e["name"] for e in town.structured_content["entities"]] == ["Springfield"]
