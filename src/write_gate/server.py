@@ -27,7 +27,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from write_gate import __version__, http_auth, schema_resources, session_log
-from write_gate.agents import FULL, Agent, AgentsTokenVerifier, Grant, LiveAgents, tool_group
+from write_gate.agents import FULL, Agent, AgentsTokenVerifier, Grant, LiveAgents
 from write_gate.audit import Decision
 from write_gate.backends import BackendUnavailable
 from write_gate.config import Settings
@@ -165,7 +165,7 @@ class GateServer(Server[Runtime]):
 
 def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: bool = True) -> Server[Runtime]:
     selection = ToolSelection.parse(settings.tools)
-    static = {spec.name: spec for spec in PROFILES[profile] if selection.offers(spec.name)}
+    static = {spec.name: spec for spec in PROFILES[profile] if selection.offers(spec.name, spec.group)}
     identities = Identities(settings)
     generated = profile == "gate"  # typed tools are the gate profile's friendlier front door
     tables: dict[int, tuple[RegistrySnapshot | None, dict[str, ToolSpec], types.ListToolsResult]] = {}
@@ -177,7 +177,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         if cached is None or cached[0] is not registry:
             methods = sorted(runtime.gate.provider.allowed_extraction_methods())
             typed = typed_specs(registry, methods) if generated and registry is not None else ()
-            specs = static | {spec.name: spec for spec in typed if selection.offers(spec.name, spec.label)}
+            specs = static | {spec.name: spec for spec in typed if selection.offers(spec.name, spec.group, spec.label)}
             tables.clear()  # only the snapshot in force is worth keeping
             cached = tables[id(registry)] = (
                 registry,
@@ -213,7 +213,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         sessions.add(ctx.session)
         grant = identities.agent(ctx).grant
         specs, listed = table(ctx.lifespan_context)
-        tools = [tool for tool in listed.tools if grant.allows_tool(tool.name)]
+        tools = [tool for tool in listed.tools if grant.allows_tool(tool.name, specs[tool.name].group)]
         if len(tools) < len(listed.tools):  # the grant hides some: a brief schema must not refer to one of them
             names = {tool.name for tool in tools}
             tools = [specs[tool.name].to_mcp(names) if specs[tool.name].brief else tool for tool in tools]
@@ -230,7 +230,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             # A protocol error, as the MCP specification has it for tools/call of an unknown tool.
             decision.done({"error_code": ErrorCode.INVALID_INPUT.value}, True)
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
-        if not agent.grant.allows_tool(params.name):
+        if not agent.grant.allows_tool(spec.name, spec.group):
             message = f"this agent may not use {params.name}"
             result = _result(Rejected(error_code=ErrorCode.PERMISSION_DENIED, message=message), is_error=True)
         else:
@@ -242,7 +242,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             result = await call(spec, runtime, params.arguments, Call(agent=agent, writer=writer), settings)
             if params.name == "refresh_schema_cache" and not result.is_error and set(table(runtime)[0]) != set(specs):
                 await registry_changed()
-        is_read = tool_group(params.name) == "read"
+        is_read = spec.group == "read"
         if not is_read:
             decision.done(result.structured_content, bool(result.is_error))
         structured = result.structured_content or {}

@@ -14,9 +14,9 @@ from pydantic import BaseModel, ConfigDict
 from write_gate.agents import Agent
 from write_gate.batch import (
     BatchWritten,
-    LooseItems,
     WriteNodesRequest,
     WriteRelationshipsRequest,
+    checked,
     write_nodes,
     write_relationships,
 )
@@ -101,6 +101,13 @@ class ToolSpec:
     # A shorter input schema that refers to this tool's fields (update_npc's to add_npc's), for lists
     # that offer that tool too.
     brief: tuple[str, dict[str, Any]] | None = None
+    # Changes the gate's own state rather than the graph (the `admin` group of grants and WRITE_GATE_TOOLS).
+    admin: bool = False
+
+    @property
+    def group(self) -> str:
+        """What grants and WRITE_GATE_TOOLS call it: from its annotations, so the two never disagree."""
+        return "admin" if self.admin else "read" if self.annotations.read_only_hint else "write"
 
     def to_mcp(self, listed: Collection[str] = ()) -> types.Tool:
         """`listed`: the names of the tools offered beside it."""
@@ -186,6 +193,7 @@ REFRESH_SCHEMA_CACHE = ToolSpec(
     # Not read-only: nothing in the graph changes, but the registry in force and the tool list may.
     annotations=_lean_hints(),
     handler=lambda rt, _req, _call: rt.gate.refresh(),
+    admin=True,
 )
 
 WRITE_NODES = ToolSpec(
@@ -193,10 +201,11 @@ WRITE_NODES = ToolSpec(
     title="Write nodes",
     description="Many write_node items in one call, each checked on its own; every item's outcome comes back "
     "(written, or rejected with its code) in input order.",
-    input_model=LooseItems,
+    input_model=WriteNodesRequest,
     output_model=BatchWritten,
     annotations=_lean_hints(),
-    handler=lambda rt, req, call: write_nodes(rt.gate, req.items, call.agent),
+    handler=lambda rt, req, call: write_nodes(rt.gate, checked(req.items), call.agent),
+    # The same model, its items left undescribed: write_node describes them.
     input_schema=input_schema(WriteNodesRequest, description_depth=1),
 )
 
@@ -204,10 +213,10 @@ WRITE_RELATIONSHIPS = ToolSpec(
     name="write_relationships",
     title="Write relationships",
     description="Many write_relationship items in one call; every item's outcome, in input order.",
-    input_model=LooseItems,
+    input_model=WriteRelationshipsRequest,
     output_model=BatchWritten,
     annotations=_lean_hints(idempotent=False),  # weights, as write_relationship
-    handler=lambda rt, req, call: write_relationships(rt.gate, req.items, call.agent),
+    handler=lambda rt, req, call: write_relationships(rt.gate, checked(req.items), call.agent),
     input_schema=input_schema(WriteRelationshipsRequest, description_depth=1),
 )
 
