@@ -57,7 +57,6 @@ from write_gate.typed_tools import (
     run_typed,
     tool_type_name,
 )
-from write_gate.typed_tools import input_schema as typed_input_schema
 
 
 class NoArguments(BaseModel):
@@ -94,7 +93,7 @@ class ToolSpec:
     handler: Handler
     # The text content, where a profile's clients expect something other than the structured result as JSON.
     text: Callable[[BaseModel], str] | None = None
-    # The advertised input schema, where it says more than input_model (generated tools: enums, required).
+    # The advertised input schema, where input_model's is rendered otherwise (a batch leaves its items undescribed).
     input_schema: dict[str, Any] | None = None
     # The registry label a generated tool writes (typed tools), for WRITE_GATE_TOOLS' `typed:<Label>`.
     label: str | None = None
@@ -421,16 +420,18 @@ def typed_specs(registry: SchemaRegistry, methods: list[str]) -> tuple[ToolSpec,
                     name=f"{mode}_{tool_type_name(label)}",
                     title=None,  # `add_npc` says what "Add a Npc" did
                     description=description,
-                    input_model=request_model(entry, mode),  # type: ignore[arg-type]
+                    input_model=request_model(entry, mode, methods),  # type: ignore[arg-type]
                     output_model=TypedDeleted if mode == "delete" else TypedWritten,
                     # MERGE, or a relationship replaced by the same one: a repeat changes nothing; unless it
                     # writes relationships, whose weight a repeat averages again (as write_relationship's).
                     annotations=_lean_hints(destructive=mode == "delete", idempotent=mode == "delete" or not rels),
                     handler=_typed_handler(entry, mode),
-                    input_schema=typed_input_schema(entry, mode, methods),  # type: ignore[arg-type]
                     label=label,
                     brief=(
-                        (f"add_{tool_type_name(label)}", typed_input_schema(entry, "update", methods, beside_add=True))
+                        (
+                            f"add_{tool_type_name(label)}",
+                            input_schema(request_model(entry, "update", methods, beside_add=True)),
+                        )
                         if mode == "update"
                         else None
                     ),

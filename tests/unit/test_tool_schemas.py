@@ -140,3 +140,20 @@ def test_a_batch_validates_each_item_with_the_model_it_advertises() -> None:
     assert valid(schema, {"items": [good]}) and not valid(schema, {"items": [bad]})
     with pytest.raises(ValidationError):  # the call's own shape is still checked whole
         WriteNodesRequest.model_validate({"items": good})
+
+
+def test_a_typed_tool_advertises_the_schema_of_the_model_it_validates_with() -> None:
+    """The call's own arguments come from the model; the type's object from the registry entry, which the
+    gate checks itself (so its rejections carry the gate's codes)."""
+    specs = {spec.name: spec for spec in typed_specs(NPC_REGISTRY, ["api", "llm"])}
+    add = specs["add_npc"]
+    assert add.input_schema is None and add.to_mcp().input_schema == input_schema(add.input_model)
+    schema = add.to_mcp().input_schema
+    assert schema["properties"]["extraction_method"] == {"type": "string", "enum": ["api", "llm"]}
+    assert schema["properties"]["npc"]["properties"] == {"name": {"type": "string"}}
+    call = {"npc": {"name": "Gandalf"}, "source": "t", "extraction_method": "api"}
+    assert valid(schema, call) and add.input_model.model_validate(call)
+    for wrong in ({**call, "source": ""}, {**call, "reliability": "x"}, {"npc": {"name": "G"}}):
+        assert not valid(schema, wrong)
+        with pytest.raises(ValidationError):
+            add.input_model.model_validate(wrong)
