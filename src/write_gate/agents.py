@@ -27,14 +27,6 @@ from write_gate.model import ErrorCode, GateRejection
 
 logger = logging.getLogger(__name__)
 
-READ_TOOLS = frozenset({"search_nodes", "open_nodes", "read_graph", "get_schema"})
-ADMIN_TOOLS = frozenset({"refresh_schema_cache"})
-GROUPS = ("read", "write", "admin", "*")
-
-
-def tool_group(tool: str) -> str:
-    return "read" if tool in READ_TOOLS else "admin" if tool in ADMIN_TOOLS else "write"
-
 
 class Grant(BaseModel):
     """Which tools an agent sees (names, or the groups read / write / admin / *), and which labels and
@@ -46,8 +38,9 @@ class Grant(BaseModel):
     labels: tuple[str, ...] = ("*",)
     relationship_types: tuple[str, ...] = ("*",)
 
-    def allows_tool(self, tool: str) -> bool:
-        return "*" in self.tools or tool in self.tools or tool_group(tool) in self.tools
+    def allows_tool(self, tool: str, group: str) -> bool:
+        """`group`: the tool's (ToolSpec.group: read, write or admin)."""
+        return "*" in self.tools or tool in self.tools or group in self.tools
 
     def check_labels(self, labels: Iterable[str]) -> None:
         denied = sorted({label for label in labels if "*" not in self.labels and label not in self.labels})

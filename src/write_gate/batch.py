@@ -3,9 +3,9 @@ the valid ones written in one UNWIND statement per label (or relationship type a
 an outcome for every item in input order."""
 
 from collections import defaultdict
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidatorFunctionWrapHandler, WrapValidator
 
 from write_gate import cypher
 from write_gate.agents import Agent
@@ -22,21 +22,35 @@ from write_gate.model import (
 )
 
 
-class WriteNodesRequest(BaseModel):
-    """The advertised shape; items are checked one by one, so one bad item does not sink the others."""
+def _each_on_its_own(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """An item that does not validate is kept as its ValidationError, to be that item's rejection: one bad
+    item does not sink the others."""
+    try:
+        return handler(value)
+    except ValidationError as exc:
+        return exc
 
+
+# An item of a batch: validated by, and advertised as, the single tool's model. At run time an item that
+# failed holds its ValidationError instead (see `checked`).
+EachOnItsOwn = WrapValidator(_each_on_its_own)
+
+
+class WriteNodesRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    items: list[WriteNodeRequest] = Field(description="Each item is what write_node takes.")
+    items: list[Annotated[WriteNodeRequest, EachOnItsOwn]] = Field(description="Each item is what write_node takes.")
 
 
 class WriteRelationshipsRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    items: list[WriteRelationshipRequest] = Field(description="Each item is what write_relationship takes.")
+    items: list[Annotated[WriteRelationshipRequest, EachOnItsOwn]] = Field(
+        description="Each item is what write_relationship takes."
+    )
 
 
-class LooseItems(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    items: list[Any]
+def checked[T: BaseModel](items: list[T]) -> list[T | ValidationError]:
+    """A batch's items as they are at run time: each the item's model, or why it is not one."""
+    return cast(list[T | ValidationError], items)
 
 
 class ItemOutcome(BaseModel):
@@ -97,14 +111,16 @@ def _summary(gate: Gate, outcomes: list[ItemOutcome | None]) -> BatchWritten:
     return BatchWritten(written=written, rejected=len(items) - written, write_gate_version=gate.version, items=items)
 
 
-async def write_nodes(gate: Gate, items: list[Any], agent: Agent) -> BatchWritten:
+async def write_nodes(gate: Gate, items: list[WriteNodeRequest | ValidationError], agent: Agent) -> BatchWritten:
     stamp = gate.stamp(agent)
     outcomes: list[ItemOutcome | None] = [None] * len(items)
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for i, raw in enumerate(items):
+    for i, request in enumerate(items):
         try:
+            if isinstance(request, ValidationError):
+                raise request
             plan = plan_node_write(
-                WriteNodeRequest.model_validate(raw),
+                request,
                 gate.registry,
                 gate.policy,
                 gate.provider,
@@ -145,13 +161,16 @@ async def write_nodes(gate: Gate, items: list[Any], agent: Agent) -> BatchWritte
     return _summary(gate, outcomes)
 
 
-async def write_relationships(gate: Gate, items: list[Any], agent: Agent) -> BatchWritten:
+async def write_relationships(
+    gate: Gate, items: list[WriteRelationshipRequest | ValidationError], agent: Agent
+) -> BatchWritten:
     stamp = gate.stamp(agent)
     outcomes: list[ItemOutcome | None] = [None] * len(items)
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
-    for i, raw in enumerate(items):
+    for i, request in enumerate(items):
         try:
-            request = WriteRelationshipRequest.model_validate(raw)
+            if isinstance(request, ValidationError):
+                raise request
             plan = plan_relationship_write(request, gate.registry, gate.policy, gate.provider, stamp)
             agent.grant.check_types([plan.result.type])
             if plan.merge_endpoints:

@@ -293,7 +293,6 @@ def plan_relationship_write(
     free_text_type: bool = False,
 ) -> RelationshipPlan:
     check_protected(req.from_keys, req.to_keys)
-    # A relationship's weight is computed too: it is set with the weight argument, and averaged on update.
     check_protected(req.properties, protected_fields=PROTECTED_RELATIONSHIP_FIELDS)
     properties, prop_kinds = clean_map(req.properties, "properties", policy.limits)
     resolved = resolve_relationship_type(req.type, registry, free_text=free_text_type)

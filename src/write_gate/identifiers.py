@@ -8,15 +8,26 @@ from write_gate.model import ErrorCode, GateRejection
 MAX_IDENTIFIER_LENGTH = 128
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
-# Gate-computed provenance, stamped on every write in this order: agents declare inputs, the gate produces
-# these. The claim (who said it, from where, how, how sure) and the change (when, by whom): a change that
-# is not a claim of its own (an observation appended, one deleted) updates only the last two.
-CLAIM_FIELDS = ("confidence", "source", "extraction_method", "write_gate_version", "written_by")
-CHANGE_FIELDS = ("last_updated", "updated_by")
+# Every field the gate computes, the one list the stamps and the protection both come from: agents declare
+# inputs, the gate produces these, and no write may set one under any spelling. Provenance, stamped on every
+# write in this order, is the claim (who said it, from where, how, how sure) and the change (when, by whom):
+# a change that is not a claim of its own (an observation appended, one deleted) updates only the change.
+# A relationship's weight is computed too (averaged on update), from its own argument.
+COMPUTED_FIELDS: dict[str, str] = {
+    "confidence": "claim",
+    "source": "claim",
+    "extraction_method": "claim",
+    "write_gate_version": "claim",
+    "written_by": "claim",
+    "last_updated": "change",
+    "updated_by": "change",
+    "weight": "relationship",
+}
+CLAIM_FIELDS = tuple(name for name, kind in COMPUTED_FIELDS.items() if kind == "claim")
+CHANGE_FIELDS = tuple(name for name, kind in COMPUTED_FIELDS.items() if kind == "change")
 PROVENANCE_FIELDS = CLAIM_FIELDS + CHANGE_FIELDS
-PROTECTED_FIELDS = frozenset(PROVENANCE_FIELDS)
-# A relationship's weight is computed too (averaged on update); it is set with its own argument.
-PROTECTED_RELATIONSHIP_FIELDS = PROTECTED_FIELDS | {"weight"}
+PROTECTED_FIELDS = frozenset(PROVENANCE_FIELDS)  # on a node
+PROTECTED_RELATIONSHIP_FIELDS = frozenset(COMPUTED_FIELDS)
 
 # Labels the gate itself owns; no registry entry may claim them, so no write can reach them.
 RESERVED_LABELS = frozenset({"Schema", "WriteGateMigration", "WriteGateRegistry"})

@@ -5,14 +5,17 @@
 """
 
 import json
-from typing import Any
 
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
-from write_gate.backends import BackendUnavailable
-from write_gate.model import ErrorCode, GateRejection
+from write_gate.backends import BackendError, BackendUnavailable
+from write_gate.cypher import Statement
+from write_gate.engine_errors import engine_failure
+from write_gate.gate import Gate
+from write_gate.mcp_context import GateContext
+from write_gate.model import GateRejection
 from write_gate.read_cypher import label_count, relationship_count
 from write_gate.schema_view import label_view, relationship_view
 
@@ -39,15 +42,17 @@ ENTRY = types.ResourceTemplate(
 )
 
 
-async def list_resources(_ctx: Any, _params: Any) -> types.ListResourcesResult:
+async def list_resources(_ctx: GateContext, _params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
     return types.ListResourcesResult(resources=[REGISTRY])
 
 
-async def list_templates(_ctx: Any, _params: Any) -> types.ListResourceTemplatesResult:
+async def list_templates(
+    _ctx: GateContext, _params: types.PaginatedRequestParams | None
+) -> types.ListResourceTemplatesResult:
     return types.ListResourceTemplatesResult(resource_templates=[ENTRY])
 
 
-async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+async def read_resource(ctx: GateContext, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
     gate = ctx.lifespan_context.gate
     try:
         # A registry that never loaded is empty: only an engine that answers makes an empty registry true.
@@ -58,16 +63,23 @@ async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> ty
             view = await _entry_view(gate, params.uri[len(_ENTRY_PREFIX) :])
         else:
             raise MCPError(RESOURCE_NOT_FOUND, "Resource not found", {"uri": params.uri})
-    except BackendUnavailable as exc:
-        raise MCPError(types.INTERNAL_ERROR, str(exc), {"error_code": ErrorCode.BACKEND_UNAVAILABLE.value}) from exc
+    except (BackendUnavailable, BackendError) as exc:  # the ping: the same mapping as every read
+        raise _protocol_error(engine_failure(exc, "read")) from exc
     except GateRejection as exc:  # the engine could not be read: say so, never an empty registry
-        rejected = exc.rejected
-        raise MCPError(types.INTERNAL_ERROR, rejected.message, {"error_code": rejected.error_code.value}) from exc
+        raise _protocol_error(exc) from exc
     text = json.dumps(view.model_dump(mode="json"), ensure_ascii=False)
     return types.ReadResourceResult(contents=[types.TextResourceContents(uri=params.uri, mime_type=JSON, text=text)])
 
 
-async def _entry_view(gate: Any, name: str) -> BaseModel:
+def _protocol_error(exc: GateRejection) -> MCPError:
+    """A resource read has no tool result to carry a rejection: its code and details ride the JSON-RPC error."""
+    rejected = exc.rejected
+    return MCPError(
+        types.INTERNAL_ERROR, rejected.message, {"error_code": rejected.error_code.value, **rejected.details}
+    )
+
+
+async def _entry_view(gate: Gate, name: str) -> BaseModel:
     registry = gate.registry
     entry = registry.get_entry(name)
     if entry is not None:
@@ -78,7 +90,7 @@ async def _entry_view(gate: Any, name: str) -> BaseModel:
     raise MCPError(RESOURCE_NOT_FOUND, "Resource not found", {"uri": _ENTRY_PREFIX + name})
 
 
-async def _count(gate: Any, statement: Any) -> int:
+async def _count(gate: Gate, statement: Statement) -> int:
     rows = await gate.reader.read(statement)
     return rows[0]["count"] if rows else 0
 
@@ -92,7 +104,7 @@ def complete_names(names: list[str], prefix: str) -> types.Completion:
     )
 
 
-async def complete(ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
+async def complete(ctx: GateContext, params: types.CompleteRequestParams) -> types.CompleteResult:
     ref = params.ref
     if isinstance(ref, types.PromptReference):
         raise MCPError(types.INVALID_PARAMS, f"no prompt named {ref.name!r}")

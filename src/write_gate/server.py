@@ -12,9 +12,11 @@ from typing import Any
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
+from mcp.server.session import ServerSession
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from pydantic import BaseModel, ValidationError
@@ -22,16 +24,20 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+from starlette.types import ASGIApp
 
 from write_gate import __version__, http_auth, schema_resources, session_log
-from write_gate.agents import FULL, Agent, AgentsTokenVerifier, Grant, LiveAgents, tool_group
+from write_gate.agents import FULL, Agent, AgentsTokenVerifier, Grant, LiveAgents
 from write_gate.audit import Decision
 from write_gate.backends import BackendUnavailable
 from write_gate.config import Settings
+from write_gate.gate import Gate
 from write_gate.http_security import public_url, transport_security, unlisted_wildcard_bind
 from write_gate.malformed import AnswerMalformedPosts
+from write_gate.mcp_context import GateContext
 from write_gate.memory import MemoryService, WriterContext
 from write_gate.model import ErrorCode, GateRejection, Rejected, validation_problems
+from write_gate.registry import RegistrySnapshot
 from write_gate.runtime import open_gate
 from write_gate.sse_events import EventLog, ResumableSessionManager
 from write_gate.tool_selection import ToolSelection
@@ -113,18 +119,15 @@ async def call(
         return _result(rejected, is_error=True)
 
 
-def _client_name(ctx: Any) -> str | None:
-    params = getattr(ctx.session, "client_params", None)
-    info = getattr(params, "client_info", None)
-    return getattr(info, "name", None) or None
+def _client_name(ctx: GateContext) -> str | None:
+    params = ctx.session.client_params  # None on 2026-07-28 connections, which have no handshake
+    return (params.client_info.name or None) if params is not None else None
 
 
-def _access_token(ctx: Any) -> AccessToken | None:
+def _access_token(ctx: GateContext) -> AccessToken | None:
     """The verified bearer token of an HTTP request (None over stdio)."""
-    request = getattr(ctx, "request", None)
-    user = request.scope.get("user") if request is not None and hasattr(request, "scope") else None
-    token = getattr(user, "access_token", None)
-    return token if isinstance(token, AccessToken) else get_access_token()
+    user = ctx.request.scope.get("user") if ctx.request is not None else None
+    return user.access_token if isinstance(user, AuthenticatedUser) else get_access_token()
 
 
 class Identities:
@@ -136,7 +139,7 @@ class Identities:
         self.settings = settings
         self.agents = LiveAgents(settings.agents_file) if settings.agents_file else None
 
-    def agent(self, ctx: Any) -> Agent:
+    def agent(self, ctx: GateContext) -> Agent:
         token = _access_token(ctx)
         if token is not None:
             known = self.agents.by_id(token.client_id) if self.agents else None
@@ -162,10 +165,10 @@ class GateServer(Server[Runtime]):
 
 def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: bool = True) -> Server[Runtime]:
     selection = ToolSelection.parse(settings.tools)
-    static = {spec.name: spec for spec in PROFILES[profile] if selection.offers(spec.name)}
+    static = {spec.name: spec for spec in PROFILES[profile] if selection.offers(spec.name, spec.group)}
     identities = Identities(settings)
     generated = profile == "gate"  # typed tools are the gate profile's friendlier front door
-    tables: dict[int, tuple[Any, dict[str, ToolSpec], types.ListToolsResult]] = {}
+    tables: dict[int, tuple[RegistrySnapshot | None, dict[str, ToolSpec], types.ListToolsResult]] = {}
 
     def table(runtime: Runtime) -> tuple[dict[str, ToolSpec], types.ListToolsResult]:
         """The tools for the registry snapshot in force, built once per snapshot."""
@@ -174,7 +177,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         if cached is None or cached[0] is not registry:
             methods = sorted(runtime.gate.provider.allowed_extraction_methods())
             typed = typed_specs(registry, methods) if generated and registry is not None else ()
-            specs = static | {spec.name: spec for spec in typed if selection.offers(spec.name, spec.label)}
+            specs = static | {spec.name: spec for spec in typed if selection.offers(spec.name, spec.group, spec.label)}
             tables.clear()  # only the snapshot in force is worth keeping
             cached = tables[id(registry)] = (
                 registry,
@@ -183,7 +186,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             )
         return cached[1], cached[2]
 
-    sessions: weakref.WeakSet[Any] = weakref.WeakSet()  # the sessions that listed or called tools
+    sessions: weakref.WeakSet[ServerSession] = weakref.WeakSet()  # the sessions that listed or called tools
 
     async def registry_changed() -> None:
         """A registry change noticed on the graph (another gate, the CLI): tell sessions to list again."""
@@ -206,18 +209,18 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             finally:
                 server.runtime = None  # type: ignore[attr-defined]
 
-    async def list_tools(ctx: Any, _params: Any) -> types.ListToolsResult:
+    async def list_tools(ctx: GateContext, _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         sessions.add(ctx.session)
         grant = identities.agent(ctx).grant
         specs, listed = table(ctx.lifespan_context)
-        tools = [tool for tool in listed.tools if grant.allows_tool(tool.name)]
+        tools = [tool for tool in listed.tools if grant.allows_tool(tool.name, specs[tool.name].group)]
         if len(tools) < len(listed.tools):  # the grant hides some: a brief schema must not refer to one of them
             names = {tool.name for tool in tools}
             tools = [specs[tool.name].to_mcp(names) if specs[tool.name].brief else tool for tool in tools]
         return types.ListToolsResult(tools=tools)
 
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        runtime: Runtime = ctx.lifespan_context
+    async def call_tool(ctx: GateContext, params: types.CallToolRequestParams) -> types.CallToolResult:
+        runtime = ctx.lifespan_context
         sessions.add(ctx.session)
         agent = identities.agent(ctx)
         specs, _ = table(runtime)
@@ -227,7 +230,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             # A protocol error, as the MCP specification has it for tools/call of an unknown tool.
             decision.done({"error_code": ErrorCode.INVALID_INPUT.value}, True)
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
-        if not agent.grant.allows_tool(params.name):
+        if not agent.grant.allows_tool(spec.name, spec.group):
             message = f"this agent may not use {params.name}"
             result = _result(Rejected(error_code=ErrorCode.PERMISSION_DENIED, message=message), is_error=True)
         else:
@@ -239,7 +242,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             result = await call(spec, runtime, params.arguments, Call(agent=agent, writer=writer), settings)
             if params.name == "refresh_schema_cache" and not result.is_error and set(table(runtime)[0]) != set(specs):
                 await registry_changed()
-        is_read = tool_group(params.name) == "read"
+        is_read = spec.group == "read"
         if not is_read:
             decision.done(result.structured_content, bool(result.is_error))
         structured = result.structured_content or {}
@@ -272,7 +275,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
     return server
 
 
-def registry_health(gate: Any) -> dict[str, Any]:
+def registry_health(gate: Gate) -> dict[str, Any]:
     """The registry's part of /health: loaded or not, and why not."""
     snapshot = gate.snapshot
     if snapshot is None:
@@ -286,7 +289,7 @@ def registry_health(gate: Any) -> dict[str, Any]:
     }
 
 
-def initialization_options(server: Server[Runtime]) -> Any:
+def initialization_options(server: Server[Runtime]) -> InitializationOptions:
     return server.create_initialization_options()
 
 
@@ -345,7 +348,7 @@ def http_app(
         }
         return JSONResponse(body, status_code=200 if healthy else 503)
 
-    endpoint: Any = AnswerMalformedPosts(StreamableHTTPASGIApp(sessions), max_body=2 * settings.max_request_bytes)
+    endpoint: ASGIApp = AnswerMalformedPosts(StreamableHTTPASGIApp(sessions), max_body=2 * settings.max_request_bytes)
     routes = [Route("/health", health, methods=["GET"])]
     middleware = []
     if agents is not None:

@@ -13,6 +13,8 @@ import mcp_types as types
 from mcp.server.connection import allowed_log_levels
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from write_gate.mcp_context import GateContext
+
 logger = logging.getLogger(__name__)
 
 LEVELS: tuple[types.LoggingLevel, ...] = get_args(types.LoggingLevel)  # severity-ascending
@@ -20,14 +22,14 @@ LOGGER = "write_gate.decisions"
 _STATE_KEY = "write_gate.log_level"
 
 
-def _connection_state(ctx: Any) -> dict[str, Any] | None:
+def _connection_state(ctx: GateContext) -> dict[str, Any] | None:
     # The SDK keeps per-connection state on `Connection.state`; the request context reaches it only
     # through the session (SDK 2.3 has no public accessor on the lowlevel context yet).
     connection = getattr(ctx.session, "_connection", None)
     return getattr(connection, "state", None)
 
 
-async def set_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
+async def set_level(ctx: GateContext, params: types.SetLevelRequestParams) -> types.EmptyResult:
     state = _connection_state(ctx)
     if state is not None:
         state[_STATE_KEY] = params.level
@@ -59,7 +61,7 @@ def decision_data(agent: str, tool: str, structured: dict[str, Any] | None, is_e
     return {k: v for k, v in data.items() if v is not None}
 
 
-async def send_decision(ctx: Any, level: types.LoggingLevel, data: dict[str, Any]) -> None:
+async def send_decision(ctx: GateContext, level: types.LoggingLevel, data: dict[str, Any]) -> None:
     """On this request's stream, if the session (or, on 2026-07-28, the request) asked for this level."""
     if level not in allowed_log_levels(ctx.protocol_version, ctx.meta):
         return  # a 2026-07-28 request that did not opt in at this level

@@ -110,8 +110,8 @@ def _walk(node: Schema, inline: dict[str, Schema], opts: _Options) -> Schema:
             continue
         if key == "default" and (value is None or not opts.keep_descriptions):
             continue
-        if key == "additionalProperties" and value is True:
-            continue
+        if key == "additionalProperties" and value is True and "properties" not in node:
+            continue  # a plain map's; beside declared properties it says the object is open on purpose
         if key == "type" and "const" in node:
             continue  # the constant says it
         if key in _ONE and isinstance(value, dict):

@@ -9,8 +9,6 @@ An item starting with `-` takes tools away: `*,-typed` offers everything but the
 import re
 from dataclasses import dataclass
 
-from write_gate.agents import tool_group
-
 _ITEM = re.compile(r"^-?(\*|[A-Za-z_][A-Za-z0-9_]*|typed:[A-Za-z_][A-Za-z0-9_]*)$")
 GROUPS = ("read", "write", "admin", "typed")
 
@@ -33,16 +31,11 @@ class ToolSelection:
         exclude = frozenset(item[1:] for item in items if item.startswith("-"))
         return cls(include or frozenset({"*"}), exclude)
 
-    def offers(self, name: str, label: str | None = None) -> bool:
-        """`label`: the registry label a generated (typed) tool writes; None for the fixed tools."""
-        return self._matches(self.include, name, label) and not self._matches(self.exclude, name, label)
-
-    @staticmethod
-    def _matches(items: frozenset[str], name: str, label: str | None) -> bool:
-        keys = {"*", name, tool_group(name)}
-        if label is not None:
-            keys |= {"typed", f"typed:{label}"}
-        return not keys.isdisjoint(items)
+    def offers(self, name: str, group: str, label: str | None = None) -> bool:
+        """`group`: the tool's (ToolSpec.group); `label`: the registry label a generated (typed) tool writes,
+        None for the fixed tools."""
+        keys = {"*", name, group} | ({"typed", f"typed:{label}"} if label is not None else set())
+        return not keys.isdisjoint(self.include) and keys.isdisjoint(self.exclude)
 
 
 EVERYTHING = ToolSelection(frozenset({"*"}), frozenset())

@@ -14,9 +14,9 @@ from pydantic import BaseModel, ConfigDict
 from write_gate.agents import Agent
 from write_gate.batch import (
     BatchWritten,
-    LooseItems,
     WriteNodesRequest,
     WriteRelationshipsRequest,
+    checked,
     write_nodes,
     write_relationships,
 )
@@ -57,7 +57,6 @@ from write_gate.typed_tools import (
     run_typed,
     tool_type_name,
 )
-from write_gate.typed_tools import input_schema as typed_input_schema
 
 
 class NoArguments(BaseModel):
@@ -94,13 +93,20 @@ class ToolSpec:
     handler: Handler
     # The text content, where a profile's clients expect something other than the structured result as JSON.
     text: Callable[[BaseModel], str] | None = None
-    # The advertised input schema, where it says more than input_model (generated tools: enums, required).
+    # The advertised input schema, where input_model's is rendered otherwise (a batch leaves its items undescribed).
     input_schema: dict[str, Any] | None = None
     # The registry label a generated tool writes (typed tools), for WRITE_GATE_TOOLS' `typed:<Label>`.
     label: str | None = None
     # A shorter input schema that refers to this tool's fields (update_npc's to add_npc's), for lists
     # that offer that tool too.
     brief: tuple[str, dict[str, Any]] | None = None
+    # Changes the gate's own state rather than the graph (the `admin` group of grants and WRITE_GATE_TOOLS).
+    admin: bool = False
+
+    @property
+    def group(self) -> str:
+        """What grants and WRITE_GATE_TOOLS call it: from its annotations, so the two never disagree."""
+        return "admin" if self.admin else "read" if self.annotations.read_only_hint else "write"
 
     def to_mcp(self, listed: Collection[str] = ()) -> types.Tool:
         """`listed`: the names of the tools offered beside it."""
@@ -186,6 +192,7 @@ REFRESH_SCHEMA_CACHE = ToolSpec(
     # Not read-only: nothing in the graph changes, but the registry in force and the tool list may.
     annotations=_lean_hints(),
     handler=lambda rt, _req, _call: rt.gate.refresh(),
+    admin=True,
 )
 
 WRITE_NODES = ToolSpec(
@@ -193,10 +200,11 @@ WRITE_NODES = ToolSpec(
     title="Write nodes",
     description="Many write_node items in one call, each checked on its own; every item's outcome comes back "
     "(written, or rejected with its code) in input order.",
-    input_model=LooseItems,
+    input_model=WriteNodesRequest,
     output_model=BatchWritten,
     annotations=_lean_hints(),
-    handler=lambda rt, req, call: write_nodes(rt.gate, req.items, call.agent),
+    handler=lambda rt, req, call: write_nodes(rt.gate, checked(req.items), call.agent),
+    # The same model, its items left undescribed: write_node describes them.
     input_schema=input_schema(WriteNodesRequest, description_depth=1),
 )
 
@@ -204,10 +212,10 @@ WRITE_RELATIONSHIPS = ToolSpec(
     name="write_relationships",
     title="Write relationships",
     description="Many write_relationship items in one call; every item's outcome, in input order.",
-    input_model=LooseItems,
+    input_model=WriteRelationshipsRequest,
     output_model=BatchWritten,
     annotations=_lean_hints(idempotent=False),  # weights, as write_relationship
-    handler=lambda rt, req, call: write_relationships(rt.gate, req.items, call.agent),
+    handler=lambda rt, req, call: write_relationships(rt.gate, checked(req.items), call.agent),
     input_schema=input_schema(WriteRelationshipsRequest, description_depth=1),
 )
 
@@ -412,16 +420,18 @@ def typed_specs(registry: SchemaRegistry, methods: list[str]) -> tuple[ToolSpec,
                     name=f"{mode}_{tool_type_name(label)}",
                     title=None,  # `add_npc` says what "Add a Npc" did
                     description=description,
-                    input_model=request_model(entry, mode),  # type: ignore[arg-type]
+                    input_model=request_model(entry, mode, methods),  # type: ignore[arg-type]
                     output_model=TypedDeleted if mode == "delete" else TypedWritten,
                     # MERGE, or a relationship replaced by the same one: a repeat changes nothing; unless it
                     # writes relationships, whose weight a repeat averages again (as write_relationship's).
                     annotations=_lean_hints(destructive=mode == "delete", idempotent=mode == "delete" or not rels),
                     handler=_typed_handler(entry, mode),
-                    input_schema=typed_input_schema(entry, mode, methods),  # type: ignore[arg-type]
                     label=label,
                     brief=(
-                        (f"add_{tool_type_name(label)}", typed_input_schema(entry, "update", methods, beside_add=True))
+                        (
+                            f"add_{tool_type_name(label)}",
+                            input_schema(request_model(entry, "update", methods, beside_add=True)),
+                        )
                         if mode == "update"
                         else None
                     ),

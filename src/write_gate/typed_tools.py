@@ -9,9 +9,9 @@ checked and stamped exactly like `write_node`, in one statement with its relatio
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
 
 from write_gate import cypher, read_cypher
 from write_gate.agents import Agent
@@ -98,25 +98,10 @@ def _field_schema(spec: PropertyType) -> dict[str, Any]:
     return schema
 
 
-_RELATIONSHIP_ARGS = {
-    "endpoint_policy": {
-        "type": "string",
-        "enum": ["fail_if_missing", "merge_endpoints"],
-        "default": "fail_if_missing",
-        "description": "merge_endpoints: a missing target becomes a _stub.",
-    },
-    "weight": {
-        "type": "number",
-        "minimum": 0,
-        "maximum": 1,
-        "description": "1.0 if new and not given; averaged into an existing one.",
-    },
-}
-
-
-def input_schema(entry: SchemaEntry, mode: Mode, methods: list[str], *, beside_add: bool = False) -> dict[str, Any]:
-    """`beside_add`: an update listed next to its add_ tool names only the merge keys and refers to add_'s
-    fields (types, enums, descriptions) instead of repeating them."""
+def _type_schema(entry: SchemaEntry, mode: Mode, *, beside_add: bool) -> dict[str, Any]:
+    """The type's object, from the registry entry: its fields (types, enums, descriptions) and what is required.
+    `beside_add`: an update listed next to its add_ tool names only the merge keys and refers to add_'s fields
+    instead of repeating them."""
     type_name = tool_type_name(entry.label)
     keys = {k: _field_schema(entry.property_types[k]) for k in entry.merge_keys if k in entry.property_types}
     if mode == "delete":
@@ -124,42 +109,42 @@ def input_schema(entry: SchemaEntry, mode: Mode, methods: list[str], *, beside_a
     else:
         fields = {k: _field_schema(spec) for k, spec in entry.property_types.items()}
         required = list(entry.required_properties) if mode == "add" else list(entry.merge_keys)
-    # The entry's description is in the tool's own description: not repeated here.
-    open_ = entry.additional_properties and mode != "delete"
-    nested: dict[str, Any] = {
-        "type": "object",
-        "properties": fields,
-        "required": required,
-        "additionalProperties": open_,
-    }
     if mode == "update" and beside_add:
         described = f"{', '.join(entry.merge_keys)}, and any of add_{type_name}'s {type_name} fields to set"
-        nested = {"type": "object", "description": described, "properties": keys, "required": required}
-    schema: dict[str, Any] = {"type": "object", "properties": {type_name: nested}, "required": [type_name]}
+        return {"type": "object", "description": described, "properties": keys, "required": required}
+    # The entry's description is in the tool's own description: not repeated here.
+    open_ = entry.additional_properties and mode != "delete"
+    return {"type": "object", "properties": fields, "required": required, "additionalProperties": open_}
+
+
+# null is taken as "not given", and advertised as nothing but a number.
+_Weight = Annotated[float | None, Field(ge=0, le=1), WithJsonSchema({"type": "number", "minimum": 0, "maximum": 1})]
+
+
+def request_model(entry: SchemaEntry, mode: Mode, methods: list[str], *, beside_add: bool = False) -> type[BaseModel]:
+    """The model a typed tool validates a call with and advertises. The gate checks the type's fields itself
+    (types, enums, required), so those rejections carry the gate's error codes: the model takes the type's
+    object as a map and advertises the registry's fields for it. Likewise extraction_method advertises the
+    provider's methods, which the gate checks (INVALID_EXTRACTION_METHOD)."""
+    type_name = tool_type_name(entry.label)
+    described = WithJsonSchema(_type_schema(entry, mode, beside_add=beside_add))
+    fields: dict[str, Any] = {type_name: (Annotated[dict[str, Any], described], ...)}
     if mode != "delete":
-        schema["properties"] |= {
-            "source": {"type": "string", "minLength": 1, "description": "Where the claim came from."},
-            "extraction_method": {"type": "string", "enum": methods},
-            "reliability": {"type": "number", "default": 0.5, "description": "In [0, 1]."},
+        fields |= {
+            "source": (str, Field(min_length=1, description="Where the claim came from.")),
+            "extraction_method": (str, Field(json_schema_extra={"enum": list(methods)})),
+            "reliability": (float, Field(0.5, description="In [0, 1].")),
         }
         if _relationship_keys(entry):  # the arguments about relationships, where the tool writes some
-            schema["properties"] |= _RELATIONSHIP_ARGS
-        schema["required"] += ["source", "extraction_method"]
-    schema["additionalProperties"] = False
-    return schema
-
-
-def request_model(entry: SchemaEntry, mode: Mode) -> type[BaseModel]:
-    """A loose model for the call's shape; the gate checks the fields themselves (types, enums, required),
-    so those rejections carry the gate's error codes."""
-    type_name = tool_type_name(entry.label)
-    fields: dict[str, Any] = {type_name: (dict[str, Any], ...)}
-    if mode != "delete":
-        fields |= {"source": (str, Field(min_length=1)), "extraction_method": (str, ...), "reliability": (float, 0.5)}
-        if _relationship_keys(entry):
             fields |= {
-                "endpoint_policy": (EndpointPolicy, "fail_if_missing"),
-                "weight": (float | None, Field(None, ge=0.0, le=1.0)),
+                "endpoint_policy": (
+                    EndpointPolicy,
+                    Field("fail_if_missing", description="merge_endpoints: a missing target becomes a _stub."),
+                ),
+                "weight": (
+                    _Weight,
+                    Field(None, description="1.0 if new and not given; averaged into an existing one."),
+                ),
             }
     return create_model(f"{mode.title()}{entry.label}Request", __config__=ConfigDict(extra="forbid"), **fields)
 

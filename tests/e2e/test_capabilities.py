@@ -179,7 +179,9 @@ async def test_a_resource_read_on_an_unreachable_engine_is_an_error_not_an_empty
     finally:
         process.kill()
         process.wait()
-    assert failed.value.code == types.INTERNAL_ERROR and failed.value.data["error_code"] == "BACKEND_UNAVAILABLE"
+    # The data a tool's rejection would carry, from the same mapping.
+    assert failed.value.code == types.INTERNAL_ERROR
+    assert failed.value.data == {"error_code": "BACKEND_UNAVAILABLE", "reason": "unreachable"}
 
 
 # --- MCP logging ---------------------------------------------------------------------------------------

@@ -1,14 +1,17 @@
 """Errors that tell the truth (issue 16, item 11): engine text never reaches an agent, text no engine can
-store is the agent's INVALID_INPUT, and a full disk is the storage's BACKEND_UNAVAILABLE while reads
-keep working."""
+store is the agent's INVALID_INPUT, a full disk is the storage's BACKEND_UNAVAILABLE while reads keep working,
+an engine's refusal is INTERNAL_ERROR with an incident for reads and writes alike, and an unknown tool is a
+protocol error."""
 
 import logging
 from pathlib import Path
 from typing import Any
 
+import mcp_types as types
 import pytest
 import redis
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from tests.conftest import MATRIX_SCHEMAS, TESTS, open_client, start_falkordb_server
 from write_gate.backends import BackendError, GraphBackend, open_backend
@@ -86,17 +89,31 @@ async def test_an_engine_refusal_reaches_the_agent_through_mcp_as_a_code_and_an_
             engine.execute_command("GRAPH.CONFIG", "SET", "QUERY_MEM_CAPACITY", "1")
             engine.close()
             with caplog.at_level(logging.ERROR, logger="write_gate.engine_errors"):
-                out = await rejected(client, "write_node", **PERSON, merge_keys={"name": "after the cap"})
+                wrote = await rejected(client, "write_node", **PERSON, merge_keys={"name": "after the cap"})
+                read = await rejected(client, "search_nodes", query="before")
         await backend.close()
     finally:
         process.terminate()
         process.wait(10)
-    assert out["error_code"] == "INTERNAL_ERROR" and set(out["details"]) == {"incident"}, out
-    assert "mem consumption" not in str(out) and "capacity" not in str(out)  # the engine's words stay in the log
-    incident = out["details"]["incident"]
-    assert out["message"] == f"the graph engine refused the write; the gate logged it as incident {incident}"
-    logged = [r.getMessage() for r in caplog.records if incident in r.getMessage()]
-    assert logged and "Query's mem consumption exceeded capacity" in logged[0], caplog.records
+    # One mapping: a refused read is answered exactly as a refused write.
+    for action, out in (("write", wrote), ("read", read)):
+        assert out["error_code"] == "INTERNAL_ERROR" and set(out["details"]) == {"incident"}, out
+        assert "mem consumption" not in str(out) and "capacity" not in str(out)  # the engine's words stay in the log
+        incident = out["details"]["incident"]
+        assert out["message"] == f"the graph engine refused the {action}; the gate logged it as incident {incident}"
+        logged = [r.getMessage() for r in caplog.records if incident in r.getMessage()]
+        assert logged and "Query's mem consumption exceeded capacity" in logged[0], caplog.records
+
+
+async def test_an_unknown_tool_is_a_protocol_error(settings: Settings, graph: GraphBackend) -> None:
+    """tools/call of a tool the server does not offer is JSON-RPC -32602, as the MCP specification has it;
+    a tool it offers but the arguments do not fit is a tool result with INVALID_INPUT."""
+    async with open_client(settings, "in_process") as client:
+        with pytest.raises(MCPError) as unknown:
+            await client.call_tool("no_such_tool", {})
+        assert unknown.value.code == types.INVALID_PARAMS and "no_such_tool" in unknown.value.message
+        out = await rejected(client, "search_nodes", no_such_argument=1)
+        assert out["error_code"] == "INVALID_INPUT"
 
 
 async def test_a_full_disk_is_backend_unavailable_and_reads_keep_working(tmp_path: Path) -> None:

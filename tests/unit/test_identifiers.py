@@ -1,6 +1,15 @@
 import pytest
 
-from write_gate.identifiers import is_protected, normalize_identifier, quote, remap_breadcrumb
+from write_gate.identifiers import (
+    COMPUTED_FIELDS,
+    PROTECTED_FIELDS,
+    PROTECTED_RELATIONSHIP_FIELDS,
+    PROVENANCE_FIELDS,
+    is_protected,
+    normalize_identifier,
+    quote,
+    remap_breadcrumb,
+)
 from write_gate.model import ErrorCode, GateRejection
 
 
@@ -48,6 +57,22 @@ def test_protected(key: str) -> None:
 
 def test_not_protected() -> None:
     assert not is_protected("name") and not is_protected("confidence_note")
+
+
+def test_one_list_of_computed_fields_gives_the_stamps_and_the_protection() -> None:
+    # The stamping order is the statements' (golden files pin it); a relationship's weight is protected on
+    # relationships only, where the gate computes it: a node may have a weight of its own.
+    assert PROVENANCE_FIELDS == (
+        "confidence",
+        "source",
+        "extraction_method",
+        "write_gate_version",
+        "written_by",
+        "last_updated",
+        "updated_by",
+    )
+    assert PROTECTED_RELATIONSHIP_FIELDS == set(COMPUTED_FIELDS) == PROTECTED_FIELDS | {"weight"}
+    assert is_protected("Weight", PROTECTED_RELATIONSHIP_FIELDS) and not is_protected("weight")
 
 
 @pytest.mark.parametrize("raw", ["person", ":person", "::person"])

@@ -1,12 +1,19 @@
 """Packaging metadata: the LICENSE matches pyproject, and server.json (the MCP registry's entry) has the
 registry schema's required fields in their required forms and agrees with pyproject. The registry's schema
-(2025-12-11) is not vendored here: the fields it requires are restated as a schema of their own."""
+(2025-12-11) is not vendored here: the fields it requires are restated as a schema of their own. The built wheel
+holds every module, `py.typed` and the bundled registry."""
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
 import jsonschema
+import pytest
 
 from write_gate.config import Settings
 
@@ -57,3 +64,19 @@ def test_server_json_has_the_registry_fields_and_agrees_with_pyproject() -> None
     assert f"mcp-name: {SERVER['name']}" in (ROOT / "README.md").read_text()
     settings = {f"WRITE_GATE_{name.upper()}" for name in Settings.model_fields} | {"MEMGRAPH_URL", "MEMGRAPH_PASSWORD"}
     assert {v["name"] for v in package["environmentVariables"]} <= settings
+
+
+def test_the_wheel_ships_py_typed_and_the_bundled_registry(tmp_path: Path) -> None:
+    """Type checkers read an installed package's annotations only with `py.typed` beside its modules (PEP 561)."""
+    uv = os.environ.get("UV") or shutil.which("uv")
+    if uv is None:
+        pytest.skip("uv builds the wheel and is not on PATH")
+    build = [uv, "build", "--wheel", "--quiet", "--python", sys.executable, "--out-dir", str(tmp_path), str(ROOT)]
+    subprocess.run(build, check=True, capture_output=True, timeout=300)
+    [wheel] = tmp_path.glob("*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "write_gate/py.typed" in names
+    modules = {f"write_gate/{p.relative_to(ROOT / 'src' / 'write_gate')}" for p in (ROOT / "src").rglob("*.py")}
+    assert modules <= names, sorted(modules - names)
+    assert any(n.startswith("write_gate/_bundled/schemas/") for n in names)
+    assert any(n.startswith("write_gate/_bundled/migrations/") for n in names)

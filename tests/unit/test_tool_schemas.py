@@ -4,12 +4,30 @@ import json
 
 import jsonschema
 import pytest
+from pydantic import ValidationError
 
-from write_gate.batch import BatchWritten, ItemOutcome, WriteNodesRequest
-from write_gate.model import ErrorCode, NodeWritten, Rejected, WriteRelationshipRequest
+from write_gate.batch import BatchWritten, ItemOutcome, WriteNodesRequest, checked
+from write_gate.model import (
+    ErrorCode,
+    NodeWritten,
+    Rejected,
+    WriteNodeRequest,
+    WriteRelationshipRequest,
+    validation_problems,
+)
 from write_gate.reads import GraphResult
+from write_gate.registry import PropertyType, RegistrySnapshot, SchemaEntry
 from write_gate.tool_schemas import input_schema, output_schema
 from write_gate.tool_selection import ToolSelection
+from write_gate.tools import PROFILES, typed_specs
+
+NPC_REGISTRY = RegistrySnapshot(
+    [
+        SchemaEntry(
+            "Npc", ("name",), merge_keys=("name",), property_types={"name": PropertyType("string")}, typed_tools=True
+        )
+    ]
+)
 
 
 def valid(schema: dict, instance: object) -> bool:
@@ -85,11 +103,57 @@ def test_input_schema_is_compact_and_as_strict_as_the_model() -> None:
 def test_tool_selection(text: str, offered: list[str], hidden: list[str]) -> None:
     selection = ToolSelection.parse(text)
     label = {"add_npc": "Npc", "delete_npc": "Npc", "add_location": "Location"}
-    assert all(selection.offers(name, label.get(name)) for name in offered)
-    assert not any(selection.offers(name, label.get(name)) for name in hidden)
+    group = {spec.name: spec.group for spec in PROFILES["gate"]} | dict.fromkeys(label, "write")
+    assert all(selection.offers(name, group[name], label.get(name)) for name in offered)
+    assert not any(selection.offers(name, group[name], label.get(name)) for name in hidden)
+
+
+def test_tool_groups_come_from_the_annotations() -> None:
+    """Read-only tools are the `read` group, refresh_schema_cache (which changes the gate, not the graph)
+    `admin`, every other tool, generated ones included, `write`."""
+    specs = [*PROFILES["gate"], *PROFILES["memory"], *typed_specs(NPC_REGISTRY, ["api"])]
+    groups = {spec.name: spec.group for spec in specs}
+    assert {n for n, g in groups.items() if g == "read"} == {"search_nodes", "open_nodes", "read_graph", "get_schema"}
+    assert {n for n, g in groups.items() if g == "admin"} == {"refresh_schema_cache"}
+    assert all(groups[n] == "write" for n in ("write_nodes", "create_entities", "delete_relations", "add_npc"))
+    assert all(bool(spec.annotations.read_only_hint) == (spec.group == "read") for spec in specs)
 
 
 @pytest.mark.parametrize("text", ["read;write", "typed:", "-", "typed:Npc:x", "a b-c"])
 def test_tool_selection_refuses_what_it_cannot_read(text: str) -> None:
     with pytest.raises(ValueError, match="WRITE_GATE_TOOLS"):
         ToolSelection.parse(text)
+
+
+def test_a_batch_validates_each_item_with_the_model_it_advertises() -> None:
+    """One model gives write_nodes' schema and its validation; a bad item is kept as its own failure, with
+    the problems write_node would give, so the others are still written."""
+    good = {"label": "Person", "merge_keys": {"name": "Ada"}, "source": "t", "extraction_method": "api"}
+    bad = {**good, "merge_keys": "not a map", "extra": 1}
+    items = checked(WriteNodesRequest.model_validate({"items": [good, bad, 3]}).items)
+    assert isinstance(items[0], WriteNodeRequest) and items[0] == WriteNodeRequest.model_validate(good)
+    for item, raw in zip(items[1:], (bad, 3), strict=True):
+        with pytest.raises(ValidationError) as single:
+            WriteNodeRequest.model_validate(raw)
+        assert isinstance(item, ValidationError) and validation_problems(item) == validation_problems(single.value)
+    schema = input_schema(WriteNodesRequest, description_depth=1)
+    assert valid(schema, {"items": [good]}) and not valid(schema, {"items": [bad]})
+    with pytest.raises(ValidationError):  # the call's own shape is still checked whole
+        WriteNodesRequest.model_validate({"items": good})
+
+
+def test_a_typed_tool_advertises_the_schema_of_the_model_it_validates_with() -> None:
+    """The call's own arguments come from the model; the type's object from the registry entry, which the
+    gate checks itself (so its rejections carry the gate's codes)."""
+    specs = {spec.name: spec for spec in typed_specs(NPC_REGISTRY, ["api", "llm"])}
+    add = specs["add_npc"]
+    assert add.input_schema is None and add.to_mcp().input_schema == input_schema(add.input_model)
+    schema = add.to_mcp().input_schema
+    assert schema["properties"]["extraction_method"] == {"type": "string", "enum": ["api", "llm"]}
+    assert schema["properties"]["npc"]["properties"] == {"name": {"type": "string"}}
+    call = {"npc": {"name": "Gandalf"}, "source": "t", "extraction_method": "api"}
+    assert valid(schema, call) and add.input_model.model_validate(call)
+    for wrong in ({**call, "source": ""}, {**call, "reliability": "x"}, {"npc": {"name": "G"}}):
+        assert not valid(schema, wrong)
+        with pytest.raises(ValidationError):
+            add.input_model.model_validate(wrong)
