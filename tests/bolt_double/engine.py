@@ -10,7 +10,14 @@ from falkordb import Edge, Node, Path
 from falkordb.asyncio import FalkorDB
 
 from tests.bolt_double import packstream
-from tests.bolt_double.translate import CreateIndex, CreateUnique, ShowConstraints, translate
+from tests.bolt_double.translate import (
+    MEMGRAPH_CONNECTED_DELETE,
+    CreateIndex,
+    CreateUnique,
+    ShowConstraints,
+    node_delete_probes,
+    translate,
+)
 
 # Memgraph's failure codes (communication/bolt/v1/states/handlers.hpp): query errors are ClientErrors,
 # aborts (conflicts, timeouts) TransientErrors.
@@ -124,6 +131,8 @@ class FalkorDBEngine:
         graph = self._graph(database)
         try:
             try:
+                if not read_only:
+                    await self._refuse_connected_node_deletes(graph, text, params)
                 result = await (graph.ro_query if read_only else graph.query)(text, params)
             except redis.exceptions.ResponseError as exc:
                 if not (read_only and _NO_GRAPH_YET in str(exc)):
@@ -150,6 +159,16 @@ class FalkorDBEngine:
             kind = "r"  # no change reported: FalkorDB's counters cannot tell a write that changed nothing
         records = [[to_packstream(v) for v in row] for row in getattr(result, "result_set", [])]
         return Outcome(fields=fields, records=records, type=kind, stats=stats)
+
+    async def _refuse_connected_node_deletes(self, graph: Any, text: str, params: dict[str, Any]) -> None:
+        """Memgraph refuses a plain DELETE of a node that has relationships; FalkorDB would drop them (translate.py)."""
+        for probe in node_delete_probes(text):
+            try:
+                result = await graph.ro_query(probe, params)
+            except redis.exceptions.ResponseError:
+                continue  # not a read-only prefix (or no graph yet): not checked, as the docstring says
+            if any(row[0] for row in result.result_set):
+                raise MemgraphError(CLIENT_ERROR, MEMGRAPH_CONNECTED_DELETE)
 
     async def _create_index(self, database: str, ddl: CreateIndex) -> Outcome:
         try:

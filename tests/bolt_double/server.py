@@ -4,7 +4,8 @@ FalkorDB: a transport double, not a mock of the graph.
 It proves the Memgraph backend's driver path (handshake, auth, managed transactions, timeouts, summaries, error
 mapping and retries) and that every statement shape the gate sends runs. It does not prove Memgraph's own
 semantics (planner, isolation, constraints, functions such as toLower): only real Memgraph (the testcontainers
-tier) does.
+tier) does. One refusal of Memgraph's is reproduced, because FalkorDB would hide it: a plain DELETE of a node that
+still has relationships (see translate.py), so a DETACH DELETE the gate needs cannot lose its DETACH unnoticed.
 
 Protocol: Bolt 5.0 to 5.2 (Memgraph speaks up to 5.2), messages HELLO, LOGON, LOGOFF, BEGIN, RUN, PULL, DISCARD,
 COMMIT, ROLLBACK, RESET, GOODBYE and ROUTE (for `neo4j://` URLs). FalkorDB has no multi-statement transactions:

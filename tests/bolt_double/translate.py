@@ -13,7 +13,16 @@ here, loudly. The table:
 Unique constraints are recorded, not created: FalkorDB's unique constraints crash its server on strings that are
 empty or start or end with white space (see FalkorDBDialect), and FalkorDB serialises writes, so a MERGE cannot
 duplicate a key there anyway. Memgraph's enforcement is proven only by the testcontainers tier; here the
-violation path runs through the `unique_violation` fault hook."""
+violation path runs through the `unique_violation` fault hook.
+
+One check runs before a write, where the engines differ in what they refuse: Memgraph refuses a plain `DELETE` of a
+node that still has relationships ("Failed to remove node because of it's existing connections. Consider using
+DETACH DELETE."), where FalkorDB drops the relationships silently. `node_delete_probes` finds each plain `DELETE v`
+whose `v` is bound in a node pattern (`(v)`, `(v:L ...)`) and gives a read that counts v's relationships at that
+point of the statement (the text before the DELETE, then the count); the engine refuses the statement, unrun,
+when a count is not 0. Not covered, and passed through as before: a DELETE of a list element (UNWIND, FOREACH),
+of an expression, or after a write in the same statement (the probe is read-only); the gate deletes nodes only
+with DETACH DELETE, and plainly only relationships and relationship-free registry nodes."""
 
 import re
 from dataclasses import dataclass
@@ -26,6 +35,10 @@ _CREATE_UNIQUE = re.compile(
 )
 _ASSERTED = re.compile(rf"^\s*(\w+)\.{_NAME}\s*$")
 _SHOW_CONSTRAINTS = re.compile(r"^\s*SHOW\s+CONSTRAINT\s+INFO\s*;?\s*$", re.IGNORECASE)
+_DELETE = re.compile(r"\b(DETACH\s+)?DELETE\s+(\w+(?:\s*,\s*\w+)*)", re.IGNORECASE)
+MEMGRAPH_CONNECTED_DELETE = (
+    "Failed to remove node because of it's existing connections. Consider using DETACH DELETE."  # sic, Memgraph's
+)
 
 
 def unquote(name: str) -> str:
@@ -76,3 +89,16 @@ def translate(text: str) -> Translated | None:
     if _SHOW_CONSTRAINTS.match(text):
         return ShowConstraints()
     return None
+
+
+def node_delete_probes(text: str) -> list[str]:
+    """For each plain DELETE of a node-pattern variable: a read of how many relationships that node has there."""
+    probes = []
+    for m in _DELETE.finditer(text):
+        if m[1]:
+            continue  # DETACH DELETE: Memgraph removes the relationships too
+        before = text[: m.start()]
+        for variable in re.split(r"\s*,\s*", m[2]):
+            if re.search(rf"\(\s*{re.escape(variable)}\s*[:){{]", before):
+                probes.append(f"{before}\nWITH DISTINCT {variable} AS d\nMATCH (d)-[x]-()\nRETURN count(x) AS c")
+    return probes

@@ -134,10 +134,9 @@ class Session:
 
     def __init__(self, portal: BlockingPortal, client: Any, backend: Any) -> None:
         self.portal, self.client, self.backend = portal, client, backend
-        self.calls = 0
+        self.fuzzed = 0  # fuzzed calls (check_answer), not the escape tests' calls, which are all refused
 
     def call(self, tool: str, args: dict[str, Any]) -> Any:
-        self.calls += 1
         return self.portal.call(self.client.call_tool, tool, args)
 
     def read(self, text: str) -> list[dict[str, Any]]:
@@ -164,6 +163,7 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
 
 def check_answer(session: Session, tool: str, args: dict[str, Any]) -> None:
     before = session.fingerprint()
+    session.fuzzed += 1
     result = session.call(tool, args)
     out = result.structured_content
     assert isinstance(out, dict), "every answer carries structured content"
@@ -229,4 +229,4 @@ def assert_vocabulary_intact(session: Session) -> None:
     assert not session.read("MATCH (n) WHERE n.pwned = true RETURN n")
     # The fuzzer did reach the write path, not only the rejections (when a fuzz test ran at all).
     written = session.read("MATCH (n) WHERE NOT n:Schema AND NOT n:WriteGateRegistry RETURN count(n) AS c")
-    assert session.calls == 0 or written[0]["c"] > 0
+    assert session.fuzzed == 0 or written[0]["c"] > 0

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import MATRIX_SCHEMAS, TESTS, open_client
+from tests.conftest import CLIENT_NAME, TESTS, open_client
 from write_gate.agents import AgentsFile, Grant
 from write_gate.backends import GraphBackend
 from write_gate.config import Settings
@@ -180,9 +180,40 @@ async def test_observation_edits_by_another_agent_keep_the_claim_and_record_the_
     assert deleted["observations"] == ["b"]
 
 
-async def test_every_write_path_stamps_the_agent_that_wrote(settings: Settings, graph: GraphBackend) -> None:
-    await load_into_graph(graph, read_sources([MATRIX_SCHEMAS]))
-    named = settings.model_copy(update={"agent": "carol"})
+async def ok(client: Client, tool: str, **args: Any) -> dict[str, Any]:
+    is_error, out = await call(client, tool, **args)
+    assert not is_error, (tool, out)
+    return out
+
+
+async def stamps(graph: GraphBackend) -> tuple[dict[str, tuple[str, str]], dict[tuple[str, str, str], tuple[str, str]]]:
+    """Every data node's and relationship's (written_by, updated_by), by name and by (from, type, to)."""
+    nodes = await graph.read(
+        Statement(
+            "MATCH (n) WHERE NOT n:Schema AND NOT n:WriteGateRegistry"
+            " RETURN n.name AS n, n.written_by AS w, n.updated_by AS u"
+        )
+    )
+    rels = await graph.read(
+        Statement(
+            "MATCH (a)-[r]->(b) RETURN a.name AS a, type(r) AS t, b.name AS b, r.written_by AS w, r.updated_by AS u"
+        )
+    )
+    return {r["n"]: (r["w"], r["u"]) for r in nodes}, {(r["a"], r["t"], r["b"]): (r["w"], r["u"]) for r in rels}
+
+
+# The identity each transport takes: in process the configured agent, over stdio the client's handshake name.
+WRITERS = {"in_process": "carol", "stdio": None}
+
+
+async def test_every_write_path_stamps_the_agent_that_wrote(
+    settings: Settings, graph: GraphBackend, transport: str
+) -> None:
+    """Every tool that writes, in both profiles and typed, stamps who wrote (written_by) and who changed
+    (updated_by) on each node and relationship it touches: never another agent, never nothing."""
+    await load_into_graph(graph, read_sources([TESTS / "schemas" / "memory", bundled("schemas") / "examples" / "rpg"]))
+    writer = settings.model_copy(update={"agent": WRITERS[transport]})
+    w = WRITERS[transport] or CLIENT_NAME
     node = {"label": "Person", "merge_keys": {"name": "N1"}, **PROV}
     rel = {
         "type": "KNOWS",
@@ -193,12 +224,38 @@ async def test_every_write_path_stamps_the_agent_that_wrote(settings: Settings, 
         "endpoint_policy": "merge_endpoints",
         **PROV,
     }
-    async with open_client(named, "in_process") as client:
-        await call(client, "write_node", **node)
-        await call(client, "write_nodes", items=[{**node, "merge_keys": {"name": "N3"}}])
-        await call(client, "write_relationship", **rel)
-        await call(client, "write_relationships", items=[{**rel, "to_keys": {"name": "N4"}}])
-    nodes = await graph.read(Statement("MATCH (n:Person) RETURN n.name AS n, n.written_by AS w, n.updated_by AS u"))
-    assert {(r["n"], r["w"], r["u"]) for r in nodes} == {(f"N{i}", "carol", "carol") for i in range(1, 5)}
-    rels = await graph.read(Statement("MATCH ()-[r:KNOWS]->() RETURN r.written_by AS w"))
-    assert [r["w"] for r in rels] == ["carol", "carol"]
+    npc = {"npc": {"name": "Gandalf", "role": "Wizard", "status": "Active", "currentLocation": "Shire"}, **PROV}
+    async with open_client(writer, transport) as gate, open_client(writer, transport, profile="memory") as memory:
+        await ok(gate, "write_node", **node)
+        await ok(gate, "write_nodes", items=[{**node, "merge_keys": {"name": "N3"}}])
+        await ok(gate, "write_relationship", **rel)
+        await ok(gate, "write_relationships", items=[{**rel, "to_keys": {"name": "N4"}}])
+        await ok(gate, "add_location", location={"name": "Shire"}, **PROV)
+        await ok(gate, "add_npc", **npc)
+        people = [{"name": n, "entityType": "person", "observations": ["x"]} for n in ("Ada", "Bob")]
+        await ok(memory, "create_entities", entities=people)
+        await ok(memory, "create_relations", relations=[{"from": "Ada", "to": "Bob", "relationType": "KNOWS"}])
+    nodes, rels = await stamps(graph)
+    created = ["N1", "N2", "N3", "N4", "Shire", "Gandalf", "Ada", "Bob"]
+    assert nodes == dict.fromkeys(created, (w, w))
+    written = [
+        ("N1", "KNOWS", "N2"),
+        ("N1", "KNOWS", "N4"),
+        ("Gandalf", "LOCATED_IN", "Shire"),
+        ("Ada", "KNOWS", "Bob"),
+    ]
+    assert rels == dict.fromkeys(written, (w, w))
+
+    # Another agent changes things: a typed update (its node, its new relationship and the stub it makes) is a
+    # new claim; observation edits only record the change (written_by stays the writer's).
+    changer = settings.model_copy(update={"agent": "dave"})
+    async with open_client(changer, transport) as gate, open_client(changer, transport, profile="memory") as memory:
+        moved = {"npc": {"name": "Gandalf", "currentLocation": "Mordor"}, "endpoint_policy": "merge_endpoints"}
+        await ok(gate, "update_npc", **moved, **PROV)
+        await ok(memory, "add_observations", observations=[{"entityName": "Ada", "contents": ["y"]}])
+        await ok(memory, "delete_observations", deletions=[{"entityName": "Bob", "observations": ["x"]}])
+    nodes, rels = await stamps(graph)
+    changed = {"Gandalf": ("dave", "dave"), "Mordor": ("dave", "dave"), "Ada": (w, "dave"), "Bob": (w, "dave")}
+    assert nodes == dict.fromkeys(created, (w, w)) | changed
+    moved_rels = {("Gandalf", "LOCATED_IN", "Mordor"): ("dave", "dave")}
+    assert rels == dict.fromkeys(written[:2] + written[3:], (w, w)) | moved_rels

@@ -118,6 +118,72 @@ async def test_a_walk_whose_size_is_a_multiple_of_the_page_ends_without_an_empty
     assert pages == 2 and sorted(seen) == sorted([*names, "Acme"])
 
 
+# Page boundaries (issue 17): counts on and beside a multiple of the page, so a last page that is exactly
+# full must still say next_cursor null, and nothing comes twice or is missed.
+PAGE = 4
+COUNTS = [0, 1, PAGE - 1, PAGE, PAGE + 1, 2 * PAGE, 3 * PAGE]
+
+
+def pages_for(count: int) -> int:
+    return max(1, -(-count // PAGE))  # a first page always comes, even empty
+
+
+async def pages_of(client: Client, tool: str, **args: Any) -> list[dict[str, Any]]:
+    pages: list[dict[str, Any]] = []
+    cursor = None
+    while len(pages) <= 20:  # bounded: a cursor that never ends fails here, not by hanging
+        pages.append(await call(client, tool, **args, **({"cursor": cursor} if cursor else {})))
+        if (cursor := pages[-1]["next_cursor"]) is None:
+            return pages
+    raise AssertionError(f"{tool} kept answering a next_cursor")
+
+
+async def test_read_graph_pages_end_with_a_null_cursor_at_and_around_a_multiple_of_the_page(client: Client) -> None:
+    written: list[str] = []
+    for count in COUNTS:
+        more = [f"p{i:03d}" for i in range(len(written), count)]
+        if more:
+            await write_people(client, more)
+        written += more
+        pages = await pages_of(client, "read_graph", limit=PAGE)
+        names = [e["name"] for page in pages for e in page["entities"]]
+        assert sorted(names) == written, count  # each once, none missed
+        assert len(pages) == pages_for(count), count  # no empty page after a full one
+        assert all(len(page["entities"]) == PAGE for page in pages[:-1])
+    # A multiple split across labels: the cursor must not survive the last label either.
+    await write(client, "Organization", "Acme")
+    await write(client, "Organization", "Beta")
+    await write(client, "Organization", "Coda")
+    await write(client, "Organization", "Dune")
+    pages = await pages_of(client, "read_graph", limit=PAGE)
+    assert len(pages) == 4 and len([e for page in pages for e in page["entities"]]) == 4 * PAGE
+
+
+async def test_search_pages_end_with_a_null_cursor_at_and_around_a_multiple_of_the_page(client: Client) -> None:
+    # One group of matches per count, each found by its own query.
+    await write_people(client, [f"grp{count:02d}-{i:02d}" for count in COUNTS for i in range(count)])
+    for count in COUNTS:
+        pages = await pages_of(client, "search_nodes", query=f"GRP{count:02d}-", limit=PAGE)
+        names = [e["name"] for page in pages for e in page["entities"]]
+        assert sorted(names) == [f"grp{count:02d}-{i:02d}" for i in range(count)], count
+        assert len(pages) == pages_for(count), count
+
+
+async def test_open_nodes_relation_pages_end_with_a_null_cursor_at_and_around_a_multiple_of_the_page(
+    client: Client,
+) -> None:
+    hubs = {count: [f"h{count:02d}-{i:02d}" for i in range(count)] for count in COUNTS}
+    spokes_of_all = [spoke for spokes in hubs.values() for spoke in spokes]
+    await write_people(client, [f"hub{count:02d}" for count in COUNTS] + spokes_of_all)
+    await link_all(client, [(f"hub{count:02d}", spoke) for count, spokes in hubs.items() for spoke in spokes])
+    for count, spokes in hubs.items():
+        pages = await pages_of(client, "open_nodes", names=[f"hub{count:02d}"], relations_limit=PAGE)
+        seen = [r["to"] for page in pages for r in page["relations"]]
+        assert sorted(seen) == spokes, count  # each relation once
+        assert len(pages) == pages_for(count), count
+        assert pages[-1]["truncated"] == [] and all(p["truncated"] == [f"hub{count:02d}"] for p in pages[:-1])
+
+
 async def test_default_page_is_100(client: Client) -> None:
     await write_people(client, [f"n{i}" for i in range(150)])
     page = await call(client, "read_graph")

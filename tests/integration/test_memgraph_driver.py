@@ -112,6 +112,24 @@ async def test_a_write_in_a_read_is_refused_by_the_summary_type_and_rolled_back(
     assert await count(backend, "Sneaky") == 0
 
 
+async def test_a_plain_delete_of_a_connected_node_is_refused_as_memgraph_refuses_it(backend: MemgraphBackend) -> None:
+    """FalkorDB would drop the relationships of a node a plain DELETE removes; Memgraph refuses it, and so does
+    the double, before running anything. DETACH DELETE, a node without relationships and a relationship pass."""
+    await backend.write(Statement("CREATE (:P {name: 'a'})-[:R]->(:P {name: 'b'}), (:P {name: 'c'})"))
+    for text in ("MATCH (n:P {name: 'a'}) DELETE n", "MATCH (n:P) WHERE n.name = 'b'\nWITH n\nDELETE n"):
+        with pytest.raises(BackendError, match="existing connections. Consider using DETACH DELETE"):
+            await backend.write(Statement(text))
+    # Refused unrun: nothing was deleted.
+    assert await count(backend, "P") == 3
+    assert await backend.read(Statement("MATCH ()-[r]->() RETURN count(r) AS c")) == [{"c": 1}]
+    await backend.write(Statement("MATCH (n:P {name: 'c'}) DELETE n"))
+    await backend.write(Statement("MATCH (:P)-[r:R]->() DELETE r"))
+    await backend.write(Statement("MATCH (n:P {name: 'a'}) DELETE n"))  # no relationships left
+    await backend.write(Statement("CREATE (:P {name: 'd'})-[:R]->(:P {name: 'e'})"))
+    await backend.write(Statement("MATCH (n:P {name: 'd'}) DETACH DELETE n"))
+    assert [r["n"] for r in await backend.read(Statement("MATCH (n:P) RETURN n.name AS n ORDER BY n"))] == ["b", "e"]
+
+
 async def test_ddl_runs_auto_commit_and_repeating_it_is_a_notification(
     double: BoltDouble, backend: MemgraphBackend
 ) -> None:

@@ -4,125 +4,157 @@ A builder change that alters Cypher fails here until the golden file is regenera
 `UPDATE_GOLDEN=1 uv run pytest tests/unit/test_golden.py` and the diff is read.
 """
 
+import json
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from write_gate import backfill, cypher, read_cypher
 from write_gate.cypher import Endpoint, Provenance
 from write_gate.dialect import FalkorDBDialect, MemgraphDialect
 
 GOLDEN = Path(__file__).parent.parent / "golden"
-# Every value below is a sentinel that must never appear in a statement's text (see the last test).
-PROV = Provenance(0.675, "src-SENTINEL", "manual", "0.1.0", "2026-01-01T00:00:00.000Z", "agent-SENTINEL")
-ALICE = Endpoint("Person", {"name": "Alice-SENTINEL"})
-ACME = Endpoint("Organization", {"name": "Acme-SENTINEL", "country": "NL-SENTINEL"})
 
-# Statements that are the same on every engine: portable Cypher by design.
-PORTABLE: dict[str, Callable[[], cypher.Statement]] = {
-    "write_node": lambda: cypher.write_node("Person", {"name": "Alice-SENTINEL"}, {"age": 30}, PROV, None),
-    "write_node_remapped": lambda: cypher.write_node(
-        "Person", {"name": "Alice-SENTINEL"}, {}, PROV, ":person-SENTINEL"
-    ),
-    "write_relationship_fail_if_missing": lambda: cypher.write_relationship(
-        "WORKS_FOR", ALICE, ACME, {"since": 2020}, PROV, None, merge_endpoints=False
-    ),
-    "write_relationship_merge_endpoints": lambda: cypher.write_relationship(
-        "WORKS_FOR", ALICE, ACME, {}, PROV, None, merge_endpoints=True
-    ),
-    "write_relationship_remapped": lambda: cypher.write_relationship(
-        "WORKS_FOR", ALICE, ACME, {}, PROV, ":EMPLOYED_BY-SENTINEL", merge_endpoints=False
-    ),
-    "endpoint_presence": lambda: cypher.endpoint_presence(ALICE, ACME),
-    "read_registry": lambda: cypher.READ_REGISTRY,
-    "registry_version": lambda: cypher.REGISTRY_VERSION,
-    "defined_schema_entries": lambda: cypher.defined_schema_entries(["LOCATED_IN-SENTINEL"]),
-    "upsert_schema_entries": lambda: cypher.upsert_schema_entries([{"name": "X-SENTINEL"}], "time-SENTINEL"),
-    "applied_migrations": lambda: cypher.APPLIED_MIGRATIONS,
-    "memory_create_relationship_if_absent": lambda: cypher.create_relationship_if_absent(
-        "KNOWS", ALICE, ACME, {}, PROV, ":knows-SENTINEL"
-    ),
-    "memory_create_node_if_name_absent": lambda: cypher.create_node_if_name_absent(
-        cypher.NameScope(("Person", "Organization"), ("Npc",)),
-        "Alice-SENTINEL",
-        cypher.write_node("Person", {"name": "Alice-SENTINEL"}, {}, PROV, None),
-    ),
-    "memory_add_observations": lambda: cypher.add_observations(
-        7, "Alice-SENTINEL", ["x-SENTINEL"], "time-SENTINEL", "agent-SENTINEL"
-    ),
-    "memory_delete_observations": lambda: cypher.delete_observations(
-        7, "Alice-SENTINEL", ["x-SENTINEL"], "time-SENTINEL", "agent-SENTINEL"
-    ),
-    "memory_delete_nodes": lambda: cypher.delete_nodes([1, 2], ["Alice-SENTINEL"], None),
-    "memory_delete_nodes_granted_types": lambda: cypher.delete_nodes([1, 2], ["Alice-SENTINEL"], ["KNOWS"]),
-    "memory_delete_relationship": lambda: cypher.delete_relationship("KNOWS", 1, "Alice-SENTINEL", 2, "Acme-SENTINEL"),
-    "typed_write_add": lambda: cypher.typed_write(
-        "Npc",
-        {"name": "Gandalf-SENTINEL"},
-        {"role": "Wizard-SENTINEL"},
-        PROV,
-        [cypher.Link("LOCATED_IN", (Endpoint("Location", {"name": "Rivendell-SENTINEL"}),))],
-        create=True,
-        merge_endpoints=False,
-    ),
-    "typed_write_update_merge_endpoints": lambda: cypher.typed_write(
-        "Npc",
-        {"name": "Gandalf-SENTINEL"},
-        {},
-        PROV,
-        [
-            cypher.Link("LOCATED_IN", (Endpoint("Location", {"name": "Mordor-SENTINEL"}),)),
-            cypher.Link("MEMBER_OF", (Endpoint("Faction", {"name": "Istari-SENTINEL"}),)),
-        ],
-        create=False,
-        merge_endpoints=True,
-    ),
-    # An array relationship property (one relationship per item, the type's set replaced), a target that two
-    # types share (matched once), a type cleared by an empty array, and a weight.
-    "typed_write_array_links_weighted": lambda: cypher.typed_write(
-        "Faction",
-        {"name": "Fellowship-SENTINEL"},
-        {},
-        PROV,
-        [
-            cypher.Link(
-                "ALLIED_WITH",
-                (Endpoint("Faction", {"name": "Rohan-SENTINEL"}), Endpoint("Entity", {"name": "Ents-SENTINEL"})),
-            ),
-            cypher.Link("BASED_IN", (Endpoint("Entity", {"name": "Ents-SENTINEL"}),)),
-            cypher.Link("RIVAL_OF", ()),
-        ],
-        create=True,
-        merge_endpoints=False,
-        weight=0.25,
-    ),
-    "typed_delete": lambda: cypher.typed_delete("Npc", {"name": "Gandalf-SENTINEL"}, None),
-    "typed_delete_granted_types": lambda: cypher.typed_delete("Npc", {"name": "Gandalf-SENTINEL"}, ["LOCATED_IN"]),
-    "relationship_types_of": lambda: cypher.relationship_types_of(ALICE),
-    "count_matching": lambda: cypher.count_matching(ALICE),
-    "batch_write_nodes": lambda: cypher.Statement(cypher.write_nodes_batch("Person")),
-    "batch_write_relationships": lambda: cypher.Statement(
-        cypher.write_relationships_batch("WORKS_FOR", "Person", "Organization", False)
-    ),
-    "batch_write_relationships_merge_endpoints": lambda: cypher.Statement(
-        cypher.write_relationships_batch("WORKS_FOR", "Person", "Organization", True)
-    ),
-    "read_page": lambda: read_cypher.page_of_label("Person", searching=False),
-    "read_page_search": lambda: read_cypher.page_of_label("Person", searching=True),
-    "read_ids_by_name": lambda: read_cypher.ids_by_name(["Person", "Organization"], ["Npc"]),
-    "read_expand": lambda: read_cypher.expand(outgoing_only=False),
-    "read_expand_outgoing": lambda: read_cypher.expand(outgoing_only=True),
-    "read_relationship_types_of": lambda: read_cypher.RELATIONSHIP_TYPES_OF,
-    "read_label_count": lambda: read_cypher.label_count("Person"),
-    "read_relationship_count": lambda: read_cypher.relationship_count("KNOWS"),
-    "record_migration": lambda: cypher.record_migration("0001-SENTINEL", "time-SENTINEL"),
-    "collapse_registry_versions": lambda: cypher.COLLAPSE_REGISTRY_VERSIONS,
-    "backfill_without_key": lambda: backfill.without_key("Person"),
-    "backfill_taken": lambda: backfill.taken_keys("Person", ["key-SENTINEL"]),
-    "backfill_set": lambda: backfill.SET_BACKFILLED,
-}
+
+@dataclass(frozen=True)
+class Marker:
+    """The values an agent could send, each carrying `core` (letters and digits: no quoting or escaping can change
+    it), and numbers no statement text has: found anywhere in a statement's text, a value was inlined."""
+
+    core: str = "SENTINEL"
+    tail: str = ""  # any text after the core: quotes, backticks, newlines, whatever a value may hold
+    number: int = 31415926
+
+    def s(self, tag: str) -> str:
+        return f"{tag}-{self.core}{self.tail}"
+
+    def n(self, i: int) -> int:
+        return self.number + i
+
+    def f(self, i: int) -> float:
+        # In (0, 1), a confidence or a weight, with an odd last of ten decimals: never short like 1.0 or 0.5,
+        # which a statement's own text may hold.
+        return (self.number * 10 + 2 * i + 1) / 10**10
+
+    def numbers(self) -> list[str]:
+        return [str(self.n(i)) for i in range(8)] + [repr(self.f(i)) for i in range(8)]
+
+
+def portable(m: Marker) -> dict[str, Callable[[], cypher.Statement]]:
+    """Every statement shape, built from `m`'s values."""
+    s = m.s
+    prov = Provenance(m.f(0), s("src"), "manual", "0.1.0", s("time"), s("agent"))
+    alice = Endpoint("Person", {"name": s("Alice")})
+    acme = Endpoint("Organization", {"name": s("Acme"), "country": s("NL")})
+    return {
+        "write_node": lambda: cypher.write_node("Person", {"name": s("Alice")}, {"age": m.n(1)}, prov, None),
+        "write_node_remapped": lambda: cypher.write_node("Person", {"name": s("Alice")}, {}, prov, s(":person")),
+        "write_relationship_fail_if_missing": lambda: cypher.write_relationship(
+            "WORKS_FOR", alice, acme, {"since": m.n(2)}, prov, None, merge_endpoints=False
+        ),
+        "write_relationship_merge_endpoints": lambda: cypher.write_relationship(
+            "WORKS_FOR", alice, acme, {}, prov, None, merge_endpoints=True
+        ),
+        "write_relationship_remapped": lambda: cypher.write_relationship(
+            "WORKS_FOR", alice, acme, {}, prov, s(":EMPLOYED_BY"), merge_endpoints=False
+        ),
+        "endpoint_presence": lambda: cypher.endpoint_presence(alice, acme),
+        "read_registry": lambda: cypher.READ_REGISTRY,
+        "registry_version": lambda: cypher.REGISTRY_VERSION,
+        "defined_schema_entries": lambda: cypher.defined_schema_entries([s("LOCATED_IN")]),
+        "upsert_schema_entries": lambda: cypher.upsert_schema_entries([{"name": s("X")}], s("time")),
+        "applied_migrations": lambda: cypher.APPLIED_MIGRATIONS,
+        "memory_create_relationship_if_absent": lambda: cypher.create_relationship_if_absent(
+            "KNOWS", alice, acme, {}, prov, s(":knows")
+        ),
+        "memory_create_node_if_name_absent": lambda: cypher.create_node_if_name_absent(
+            cypher.NameScope(("Person", "Organization"), ("Npc",)),
+            s("Alice"),
+            cypher.write_node("Person", {"name": s("Alice")}, {}, prov, None),
+        ),
+        "memory_add_observations": lambda: cypher.add_observations(m.n(3), s("Alice"), [s("x")], s("time"), s("agent")),
+        "memory_delete_observations": lambda: cypher.delete_observations(
+            m.n(3), s("Alice"), [s("x")], s("time"), s("agent")
+        ),
+        "memory_delete_nodes": lambda: cypher.delete_nodes([m.n(4), m.n(5)], [s("Alice")], None),
+        "memory_delete_nodes_granted_types": lambda: cypher.delete_nodes([m.n(4), m.n(5)], [s("Alice")], ["KNOWS"]),
+        "memory_delete_relationship": lambda: cypher.delete_relationship(
+            "KNOWS", m.n(4), s("Alice"), m.n(5), s("Acme")
+        ),
+        "typed_write_add": lambda: cypher.typed_write(
+            "Npc",
+            {"name": s("Gandalf")},
+            {"role": s("Wizard")},
+            prov,
+            [cypher.Link("LOCATED_IN", (Endpoint("Location", {"name": s("Rivendell")}),))],
+            create=True,
+            merge_endpoints=False,
+        ),
+        "typed_write_update_merge_endpoints": lambda: cypher.typed_write(
+            "Npc",
+            {"name": s("Gandalf")},
+            {},
+            prov,
+            [
+                cypher.Link("LOCATED_IN", (Endpoint("Location", {"name": s("Mordor")}),)),
+                cypher.Link("MEMBER_OF", (Endpoint("Faction", {"name": s("Istari")}),)),
+            ],
+            create=False,
+            merge_endpoints=True,
+        ),
+        # An array relationship property (one relationship per item, the type's set replaced), a target that two
+        # types share (matched once), a type cleared by an empty array, and a weight.
+        "typed_write_array_links_weighted": lambda: cypher.typed_write(
+            "Faction",
+            {"name": s("Fellowship")},
+            {},
+            prov,
+            [
+                cypher.Link(
+                    "ALLIED_WITH",
+                    (Endpoint("Faction", {"name": s("Rohan")}), Endpoint("Entity", {"name": s("Ents")})),
+                ),
+                cypher.Link("BASED_IN", (Endpoint("Entity", {"name": s("Ents")}),)),
+                cypher.Link("RIVAL_OF", ()),
+            ],
+            create=True,
+            merge_endpoints=False,
+            weight=m.f(1),
+        ),
+        "typed_delete": lambda: cypher.typed_delete("Npc", {"name": s("Gandalf")}, None),
+        "typed_delete_granted_types": lambda: cypher.typed_delete("Npc", {"name": s("Gandalf")}, ["LOCATED_IN"]),
+        "relationship_types_of": lambda: cypher.relationship_types_of(alice),
+        "count_matching": lambda: cypher.count_matching(alice),
+        "batch_write_nodes": lambda: cypher.Statement(cypher.write_nodes_batch("Person")),
+        "batch_write_relationships": lambda: cypher.Statement(
+            cypher.write_relationships_batch("WORKS_FOR", "Person", "Organization", False)
+        ),
+        "batch_write_relationships_merge_endpoints": lambda: cypher.Statement(
+            cypher.write_relationships_batch("WORKS_FOR", "Person", "Organization", True)
+        ),
+        "read_page": lambda: read_cypher.page_of_label("Person", searching=False),
+        "read_page_search": lambda: read_cypher.page_of_label("Person", searching=True),
+        "read_ids_by_name": lambda: read_cypher.ids_by_name(["Person", "Organization"], ["Npc"]),
+        "read_expand": lambda: read_cypher.expand(outgoing_only=False),
+        "read_expand_outgoing": lambda: read_cypher.expand(outgoing_only=True),
+        "read_relationship_types_of": lambda: read_cypher.RELATIONSHIP_TYPES_OF,
+        "read_label_count": lambda: read_cypher.label_count("Person"),
+        "read_relationship_count": lambda: read_cypher.relationship_count("KNOWS"),
+        "record_migration": lambda: cypher.record_migration(s("0001"), s("time")),
+        "collapse_registry_versions": lambda: cypher.COLLAPSE_REGISTRY_VERSIONS,
+        "backfill_without_key": lambda: backfill.without_key("Person"),
+        "backfill_taken": lambda: backfill.taken_keys("Person", [s("key")]),
+        "backfill_set": lambda: backfill.SET_BACKFILLED,
+    }
+
+
+# The statements as the gate builds them; their values are sentinels (see the last tests).
+PORTABLE = portable(Marker())
 
 # The shapes the gate sends through `backend.read` (read-only at the engine); every other one is a write or DDL.
 READS = frozenset(
@@ -185,15 +217,38 @@ def _values(value: object) -> list[str]:
     return []
 
 
+def inlined(m: Marker, statement: cypher.Statement) -> list[str]:
+    """The marker's values that a statement's text holds, in any letter case (a folded value is one too)."""
+    found = [m.core] if m.core.casefold() in statement.text.casefold() else []
+    return found + [number for number in m.numbers() if number in statement.text]
+
+
 def test_values_are_parameters_not_text() -> None:
-    """No agent value reaches a statement's text: every sentinel travels in the parameters, and none of
-    the text's characters spell it out, whatever the quoting."""
-    for name, build in PORTABLE.items():
+    """No agent value reaches a statement's text, whatever its quoting: every one travels in the parameters."""
+    m = Marker()
+    for name, build in portable(m).items():
         statement = build()
-        sentinels = [v for v in _values(dict(statement.params)) if "SENTINEL" in v or "sentinel" in v]
-        for sentinel in sentinels:
-            assert sentinel not in statement.text, name
-        assert "SENTINEL" not in statement.text and "sentinel" not in statement.text, name
-    # The check itself can fail: a statement with an inlined value is caught.
-    inlined = cypher.Statement("MATCH (n {name: 'Alice-SENTINEL'}) RETURN n")
-    assert "SENTINEL" in inlined.text
+        assert inlined(m, statement) == [], name
+        if texts := _values(dict(statement.params)):  # the values did go somewhere: into the parameters
+            assert any(m.core in v for v in texts), name
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    core=st.integers(0, 10**9).map(lambda i: f"zqx{i}"),
+    tail=st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=12),
+    number=st.integers(10**7, 10**9 - 10),
+)
+def test_generated_values_are_parameters_not_text(core: str, tail: str, number: int) -> None:
+    """Values that quoting would change (quotes, backticks, newlines, braces): none shows in any text."""
+    m = Marker(core, tail, number)
+    for name, build in portable(m).items():
+        assert inlined(m, build()) == [], name
+
+
+def test_an_inlined_value_is_found_however_it_was_quoted() -> None:
+    """The check can fail: a value spliced in as a Cypher literal, escaped or not, is found by its core."""
+    m = Marker(tail="'`\n}")
+    value = m.s("Alice")
+    for literal in (json.dumps(value), "'" + value.replace("'", "\\'") + "'", str(m.n(1)), repr(m.f(0))):
+        assert inlined(m, cypher.Statement(f"MATCH (n {{name: {literal}}}) RETURN n", {})) != [], literal
