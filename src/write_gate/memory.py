@@ -147,6 +147,9 @@ class ObservationsAdded(BaseModel):
 class Done(BaseModel):
     """The official server's answer to a delete."""
 
+    # Always sent, so the output schema names it beside message, as the official one does.
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
     success: Literal[True] = True
     message: str
 

@@ -71,11 +71,12 @@ def _input(ours: dict[str, Any], theirs: dict[str, Any], note: Callable[[str], N
 
 
 def _output(ours: dict[str, Any] | None, theirs: dict[str, Any] | None, note: Callable[[str], None]) -> Report:
-    """Ours is anyOf its success and the rejection; the success has every official key."""
+    """Ours is anyOf its success and the rejection (told apart by the rejection's required error_code); the
+    success names every official key."""
     if theirs is None:
         return [] if ours is None else ["only ours has one"]
     branches = (ours or {}).get("anyOf", [])
-    if len(branches) != 2 or branches[1].get("properties", {}).get("status") != {"const": "rejected"}:
+    if len(branches) != 2 or branches[1].get("required") != ["error_code"]:
         return [f"not anyOf a success and the rejection: {ours}"]
     note("output_schemas")
     missing = sorted(set(theirs.get("properties", {})) - set(branches[0].get("properties", {})))
