@@ -18,7 +18,7 @@ from pydantic import SecretStr
 
 from tests.bolt_double import Action, BoltDouble
 from tests.conftest import COMPOSITE_SCHEMAS, MATRIX_SCHEMAS, settings_env, start_falkordb_server, write_gate_argv
-from tests.unit.test_golden import PORTABLE, READS, shapes
+from tests.unit.test_golden import PORTABLE, READS, RUN_TIME_PARAMETERS, shapes
 from write_gate.backends import (
     BackendError,
     BackendUnavailable,
@@ -492,16 +492,6 @@ async def test_batch_and_remapped_relationship_shapes_run_on_memgraph(double: Bo
 
 
 GOLDEN_SHAPES = sorted(shapes("memgraph"))
-RUN_TIME_PARAMETERS = {
-    "rows": [],
-    "limit": 10,
-    "after": "",
-    "query": "ada",
-    "names": ["Ada"],
-    "name_keys": ['{"name":"Ada"}'],
-    "ids": [0, 1],
-    "per_node": 10,
-}
 
 
 @pytest.mark.parametrize("name", GOLDEN_SHAPES)

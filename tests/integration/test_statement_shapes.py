@@ -9,24 +9,13 @@ import re
 import pytest
 
 from tests.conftest import is_bolt_tier
-from tests.unit.test_golden import PORTABLE, READS, shapes
+from tests.unit.test_golden import PORTABLE, READS, RUN_TIME_PARAMETERS, shapes
 from write_gate.backends import BackendError, GraphBackend
 from write_gate.config import Settings
 from write_gate.cypher import Statement
 
 pytestmark = pytest.mark.anyio
 
-# What the reads and batches are given when they run (the golden builders leave these to run time).
-RUN_TIME_PARAMETERS = {
-    "rows": [],
-    "limit": 10,
-    "after": "",
-    "query": "ada",
-    "names": ["Ada"],
-    "name_keys": ['{"name":"Ada"}'],
-    "ids": [0, 1],
-    "per_node": 10,
-}
 ALL_SHAPES = sorted(set(shapes("falkordb")) | set(shapes("memgraph")))
 
 

@@ -175,6 +175,19 @@ READS = frozenset(
 DIALECTS = {"memgraph": MemgraphDialect(), "falkordb": FalkorDBDialect()}
 
 
+# What the reads and batches are given when they run (the golden builders leave these to run time).
+RUN_TIME_PARAMETERS = {
+    "rows": [],
+    "limit": 10,
+    "after": "",
+    "query": "ada",
+    "names": ["Ada"],
+    "name_keys": ['{"name":"Ada"}'],
+    "ids": [0, 1],
+    "per_node": 10,
+}
+
+
 def shapes(dialect_name: str) -> dict[str, str]:
     dialect = DIALECTS[dialect_name]
     out = {name: build().text for name, build in PORTABLE.items()}
