@@ -26,19 +26,20 @@ logger = logging.getLogger(__name__)
 RECORD_LOCK = "acknowledged.lock"
 
 
+def _named(folder: DataFolder) -> list[str]:
+    return manifest_files(folder.manifest.read_text(encoding="utf-8", errors="replace"))
+
+
 def current_sizes(folder: DataFolder) -> dict[str, int]:
     """The sizes of the files the manifest names now, without making them durable (for a cheap look)."""
-    names = manifest_files(folder.manifest.read_text(encoding="utf-8", errors="replace"))
-    return {name: (folder.aof_dir / name).stat().st_size for name in names}
+    return {name: (folder.aof_dir / name).stat().st_size for name in _named(folder)}
 
 
 def record_sizes(folder: DataFolder) -> dict[str, int]:
     """Make the named files' current sizes durable and merge them into the record; return what was recorded.
     Raises OSError when the folder cannot be read or written (the caller decides how loud to be)."""
     with _turn(folder):
-        durable = {}
-        for name in manifest_files(folder.manifest.read_text(encoding="utf-8", errors="replace")):
-            durable[name] = _durable_size(folder.aof_dir / name)
+        durable = {name: _durable_size(folder.aof_dir / name) for name in _named(folder)}
         # Names the manifest no longer lists are left out: a rewrite replaced them.
         previous = read_record(folder) or {}
         merged = {name: max(size, previous.get(name, 0)) for name, size in durable.items()}
