@@ -21,7 +21,7 @@ from pathlib import Path
 
 import psutil
 
-from write_gate.agents import AgentsFile, Grant
+from write_gate.access.agents import AgentsFile, Grant
 
 INITIALIZE = {
     "jsonrpc": "2.0",

@@ -17,12 +17,12 @@ from pathlib import Path
 import anyio
 from mcp import Client
 
-from write_gate import logs
-from write_gate.backends import open_backend
-from write_gate.config import Settings
-from write_gate.cypher import Statement
-from write_gate.migrations import migrate
-from write_gate.server import build_server
+from write_gate.core.cypher.statement import Statement
+from write_gate.serving import logs
+from write_gate.serving.assembly import open_backend
+from write_gate.serving.config import Settings
+from write_gate.store.migrations import migrate
+from write_gate.surface.server import build_server
 
 
 async def fill(backend, nodes: int) -> None:

@@ -30,14 +30,15 @@ import anyio
 import psutil
 from mcp import Client, StdioServerParameters
 
-from write_gate import __version__, logs
-from write_gate.agents import Agent
-from write_gate.batch import write_nodes
-from write_gate.config import Settings
-from write_gate.cypher import Statement
-from write_gate.decisions import plan_node_write
-from write_gate.model import WriteNodeRequest
-from write_gate.runtime import open_gate
+from write_gate import __version__
+from write_gate.access.agents import Agent
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.decisions import plan_node_write
+from write_gate.core.model import WriteNodeRequest
+from write_gate.services.batch import write_nodes
+from write_gate.serving import logs
+from write_gate.serving.assembly import open_gate
+from write_gate.serving.config import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE_DIR = ROOT / "bench" / ".node"
@@ -278,7 +279,7 @@ async def reads_at_scale(nodes: int) -> None:
                     {"rows": pairs[start : start + 10_000]},
                 )
             )
-    from write_gate.server import build_server
+    from write_gate.surface.server import build_server
 
     async with Client(build_server(settings, auto_migrate=False)) as client:
         search = await timed(lambda: client.call_tool("search_nodes", {"query": "topic 42 ", "limit": 20}), 20)

@@ -18,11 +18,11 @@ from pathlib import Path
 import anyio
 from mcp import Client
 
-from write_gate import logs
-from write_gate.backends import open_backend
-from write_gate.config import Settings
-from write_gate.schema_files import load_into_graph, read_sources
-from write_gate.server import build_server
+from write_gate.serving import logs
+from write_gate.serving.assembly import open_backend
+from write_gate.serving.config import Settings
+from write_gate.store.schema_files import load_into_graph, read_sources
+from write_gate.surface.server import build_server
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "tests" / "schemas" / "memorymesh"
 PROV = {"source": "bench", "extraction_method": "manual", "reliability": 0.9}

@@ -16,13 +16,14 @@ from typing import Any
 import pytest
 from mcp import Client, Implementation, StdioServerParameters
 
-from write_gate.backends import GraphBackend, open_backend
-from write_gate.backends.embedded import EmbeddedEngine
-from write_gate.backends.engine_binaries import engine_binaries
-from write_gate.config import BackendKind, Settings
-from write_gate.cypher import Statement
-from write_gate.schema_files import load_into_graph, read_sources
-from write_gate.server import build_server
+from write_gate.core.cypher.statement import Statement
+from write_gate.engines import GraphBackend
+from write_gate.engines.embedded import EmbeddedEngine
+from write_gate.engines.engine_binaries import engine_binaries
+from write_gate.serving.assembly import open_backend
+from write_gate.serving.config import BackendKind, Settings
+from write_gate.store.schema_files import load_into_graph, read_sources
+from write_gate.surface.server import build_server
 
 TESTS = Path(__file__).parent
 MATRIX_SCHEMAS = TESTS / "schemas" / "matrix"

@@ -9,19 +9,21 @@ from pathlib import Path
 
 import anyio
 
-from write_gate import __version__, logs
-from write_gate.agents import AgentsFileError
-from write_gate.backends import BackendError, BackendUnavailable, open_backend
-from write_gate.config import BackendKind, Settings
-from write_gate.migrations import migrate
-from write_gate.schema_files import SchemaFileError, load_into_graph, read_sources
+from write_gate import __version__
+from write_gate.access.agents import AgentsFileError
+from write_gate.engines import BackendError, BackendUnavailable
+from write_gate.serving import logs
+from write_gate.serving.assembly import open_backend
+from write_gate.serving.config import BackendKind, Settings
+from write_gate.store.migrations import migrate
+from write_gate.store.schema_files import SchemaFileError, load_into_graph, read_sources
 
 logger = logging.getLogger("write_gate")
 
 
 async def _serve_stdio(settings: Settings, profile: str, auto_migrate: bool) -> None:
-    from write_gate.server import build_server, initialization_options
-    from write_gate.stdio_transport import stdio_transport
+    from write_gate.surface.server import build_server, initialization_options
+    from write_gate.surface.stdio_transport import stdio_transport
 
     server = build_server(settings, profile=profile, auto_migrate=auto_migrate)
     async with stdio_transport() as (read_stream, write_stream):
@@ -31,7 +33,7 @@ async def _serve_stdio(settings: Settings, profile: str, auto_migrate: bool) -> 
 def _serve_http(settings: Settings, profile: str, auto_migrate: bool, require_auth: bool) -> None:
     import uvicorn
 
-    from write_gate.server import http_app
+    from write_gate.surface.server import http_app
 
     app = http_app(settings, profile=profile, auto_migrate=auto_migrate, require_auth=require_auth)
     # log_config=None: uvicorn's loggers go through the JSON handler like every other; the per-request access
@@ -90,9 +92,9 @@ def cmd_schema_load(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_schema_suggest(args: argparse.Namespace, settings: Settings) -> int:
-    from write_gate.interchange import parse_memory_file
-    from write_gate.runtime import open_gate
-    from write_gate.schema_suggest import suggest
+    from write_gate.interchange.formats import parse_memory_file
+    from write_gate.interchange.formats.schema_suggest import suggest
+    from write_gate.serving.assembly import open_gate
 
     try:
         items = list(parse_memory_file(args.file.read_text(encoding="utf-8")))
@@ -125,11 +127,11 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     from rich.console import Console
     from rich.progress import Progress
 
-    from write_gate.agents import Agent
-    from write_gate.interchange import parse_memory_file
-    from write_gate.memory import MemoryService, WriterContext
-    from write_gate.runtime import open_gate
-    from write_gate.transfer import import_lines
+    from write_gate.access.agents import Agent
+    from write_gate.interchange.formats import parse_memory_file
+    from write_gate.interchange.transfer import import_lines
+    from write_gate.services.memory import MemoryService, WriterContext
+    from write_gate.serving.assembly import open_gate
 
     try:
         items = list(parse_memory_file(args.file.read_text(encoding="utf-8")))
@@ -187,9 +189,9 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
-    from write_gate.interchange import EXPORTERS
-    from write_gate.runtime import open_gate
-    from write_gate.transfer import export_graph
+    from write_gate.interchange.formats import EXPORTERS
+    from write_gate.interchange.transfer import export_graph
+    from write_gate.serving.assembly import open_gate
 
     async def work():
         async with open_gate(settings, auto_migrate=False) as gate:
@@ -208,7 +210,7 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_engine_check(args: argparse.Namespace, settings: Settings) -> int:
-    from write_gate.backends.engine_check import check_folder
+    from write_gate.engines.engine_check import check_folder
 
     result = check_folder(settings.data_dir)
     if args.report and result.details:
@@ -220,7 +222,7 @@ def cmd_engine_check(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_agents_add(args: argparse.Namespace, settings: Settings) -> int:
-    from write_gate.agents import PRESETS, AgentsFile, Grant
+    from write_gate.access.agents import PRESETS, AgentsFile, Grant
 
     path = args.file or settings.agents_file
     if path is None:
@@ -245,7 +247,7 @@ def cmd_agents_add(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_agents_remove(args: argparse.Namespace, settings: Settings) -> int:
-    from write_gate.agents import AgentsFile
+    from write_gate.access.agents import AgentsFile
 
     path = args.file or settings.agents_file
     if path is None:
@@ -361,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     logs.configure("DEBUG" if args.verbose else settings.log_level)
     try:
         if settings.backend is BackendKind.EMBEDDED and args.command != "agents":
-            from write_gate.backends.embedded import check_data_folder
+            from write_gate.engines.embedded import check_data_folder
 
             check_data_folder(settings.data_dir)  # a refused data folder: one line, before any server starts
         return args.func(args, settings)

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import settings_env, write_gate_argv
-from write_gate.agents import FULL, AgentsFile
-from write_gate.config import BackendKind, Settings
-from write_gate.resources import bundled
+from write_gate.access.agents import FULL, AgentsFile
+from write_gate.serving.config import BackendKind, Settings
+from write_gate.store.bundled import bundled
 
 HERE = Path(__file__).parent
 CACHE = Path(os.environ.get("WRITE_GATE_TEST_CACHE", Path.home() / ".cache" / "write-gate-tests"))

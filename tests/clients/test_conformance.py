@@ -12,7 +12,7 @@ import pytest
 
 from tests.clients.conftest import _free_port, _wait_healthy, node_project
 from tests.conftest import settings_env, write_gate_argv
-from write_gate.config import BackendKind, Settings
+from write_gate.serving.config import BackendKind, Settings
 
 pytestmark = pytest.mark.clients
 BASELINE = Path(__file__).parent / "conformance-baseline.yml"

@@ -10,7 +10,7 @@ import pytest
 
 from tests.clients.conftest import node_project
 from tests.conftest import open_client
-from write_gate.config import Settings
+from write_gate.serving.config import Settings
 
 pytestmark = [pytest.mark.clients, pytest.mark.anyio]
 SKIPPING_WRITES = {"create_entities", "create_relations", "add_observations"}

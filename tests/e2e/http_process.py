@@ -17,7 +17,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tests.conftest import settings_env, write_gate_argv
-from write_gate.config import Settings
+from write_gate.serving.config import Settings
 
 INITIALIZE = {
     "jsonrpc": "2.0",

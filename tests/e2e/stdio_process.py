@@ -7,7 +7,7 @@ import threading
 from typing import IO, Any
 
 from tests.conftest import settings_env, write_gate_argv
-from write_gate.config import Settings
+from write_gate.serving.config import Settings
 
 
 class RawStdio:

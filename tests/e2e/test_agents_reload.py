@@ -16,7 +16,7 @@ from mcp import Client, StdioServerParameters
 
 from tests.conftest import settings_env, write_gate_argv
 from tests.e2e.http_process import INITIALIZE, agents_command, http_gate, mcp_client, mcp_post
-from write_gate.config import BackendKind, Settings
+from write_gate.serving.config import BackendKind, Settings
 
 pytestmark = pytest.mark.anyio
 READ_TOOLS = {"search_nodes", "open_nodes", "read_graph", "get_schema"}

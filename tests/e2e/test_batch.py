@@ -8,10 +8,11 @@ import pytest
 from mcp import Client
 
 from tests.conftest import MATRIX_SCHEMAS, is_bolt_tier, open_client
-from write_gate.backends import GraphBackend, open_backend
-from write_gate.config import Settings
-from write_gate.cypher import Statement
-from write_gate.schema_files import load_into_graph, read_sources
+from write_gate.core.cypher.statement import Statement
+from write_gate.engines import GraphBackend
+from write_gate.serving.assembly import open_backend
+from write_gate.serving.config import Settings
+from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = pytest.mark.anyio
 

@@ -21,13 +21,14 @@ from mcp.shared.exceptions import MCPError
 from tests.conftest import MATRIX_SCHEMAS, hint, settings_env, start_falkordb_server, write_gate_argv
 from tests.e2e.http_process import free_port
 from tests.e2e.test_http import add_agent
-from write_gate.backends import GraphBackend, open_backend
-from write_gate.config import BackendKind, Settings
-from write_gate.cypher import Statement
-from write_gate.resources import bundled
-from write_gate.schema_files import load_into_graph, read_sources
-from write_gate.server import build_server
-from write_gate.tool_schemas import schema_bytes
+from write_gate.core.cypher.statement import Statement
+from write_gate.engines import GraphBackend
+from write_gate.serving.assembly import open_backend
+from write_gate.serving.config import BackendKind, Settings
+from write_gate.store.bundled import bundled
+from write_gate.store.schema_files import load_into_graph, read_sources
+from write_gate.surface.server import build_server
+from write_gate.surface.tool_schemas import schema_bytes
 
 pytestmark = pytest.mark.anyio
 RPG = bundled("schemas") / "examples" / "rpg"

@@ -8,9 +8,9 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.conftest import GATE_TOOLS, MATRIX_SCHEMAS, settings_env, write_gate_argv
-from write_gate.backends import open_backend
-from write_gate.config import BackendKind, Settings
-from write_gate.cypher import Statement
+from write_gate.core.cypher.statement import Statement
+from write_gate.serving.assembly import open_backend
+from write_gate.serving.config import BackendKind, Settings
 
 pytestmark = pytest.mark.anyio
 

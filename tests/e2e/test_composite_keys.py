@@ -9,11 +9,11 @@ import pytest
 from mcp import Client
 
 from tests.conftest import COMPOSITE_SCHEMAS, open_client
-from write_gate.backends import GraphBackend
-from write_gate.config import Settings
-from write_gate.cypher import Statement
-from write_gate.identity import identity_key
-from write_gate.schema_files import load_into_graph, read_sources
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.identity import identity_key
+from write_gate.engines import GraphBackend
+from write_gate.serving.config import Settings
+from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = pytest.mark.anyio
 

@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import settings_env, write_gate_argv
 from tests.integration.test_data_folder import folder_with_data, incr_file, snapshot
-from write_gate.config import BackendKind, Settings
+from write_gate.serving.config import BackendKind, Settings
 
 INITIALIZE = json.dumps(
     {

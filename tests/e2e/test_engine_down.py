@@ -21,8 +21,8 @@ from starlette.testclient import TestClient
 from tests.bolt_double import BoltDouble, DoubleThread
 from tests.conftest import settings_env, start_falkordb_server, write_gate_argv
 from tests.e2e.http_process import free_port
-from write_gate.config import BackendKind, Settings
-from write_gate.server import http_app
+from write_gate.serving.config import BackendKind, Settings
+from write_gate.surface.server import http_app
 
 pytestmark = pytest.mark.anyio
 PERSON = {"label": "Person", "merge_keys": {"name": "Ada"}, "source": "t", "extraction_method": "api"}

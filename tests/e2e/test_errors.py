@@ -14,12 +14,13 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from tests.conftest import MATRIX_SCHEMAS, TESTS, open_client, start_falkordb_server
-from write_gate.backends import BackendError, GraphBackend, open_backend
-from write_gate.config import BackendKind, Settings
-from write_gate.cypher import Statement
-from write_gate.engine_errors import engine_failure
-from write_gate.model import ErrorCode
-from write_gate.schema_files import load_into_graph, read_sources
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.model import ErrorCode
+from write_gate.engines import BackendError, GraphBackend
+from write_gate.engines.errors import engine_failure
+from write_gate.serving.assembly import open_backend
+from write_gate.serving.config import BackendKind, Settings
+from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = pytest.mark.anyio
 PERSON = {"label": "Person", "source": "t", "extraction_method": "api"}
@@ -60,7 +61,7 @@ async def test_engine_text_is_logged_with_an_incident_never_answered(
 ) -> None:
     with pytest.raises(BackendError) as refused:
         await graph.write(Statement("MATCH (n) RETURN n.missing + 'secret-fragment' + 1 AS x UNION RETURN 1 AS y"))
-    with caplog.at_level(logging.ERROR, logger="write_gate.engine_errors"):
+    with caplog.at_level(logging.ERROR, logger="write_gate.engines.errors"):
         rejection = engine_failure(refused.value, "write").rejected
     assert rejection.error_code is ErrorCode.INTERNAL_ERROR
     assert str(refused.value) not in rejection.message and "engine_error" not in rejection.details
@@ -88,7 +89,7 @@ async def test_an_engine_refusal_reaches_the_agent_through_mcp_as_a_code_and_an_
             engine = redis.Redis.from_url(url)
             engine.execute_command("GRAPH.CONFIG", "SET", "QUERY_MEM_CAPACITY", "1")
             engine.close()
-            with caplog.at_level(logging.ERROR, logger="write_gate.engine_errors"):
+            with caplog.at_level(logging.ERROR, logger="write_gate.engines.errors"):
                 wrote = await rejected(client, "write_node", **PERSON, merge_keys={"name": "after the cap"})
                 read = await rejected(client, "search_nodes", query="before")
         await backend.close()

@@ -12,11 +12,11 @@ import pytest
 from mcp import Client
 
 from tests.conftest import MATRIX_SCHEMAS, start_falkordb_server
-from write_gate.backends import open_backend
-from write_gate.config import BackendKind, Settings
-from write_gate.cypher import Statement
-from write_gate.schema_files import load_into_graph, read_sources
-from write_gate.server import build_server
+from write_gate.core.cypher.statement import Statement
+from write_gate.serving.assembly import open_backend
+from write_gate.serving.config import BackendKind, Settings
+from write_gate.store.schema_files import load_into_graph, read_sources
+from write_gate.surface.server import build_server
 
 pytestmark = pytest.mark.anyio
 
@@ -49,14 +49,14 @@ async def test_embedded_engine_killed_mid_run_comes_back_with_every_acknowledged
     async with Client(server) as client:
         for i in range(300):
             if i == 100:
-                engine_pid = server.runtime.gate.backend.engine.pid
+                engine_pid = server.services.gate.backend.engine.pid
                 os.kill(engine_pid, signal.SIGKILL)
             result = await client.call_tool("write_node", person(i))
             if result.is_error:
                 refused.append(result.structured_content["error_code"])
             else:
                 acknowledged.add(i)
-        new_pid = server.runtime.gate.backend.engine.pid
+        new_pid = server.services.gate.backend.engine.pid
     assert new_pid != engine_pid and not (
         psutil.pid_exists(engine_pid) and psutil.Process(engine_pid).status() != psutil.STATUS_ZOMBIE
     )
@@ -112,13 +112,13 @@ async def test_a_failed_refresh_keeps_the_old_snapshot(tmp_path: Path) -> None:
     server = build_server(settings, auto_migrate=False)
     try:
         async with Client(server) as client:
-            before = server.runtime.gate.registry
+            before = server.services.gate.registry
             process.kill()
             process.wait()
             with anyio.fail_after(10):
                 result = await client.call_tool("refresh_schema_cache", {})
             assert result.is_error and result.structured_content["error_code"] == "SCHEMA_SOURCE_UNAVAILABLE"
-            assert server.runtime.gate.registry is before
+            assert server.services.gate.registry is before
     finally:
         process.kill()
         process.wait()

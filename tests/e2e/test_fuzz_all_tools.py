@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 
 from tests.conftest import MATRIX_SCHEMAS, open_client
 from tests.e2e.test_bad_input import ESCAPES
-from write_gate.backends import open_backend
-from write_gate.config import Settings
-from write_gate.cypher import Statement
-from write_gate.model import ErrorCode
-from write_gate.resources import bundled
-from write_gate.schema_files import load_into_graph, read_sources
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.model import ErrorCode
+from write_gate.serving.assembly import open_backend
+from write_gate.serving.config import Settings
+from write_gate.store.bundled import bundled
+from write_gate.store.schema_files import load_into_graph, read_sources
 
 RPG = bundled("schemas") / "examples" / "rpg"
 

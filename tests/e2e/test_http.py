@@ -17,11 +17,11 @@ import pytest
 from tests.conftest import GATE_TOOLS, MATRIX_SCHEMAS, settings_env, write_gate_argv
 from tests.e2e.http_process import INITIALIZE, agents_command, http_gate, mcp_client, mcp_post, request
 from tests.e2e.test_stdio_protocol import MALFORMED
-from write_gate.backends import open_backend
-from write_gate.config import BackendKind, Settings
-from write_gate.cypher import Statement
-from write_gate.resources import bundled
-from write_gate.schema_files import read_sources
+from write_gate.core.cypher.statement import Statement
+from write_gate.serving.assembly import open_backend
+from write_gate.serving.config import BackendKind, Settings
+from write_gate.store.bundled import bundled
+from write_gate.store.schema_files import read_sources
 
 pytestmark = pytest.mark.anyio
 READ_TOOLS = {"search_nodes", "open_nodes", "read_graph", "get_schema"}
@@ -347,7 +347,7 @@ def test_no_auth_on_all_interfaces_with_no_host_listed_warns_and_still_checks_ho
         assert mcp_post(gate.url, None, INITIALIZE, {"Host": f"gate:{gate.port}"})[0] == 421
         assert request(gate.url, "GET", "/.well-known/oauth-protected-resource/mcp")[0] == 404  # nothing to say
         records = [json.loads(line) for line in gate.log.read_text().splitlines()]
-    warning = next(r for r in records if r["level"] == "WARNING" and r["logger"] == "write_gate.server")
+    warning = next(r for r in records if r["level"] == "WARNING" and r["logger"] == "write_gate.surface.server")
     assert "bound to 0.0.0.0 with no WRITE_GATE_ALLOWED_HOSTS" in warning["message"]
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import settings_env, write_gate_argv
-from write_gate.config import BackendKind, Settings
+from write_gate.serving.config import BackendKind, Settings
 
 CORE_TYPES = ["Person", "Organization", "Project", "Document", "Event", "Entity"]
 CORE_RELATIONS = {  # type -> (from types, to types) the core registry allows

@@ -10,12 +10,12 @@ import pytest
 from mcp import Client
 
 from tests.conftest import CLIENT_NAME, TESTS, open_client
-from write_gate.agents import AgentsFile, Grant
-from write_gate.backends import GraphBackend
-from write_gate.config import Settings
-from write_gate.cypher import Statement
-from write_gate.resources import bundled
-from write_gate.schema_files import load_into_graph, read_sources
+from write_gate.access.agents import AgentsFile, Grant
+from write_gate.core.cypher.statement import Statement
+from write_gate.engines import GraphBackend
+from write_gate.serving.config import Settings
+from write_gate.store.bundled import bundled
+from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = pytest.mark.anyio
 PROV = {"source": "integrity", "extraction_method": "api"}

@@ -8,7 +8,7 @@ from typing import Any
 
 from tests.conftest import settings_env, write_gate_argv
 from tests.e2e.stdio_process import RawStdio
-from write_gate.config import BackendKind, Settings
+from write_gate.serving.config import BackendKind, Settings
 
 SECRET = "Ada Secretvalue"
 
@@ -46,7 +46,7 @@ def serve_and_read_log(tmp_path: Path, *args: str, **env: str) -> list[dict[str,
 def test_every_line_is_a_json_object_and_decisions_keep_their_fields(tmp_path: Path) -> None:
     records = serve_and_read_log(tmp_path)
     loggers = {record["logger"] for record in records}
-    assert "write_gate.registry_keeper" in loggers  # start-up: migrations applied
+    assert "write_gate.serving.registry_keeper" in loggers  # start-up: migrations applied
     assert any(r["level"] == "WARNING" and r["logger"].startswith("mcp.") for r in records), loggers  # the SDK's
     decisions = [r for r in records if r["logger"] == "write_gate.decisions"]
     assert [d["status"] for d in decisions] == ["written", "rejected"]

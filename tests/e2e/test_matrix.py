@@ -9,10 +9,11 @@ from mcp import Client
 
 from tests.conftest import CLIENT_NAME, EVENT_SCHEMAS, GATE_TOOLS, hint, open_client
 from write_gate import __version__
-from write_gate.backends import GraphBackend
-from write_gate.config import Settings, UnknownLabelPolicy
-from write_gate.cypher import Statement
-from write_gate.schema_files import load_into_graph, read_sources
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.decisions import UnknownLabelPolicy
+from write_gate.engines import GraphBackend
+from write_gate.serving.config import Settings
+from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = pytest.mark.anyio
 

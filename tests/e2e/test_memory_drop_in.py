@@ -8,9 +8,9 @@ import pytest
 from mcp import Client
 
 from tests.conftest import open_client
-from write_gate.backends import GraphBackend
-from write_gate.config import Settings
-from write_gate.migrations import migrate
+from write_gate.engines import GraphBackend
+from write_gate.serving.config import Settings
+from write_gate.store.migrations import migrate
 
 pytestmark = pytest.mark.anyio
 

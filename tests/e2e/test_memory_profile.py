@@ -9,10 +9,10 @@ import pytest
 from mcp import Client
 
 from tests.conftest import CLIENT_NAME, TESTS, open_client
-from write_gate.backends import GraphBackend
-from write_gate.config import Settings
-from write_gate.cypher import Statement
-from write_gate.schema_files import load_into_graph, read_sources
+from write_gate.core.cypher.statement import Statement
+from write_gate.engines import GraphBackend
+from write_gate.serving.config import Settings
+from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = pytest.mark.anyio
 
@@ -341,7 +341,7 @@ async def test_an_official_server_users_first_calls_fit_the_shipped_registry(
 ) -> None:
     """With the migrations a fresh `serve` applies (core and memory registries), seed 001's own examples and
     everyday types are accepted as they are written."""
-    from write_gate.migrations import migrate
+    from write_gate.store.migrations import migrate
 
     await migrate(graph)
     async with open_client(settings, "in_process", profile="memory") as client:

@@ -15,11 +15,11 @@ from mcp import Client
 
 from tests.conftest import MATRIX_SCHEMAS, TESTS, hint, open_client
 from tests.e2e.test_typed_tools import ok, rejected
-from write_gate.backends import GraphBackend
-from write_gate.config import Settings
-from write_gate.cypher import Statement
-from write_gate.migrations import migrate
-from write_gate.schema_files import SchemaFileError, load_into_graph, read_sources
+from write_gate.core.cypher.statement import Statement
+from write_gate.engines import GraphBackend
+from write_gate.serving.config import Settings
+from write_gate.store.migrations import migrate
+from write_gate.store.schema_files import SchemaFileError, load_into_graph, read_sources
 
 pytestmark = pytest.mark.anyio
 

@@ -24,10 +24,10 @@ from mcp import Client, StdioServerParameters
 from tests.conftest import GATE_TOOLS, open_client, settings_env
 from tests.e2e import readme_blocks as rb
 from write_gate import cli
-from write_gate.backends import GraphBackend
-from write_gate.config import Settings
-from write_gate.cypher import Statement
-from write_gate.migrations import migrate
+from write_gate.core.cypher.statement import Statement
+from write_gate.engines import GraphBackend
+from write_gate.serving.config import Settings
+from write_gate.store.migrations import migrate
 
 pytestmark = pytest.mark.anyio
 # One engine is enough: the README's behaviour on every engine is the matrix's business.

@@ -7,9 +7,9 @@ import pytest
 from mcp import Client
 
 from tests.conftest import open_client
-from write_gate.backends import GraphBackend
-from write_gate.config import Settings
-from write_gate.cypher import Statement
+from write_gate.core.cypher.statement import Statement
+from write_gate.engines import GraphBackend
+from write_gate.serving.config import Settings
 
 pytestmark = pytest.mark.anyio
 

@@ -11,8 +11,8 @@ import httpx2 as httpx
 import pytest
 
 from tests.e2e.http_process import Gate, http_gate
-from write_gate.config import BackendKind, Settings
-from write_gate.server import SSE_RETRY_MS
+from write_gate.serving.config import BackendKind, Settings
+from write_gate.surface.server import SSE_RETRY_MS
 
 NEW, OLD = "2025-11-25", "2025-06-18"
 

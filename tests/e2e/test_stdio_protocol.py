@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.e2e.stdio_process import RawStdio
-from write_gate.config import BackendKind, Settings
+from write_gate.serving.config import BackendKind, Settings
 
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
 

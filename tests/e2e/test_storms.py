@@ -25,10 +25,10 @@ from tests.conftest import settings_env, write_gate_argv
 from tests.e2e.test_data_folder_cli import one_line_error, run
 from tests.integration.test_data_folder import cut_last_commands, incr_file, snapshot
 from tests.integration.test_embedded import engines_on
-from write_gate.backends import open_backend
-from write_gate.config import BackendKind, Settings
-from write_gate.cypher import Statement
-from write_gate.identifiers import PROTECTED_FIELDS
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.identifiers import PROTECTED_FIELDS
+from write_gate.serving.assembly import open_backend
+from write_gate.serving.config import BackendKind, Settings
 
 pytestmark = [pytest.mark.anyio, pytest.mark.storm]
 

@@ -13,13 +13,13 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from tests.conftest import MATRIX_SCHEMAS, hint, open_client
-from write_gate.agents import AgentsFile, Grant
-from write_gate.backends import GraphBackend
-from write_gate.config import Settings
-from write_gate.cypher import Statement
-from write_gate.resources import bundled
-from write_gate.schema_files import SchemaFileError, load_into_graph, read_sources
-from write_gate.server import build_server
+from write_gate.access.agents import AgentsFile, Grant
+from write_gate.core.cypher.statement import Statement
+from write_gate.engines import GraphBackend
+from write_gate.serving.config import Settings
+from write_gate.store.bundled import bundled
+from write_gate.store.schema_files import SchemaFileError, load_into_graph, read_sources
+from write_gate.surface.server import build_server
 
 pytestmark = pytest.mark.anyio
 

@@ -18,8 +18,9 @@ import pytest
 import redis
 
 from tests.integration.test_embedded import engines_on, start
-from write_gate.backends.acknowledged import Recorder, current_sizes, record_sizes
-from write_gate.backends.data_folder import (
+from write_gate.core.cypher.statement import Statement
+from write_gate.engines.acknowledged import Recorder, current_sizes, record_sizes
+from write_gate.engines.data_folder import (
     MAX_SOCKET_PATH_BYTES,
     DataFolder,
     DataFolderError,
@@ -30,10 +31,9 @@ from write_gate.backends.data_folder import (
     runtime_dir,
     socket_path_for,
 )
-from write_gate.backends.engine_binaries import engine_binaries, executable
-from write_gate.backends.engine_process import State, probe
-from write_gate.backends.folder_locks import is_locked
-from write_gate.cypher import Statement
+from write_gate.engines.engine_binaries import engine_binaries, executable
+from write_gate.engines.engine_process import State, probe
+from write_gate.engines.folder_locks import is_locked
 
 pytestmark = pytest.mark.anyio
 
@@ -291,7 +291,7 @@ def test_a_recorder_that_cannot_record_says_so_once_per_reason(tmp_path: Path, c
     recorder = Recorder(open_data_folder(tmp_path), interval=60)
     recorder.record()
     recorder.record()  # no manifest yet: nothing to record, and the same reason is not repeated
-    warnings = [r.getMessage() for r in caplog.records if r.name == "write_gate.backends.acknowledged"]
+    warnings = [r.getMessage() for r in caplog.records if r.name == "write_gate.engines.acknowledged"]
     assert len(warnings) == 1 and warnings[0].startswith(f"could not record the append-only files' sizes in {tmp_path}")
 
 

@@ -13,14 +13,14 @@ import psutil
 import pytest
 import redis
 
-from write_gate.backends.base import BackendUnavailable
-from write_gate.backends.data_folder import DataFolderError, open_data_folder
-from write_gate.backends.embedded import EmbeddedBackend, EmbeddedEngine
-from write_gate.backends.engine_binaries import engine_binaries
-from write_gate.backends.engine_process import spawn
-from write_gate.backends.falkordb import FalkorDBBackend
-from write_gate.backends.folder_locks import is_locked, try_lock
-from write_gate.cypher import Statement
+from write_gate.core.cypher.statement import Statement
+from write_gate.engines.base import BackendUnavailable
+from write_gate.engines.data_folder import DataFolderError, open_data_folder
+from write_gate.engines.embedded import EmbeddedBackend, EmbeddedEngine
+from write_gate.engines.engine_binaries import engine_binaries
+from write_gate.engines.engine_process import spawn
+from write_gate.engines.falkordb import FalkorDBBackend
+from write_gate.engines.folder_locks import is_locked, try_lock
 
 pytestmark = pytest.mark.anyio
 

@@ -3,9 +3,9 @@
 import pytest
 
 from tests.conftest import is_bolt_tier
-from write_gate.backends import BackendError, ConstraintViolation, GraphBackend
-from write_gate.config import BackendKind, Settings
-from write_gate.cypher import Statement
+from write_gate.core.cypher.statement import Statement
+from write_gate.engines import BackendError, ConstraintViolation, GraphBackend
+from write_gate.serving.config import BackendKind, Settings
 
 pytestmark = pytest.mark.anyio
 

@@ -19,19 +19,14 @@ from pydantic import SecretStr
 from tests.bolt_double import Action, BoltDouble
 from tests.conftest import COMPOSITE_SCHEMAS, MATRIX_SCHEMAS, settings_env, start_falkordb_server, write_gate_argv
 from tests.unit.test_golden import PORTABLE, READS, RUN_TIME_PARAMETERS, shapes
-from write_gate.backends import (
-    BackendError,
-    BackendUnavailable,
-    ConstraintViolation,
-    StorageUnavailable,
-    open_backend,
-)
-from write_gate.backends.memgraph import MemgraphBackend
-from write_gate.config import BackendKind, Settings
-from write_gate.cypher import Statement
-from write_gate.dialect import MemgraphDialect
-from write_gate.schema_files import load_into_graph, read_sources
-from write_gate.server import build_server
+from write_gate.core.cypher.dialect import MemgraphDialect
+from write_gate.core.cypher.statement import Statement
+from write_gate.engines import BackendError, BackendUnavailable, ConstraintViolation, StorageUnavailable
+from write_gate.engines.memgraph import MemgraphBackend
+from write_gate.serving.assembly import open_backend
+from write_gate.serving.config import BackendKind, Settings
+from write_gate.store.schema_files import load_into_graph, read_sources
+from write_gate.surface.server import build_server
 
 pytestmark = pytest.mark.anyio
 

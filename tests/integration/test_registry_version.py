@@ -5,11 +5,11 @@ an index on FalkorDB; until then the version read takes the highest, so a load m
 import pytest
 
 from tests.conftest import is_bolt_tier
-from write_gate.backends import GraphBackend
-from write_gate.config import BackendKind, Settings
-from write_gate.cypher import Statement
-from write_gate.graph_registry import GraphRegistrySource
-from write_gate.migrations import migrate
+from write_gate.core.cypher.statement import Statement
+from write_gate.engines import GraphBackend
+from write_gate.serving.config import BackendKind, Settings
+from write_gate.store.graph_registry import GraphRegistrySource
+from write_gate.store.migrations import migrate
 
 pytestmark = pytest.mark.anyio
 

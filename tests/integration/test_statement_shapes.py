@@ -10,9 +10,9 @@ import pytest
 
 from tests.conftest import is_bolt_tier
 from tests.unit.test_golden import PORTABLE, READS, RUN_TIME_PARAMETERS, shapes
-from write_gate.backends import BackendError, GraphBackend
-from write_gate.config import Settings
-from write_gate.cypher import Statement
+from write_gate.core.cypher.statement import Statement
+from write_gate.engines import BackendError, GraphBackend
+from write_gate.serving.config import Settings
 
 pytestmark = pytest.mark.anyio
 

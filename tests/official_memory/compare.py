@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from write_gate.identity import fold
-from write_gate.reads import DEFAULT_LIMIT, DEFAULT_RELATIONS_LIMIT
+from write_gate.core.identity import fold
+from write_gate.services.reads import DEFAULT_LIMIT, DEFAULT_RELATIONS_LIMIT
 
 EXPECTED: dict[str, str] = {
     "canonical_entity_type": "entityType is the registry's label (person -> Person, city -> Location, free text "

@@ -19,7 +19,7 @@ from tests.conftest import settings_env, write_gate_argv
 from tests.official_memory.compare import EXPECTED, Answer, Comparison, parse_text
 from tests.official_memory.listing import compare_listings
 from tests.official_memory.script import SCRIPT
-from write_gate.config import BackendKind, Settings
+from write_gate.serving.config import BackendKind, Settings
 
 pytestmark = pytest.mark.anyio
 HERE = Path(__file__).parent

@@ -2,11 +2,10 @@
 
 import pytest
 
-from write_gate.config import UnknownLabelPolicy
-from write_gate.decisions import Policy, Stamp, plan_node_write, plan_relationship_write
-from write_gate.formula import DefaultFormulaProvider
-from write_gate.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
-from write_gate.registry import PropertyType, RegistrySnapshot, SchemaEntry
+from write_gate.core.decisions import Policy, Stamp, UnknownLabelPolicy, plan_node_write, plan_relationship_write
+from write_gate.core.formula import DefaultFormulaProvider
+from write_gate.core.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
+from write_gate.core.registry import PropertyType, RegistrySnapshot, SchemaEntry
 
 REGISTRY = RegistrySnapshot(
     [

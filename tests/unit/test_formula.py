@@ -4,13 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from write_gate.formula import (
-    DefaultFormulaProvider,
-    FlatFormulaProvider,
-    compute_confidence,
-    load_provider,
-)
-from write_gate.model import ErrorCode, GateRejection
+from write_gate.core.formula import DefaultFormulaProvider, FlatFormulaProvider, compute_confidence, load_provider
+from write_gate.core.model import ErrorCode, GateRejection
 
 
 @pytest.mark.parametrize(
@@ -84,7 +79,7 @@ def test_flat_provider_passes_reliability_through() -> None:
 def test_load_provider() -> None:
     assert isinstance(load_provider("default"), DefaultFormulaProvider)
     assert isinstance(load_provider("flat"), FlatFormulaProvider)
-    assert isinstance(load_provider("write_gate.formula:FlatFormulaProvider"), FlatFormulaProvider)
+    assert isinstance(load_provider("write_gate.core.formula:FlatFormulaProvider"), FlatFormulaProvider)
     with pytest.raises(ValueError):
         load_provider("nonsense")
     with pytest.raises(TypeError):

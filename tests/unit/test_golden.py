@@ -14,9 +14,31 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from write_gate import backfill, cypher, read_cypher
-from write_gate.cypher import Endpoint, Provenance
-from write_gate.dialect import FalkorDBDialect, MemgraphDialect
+from write_gate.core.cypher import reads as read_cypher
+from write_gate.core.cypher.batch_writes import write_nodes_batch, write_relationships_batch
+from write_gate.core.cypher.dialect import FalkorDBDialect, MemgraphDialect
+from write_gate.core.cypher.memory_writes import (
+    NameScope,
+    add_observations,
+    create_node_if_name_absent,
+    create_relationship_if_absent,
+    delete_nodes,
+    delete_observations,
+    delete_relationship,
+)
+from write_gate.core.cypher.registry_nodes import (
+    APPLIED_MIGRATIONS,
+    COLLAPSE_REGISTRY_VERSIONS,
+    READ_REGISTRY,
+    REGISTRY_VERSION,
+    defined_schema_entries,
+    record_migration,
+    upsert_schema_entries,
+)
+from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
+from write_gate.core.cypher.typed_writes import Link, count_matching, relationship_types_of, typed_delete, typed_write
+from write_gate.core.cypher.writes import endpoint_presence, write_node, write_relationship
+from write_gate.store import backfill
 
 GOLDEN = Path(__file__).parent.parent / "golden"
 
@@ -45,97 +67,93 @@ class Marker:
         return [str(self.n(i)) for i in range(8)] + [repr(self.f(i)) for i in range(8)]
 
 
-def portable(m: Marker) -> dict[str, Callable[[], cypher.Statement]]:
+def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
     """Every statement shape, built from `m`'s values."""
     s = m.s
     prov = Provenance(m.f(0), s("src"), "manual", "0.1.0", s("time"), s("agent"))
     alice = Endpoint("Person", {"name": s("Alice")})
     acme = Endpoint("Organization", {"name": s("Acme"), "country": s("NL")})
     return {
-        "write_node": lambda: cypher.write_node("Person", {"name": s("Alice")}, {"age": m.n(1)}, prov, None),
-        "write_node_remapped": lambda: cypher.write_node("Person", {"name": s("Alice")}, {}, prov, s(":person")),
-        "write_relationship_fail_if_missing": lambda: cypher.write_relationship(
+        "write_node": lambda: write_node("Person", {"name": s("Alice")}, {"age": m.n(1)}, prov, None),
+        "write_node_remapped": lambda: write_node("Person", {"name": s("Alice")}, {}, prov, s(":person")),
+        "write_relationship_fail_if_missing": lambda: write_relationship(
             "WORKS_FOR", alice, acme, {"since": m.n(2)}, prov, None, merge_endpoints=False
         ),
-        "write_relationship_merge_endpoints": lambda: cypher.write_relationship(
+        "write_relationship_merge_endpoints": lambda: write_relationship(
             "WORKS_FOR", alice, acme, {}, prov, None, merge_endpoints=True
         ),
-        "write_relationship_remapped": lambda: cypher.write_relationship(
+        "write_relationship_remapped": lambda: write_relationship(
             "WORKS_FOR", alice, acme, {}, prov, s(":EMPLOYED_BY"), merge_endpoints=False
         ),
-        "endpoint_presence": lambda: cypher.endpoint_presence(alice, acme),
-        "read_registry": lambda: cypher.READ_REGISTRY,
-        "registry_version": lambda: cypher.REGISTRY_VERSION,
-        "defined_schema_entries": lambda: cypher.defined_schema_entries([s("LOCATED_IN")]),
-        "upsert_schema_entries": lambda: cypher.upsert_schema_entries([{"name": s("X")}], s("time")),
-        "applied_migrations": lambda: cypher.APPLIED_MIGRATIONS,
-        "memory_create_relationship_if_absent": lambda: cypher.create_relationship_if_absent(
+        "endpoint_presence": lambda: endpoint_presence(alice, acme),
+        "read_registry": lambda: READ_REGISTRY,
+        "registry_version": lambda: REGISTRY_VERSION,
+        "defined_schema_entries": lambda: defined_schema_entries([s("LOCATED_IN")]),
+        "upsert_schema_entries": lambda: upsert_schema_entries([{"name": s("X")}], s("time")),
+        "applied_migrations": lambda: APPLIED_MIGRATIONS,
+        "memory_create_relationship_if_absent": lambda: create_relationship_if_absent(
             "KNOWS", alice, acme, {}, prov, s(":knows")
         ),
-        "memory_create_node_if_name_absent": lambda: cypher.create_node_if_name_absent(
-            cypher.NameScope(("Person", "Organization"), ("Npc",)),
+        "memory_create_node_if_name_absent": lambda: create_node_if_name_absent(
+            NameScope(("Person", "Organization"), ("Npc",)),
             s("Alice"),
-            cypher.write_node("Person", {"name": s("Alice")}, {}, prov, None),
+            write_node("Person", {"name": s("Alice")}, {}, prov, None),
         ),
-        "memory_add_observations": lambda: cypher.add_observations(m.n(3), s("Alice"), [s("x")], s("time"), s("agent")),
-        "memory_delete_observations": lambda: cypher.delete_observations(
-            m.n(3), s("Alice"), [s("x")], s("time"), s("agent")
-        ),
-        "memory_delete_nodes": lambda: cypher.delete_nodes([m.n(4), m.n(5)], [s("Alice")], None),
-        "memory_delete_nodes_granted_types": lambda: cypher.delete_nodes([m.n(4), m.n(5)], [s("Alice")], ["KNOWS"]),
-        "memory_delete_relationship": lambda: cypher.delete_relationship(
-            "KNOWS", m.n(4), s("Alice"), m.n(5), s("Acme")
-        ),
-        "typed_write_add": lambda: cypher.typed_write(
+        "memory_add_observations": lambda: add_observations(m.n(3), s("Alice"), [s("x")], s("time"), s("agent")),
+        "memory_delete_observations": lambda: delete_observations(m.n(3), s("Alice"), [s("x")], s("time"), s("agent")),
+        "memory_delete_nodes": lambda: delete_nodes([m.n(4), m.n(5)], [s("Alice")], None),
+        "memory_delete_nodes_granted_types": lambda: delete_nodes([m.n(4), m.n(5)], [s("Alice")], ["KNOWS"]),
+        "memory_delete_relationship": lambda: delete_relationship("KNOWS", m.n(4), s("Alice"), m.n(5), s("Acme")),
+        "typed_write_add": lambda: typed_write(
             "Npc",
             {"name": s("Gandalf")},
             {"role": s("Wizard")},
             prov,
-            [cypher.Link("LOCATED_IN", (Endpoint("Location", {"name": s("Rivendell")}),))],
+            [Link("LOCATED_IN", (Endpoint("Location", {"name": s("Rivendell")}),))],
             create=True,
             merge_endpoints=False,
         ),
-        "typed_write_update_merge_endpoints": lambda: cypher.typed_write(
+        "typed_write_update_merge_endpoints": lambda: typed_write(
             "Npc",
             {"name": s("Gandalf")},
             {},
             prov,
             [
-                cypher.Link("LOCATED_IN", (Endpoint("Location", {"name": s("Mordor")}),)),
-                cypher.Link("MEMBER_OF", (Endpoint("Faction", {"name": s("Istari")}),)),
+                Link("LOCATED_IN", (Endpoint("Location", {"name": s("Mordor")}),)),
+                Link("MEMBER_OF", (Endpoint("Faction", {"name": s("Istari")}),)),
             ],
             create=False,
             merge_endpoints=True,
         ),
         # An array relationship property (one relationship per item, the type's set replaced), a target that two
         # types share (matched once), a type cleared by an empty array, and a weight.
-        "typed_write_array_links_weighted": lambda: cypher.typed_write(
+        "typed_write_array_links_weighted": lambda: typed_write(
             "Faction",
             {"name": s("Fellowship")},
             {},
             prov,
             [
-                cypher.Link(
+                Link(
                     "ALLIED_WITH",
                     (Endpoint("Faction", {"name": s("Rohan")}), Endpoint("Entity", {"name": s("Ents")})),
                 ),
-                cypher.Link("BASED_IN", (Endpoint("Entity", {"name": s("Ents")}),)),
-                cypher.Link("RIVAL_OF", ()),
+                Link("BASED_IN", (Endpoint("Entity", {"name": s("Ents")}),)),
+                Link("RIVAL_OF", ()),
             ],
             create=True,
             merge_endpoints=False,
             weight=m.f(1),
         ),
-        "typed_delete": lambda: cypher.typed_delete("Npc", {"name": s("Gandalf")}, None),
-        "typed_delete_granted_types": lambda: cypher.typed_delete("Npc", {"name": s("Gandalf")}, ["LOCATED_IN"]),
-        "relationship_types_of": lambda: cypher.relationship_types_of(alice),
-        "count_matching": lambda: cypher.count_matching(alice),
-        "batch_write_nodes": lambda: cypher.Statement(cypher.write_nodes_batch("Person")),
-        "batch_write_relationships": lambda: cypher.Statement(
-            cypher.write_relationships_batch("WORKS_FOR", "Person", "Organization", False)
+        "typed_delete": lambda: typed_delete("Npc", {"name": s("Gandalf")}, None),
+        "typed_delete_granted_types": lambda: typed_delete("Npc", {"name": s("Gandalf")}, ["LOCATED_IN"]),
+        "relationship_types_of": lambda: relationship_types_of(alice),
+        "count_matching": lambda: count_matching(alice),
+        "batch_write_nodes": lambda: Statement(write_nodes_batch("Person")),
+        "batch_write_relationships": lambda: Statement(
+            write_relationships_batch("WORKS_FOR", "Person", "Organization", False)
         ),
-        "batch_write_relationships_merge_endpoints": lambda: cypher.Statement(
-            cypher.write_relationships_batch("WORKS_FOR", "Person", "Organization", True)
+        "batch_write_relationships_merge_endpoints": lambda: Statement(
+            write_relationships_batch("WORKS_FOR", "Person", "Organization", True)
         ),
         "read_page": lambda: read_cypher.page_of_label("Person", searching=False),
         "read_page_search": lambda: read_cypher.page_of_label("Person", searching=True),
@@ -145,8 +163,8 @@ def portable(m: Marker) -> dict[str, Callable[[], cypher.Statement]]:
         "read_relationship_types_of": lambda: read_cypher.RELATIONSHIP_TYPES_OF,
         "read_label_count": lambda: read_cypher.label_count("Person"),
         "read_relationship_count": lambda: read_cypher.relationship_count("KNOWS"),
-        "record_migration": lambda: cypher.record_migration(s("0001"), s("time")),
-        "collapse_registry_versions": lambda: cypher.COLLAPSE_REGISTRY_VERSIONS,
+        "record_migration": lambda: record_migration(s("0001"), s("time")),
+        "collapse_registry_versions": lambda: COLLAPSE_REGISTRY_VERSIONS,
         "backfill_without_key": lambda: backfill.without_key("Person"),
         "backfill_taken": lambda: backfill.taken_keys("Person", [s("key")]),
         "backfill_set": lambda: backfill.SET_BACKFILLED,
@@ -230,7 +248,7 @@ def _values(value: object) -> list[str]:
     return []
 
 
-def inlined(m: Marker, statement: cypher.Statement) -> list[str]:
+def inlined(m: Marker, statement: Statement) -> list[str]:
     """The marker's values that a statement's text holds, in any letter case (a folded value is one too)."""
     found = [m.core] if m.core.casefold() in statement.text.casefold() else []
     return found + [number for number in m.numbers() if number in statement.text]
@@ -264,4 +282,4 @@ def test_an_inlined_value_is_found_however_it_was_quoted() -> None:
     m = Marker(tail="'`\n}")
     value = m.s("Alice")
     for literal in (json.dumps(value), "'" + value.replace("'", "\\'") + "'", str(m.n(1)), repr(m.f(0))):
-        assert inlined(m, cypher.Statement(f"MATCH (n {{name: {literal}}}) RETURN n", {})) != [], literal
+        assert inlined(m, Statement(f"MATCH (n {{name: {literal}}}) RETURN n", {})) != [], literal

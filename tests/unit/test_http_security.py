@@ -2,8 +2,8 @@
 
 import pytest
 
-from write_gate.config import Settings
-from write_gate.http_security import allowed_hosts, allowed_origins, public_url, unlisted_wildcard_bind
+from write_gate.serving.config import Settings
+from write_gate.surface.http_security import allowed_hosts, allowed_origins, public_url, unlisted_wildcard_bind
 
 LOCAL = ["127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*", "[::1]", "[::1]:*"]
 

@@ -1,6 +1,6 @@
 import pytest
 
-from write_gate.identifiers import (
+from write_gate.core.identifiers import (
     COMPUTED_FIELDS,
     PROTECTED_FIELDS,
     PROTECTED_RELATIONSHIP_FIELDS,
@@ -10,7 +10,7 @@ from write_gate.identifiers import (
     quote,
     remap_breadcrumb,
 )
-from write_gate.model import ErrorCode, GateRejection
+from write_gate.core.model import ErrorCode, GateRejection
 
 
 @pytest.mark.parametrize("raw,expected", [("Person", "Person"), (":Person", "Person"), ("::_x9", "_x9")])

@@ -6,7 +6,7 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from write_gate.identity import HASHED_KEY_PREFIX, SEPARATOR, fold, identity_key
+from write_gate.core.identity import HASHED_KEY_PREFIX, SEPARATOR, fold, identity_key
 
 scalars = st.one_of(
     st.text(),

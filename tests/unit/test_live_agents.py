@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from write_gate.agents import AgentsFile, AgentsFileError, Grant, LiveAgents
+from write_gate.access.agents import AgentsFile, AgentsFileError, Grant, LiveAgents
 
 
 def saved(path: Path, *names: str) -> dict[str, str]:

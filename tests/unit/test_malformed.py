@@ -1,6 +1,6 @@
 """Which lines (stdio) and bodies (HTTP) are JSON-RPC messages, and what the others are answered with."""
 
-from write_gate.malformed import triage
+from write_gate.surface.malformed import triage
 
 INVALID_REQUEST = -32600
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from write_gate.config import Settings
+from write_gate.serving.config import Settings
 
 ROOT = Path(__file__).parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]

@@ -1,6 +1,6 @@
 import pytest
 
-from write_gate.registry import PropertyType, RegistrySnapshot, SchemaEntry, entry_from_row
+from write_gate.core.registry import PropertyType, RegistrySnapshot, SchemaEntry, entry_from_row
 
 SNAPSHOT = RegistrySnapshot(
     [

@@ -5,7 +5,7 @@ import anyio
 import mcp_types as types
 from mcp.server.streamable_http import EventMessage
 
-from write_gate.sse_events import EventLog, SessionEvents
+from write_gate.surface.sse_events import EventLog, SessionEvents
 
 
 def note(n: int) -> types.JSONRPCNotification:

@@ -6,8 +6,8 @@ import jsonschema
 import pytest
 from pydantic import ValidationError
 
-from write_gate.batch import BatchWritten, ItemOutcome, WriteNodesRequest, checked
-from write_gate.model import (
+from write_gate.access.tool_selection import ToolSelection
+from write_gate.core.model import (
     ErrorCode,
     NodeWritten,
     Rejected,
@@ -15,11 +15,12 @@ from write_gate.model import (
     WriteRelationshipRequest,
     validation_problems,
 )
-from write_gate.reads import GraphResult
-from write_gate.registry import PropertyType, RegistrySnapshot, SchemaEntry
-from write_gate.tool_schemas import input_schema, output_schema
-from write_gate.tool_selection import ToolSelection
-from write_gate.tools import PROFILES, typed_specs
+from write_gate.core.registry import PropertyType, RegistrySnapshot, SchemaEntry
+from write_gate.services.batch import BatchWritten, ItemOutcome, WriteNodesRequest, checked
+from write_gate.services.reads import GraphResult
+from write_gate.surface.profiles import PROFILES
+from write_gate.surface.tool_schemas import input_schema, output_schema
+from write_gate.surface.typed_tool_specs import typed_specs
 
 NPC_REGISTRY = RegistrySnapshot(
     [

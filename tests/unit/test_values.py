@@ -1,7 +1,7 @@
 import pytest
 
-from write_gate.model import ErrorCode, GateRejection
-from write_gate.values import check_protected, clean_map, value_kind
+from write_gate.core.model import ErrorCode, GateRejection
+from write_gate.core.values import check_protected, clean_map, value_kind
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,1 @@
+"""Who is calling and what they may do: agents, grants and the server's tool selection."""

@@ -1,0 +1,3 @@
+"""Statement builders: pure functions from validated names to Cypher text plus parameters,
+one module per family of statements.
+"""

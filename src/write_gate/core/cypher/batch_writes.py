@@ -1,0 +1,47 @@
+"""Batches: one UNWIND statement per label (or relationship type and endpoint shape)."""
+
+from write_gate.core.cypher.clauses import (
+    WEIGHT,
+    match_node,
+    merge_stub,
+    refresh_search_text,
+    stamp,
+)
+from write_gate.core.identifiers import quote
+from write_gate.core.identity import (
+    KEY_FIELD,
+)
+
+
+def write_nodes_batch(label: str) -> str:
+    """Rows carry `key`, `identity`, `properties`, the provenance fields and `remapped_from` (null when not
+    remapped, which leaves an earlier breadcrumb alone)."""
+    return (
+        "UNWIND $rows AS row\n"
+        f"MERGE (n:{quote(label)} {{{KEY_FIELD}: row.key}})\n"
+        "ON CREATE SET n += row.identity\n"
+        f"SET n += row.properties, {stamp('n', 'row.')},\n"
+        "    n._schema_remap_from = coalesce(row.remapped_from, n._schema_remap_from), n._stub = null\n"
+        f"{refresh_search_text('n')}"
+    )
+
+
+def write_relationships_batch(type_: str, from_label: str, to_label: str, merge_endpoints: bool) -> str:
+    if merge_endpoints:
+        lines = [
+            *merge_stub("a", from_label, "row.from_key", "row.from_stub", "row."),
+            *merge_stub("b", to_label, "row.to_key", "row.to_stub", "row."),
+        ]
+    else:
+        lines = [match_node("a", from_label, "row.from_key"), match_node("b", to_label, "row.to_key")]
+    return "\n".join(
+        [
+            "UNWIND $rows AS row",
+            *lines,
+            f"MERGE (a)-[r:{quote(type_)}]->(b)",
+            *(line.format(r="r", w="row.weight") for line in WEIGHT),
+            f"SET r += row.properties, {stamp('r', 'row.')},",
+            "    r._schema_remap_from = coalesce(row.remapped_from, r._schema_remap_from)",
+            "RETURN row.i AS i, r.weight AS weight, a._stub = true AS from_stub, b._stub = true AS to_stub",
+        ]
+    )

@@ -1,0 +1,95 @@
+"""The clauses and property sets several statement families share: search text, stamps, matching by
+identity, stubs, weights, the relationship-type guard of deletes.
+
+Nodes are found by their identity property `_key` (see `core.identity`), never by raw key values.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+from write_gate.core.identifiers import PROVENANCE_FIELDS, quote
+from write_gate.core.identity import (
+    FOLD_PREFIX,
+    KEY_FIELD,
+    LABEL_FOLD_FIELD,
+    SEARCH_FIELD,
+    SEPARATOR,
+    folded_properties,
+    label_fold,
+)
+
+# The node's search text: the join of its folded `_f_` lists, rebuilt by every write that changes them.
+_SEPARATOR_LITERAL = "'\\n'"
+assert SEPARATOR == "\n"  # the literal above is that character, written the way Cypher reads it
+
+
+def refresh_search_text(var: str, carried: str | None = None) -> str:
+    """`WITH ...` then `SET var._search = ...`. The WITH is needed: FalkorDB evaluates the properties of a
+    node SET earlier in the same clause chain as they were before that SET, and sees them after a WITH."""
+    folded = f"[k IN keys({var}) WHERE k STARTS WITH '{FOLD_PREFIX}']"
+    joined = f"reduce(t = s, x IN properties({var})[k] | t + {_SEPARATOR_LITERAL} + coalesce(x, ''))"
+    return f"WITH {carried or var}\nSET {var}.{SEARCH_FIELD} = reduce(s = '', k IN {folded} | {joined})"
+
+
+def stamp(var: str, source: str = "$", fields: tuple[str, ...] = PROVENANCE_FIELDS) -> str:
+    """`n.confidence = $confidence, ...`, or from a row: `n.confidence = row.confidence, ...`."""
+    return ", ".join(f"{var}.{name} = {source}{name}" for name in fields)
+
+
+def identity_properties(label: str, keys: Mapping[str, Any]) -> dict[str, Any]:
+    """Set when a node is created: its merge keys, their folded text, its label's."""
+    return {**keys, **folded_properties(keys), LABEL_FOLD_FIELD: label_fold(label, None)}
+
+
+def written_properties(label: str, properties: Mapping[str, Any], remapped_from: str | None) -> dict[str, Any]:
+    """What a write sets besides the stamp: the properties, their folded text, and the label as written."""
+    out = {**properties, **folded_properties(properties)}
+    if remapped_from is not None:
+        out[LABEL_FOLD_FIELD] = label_fold(label, remapped_from)
+    return out
+
+
+def stub_properties(label: str, keys: Mapping[str, Any]) -> dict[str, Any]:
+    """A stub is created with nothing but its keys, so its whole search text is known here."""
+    props = identity_properties(label, keys)
+    texts = [text for name, values in props.items() if name.startswith(FOLD_PREFIX) for text in values]
+    return {**props, SEARCH_FIELD: "".join(SEPARATOR + text for text in texts)}
+
+
+def match_node(var: str, label: str, param: str) -> str:
+    return f"MATCH ({var}:{quote(label)} {{{KEY_FIELD}: {param}}})"
+
+
+def merge_stub(var: str, label: str, key_param: str, stub_param: str, source: str = "$") -> list[str]:
+    """Absent endpoints are created by their keys, flagged as stubs, and stamped like any write."""
+    return [
+        f"MERGE ({var}:{quote(label)} {{{KEY_FIELD}: {key_param}}})",
+        f"ON CREATE SET {var} += {stub_param}, {var}._stub = true, {stamp(var, source)}",
+    ]
+
+
+WEIGHT = [
+    # Weight: 1.0 unless given; a new weight for an existing relationship is averaged with the old one.
+    "ON CREATE SET {r}.weight = coalesce({w}, 1.0)",
+    "ON MATCH SET {r}.weight = CASE WHEN {w} IS NULL THEN coalesce({r}.weight, 1.0)"
+    " ELSE (coalesce({r}.weight, 1.0) + {w}) / 2 END",
+]
+
+
+def relationship_set(remapped: bool, source: str = "$") -> str:
+    """The SET clause every relationship write ends with: its properties, then the provenance stamp."""
+    sets = [f"r += {source}properties", stamp("r", source)]
+    if remapped:
+        sets.append(f"r._schema_remap_from = {source}remapped_from")
+    return "SET " + ",\n    ".join(sets)
+
+
+def types_guard(var: str, allowed_types: list[str] | None) -> list[str]:
+    """A delete removes the node's relationships too: only if the agent may write every one of their types."""
+    if allowed_types is None:
+        return []
+    return [
+        f"OPTIONAL MATCH ({var})-[rel]-()",
+        f"WITH {var}, collect(DISTINCT type(rel)) AS types",
+        "WHERE all(t IN types WHERE t IN $allowed_types)",
+    ]

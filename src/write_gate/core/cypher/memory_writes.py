@@ -1,0 +1,155 @@
+"""The memory profile's writes. Its entities are found by name (`services.reads.Reader.find_by_names`) and
+then addressed by id, guarded by the name: an id the engine reused since the lookup matches nothing.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from write_gate.core.cypher.clauses import (
+    match_node,
+    refresh_search_text,
+    relationship_set,
+    stamp,
+    types_guard,
+)
+from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
+from write_gate.core.identifiers import CHANGE_FIELDS, quote
+from write_gate.core.identity import (
+    FOLD_PREFIX,
+    KEY_FIELD,
+    fold,
+    identity_key,
+)
+
+_BY_ID = "MATCH (n) WHERE id(n) = $id AND n.name = $name"
+
+
+def create_relationship_if_absent(
+    type_: str,
+    start: Endpoint,
+    end: Endpoint,
+    properties: Mapping[str, Any],
+    provenance: Provenance,
+    remapped_from: str | None,
+) -> Statement:
+    """The official memory server's create: an existing (from, to, type) is left as it is, not updated."""
+    lines = [
+        match_node("a", start.label, "$from_key"),
+        match_node("b", end.label, "$to_key"),
+        f"OPTIONAL MATCH (a)-[existing:{quote(type_)}]->(b)",
+        "WITH a, b, existing WHERE existing IS NULL",
+        f"CREATE (a)-[r:{quote(type_)}]->(b)",
+        relationship_set(remapped_from is not None) + ",\n    r.weight = 1.0",
+        "RETURN count(r) AS created",
+    ]
+    params: dict[str, Any] = {
+        "from_key": start.key,
+        "to_key": end.key,
+        "properties": dict(properties),
+        **provenance.params(),
+    }
+    if remapped_from is not None:
+        params["remapped_from"] = remapped_from
+    return Statement("\n".join(lines), params)
+
+
+@dataclass(frozen=True)
+class NameScope:
+    """Where a name can live: labels identified by `name` alone are looked up by `_key`, others by `name`."""
+
+    keyed_by_name: tuple[str, ...]
+    other: tuple[str, ...]
+
+
+def create_node_if_name_absent(scope: NameScope, name: str, write: Statement) -> Statement:
+    """The memory profile's create: names are unique across labels, as in the official server. One statement
+    checks every registered label and writes only if the name is nowhere; so the check and the write are
+    atomic, and it costs one round trip."""
+    lookups = [
+        f"OPTIONAL MATCH (x{i}:{quote(label)} {{{KEY_FIELD}: $name_key}})"
+        for i, label in enumerate(scope.keyed_by_name)
+    ]
+    offset = len(lookups)
+    lookups += [
+        f"OPTIONAL MATCH (x{offset + i}:{quote(label)}) WHERE x{offset + i}.name = $name"
+        for i, label in enumerate(scope.other)
+    ]
+    if not lookups:
+        return write
+    found = "coalesce(" + ", ".join(f"x{i}" for i in range(len(lookups))) + ")"
+    text = "\n".join([*lookups, f"WITH {found} AS existing", "WHERE existing IS NULL", write.text])
+    return Statement(text, {**write.params, "name": name, "name_key": identity_key({"name": name})})
+
+
+def add_observations(node_id: int, name: str, contents: list[str], last_updated: str, updated_by: str) -> Statement:
+    """Appends the contents not already there, in order (with their folded text); returns what was added (no
+    row when nothing was). An appended observation changes the node, it does not re-state its claim: only
+    the change is stamped."""
+    text = (
+        f"{_BY_ID}\n"
+        "WITH n, [i IN range(0, size($contents) - 1) WHERE NOT $contents[i] IN coalesce(n.observations, [])] AS new\n"
+        "WHERE size(new) > 0\n"  # nothing new: nothing changes, not even the stamp (a repeat is a no-op)
+        "SET n.observations = coalesce(n.observations, []) + [i IN new | $contents[i]],\n"
+        f"    n.{FOLD_PREFIX}observations = coalesce(n.{FOLD_PREFIX}observations, []) + [i IN new | $folded[i]],\n"
+        f"    {stamp('n', fields=CHANGE_FIELDS)}\n"
+        f"{refresh_search_text('n', 'n, new')}\n"
+        "RETURN [i IN new | $contents[i]] AS added"
+    )
+    params = {
+        "id": node_id,
+        "name": name,
+        "contents": contents,
+        "folded": [fold(c) for c in contents],
+        "last_updated": last_updated,
+        "updated_by": updated_by,
+    }
+    return Statement(text, params)
+
+
+def delete_observations(
+    node_id: int, name: str, observations: list[str], last_updated: str, updated_by: str
+) -> Statement:
+    text = (
+        f"{_BY_ID}\n"
+        f"WITH n, coalesce(n.observations, []) AS obs, coalesce(n.{FOLD_PREFIX}observations, []) AS folded\n"
+        "WITH n, obs, folded, [i IN range(0, size(obs) - 1) WHERE NOT obs[i] IN $observations] AS keep\n"
+        "WHERE size(keep) < size(obs)\n"
+        "SET n.observations = [i IN keep | obs[i]],\n"
+        f"    n.{FOLD_PREFIX}observations = [i IN keep | folded[i]],\n"
+        f"    {stamp('n', fields=CHANGE_FIELDS)}\n"
+        f"{refresh_search_text('n')}"
+    )
+    params = {
+        "id": node_id,
+        "name": name,
+        "observations": observations,
+        "last_updated": last_updated,
+        "updated_by": updated_by,
+    }
+    return Statement(text, params)
+
+
+def delete_nodes(ids: list[int], names: list[str], allowed_types: list[str] | None) -> Statement:
+    """Cascading delete by id, guarded by name (an id reused since the lookup deletes nothing) and by the
+    agent's relationship-type grant (`allowed_types`, None for any)."""
+    lines = [
+        "UNWIND $ids AS i",
+        "MATCH (n) WHERE id(n) = i AND n.name IN $names",
+        *types_guard("n", allowed_types),
+        "DETACH DELETE n",
+        "RETURN count(*) AS deleted",
+    ]
+    params: dict[str, Any] = {"ids": ids, "names": names}
+    if allowed_types is not None:
+        params["allowed_types"] = allowed_types
+    return Statement("\n".join(lines), params)
+
+
+def delete_relationship(type_: str, start_id: int, start_name: str, end_id: int, end_name: str) -> Statement:
+    text = (
+        f"MATCH (a)-[r:{quote(type_)}]->(b)\n"
+        "WHERE id(a) = $from_id AND a.name = $from_name AND id(b) = $to_id AND b.name = $to_name\n"
+        "DELETE r"
+    )
+    return Statement(text, {"from_id": start_id, "from_name": start_name, "to_id": end_id, "to_name": end_name})

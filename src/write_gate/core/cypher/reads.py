@@ -1,0 +1,76 @@
+"""Read statement builders: pure, parameterised, and run read-only at the engine.
+
+Pages are keyset-paginated per label on the identity property `_key`, which every label indexes (an
+index seek and an ordered range on both engines, where `id(n) > $after` would scan and sort every node
+on Memgraph), so a walk sees every node that exists throughout it exactly once. Neighbours are bounded
+per node: a hub with 20,000 relationships answers a page of them, not all.
+"""
+
+import functools
+
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.identifiers import quote
+from write_gate.core.identity import KEY_FIELD, SEARCH_FIELD
+
+
+def page_of_label(label: str, *, searching: bool) -> Statement:
+    """Parameters: `after` (a `_key`, '' for the first page), `limit`, and `query` (folded) when searching."""
+    conditions = [f"n.{KEY_FIELD} > $after"]
+    if searching:
+        conditions.append(f"n.{SEARCH_FIELD} CONTAINS $query")
+    text = (
+        f"MATCH (n:{quote(label)})\n"
+        f"WHERE {' AND '.join(conditions)}\n"
+        f"RETURN id(n) AS id, n.{KEY_FIELD} AS key\n"
+        "ORDER BY key\n"
+        "LIMIT $limit"
+    )
+    return Statement(text)
+
+
+def ids_by_name(keyed_by_name: list[str], other: list[str]) -> Statement | None:
+    """Exact, case-sensitive names in every registered label: by `_key` (an index seek) where a label is
+    identified by `name` alone, by `name` elsewhere. Parameters: `names`, `name_keys` (their `_key`s)."""
+    found = "RETURN id(n) AS id, n.name AS name, labels(n) AS labels"
+    branches = [f"MATCH (n:{quote(label)}) WHERE n.{KEY_FIELD} IN $name_keys {found}" for label in keyed_by_name]
+    branches += [f"MATCH (n:{quote(label)}) WHERE n.name IN $names {found}" for label in other]
+    return Statement("\nUNION ALL\n".join(branches)) if branches else None
+
+
+_NODE = "id(n) AS id, labels(n) AS labels, properties(n) AS props"
+
+
+@functools.lru_cache(maxsize=2)
+def expand(outgoing_only: bool) -> Statement:
+    """Each node of `ids` with at most `per_node` of its relationships after relationship id `after` (in id
+    order; outgoing ones only for read_graph), each with the other end's name and `_key` (for naming it),
+    and `more` when it has others beyond them. A node with none gives one row (rid null)."""
+    pattern = "(n)-[r]->()" if outgoing_only else "(n)-[r]-()"
+    return Statement(
+        "UNWIND $ids AS i\n"
+        "MATCH (n) WHERE id(n) = i\n"
+        f"OPTIONAL MATCH {pattern}\n"
+        "WITH n, r ORDER BY id(r)\n"
+        "WITH n, [x IN collect(r) WHERE id(x) > $after] AS rels\n"
+        "WITH n, size(rels) > $per_node AS more, rels[0..$per_node] AS page\n"
+        "UNWIND CASE WHEN size(page) = 0 THEN [null] ELSE page END AS r\n"
+        "WITH n, more, r, CASE WHEN r IS NULL THEN null WHEN id(startNode(r)) = id(n) THEN endNode(r)"
+        " ELSE startNode(r) END AS m\n"
+        f"RETURN {_NODE}, more,\n"
+        "       id(r) AS rid, type(r) AS rtype, id(startNode(r)) AS rstart, properties(r) AS rprops,\n"
+        f"       id(m) AS mid, m.name AS mname, m.{KEY_FIELD} AS mkey"
+    )
+
+
+def label_count(label: str) -> Statement:
+    return Statement(f"MATCH (n:{quote(label)}) RETURN count(n) AS count")
+
+
+def relationship_count(type_: str) -> Statement:
+    return Statement(f"MATCH ()-[r:{quote(type_)}]->() RETURN count(r) AS count")
+
+
+# The types of the relationships of the nodes of `ids` (a delete removes them too).
+RELATIONSHIP_TYPES_OF = Statement(
+    "UNWIND $ids AS i\nMATCH (n)-[r]-() WHERE id(n) = i\nRETURN DISTINCT type(r) AS type ORDER BY type"
+)

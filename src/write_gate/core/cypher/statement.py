@@ -1,0 +1,40 @@
+"""A statement (text and parameters) and the values the builders take: a write's provenance, an endpoint."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from write_gate.core.identifiers import PROVENANCE_FIELDS
+from write_gate.core.identity import (
+    identity_key,
+)
+
+
+@dataclass(frozen=True)
+class Statement:
+    text: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Provenance:
+    confidence: float
+    source: str
+    extraction_method: str
+    write_gate_version: str
+    last_updated: str
+    written_by: str  # the authenticated agent; never something the agent says in its arguments
+
+    def params(self) -> dict[str, Any]:
+        values = {name: getattr(self, name) for name in PROVENANCE_FIELDS if name != "updated_by"}
+        return {**values, "updated_by": self.written_by}
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    label: str
+    keys: Mapping[str, Any]
+
+    @property
+    def key(self) -> str:
+        return identity_key(self.keys)

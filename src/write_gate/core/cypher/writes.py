@@ -1,0 +1,104 @@
+"""The gate's single writes: one node, one relationship, and the check that endpoints exist."""
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+from write_gate.core.cypher.clauses import (
+    WEIGHT,
+    identity_properties,
+    match_node,
+    merge_stub,
+    refresh_search_text,
+    relationship_set,
+    stamp,
+    stub_properties,
+    written_properties,
+)
+from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
+from write_gate.core.identifiers import quote
+from write_gate.core.identity import (
+    KEY_FIELD,
+    identity_key,
+)
+
+
+@functools.lru_cache(maxsize=1024)
+def _write_node_text(label: str, remapped: bool) -> str:
+    sets = ["n += $properties", stamp("n"), "n._stub = null"]
+    if remapped:
+        sets.append("n._schema_remap_from = $remapped_from")
+    return (
+        f"MERGE (n:{quote(label)} {{{KEY_FIELD}: $key}})\n"
+        "ON CREATE SET n += $identity\n"
+        "SET " + ",\n    ".join(sets) + "\n"
+        f"{refresh_search_text('n')}\n"
+        "RETURN count(n) AS written"
+    )
+
+
+def write_node(
+    label: str,
+    merge_keys: Mapping[str, Any],
+    properties: Mapping[str, Any],
+    provenance: Provenance,
+    remapped_from: str | None,
+) -> Statement:
+    # The text depends only on the label and whether it was remapped, so it is built once per shape.
+    params: dict[str, Any] = {
+        "key": identity_key(merge_keys),
+        "identity": identity_properties(label, merge_keys),
+        "properties": written_properties(label, properties, remapped_from),
+        **provenance.params(),
+    }
+    if remapped_from is not None:
+        params["remapped_from"] = remapped_from
+    return Statement(_write_node_text(label, remapped_from is not None), params)
+
+
+def write_relationship(
+    type_: str,
+    start: Endpoint,
+    end: Endpoint,
+    properties: Mapping[str, Any],
+    provenance: Provenance,
+    remapped_from: str | None,
+    merge_endpoints: bool,
+    weight: float | None = None,
+) -> Statement:
+    params: dict[str, Any] = {
+        "from_key": start.key,
+        "to_key": end.key,
+        "properties": dict(properties),
+        "weight": weight,
+        **provenance.params(),
+    }
+    if merge_endpoints:
+        lines = [
+            *merge_stub("a", start.label, "$from_key", "$from_stub"),
+            *merge_stub("b", end.label, "$to_key", "$to_stub"),
+        ]
+        params["from_stub"] = stub_properties(start.label, start.keys)
+        params["to_stub"] = stub_properties(end.label, end.keys)
+    else:
+        lines = [match_node("a", start.label, "$from_key"), match_node("b", end.label, "$to_key")]
+    if remapped_from is not None:
+        params["remapped_from"] = remapped_from
+    lines += [
+        f"MERGE (a)-[r:{quote(type_)}]->(b)",
+        *(line.format(r="r", w="$weight") for line in WEIGHT),
+        relationship_set(remapped_from is not None),
+        "RETURN a._stub = true AS from_stub, b._stub = true AS to_stub, r.weight AS weight",
+    ]
+    return Statement("\n".join(lines), params)
+
+
+def endpoint_presence(start: Endpoint, end: Endpoint) -> Statement:
+    """Read-only: after a fail_if_missing write matched nothing, say which endpoint is absent."""
+    text = (
+        f"OPTIONAL MATCH (a:{quote(start.label)} {{{KEY_FIELD}: $from_key}})\n"
+        "WITH count(a) AS from_found\n"
+        f"OPTIONAL MATCH (b:{quote(end.label)} {{{KEY_FIELD}: $to_key}})\n"
+        "RETURN from_found, count(b) AS to_found"
+    )
+    return Statement(text, {"from_key": start.key, "to_key": end.key})

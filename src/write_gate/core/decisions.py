@@ -1,0 +1,325 @@
+"""The gate's pure decisions: validate, resolve labels, check the schema, compile one statement.
+
+No I/O here: each function takes a registry snapshot and the request and either returns
+what to run or raises `GateRejection`.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
+from write_gate.core.cypher.writes import write_node, write_relationship
+from write_gate.core.formula import FormulaProvider, compute_confidence
+from write_gate.core.identifiers import (
+    PROTECTED_RELATIONSHIP_FIELDS,
+    as_identifier,
+    normalize_identifier,
+    remap_breadcrumb,
+)
+from write_gate.core.model import (
+    ErrorCode,
+    GateRejection,
+    NodeWritten,
+    RelationshipWritten,
+    WriteNodeRequest,
+    WriteRelationshipRequest,
+)
+from write_gate.core.registry import SchemaEntry, SchemaRegistry
+from write_gate.core.values import Limits, check_protected, clean_map
+
+
+class UnknownLabelPolicy(StrEnum):
+    REMAP = "remap"
+    REJECT = "reject"
+
+
+@dataclass(frozen=True)
+class Policy:
+    unknown_labels: UnknownLabelPolicy = UnknownLabelPolicy.REMAP
+    fallback_override: str | None = None
+    limits: Limits = Limits()
+
+
+@dataclass(frozen=True)
+class Resolved:
+    entry: SchemaEntry
+    remapped_from: str | None  # the breadcrumb, ':' + the label as written
+
+
+def _as_written(entry: SchemaEntry, raw: str, free_text: bool) -> Resolved:
+    """A canonical name matched. Free text that only reads as it (" Person ", "KNOWS ") keeps its spelling in
+    the breadcrumb, as any other remap does, so the type as written is never lost."""
+    breadcrumb = remap_breadcrumb(raw)
+    return Resolved(entry, breadcrumb if free_text and breadcrumb != ":" + entry.label else None)
+
+
+def resolve_label(raw: str, registry: SchemaRegistry, policy: Policy, *, free_text: bool = False) -> Resolved:
+    """Canonical label -> itself; absorbed or case-drifted label -> its target; unknown -> policy.
+
+    `free_text` (the memory profile's entityType): any text, read as an identifier where it can be; text
+    with none in it is an unknown label. The breadcrumb keeps the text as written, so it stays searchable."""
+    label = as_identifier(raw) if free_text else normalize_identifier(raw, "label")
+    if label is not None and (entry := registry.get_entry(label)) is not None:
+        return _as_written(entry, raw, free_text)
+    target = registry.remap_target(label) if label is not None else None
+    if target is None and policy.unknown_labels is UnknownLabelPolicy.REMAP:
+        target = policy.fallback_override or registry.fallback_label()
+    entry = registry.get_entry(target) if target else None
+    if entry is None:
+        why = (
+            "the registry has no fallback label"
+            if policy.unknown_labels is UnknownLabelPolicy.REMAP
+            else ("unknown labels are rejected (WRITE_GATE_UNKNOWN_LABEL_POLICY=reject)")
+        )
+        raise GateRejection(
+            ErrorCode.SCHEMA_UNKNOWN_LABEL,
+            f"label {label or raw!r} is not registered and {why}",
+            label=label or raw,
+            known_labels=registry.all_canonical_labels(),
+        )
+    return Resolved(entry, remap_breadcrumb(raw))
+
+
+def resolve_relationship_type(raw: str, registry: SchemaRegistry, *, free_text: bool = False) -> Resolved:
+    """Types remap only through an explicit `absorbs` (or case drift); there is no fallback type."""
+    type_ = as_identifier(raw) if free_text else normalize_identifier(raw, "type")
+    if type_ is not None and (entry := registry.get_relationship(type_)) is not None:
+        return _as_written(entry, raw, free_text)
+    target = registry.relationship_remap_target(type_) if type_ is not None else None
+    entry = registry.get_relationship(target) if target else None
+    if entry is None:
+        raise GateRejection(
+            ErrorCode.SCHEMA_UNKNOWN_LABEL,
+            f"relationship type {type_ or raw!r} is not registered",
+            type=type_ or raw,
+            known_types=registry.all_relationship_types(),
+        )
+    return Resolved(entry, remap_breadcrumb(raw))
+
+
+def check_required(entry: SchemaEntry, *present: Mapping[str, Any]) -> None:
+    have = {key for m in present for key in m}
+    missing = [p for p in entry.required_properties if p not in have]
+    if missing:
+        raise GateRejection(
+            ErrorCode.SCHEMA_MISSING_REQUIRED_PROPERTY,
+            f"{entry.label} requires {', '.join(missing)}",
+            label=entry.label,
+            missing=missing,
+        )
+
+
+def check_merge_keys(entry: SchemaEntry, keys: Mapping[str, Any], what: str) -> None:
+    """Identity must be the entry's declared merge keys, or a MERGE would make a second node."""
+    if not keys:
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT,
+            f"{what} must name at least one identity property"
+            + (f" ({', '.join(entry.merge_keys)} for {entry.label})" if entry.merge_keys else ""),
+            field=what,
+        )
+    if not entry.merge_keys:
+        return
+    missing = [k for k in entry.merge_keys if k not in keys]
+    if missing:
+        raise GateRejection(
+            ErrorCode.SCHEMA_MISSING_REQUIRED_PROPERTY,
+            f"{what} for {entry.label} must include {', '.join(missing)}",
+            label=entry.label,
+            missing=missing,
+            field=what,
+        )
+    extra = [k for k in keys if k not in entry.merge_keys]
+    if extra:
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT,
+            f"{', '.join(extra)} is not an identity key of {entry.label}; put it in properties",
+            label=entry.label,
+            merge_keys=list(entry.merge_keys),
+            field=what,
+        )
+
+
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def without_identity(merge_keys: Mapping[str, Any], properties: Mapping[str, Any]) -> dict[str, Any]:
+    """Merge keys are identity: a property may repeat one unchanged (it is then dropped), but not change its
+    value or its type, under any spelling (`Name`, `::name`), or one write would turn Bob into a second Alice."""
+    by_fold = {key.casefold(): key for key in merge_keys}
+    kept: dict[str, Any] = {}
+    clashes: list[str] = []
+    for key, value in properties.items():
+        identity = by_fold.get(key.casefold())
+        if identity is None:
+            kept[key] = value
+        elif key != identity or not _same(value, merge_keys[identity]):
+            clashes.append(key)
+    if clashes:
+        raise GateRejection(
+            ErrorCode.SCHEMA_PROTECTED_FIELD,
+            f"{', '.join(clashes)} would change the node's identity; only merge_keys set " + ", ".join(merge_keys),
+            fields=clashes,
+            reason="merge_key",
+            merge_keys=list(merge_keys),
+        )
+    return kept
+
+
+def check_types(entry: SchemaEntry, values: Mapping[str, Any], kinds: Mapping[str, str]) -> None:
+    for key in values:
+        kind = kinds[key]
+        declared = entry.property_types.get(key)
+        if declared is None:
+            continue
+        if not declared.accepts_kind(kind):
+            raise GateRejection(
+                ErrorCode.SCHEMA_TYPE_MISMATCH,
+                f"{entry.label}.{key} must be {declared.describe()}, not {kind}",
+                label=entry.label,
+                property=key,
+                expected=declared.describe(),
+                got=kind,
+            )
+        if declared.enum is not None:
+            items = values[key] if isinstance(values[key], list) else [values[key]]
+            bad = [v for v in items if v not in declared.enum]
+            if bad:
+                raise GateRejection(
+                    ErrorCode.SCHEMA_TYPE_MISMATCH,
+                    f"{entry.label}.{key} must be one of the allowed values",
+                    label=entry.label,
+                    property=key,
+                    allowed=list(declared.enum),
+                )
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What the gate adds to every write besides the confidence."""
+
+    version: str
+    now: str  # ISO-8601 UTC, millisecond precision
+    written_by: str
+
+
+@dataclass(frozen=True)
+class NodePlan:
+    statement: Statement
+    result: NodeWritten
+    properties: Mapping[str, Any]
+    provenance: Provenance
+
+
+def plan_node_write(
+    req: WriteNodeRequest,
+    registry: SchemaRegistry,
+    policy: Policy,
+    provider: FormulaProvider,
+    stamp: Stamp,
+    *,
+    compile_statement: bool = True,
+    free_text_label: bool = False,
+) -> NodePlan:
+    """`compile_statement=False` for callers that write many plans in one statement of their own (batches);
+    `free_text_label` for the memory profile, whose types are any text."""
+    check_protected(req.properties, req.merge_keys)
+    merge_keys, key_kinds = clean_map(req.merge_keys, "merge_keys", policy.limits)
+    properties, prop_kinds = clean_map(req.properties, "properties", policy.limits)
+    properties = without_identity(merge_keys, properties)
+    resolved = resolve_label(req.label, registry, policy, free_text=free_text_label)
+    entry = resolved.entry
+    check_required(entry, properties, merge_keys)
+    check_merge_keys(entry, merge_keys, "merge_keys")
+    check_types(entry, merge_keys, key_kinds)
+    check_types(entry, properties, prop_kinds)
+    confidence = compute_confidence(provider, req.reliability, req.extraction_method)
+    provenance = Provenance(confidence, req.source, req.extraction_method, stamp.version, stamp.now, stamp.written_by)
+    statement = (
+        write_node(entry.label, merge_keys, properties, provenance, resolved.remapped_from)
+        if compile_statement
+        else Statement("")
+    )
+    result = NodeWritten(
+        label=entry.label,
+        merge_keys=merge_keys,
+        confidence=confidence,
+        write_gate_version=stamp.version,
+        remapped_from=resolved.remapped_from,
+    )
+    return NodePlan(statement, result, properties, provenance)
+
+
+@dataclass(frozen=True)
+class RelationshipPlan:
+    statement: Statement
+    start: Endpoint
+    end: Endpoint
+    merge_endpoints: bool
+    result: RelationshipWritten
+    properties: Mapping[str, Any]
+    provenance: Provenance
+
+
+def _endpoint(
+    raw_label: str,
+    raw_keys: Mapping[str, Any],
+    side: str,
+    allowed: tuple[str, ...],
+    registry: SchemaRegistry,
+    policy: Policy,
+) -> Endpoint:
+    what = f"{side}_keys"
+    keys, _ = clean_map(raw_keys, what, policy.limits)
+    entry = resolve_label(raw_label, registry, policy).entry
+    if allowed and entry.label not in allowed:
+        raise GateRejection(
+            ErrorCode.SCHEMA_UNKNOWN_LABEL,
+            f"this relationship type does not allow :{entry.label} as its {side} endpoint",
+            reason="endpoint_label_not_allowed",
+            endpoint=side,
+            label=entry.label,
+            allowed=list(allowed),
+        )
+    check_merge_keys(entry, keys, what)
+    return Endpoint(entry.label, keys)
+
+
+def plan_relationship_write(
+    req: WriteRelationshipRequest,
+    registry: SchemaRegistry,
+    policy: Policy,
+    provider: FormulaProvider,
+    stamp: Stamp,
+    *,
+    free_text_type: bool = False,
+) -> RelationshipPlan:
+    check_protected(req.from_keys, req.to_keys)
+    check_protected(req.properties, protected_fields=PROTECTED_RELATIONSHIP_FIELDS)
+    properties, prop_kinds = clean_map(req.properties, "properties", policy.limits)
+    resolved = resolve_relationship_type(req.type, registry, free_text=free_text_type)
+    entry = resolved.entry
+    start = _endpoint(req.from_label, req.from_keys, "from", entry.from_labels, registry, policy)
+    end = _endpoint(req.to_label, req.to_keys, "to", entry.to_labels, registry, policy)
+    check_required(entry, properties)
+    check_types(entry, properties, prop_kinds)
+    confidence = compute_confidence(provider, req.reliability, req.extraction_method)
+    provenance = Provenance(confidence, req.source, req.extraction_method, stamp.version, stamp.now, stamp.written_by)
+    merge_endpoints = req.endpoint_policy == "merge_endpoints"
+    statement = write_relationship(
+        entry.label, start, end, properties, provenance, resolved.remapped_from, merge_endpoints, req.weight
+    )
+    result = RelationshipWritten(
+        type=entry.label,
+        from_label=start.label,
+        from_keys=dict(start.keys),
+        to_label=end.label,
+        to_keys=dict(end.keys),
+        confidence=confidence,
+        write_gate_version=stamp.version,
+        remapped_from=resolved.remapped_from,
+    )
+    return RelationshipPlan(statement, start, end, merge_endpoints, result, properties, provenance)

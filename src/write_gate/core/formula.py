@@ -1,0 +1,88 @@
+"""Confidence formula providers, and the contract the gate enforces around any of them."""
+
+import importlib
+import math
+from typing import ClassVar, Protocol, runtime_checkable
+
+from write_gate.core.model import ErrorCode, GateRejection
+
+# Confidence is stored and answered rounded to this many decimals, so 0.8 x 0.75 reads 0.6, not
+# 0.6000000000000001, and what an agent is told is exactly what the graph holds.
+CONFIDENCE_DECIMALS = 6
+
+
+@runtime_checkable
+class FormulaProvider(Protocol):
+    def allowed_extraction_methods(self) -> set[str]: ...
+
+    def compute(self, reliability: float, extraction_method: str) -> float: ...
+
+
+class DefaultFormulaProvider:
+    """Seed 003's default: confidence = reliability x the extraction method's weight."""
+
+    WEIGHTS: ClassVar[dict[str, float]] = {
+        "api": 1.0,  # live API / CLI / deterministic machine output
+        "parsed": 0.85,  # structured document (YAML, JSON, HCL, Markdown front matter)
+        "manual": 0.75,  # a human stated it: capped below verified sources
+        "llm": 0.60,  # extracted by an LLM from unstructured text
+    }
+
+    def allowed_extraction_methods(self) -> set[str]:
+        return set(self.WEIGHTS)
+
+    def compute(self, reliability: float, extraction_method: str) -> float:
+        return reliability * self.WEIGHTS[extraction_method]
+
+
+class FlatFormulaProvider:
+    """Flat declaration: the agent's reliability is the confidence, for trusted pipelines."""
+
+    def allowed_extraction_methods(self) -> set[str]:
+        return set(DefaultFormulaProvider.WEIGHTS)
+
+    def compute(self, reliability: float, extraction_method: str) -> float:
+        return reliability
+
+
+BUILT_IN: dict[str, type] = {"default": DefaultFormulaProvider, "flat": FlatFormulaProvider}
+
+
+def load_provider(spec: str) -> FormulaProvider:
+    """`default`, `flat`, or `package.module:ClassName` (instantiated with no arguments)."""
+    if spec in BUILT_IN:
+        return BUILT_IN[spec]()
+    module_name, sep, class_name = spec.partition(":")
+    if not sep or not module_name or not class_name:
+        raise ValueError(f"WRITE_GATE_FORMULA_PROVIDER must be 'default', 'flat' or 'module:Class', not {spec!r}")
+    provider = getattr(importlib.import_module(module_name), class_name)()
+    if not isinstance(provider, FormulaProvider):
+        raise TypeError(f"{spec} does not implement allowed_extraction_methods() and compute()")
+    return provider
+
+
+def compute_confidence(provider: FormulaProvider, reliability: float, extraction_method: str) -> float:
+    """Clamp, check the method, call the provider, check its output: seed 003's contract."""
+    if not math.isfinite(reliability):
+        raise GateRejection(ErrorCode.INVALID_INPUT, "reliability must be a finite number", field="reliability")
+    allowed = provider.allowed_extraction_methods()
+    if extraction_method not in allowed:
+        raise GateRejection(
+            ErrorCode.INVALID_EXTRACTION_METHOD,
+            f"extraction_method must be one of {sorted(allowed)}",
+            allowed=sorted(allowed),
+        )
+    clamped = min(1.0, max(0.0, float(reliability)))
+    try:
+        confidence = provider.compute(clamped, extraction_method)
+    except Exception as exc:  # a plug-in's failure is a rejection, never a crash
+        raise GateRejection(
+            ErrorCode.FORMULA_INVALID_OUTPUT, f"formula provider failed: {type(exc).__name__}", provider_error=str(exc)
+        ) from exc
+    if isinstance(confidence, bool) or not isinstance(confidence, int | float) or not 0.0 <= confidence <= 1.0:
+        raise GateRejection(
+            ErrorCode.FORMULA_INVALID_OUTPUT,
+            "formula provider returned a confidence outside [0.0, 1.0]",
+            returned=repr(confidence),
+        )
+    return round(float(confidence), CONFIDENCE_DECIMALS)

@@ -1,0 +1,82 @@
+"""Identifier rules: the only agent text that ever appears in Cypher is a name that passed these."""
+
+import functools
+import re
+
+from write_gate.core.model import ErrorCode, GateRejection
+
+MAX_IDENTIFIER_LENGTH = 128
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+# Every field the gate computes, the one list the stamps and the protection both come from: agents declare
+# inputs, the gate produces these, and no write may set one under any spelling. Provenance, stamped on every
+# write in this order, is the claim (who said it, from where, how, how sure) and the change (when, by whom):
+# a change that is not a claim of its own (an observation appended, one deleted) updates only the change.
+# A relationship's weight is computed too (averaged on update), from its own argument.
+COMPUTED_FIELDS: dict[str, str] = {
+    "confidence": "claim",
+    "source": "claim",
+    "extraction_method": "claim",
+    "write_gate_version": "claim",
+    "written_by": "claim",
+    "last_updated": "change",
+    "updated_by": "change",
+    "weight": "relationship",
+}
+CLAIM_FIELDS = tuple(name for name, kind in COMPUTED_FIELDS.items() if kind == "claim")
+CHANGE_FIELDS = tuple(name for name, kind in COMPUTED_FIELDS.items() if kind == "change")
+PROVENANCE_FIELDS = CLAIM_FIELDS + CHANGE_FIELDS
+PROTECTED_FIELDS = frozenset(PROVENANCE_FIELDS)  # on a node
+PROTECTED_RELATIONSHIP_FIELDS = frozenset(COMPUTED_FIELDS)
+
+# Labels the gate itself owns; no registry entry may claim them, so no write can reach them.
+RESERVED_LABELS = frozenset({"Schema", "WriteGateMigration", "WriteGateRegistry"})
+
+
+@functools.lru_cache(maxsize=8192)  # the same few names come through on every call
+def is_identifier(name: str) -> bool:
+    return len(name) <= MAX_IDENTIFIER_LENGTH and _IDENTIFIER.fullmatch(name) is not None
+
+
+def normalize_identifier(raw: str, what: str) -> str:
+    """Strip leading colons (agents write ':Person'), then require a plain identifier."""
+    name = raw.lstrip(":")
+    if not is_identifier(name):
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT,
+            f"{what} must be letters, digits or '_', start with a letter or '_', "
+            f"and be at most {MAX_IDENTIFIER_LENGTH} characters",
+            field=what,
+        )
+    return name
+
+
+_NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]+")
+
+
+def as_identifier(free_text: str) -> str | None:
+    """The official memory server takes any string as a type ("works at", "reports-to"); the registry holds
+    identifiers. Runs of other characters become '_' ("works_at"), which the registry then resolves like any
+    drift (case-folded, absorbed, or unknown); None when nothing usable is left ("", "!!!")."""
+    name = _NOT_IDENTIFIER.sub("_", free_text.strip()).strip("_")
+    if name[:1].isdigit():
+        name = "_" + name
+    return name if is_identifier(name) else None
+
+
+def is_protected(key: str, protected: frozenset[str] = PROTECTED_FIELDS) -> bool:
+    """Gate-owned, under any spelling: `Confidence` and `WRITTEN_BY` are the same fields to a reader."""
+    key = key.lstrip(":")
+    return key.startswith("_") or key.casefold() in protected
+
+
+def quote(name: str) -> str:
+    """Backtick-quote a validated identifier. Doubling backticks is belt and braces: none can pass validation."""
+    if not is_identifier(name):
+        raise ValueError(f"refusing to quote an unvalidated identifier: {name!r}")
+    return "`" + name.replace("`", "``") + "`"
+
+
+def remap_breadcrumb(raw_label: str) -> str:
+    """The `_schema_remap_from` value: ':' + the label as written, leading colons folded to one."""
+    return ":" + raw_label.lstrip(":")

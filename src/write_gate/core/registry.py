@@ -1,0 +1,235 @@
+"""The schema registry: entries, the protocol the gate reads through, and an immutable snapshot."""
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from write_gate.core.identifiers import is_identifier
+
+EntryKind = Literal["node", "relationship"]
+SCALAR_TYPES = ("string", "integer", "number", "boolean")
+
+
+@dataclass(frozen=True)
+class RelationshipDef:
+    """A property whose value names other nodes: writing it writes a relationship to each of them.
+    Without `to_label` (seed 000's `nodeType` is informational and often left out) a target is found by
+    its name in whichever label has it."""
+
+    type: str
+    to_label: str | None = None
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class PropertyType:
+    """A declared property: a scalar or an array of one scalar type, optionally an enum; a description
+    for the generated tools; and, for relationship properties, the relationship it writes."""
+
+    type: str
+    items: str | None = None
+    enum: tuple[Any, ...] | None = None
+    description: str = ""
+    relationship: RelationshipDef | None = None
+
+    @property
+    def many(self) -> bool:
+        """An array relationship property: one relationship per item."""
+        return self.relationship is not None and self.type == "array"
+
+    def describe(self) -> str:
+        return f"array<{self.items}>" if self.type == "array" else self.type
+
+    def accepts_kind(self, kind: str) -> bool:
+        """`kind` is what values.value_kind() named the value."""
+        if self.type == "array":
+            return kind in (f"array<{self.items}>", "array<any>") or (
+                self.items == "number" and kind == "array<integer>"
+            )
+        return kind == self.type or (self.type == "number" and kind == "integer")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type}
+        if self.items:
+            out["items"] = self.items
+        if self.enum is not None:
+            out["enum"] = list(self.enum)
+        if self.description:
+            out["description"] = self.description
+        if self.relationship is not None:
+            out["relationship"] = {"type": self.relationship.type}
+            if self.relationship.to_label is not None:
+                out["relationship"]["to_label"] = self.relationship.to_label
+            if self.relationship.description:
+                out["relationship"]["description"] = self.relationship.description
+        return out
+
+    @classmethod
+    def parse(cls, spec: str | Mapping[str, Any]) -> "PropertyType":
+        """Accept 'integer', 'array<string>' or {'type': 'array', 'items': 'string', 'enum': [...], ...}."""
+        if isinstance(spec, str):
+            if spec.startswith("array<") and spec.endswith(">"):
+                spec = {"type": "array", "items": spec[6:-1]}
+            else:
+                spec = {"type": spec}
+        kind, items = spec.get("type"), spec.get("items")
+        if isinstance(items, Mapping):  # JSON-Schema style {"items": {"type": "string"}}
+            items = items.get("type")
+        if kind == "array":
+            if items not in SCALAR_TYPES:
+                raise ValueError(f"array items must be one of {SCALAR_TYPES}, not {items!r}")
+        elif kind not in SCALAR_TYPES:
+            raise ValueError(f"type must be one of {SCALAR_TYPES} or 'array', not {kind!r}")
+        enum = spec.get("enum")
+        if enum is not None and (not isinstance(enum, list) or not enum):
+            raise ValueError("enum must be a non-empty list")
+        relationship = spec.get("relationship")
+        if relationship is not None:
+            if not (kind == "string" or (kind == "array" and items == "string")):
+                raise ValueError("a relationship property names its targets: its type is string or array of string")
+            if (
+                not isinstance(relationship, Mapping)
+                or not isinstance(relationship.get("type"), str)
+                or not is_identifier(relationship["type"])
+            ):
+                raise ValueError("relationship needs 'type', a plain identifier")
+            to_label = relationship.get("to_label")
+            if to_label is not None and not (isinstance(to_label, str) and is_identifier(to_label)):
+                raise ValueError("relationship 'to_label', when given, must be a plain identifier")
+            relationship = RelationshipDef(relationship["type"], to_label, str(relationship.get("description", "")))
+        return cls(
+            type=kind,
+            items=items if kind == "array" else None,
+            enum=tuple(enum) if enum else None,
+            description=str(spec.get("description", "")),
+            relationship=relationship,
+        )
+
+
+@dataclass(frozen=True)
+class SchemaEntry:
+    """One registered label or relationship type (one `:Schema` node)."""
+
+    label: str
+    required_properties: tuple[str, ...] = ()
+    remaps_from: tuple[str, ...] = ()
+    kind: EntryKind = "node"
+    merge_keys: tuple[str, ...] = ()
+    property_types: Mapping[str, PropertyType] = field(default_factory=dict)
+    fallback: bool = False
+    from_labels: tuple[str, ...] = ()
+    to_labels: tuple[str, ...] = ()
+    description: str = ""
+    # The entry's properties are definitions: the gate generates add_/update_/delete_ tools for it.
+    typed_tools: bool = False
+    # Its typed tools also take properties it does not define (seed 000's `additionalProperties: true`).
+    additional_properties: bool = False
+
+
+class SchemaRegistry(Protocol):
+    """Seed 003's registry protocol, extended with relationship types (DESIGN.md: they are registered too)."""
+
+    def get_entry(self, label: str) -> SchemaEntry | None: ...
+
+    def all_canonical_labels(self) -> list[str]: ...
+
+    def remap_target(self, label: str) -> str | None: ...
+
+    def fallback_label(self) -> str | None: ...
+
+    def get_relationship(self, type_: str) -> SchemaEntry | None: ...
+
+    def all_relationship_types(self) -> list[str]: ...
+
+    def relationship_remap_target(self, type_: str) -> str | None: ...
+
+
+class RegistrySource(Protocol):
+    """Where snapshots come from; `refresh_schema_cache` calls `load()` and swaps the result in, and gates
+    poll `version()` to notice a change made elsewhere."""
+
+    async def load(self) -> "RegistrySnapshot": ...
+
+    async def version(self) -> int | None: ...
+
+
+def _index(entries: Iterable[SchemaEntry]) -> tuple[dict[str, SchemaEntry], dict[str, str], dict[str, str]]:
+    """Canonical names, exact absorbs, and a case-folded lookup that catches `PERSON` and `person` drift."""
+    by_name = {e.label: e for e in entries}
+    absorbs = {alias.lstrip(":"): e.label for e in by_name.values() for alias in e.remaps_from}
+    folded: dict[str, str] = {}
+    for alias, target in absorbs.items():
+        folded.setdefault(alias.casefold(), target)
+    for name in by_name:  # canonical names win over absorbed aliases on a case-folded clash
+        folded[name.casefold()] = name
+    return by_name, absorbs, folded
+
+
+class RegistrySnapshot:
+    """An immutable view of the registry, built once and swapped in whole by a refresh."""
+
+    def __init__(self, entries: Iterable[SchemaEntry], version: int | None = None) -> None:
+        self.version = version  # the registry's version on the graph when this snapshot was read
+        entries = list(entries)
+        self._nodes, self._node_absorbs, self._node_folded = _index(e for e in entries if e.kind == "node")
+        self._rels, self._rel_absorbs, self._rel_folded = _index(e for e in entries if e.kind == "relationship")
+        self._fallback = next((e.label for e in entries if e.kind == "node" and e.fallback), None)
+
+    def get_entry(self, label: str) -> SchemaEntry | None:
+        return self._nodes.get(label)
+
+    def all_canonical_labels(self) -> list[str]:
+        return sorted(self._nodes)
+
+    def remap_target(self, label: str) -> str | None:
+        label = label.lstrip(":")
+        return self._node_absorbs.get(label) or self._node_folded.get(label.casefold())
+
+    def fallback_label(self) -> str | None:
+        return self._fallback
+
+    def get_relationship(self, type_: str) -> SchemaEntry | None:
+        return self._rels.get(type_)
+
+    def all_relationship_types(self) -> list[str]:
+        return sorted(self._rels)
+
+    def relationship_remap_target(self, type_: str) -> str | None:
+        type_ = type_.lstrip(":")
+        return self._rel_absorbs.get(type_) or self._rel_folded.get(type_.casefold())
+
+    def __len__(self) -> int:
+        return len(self._nodes) + len(self._rels)
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    return tuple(str(v) for v in value) if isinstance(value, list | tuple) else ()
+
+
+def entry_from_row(row: Mapping[str, Any]) -> SchemaEntry | None:
+    """Build an entry from a `:Schema` node's properties; a malformed node is skipped, not fatal."""
+    name = row.get("label")
+    if not isinstance(name, str) or not is_identifier(name):
+        return None
+    raw_types = row.get("property_types") or "{}"
+    try:
+        decoded = json.loads(raw_types) if isinstance(raw_types, str) else {}
+        property_types = {k: PropertyType.parse(v) for k, v in decoded.items()}
+    except (ValueError, TypeError, AttributeError):
+        property_types = {}
+    kind = row.get("kind") or "node"
+    return SchemaEntry(
+        label=name,
+        required_properties=_strings(row.get("required_properties")),
+        remaps_from=_strings(row.get("remaps_from")),
+        kind="relationship" if kind == "relationship" else "node",
+        merge_keys=_strings(row.get("merge_keys")),
+        property_types=property_types,
+        fallback=row.get("fallback") is True,
+        from_labels=_strings(row.get("from_labels")),
+        to_labels=_strings(row.get("to_labels")),
+        description=row.get("description") or "",
+        typed_tools=row.get("typed_tools") is True,
+        additional_properties=row.get("additional_properties") is True,
+    )

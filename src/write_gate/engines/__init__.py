@@ -1,0 +1,19 @@
+"""Engines behind one small protocol (`base`); `serving.assembly.open_backend` picks one from the settings."""
+
+from write_gate.engines.base import (
+    BackendError,
+    BackendUnavailable,
+    ConstraintViolation,
+    GraphBackend,
+    Row,
+    StorageUnavailable,
+)
+
+__all__ = [
+    "BackendError",
+    "BackendUnavailable",
+    "ConstraintViolation",
+    "GraphBackend",
+    "Row",
+    "StorageUnavailable",
+]

@@ -1,0 +1,59 @@
+"""The one small protocol every engine implements: run a parameterised statement, read or write."""
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from write_gate.core.cypher.dialect import Dialect
+from write_gate.core.cypher.statement import Statement
+
+Row = dict[str, Any]
+
+
+class BackendUnavailable(Exception):
+    """The engine cannot be reached (refused, reset, timed out). The caller answers BACKEND_UNAVAILABLE."""
+
+
+class StorageUnavailable(BackendUnavailable):
+    """The engine is up but cannot store writes (disk full, out of memory); reads still work."""
+
+
+class BackendError(Exception):
+    """The engine refused the statement itself."""
+
+
+class ConstraintViolation(BackendError):
+    """A unique constraint refused a write."""
+
+
+class GraphBackend(Protocol):
+    dialect: Dialect
+
+    async def write(self, statement: Statement) -> list[Row]:
+        """Run one statement in one transaction; return its rows as dicts."""
+        ...
+
+    async def read(self, statement: Statement) -> list[Row]:
+        """Run one statement read-only at the engine (READ access mode / GRAPH.RO_QUERY)."""
+        ...
+
+    async def ensure_index(self, label: str, prop: str) -> None: ...
+
+    async def ensure_unique(self, label: str, prop: str) -> None: ...
+
+    async def ping(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+def plain(value: Any) -> Any:
+    """Engine values to JSON-ready Python: nodes and relationships become maps of their properties."""
+    props = getattr(value, "properties", None)
+    if isinstance(props, Mapping):  # falkordb Node/Edge
+        return {key: plain(v) for key, v in props.items()}
+    if isinstance(value, Mapping):
+        return {key: plain(v) for key, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if hasattr(value, "items") and hasattr(value, "element_id"):  # neo4j Node/Relationship
+        return {key: plain(v) for key, v in value.items()}
+    return value

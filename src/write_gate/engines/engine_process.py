@@ -1,0 +1,129 @@
+"""Start one engine process on a data folder, and ask a socket which engine (if any) answers there."""
+
+import enum
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import redis
+import redis.exceptions
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from write_gate.engines.data_folder import DB_FILE, DataFolder, DataFolderError, engine_refusal
+from write_gate.engines.engine_binaries import EngineBinaries
+
+
+class State(enum.Enum):
+    SERVING = "serving"  # this folder's engine, loaded, answering
+    ABSENT = "absent"  # nothing listens on the socket
+    BUSY = "busy"  # something listens but is not ready: loading its files, or not answering
+    FOREIGN = "foreign"  # an engine answers that serves another folder: never join it
+
+
+@dataclass(frozen=True)
+class Probe:
+    state: State
+    pid: int | None = None
+    serves: str | None = None  # the folder the answering engine serves
+
+
+def probe(socket_path: Path, folder: DataFolder, timeout: float = 2.0) -> Probe:
+    """Who answers on the socket. Identity is the folder the engine serves (its working directory, which
+    follows the folder if it is moved), so a copied folder never reaches the original's engine."""
+    if not socket_path.exists():
+        return Probe(State.ABSENT)
+    client = redis.Redis(
+        unix_socket_path=str(socket_path),
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        retry=Retry(NoBackoff(), 0),
+    )
+    try:
+        serves = client.config_get("dir").get("dir")
+        info = client.info("persistence") | client.info("server")
+    except redis.exceptions.BusyLoadingError:
+        return Probe(State.BUSY)
+    except redis.exceptions.TimeoutError:
+        return Probe(State.BUSY)
+    except (redis.exceptions.ConnectionError, OSError):
+        return Probe(State.ABSENT)  # refused: a socket file that nobody listens on any more
+    finally:
+        client.close()
+    pid = int(info["process_id"])
+    if serves != str(folder.root):
+        return Probe(State.FOREIGN, pid, serves)
+    if int(info.get("loading", 0)):
+        return Probe(State.BUSY, pid, serves)
+    return Probe(State.SERVING, pid, serves)
+
+
+def spawn(
+    folder: DataFolder, socket_path: Path, binaries: EngineBinaries, fsync: str, lock_fd: int
+) -> subprocess.Popen[bytes]:
+    """Start redis-server with FalkorDB on the folder. It inherits the locked descriptor, so the engine lock
+    lives exactly as long as the engine (and a rewrite child it forks); in its own session, so a signal
+    sent to the gate's process group (Ctrl-C in a client) does not reach it."""
+    command = [
+        str(binaries.server),
+        "--port", "0",  # no TCP listener: the unix socket only
+        "--unixsocket", str(socket_path),
+        "--unixsocketperm", "700",
+        "--dir", str(folder.root),
+        "--dbfilename", DB_FILE,
+        "--appendonly", "yes",
+        "--appendfsync", fsync,
+        "--save", "",
+        # A truncated append-only file is refused, never loaded short.
+        "--aof-load-truncated", "no",
+        # Replaying queries is slow (10,000 imported entities: over a minute); a rewrite turns them into a
+        # snapshot that loads in a moment, so rewrite once the replayed part passes 8 MB, not redis's 64 MB.
+        "--auto-aof-rewrite-min-size", "8mb",
+        "--logfile", str(folder.log_file),
+        "--daemonize", "no",
+        "--loadmodule", str(binaries.module),
+    ]  # fmt: skip
+    return subprocess.Popen(
+        command,
+        pass_fds=(lock_fd,),
+        start_new_session=True,
+        cwd=folder.root,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def wait_serving(
+    process: subprocess.Popen[bytes], folder: DataFolder, socket_path: Path, log_offset: int, deadline: float
+) -> int:
+    """The pid once the started engine serves; if it exits first, its own reason from its log, in one line."""
+    while True:
+        if process.poll() is not None:
+            raise DataFolderError(engine_refusal(folder, read_log(folder, log_offset)))
+        found = probe(socket_path, folder)
+        if found.state is State.SERVING and found.pid == process.pid:
+            return process.pid
+        if time.monotonic() >= deadline:
+            raise DataFolderError(
+                f"the embedded engine for {folder.root} (process {process.pid}) is still loading; "
+                f"it goes on in the background: try again shortly (engine log: {folder.log_file})"
+            )
+        time.sleep(0.02)
+
+
+def log_size(folder: DataFolder) -> int:
+    try:
+        return folder.log_file.stat().st_size
+    except OSError:
+        return 0
+
+
+def read_log(folder: DataFolder, offset: int) -> str:
+    try:
+        with open(folder.log_file, "rb") as handle:
+            handle.seek(offset)
+            return handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""

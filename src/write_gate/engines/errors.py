@@ -1,0 +1,34 @@
+"""One mapping from an engine's failure to what the agent is told.
+
+Engine text never reaches an agent: it can hold parameter fragments and internals (`MISCONF ...`,
+parser positions). It is logged with an incident id, and the agent gets a code, a plain message and
+that id.
+"""
+
+import logging
+import uuid
+
+from write_gate.core.model import ErrorCode, GateRejection
+from write_gate.engines import BackendError, BackendUnavailable, StorageUnavailable
+
+logger = logging.getLogger(__name__)
+
+
+def engine_failure(exc: BackendError | BackendUnavailable, action: str) -> GateRejection:
+    """`action` is what the gate was doing ("write", "read", ...), for the message."""
+    if isinstance(exc, StorageUnavailable):
+        logger.error("the engine cannot store a %s: %s", action, exc)
+        return GateRejection(
+            ErrorCode.BACKEND_UNAVAILABLE,
+            "the graph engine cannot store anything now (its disk or memory is full); reads still work",
+            reason="storage",
+        )
+    if isinstance(exc, BackendUnavailable):
+        return GateRejection(ErrorCode.BACKEND_UNAVAILABLE, str(exc), reason="unreachable")
+    incident = uuid.uuid4().hex[:12]
+    logger.error("incident %s: the engine refused a %s: %s", incident, action, exc)
+    return GateRejection(
+        ErrorCode.INTERNAL_ERROR,
+        f"the graph engine refused the {action}; the gate logged it as incident {incident}",
+        incident=incident,
+    )

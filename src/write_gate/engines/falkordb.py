@@ -1,0 +1,127 @@
+"""FalkorDB, external (`FALKORDB_URL`) or the embedded server's socket, through falkordb's async client."""
+
+import functools
+
+import anyio
+import redis.exceptions
+from falkordb.asyncio import FalkorDB
+from falkordb.asyncio.graph import AsyncGraph
+
+from write_gate.core.cypher.dialect import FalkorDBDialect
+from write_gate.core.cypher.statement import Statement
+from write_gate.engines.base import (
+    BackendError,
+    BackendUnavailable,
+    ConstraintViolation,
+    Row,
+    StorageUnavailable,
+    plain,
+)
+
+_UNAVAILABLE = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, ConnectionError, OSError, TimeoutError)
+# FalkorDB answers duplicate DDL with an error; for an idempotent migration it means "already done".
+_ALREADY_DONE = ("already indexed", "already exists")
+# Redis refuses writes it cannot persist (MISCONF: the append-only file cannot be written, e.g. a full
+# disk) or hold (OOM): the engine is up, the storage is not.
+_STORAGE = ("MISCONF", "OOM ", "No space left")
+
+
+class FalkorDBBackend:
+    def __init__(self, url: str, graph: str, timeout_seconds: float) -> None:
+        self.dialect = FalkorDBDialect()
+        self._timeout = timeout_seconds
+        self._graph_name = graph
+        self._connecting = anyio.Lock()
+        self._connect(url)
+
+    def _connect(self, url: str) -> None:
+        """Connect on first use, not here: the client probes the server as it is built (a blocking call that
+        fails when the engine is down), and a gate must start, and keep serving, without its engine."""
+        self._url = url
+        self._db: FalkorDB | None = None
+        self._graph: AsyncGraph | None = None
+
+    async def _connected(self) -> tuple[FalkorDB, AsyncGraph]:
+        if self._db is None or self._graph is None:
+            async with self._connecting:
+                if self._db is None or self._graph is None:
+                    build = functools.partial(
+                        FalkorDB.from_url,
+                        self._url,
+                        socket_timeout=self._timeout,
+                        socket_connect_timeout=self._timeout,
+                        health_check_interval=0,
+                    )
+                    try:
+                        with anyio.fail_after(self._timeout):
+                            db = await anyio.to_thread.run_sync(build, abandon_on_cancel=True)
+                    except TimeoutError as exc:
+                        raise BackendUnavailable(f"FalkorDB did not answer within {self._timeout:g} s") from exc
+                    except _UNAVAILABLE as exc:
+                        raise BackendUnavailable(f"FalkorDB unreachable: {type(exc).__name__}") from exc
+                    self._db, self._graph = db, db.select_graph(self._graph_name)
+        return self._db, self._graph
+
+    async def _run(self, statement: Statement, read_only: bool) -> list[Row]:
+        _db, graph = await self._connected()
+        try:
+            with anyio.fail_after(self._timeout):
+                query = graph.ro_query if read_only else graph.query
+                result = await query(statement.text, dict(statement.params))
+        except TimeoutError as exc:
+            raise BackendUnavailable(f"FalkorDB did not answer within {self._timeout:g} s") from exc
+        except _UNAVAILABLE as exc:
+            raise BackendUnavailable(f"FalkorDB unreachable: {type(exc).__name__}") from exc
+        except redis.exceptions.ResponseError as exc:
+            if read_only and "empty key" in str(exc):
+                return []  # FalkorDB creates a graph on its first write; until then a read finds nothing
+            if isinstance(exc, redis.exceptions.OutOfMemoryError) or any(m in str(exc) for m in _STORAGE):
+                raise StorageUnavailable(str(exc)) from exc
+            if "unique constraint violation" in str(exc):
+                raise ConstraintViolation(str(exc)) from exc
+            raise BackendError(str(exc)) from exc
+        names = [column[1] for column in result.header]
+        return [dict(zip(names, (plain(v) for v in row), strict=True)) for row in result.result_set]
+
+    async def write(self, statement: Statement) -> list[Row]:
+        # FalkorDB serialises writes and runs each query atomically: one statement is one transaction.
+        return await self._run(statement, read_only=False)
+
+    async def read(self, statement: Statement) -> list[Row]:
+        return await self._run(statement, read_only=True)
+
+    async def _ddl(self, ddl: str) -> None:
+        _db, graph = await self._connected()
+        try:
+            with anyio.fail_after(self._timeout):
+                await graph.query(ddl)
+        except _UNAVAILABLE as exc:
+            raise BackendUnavailable(f"FalkorDB unreachable: {type(exc).__name__}") from exc
+        except redis.exceptions.ResponseError as exc:
+            if not any(marker in str(exc) for marker in _ALREADY_DONE):
+                raise BackendError(str(exc)) from exc
+
+    async def ensure_index(self, label: str, prop: str) -> None:
+        await self._ddl(self.dialect.create_index(label, prop))
+
+    async def ensure_unique(self, label: str, prop: str) -> None:
+        # FalkorDBDialect says why there is no constraint here; the index is what remains.
+        await self.ensure_index(label, prop)
+        if (ddl := self.dialect.create_unique_constraint(label, prop)) is not None:
+            await self._ddl(ddl)
+
+    async def ping(self) -> None:
+        db, _graph = await self._connected()
+        try:
+            with anyio.fail_after(self._timeout):
+                await db.connection.ping()
+        except _UNAVAILABLE as exc:
+            raise BackendUnavailable(f"FalkorDB unreachable: {type(exc).__name__}") from exc
+
+    async def close(self) -> None:
+        if self._db is None:
+            return
+        connection = self._db.connection
+        await connection.aclose()
+        # The pool was handed to the client, so aclose() leaves it open: disconnect it ourselves.
+        await connection.connection_pool.disconnect()

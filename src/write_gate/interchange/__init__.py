@@ -1,0 +1,1 @@
+"""Files in and out: the official memory server's files, export formats, import and export."""

@@ -1,0 +1,398 @@
+"""The official MCP memory server's tools (seed 001), with every write put through the gate.
+
+`entityType` is the label (remapped or rejected by the registry), `name` the merge key, observations
+a list property; provenance comes from the `WriterContext` (the client's name unless configured).
+Entity names are unique across labels, as in the official server: a name that exists under any
+registered label is not created again.
+"""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from write_gate.access.agents import Agent
+from write_gate.core.clock import utc_now
+from write_gate.core.cypher.memory_writes import (
+    add_observations,
+    create_node_if_name_absent,
+    create_relationship_if_absent,
+    delete_nodes,
+    delete_observations,
+    delete_relationship,
+)
+from write_gate.core.decisions import check_types, plan_node_write, plan_relationship_write, resolve_relationship_type
+from write_gate.core.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
+from write_gate.core.values import value_kind
+from write_gate.services.gate import Gate, run_write
+from write_gate.services.reads import OpenNodesRequest, ReadGraphRequest, SearchNodesRequest
+
+
+@dataclass(frozen=True)
+class WriterContext:
+    """Who writes through the memory profile, for provenance."""
+
+    source: str
+    extraction_method: str
+    reliability: float
+
+
+# --- inputs: the official server's shapes (unknown keys are ignored, as its schemas do) ----------
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, serialize_by_alias=True)
+
+
+class EntityIn(_In):
+    name: Annotated[str, Field(description="The name of the entity")]
+    entityType: Annotated[str, Field(description="The type of the entity")]  # noqa: N815
+    observations: Annotated[
+        list[str],
+        Field(default_factory=list, description="An array of observation contents associated with the entity"),
+    ]
+
+
+class RelationIn(_In):
+    from_: Annotated[str, Field(alias="from", description="The name of the entity where the relation starts")]
+    to: Annotated[str, Field(description="The name of the entity where the relation ends")]
+    relationType: Annotated[str, Field(description="The type of the relation")]  # noqa: N815
+
+
+class ObservationIn(_In):
+    entityName: Annotated[str, Field(description="The name of the entity to add the observations to")]  # noqa: N815
+    contents: Annotated[list[str], Field(description="An array of observation contents to add")]
+
+
+class DeletionIn(_In):
+    entityName: Annotated[str, Field(description="The name of the entity containing the observations")]  # noqa: N815
+    observations: Annotated[list[str], Field(description="An array of observations to delete")]
+
+
+class CreateEntitiesRequest(_In):
+    entities: list[EntityIn]
+
+
+class CreateRelationsRequest(_In):
+    relations: list[RelationIn]
+
+
+class AddObservationsRequest(_In):
+    observations: list[ObservationIn]
+
+
+class DeleteEntitiesRequest(_In):
+    entityNames: Annotated[list[str], Field(description="An array of entity names to delete")]  # noqa: N815
+
+
+class DeleteObservationsRequest(_In):
+    deletions: list[DeletionIn]
+
+
+class DeleteRelationsRequest(_In):
+    relations: Annotated[list[RelationIn], Field(description="An array of relations to delete")]
+
+
+# The reads, as the official server takes them: an argument it does not know is ignored, not refused (some
+# clients send one to tools that take none, such as `random_string`).
+
+
+class ReadGraphArgs(ReadGraphRequest):
+    model_config = ConfigDict(extra="ignore")
+
+
+class SearchNodesArgs(SearchNodesRequest):
+    model_config = ConfigDict(extra="ignore")
+
+
+class OpenNodesArgs(OpenNodesRequest):
+    model_config = ConfigDict(extra="ignore")
+
+
+# --- outcomes ------------------------------------------------------------------------------------
+
+
+class ItemOutcome(BaseModel):
+    """What happened to one item of a call (or one line of an import)."""
+
+    index: int
+    status: Literal["created", "skipped", "rejected"]
+    label: str | None = None
+    remapped_from: str | None = None
+    error_code: ErrorCode | None = None
+    message: str | None = None
+    details: dict[str, Any] | None = None  # the refusal's own (an endpoint label not allowed, say)
+
+
+class Remapped(BaseModel):
+    name: str
+    remapped_from: str
+    to: str
+
+
+class EntitiesCreated(BaseModel):
+    entities: list[EntityIn] = Field(description="The entities created, with their canonical entityType.")
+    skipped: list[str] = Field(default_factory=list, description="Names that already existed: not created again.")
+    remapped: list[Remapped] = Field(default_factory=list)
+
+
+class RelationsCreated(BaseModel):
+    relations: list[RelationIn] = Field(description="The relations created, with their canonical relationType.")
+    skipped: list[RelationIn] = Field(default_factory=list, description="Relations that already existed.")
+    remapped: list[Remapped] = Field(default_factory=list)
+
+
+class ObservationsAdded(BaseModel):
+    class Added(BaseModel):
+        entityName: str  # noqa: N815
+        addedObservations: list[str]  # noqa: N815
+
+    results: list[Added]
+
+
+class Done(BaseModel):
+    """The official server's answer to a delete."""
+
+    # Always sent, so the output schema names it beside message, as the official one does.
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
+    success: Literal[True] = True
+    message: str
+
+
+def _refused(index: int, exc: GateRejection) -> ItemOutcome:
+    r = exc.rejected
+    return ItemOutcome(
+        index=index, status="rejected", error_code=r.error_code, message=r.message, details=r.details or None
+    )
+
+
+def _reject_all(what: str, outcomes: list[ItemOutcome], total: int) -> None:
+    rejected = [o for o in outcomes if o.status == "rejected"]
+    if rejected:
+        raise GateRejection(
+            rejected[0].error_code or ErrorCode.INVALID_INPUT,
+            f"{len(rejected)} of {total} {what} were rejected; nothing was written",
+            rejected=[o.model_dump(mode="json", exclude_none=True) for o in rejected],
+        )
+
+
+class MemoryService:
+    def __init__(self, gate: Gate) -> None:
+        self.gate = gate
+
+    async def _found(self, names: Iterable[str]) -> dict[str, list[tuple[int, list[str]]]]:
+        return await self.gate.reader.find_by_names(names)
+
+    # -- create_entities ------------------------------------------------------------------------
+
+    async def create_entities(
+        self, entities: list[EntityIn], ctx: WriterContext, agent: Agent, *, atomic: bool = True, write: bool = True
+    ) -> tuple[list[ItemOutcome], EntitiesCreated]:
+        """`atomic`: one rejected entity rejects the call (the tool); otherwise each item has its outcome
+        (import). `write=False` decides everything and writes nothing (a dry run)."""
+        gate, stamp = self.gate, self.gate.stamp(agent)
+        plans: dict[int, Any] = {}
+        outcomes: dict[int, ItemOutcome] = {}
+        for i, entity in enumerate(entities):
+            request = WriteNodeRequest(
+                label=entity.entityType,
+                merge_keys={"name": entity.name},
+                properties={"observations": entity.observations},
+                source=ctx.source,
+                extraction_method=ctx.extraction_method,
+                reliability=ctx.reliability,
+            )
+            try:
+                plans[i] = plan_node_write(
+                    request, gate.registry, gate.policy, gate.provider, stamp, free_text_label=True
+                )
+                agent.grant.check_labels([plans[i].result.label])
+            except GateRejection as exc:
+                plans.pop(i, None)
+                outcomes[i] = _refused(i, exc)
+        if atomic:
+            _reject_all("entities", list(outcomes.values()), len(entities))
+        # A dry run looks the names up; a real one checks and writes in one statement per entity.
+        existing = {} if write else await self._found(entities[i].name for i in plans)
+        scope = gate.reader.name_scope()
+        seen: set[str] = set()
+        result = EntitiesCreated(entities=[])
+        for i, plan in plans.items():
+            entity, label = entities[i], plan.result.label
+            if entity.name in existing or entity.name in seen:
+                outcomes[i] = ItemOutcome(
+                    index=i, status="skipped", label=label, message="an entity with this name exists"
+                )
+                result.skipped.append(entity.name)
+                continue
+            seen.add(entity.name)
+            if write:
+                statement = create_node_if_name_absent(scope, entity.name, plan.statement)
+                rows = await run_write(gate.backend, statement)
+                if not (rows and rows[0]["written"]):
+                    outcomes[i] = ItemOutcome(
+                        index=i, status="skipped", label=label, message="an entity with this name exists"
+                    )
+                    result.skipped.append(entity.name)
+                    continue
+            outcomes[i] = ItemOutcome(index=i, status="created", label=label, remapped_from=plan.result.remapped_from)
+            result.entities.append(EntityIn(name=entity.name, entityType=label, observations=entity.observations))
+            if plan.result.remapped_from:
+                result.remapped.append(Remapped(name=entity.name, remapped_from=plan.result.remapped_from, to=label))
+        return [outcomes[i] for i in sorted(outcomes)], result
+
+    # -- create_relations -----------------------------------------------------------------------
+
+    async def create_relations(
+        self,
+        relations: list[RelationIn],
+        ctx: WriterContext,
+        agent: Agent,
+        *,
+        atomic: bool = True,
+        write: bool = True,
+        known: dict[str, str] | None = None,
+    ) -> tuple[list[ItemOutcome], RelationsCreated]:
+        """As create_entities; `known` adds names (with their labels) a dry run would have created."""
+        gate, stamp = self.gate, self.gate.stamp(agent)
+        found = await self._found(n for r in relations for n in (r.from_, r.to))
+        for name, label in (known or {}).items():
+            found.setdefault(name, [(-1, [label])])
+        plans: dict[int, Any] = {}
+        outcomes: dict[int, ItemOutcome] = {}
+        for i, relation in enumerate(relations):
+            missing = [side for side, name in (("from", relation.from_), ("to", relation.to)) if name not in found]
+            if missing:
+                outcomes[i] = ItemOutcome(
+                    index=i,
+                    status="rejected",
+                    error_code=ErrorCode.ENDPOINT_NOT_FOUND,
+                    message=f"no entity named {relation.from_ if missing[0] == 'from' else relation.to!r}",
+                )
+                continue
+            request = WriteRelationshipRequest(
+                type=relation.relationType,
+                from_label=found[relation.from_][0][1][0],
+                from_keys={"name": relation.from_},
+                to_label=found[relation.to][0][1][0],
+                to_keys={"name": relation.to},
+                source=ctx.source,
+                extraction_method=ctx.extraction_method,
+                reliability=ctx.reliability,
+            )
+            try:
+                plans[i] = plan_relationship_write(
+                    request, gate.registry, gate.policy, gate.provider, stamp, free_text_type=True
+                )
+                agent.grant.check_types([plans[i].result.type])
+            except GateRejection as exc:
+                plans.pop(i, None)
+                outcomes[i] = _refused(i, exc)
+        if atomic:
+            _reject_all("relations", list(outcomes.values()), len(relations))
+        result = RelationsCreated(relations=[])
+        for i, plan in plans.items():
+            canonical = RelationIn(from_=relations[i].from_, to=relations[i].to, relationType=plan.result.type)
+            statement = create_relationship_if_absent(
+                plan.result.type, plan.start, plan.end, plan.properties, plan.provenance, plan.result.remapped_from
+            )
+            rows = await run_write(gate.backend, statement) if write else [{"created": 1}]
+            if rows and rows[0]["created"]:
+                outcomes[i] = ItemOutcome(
+                    index=i, status="created", label=plan.result.type, remapped_from=plan.result.remapped_from
+                )
+                result.relations.append(canonical)
+                if plan.result.remapped_from:
+                    result.remapped.append(
+                        Remapped(
+                            name=f"{canonical.from_}->{canonical.to}",
+                            remapped_from=plan.result.remapped_from,
+                            to=plan.result.type,
+                        )
+                    )
+            else:
+                outcomes[i] = ItemOutcome(
+                    index=i, status="skipped", label=plan.result.type, message="this relation exists"
+                )
+                result.skipped.append(canonical)
+        return [outcomes[i] for i in sorted(outcomes)], result
+
+    # -- observations ---------------------------------------------------------------------------
+
+    async def add_observations(self, items: list[ObservationIn], agent: Agent) -> ObservationsAdded:
+        """Appending an observation is a change, not a new claim about the entity: it is stamped
+        `last_updated` / `updated_by`, and the entity's claim (source, method, confidence, written_by)
+        stays that of whoever wrote it."""
+        gate, stamp = self.gate, self.gate.stamp(agent)
+        found = await self._found(item.entityName for item in items)
+        for item in items:
+            if item.entityName not in found:
+                # The official server's words, so prompts written for it still read them.
+                raise GateRejection(
+                    ErrorCode.ENTITY_NOT_FOUND,
+                    f"Entity with name {item.entityName} not found",
+                    entityName=item.entityName,
+                )
+            kind = value_kind("observations", item.contents, gate.policy.limits)
+            agent.grant.check_labels(labels[0] for _id, labels in found[item.entityName])
+            for _node_id, labels in found[item.entityName]:
+                entry = gate.registry.get_entry(labels[0])
+                if entry is not None:
+                    check_types(entry, {"observations": item.contents}, {"observations": kind})
+        results = []
+        for item in items:
+            added: list[str] = []
+            contents = list(dict.fromkeys(item.contents))
+            for node_id, _labels in found[item.entityName]:
+                statement = add_observations(node_id, item.entityName, contents, stamp.now, stamp.written_by)
+                rows = await run_write(gate.backend, statement)
+                added += [o for row in rows for o in row["added"] if o not in added]
+            results.append(ObservationsAdded.Added(entityName=item.entityName, addedObservations=added))
+        return ObservationsAdded(results=results)
+
+    async def delete_observations(self, items: list[DeletionIn], agent: Agent) -> Done:
+        """A missing entity is a silent no-op, as in the official server."""
+        found = await self._found(item.entityName for item in items)
+        agent.grant.check_labels(labels[0] for hits in found.values() for _id, labels in hits)
+        now = utc_now()
+        for item in items:
+            for node_id, _labels in found.get(item.entityName, []):
+                statement = delete_observations(node_id, item.entityName, item.observations, now, agent.id)
+                await run_write(self.gate.backend, statement)
+        return Done(message="Observations deleted successfully")
+
+    # -- deletes --------------------------------------------------------------------------------
+
+    async def delete_entities(self, names: list[str], agent: Agent) -> Done:
+        found = await self._found(names)
+        agent.grant.check_labels(labels[0] for hits in found.values() for _id, labels in hits)
+        ids = [node_id for hits in found.values() for node_id, _ in hits]
+        if not ids:
+            return Done(message="Entities deleted successfully")
+        allowed = agent.grant.writable_types()
+        if allowed is not None:
+            # A cascading delete removes relationships too: the agent needs the grant for each of their types.
+            agent.grant.check_types(await self.gate.reader.relationship_types(ids))
+        rows = await run_write(self.gate.backend, delete_nodes(ids, list(found), allowed))
+        if rows and rows[0]["deleted"] < len(ids):
+            # A relationship of another type was added between the check and the delete: nothing of it is lost.
+            agent.grant.check_types(await self.gate.reader.relationship_types(ids))
+        return Done(message="Entities deleted successfully")
+
+    async def delete_relations(self, relations: list[RelationIn], agent: Agent) -> Done:
+        """Exact (from, to, type) matches; a relation that is not there is a no-op."""
+        registry = self.gate.registry  # no registry: say so, rather than "deleted"
+        found = await self._found(n for r in relations for n in (r.from_, r.to))
+        for relation in relations:
+            try:
+                type_ = resolve_relationship_type(relation.relationType, registry, free_text=True).entry.label
+            except GateRejection:
+                continue  # an unregistered type cannot be in the graph
+            agent.grant.check_types([type_])
+            for from_id, _ in found.get(relation.from_, []):
+                for to_id, _ in found.get(relation.to, []):
+                    statement = delete_relationship(type_, from_id, relation.from_, to_id, relation.to)
+                    await run_write(self.gate.backend, statement)
+        return Done(message="Relations deleted successfully")

@@ -1,0 +1,333 @@
+"""The read tools: paged, bounded, read-only at the engine, in one result shape that serves both profiles.
+
+A result is the official memory server's `{entities, relations}` with more in it: each entity keeps
+`name`, `entityType` and `observations` and adds its `labels` and its other `properties` (provenance
+included); each relation keeps `from`, `to`, `relationType` and adds `properties`. As in the official
+server, `search_nodes` and `open_nodes` answer the matching entities and every relation that touches
+one of them, and `read_graph` each relation with the page of its start entity, so a walk returns it
+once. Relations are bounded per entity (100; `open_nodes` takes `relations_limit`); `truncated` names the
+entities that have more, and `open_nodes` pages them with its cursor.
+"""
+
+import base64
+import binascii
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from write_gate.core.cypher import reads as read_cypher
+from write_gate.core.cypher.memory_writes import NameScope
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.identifiers import normalize_identifier
+from write_gate.core.identity import FOLD_PREFIX, KEY_FIELD, SEARCH_FIELD, fold, identity_key
+from write_gate.core.model import ErrorCode, GateRejection
+from write_gate.core.registry import SchemaRegistry
+from write_gate.core.values import unstorable
+from write_gate.engines import BackendError, BackendUnavailable, GraphBackend, Row
+from write_gate.engines.errors import engine_failure
+
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 1000
+DEFAULT_RELATIONS_LIMIT = 100
+# What a call may ask for at most; an export walks with no bound of its own (FalkorDB answers an empty
+# list for a slice whose end is past 2**31 - 1, so that is "no bound").
+MAX_RELATIONS_LIMIT = 1000
+UNBOUNDED = 2**31 - 1
+
+
+def _storable(text: str) -> str:
+    if unstorable(text):
+        raise ValueError("contains a NUL character or a lone surrogate")
+    return text
+
+
+# Text an engine can take as a parameter (pydantic reports the field; the value is never echoed).
+Text = Annotated[str, AfterValidator(_storable)]
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Page size.")]
+RelationsLimit = Annotated[int, Field(ge=1, le=MAX_RELATIONS_LIMIT, description="Relations per entity, at most.")]
+Cursor = Annotated[str | None, Field(description="next_cursor of the previous page.")]
+Labels = Annotated[list[str] | None, Field(description="Only nodes with one of these labels.")]
+
+
+class ReadGraphRequest(_Request):
+    limit: Limit = DEFAULT_LIMIT
+    cursor: Cursor = None
+    labels: Labels = None
+
+
+class SearchNodesRequest(_Request):
+    query: Annotated[Text, Field(description="Case-insensitive substring of a name, label or text property.")]
+    labels: Labels = None
+    limit: Limit = DEFAULT_LIMIT
+    cursor: Cursor = None
+
+
+class OpenNodesRequest(_Request):
+    names: Annotated[list[Text], Field(description="Exact, case-sensitive entity names.")]
+    relations_limit: RelationsLimit = DEFAULT_RELATIONS_LIMIT
+    cursor: Annotated[str | None, Field(description="next_cursor of the last answer: more relations.")] = None
+
+
+class Entity(BaseModel):
+    name: str | None
+    entityType: str  # noqa: N815 - the official memory server's field name
+    observations: list[str] = Field(default_factory=list)
+    labels: list[str]
+    properties: dict[str, Any] = Field(default_factory=dict)
+
+
+class Relation(BaseModel):
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+    from_: str = Field(alias="from")
+    to: str
+    relationType: str  # noqa: N815
+    properties: dict[str, Any] = Field(default_factory=dict)
+    # MemoryMesh's combineWeights: the strongest weight among this answer's relations with the same start and
+    # end (parallel relations of different types); a relation without a weight counts as 1.0.
+    combined_weight: float = 1.0
+
+
+class GraphResult(BaseModel):
+    entities: list[Entity]
+    relations: list[Relation]
+    next_cursor: str | None = Field(default=None, description="Pass back as cursor for the next page; null at the end.")
+    truncated: list[str] = Field(
+        default_factory=list, description="Entities with more relations: open_nodes pages them."
+    )
+
+
+# --- cursors ---------------------------------------------------------------------------------
+
+
+def encode_cursor(kind: str, **position: Any) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"k": kind, **position}).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str | None, kind: str, **shape: type) -> dict[str, Any] | None:
+    """The position a cursor holds, checked field by field against `shape`; None for no cursor."""
+    if cursor is None:
+        return None
+    try:
+        data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        if data["k"] == kind and all(
+            isinstance(data[name], kind_) and not isinstance(data[name], bool) for name, kind_ in shape.items()
+        ):
+            return data
+    except (ValueError, TypeError, KeyError, binascii.Error):
+        pass
+    raise GateRejection(ErrorCode.INVALID_INPUT, f"cursor is not a {kind} cursor from this server", field="cursor")
+
+
+# --- shaping (pure) ----------------------------------------------------------------------------
+
+_HIDDEN = ("name", "observations", KEY_FIELD, SEARCH_FIELD)
+
+
+def display_name(props: Mapping[str, Any]) -> str | None:
+    """Its `name`, or else its identity written `key=value,...`."""
+    name = props.get("name")
+    if isinstance(name, str):
+        return name
+    key = props.get(KEY_FIELD)
+    if isinstance(key, str):
+        try:
+            keys = json.loads(key)
+        except ValueError:
+            return None
+        return ",".join(f"{k}={v}" for k, v in keys.items()) if isinstance(keys, dict) else None
+    return None
+
+
+def to_entity(labels: Sequence[str], props: Mapping[str, Any]) -> Entity:
+    observations = props.get("observations")
+    listed = isinstance(observations, list) and all(isinstance(o, str) for o in observations)
+    rest = {k: v for k, v in props.items() if k not in _HIDDEN and not k.startswith(FOLD_PREFIX)}
+    if "observations" in props and not listed:
+        rest["observations"] = observations  # not a list of strings: keep it visible, unaltered
+    return Entity(
+        name=display_name(props),
+        entityType=labels[0] if labels else "",
+        observations=observations if listed else [],
+        labels=list(labels),
+        properties=rest,
+    )
+
+
+def weight_of(props: Mapping[str, Any]) -> float:
+    """A relation's weight; 1.0 (seed 000's default) when it has none."""
+    weight = props.get("weight")
+    return float(weight) if isinstance(weight, int | float) and not isinstance(weight, bool) else 1.0
+
+
+def combined_weights(relations: Iterable[tuple[int, int, Mapping[str, Any]]]) -> dict[tuple[int, int], float]:
+    """(start id, end id, properties) -> for each start and end, the strongest weight between them (MemoryMesh's
+    combineWeights: the max over parallel relations). Direction counts: A->B and B->A are not parallel."""
+    combined: dict[tuple[int, int], float] = {}
+    for start, end, props in relations:
+        combined[(start, end)] = max(combined.get((start, end), 0.0), weight_of(props))
+    return combined
+
+
+@dataclass(frozen=True)
+class Expanded:
+    result: GraphResult
+    resume_after: int | None  # where the next page of relations starts (the truncated entities' last one)
+
+
+def shape(rows: Iterable[Row], page: Sequence[int]) -> Expanded:
+    """Rows of read_cypher.expand -> the page's entities (in page order) and the relations they touch."""
+    nodes: dict[int, tuple[list[str], dict[str, Any]]] = {}
+    more: set[int] = set()
+    names: dict[int, str | None] = {}
+    rels: dict[int, tuple[str, int, int, dict[str, Any]]] = {}
+    last: dict[int, int] = {}  # each entity's highest relation id answered
+    for row in rows:
+        node_id = row["id"]
+        nodes[node_id] = (row["labels"], row["props"])
+        names[node_id] = display_name(row["props"])
+        if row["more"]:
+            more.add(node_id)
+        if row["rid"] is None:
+            continue
+        names.setdefault(row["mid"], display_name({"name": row["mname"], KEY_FIELD: row["mkey"]}))
+        end = row["mid"] if row["rstart"] == node_id else node_id
+        rels[row["rid"]] = (row["rtype"], row["rstart"], end, row["rprops"] or {})
+        last[node_id] = max(last.get(node_id, -1), row["rid"])
+
+    def name_of(node_id: int) -> str:
+        name = names.get(node_id)
+        return name if name is not None else f"#{node_id}"  # "" is a name
+
+    listed = [i for i in page if i in nodes]
+    truncated = [i for i in listed if i in more]
+    combined = combined_weights((start, end, props) for rtype, start, end, props in rels.values())
+    result = GraphResult(
+        entities=[to_entity(*nodes[i]) for i in listed],
+        relations=[
+            Relation(
+                from_=name_of(start),
+                to=name_of(end),
+                relationType=rtype,
+                properties=props,
+                combined_weight=combined[(start, end)],
+            )
+            for _rid, (rtype, start, end, props) in sorted(rels.items())
+        ],
+        truncated=[name_of(i) for i in truncated],
+    )
+    # Nothing is skipped when the next page starts after the lowest of the truncated entities' last ids
+    # (another entity's relations may then come again).
+    resume = min((last[i] for i in truncated if i in last), default=None)
+    return Expanded(result, resume)
+
+
+# --- the reader ---------------------------------------------------------------------------------
+
+
+class Reader:
+    def __init__(self, backend: GraphBackend, registry: Callable[[], SchemaRegistry]) -> None:
+        self._backend = backend
+        self._registry = registry  # read at each call: a refresh swaps the snapshot
+
+    async def read(self, statement: Statement) -> list[Row]:
+        try:
+            return await self._backend.read(statement)
+        except (BackendUnavailable, BackendError) as exc:
+            raise engine_failure(exc, "read") from exc
+
+    async def _expand(
+        self, page: list[int], relations_limit: int, *, outgoing_only: bool, after_relation: int = -1
+    ) -> Expanded:
+        if not page:
+            return Expanded(GraphResult(entities=[], relations=[]), None)
+        statement = read_cypher.expand(outgoing_only)
+        params = {"ids": page, "after": after_relation, "per_node": relations_limit}
+        rows = await self.read(Statement(statement.text, params))
+        return shape(rows, page)
+
+    def _labels(self, requested: list[str] | None) -> list[str]:
+        if requested:
+            return sorted({normalize_identifier(label, "labels") for label in requested})
+        return self._registry().all_canonical_labels()
+
+    async def _page(
+        self, kind: str, limit: int, cursor: str | None, labels: list[str] | None, query: str | None
+    ) -> tuple[list[int], str | None]:
+        """Up to `limit` node ids, label after label (sorted), each label in `_key` order; the cursor holds
+        the label and the last `_key` answered. One more row than the page is asked for, so the cursor is
+        null exactly when nothing is left."""
+        position = decode_cursor(cursor, kind, l=str, a=str)
+        names = self._labels(labels)
+        if position is not None:
+            names = [label for label in names if label >= position["l"]]
+        ids: list[int] = []
+        last: tuple[str, str] | None = None
+        for label in names:
+            after = position["a"] if position is not None and label == position["l"] else ""
+            statement = read_cypher.page_of_label(label, searching=query is not None)
+            params: dict[str, Any] = {"after": after, "limit": limit + 1 - len(ids)}
+            if query is not None:
+                params["query"] = fold(query)
+            rows = await self.read(Statement(statement.text, params))
+            for row in rows:
+                if len(ids) == limit:
+                    return ids, encode_cursor(kind, l=last[0], a=last[1]) if last else None
+                ids.append(row["id"])
+                last = (label, row["key"])
+        return ids, None
+
+    async def read_graph(self, request: ReadGraphRequest, *, relations_limit: int | None = None) -> GraphResult:
+        """`relations_limit` overrides the request's bound (an export walks every relation)."""
+        page, next_cursor = await self._page("read", request.limit, request.cursor, request.labels, None)
+        expanded = await self._expand(page, relations_limit or DEFAULT_RELATIONS_LIMIT, outgoing_only=True)
+        return expanded.result.model_copy(update={"next_cursor": next_cursor})
+
+    async def search_nodes(self, request: SearchNodesRequest) -> GraphResult:
+        page, next_cursor = await self._page("search", request.limit, request.cursor, request.labels, request.query)
+        expanded = await self._expand(page, DEFAULT_RELATIONS_LIMIT, outgoing_only=False)
+        return expanded.result.model_copy(update={"next_cursor": next_cursor})
+
+    async def open_nodes(self, request: OpenNodesRequest) -> GraphResult:
+        position = decode_cursor(request.cursor, "open", r=int)
+        found = await self.find_by_names(request.names)
+        page = sorted({node_id for hits in found.values() for node_id, _ in hits})
+        after = position["r"] if position is not None else -1
+        expanded = await self._expand(page, request.relations_limit, outgoing_only=False, after_relation=after)
+        resume = expanded.resume_after
+        next_cursor = encode_cursor("open", r=resume) if resume is not None else None
+        return expanded.result.model_copy(update={"next_cursor": next_cursor})
+
+    async def relationship_types(self, ids: list[int]) -> list[str]:
+        rows = await self.read(Statement(read_cypher.RELATIONSHIP_TYPES_OF.text, {"ids": ids}))
+        return [row["type"] for row in rows]
+
+    def name_scope(self) -> NameScope:
+        registry = self._registry()
+        keyed, other = [], []
+        for label in registry.all_canonical_labels():
+            entry = registry.get_entry(label)
+            (keyed if entry is not None and entry.merge_keys == ("name",) else other).append(label)
+        return NameScope(tuple(keyed), tuple(other))
+
+    async def find_by_names(self, names: Iterable[str]) -> dict[str, list[tuple[int, list[str]]]]:
+        """Each name's nodes (id, labels), looked up in every registered node label."""
+        names = list(dict.fromkeys(names))
+        scope = self.name_scope()
+        statement = read_cypher.ids_by_name(list(scope.keyed_by_name), list(scope.other))
+        if statement is None or not names:
+            return {}
+        params = {"names": names, "name_keys": [identity_key({"name": name}) for name in names]}
+        found: dict[str, list[tuple[int, list[str]]]] = {}
+        for row in await self.read(Statement(statement.text, params)):
+            found.setdefault(row["name"], []).append((row["id"], row["labels"]))
+        return found

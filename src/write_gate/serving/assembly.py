@@ -1,0 +1,90 @@
+"""Start-up and shutdown of what a served gate needs: engine, migrations, registry, formula."""
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+
+import anyio
+
+from write_gate import __version__
+from write_gate.core.decisions import Policy
+from write_gate.core.formula import load_provider
+from write_gate.core.values import Limits
+from write_gate.engines import GraphBackend
+from write_gate.services.gate import Gate
+from write_gate.serving.config import BackendKind, Settings
+from write_gate.serving.registry_keeper import RegistryKeeper
+from write_gate.store.graph_registry import GraphRegistrySource
+from write_gate.store.migrations import migrate
+
+logger = logging.getLogger(__name__)
+
+
+async def open_backend(settings: Settings) -> GraphBackend:
+    if settings.backend is BackendKind.MEMGRAPH:
+        from write_gate.engines.memgraph import MemgraphBackend
+
+        return MemgraphBackend(
+            settings.memgraph_url,
+            settings.memgraph_user,
+            settings.memgraph_password.get_secret_value(),
+            settings.memgraph_database,
+            settings.query_timeout_seconds,
+        )
+    if settings.backend is BackendKind.FALKORDB:
+        from write_gate.engines.falkordb import FalkorDBBackend
+
+        return FalkorDBBackend(settings.falkordb_url, settings.graph_name, settings.query_timeout_seconds)
+    from write_gate.engines.embedded import EmbeddedBackend
+
+    return await EmbeddedBackend.start(
+        settings.data_dir,
+        settings.embedded_fsync.value,
+        settings.graph_name,
+        settings.query_timeout_seconds,
+        settings.embedded_start_timeout_seconds,
+    )
+
+
+def build_gate(settings: Settings, backend: GraphBackend) -> Gate:
+    limits = Limits(settings.max_properties, settings.max_string_length, settings.max_list_length)
+    policy = Policy(settings.unknown_label_policy, settings.fallback_label, limits)
+    return Gate(backend, GraphRegistrySource(backend), load_provider(settings.formula_provider), policy, __version__)
+
+
+@asynccontextmanager
+async def open_gate(
+    settings: Settings,
+    *,
+    auto_migrate: bool = True,
+    keep_loading: bool = False,
+    on_registry_change: Callable[[], Awaitable[None]] | None = None,
+) -> AsyncIterator[Gate]:
+    """Open the engine, apply pending migrations, load the registry; close the engine on exit.
+
+    `keep_loading` (a server): start even if the engine or registry is not there yet, keep retrying, and
+    poll the registry's version while running. Otherwise (the CLI) a failed first load is an error."""
+    load_provider(settings.formula_provider)  # a bad provider spec fails start-up, loudly
+    backend = await open_backend(settings)
+    try:
+        gate = build_gate(settings, backend)
+        keeper = RegistryKeeper(
+            gate,
+            (lambda: migrate(backend)) if auto_migrate else None,
+            settings.registry_poll_seconds,
+            on_registry_change,
+        )
+        loaded = await keeper.attempt()
+        if not keep_loading:
+            if not loaded:
+                raise gate.load_error  # type: ignore[misc]  # attempt() always sets it when it fails
+            yield gate
+            return
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(keeper.run)
+            try:
+                yield gate
+            finally:
+                tasks.cancel_scope.cancel()
+    finally:
+        await backend.close()

@@ -1,0 +1,116 @@
+"""Every setting the gate reads from the environment, in one place."""
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+from platformdirs import user_data_dir
+from pydantic import AliasChoices, AnyHttpUrl, BeforeValidator, Field, SecretStr
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from write_gate.core.decisions import UnknownLabelPolicy
+from write_gate.serving.logs import LogLevel
+
+
+class BackendKind(StrEnum):
+    EMBEDDED = "embedded"
+    MEMGRAPH = "memgraph"
+    FALKORDB = "falkordb"
+
+
+class Fsync(StrEnum):
+    ALWAYS = "always"
+    EVERYSEC = "everysec"
+
+
+def _comma_list(value: object) -> object:
+    """`a,b , c` from the environment (a list passes through as it is)."""
+    if isinstance(value, str):
+        return [item.strip() for item in value.split(",") if item.strip()]
+    return value
+
+
+CommaList = Annotated[list[str], NoDecode, BeforeValidator(_comma_list)]
+
+
+def _default_data_dir() -> Path:
+    return Path(user_data_dir("write-gate", appauthor=False))
+
+
+class Settings(BaseSettings):
+    """Configuration; each field's env var is its `WRITE_GATE_` name unless an alias says otherwise."""
+
+    model_config = SettingsConfigDict(env_prefix="WRITE_GATE_", extra="ignore", frozen=True)
+
+    backend: BackendKind = BackendKind.EMBEDDED
+    data_dir: Path = Field(default_factory=_default_data_dir)
+    graph_name: str = "write_gate"
+    # everysec: an acknowledged write is in the append-only file (in the kernel) before the reply, so it
+    # survives a crash of the gate or of the engine process; always also survives power loss, and is slower.
+    embedded_fsync: Fsync = Fsync.EVERYSEC
+    # How long a gate waits for the folder's engine (started by another gate, or loading a large graph)
+    # before it gives up with a one-line error.
+    embedded_start_timeout_seconds: float = Field(default=60.0, gt=0)
+
+    memgraph_url: str = Field(
+        default="bolt://localhost:7687", validation_alias=AliasChoices("MEMGRAPH_URL", "WRITE_GATE_MEMGRAPH_URL")
+    )
+    memgraph_user: str = Field(default="", validation_alias=AliasChoices("MEMGRAPH_USER", "WRITE_GATE_MEMGRAPH_USER"))
+    memgraph_password: SecretStr = Field(
+        default=SecretStr(""), validation_alias=AliasChoices("MEMGRAPH_PASSWORD", "WRITE_GATE_MEMGRAPH_PASSWORD")
+    )
+    memgraph_database: str = Field(
+        default="", validation_alias=AliasChoices("MEMGRAPH_DATABASE", "WRITE_GATE_MEMGRAPH_DATABASE")
+    )
+    falkordb_url: str = Field(
+        default="redis://localhost:6379", validation_alias=AliasChoices("FALKORDB_URL", "WRITE_GATE_FALKORDB_URL")
+    )
+
+    # How long one statement may wait on the engine before the tool answers BACKEND_UNAVAILABLE.
+    query_timeout_seconds: float = Field(default=10.0, gt=0)
+
+    # How often a running gate checks the registry's version on the graph (a `schema load` through another
+    # gate or the CLI reaches it within this plus one load); 0 turns polling off.
+    registry_poll_seconds: float = Field(default=2.0, ge=0)
+
+    unknown_label_policy: UnknownLabelPolicy = UnknownLabelPolicy.REMAP
+    fallback_label: str | None = None
+    formula_provider: str = "default"
+
+    # Provenance for the memory profile's writes, whose tools carry none: the source defaults to the
+    # client's name from the MCP handshake.
+    memory_source: str | None = None
+    memory_extraction_method: str = "llm"
+    memory_reliability: float = Field(default=0.5, ge=0.0, le=1.0)
+
+    # Agents: tokens (as hashes) and grants. Required for HTTP; over stdio WRITE_GATE_AGENT names the agent
+    # (default: the client's name from the handshake), and its grant applies if the file lists it.
+    agents_file: Path | None = None
+    agent: str | None = None
+
+    # Limits on what one call may carry (INVALID_INPUT with the limit in details beyond them).
+    max_request_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
+    max_properties: int = Field(default=200, ge=1)
+    max_string_length: int = Field(default=65_536, ge=1)
+    max_list_length: int = Field(default=10_000, ge=1)
+    max_batch_items: int = Field(default=10_000, ge=1)
+
+    # Which tools the server offers at all (names, groups read/write/admin/typed, typed:<Label>, -exclusions);
+    # an agent's grant narrows it further. See tool_selection.py.
+    tools: str = "*"
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=1, le=65535)
+    # Host and Origin headers HTTP accepts besides the local names (DNS-rebinding protection): host names,
+    # `name:port`, or `name:*`; origins like `https://app.example.com`. A name without a port allows any port.
+    allowed_hosts: CommaList = Field(default_factory=list)
+    allowed_origins: CommaList = Field(default_factory=list)
+    # The address agents use to reach the gate (behind a proxy: https://gate.example.com); named in the
+    # OAuth protected-resource metadata. Default: http://HOST:PORT (the first allowed host when bound to all).
+    public_url: AnyHttpUrl | None = None
+    # An HTTP session with no request in flight for this long is closed; its id then answers 404.
+    session_idle_seconds: float = Field(default=1800.0, gt=0)
+    max_sessions: int = Field(default=10_000, ge=1)
+
+    # Every logger's level (stderr, one JSON object per line); `serve -v` means DEBUG.
+    log_level: Annotated[LogLevel, BeforeValidator(lambda v: v.upper() if isinstance(v, str) else v)] = "INFO"

@@ -1,0 +1,1 @@
+"""The registry's store: `:Schema` nodes on the graph, the schema files that fill them, and migrations."""

@@ -1,0 +1,36 @@
+"""The shipped registry source: `:Schema` nodes on the graph itself, and the version that moves on each load."""
+
+from write_gate.core.cypher.registry_nodes import READ_REGISTRY, REGISTRY_VERSION
+from write_gate.core.model import ErrorCode, GateRejection
+from write_gate.core.registry import RegistrySnapshot, entry_from_row
+from write_gate.engines import BackendError, BackendUnavailable, GraphBackend
+
+
+class GraphRegistrySource:
+    def __init__(self, backend: GraphBackend) -> None:
+        self._backend = backend
+
+    async def version(self) -> int | None:
+        """None on a graph no `schema load` has touched since versions exist."""
+        try:
+            rows = await self._backend.read(REGISTRY_VERSION)
+        except (BackendUnavailable, BackendError) as exc:
+            raise _unavailable(exc) from exc
+        return rows[0]["version"] if rows else None
+
+    async def load(self) -> RegistrySnapshot:
+        # The version first: a load landing in between leaves a newer snapshot under an older version, which
+        # the next poll loads again; the other order could miss it.
+        version = await self.version()
+        try:
+            rows = await self._backend.read(READ_REGISTRY)
+        except (BackendUnavailable, BackendError) as exc:
+            raise _unavailable(exc) from exc
+        return RegistrySnapshot((e for row in rows if (e := entry_from_row(row)) is not None), version)
+
+
+def _unavailable(exc: Exception) -> GateRejection:
+    reason = "engine unreachable" if isinstance(exc, BackendUnavailable) else "registry unreadable"
+    return GateRejection(
+        ErrorCode.SCHEMA_SOURCE_UNAVAILABLE, f"could not read the schema registry ({reason})", reason=reason
+    )

@@ -1,0 +1,77 @@
+"""Versioned migrations from `migrations/`, applied in name order, each once, recorded in the graph.
+
+A migration is either JSON, whose operations each dialect compiles (indexes and unique
+constraints differ between engines), or `.cypher`: portable statements separated by `;`.
+"""
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from write_gate.core.clock import utc_now
+from write_gate.core.cypher.registry_nodes import APPLIED_MIGRATIONS, COLLAPSE_REGISTRY_VERSIONS, record_migration
+from write_gate.core.cypher.statement import Statement
+from write_gate.engines import GraphBackend
+from write_gate.store.backfill import backfill_identity
+from write_gate.store.bundled import bundled
+from write_gate.store.schema_files import load_into_graph, read_sources
+
+
+class JsonMigration(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    description: str = ""
+    # Fold duplicate registry version nodes into one before a unique constraint on it is created.
+    collapse_registry_versions: bool = False
+    indexes: list[tuple[str, str]] = Field(default_factory=list)
+    unique: list[tuple[str, str]] = Field(default_factory=list)
+    # Folders or files under the schemas directory, loaded like `write-gate schema load`.
+    load_schemas: list[str] = Field(default_factory=list)
+    # Give nodes written before identity keys existed their `_key` (see backfill.py).
+    backfill_identity: bool = False
+
+
+@dataclass(frozen=True)
+class Migration:
+    name: str
+    path: Path
+
+
+def discover(folder: Path) -> list[Migration]:
+    files = sorted(p for p in folder.iterdir() if p.suffix in (".json", ".cypher"))
+    return [Migration(p.stem, p) for p in files]
+
+
+async def _apply(backend: GraphBackend, migration: Migration, schemas_dir: Path) -> None:
+    if migration.path.suffix == ".cypher":
+        for text in migration.path.read_text(encoding="utf-8").split(";"):
+            if text.strip():
+                await backend.write(Statement(text.strip()))
+        return
+    spec = JsonMigration.model_validate(json.loads(migration.path.read_text(encoding="utf-8")))
+    if spec.collapse_registry_versions:
+        await backend.write(COLLAPSE_REGISTRY_VERSIONS)
+    for label, prop in spec.indexes:
+        await backend.ensure_index(label, prop)
+    for label, prop in spec.unique:
+        await backend.ensure_unique(label, prop)
+    if spec.load_schemas:
+        await load_into_graph(backend, read_sources([schemas_dir / p for p in spec.load_schemas]))
+    if spec.backfill_identity:
+        await backfill_identity(backend)
+
+
+async def migrate(backend: GraphBackend, folder: Path | None = None, schemas_dir: Path | None = None) -> list[str]:
+    """Apply what has not been applied; return the names applied now."""
+    folder = folder or bundled("migrations")
+    schemas_dir = schemas_dir or bundled("schemas")
+    done = {row["name"] for row in await backend.read(APPLIED_MIGRATIONS)}
+    applied = []
+    for migration in discover(folder):
+        if migration.name in done:
+            continue
+        await _apply(backend, migration, schemas_dir)
+        await backend.write(record_migration(migration.name, utc_now()))
+        applied.append(migration.name)
+    return applied

@@ -1,0 +1,142 @@
+"""The gate profile's tools: typed writes of nodes and relationships, batches, and the shared reads."""
+
+from write_gate.core.model import (
+    NodeWritten,
+    RelationshipWritten,
+    SchemaRefreshed,
+    WriteNodeRequest,
+    WriteRelationshipRequest,
+)
+from write_gate.core.schema_view import SchemaView
+from write_gate.services.batch import (
+    BatchWritten,
+    WriteNodesRequest,
+    WriteRelationshipsRequest,
+    checked,
+    write_nodes,
+    write_relationships,
+)
+from write_gate.services.reads import GraphResult, OpenNodesRequest, ReadGraphRequest, SearchNodesRequest
+from write_gate.surface.tool_schemas import input_schema
+from write_gate.surface.tool_spec import READ, NoArguments, ToolSpec, lean_hints
+
+WRITE_NODE = ToolSpec(
+    name="write_node",
+    title="Write a node",
+    description=(
+        "Create or update one node: MERGE on merge_keys, then set properties. The label is checked against the "
+        "schema registry (drifts such as ':person' are remapped, unknown labels remapped to the fallback or "
+        "rejected), required properties are checked, and provenance with a computed confidence is stamped."
+    ),
+    input_model=WriteNodeRequest,
+    output_model=NodeWritten,
+    # MERGE never deletes; repeating a call sets the same values again (only last_updated moves).
+    annotations=lean_hints(),
+    handler=lambda s, req, call: s.gate.write_node(req, call.agent),
+)
+
+
+WRITE_RELATIONSHIP = ToolSpec(
+    name="write_relationship",
+    title="Write a relationship",
+    description=(
+        "Create or update one relationship of a registered type between two nodes given by label and keys. "
+        "Both must exist, unless endpoint_policy='merge_endpoints' (absent ones are created as _stub). "
+        "Stamped like write_node."
+    ),
+    input_model=WriteRelationshipRequest,
+    output_model=RelationshipWritten,
+    # Not idempotent: a weight given for an existing relationship is averaged into it, so a repeat moves it.
+    annotations=lean_hints(idempotent=False),
+    handler=lambda s, req, call: s.gate.write_relationship(req, call.agent),
+)
+
+
+REFRESH_SCHEMA_CACHE = ToolSpec(
+    name="refresh_schema_cache",
+    title="Reload the schema registry",
+    description="Reload the schema registry from the graph's :Schema nodes; generated tools follow it.",
+    input_model=NoArguments,
+    output_model=SchemaRefreshed,
+    # Not read-only: nothing in the graph changes, but the registry in force and the tool list may.
+    annotations=lean_hints(),
+    handler=lambda s, _req, _call: s.gate.refresh(),
+    admin=True,
+)
+
+
+WRITE_NODES = ToolSpec(
+    name="write_nodes",
+    title="Write nodes",
+    description="Many write_node items in one call, each checked on its own; every item's outcome comes back "
+    "(written, or rejected with its code) in input order.",
+    input_model=WriteNodesRequest,
+    output_model=BatchWritten,
+    annotations=lean_hints(),
+    handler=lambda s, req, call: write_nodes(s.gate, checked(req.items), call.agent),
+    # The same model, its items left undescribed: write_node describes them.
+    input_schema=input_schema(WriteNodesRequest, description_depth=1),
+)
+
+
+WRITE_RELATIONSHIPS = ToolSpec(
+    name="write_relationships",
+    title="Write relationships",
+    description="Many write_relationship items in one call; every item's outcome, in input order.",
+    input_model=WriteRelationshipsRequest,
+    output_model=BatchWritten,
+    annotations=lean_hints(idempotent=False),  # weights, as write_relationship
+    handler=lambda s, req, call: write_relationships(s.gate, checked(req.items), call.agent),
+    input_schema=input_schema(WriteRelationshipsRequest, description_depth=1),
+)
+
+
+_PAGED = " Paged: pass next_cursor back as cursor."
+
+
+READ_GRAPH = ToolSpec(
+    name="read_graph",
+    title="Read Graph",
+    description="Read the knowledge graph: {entities, relations, next_cursor}; each entity has name, entityType, "
+    "observations, labels and properties (provenance included)." + _PAGED,
+    input_model=ReadGraphRequest,
+    output_model=GraphResult,
+    annotations=READ,
+    handler=lambda s, req, _call: s.gate.reader.read_graph(req),
+)
+
+
+SEARCH_NODES = ToolSpec(
+    name="search_nodes",
+    title="Search Nodes",
+    description="Entities whose name, type or text contains query (case-insensitive), and the relations "
+    "touching them; answers like read_graph." + _PAGED,
+    input_model=SearchNodesRequest,
+    output_model=GraphResult,
+    annotations=READ,
+    handler=lambda s, req, _call: s.gate.reader.search_nodes(req),
+)
+
+
+OPEN_NODES = ToolSpec(
+    name="open_nodes",
+    title="Open Nodes",
+    description="Entities with exactly these names (case-sensitive), and the relations touching them; answers "
+    "like read_graph.",
+    input_model=OpenNodesRequest,
+    output_model=GraphResult,
+    annotations=READ,
+    handler=lambda s, req, _call: s.gate.reader.open_nodes(req),
+)
+
+
+GET_SCHEMA = ToolSpec(
+    name="get_schema",
+    title="Get the schema",
+    description="The schema registry: node labels (required properties, merge keys, property types, absorbed "
+    "drifts), relationship types (endpoint labels), extraction methods and live counts.",
+    input_model=NoArguments,
+    output_model=SchemaView,
+    annotations=READ,
+    handler=lambda s, _req, _call: s.gate.get_schema(),
+)

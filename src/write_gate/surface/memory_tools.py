@@ -1,0 +1,131 @@
+"""The official memory server's tools (seed 001), under its names, arguments and answers."""
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any
+
+from pydantic import BaseModel
+
+from write_gate.services.memory import (
+    AddObservationsRequest,
+    CreateEntitiesRequest,
+    CreateRelationsRequest,
+    DeleteEntitiesRequest,
+    DeleteObservationsRequest,
+    DeleteRelationsRequest,
+    Done,
+    EntitiesCreated,
+    ObservationsAdded,
+    OpenNodesArgs,
+    ReadGraphArgs,
+    RelationsCreated,
+    SearchNodesArgs,
+)
+from write_gate.surface.gate_tools import OPEN_NODES, READ_GRAPH, SEARCH_NODES
+from write_gate.surface.tool_spec import ToolSpec, hints
+
+
+def _json_text(field: str) -> Callable[[BaseModel], str]:
+    """The official server answers with the bare JSON array, indented as JSON.stringify(x, null, 2) does;
+    the structured result says more."""
+    return lambda result: json.dumps(
+        [item.model_dump(mode="json", by_alias=True) for item in getattr(result, field)], ensure_ascii=False, indent=2
+    )
+
+
+def _message(result: BaseModel) -> str:
+    return result.message  # type: ignore[attr-defined]
+
+
+# Hints as the official server's, except idempotentHint on the three writes: it says false, but here a name or
+# relation that exists is skipped and only new observations are added, so a repeat changes nothing.
+CREATE_ENTITIES = ToolSpec(
+    name="create_entities",
+    title="Create Entities",
+    description="Create multiple new entities in the knowledge graph. entityType is checked against the schema "
+    "registry (drifted types are remapped); names that exist already are skipped.",
+    input_model=CreateEntitiesRequest,
+    output_model=EntitiesCreated,
+    annotations=hints(),
+    handler=lambda s, req, call: _second(s.memory.create_entities(req.entities, call.writer, call.agent)),
+    text=_json_text("entities"),
+)
+
+
+CREATE_RELATIONS = ToolSpec(
+    name="create_relations",
+    title="Create Relations",
+    description="Create multiple new relations between entities in the knowledge graph, in active voice. "
+    "relationType must be a registered type and both entities must exist.",
+    input_model=CreateRelationsRequest,
+    output_model=RelationsCreated,
+    annotations=hints(),
+    handler=lambda s, req, call: _second(s.memory.create_relations(req.relations, call.writer, call.agent)),
+    text=_json_text("relations"),
+)
+
+
+ADD_OBSERVATIONS = ToolSpec(
+    name="add_observations",
+    title="Add Observations",
+    description="Add new observations to existing entities in the knowledge graph",
+    input_model=AddObservationsRequest,
+    output_model=ObservationsAdded,
+    annotations=hints(),
+    handler=lambda s, req, call: s.memory.add_observations(req.observations, call.agent),
+    text=_json_text("results"),
+)
+
+
+DELETE_ENTITIES = ToolSpec(
+    name="delete_entities",
+    title="Delete Entities",
+    description="Delete multiple entities and their associated relations from the knowledge graph",
+    input_model=DeleteEntitiesRequest,
+    output_model=Done,
+    annotations=hints(destructive=True),
+    handler=lambda s, req, call: s.memory.delete_entities(req.entityNames, call.agent),
+    text=_message,
+)
+
+
+DELETE_OBSERVATIONS = ToolSpec(
+    name="delete_observations",
+    title="Delete Observations",
+    description="Delete specific observations from entities in the knowledge graph",
+    input_model=DeleteObservationsRequest,
+    output_model=Done,
+    annotations=hints(destructive=True),
+    handler=lambda s, req, call: s.memory.delete_observations(req.deletions, call.agent),
+    text=_message,
+)
+
+
+DELETE_RELATIONS = ToolSpec(
+    name="delete_relations",
+    title="Delete Relations",
+    description="Delete multiple relations from the knowledge graph",
+    input_model=DeleteRelationsRequest,
+    output_model=Done,
+    annotations=hints(destructive=True),
+    handler=lambda s, req, call: s.memory.delete_relations(req.relations, call.agent),
+    text=_message,
+)
+
+
+# The shared reads, taking their arguments as the official server does (unknown ones ignored).
+_OFFICIAL_READ = hints(read_only=True)
+
+
+MEMORY_READ_GRAPH = replace(READ_GRAPH, input_model=ReadGraphArgs, annotations=_OFFICIAL_READ)
+
+
+MEMORY_SEARCH_NODES = replace(SEARCH_NODES, input_model=SearchNodesArgs, annotations=_OFFICIAL_READ)
+
+
+MEMORY_OPEN_NODES = replace(OPEN_NODES, input_model=OpenNodesArgs, annotations=_OFFICIAL_READ)
+
+
+async def _second(pair: Awaitable[tuple[Any, BaseModel]]) -> BaseModel:
+    return (await pair)[1]

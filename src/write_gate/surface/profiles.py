@@ -1,0 +1,51 @@
+"""The two profiles a server offers: the gate's tools, or the official memory server's."""
+
+from write_gate.surface.gate_tools import (
+    GET_SCHEMA,
+    OPEN_NODES,
+    READ_GRAPH,
+    REFRESH_SCHEMA_CACHE,
+    SEARCH_NODES,
+    WRITE_NODE,
+    WRITE_NODES,
+    WRITE_RELATIONSHIP,
+    WRITE_RELATIONSHIPS,
+)
+from write_gate.surface.memory_tools import (
+    ADD_OBSERVATIONS,
+    CREATE_ENTITIES,
+    CREATE_RELATIONS,
+    DELETE_ENTITIES,
+    DELETE_OBSERVATIONS,
+    DELETE_RELATIONS,
+    MEMORY_OPEN_NODES,
+    MEMORY_READ_GRAPH,
+    MEMORY_SEARCH_NODES,
+)
+from write_gate.surface.tool_spec import ToolSpec
+
+PROFILES: dict[str, tuple[ToolSpec, ...]] = {
+    "gate": (
+        WRITE_NODE,
+        WRITE_RELATIONSHIP,
+        WRITE_NODES,
+        WRITE_RELATIONSHIPS,
+        REFRESH_SCHEMA_CACHE,
+        SEARCH_NODES,
+        OPEN_NODES,
+        READ_GRAPH,
+        GET_SCHEMA,
+    ),
+    # Seed 001's nine tools; read_graph, search_nodes and open_nodes are the same implementation as above.
+    "memory": (
+        CREATE_ENTITIES,
+        CREATE_RELATIONS,
+        ADD_OBSERVATIONS,
+        DELETE_ENTITIES,
+        DELETE_OBSERVATIONS,
+        DELETE_RELATIONS,
+        MEMORY_READ_GRAPH,
+        MEMORY_SEARCH_NODES,
+        MEMORY_OPEN_NODES,
+    ),
+}

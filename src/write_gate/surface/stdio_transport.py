@@ -1,0 +1,65 @@
+"""MCP over stdio that answers every line, as JSON-RPC 2.0 (section 5.1) says.
+
+The SDK's stdio transport drops a line it cannot read as a message, so the client waits for its timeout.
+Here each line is looked at first (malformed.triage): what is not JSON is answered -32700 (id null), JSON
+that is not a JSON-RPC 2.0 message -32600 (with its id when one can be read); the line is then dropped and
+serving goes on. Lines that are messages go to the SDK's transport unchanged, which keeps its handling of stdout (fd 1
+points at stderr while serving, so stray prints cannot corrupt the protocol).
+"""
+
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from io import TextIOWrapper
+from typing import Any
+
+import anyio
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+
+from write_gate.surface.malformed import triage
+
+
+class _AnsweredLines:
+    """stdin as the SDK's transport reads it (an async iterable of lines), less the lines that are not
+    messages, which are answered on the transport's own write stream (so one writer owns stdout)."""
+
+    def __init__(self, source: Any) -> None:
+        self._source = source
+        self._answers: Any = None
+        self._ready = anyio.Event()
+
+    def answer_on(self, write_stream: Any) -> None:
+        self._answers = write_stream
+        self._ready.set()
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._lines()
+
+    async def _lines(self) -> AsyncIterator[str]:
+        async for line in self._source:
+            if not line.strip():
+                continue  # an empty line carries no message, so there is nothing to answer
+            error = triage(line)
+            if error is None:
+                yield line
+                continue
+            await self._ready.wait()
+            try:
+                await self._answers.send(SessionMessage(error))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return  # the server is shutting down
+
+
+@asynccontextmanager
+async def stdio_transport() -> AsyncIterator[tuple[Any, Any]]:
+    """`(read_stream, write_stream)` for `Server.run`, over this process's stdin and stdout."""
+    # Invalid UTF-8 becomes U+FFFD rather than ending the transport (the SDK decodes the same way).
+    stdin = TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    lines = _AnsweredLines(anyio.wrap_file(stdin))
+    try:
+        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+            lines.answer_on(write_stream)
+            yield read_stream, write_stream
+    finally:
+        stdin.detach()  # sys.stdin's buffer is not ours to close

@@ -1,0 +1,110 @@
+"""A tool as the server offers it: name, description, input/output models, MCP annotations, handler;
+what a served gate holds for its tools, and what each call carries.
+
+There is no raw Cypher tool in any profile, by design: every write goes through the gate.
+"""
+
+from collections.abc import Awaitable, Callable, Collection
+from dataclasses import dataclass
+from typing import Any
+
+import mcp_types as types
+from pydantic import BaseModel, ConfigDict
+
+from write_gate.access.agents import Agent
+from write_gate.services.gate import Gate
+from write_gate.services.memory import (
+    MemoryService,
+    WriterContext,
+)
+from write_gate.surface.tool_schemas import input_schema, output_schema
+
+
+class NoArguments(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass(frozen=True)
+class Services:
+    """What a served gate holds for its tools: the gate, and the memory profile's service."""
+
+    gate: Gate
+    memory: MemoryService
+
+
+@dataclass(frozen=True)
+class Call:
+    """Per call: the agent (identity and grant), and the memory profile's provenance defaults."""
+
+    agent: Agent
+    writer: WriterContext
+
+
+Handler = Callable[[Services, Any, Call], Awaitable[BaseModel]]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    title: str | None  # None: the name says it (generated tools)
+    description: str
+    input_model: type[BaseModel]
+    output_model: type[BaseModel]
+    annotations: types.ToolAnnotations
+    handler: Handler
+    # The text content, where a profile's clients expect something other than the structured result as JSON.
+    text: Callable[[BaseModel], str] | None = None
+    # The advertised input schema, where input_model's is rendered otherwise (a batch leaves its items undescribed).
+    input_schema: dict[str, Any] | None = None
+    # The registry label a generated tool writes (typed tools), for WRITE_GATE_TOOLS' `typed:<Label>`.
+    label: str | None = None
+    # A shorter input schema that refers to this tool's fields (update_npc's to add_npc's), for lists
+    # that offer that tool too.
+    brief: tuple[str, dict[str, Any]] | None = None
+    # Changes the gate's own state rather than the graph (the `admin` group of grants and WRITE_GATE_TOOLS).
+    admin: bool = False
+
+    @property
+    def group(self) -> str:
+        """What grants and WRITE_GATE_TOOLS call it: from its annotations, so the two never disagree."""
+        return "admin" if self.admin else "read" if self.annotations.read_only_hint else "write"
+
+    def to_mcp(self, listed: Collection[str] = ()) -> types.Tool:
+        """`listed`: the names of the tools offered beside it."""
+        schema = self.input_schema or input_schema(self.input_model)
+        if self.brief is not None and self.brief[0] in listed:
+            schema = self.brief[1]
+        return types.Tool(
+            name=self.name,
+            title=self.title,
+            description=self.description,
+            input_schema=schema,
+            output_schema=output_schema(self.output_model),
+            annotations=self.annotations,
+        )
+
+
+def hints(*, read_only: bool = False, destructive: bool = False, idempotent: bool = True) -> types.ToolAnnotations:
+    """Every hint stated, none left to its default (the defaults assume a destructive, open-world tool):
+    as the official memory server states them, for its drop-in profile."""
+    return types.ToolAnnotations(
+        read_only_hint=read_only,
+        destructive_hint=destructive,
+        idempotent_hint=idempotent,
+        open_world_hint=False,  # the gate's graph is its whole world
+    )
+
+
+def lean_hints(*, read_only: bool = False, destructive: bool = False, idempotent: bool = True) -> types.ToolAnnotations:
+    """The same hints in fewer bytes: a value equal to the specification's default is left out (read-only
+    false, destructive true, idempotent false), and so are the two a read-only tool's clients ignore."""
+    if read_only:
+        return types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    return types.ToolAnnotations(
+        destructive_hint=None if destructive else False,
+        idempotent_hint=True if idempotent else None,
+        open_world_hint=False,
+    )
+
+
+READ = lean_hints(read_only=True)
