@@ -93,7 +93,7 @@ def cmd_schema_load(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_schema_suggest(args: argparse.Namespace, settings: Settings) -> int:
     from write_gate.interchange.formats import parse_memory_file
-    from write_gate.interchange.formats.schema_suggest import suggest
+    from write_gate.interchange.schema_suggest import suggest
     from write_gate.serving.assembly import open_gate
 
     try:

@@ -381,12 +381,27 @@ def test_python_snippet_runs_from_anywhere(tmp_path: Path) -> None:
 
 
 def test_development_tree_names_real_files() -> None:
+    """Each file the tree names is in the folder it is drawn in, and every module of the package is drawn."""
     text = rb.block("src/write_gate/").text
     package = ROOT / "src" / "write_gate"
-    for name in re.findall(r"\b\w+\.py\b", text):
-        assert list(package.rglob(name)), f"the Development tree names {name}, which src/write_gate lacks"
-    for folder in re.findall(r"^\s+(\w+)/", text, re.MULTILINE):
-        assert (package / folder).is_dir(), folder
+    stack: list[tuple[int, Path]] = [(-1, package)]
+    named: set[Path] = set()
+    for line in text.splitlines()[1:]:
+        indent = len(line) - len(line.lstrip())
+        while len(stack) > 1 and stack[-1][0] >= indent:
+            stack.pop()
+        first = line.split()[0] if line.strip() else ""
+        if re.fullmatch(r"\w+/", first):
+            folder = stack[-1][1] / first.rstrip("/")
+            assert folder.is_dir(), f"the Development tree draws {first}, which {stack[-1][1]} lacks"
+            stack.append((indent, folder))
+        for name in re.findall(r"\b\w+\.py\b", line):
+            path = stack[-1][1] / name
+            assert path.is_file(), f"the Development tree draws {name} in {stack[-1][1].relative_to(ROOT)}"
+            named.add(path)
+    undrawn = sorted(str(p.relative_to(package)) for p in package.rglob("*.py") if p.name != "__init__.py")
+    undrawn = [p for p in undrawn if package / p not in named]
+    assert not undrawn, f"modules the Development tree does not draw: {undrawn}"
 
 
 # An npx command the README quotes without a version, and why that is right.
