@@ -1,4 +1,4 @@
-"""`write-gate serve | migrate | schema load`."""
+"""`write-gate serve | migrate | schema | import | export | agents | engine`: the command line, above every layer."""
 
 import argparse
 import json
