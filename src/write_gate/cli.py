@@ -14,7 +14,7 @@ from write_gate.access.agents import AgentsFileError
 from write_gate.engines import BackendError, BackendUnavailable
 from write_gate.serving import logs
 from write_gate.serving.assembly import open_backend
-from write_gate.serving.config import BackendKind, Settings
+from write_gate.serving.config import BackendKind, ConfigurationError, Settings
 from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import SchemaFileError, load_into_graph, read_sources
 
@@ -131,7 +131,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     from write_gate.interchange.formats import parse_memory_file
     from write_gate.interchange.transfer import import_lines
     from write_gate.services.memory import MemoryService, WriterContext
-    from write_gate.serving.assembly import open_gate
+    from write_gate.serving.assembly import MEMORY_METHOD_SETTING, formula_provider, open_gate
 
     try:
         items = list(parse_memory_file(args.file.read_text(encoding="utf-8")))
@@ -143,6 +143,9 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
         extraction_method=args.extraction_method or settings.memory_extraction_method,
         reliability=settings.memory_reliability if args.reliability is None else args.reliability,
     )
+    # Every line would be stamped with this method: one the provider refuses stops here, not at each line.
+    named = "--extraction-method" if args.extraction_method else MEMORY_METHOD_SETTING
+    formula_provider(settings, stamps=writer.extraction_method, stamps_setting=named)
     console = Console(stderr=True)
 
     async def work():
@@ -372,6 +375,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except AgentsFileError as exc:
         print(f"error: agents file: {exc}", file=sys.stderr)
+        return 2
+    except ConfigurationError as exc:  # a setting the server cannot start with: the same line on every transport
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     except BaseExceptionGroup as group:  # serve opens the engine inside the MCP server's task group
         engine = group.subgroup((BackendUnavailable, BackendError))

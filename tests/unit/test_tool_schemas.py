@@ -112,7 +112,7 @@ def test_tool_selection(text: str, offered: list[str], hidden: list[str]) -> Non
 def test_tool_groups_come_from_the_annotations() -> None:
     """Read-only tools are the `read` group, refresh_schema_cache (which changes the gate, not the graph)
     `admin`, every other tool, generated ones included, `write`."""
-    specs = [*PROFILES["gate"], *PROFILES["memory"], *typed_specs(NPC_REGISTRY, ["api"])]
+    specs = [*PROFILES["gate"], *PROFILES["memory"], *typed_specs(NPC_REGISTRY, {"enum": ["api"]})]
     groups = {spec.name: spec.group for spec in specs}
     assert {n for n, g in groups.items() if g == "read"} == {"search_nodes", "open_nodes", "read_graph", "get_schema"}
     assert {n for n, g in groups.items() if g == "admin"} == {"refresh_schema_cache"}
@@ -146,7 +146,7 @@ def test_a_batch_validates_each_item_with_the_model_it_advertises() -> None:
 def test_a_typed_tool_advertises_the_schema_of_the_model_it_validates_with() -> None:
     """The call's own arguments come from the model; the type's object from the registry entry, which the
     gate checks itself (so its rejections carry the gate's codes)."""
-    specs = {spec.name: spec for spec in typed_specs(NPC_REGISTRY, ["api", "llm"])}
+    specs = {spec.name: spec for spec in typed_specs(NPC_REGISTRY, {"enum": ["api", "llm"]})}
     add = specs["add_npc"]
     assert add.input_schema is None and add.to_mcp().input_schema == input_schema(add.input_model)
     schema = add.to_mcp().input_schema

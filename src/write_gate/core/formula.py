@@ -2,8 +2,10 @@
 
 import importlib
 import math
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from write_gate.core.formula_admiralty import AdmiraltyFormulaProvider
+from write_gate.core.formula_stix import StixFormulaProvider
 from write_gate.core.model import ErrorCode, GateRejection
 
 # Confidence is stored and answered rounded to this many decimals, so 0.8 x 0.75 reads 0.6, not
@@ -45,20 +47,34 @@ class FlatFormulaProvider:
         return reliability
 
 
-BUILT_IN: dict[str, type] = {"default": DefaultFormulaProvider, "flat": FlatFormulaProvider}
+BUILT_IN: dict[str, type] = {
+    "default": DefaultFormulaProvider,
+    "flat": FlatFormulaProvider,
+    "admiralty": AdmiraltyFormulaProvider,
+    "stix": StixFormulaProvider,
+}
 
 
 def load_provider(spec: str) -> FormulaProvider:
-    """`default`, `flat`, or `package.module:ClassName` (instantiated with no arguments)."""
+    """A built-in's name (BUILT_IN), or `package.module:ClassName` (instantiated with no arguments)."""
     if spec in BUILT_IN:
         return BUILT_IN[spec]()
     module_name, sep, class_name = spec.partition(":")
     if not sep or not module_name or not class_name:
-        raise ValueError(f"WRITE_GATE_FORMULA_PROVIDER must be 'default', 'flat' or 'module:Class', not {spec!r}")
+        names = ", ".join(f"'{name}'" for name in BUILT_IN)
+        raise ValueError(f"WRITE_GATE_FORMULA_PROVIDER must be one of {names} or 'module:Class', not {spec!r}")
     provider = getattr(importlib.import_module(module_name), class_name)()
     if not isinstance(provider, FormulaProvider):
         raise TypeError(f"{spec} does not implement allowed_extraction_methods() and compute()")
     return provider
+
+
+def method_schema(provider: FormulaProvider) -> dict[str, Any]:
+    """What a typed tool advertises for extraction_method: the provider's `extraction_method_schema()` where it
+    has one (a pattern is shorter than 36 grades in every typed tool), else the enum of its methods. The gate,
+    not the schema, decides what passes (INVALID_EXTRACTION_METHOD)."""
+    own = getattr(provider, "extraction_method_schema", None)
+    return dict(own()) if callable(own) else {"enum": sorted(provider.allowed_extraction_methods())}
 
 
 def compute_confidence(provider: FormulaProvider, reliability: float, extraction_method: str) -> float:

@@ -129,18 +129,20 @@ def _type_schema(entry: SchemaEntry, mode: Mode, *, beside_add: bool) -> dict[st
 _Weight = Annotated[float | None, Field(ge=0, le=1), WithJsonSchema({"type": "number", "minimum": 0, "maximum": 1})]
 
 
-def request_model(entry: SchemaEntry, mode: Mode, methods: list[str], *, beside_add: bool = False) -> type[BaseModel]:
+def request_model(
+    entry: SchemaEntry, mode: Mode, method_schema: dict[str, Any], *, beside_add: bool = False
+) -> type[BaseModel]:
     """The model a typed tool validates a call with and advertises. The gate checks the type's fields itself
     (types, enums, required), so those rejections carry the gate's error codes: the model takes the type's
     object as a map and advertises the registry's fields for it. Likewise extraction_method advertises the
-    provider's methods, which the gate checks (INVALID_EXTRACTION_METHOD)."""
+    provider's methods (core.formula.method_schema), which the gate checks (INVALID_EXTRACTION_METHOD)."""
     type_name = tool_type_name(entry.label)
     described = WithJsonSchema(_type_schema(entry, mode, beside_add=beside_add))
     fields: dict[str, Any] = {type_name: (Annotated[dict[str, Any], described], ...)}
     if mode != "delete":
         fields |= {
             "source": (str, Field(min_length=1, description="Where the claim came from.")),
-            "extraction_method": (str, Field(json_schema_extra={"enum": list(methods)})),
+            "extraction_method": (str, Field(json_schema_extra=dict(method_schema))),
             "reliability": (float, Field(0.5, description="In [0, 1].")),
         }
         if _relationship_keys(entry):  # the arguments about relationships, where the tool writes some

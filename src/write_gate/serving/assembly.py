@@ -8,11 +8,11 @@ import anyio
 
 from write_gate import __version__
 from write_gate.core.decisions import Policy
-from write_gate.core.formula import load_provider
+from write_gate.core.formula import FormulaProvider, load_provider
 from write_gate.core.values import Limits
 from write_gate.engines import GraphBackend
 from write_gate.services.gate import Gate
-from write_gate.serving.config import BackendKind, Settings
+from write_gate.serving.config import BackendKind, ConfigurationError, Settings
 from write_gate.serving.registry_keeper import RegistryKeeper
 from write_gate.store.graph_registry import GraphRegistrySource
 from write_gate.store.migrations import migrate
@@ -46,10 +46,35 @@ async def open_backend(settings: Settings) -> GraphBackend:
     )
 
 
+MEMORY_METHOD_SETTING = "WRITE_GATE_MEMORY_EXTRACTION_METHOD"
+
+
+def formula_provider(
+    settings: Settings, *, stamps: str | None = None, stamps_setting: str = MEMORY_METHOD_SETTING
+) -> FormulaProvider:
+    """The configured provider, or ConfigurationError: a spec that loads no provider, or a method the server
+    stamps on writes itself (`stamps`: the memory profile's, an import's) that the provider does not accept, so
+    that mistake stops the start rather than rejecting every write."""
+    try:
+        provider = load_provider(settings.formula_provider)
+    except (ValueError, TypeError, ImportError, AttributeError) as exc:
+        named = "WRITE_GATE_FORMULA_PROVIDER" in str(exc)  # load_provider's own message names the setting
+        message = str(exc) if named else f"WRITE_GATE_FORMULA_PROVIDER={settings.formula_provider}: {exc!r}"
+        raise ConfigurationError(message) from exc
+    allowed = sorted(provider.allowed_extraction_methods())
+    if stamps is not None and stamps not in allowed:
+        shown = ", ".join(allowed[:6]) + (f", ... ({len(allowed)} in all)" if len(allowed) > 6 else "")
+        raise ConfigurationError(
+            f"{stamps_setting}={stamps} is not a method the {settings.formula_provider!r} formula provider "
+            f'accepts; set it to one that is: {shown} (README "Formula providers")'
+        )
+    return provider
+
+
 def build_gate(settings: Settings, backend: GraphBackend) -> Gate:
     limits = Limits(settings.max_properties, settings.max_string_length, settings.max_list_length)
     policy = Policy(settings.unknown_label_policy, settings.fallback_label, limits)
-    return Gate(backend, GraphRegistrySource(backend), load_provider(settings.formula_provider), policy, __version__)
+    return Gate(backend, GraphRegistrySource(backend), formula_provider(settings), policy, __version__)
 
 
 @asynccontextmanager
@@ -64,7 +89,7 @@ async def open_gate(
 
     `keep_loading` (a server): start even if the engine or registry is not there yet, keep retrying, and
     poll the registry's version while running. Otherwise (the CLI) a failed first load is an error."""
-    load_provider(settings.formula_provider)  # a bad provider spec fails start-up, loudly
+    formula_provider(settings)  # a bad provider spec fails start-up, loudly
     backend = await open_backend(settings)
     try:
         gate = build_gate(settings, backend)

@@ -12,6 +12,10 @@ from write_gate.core.decisions import UnknownLabelPolicy
 from write_gate.serving.logs import LogLevel
 
 
+class ConfigurationError(ValueError):
+    """Settings the server cannot start with: said in one line, before anything starts."""
+
+
 class BackendKind(StrEnum):
     EMBEDDED = "embedded"
     MEMGRAPH = "memgraph"

@@ -29,13 +29,14 @@ from starlette.types import ASGIApp
 from write_gate import __version__
 from write_gate.access.agents import FULL, Agent, Grant, LiveAgents
 from write_gate.access.tool_selection import ToolSelection
+from write_gate.core.formula import method_schema
 from write_gate.core.model import ErrorCode, GateRejection, Rejected, validation_problems
 from write_gate.core.registry import RegistrySnapshot
 from write_gate.core.values import check_storable
 from write_gate.engines import BackendUnavailable
 from write_gate.services.gate import Gate
 from write_gate.services.memory import MemoryService, WriterContext
-from write_gate.serving.assembly import open_gate
+from write_gate.serving.assembly import formula_provider, open_gate
 from write_gate.serving.audit import Decision
 from write_gate.serving.config import Settings
 from write_gate.surface import http_auth, schema_resources, session_log
@@ -168,6 +169,8 @@ class GateServer(Server[Services]):
 
 
 def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: bool = True) -> Server[Services]:
+    # The memory profile stamps its writes with the configured method: one the provider refuses stops the start.
+    formula_provider(settings, stamps=settings.memory_extraction_method if profile == "memory" else None)
     selection = ToolSelection.parse(settings.tools)
     static = {spec.name: spec for spec in PROFILES[profile] if selection.offers(spec.name, spec.group)}
     identities = Identities(settings)
@@ -179,7 +182,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         registry = services.gate.snapshot  # None until the registry loads: the static tools only
         cached = tables.get(id(registry))
         if cached is None or cached[0] is not registry:
-            methods = sorted(services.gate.provider.allowed_extraction_methods())
+            methods = method_schema(services.gate.provider)
             typed = typed_specs(registry, methods) if generated and registry is not None else ()
             specs = static | {spec.name: spec for spec in typed if selection.offers(spec.name, spec.group, spec.label)}
             tables.clear()  # only the snapshot in force is worth keeping

@@ -1,5 +1,7 @@
 """Typed tools' specs (`add_/update_/delete_<type>`), generated from the registry snapshot."""
 
+from typing import Any
+
 from write_gate.core.registry import SchemaEntry, SchemaRegistry
 from write_gate.services.typed_tools import (
     TypedDeleted,
@@ -19,7 +21,7 @@ _TYPED_VERBS: dict[str, str] = {
 }
 
 
-def typed_specs(registry: SchemaRegistry, methods: list[str]) -> tuple[ToolSpec, ...]:
+def typed_specs(registry: SchemaRegistry, method_schema: dict[str, Any]) -> tuple[ToolSpec, ...]:
     """add_/update_/delete_<type> for each allowed node entry with property definitions."""
     specs = []
     for label in registry.all_canonical_labels():
@@ -39,7 +41,7 @@ def typed_specs(registry: SchemaRegistry, methods: list[str]) -> tuple[ToolSpec,
                     name=f"{mode}_{tool_type_name(label)}",
                     title=None,  # `add_npc` says what "Add a Npc" did
                     description=description,
-                    input_model=request_model(entry, mode, methods),  # type: ignore[arg-type]
+                    input_model=request_model(entry, mode, method_schema),  # type: ignore[arg-type]
                     output_model=TypedDeleted if mode == "delete" else TypedWritten,
                     # MERGE, or a relationship replaced by the same one: a repeat changes nothing; unless it
                     # writes relationships, whose weight a repeat averages again (as write_relationship's).
@@ -49,7 +51,7 @@ def typed_specs(registry: SchemaRegistry, methods: list[str]) -> tuple[ToolSpec,
                     brief=(
                         (
                             f"add_{tool_type_name(label)}",
-                            input_schema(request_model(entry, "update", methods, beside_add=True)),
+                            input_schema(request_model(entry, "update", method_schema, beside_add=True)),
                         )
                         if mode == "update"
                         else None
