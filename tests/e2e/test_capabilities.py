@@ -268,6 +268,26 @@ async def test_tool_definitions_stay_under_budget_and_every_answer_matches_its_s
         assert undeclared_required(tool["inputSchema"]) == undeclared_required(tool["outputSchema"]) == [], tool
 
 
+@pytest.mark.parametrize("provider", ["admiralty", "stix"])
+async def test_grading_providers_advertise_a_pattern_not_every_method(
+    settings: Settings, graph: GraphBackend, provider: str
+) -> None:
+    """36 Admiralty grades (or 34 STIX values) as an enum in each of the RPG registry's 22 add_/update_ tools
+    would cost 3.3 KB (9.7 KB); a pattern keeps admiralty within the RPG budget. stix, at ~49 KB, is not: it is
+    opt-in and its pattern is the exact list of what it accepts."""
+    await load_into_graph(graph, read_sources([RPG]))
+    grading = settings.model_copy(update={"formula_provider": provider})
+    async with Client(build_server(grading, auto_migrate=False)) as client:
+        tools = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in (await client.list_tools()).tools]
+    print(f"\ntools/list with rpg and the {provider} provider: {len(tools)} tools {schema_bytes(tools)} bytes")
+    generic = {"write_node", "write_relationship", "write_nodes", "write_relationships"}
+    typed = [t for t in tools if t["name"] not in generic and "extraction_method" in t["inputSchema"]["properties"]]
+    advertised = [t["inputSchema"]["properties"]["extraction_method"] for t in typed]
+    assert len(advertised) == 22 and all("pattern" in a and "enum" not in a for a in advertised)
+    if provider == "admiralty":
+        assert len(tools) == 42 and schema_bytes(tools) <= RPG_BUDGET
+
+
 def undeclared_required(schema: Any) -> list[str]:
     """Names a schema object requires without declaring them in its own `properties`: Ajv in strict mode, as
     TypeScript clients may run it, refuses such a schema (an `anyOf` branch included)."""

@@ -21,7 +21,7 @@ import pytest
 import yaml
 from mcp import Client, StdioServerParameters
 
-from tests.conftest import GATE_TOOLS, open_client, settings_env
+from tests.conftest import GATE_TOOLS, open_client, settings_env, write_gate_argv
 from tests.e2e import readme_blocks as rb
 from write_gate import cli
 from write_gate.core.cypher.statement import Statement
@@ -58,6 +58,11 @@ COMMANDS_TABLE = (
 )
 MEMGRAPH_ENV = "WRITE_GATE_BACKEND=memgraph MEMGRAPH_URL=bolt://db:7687 MEMGRAPH_USER=gate MEMGRAPH_PASSWORD=..."
 AGENTS_ADD = "uv run write-gate agents add"
+FORMULA_SERVE = [
+    "WRITE_GATE_FORMULA_PROVIDER=admiralty uv run write-gate serve",
+    "WRITE_GATE_FORMULA_PROVIDER=stix WRITE_GATE_MEMORY_EXTRACTION_METHOD=0-10:3 "
+    "uv run write-gate serve --profile memory",
+]
 
 # Each test, and the blocks (by key) or sh commands it runs.
 RUN = {
@@ -92,6 +97,7 @@ RUN = {
     ],
     "test_claude_desktop_config_starts_the_server": ['{"mcpServers": {"write-gate": {'],
     "test_python_snippet_runs_from_anywhere": ["import asyncio"],
+    "test_formula_provider_examples": [*FORMULA_SERVE, "formula-call:admiralty", "formula-answer:admiralty"],
     "test_development_tree_names_real_files": ["src/write_gate/"],
 }
 
@@ -318,6 +324,35 @@ async def test_agents_commands_write_the_file_shown(
         for agent in agents["agents"].values():
             assert re.fullmatch(r"[0-9a-f]{4}(\.\.\.|[0-9a-f]{60})", agent.pop("token_sha256"))
     assert written == shown
+
+
+def served(settings: Settings, command: str) -> Client:
+    """A README `[VAR=value ...] uv run write-gate serve ...` line as a stdio server against the test's graph
+    (the console script itself: test_first_command_serves runs `uv run` for real)."""
+    words = rb.argv(command)
+    env = settings_env(settings)
+    while "=" in words[0]:
+        name, _, value = words.pop(0).partition("=")
+        env[name] = value
+    assert words[:3] == ["uv", "run", "write-gate"], command
+    executable, *args = write_gate_argv(*words[3:])
+    return Client(StdioServerParameters(command=executable, args=args, env=env), read_timeout_seconds=120)
+
+
+@EMBEDDED
+async def test_formula_provider_examples(settings: Settings, graph: GraphBackend) -> None:
+    """The Formula providers lines, each served as shown: the admiralty call answers as shown, and the memory
+    profile under stix stamps its writes with the method and confidence the README says."""
+    admiralty, stix = rb.commands(rb.sh_block(FORMULA_SERVE[0]))
+    assert [admiralty, stix] == FORMULA_SERVE
+    async with served(settings, admiralty) as client:
+        answer = await call(client, "write_node", json_block("formula-call:admiralty"))
+    rb.assert_matches(answer, json_block("formula-answer:admiralty"))
+    async with served(settings, stix) as client:
+        entity = {"name": "Ada", "entityType": "person", "observations": []}
+        assert not (await client.call_tool("create_entities", {"entities": [entity]})).is_error
+    rows = await graph.read(Statement("MATCH (n {name: 'Ada'}) RETURN n.extraction_method AS m, n.confidence AS c"))
+    assert rows == [{"m": "0-10:3", "c": 0.3}]
 
 
 # --- what cannot run here, checked as far as it can be -------------------------------------------------------
