@@ -114,8 +114,9 @@ async def batch_ingest(items: int) -> None:
             }
             for i in range(items)
         ]
+        requests = [WriteNodeRequest.model_validate(row) for row in rows]  # as the tool validates its items
         started = time.perf_counter()
-        result = await write_nodes(gate, rows, Agent("bench"))
+        result = await write_nodes(gate, requests, Agent("bench"))
         gate_s = time.perf_counter() - started
         assert result.written == items, result.rejected
         raw_rows = [{"name": f"r{i:06d}", "props": {"i": i, "tag": "bench"}} for i in range(items)]
@@ -266,7 +267,8 @@ async def reads_at_scale(nodes: int) -> None:
                 }
                 for i in range(start, min(nodes, start + 10_000))
             ]
-            assert (await write_nodes(gate, items, Agent("bench"))).rejected == 0
+            requests = [WriteNodeRequest.model_validate(item) for item in items]
+            assert (await write_nodes(gate, requests, Agent("bench"))).rejected == 0
         pairs = [
             {"a": f"person-{(i * 7919) % nodes:07d}", "b": f"person-{(i * 104729 + 1) % nodes:07d}"}
             for i in range(nodes // 2)

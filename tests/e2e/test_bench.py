@@ -1,0 +1,58 @@
+"""The benchmark harness runs: every script in bench/ at a tiny size, so a change that breaks one fails here
+rather than on the day someone measures. Figures are printed by the scripts, never asserted."""
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+pytestmark = pytest.mark.anyio
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "bench"
+
+
+def bench_module(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_script(name: str, *args: str) -> str:
+    env = {**os.environ, "PYTHONPATH": str(BENCH)}
+    result = subprocess.run(
+        [sys.executable, str(BENCH / f"{name}.py"), *args], capture_output=True, text=True, timeout=600, env=env
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
+
+
+async def test_run_sections_without_npm() -> None:
+    """Sections 1, 2 and 4 of bench/run.py (section 3 installs the official server from npm: `run.py --quick`)."""
+    pytest.importorskip("psutil", reason="bench/run.py needs the bench group's psutil")
+    run = bench_module("run")
+    await run.gate_overhead(20)
+    await run.batch_ingest(50)
+    await run.reads_at_scale(100)
+    assert run.RESULTS["batch"]["items"] == 50
+    assert run.RESULTS["overhead"]["calls"] == 20
+    assert run.RESULTS["reads"]["nodes"] == 100
+
+
+@pytest.mark.parametrize(
+    ("script", "args", "says"),
+    [
+        ("write_node_latency", ("--calls", "5"), "median"),
+        ("read_latency", ("--nodes", "200", "--calls", "3"), "search_nodes"),
+        ("typed_links", ("--calls", "2"), "100"),
+        ("http_sessions", ("--sessions", "3", "--idle", "1"), "sessions"),
+    ],
+)
+def test_script_runs(script: str, args: tuple[str, ...], says: str) -> None:
+    assert says in run_script(script, *args)
