@@ -48,7 +48,7 @@ async def open_backend(settings: Settings) -> GraphBackend:
 
 def build_gate(settings: Settings, backend: GraphBackend) -> Gate:
     limits = Limits(settings.max_properties, settings.max_string_length, settings.max_list_length)
-    policy = Policy(settings.unknown_label_policy, settings.fallback_label, limits)
+    policy = Policy(settings.unknown_label_policy, settings.fallback_label, limits, settings.undeclared_property_policy)
     return Gate(backend, GraphRegistrySource(backend), load_provider(settings.formula_provider), policy, __version__)
 
 
