@@ -7,6 +7,7 @@ another case or with other underscores (`Age`, `E_Mail`, `eMail` -> `email`), or
 was: no checks, no remapping. Pure: each write path calls `resolve_property_names` and writes what it returns.
 """
 
+import functools
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -66,17 +67,30 @@ def absorb_clashes(property_types: Mapping[str, PropertyType], declared: Iterabl
     return problems
 
 
-def _targets(entry: SchemaEntry, also_declared: Iterable[str]) -> tuple[set[str], dict[str, str | None]]:
+def _targets(entry: SchemaEntry, also_declared: Iterable[str]) -> tuple[frozenset[str], Mapping[str, str | None]]:
     """Declared names, and each fold that leads to exactly one of them (None where it leads to two: the names
     `first_name` and `firstName` both declared, say, leave `FirstName` to the policy)."""
-    declared = {*declared_names(entry), *also_declared}
+    absorbs = tuple((prop, spec.absorbs) for prop, spec in entry.property_types.items() if spec.absorbs)
+    return _index(declared_names(entry), absorbs, frozenset(also_declared))
+
+
+@functools.lru_cache(maxsize=1024)  # the same few entries come through on every write
+def _index(
+    declared_in_entry: tuple[str, ...], absorbs: tuple[tuple[str, tuple[str, ...]], ...], also: frozenset[str]
+) -> tuple[frozenset[str], Mapping[str, str | None]]:
+    declared = frozenset(declared_in_entry) | also
     by_fold: dict[str, set[str]] = defaultdict(set)
     for name in declared:
         by_fold[name_fold(name)].add(name)
-    for prop, spec in entry.property_types.items():
-        for alias in spec.absorbs:
+    for prop, aliases in absorbs:
+        for alias in aliases:
             by_fold[name_fold(alias)].add(prop)
     return declared, {fold: next(iter(names)) if len(names) == 1 else None for fold, names in by_fold.items()}
+
+
+@functools.lru_cache(maxsize=8)
+def _computed_folds(protected: frozenset[str]) -> frozenset[str]:
+    return frozenset(name_fold(name) for name in protected)
 
 
 @dataclass(frozen=True)
@@ -104,7 +118,7 @@ def resolve_property_names(
     if policy is UndeclaredPolicy.ALLOW:
         return Renamed(dict(values), dict(kinds))
     declared, by_fold = _targets(entry, also_declared)
-    computed = {name_fold(name) for name in protected}
+    computed = _computed_folds(protected)
     target_of: dict[str, str] = {}
     unknown: list[str] = []
     for key in values:
