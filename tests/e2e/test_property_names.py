@@ -17,6 +17,7 @@ from write_gate.core.identifiers import PROPERTY_REMAPS_FIELD
 from write_gate.core.registry import UndeclaredPolicy
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
+from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = pytest.mark.anyio
@@ -291,3 +292,32 @@ async def test_get_schema_and_the_resources_show_the_policies_and_absorbs(client
         "e_mail",
         "mail",
     ]
+
+
+async def test_the_shipped_registries_take_every_memory_write_under_reject(
+    settings: Settings, graph: GraphBackend
+) -> None:
+    """The migrated graph (schemas/core and schemas/memory), with every entry rejecting undeclared names: what
+    the memory profile writes (entities of any type, relations, observations) is never refused for a name."""
+    await migrate(graph)
+    strict = settings.model_copy(update={"undeclared_property_policy": UndeclaredPolicy.REJECT})
+    async with open_client(strict, "in_process", profile="memory") as client:
+        entities = [
+            {"name": name, "entityType": type_, "observations": [f"about {name}"]}
+            for name, type_ in (("Ann", "person"), ("Acme", "company"), ("Paris", "city"), ("Zork", "startup"),
+                                ("Py", "language"), ("Kick-off", "meeting"))
+        ]  # fmt: skip
+        out = await ok(client, "create_entities", {"entities": entities})
+        assert [e["entityType"] for e in out["entities"]] == [
+            "Person", "Organization", "Location", "Entity", "Technology", "Event",
+        ]  # fmt: skip
+        relations = [
+            {"from": "Ann", "to": "Acme", "relationType": "works at"},
+            {"from": "Ann", "to": "Paris", "relationType": "lives in"},
+            {"from": "Ann", "to": "Py", "relationType": "uses"},
+        ]
+        assert len((await ok(client, "create_relations", {"relations": relations}))["relations"]) == 3
+        await ok(client, "add_observations", {"observations": [{"entityName": "Zork", "contents": ["pivoted"]}]})
+    assert (await stored(graph, "Entity", "Zork"))["observations"] == ["about Zork", "pivoted"]
+    rows = await graph.read(Statement("MATCH ({name: 'Ann'})-[r]->() RETURN count(r) AS c"))
+    assert rows == [{"c": 3}]
