@@ -153,7 +153,7 @@ def test_absorb_clashes() -> None:
     types = {"email": PropertyType("string", absorbs=("Name",))}
     assert absorb_clashes(types, ["name", "email"]) == ["Name, absorbed by email, reads as the declared name"]
     types = {"email": PropertyType("string", absorbs=("sourceText", "Source"))}
-    assert absorb_clashes(types, ["email"]) == ["Source, absorbed by email, reads as the gate-computed field"]
+    assert absorb_clashes(types, ["email"]) == ["Source, absorbed by email, reads as a field the gate owns"]
     assert absorb_clashes({"email": PropertyType("string", absorbs=("e_mail", "Email"))}, ["email"]) == []
 
 

@@ -90,7 +90,7 @@ def test_property_definitions_take_absorbs_too(tmp_path: Path) -> None:
         ),
         (
             {"name": "P", "property_types": {"note": {"type": "string", "absorbs": ["Written_By"]}}},
-            "Written_By, absorbed by note, reads as the gate-computed field",
+            "Written_By, absorbed by note, reads as a field the gate owns",
         ),
         ({"name": "P", "property_types": {"note": {"type": "string", "absorbs": ["not a name"]}}}, "absorbs must be"),
         ({"name": "P", "undeclared_properties": "sometimes"}, "undeclared_properties"),

@@ -46,8 +46,9 @@ def typed_tool_policy(entry: SchemaEntry) -> UndeclaredPolicy:
 
 
 def absorb_clashes(property_types: Mapping[str, PropertyType], declared: Iterable[str]) -> list[str]:
-    """Why an entry's property absorbs cannot be loaded: a spelling absorbed by two properties, or one that reads
-    as another declared name (it would take that name's writes). Empty when they are fine."""
+    """Why an entry's property absorbs cannot be loaded: a spelling absorbed by two properties, one that reads as
+    another declared name (it would take that name's writes), or one that reads as a field the gate owns (a
+    computed one, or any `_` name). Empty when they are fine."""
     computed = {name_fold(name) for name in PROTECTED_FIELDS}
     owners: dict[str, set[str]] = defaultdict(set)
     for name in declared:
@@ -63,7 +64,7 @@ def absorb_clashes(property_types: Mapping[str, PropertyType], declared: Iterabl
             elif others := sorted(owners[fold] - {prop}):
                 problems.append(f"{alias}, absorbed by {prop}, reads as the declared {others[0]}")
             if fold in computed or alias.startswith("_"):
-                problems.append(f"{alias}, absorbed by {prop}, reads as the gate-computed field")
+                problems.append(f"{alias}, absorbed by {prop}, reads as a field the gate owns")
     return problems
 
 
