@@ -232,6 +232,7 @@ def settings_env(settings: Settings) -> dict[str, str]:
         WRITE_GATE_GRAPH_NAME=settings.graph_name,
         WRITE_GATE_EMBEDDED_FSYNC=settings.embedded_fsync.value,
         WRITE_GATE_UNKNOWN_LABEL_POLICY=settings.unknown_label_policy.value,
+        WRITE_GATE_UNDECLARED_PROPERTY_POLICY=settings.undeclared_property_policy.value,
         WRITE_GATE_FORMULA_PROVIDER=settings.formula_provider,
         WRITE_GATE_QUERY_TIMEOUT_SECONDS=str(settings.query_timeout_seconds),
         MEMGRAPH_URL=settings.memgraph_url,

@@ -54,6 +54,7 @@ async def test_row1_written_with_computed_confidence(client: Client, graph: Grap
         "confidence": 0.675,
         "write_gate_version": __version__,
         "remapped_from": None,
+        "property_remaps": [],
     }
     [alice] = await nodes(graph, "Person")
     assert alice["name"] == "Alice" and alice["age"] == 30
@@ -61,7 +62,7 @@ async def test_row1_written_with_computed_confidence(client: Client, graph: Grap
     assert alice["source"] == "test" and alice["extraction_method"] == "manual"
     assert alice["write_gate_version"] == __version__
     assert alice["last_updated"].endswith("Z")
-    assert "_schema_remap_from" not in alice
+    assert "_schema_remap_from" not in alice and "_schema_property_remaps" not in alice
 
 
 async def test_row2_protected_field_rejected(client: Client, graph: GraphBackend) -> None:

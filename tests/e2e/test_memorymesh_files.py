@@ -365,11 +365,11 @@ async def test_undeclared_properties_are_written_where_the_file_allows_them(mesh
     assert (row["age"], row["c"]) == (88, True)
     found = await ok(mesh, "search_nodes", {"query": "strider"})  # searchable like any written text
     assert [e["name"] for e in found["entities"]] == ["Aragorn"]
-    # Where the file says false, as before: INVALID_INPUT, and write_node stays the way to add more.
+    # Where the file says false: refused, naming the field, and write_node stays the way to add more.
     out = await rejected(
         mesh, "add_artifact", {"artifact": {"name": "Anduril", "rarity": "Legendary", "color": "silver"}, **PROV}
     )
-    assert out["error_code"] == "INVALID_INPUT" and "color" in out["message"]
+    assert out["error_code"] == "SCHEMA_UNKNOWN_PROPERTY" and out["details"]["properties"] == ["color"]
 
 
 @pytest.mark.parametrize(
@@ -378,7 +378,7 @@ async def test_undeclared_properties_are_written_where_the_file_allows_them(mesh
         ({"confidence": 1.0}, "SCHEMA_PROTECTED_FIELD", None),  # gate-computed
         ({"_key": "x"}, "SCHEMA_PROTECTED_FIELD", None),  # internal
         ({"Name": "Strider"}, "SCHEMA_PROTECTED_FIELD", "merge_key"),  # identity, under another spelling
-        ({"Status": "Deceased"}, "INVALID_INPUT", None),  # a declared property, under another spelling
+        ({"Status": "Deceased", "status": "Active"}, "INVALID_INPUT", "same_property"),  # one property twice
         ({"stats": {"strength": 18}}, "INVALID_INPUT", None),  # a map: no engine stores one
         ({"bad key": 1}, "INVALID_INPUT", None),  # not an identifier
         ({"mixed": [1, "a"]}, "INVALID_INPUT", None),  # not a homogeneous list
@@ -395,6 +395,18 @@ async def test_undeclared_properties_pass_write_nodes_rules(
         assert out["error_code"] == code, out
         assert reason is None or out["details"]["reason"] == reason
     assert await count(graph, "MATCH (n:Npc) RETURN count(n) AS c") == 0
+
+
+async def test_a_respelled_defined_property_is_remapped_to_its_definition(mesh: Client, graph: GraphBackend) -> None:
+    """`Status` is drift of the defined `status`: remapped to it (and checked against its enum), never written
+    beside it as an undeclared property."""
+    await npc(mesh, "Aragorn")
+    out = await ok(mesh, "update_npc", {"npc": {"name": "Aragorn", "Status": "Deceased"}, **PROV})
+    assert out["property_remaps"] == ["Status→status"]
+    [row] = await graph.read(Statement("MATCH (n:Npc {name: 'Aragorn'}) RETURN n.status AS s, n.Status AS drift"))
+    assert (row["s"], row["drift"]) == ("Deceased", None)
+    out = await rejected(mesh, "update_npc", {"npc": {"name": "Aragorn", "STATUS": "Asleep"}, **PROV})
+    assert out["error_code"] == "SCHEMA_TYPE_MISMATCH" and out["details"]["property"] == "status"
 
 
 # --- weights --------------------------------------------------------------------------------------------

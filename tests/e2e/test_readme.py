@@ -64,6 +64,9 @@ FORMULA_SERVE = [
     "uv run write-gate serve --profile memory",
 ]
 
+# The Property names section's write_node examples (`call:write_node#<example>` and its answer), in order.
+PROPERTY_EXAMPLES = ("property-names", "unknown-property")
+
 # Each test, and the blocks (by key) or sh commands it runs.
 RUN = {
     "test_first_command_serves": ["uv run write-gate serve"],
@@ -76,6 +79,10 @@ RUN = {
         "answer:write_nodes",
         "answer:refresh_schema_cache",
         "my-schemas/npc.json",
+    ],
+    "test_property_names_example": [
+        "my-schemas/contacts.json",
+        *(f"{kind}:write_node#{example}" for example in PROPERTY_EXAMPLES for kind in ("call", "answer")),
     ],
     "test_rpg_examples_load": ["uv run write-gate schema load schemas/examples/rpg"],
     "test_commands_table": [
@@ -187,7 +194,8 @@ async def test_tool_calls_answer_as_shown(
     through a real MCP client session on a freshly migrated graph as `write-gate serve` makes it."""
     await migrate(graph)
     async with open_client(settings, "in_process") as client:
-        answers = [b for b in rb.blocks() if b.key.startswith("answer:")]
+        # `answer:<tool>#<example>`: a section's own example, run by its own test (its registry differs).
+        answers = [b for b in rb.blocks() if b.key.startswith("answer:") and "#" not in b.key]
         assert [b.key for b in answers] == [
             "answer:write_node", "answer:write_relationship", "answer:write_nodes",
             "answer:refresh_schema_cache", "answer:add_npc", "answer:search_nodes",
@@ -218,6 +226,30 @@ async def load_npc_and_rivendell(
     rivendell = {"label": "Location", "merge_keys": {"name": "Rivendell"}, "source": "dm-notes",
                  "extraction_method": "manual"}  # fmt: skip
     assert (await call(client, "write_node", rivendell))["status"] == "written"
+
+
+@EMBEDDED
+async def test_property_names_example(
+    settings: Settings, graph: GraphBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Property names section: its registry file loaded with `write-gate schema load`, then each write_node
+    call answers as shown, and the graph holds what the section says."""
+    await migrate(graph)
+    path = tmp_path / "my-schemas" / "contacts.json"
+    path.parent.mkdir()
+    path.write_text(rb.block("my-schemas/contacts.json").text)
+    assert (await write_gate(monkeypatch, settings, f"write-gate schema load {path}", tmp_path))[0] == 0
+    async with open_client(settings, "in_process") as client:
+        for example in PROPERTY_EXAMPLES:
+            answer = rb.block(f"answer:write_node#{example}")
+            result = await client.call_tool("write_node", json_block(f"call:write_node#{example}"))
+            assert result.structured_content is not None
+            rb.assert_matches(result.structured_content, json.loads(answer.text), f"README line {answer.line}")
+    rows = await graph.read(Statement("MATCH (n:Contact) RETURN properties(n) AS p"))
+    [node] = [row["p"] for row in rows]
+    assert (node["name"], node["age"], node["email"]) == ("Ann", 41, "ann@example.org")
+    assert node["_schema_property_remaps"] == ["Name→name", "Age→age", "Mail→email"]
+    assert not {"Name", "Age", "Mail", "nickname"} & set(node)
 
 
 # --- the shell commands ------------------------------------------------------------------------------------

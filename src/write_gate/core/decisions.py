@@ -13,6 +13,7 @@ from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.cypher.writes import write_node, write_relationship
 from write_gate.core.formula import FormulaProvider, compute_confidence
 from write_gate.core.identifiers import (
+    PROTECTED_FIELDS,
     PROTECTED_RELATIONSHIP_FIELDS,
     as_identifier,
     normalize_identifier,
@@ -26,7 +27,8 @@ from write_gate.core.model import (
     WriteNodeRequest,
     WriteRelationshipRequest,
 )
-from write_gate.core.registry import SchemaEntry, SchemaRegistry
+from write_gate.core.properties import Renamed, effective_policy, remap_texts, resolve_property_names
+from write_gate.core.registry import SchemaEntry, SchemaRegistry, UndeclaredPolicy
 from write_gate.core.values import Limits, check_protected, clean_map
 
 
@@ -40,6 +42,31 @@ class Policy:
     unknown_labels: UnknownLabelPolicy = UnknownLabelPolicy.REMAP
     fallback_override: str | None = None
     limits: Limits = Limits()
+    # For entries that name no policy of their own (WRITE_GATE_UNDECLARED_PROPERTY_POLICY).
+    undeclared_properties: UndeclaredPolicy = UndeclaredPolicy.ALLOW
+
+
+def property_names(
+    entry: SchemaEntry,
+    cleaned: tuple[dict[str, Any], dict[str, str]],
+    what: str,
+    policy: Policy,
+    *,
+    protected: frozenset[str] = PROTECTED_FIELDS,
+    also_declared: frozenset[str] = frozenset(),
+) -> Renamed:
+    """A map `clean_map` passed, with its names as the entry declares them, under the entry's policy (see
+    core/properties.py)."""
+    values, kinds = cleaned
+    return resolve_property_names(
+        entry,
+        values,
+        kinds,
+        effective_policy(entry, policy.undeclared_properties),
+        what=what,
+        protected=protected,
+        also_declared=also_declared,
+    )
 
 
 @dataclass(frozen=True)
@@ -223,15 +250,21 @@ def plan_node_write(
     *,
     compile_statement: bool = True,
     free_text_label: bool = False,
+    also_declared: frozenset[str] = frozenset(),
 ) -> NodePlan:
     """`compile_statement=False` for callers that write many plans in one statement of their own (batches);
-    `free_text_label` for the memory profile, whose types are any text."""
+    `free_text_label` for the memory profile, whose types are any text; `also_declared`, property names a
+    profile writes on every node whatever the entry declares (its `observations`)."""
     check_protected(req.properties, req.merge_keys)
-    merge_keys, key_kinds = clean_map(req.merge_keys, "merge_keys", policy.limits)
-    properties, prop_kinds = clean_map(req.properties, "properties", policy.limits)
-    properties = without_identity(merge_keys, properties)
+    raw_keys = clean_map(req.merge_keys, "merge_keys", policy.limits)
+    raw_props = clean_map(req.properties, "properties", policy.limits)
     resolved = resolve_label(req.label, registry, policy, free_text=free_text_label)
     entry = resolved.entry
+    keys = property_names(entry, raw_keys, "merge_keys", policy, also_declared=also_declared)
+    props = property_names(entry, raw_props, "properties", policy, also_declared=also_declared)
+    merge_keys, key_kinds, prop_kinds = keys.values, keys.kinds, props.kinds
+    properties = without_identity(merge_keys, props.values)
+    remaps = keys.remaps + props.remaps
     check_required(entry, properties, merge_keys)
     check_merge_keys(entry, merge_keys, "merge_keys")
     check_types(entry, merge_keys, key_kinds)
@@ -239,7 +272,7 @@ def plan_node_write(
     confidence = compute_confidence(provider, req.reliability, req.extraction_method)
     provenance = Provenance(confidence, req.source, req.extraction_method, stamp.version, stamp.now, stamp.written_by)
     statement = (
-        write_node(entry.label, merge_keys, properties, provenance, resolved.remapped_from)
+        write_node(entry.label, merge_keys, properties, provenance, resolved.remapped_from, remaps)
         if compile_statement
         else Statement("")
     )
@@ -249,6 +282,7 @@ def plan_node_write(
         confidence=confidence,
         write_gate_version=stamp.version,
         remapped_from=resolved.remapped_from,
+        property_remaps=list(remaps),
     )
     return NodePlan(statement, result, properties, provenance)
 
@@ -262,6 +296,7 @@ class RelationshipPlan:
     result: RelationshipWritten
     properties: Mapping[str, Any]
     provenance: Provenance
+    property_remaps: tuple[str, ...] = ()  # of its own properties: the relationship's breadcrumb
 
 
 def _endpoint(
@@ -271,9 +306,10 @@ def _endpoint(
     allowed: tuple[str, ...],
     registry: SchemaRegistry,
     policy: Policy,
-) -> Endpoint:
+) -> tuple[Endpoint, list[str]]:
+    """The endpoint, and the remaps its keys needed (`from_keys.Name→name`)."""
     what = f"{side}_keys"
-    keys, _ = clean_map(raw_keys, what, policy.limits)
+    cleaned = clean_map(raw_keys, what, policy.limits)
     entry = resolve_label(raw_label, registry, policy).entry
     if allowed and entry.label not in allowed:
         raise GateRejection(
@@ -284,8 +320,9 @@ def _endpoint(
             label=entry.label,
             allowed=list(allowed),
         )
-    check_merge_keys(entry, keys, what)
-    return Endpoint(entry.label, keys)
+    renamed = property_names(entry, cleaned, what, policy)
+    check_merge_keys(entry, renamed.values, what)
+    return Endpoint(entry.label, renamed.values), remap_texts(what, renamed.remaps)
 
 
 def plan_relationship_write(
@@ -299,18 +336,28 @@ def plan_relationship_write(
 ) -> RelationshipPlan:
     check_protected(req.from_keys, req.to_keys)
     check_protected(req.properties, protected_fields=PROTECTED_RELATIONSHIP_FIELDS)
-    properties, prop_kinds = clean_map(req.properties, "properties", policy.limits)
+    cleaned = clean_map(req.properties, "properties", policy.limits)
     resolved = resolve_relationship_type(req.type, registry, free_text=free_text_type)
     entry = resolved.entry
-    start = _endpoint(req.from_label, req.from_keys, "from", entry.from_labels, registry, policy)
-    end = _endpoint(req.to_label, req.to_keys, "to", entry.to_labels, registry, policy)
+    renamed = property_names(entry, cleaned, "properties", policy, protected=PROTECTED_RELATIONSHIP_FIELDS)
+    properties, prop_kinds = renamed.values, renamed.kinds
+    start, from_remaps = _endpoint(req.from_label, req.from_keys, "from", entry.from_labels, registry, policy)
+    end, to_remaps = _endpoint(req.to_label, req.to_keys, "to", entry.to_labels, registry, policy)
     check_required(entry, properties)
     check_types(entry, properties, prop_kinds)
     confidence = compute_confidence(provider, req.reliability, req.extraction_method)
     provenance = Provenance(confidence, req.source, req.extraction_method, stamp.version, stamp.now, stamp.written_by)
     merge_endpoints = req.endpoint_policy == "merge_endpoints"
     statement = write_relationship(
-        entry.label, start, end, properties, provenance, resolved.remapped_from, merge_endpoints, req.weight
+        entry.label,
+        start,
+        end,
+        properties,
+        provenance,
+        resolved.remapped_from,
+        merge_endpoints,
+        req.weight,
+        renamed.remaps,
     )
     result = RelationshipWritten(
         type=entry.label,
@@ -321,5 +368,6 @@ def plan_relationship_write(
         confidence=confidence,
         write_gate_version=stamp.version,
         remapped_from=resolved.remapped_from,
+        property_remaps=[*renamed.remaps, *from_remaps, *to_remaps],
     )
-    return RelationshipPlan(statement, start, end, merge_endpoints, result, properties, provenance)
+    return RelationshipPlan(statement, start, end, merge_endpoints, result, properties, provenance, renamed.remaps)

@@ -77,6 +77,11 @@ def quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+# The property names a write remapped to declared ones ("e_mail→email"), kept on what it wrote, as labels keep
+# `_schema_remap_from`: a list of strings, which both engines store natively.
+PROPERTY_REMAPS_FIELD = "_schema_property_remaps"
+
+
 def remap_breadcrumb(raw_label: str) -> str:
     """The `_schema_remap_from` value: ':' + the label as written, leading colons folded to one."""
     return ":" + raw_label.lstrip(":")

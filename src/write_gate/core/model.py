@@ -15,6 +15,8 @@ class ErrorCode(StrEnum):
     SCHEMA_PROTECTED_FIELD = "SCHEMA_PROTECTED_FIELD"
     SCHEMA_SOURCE_UNAVAILABLE = "SCHEMA_SOURCE_UNAVAILABLE"
     SCHEMA_TYPE_MISMATCH = "SCHEMA_TYPE_MISMATCH"
+    # A property name the entry does not declare, under the `reject` policy for undeclared properties.
+    SCHEMA_UNKNOWN_PROPERTY = "SCHEMA_UNKNOWN_PROPERTY"
     ENDPOINT_NOT_FOUND = "ENDPOINT_NOT_FOUND"
     INVALID_EXTRACTION_METHOD = "INVALID_EXTRACTION_METHOD"
     FORMULA_INVALID_OUTPUT = "FORMULA_INVALID_OUTPUT"
@@ -116,6 +118,8 @@ class NodeWritten(BaseModel):
     confidence: float
     write_gate_version: str
     remapped_from: str | None = None
+    # Property names remapped to the ones the registry declares ("e_mail→email"); kept on the node too.
+    property_remaps: list[str] = Field(default_factory=list)
 
 
 class RelationshipWritten(BaseModel):
@@ -128,6 +132,8 @@ class RelationshipWritten(BaseModel):
     confidence: float
     write_gate_version: str
     remapped_from: str | None = None
+    # As NodeWritten's; an endpoint's key remapped reads `from_keys.Name→name`.
+    property_remaps: list[str] = Field(default_factory=list)
     # Endpoints that are stubs (created by merge_endpoints and not yet written themselves).
     stub_endpoints: list[Literal["from", "to"]] = Field(default_factory=list)
     weight: float = 1.0

@@ -3,12 +3,21 @@
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Literal, Protocol
 
 from write_gate.core.identifiers import is_identifier
 
 EntryKind = Literal["node", "relationship"]
 SCALAR_TYPES = ("string", "integer", "number", "boolean")
+
+
+class UndeclaredPolicy(StrEnum):
+    """What a write may do with a property name its entry does not declare (core/properties.py decides)."""
+
+    ALLOW = "allow"  # no checks, no remapping
+    REMAP = "remap"  # drift of a declared name is remapped to it; other names are kept as written
+    REJECT = "reject"  # drift is remapped; any other name is SCHEMA_UNKNOWN_PROPERTY
 
 
 @dataclass(frozen=True)
@@ -32,6 +41,8 @@ class PropertyType:
     enum: tuple[Any, ...] | None = None
     description: str = ""
     relationship: RelationshipDef | None = None
+    # Other spellings of this property that writes remap to it (under the remap and reject policies).
+    absorbs: tuple[str, ...] = ()
 
     @property
     def many(self) -> bool:
@@ -63,6 +74,8 @@ class PropertyType:
                 out["relationship"]["to_label"] = self.relationship.to_label
             if self.relationship.description:
                 out["relationship"]["description"] = self.relationship.description
+        if self.absorbs:
+            out["absorbs"] = list(self.absorbs)
         return out
 
     @classmethod
@@ -98,12 +111,16 @@ class PropertyType:
             if to_label is not None and not (isinstance(to_label, str) and is_identifier(to_label)):
                 raise ValueError("relationship 'to_label', when given, must be a plain identifier")
             relationship = RelationshipDef(relationship["type"], to_label, str(relationship.get("description", "")))
+        absorbs = spec.get("absorbs", [])
+        if not isinstance(absorbs, list) or not all(isinstance(a, str) and is_identifier(a) for a in absorbs):
+            raise ValueError("absorbs must be a list of plain identifiers")
         return cls(
             type=kind,
             items=items if kind == "array" else None,
             enum=tuple(enum) if enum else None,
             description=str(spec.get("description", "")),
             relationship=relationship,
+            absorbs=tuple(dict.fromkeys(absorbs)),
         )
 
 
@@ -125,6 +142,8 @@ class SchemaEntry:
     typed_tools: bool = False
     # Its typed tools also take properties it does not define (seed 000's `additionalProperties: true`).
     additional_properties: bool = False
+    # Its own policy for undeclared property names; None: the gate's WRITE_GATE_UNDECLARED_PROPERTY_POLICY.
+    undeclared_properties: UndeclaredPolicy | None = None
 
 
 class SchemaRegistry(Protocol):
@@ -232,4 +251,13 @@ def entry_from_row(row: Mapping[str, Any]) -> SchemaEntry | None:
         description=row.get("description") or "",
         typed_tools=row.get("typed_tools") is True,
         additional_properties=row.get("additional_properties") is True,
+        undeclared_properties=_policy(row.get("undeclared_properties")),
     )
+
+
+def _policy(value: Any) -> UndeclaredPolicy | None:
+    """An entry loaded before the policy existed (or one naming none) follows the gate's setting."""
+    try:
+        return UndeclaredPolicy(value)
+    except ValueError:
+        return None

@@ -9,7 +9,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidatorFun
 
 from write_gate.access.agents import Agent
 from write_gate.core.cypher.batch_writes import write_nodes_batch, write_relationships_batch
-from write_gate.core.cypher.clauses import identity_properties, stub_properties, written_properties
+from write_gate.core.cypher.clauses import (
+    identity_properties,
+    property_breadcrumb,
+    stub_properties,
+    written_properties,
+)
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import plan_node_write, plan_relationship_write
 from write_gate.core.identity import identity_key
@@ -61,6 +66,7 @@ class ItemOutcome(BaseModel):
     merge_keys: dict[str, Any] | None = None
     confidence: float | None = None
     remapped_from: str | None = None
+    property_remaps: list[str] | None = None
     weight: float | None = None
     stub_endpoints: list[str] | None = None
     error_code: ErrorCode | None = None
@@ -138,7 +144,9 @@ async def write_nodes(gate: Gate, items: list[WriteNodeRequest | ValidationError
                 "i": i,
                 "key": identity_key(result.merge_keys),
                 "identity": identity_properties(result.label, result.merge_keys),
-                "properties": written_properties(result.label, plan.properties, result.remapped_from),
+                "properties": written_properties(
+                    result.label, plan.properties, result.remapped_from, result.property_remaps
+                ),
                 "remapped_from": result.remapped_from,
                 **plan.provenance.params(),
             }
@@ -150,6 +158,7 @@ async def write_nodes(gate: Gate, items: list[WriteNodeRequest | ValidationError
             merge_keys=result.merge_keys,
             confidence=result.confidence,
             remapped_from=result.remapped_from,
+            property_remaps=result.property_remaps or None,
         )
     for label, rows in groups.items():
         text = write_nodes_batch(label)
@@ -187,7 +196,7 @@ async def write_relationships(
         groups[shape].append(
             {
                 **row,
-                "properties": dict(plan.properties),
+                "properties": {**plan.properties, **property_breadcrumb(plan.property_remaps)},
                 "weight": request.weight,
                 "remapped_from": plan.result.remapped_from,
                 **plan.provenance.params(),
@@ -199,6 +208,7 @@ async def write_relationships(
             label=plan.result.type,
             confidence=plan.result.confidence,
             remapped_from=plan.result.remapped_from,
+            property_remaps=plan.result.property_remaps or None,
         )
     for (type_, from_label, to_label, merge_endpoints), rows in groups.items():
         text = write_relationships_batch(type_, from_label, to_label, merge_endpoints)

@@ -122,11 +122,15 @@ class Gate:
 
         labels = [registry.get_entry(name) for name in registry.all_canonical_labels()]
         types = [registry.get_relationship(name) for name in registry.all_relationship_types()]
+        default = self.policy.undeclared_properties
         return SchemaView(
-            node_labels=[label_view(e, await count(label_count(e.label))) for e in labels if e],
-            relationship_types=[relationship_view(e, await count(relationship_count(e.label))) for e in types if e],
+            node_labels=[label_view(e, await count(label_count(e.label)), default) for e in labels if e],
+            relationship_types=[
+                relationship_view(e, await count(relationship_count(e.label)), default) for e in types if e
+            ],
             fallback_label=self.policy.fallback_override or registry.fallback_label(),
             unknown_label_policy=self.policy.unknown_labels.value,
+            undeclared_property_policy=default.value,
             extraction_methods=sorted(self.provider.allowed_extraction_methods()),
             write_gate_version=self.version,
         )

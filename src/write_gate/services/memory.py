@@ -28,6 +28,10 @@ from write_gate.core.values import value_kind
 from write_gate.services.gate import Gate, run_write
 from write_gate.services.reads import OpenNodesRequest, ReadGraphRequest, SearchNodesRequest
 
+# The one property the official server's entities carry: every label this profile writes takes it, whatever
+# its registry entry declares, so no undeclared-property policy refuses an entity.
+MEMORY_PROPERTIES = frozenset({"observations"})
+
 
 @dataclass(frozen=True)
 class WriterContext:
@@ -206,7 +210,13 @@ class MemoryService:
             )
             try:
                 plans[i] = plan_node_write(
-                    request, gate.registry, gate.policy, gate.provider, stamp, free_text_label=True
+                    request,
+                    gate.registry,
+                    gate.policy,
+                    gate.provider,
+                    stamp,
+                    free_text_label=True,
+                    also_declared=MEMORY_PROPERTIES,
                 )
                 agent.grant.check_labels([plans[i].result.label])
             except GateRejection as exc:

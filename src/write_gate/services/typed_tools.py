@@ -29,7 +29,8 @@ from write_gate.core.formula import compute_confidence
 from write_gate.core.identifiers import is_identifier
 from write_gate.core.identity import identity_key
 from write_gate.core.model import EndpointPolicy, ErrorCode, GateRejection
-from write_gate.core.registry import PropertyType, SchemaEntry, SchemaRegistry
+from write_gate.core.properties import Renamed, resolve_property_names, typed_tool_policy
+from write_gate.core.registry import PropertyType, SchemaEntry, SchemaRegistry, UndeclaredPolicy
 from write_gate.core.values import check_protected, clean_map
 from write_gate.services.gate import Gate, run_write
 
@@ -58,6 +59,7 @@ class TypedWritten(BaseModel):
     confidence: float
     write_gate_version: str
     relationships: list[LinkWritten] = Field(default_factory=list)
+    property_remaps: list[str] = Field(default_factory=list)  # as write_node's
 
 
 class TypedDeleted(BaseModel):
@@ -120,8 +122,9 @@ def _type_schema(entry: SchemaEntry, mode: Mode, *, beside_add: bool) -> dict[st
     if mode == "update" and beside_add:
         described = f"{', '.join(entry.merge_keys)}, and any of add_{type_name}'s {type_name} fields to set"
         return {"type": "object", "description": described, "properties": keys, "required": required}
-    # The entry's description is in the tool's own description: not repeated here.
-    open_ = entry.additional_properties and mode != "delete"
+    # The entry's description is in the tool's own description: not repeated here. Open exactly when the gate
+    # writes names the entry does not define (drift of a defined name is remapped to it, and stays closed).
+    open_ = typed_tool_policy(entry) is not UndeclaredPolicy.REJECT and mode != "delete"
     return {"type": "object", "properties": fields, "required": required, "additionalProperties": open_}
 
 
@@ -194,26 +197,28 @@ class Parsed:
     merge_keys: dict[str, Any]
     properties: dict[str, Any]
     wanted: list[Wanted]
+    remaps: tuple[str, ...] = ()
 
     def names_to_find(self) -> list[str]:
         return list(dict.fromkeys(name for w in self.wanted if w.by_name for name in w.names))
 
 
-def parse_values(entry: SchemaEntry, mode: Literal["add", "update"], raw: Mapping[str, Any], gate: Gate) -> Parsed:
+def typed_names(entry: SchemaEntry, raw: Mapping[str, Any], gate: Gate) -> Renamed:
+    """The type's object with its names as the entry defines them, under its typed tools' policy
+    (`typed_tool_policy`): the same decision write_node makes, so drift is remapped on every path."""
     check_protected(raw)
     values, kinds = clean_map(raw, tool_type_name(entry.label), gate.policy.limits)
+    return resolve_property_names(entry, values, kinds, typed_tool_policy(entry), what=tool_type_name(entry.label))
+
+
+def parse_values(entry: SchemaEntry, mode: Literal["add", "update"], raw: Mapping[str, Any], gate: Gate) -> Parsed:
+    renamed = typed_names(entry, raw, gate)
+    values, kinds = renamed.values, renamed.kinds
     known = set(entry.property_types) | set(entry.merge_keys)
     extra = {k: v for k, v in values.items() if k not in known}
-    if extra and not entry.additional_properties:
-        raise GateRejection(
-            ErrorCode.INVALID_INPUT,
-            f"{', '.join(sorted(extra))} is not a property of {entry.label}",
-            label=entry.label,
-            properties=sorted(entry.property_types),
-        )
     merge_keys = _identity(entry, values)
-    if extra:
-        _check_additional(entry, merge_keys, extra, known)
+    if extra:  # names the entry does not define, which its policy keeps: no spelling of a merge key among them
+        without_identity(merge_keys, extra)
     if mode == "add":
         check_required(entry, values)
     check_types(entry, values, kinds)
@@ -236,26 +241,7 @@ def parse_values(entry: SchemaEntry, mode: Literal["add", "update"], raw: Mappin
             limit="max_relationships",
             max=MAX_TARGETS,
         )
-    return Parsed(merge_keys, properties, wanted)
-
-
-def _check_additional(
-    entry: SchemaEntry, merge_keys: Mapping[str, Any], extra: Mapping[str, Any], known: set[str]
-) -> None:
-    """Undeclared properties (the entry allows them) pass write_node's rules: gate-computed fields were refused
-    already; no spelling of a merge key may change identity (`Name`); and, stricter, no spelling of a declared
-    property may slip past its definition (`Role` beside an enum'd `role`)."""
-    without_identity(merge_keys, extra)
-    declared = {k.casefold(): k for k in known}
-    drift = sorted(k for k in extra if k.casefold() in declared)
-    if drift:
-        raise GateRejection(
-            ErrorCode.INVALID_INPUT,
-            f"{', '.join(drift)} is spelled like a declared property of {entry.label}: use "
-            + ", ".join(declared[k.casefold()] for k in drift),
-            label=entry.label,
-            fields=drift,
-        )
+    return Parsed(merge_keys, properties, wanted, renamed.remaps)
 
 
 @dataclass(frozen=True)
@@ -315,6 +301,7 @@ def plan_typed_write(
         create=mode == "add",
         merge_endpoints=merge_endpoints,
         weight=weight,
+        property_remaps=parsed.remaps,
     )
     result = TypedWritten(
         label=entry.label,
@@ -326,6 +313,7 @@ def plan_typed_write(
             for link in links
             for t in link.targets
         ],
+        property_remaps=list(parsed.remaps),
     )
     return TypedPlan(statement, result, links)
 
@@ -510,8 +498,10 @@ async def _check_node(gate: Gate, entry: SchemaEntry, node: Endpoint) -> None:
 
 
 async def _delete(entry: SchemaEntry, request: BaseModel, gate: Gate, agent: Agent) -> TypedDeleted:
-    raw = getattr(request, tool_type_name(entry.label))
-    values, _ = clean_map(raw, tool_type_name(entry.label), gate.policy.limits)
+    what = tool_type_name(entry.label)
+    values, kinds = clean_map(getattr(request, what), what, gate.policy.limits)
+    # Drift of a key is remapped as on every write; any other name is refused just below.
+    values = resolve_property_names(entry, values, kinds, UndeclaredPolicy.REMAP, what=what).values
     keys = _identity(entry, values)
     extra = sorted(set(values) - set(keys))
     if extra:

@@ -73,7 +73,7 @@ def formula_provider(
 
 def build_gate(settings: Settings, backend: GraphBackend) -> Gate:
     limits = Limits(settings.max_properties, settings.max_string_length, settings.max_list_length)
-    policy = Policy(settings.unknown_label_policy, settings.fallback_label, limits)
+    policy = Policy(settings.unknown_label_policy, settings.fallback_label, limits, settings.undeclared_property_policy)
     return Gate(backend, GraphRegistrySource(backend), formula_provider(settings), policy, __version__)
 
 

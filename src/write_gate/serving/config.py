@@ -9,6 +9,7 @@ from pydantic import AliasChoices, AnyHttpUrl, BeforeValidator, Field, SecretStr
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from write_gate.core.decisions import UnknownLabelPolicy
+from write_gate.core.registry import UndeclaredPolicy
 from write_gate.serving.logs import LogLevel
 
 
@@ -78,6 +79,9 @@ class Settings(BaseSettings):
     registry_poll_seconds: float = Field(default=2.0, ge=0)
 
     unknown_label_policy: UnknownLabelPolicy = UnknownLabelPolicy.REMAP
+    # Property names an entry does not declare, for entries that name no policy of their own (allow: as before
+    # the registry typed names; remap: drift to the declared name; reject: that, and refuse the rest).
+    undeclared_property_policy: UndeclaredPolicy = UndeclaredPolicy.ALLOW
     fallback_label: str | None = None
     formula_provider: str = "default"
 

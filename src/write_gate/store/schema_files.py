@@ -12,7 +12,8 @@ from write_gate.core.cypher.registry_nodes import defined_schema_entries, upsert
 from write_gate.core.identifiers import RESERVED_LABELS, is_identifier, is_protected
 from write_gate.core.identity import KEY_FIELD
 from write_gate.core.model import describe_problems
-from write_gate.core.registry import PropertyType
+from write_gate.core.properties import absorb_clashes
+from write_gate.core.registry import PropertyType, UndeclaredPolicy
 from write_gate.engines import GraphBackend
 
 
@@ -55,6 +56,8 @@ class EntrySource(BaseModel):
     typed_tools: bool = False
     # Its typed tools take properties it does not define too (checked as write_node checks them).
     additional_properties: bool = False
+    # What writes do with property names the entry does not declare; absent: WRITE_GATE_UNDECLARED_PROPERTY_POLICY.
+    undeclared_properties: UndeclaredPolicy | None = None
     # Made by converting a seed-format file's relationship property; merged with its twins on load, and never
     # written over an entry a file defined outright (kept on the `:Schema` node, so later loads know).
     derived: bool = Field(default=False, exclude=True)
@@ -110,6 +113,12 @@ class EntrySource(BaseModel):
             raise ValueError("from_labels/to_labels belong to relationship entries")
         if self.additional_properties and not self.typed_tools:
             raise ValueError("additional_properties belongs to node entries with property definitions")
+        if self.additional_properties and self.undeclared_properties is UndeclaredPolicy.REJECT:
+            raise ValueError("additional_properties: true takes undeclared properties; undeclared_properties: reject")
+        types = {key: PropertyType.parse(spec) for key, spec in self.property_types.items()}
+        clashes = absorb_clashes(types, [*self.merge_keys, *self.required_properties, *types])
+        if clashes:
+            raise ValueError("property absorbs clash: " + "; ".join(clashes))
         return self
 
     def to_node_properties(self) -> dict[str, Any]:
@@ -117,6 +126,8 @@ class EntrySource(BaseModel):
         props = self.model_dump(exclude={"properties"})
         props["property_types"] = json.dumps(self.property_types, sort_keys=True)
         props["derived"] = self.derived
+        # "" for none, so that, like every field, it is written every time: a load without it clears an old one.
+        props["undeclared_properties"] = self.undeclared_properties.value if self.undeclared_properties else ""
         return props
 
 

@@ -26,7 +26,8 @@ WRITE_NODE = ToolSpec(
     description=(
         "Create or update one node: MERGE on merge_keys, then set properties. The label is checked against the "
         "schema registry (drifts such as ':person' are remapped, unknown labels remapped to the fallback or "
-        "rejected), required properties are checked, and provenance with a computed confidence is stamped."
+        "rejected), property names too, by the entry's policy (property_remaps), required properties are "
+        "checked, and provenance with a computed confidence is stamped."
     ),
     input_model=WriteNodeRequest,
     output_model=NodeWritten,
@@ -134,7 +135,7 @@ GET_SCHEMA = ToolSpec(
     name="get_schema",
     title="Get the schema",
     description="The schema registry: node labels (required properties, merge keys, property types, absorbed "
-    "drifts), relationship types (endpoint labels), extraction methods and live counts.",
+    "drifts, undeclared-property policy), relationship types (endpoint labels), extraction methods and live counts.",
     input_model=NoArguments,
     output_model=SchemaView,
     annotations=READ,

@@ -82,11 +82,12 @@ def _protocol_error(exc: GateRejection) -> MCPError:
 async def _entry_view(gate: Gate, name: str) -> BaseModel:
     registry = gate.registry
     entry = registry.get_entry(name)
+    default = gate.policy.undeclared_properties
     if entry is not None:
-        return label_view(entry, await _count(gate, label_count(entry.label)))
+        return label_view(entry, await _count(gate, label_count(entry.label)), default)
     entry = registry.get_relationship(name)
     if entry is not None:
-        return relationship_view(entry, await _count(gate, relationship_count(entry.label)))
+        return relationship_view(entry, await _count(gate, relationship_count(entry.label)), default)
     raise MCPError(RESOURCE_NOT_FOUND, "Resource not found", {"uri": _ENTRY_PREFIX + name})
 
 

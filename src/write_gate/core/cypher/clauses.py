@@ -4,10 +4,10 @@ identity, stubs, weights, the relationship-type guard of deletes.
 Nodes are found by their identity property `_key` (see `core.identity`), never by raw key values.
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from write_gate.core.identifiers import PROVENANCE_FIELDS, quote
+from write_gate.core.identifiers import PROPERTY_REMAPS_FIELD, PROVENANCE_FIELDS, quote
 from write_gate.core.identity import (
     FOLD_PREFIX,
     KEY_FIELD,
@@ -41,12 +41,20 @@ def identity_properties(label: str, keys: Mapping[str, Any]) -> dict[str, Any]:
     return {**keys, **folded_properties(keys), LABEL_FOLD_FIELD: label_fold(label, None)}
 
 
-def written_properties(label: str, properties: Mapping[str, Any], remapped_from: str | None) -> dict[str, Any]:
-    """What a write sets besides the stamp: the properties, their folded text, and the label as written."""
-    out = {**properties, **folded_properties(properties)}
+def written_properties(
+    label: str, properties: Mapping[str, Any], remapped_from: str | None, property_remaps: Sequence[str] = ()
+) -> dict[str, Any]:
+    """What a write sets besides the stamp: the properties, their folded text, the label as written, and the
+    property names it remapped (not searched: a name is not the node's text)."""
+    out = {**properties, **folded_properties(properties), **property_breadcrumb(property_remaps)}
     if remapped_from is not None:
         out[LABEL_FOLD_FIELD] = label_fold(label, remapped_from)
     return out
+
+
+def property_breadcrumb(property_remaps: Sequence[str]) -> dict[str, list[str]]:
+    """Set with the properties, so a write that remapped none leaves an earlier write's record alone."""
+    return {PROPERTY_REMAPS_FIELD: list(property_remaps)} if property_remaps else {}
 
 
 def stub_properties(label: str, keys: Mapping[str, Any]) -> dict[str, Any]:

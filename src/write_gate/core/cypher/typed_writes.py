@@ -1,6 +1,6 @@
 """Typed tools' statements (generated from registry entries with property definitions)."""
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +47,7 @@ def typed_write(
     create: bool,
     merge_endpoints: bool,
     weight: float | None = None,
+    property_remaps: Sequence[str] = (),
 ) -> Statement:
     """One statement for the node and its relationship properties, so a failed part leaves nothing behind:
     what must exist is matched before anything is written (an update's node, then fail_if_missing
@@ -97,7 +98,7 @@ def typed_write(
     stubs = ", ".join(f"t{i}._stub = true" for i in range(len(index)))
     lines.append(f"RETURN count(n) AS written, collect([{weights}]) AS weights, collect([{stubs}]) AS stubs")
     params |= {
-        "properties": written_properties(label, properties, None),
+        "properties": written_properties(label, properties, None, property_remaps),
         **provenance.params(),
     }
     return Statement("\n".join(lines), params)

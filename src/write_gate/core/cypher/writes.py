@@ -1,7 +1,7 @@
 """The gate's single writes: one node, one relationship, and the check that endpoints exist."""
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from write_gate.core.cypher.clauses import (
@@ -9,6 +9,7 @@ from write_gate.core.cypher.clauses import (
     identity_properties,
     match_node,
     merge_stub,
+    property_breadcrumb,
     refresh_search_text,
     relationship_set,
     stamp,
@@ -43,12 +44,13 @@ def write_node(
     properties: Mapping[str, Any],
     provenance: Provenance,
     remapped_from: str | None,
+    property_remaps: Sequence[str] = (),
 ) -> Statement:
     # The text depends only on the label and whether it was remapped, so it is built once per shape.
     params: dict[str, Any] = {
         "key": identity_key(merge_keys),
         "identity": identity_properties(label, merge_keys),
-        "properties": written_properties(label, properties, remapped_from),
+        "properties": written_properties(label, properties, remapped_from, property_remaps),
         **provenance.params(),
     }
     if remapped_from is not None:
@@ -65,11 +67,12 @@ def write_relationship(
     remapped_from: str | None,
     merge_endpoints: bool,
     weight: float | None = None,
+    property_remaps: Sequence[str] = (),
 ) -> Statement:
     params: dict[str, Any] = {
         "from_key": start.key,
         "to_key": end.key,
-        "properties": dict(properties),
+        "properties": {**properties, **property_breadcrumb(property_remaps)},
         "weight": weight,
         **provenance.params(),
     }
