@@ -9,7 +9,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidatorFun
 
 from write_gate.access.agents import Agent
 from write_gate.core.cypher.batch_writes import write_nodes_batch, write_relationships_batch
-from write_gate.core.cypher.clauses import identity_properties, stub_properties, written_properties
+from write_gate.core.cypher.clauses import (
+    identity_properties,
+    relationship_properties,
+    stub_properties,
+    written_properties,
+)
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import plan_node_write, plan_relationship_write
 from write_gate.core.identity import identity_key
@@ -137,8 +142,8 @@ async def write_nodes(gate: Gate, items: list[WriteNodeRequest | ValidationError
             {
                 "i": i,
                 "key": identity_key(result.merge_keys),
-                "identity": identity_properties(result.label, result.merge_keys),
-                "properties": written_properties(result.label, plan.properties, result.remapped_from),
+                "identity": identity_properties(result.label, result.merge_keys, plan.provenance),
+                "properties": written_properties(result.label, plan.properties, result.remapped_from, plan.provenance),
                 "remapped_from": result.remapped_from,
                 **plan.provenance.params(),
             }
@@ -182,12 +187,12 @@ async def write_relationships(
         shape = (plan.result.type, plan.start.label, plan.end.label, plan.merge_endpoints)
         row: dict[str, Any] = {"i": i, "from_key": plan.start.key, "to_key": plan.end.key}
         if plan.merge_endpoints:
-            row["from_stub"] = stub_properties(plan.start.label, plan.start.keys)
-            row["to_stub"] = stub_properties(plan.end.label, plan.end.keys)
+            row["from_stub"] = stub_properties(plan.start.label, plan.start.keys, plan.provenance)
+            row["to_stub"] = stub_properties(plan.end.label, plan.end.keys, plan.provenance)
         groups[shape].append(
             {
                 **row,
-                "properties": dict(plan.properties),
+                "properties": relationship_properties(plan.properties, plan.provenance),
                 "weight": request.weight,
                 "remapped_from": plan.result.remapped_from,
                 **plan.provenance.params(),
