@@ -13,6 +13,7 @@ MARKER = re.compile(r"<!--\s*readme-test:\s*(\S+)\s*-->")
 # Fields an answer may legitimately hold with another value than the README shows, and why. Nothing else.
 VARYING = {
     "last_updated": "the time of the write",
+    "created_at": "the time of the first write",
     "written_by": "the agent: the README shows one, the test's client has its own name",
     "updated_by": "the agent, as written_by",
 }

@@ -85,6 +85,7 @@ RUN = {
         *(f"{kind}:write_node#{example}" for example in PROPERTY_EXAMPLES for kind in ("call", "answer")),
     ],
     "test_rpg_examples_load": ["uv run write-gate schema load schemas/examples/rpg"],
+    "test_provenance_call_filters_as_described": ["call:open_nodes_provenance"],
     "test_commands_table": [
         f"{COMMANDS_TABLE} [--no-auth]",
         "write-gate agents add NAME [--grant writer|reader|full] [--tools ...] [--labels ...] [--types ...] [--file F]",
@@ -184,6 +185,28 @@ async def call(client: Client, tool: str, arguments: dict[str, Any]) -> dict[str
 
 
 # --- the tool calls ---------------------------------------------------------------------------------------
+
+
+@EMBEDDED
+async def test_provenance_call_filters_as_described(settings: Settings, graph: GraphBackend) -> None:
+    """The provenance example: Alice's age from api-bot, her nickname from llm-bot at 0.06; the call answers her
+    with each value's claim, and a filter no single value meets answers nobody."""
+    await migrate(graph)
+    writes = [
+        ("api-bot", {"age": 36}, {"source": "api", "extraction_method": "manual", "reliability": 1.0}),
+        ("llm-bot", {"nickname": "Al"}, {"source": "llm", "extraction_method": "llm", "reliability": 0.1}),
+    ]
+    for agent, properties, prov in writes:
+        async with open_client(settings.model_copy(update={"agent": agent}), "in_process") as client:
+            node = {"label": "Person", "merge_keys": {"name": "Alice"}, "properties": properties, **prov}
+            assert (await call(client, "write_node", node))["status"] == "written"
+    request = json_block("call:open_nodes_provenance")
+    async with open_client(settings, "in_process") as client:
+        [alice] = (await call(client, "open_nodes", request))["entities"]
+        assert alice["provenance"]["age"]["agent"] == "api-bot"
+        assert alice["provenance"]["nickname"]["agent"] == "llm-bot"
+        stricter = {**request, "provenance": {**request["provenance"], "min_confidence": 0.75}}
+        assert (await call(client, "open_nodes", stricter))["entities"] == []
 
 
 @EMBEDDED

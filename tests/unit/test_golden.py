@@ -99,8 +99,12 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
             s("Alice"),
             write_node("Person", {"name": s("Alice")}, {}, prov, None),
         ),
-        "memory_add_observations": lambda: add_observations(m.n(3), s("Alice"), [s("x")], s("time"), s("agent")),
-        "memory_delete_observations": lambda: delete_observations(m.n(3), s("Alice"), [s("x")], s("time"), s("agent")),
+        "memory_add_observations": lambda: add_observations(
+            m.n(3), s("Alice"), [s("x")], s("time"), s("agent"), prov.claim()
+        ),
+        "memory_delete_observations": lambda: delete_observations(
+            m.n(3), s("Alice"), [s("x")], s("time"), s("agent"), prov.claim()
+        ),
         "memory_delete_nodes": lambda: delete_nodes([m.n(4), m.n(5)], [s("Alice")], None),
         "memory_delete_nodes_granted_types": lambda: delete_nodes([m.n(4), m.n(5)], [s("Alice")], ["KNOWS"]),
         "memory_delete_relationship": lambda: delete_relationship("KNOWS", m.n(4), s("Alice"), m.n(5), s("Acme")),
@@ -157,6 +161,8 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         ),
         "read_page": lambda: read_cypher.page_of_label("Person", searching=False),
         "read_page_search": lambda: read_cypher.page_of_label("Person", searching=True),
+        "read_page_search_claims": lambda: read_cypher.page_of_label("Person", searching=True, filtered=True),
+        "read_ids_with_matching_claims": lambda: read_cypher.IDS_WITH_MATCHING_CLAIMS,
         "read_ids_by_name": lambda: read_cypher.ids_by_name(["Person", "Organization"], ["Npc"]),
         "read_expand": lambda: read_cypher.expand(outgoing_only=False),
         "read_expand_outgoing": lambda: read_cypher.expand(outgoing_only=True),
@@ -203,6 +209,11 @@ RUN_TIME_PARAMETERS = {
     "name_keys": ['{"name":"Ada"}'],
     "ids": [0, 1],
     "per_node": 10,
+    # A claim filter: one condition given, the others null (any).
+    "p_agent": "ada-bot",
+    "p_source": None,
+    "p_min_confidence": 0.5,
+    "p_since": None,
 }
 
 

@@ -22,11 +22,14 @@ COMPUTED_FIELDS: dict[str, str] = {
     "last_updated": "change",
     "updated_by": "change",
     "weight": "relationship",
+    # Set once, when the node or relationship is created, as the same ISO-8601 text as last_updated.
+    "created_at": "creation",
 }
+CREATED_FIELD = "created_at"
 CLAIM_FIELDS = tuple(name for name, kind in COMPUTED_FIELDS.items() if kind == "claim")
 CHANGE_FIELDS = tuple(name for name, kind in COMPUTED_FIELDS.items() if kind == "change")
 PROVENANCE_FIELDS = CLAIM_FIELDS + CHANGE_FIELDS
-PROTECTED_FIELDS = frozenset(PROVENANCE_FIELDS)  # on a node
+PROTECTED_FIELDS = frozenset((*PROVENANCE_FIELDS, CREATED_FIELD))  # on a node
 PROTECTED_RELATIONSHIP_FIELDS = frozenset(COMPUTED_FIELDS)
 
 # Labels the gate itself owns; no registry entry may claim them, so no write can reach them.

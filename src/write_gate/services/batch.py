@@ -12,6 +12,7 @@ from write_gate.core.cypher.batch_writes import write_nodes_batch, write_relatio
 from write_gate.core.cypher.clauses import (
     identity_properties,
     property_breadcrumb,
+    relationship_properties,
     stub_properties,
     written_properties,
 )
@@ -143,9 +144,9 @@ async def write_nodes(gate: Gate, items: list[WriteNodeRequest | ValidationError
             {
                 "i": i,
                 "key": identity_key(result.merge_keys),
-                "identity": identity_properties(result.label, result.merge_keys),
+                "identity": identity_properties(result.label, result.merge_keys, plan.provenance),
                 "properties": written_properties(
-                    result.label, plan.properties, result.remapped_from, result.property_remaps
+                    result.label, plan.properties, result.remapped_from, plan.provenance, result.property_remaps
                 ),
                 "remapped_from": result.remapped_from,
                 **plan.provenance.params(),
@@ -191,12 +192,15 @@ async def write_relationships(
         shape = (plan.result.type, plan.start.label, plan.end.label, plan.merge_endpoints)
         row: dict[str, Any] = {"i": i, "from_key": plan.start.key, "to_key": plan.end.key}
         if plan.merge_endpoints:
-            row["from_stub"] = stub_properties(plan.start.label, plan.start.keys)
-            row["to_stub"] = stub_properties(plan.end.label, plan.end.keys)
+            row["from_stub"] = stub_properties(plan.start.label, plan.start.keys, plan.provenance)
+            row["to_stub"] = stub_properties(plan.end.label, plan.end.keys, plan.provenance)
         groups[shape].append(
             {
                 **row,
-                "properties": {**plan.properties, **property_breadcrumb(plan.property_remaps)},
+                "properties": {
+                    **relationship_properties(plan.properties, plan.provenance),
+                    **property_breadcrumb(plan.property_remaps),
+                },
                 "weight": request.weight,
                 "remapped_from": plan.result.remapped_from,
                 **plan.provenance.params(),

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from write_gate.access.agents import Agent
+from write_gate.core.claims import claim_value
 from write_gate.core.clock import utc_now
 from write_gate.core.cypher.memory_writes import (
     add_observations,
@@ -23,6 +24,7 @@ from write_gate.core.cypher.memory_writes import (
     delete_relationship,
 )
 from write_gate.core.decisions import check_types, plan_node_write, plan_relationship_write, resolve_relationship_type
+from write_gate.core.formula import compute_confidence
 from write_gate.core.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
 from write_gate.core.values import value_kind
 from write_gate.services.gate import Gate, run_write
@@ -331,7 +333,12 @@ class MemoryService:
 
     # -- observations ---------------------------------------------------------------------------
 
-    async def add_observations(self, items: list[ObservationIn], agent: Agent) -> ObservationsAdded:
+    def _claim(self, ctx: WriterContext, agent: Agent, now: str) -> list[Any]:
+        """The claim of a value this writer changes (the observations list)."""
+        confidence = compute_confidence(self.gate.provider, ctx.reliability, ctx.extraction_method)
+        return claim_value(agent.id, ctx.source, ctx.extraction_method, confidence, now)
+
+    async def add_observations(self, items: list[ObservationIn], ctx: WriterContext, agent: Agent) -> ObservationsAdded:
         """Appending an observation is a change, not a new claim about the entity: it is stamped
         `last_updated` / `updated_by`, and the entity's claim (source, method, confidence, written_by)
         stays that of whoever wrote it."""
@@ -351,25 +358,27 @@ class MemoryService:
                 entry = gate.registry.get_entry(labels[0])
                 if entry is not None:
                     check_types(entry, {"observations": item.contents}, {"observations": kind})
+        claim = self._claim(ctx, agent, stamp.now)
         results = []
         for item in items:
             added: list[str] = []
             contents = list(dict.fromkeys(item.contents))
             for node_id, _labels in found[item.entityName]:
-                statement = add_observations(node_id, item.entityName, contents, stamp.now, stamp.written_by)
+                statement = add_observations(node_id, item.entityName, contents, stamp.now, stamp.written_by, claim)
                 rows = await run_write(gate.backend, statement)
                 added += [o for row in rows for o in row["added"] if o not in added]
             results.append(ObservationsAdded.Added(entityName=item.entityName, addedObservations=added))
         return ObservationsAdded(results=results)
 
-    async def delete_observations(self, items: list[DeletionIn], agent: Agent) -> Done:
+    async def delete_observations(self, items: list[DeletionIn], ctx: WriterContext, agent: Agent) -> Done:
         """A missing entity is a silent no-op, as in the official server."""
         found = await self._found(item.entityName for item in items)
         agent.grant.check_labels(labels[0] for hits in found.values() for _id, labels in hits)
         now = utc_now()
+        claim = self._claim(ctx, agent, now)
         for item in items:
             for node_id, _labels in found.get(item.entityName, []):
-                statement = delete_observations(node_id, item.entityName, item.observations, now, agent.id)
+                statement = delete_observations(node_id, item.entityName, item.observations, now, agent.id, claim)
                 await run_write(self.gate.backend, statement)
         return Done(message="Observations deleted successfully")
 

@@ -14,10 +14,14 @@ import binascii
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
+from write_gate.core.claims import ClaimFilter, ValueProvenance, split_claims
+from write_gate.core.clock import as_utc_text
 from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher.memory_writes import NameScope
 from write_gate.core.cypher.statement import Statement
@@ -58,10 +62,32 @@ Cursor = Annotated[str | None, Field(description="next_cursor of the previous pa
 Labels = Annotated[list[str] | None, Field(description="Only nodes with one of these labels.")]
 
 
+# Opt-in per-value provenance: given (even `{}`), each entity and relation shows its values' claims; each
+# field given keeps only nodes with a value whose claim matches all of them. (No docstring: it would be
+# advertised in every read tool's schema.)
+class ProvenanceQuery(_Request):
+    # Optional, but advertised as their type only: a null is no filter, and costs every read tool bytes to say.
+    agent: Text | SkipJsonSchema[None] = None
+    source: Text | SkipJsonSchema[None] = None
+    min_confidence: float | SkipJsonSchema[None] = None
+    since: datetime | SkipJsonSchema[None] = None
+
+    def claim_filter(self) -> ClaimFilter:
+        since = as_utc_text(self.since) if self.since is not None else None
+        return ClaimFilter(self.agent, self.source, self.min_confidence, since)
+
+
+ShowProvenance = Annotated[
+    ProvenanceQuery | SkipJsonSchema[None],
+    Field(description="Show each value's claim; its fields filter by it."),
+]
+
+
 class ReadGraphRequest(_Request):
     limit: Limit = DEFAULT_LIMIT
     cursor: Cursor = None
     labels: Labels = None
+    provenance: ShowProvenance = None
 
 
 class SearchNodesRequest(_Request):
@@ -69,12 +95,18 @@ class SearchNodesRequest(_Request):
     labels: Labels = None
     limit: Limit = DEFAULT_LIMIT
     cursor: Cursor = None
+    provenance: ShowProvenance = None
 
 
 class OpenNodesRequest(_Request):
     names: Annotated[list[Text], Field(description="Exact, case-sensitive entity names.")]
     relations_limit: RelationsLimit = DEFAULT_RELATIONS_LIMIT
     cursor: Annotated[str | None, Field(description="next_cursor of the last answer: more relations.")] = None
+    provenance: ShowProvenance = None
+
+
+# Only in an answer that asked for provenance: by default the answer is the one it always was.
+Claims = Annotated[dict[str, ValueProvenance] | None, Field(default=None, exclude_if=lambda v: v is None)]
 
 
 class Entity(BaseModel):
@@ -83,6 +115,7 @@ class Entity(BaseModel):
     observations: list[str] = Field(default_factory=list)
     labels: list[str]
     properties: dict[str, Any] = Field(default_factory=dict)
+    provenance: Claims = None
 
 
 class Relation(BaseModel):
@@ -95,6 +128,7 @@ class Relation(BaseModel):
     # MemoryMesh's combineWeights: the strongest weight among this answer's relations with the same start and
     # end (parallel relations of different types); a relation without a weight counts as 1.0.
     combined_weight: float = 1.0
+    provenance: Claims = None
 
 
 class GraphResult(BaseModel):
@@ -148,7 +182,8 @@ def display_name(props: Mapping[str, Any]) -> str | None:
     return None
 
 
-def to_entity(labels: Sequence[str], props: Mapping[str, Any]) -> Entity:
+def to_entity(labels: Sequence[str], props: Mapping[str, Any], show_claims: bool = False) -> Entity:
+    props, claims = split_claims(props)
     observations = props.get("observations")
     listed = isinstance(observations, list) and all(isinstance(o, str) for o in observations)
     rest = {k: v for k, v in props.items() if k not in _HIDDEN and not k.startswith(FOLD_PREFIX)}
@@ -160,6 +195,21 @@ def to_entity(labels: Sequence[str], props: Mapping[str, Any]) -> Entity:
         observations=observations if listed else [],
         labels=list(labels),
         properties=rest,
+        provenance=claims if show_claims else None,
+    )
+
+
+def to_relation(
+    start: str, end: str, type_: str, props: Mapping[str, Any], combined_weight: float, show_claims: bool
+) -> Relation:
+    plain, claims = split_claims(props)
+    return Relation(
+        from_=start,
+        to=end,
+        relationType=type_,
+        properties=plain,
+        combined_weight=combined_weight,
+        provenance=claims if show_claims else None,
     )
 
 
@@ -184,7 +234,7 @@ class Expanded:
     resume_after: int | None  # where the next page of relations starts (the truncated entities' last one)
 
 
-def shape(rows: Iterable[Row], page: Sequence[int]) -> Expanded:
+def shape(rows: Iterable[Row], page: Sequence[int], show_claims: bool = False) -> Expanded:
     """Rows of read_cypher.expand -> the page's entities (in page order) and the relations they touch."""
     nodes: dict[int, tuple[list[str], dict[str, Any]]] = {}
     more: set[int] = set()
@@ -212,15 +262,9 @@ def shape(rows: Iterable[Row], page: Sequence[int]) -> Expanded:
     truncated = [i for i in listed if i in more]
     combined = combined_weights((start, end, props) for rtype, start, end, props in rels.values())
     result = GraphResult(
-        entities=[to_entity(*nodes[i]) for i in listed],
+        entities=[to_entity(*nodes[i], show_claims) for i in listed],
         relations=[
-            Relation(
-                from_=name_of(start),
-                to=name_of(end),
-                relationType=rtype,
-                properties=props,
-                combined_weight=combined[(start, end)],
-            )
+            to_relation(name_of(start), name_of(end), rtype, props, combined[(start, end)], show_claims)
             for _rid, (rtype, start, end, props) in sorted(rels.items())
         ],
         truncated=[name_of(i) for i in truncated],
@@ -232,6 +276,11 @@ def shape(rows: Iterable[Row], page: Sequence[int]) -> Expanded:
 
 
 # --- the reader ---------------------------------------------------------------------------------
+
+
+def _claims(query: ProvenanceQuery | None) -> tuple[ClaimFilter | None, bool]:
+    """The filter a read asked for, and whether it asked to see claims at all."""
+    return (query.claim_filter(), True) if query is not None else (None, False)
 
 
 class Reader:
@@ -246,14 +295,20 @@ class Reader:
             raise engine_failure(exc, "read") from exc
 
     async def _expand(
-        self, page: list[int], relations_limit: int, *, outgoing_only: bool, after_relation: int = -1
+        self,
+        page: list[int],
+        relations_limit: int,
+        *,
+        outgoing_only: bool,
+        after_relation: int = -1,
+        show_claims: bool = False,
     ) -> Expanded:
         if not page:
             return Expanded(GraphResult(entities=[], relations=[]), None)
         statement = read_cypher.expand(outgoing_only)
         params = {"ids": page, "after": after_relation, "per_node": relations_limit}
         rows = await self.read(Statement(statement.text, params))
-        return shape(rows, page)
+        return shape(rows, page, show_claims)
 
     def _labels(self, requested: list[str] | None) -> list[str]:
         if requested:
@@ -261,7 +316,13 @@ class Reader:
         return self._registry().all_canonical_labels()
 
     async def _page(
-        self, kind: str, limit: int, cursor: str | None, labels: list[str] | None, query: str | None
+        self,
+        kind: str,
+        limit: int,
+        cursor: str | None,
+        labels: list[str] | None,
+        query: str | None,
+        claims: ClaimFilter | None = None,
     ) -> tuple[list[int], str | None]:
         """Up to `limit` node ids, label after label (sorted), each label in `_key` order; the cursor holds
         the label and the last `_key` answered. One more row than the page is asked for, so the cursor is
@@ -274,10 +335,13 @@ class Reader:
         last: tuple[str, str] | None = None
         for label in names:
             after = position["a"] if position is not None and label == position["l"] else ""
-            statement = read_cypher.page_of_label(label, searching=query is not None)
+            filtered = claims is not None and claims.active
+            statement = read_cypher.page_of_label(label, searching=query is not None, filtered=filtered)
             params: dict[str, Any] = {"after": after, "limit": limit + 1 - len(ids)}
             if query is not None:
                 params["query"] = fold(query)
+            if filtered and claims is not None:
+                params |= claims.params()
             rows = await self.read(Statement(statement.text, params))
             for row in rows:
                 if len(ids) == limit:
@@ -288,21 +352,33 @@ class Reader:
 
     async def read_graph(self, request: ReadGraphRequest, *, relations_limit: int | None = None) -> GraphResult:
         """`relations_limit` overrides the request's bound (an export walks every relation)."""
-        page, next_cursor = await self._page("read", request.limit, request.cursor, request.labels, None)
-        expanded = await self._expand(page, relations_limit or DEFAULT_RELATIONS_LIMIT, outgoing_only=True)
+        claims, show = _claims(request.provenance)
+        page, next_cursor = await self._page("read", request.limit, request.cursor, request.labels, None, claims)
+        expanded = await self._expand(
+            page, relations_limit or DEFAULT_RELATIONS_LIMIT, outgoing_only=True, show_claims=show
+        )
         return expanded.result.model_copy(update={"next_cursor": next_cursor})
 
     async def search_nodes(self, request: SearchNodesRequest) -> GraphResult:
-        page, next_cursor = await self._page("search", request.limit, request.cursor, request.labels, request.query)
-        expanded = await self._expand(page, DEFAULT_RELATIONS_LIMIT, outgoing_only=False)
+        claims, show = _claims(request.provenance)
+        page, next_cursor = await self._page(
+            "search", request.limit, request.cursor, request.labels, request.query, claims
+        )
+        expanded = await self._expand(page, DEFAULT_RELATIONS_LIMIT, outgoing_only=False, show_claims=show)
         return expanded.result.model_copy(update={"next_cursor": next_cursor})
 
     async def open_nodes(self, request: OpenNodesRequest) -> GraphResult:
         position = decode_cursor(request.cursor, "open", r=int)
         found = await self.find_by_names(request.names)
         page = sorted({node_id for hits in found.values() for node_id, _ in hits})
+        claims, show = _claims(request.provenance)
+        if page and claims is not None and claims.active:
+            matching = Statement(read_cypher.IDS_WITH_MATCHING_CLAIMS.text, {"ids": page, **claims.params()})
+            page = sorted(row["id"] for row in await self.read(matching))
         after = position["r"] if position is not None else -1
-        expanded = await self._expand(page, request.relations_limit, outgoing_only=False, after_relation=after)
+        expanded = await self._expand(
+            page, request.relations_limit, outgoing_only=False, after_relation=after, show_claims=show
+        )
         resume = expanded.resume_after
         next_cursor = encode_cursor("open", r=resume) if resume is not None else None
         return expanded.result.model_copy(update={"next_cursor": next_cursor})

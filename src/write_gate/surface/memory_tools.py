@@ -73,7 +73,7 @@ ADD_OBSERVATIONS = ToolSpec(
     input_model=AddObservationsRequest,
     output_model=ObservationsAdded,
     annotations=hints(),
-    handler=lambda s, req, call: s.memory.add_observations(req.observations, call.agent),
+    handler=lambda s, req, call: s.memory.add_observations(req.observations, call.writer, call.agent),
     text=_json_text("results"),
 )
 
@@ -97,7 +97,7 @@ DELETE_OBSERVATIONS = ToolSpec(
     input_model=DeleteObservationsRequest,
     output_model=Done,
     annotations=hints(destructive=True),
-    handler=lambda s, req, call: s.memory.delete_observations(req.deletions, call.agent),
+    handler=lambda s, req, call: s.memory.delete_observations(req.deletions, call.writer, call.agent),
     text=_message,
 )
 

@@ -4,7 +4,7 @@ ON CREATE SET a += row.from_stub, a._stub = true, a.confidence = row.confidence,
 MERGE (b:`Organization` {_key: row.to_key})
 ON CREATE SET b += row.to_stub, b._stub = true, b.confidence = row.confidence, b.source = row.source, b.extraction_method = row.extraction_method, b.write_gate_version = row.write_gate_version, b.written_by = row.written_by, b.last_updated = row.last_updated, b.updated_by = row.updated_by
 MERGE (a)-[r:`WORKS_FOR`]->(b)
-ON CREATE SET r.weight = coalesce(row.weight, 1.0)
+ON CREATE SET r.weight = coalesce(row.weight, 1.0), r.created_at = row.last_updated
 ON MATCH SET r.weight = CASE WHEN row.weight IS NULL THEN coalesce(r.weight, 1.0) ELSE (coalesce(r.weight, 1.0) + row.weight) / 2 END
 SET r += row.properties, r.confidence = row.confidence, r.source = row.source, r.extraction_method = row.extraction_method, r.write_gate_version = row.write_gate_version, r.written_by = row.written_by, r.last_updated = row.last_updated, r.updated_by = row.updated_by,
     r._schema_remap_from = coalesce(row.remapped_from, r._schema_remap_from)

@@ -3,6 +3,7 @@ WITH n, [i IN range(0, size($contents) - 1) WHERE NOT $contents[i] IN coalesce(n
 WHERE size(new) > 0
 SET n.observations = coalesce(n.observations, []) + [i IN new | $contents[i]],
     n._f_observations = coalesce(n._f_observations, []) + [i IN new | $folded[i]],
+    n._p_observations = $claim,
     n.last_updated = $last_updated, n.updated_by = $updated_by
 WITH n, new
 SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\n' + coalesce(x, '')))

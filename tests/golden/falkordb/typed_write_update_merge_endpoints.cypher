@@ -11,7 +11,7 @@ OPTIONAL MATCH (n)-[old0:`LOCATED_IN`]->(x0) WHERE NOT id(x0) IN [id(t0)]
 WITH n, t0, t1, collect(old0) AS stale0
 FOREACH (o IN stale0 | DELETE o)
 MERGE (n)-[r0:`LOCATED_IN`]->(t0)
-ON CREATE SET r0.weight = coalesce($weight, 1.0)
+ON CREATE SET r0.weight = coalesce($weight, 1.0), r0.created_at = $last_updated
 ON MATCH SET r0.weight = CASE WHEN $weight IS NULL THEN coalesce(r0.weight, 1.0) ELSE (coalesce(r0.weight, 1.0) + $weight) / 2 END
 SET r0.confidence = $confidence, r0.source = $source, r0.extraction_method = $extraction_method, r0.write_gate_version = $write_gate_version, r0.written_by = $written_by, r0.last_updated = $last_updated, r0.updated_by = $updated_by
 WITH n, t0, t1, r0
@@ -19,7 +19,7 @@ OPTIONAL MATCH (n)-[old1:`MEMBER_OF`]->(x1) WHERE NOT id(x1) IN [id(t1)]
 WITH n, t0, t1, r0, collect(old1) AS stale1
 FOREACH (o IN stale1 | DELETE o)
 MERGE (n)-[r1:`MEMBER_OF`]->(t1)
-ON CREATE SET r1.weight = coalesce($weight, 1.0)
+ON CREATE SET r1.weight = coalesce($weight, 1.0), r1.created_at = $last_updated
 ON MATCH SET r1.weight = CASE WHEN $weight IS NULL THEN coalesce(r1.weight, 1.0) ELSE (coalesce(r1.weight, 1.0) + $weight) / 2 END
 SET r1.confidence = $confidence, r1.source = $source, r1.extraction_method = $extraction_method, r1.write_gate_version = $write_gate_version, r1.written_by = $written_by, r1.last_updated = $last_updated, r1.updated_by = $updated_by
 RETURN count(n) AS written, collect([r0.weight, r1.weight]) AS weights, collect([t0._stub = true, t1._stub = true]) AS stubs

@@ -9,7 +9,7 @@ OPTIONAL MATCH (n)-[old0:`LOCATED_IN`]->(x0) WHERE NOT id(x0) IN [id(t0)]
 WITH n, t0, collect(old0) AS stale0
 FOREACH (o IN stale0 | DELETE o)
 MERGE (n)-[r0:`LOCATED_IN`]->(t0)
-ON CREATE SET r0.weight = coalesce($weight, 1.0)
+ON CREATE SET r0.weight = coalesce($weight, 1.0), r0.created_at = $last_updated
 ON MATCH SET r0.weight = CASE WHEN $weight IS NULL THEN coalesce(r0.weight, 1.0) ELSE (coalesce(r0.weight, 1.0) + $weight) / 2 END
 SET r0.confidence = $confidence, r0.source = $source, r0.extraction_method = $extraction_method, r0.write_gate_version = $write_gate_version, r0.written_by = $written_by, r0.last_updated = $last_updated, r0.updated_by = $updated_by
 RETURN count(n) AS written, collect([r0.weight]) AS weights, collect([t0._stub = true]) AS stubs

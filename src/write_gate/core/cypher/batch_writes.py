@@ -39,7 +39,7 @@ def write_relationships_batch(type_: str, from_label: str, to_label: str, merge_
             "UNWIND $rows AS row",
             *lines,
             f"MERGE (a)-[r:{quote(type_)}]->(b)",
-            *(line.format(r="r", w="row.weight") for line in WEIGHT),
+            *(line.format(r="r", w="row.weight", now="row.last_updated") for line in WEIGHT),
             f"SET r += row.properties, {stamp('r', 'row.')},",
             "    r._schema_remap_from = coalesce(row.remapped_from, r._schema_remap_from)",
             "RETURN row.i AS i, r.weight AS weight, a._stub = true AS from_stub, b._stub = true AS to_stub",

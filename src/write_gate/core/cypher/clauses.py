@@ -7,7 +7,9 @@ Nodes are found by their identity property `_key` (see `core.identity`), never b
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from write_gate.core.identifiers import PROPERTY_REMAPS_FIELD, PROVENANCE_FIELDS, quote
+from write_gate.core.claims import claim_properties
+from write_gate.core.cypher.statement import Provenance
+from write_gate.core.identifiers import CREATED_FIELD, PROPERTY_REMAPS_FIELD, PROVENANCE_FIELDS, quote
 from write_gate.core.identity import (
     FOLD_PREFIX,
     KEY_FIELD,
@@ -36,17 +38,33 @@ def stamp(var: str, source: str = "$", fields: tuple[str, ...] = PROVENANCE_FIEL
     return ", ".join(f"{var}.{name} = {source}{name}" for name in fields)
 
 
-def identity_properties(label: str, keys: Mapping[str, Any]) -> dict[str, Any]:
-    """Set when a node is created: its merge keys, their folded text, its label's."""
-    return {**keys, **folded_properties(keys), LABEL_FOLD_FIELD: label_fold(label, None)}
+def identity_properties(label: str, keys: Mapping[str, Any], provenance: Provenance) -> dict[str, Any]:
+    """Set when a node is created: its merge keys (with their claims: whoever first named the node), their
+    folded text, its label's, and when it was created."""
+    return {
+        **keys,
+        **claim_properties(keys, provenance.claim()),
+        **folded_properties(keys),
+        LABEL_FOLD_FIELD: label_fold(label, None),
+        CREATED_FIELD: provenance.last_updated,
+    }
 
 
 def written_properties(
-    label: str, properties: Mapping[str, Any], remapped_from: str | None, property_remaps: Sequence[str] = ()
+    label: str,
+    properties: Mapping[str, Any],
+    remapped_from: str | None,
+    provenance: Provenance,
+    property_remaps: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """What a write sets besides the stamp: the properties, their folded text, the label as written, and the
-    property names it remapped (not searched: a name is not the node's text)."""
-    out = {**properties, **folded_properties(properties), **property_breadcrumb(property_remaps)}
+    """What a write sets besides the stamp: the properties, each one's claim, their folded text, the label as
+    written, and the property names it remapped (not searched: a name is not the node's text)."""
+    out = {
+        **properties,
+        **claim_properties(properties, provenance.claim()),
+        **folded_properties(properties),
+        **property_breadcrumb(property_remaps),
+    }
     if remapped_from is not None:
         out[LABEL_FOLD_FIELD] = label_fold(label, remapped_from)
     return out
@@ -57,9 +75,9 @@ def property_breadcrumb(property_remaps: Sequence[str]) -> dict[str, list[str]]:
     return {PROPERTY_REMAPS_FIELD: list(property_remaps)} if property_remaps else {}
 
 
-def stub_properties(label: str, keys: Mapping[str, Any]) -> dict[str, Any]:
+def stub_properties(label: str, keys: Mapping[str, Any], provenance: Provenance) -> dict[str, Any]:
     """A stub is created with nothing but its keys, so its whole search text is known here."""
-    props = identity_properties(label, keys)
+    props = identity_properties(label, keys, provenance)
     texts = [text for name, values in props.items() if name.startswith(FOLD_PREFIX) for text in values]
     return {**props, SEARCH_FIELD: "".join(SEPARATOR + text for text in texts)}
 
@@ -78,10 +96,16 @@ def merge_stub(var: str, label: str, key_param: str, stub_param: str, source: st
 
 WEIGHT = [
     # Weight: 1.0 unless given; a new weight for an existing relationship is averaged with the old one.
-    "ON CREATE SET {r}.weight = coalesce({w}, 1.0)",
+    # `{now}` is the write's last_updated: a relationship's created_at is set once, here.
+    "ON CREATE SET {r}.weight = coalesce({w}, 1.0), {r}.created_at = {now}",
     "ON MATCH SET {r}.weight = CASE WHEN {w} IS NULL THEN coalesce({r}.weight, 1.0)"
     " ELSE (coalesce({r}.weight, 1.0) + {w}) / 2 END",
 ]
+
+
+def relationship_properties(properties: Mapping[str, Any], provenance: Provenance) -> dict[str, Any]:
+    """A relationship's properties as written: each with its claim."""
+    return {**properties, **claim_properties(properties, provenance.claim())}
 
 
 def relationship_set(remapped: bool, source: str = "$") -> str:

@@ -6,9 +6,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from write_gate.core.claims import claim_name
 from write_gate.core.cypher.clauses import (
     match_node,
     refresh_search_text,
+    relationship_properties,
     relationship_set,
     stamp,
     types_guard,
@@ -23,6 +25,8 @@ from write_gate.core.identity import (
 )
 
 _BY_ID = "MATCH (n) WHERE id(n) = $id AND n.name = $name"
+# The observations list is one value: whoever last changed it is its claim's agent.
+_OBSERVATIONS_CLAIM = claim_name("observations")
 
 
 def create_relationship_if_absent(
@@ -40,13 +44,13 @@ def create_relationship_if_absent(
         f"OPTIONAL MATCH (a)-[existing:{quote(type_)}]->(b)",
         "WITH a, b, existing WHERE existing IS NULL",
         f"CREATE (a)-[r:{quote(type_)}]->(b)",
-        relationship_set(remapped_from is not None) + ",\n    r.weight = 1.0",
+        relationship_set(remapped_from is not None) + ",\n    r.weight = 1.0, r.created_at = $last_updated",
         "RETURN count(r) AS created",
     ]
     params: dict[str, Any] = {
         "from_key": start.key,
         "to_key": end.key,
-        "properties": dict(properties),
+        "properties": relationship_properties(properties, provenance),
         **provenance.params(),
     }
     if remapped_from is not None:
@@ -82,16 +86,19 @@ def create_node_if_name_absent(scope: NameScope, name: str, write: Statement) ->
     return Statement(text, {**write.params, "name": name, "name_key": identity_key({"name": name})})
 
 
-def add_observations(node_id: int, name: str, contents: list[str], last_updated: str, updated_by: str) -> Statement:
+def add_observations(
+    node_id: int, name: str, contents: list[str], last_updated: str, updated_by: str, claim: list[Any]
+) -> Statement:
     """Appends the contents not already there, in order (with their folded text); returns what was added (no
     row when nothing was). An appended observation changes the node, it does not re-state its claim: only
-    the change is stamped."""
+    the change is stamped on the node, and the observations value gets this writer's `claim`."""
     text = (
         f"{_BY_ID}\n"
         "WITH n, [i IN range(0, size($contents) - 1) WHERE NOT $contents[i] IN coalesce(n.observations, [])] AS new\n"
         "WHERE size(new) > 0\n"  # nothing new: nothing changes, not even the stamp (a repeat is a no-op)
         "SET n.observations = coalesce(n.observations, []) + [i IN new | $contents[i]],\n"
         f"    n.{FOLD_PREFIX}observations = coalesce(n.{FOLD_PREFIX}observations, []) + [i IN new | $folded[i]],\n"
+        f"    n.{_OBSERVATIONS_CLAIM} = $claim,\n"
         f"    {stamp('n', fields=CHANGE_FIELDS)}\n"
         f"{refresh_search_text('n', 'n, new')}\n"
         "RETURN [i IN new | $contents[i]] AS added"
@@ -103,12 +110,13 @@ def add_observations(node_id: int, name: str, contents: list[str], last_updated:
         "folded": [fold(c) for c in contents],
         "last_updated": last_updated,
         "updated_by": updated_by,
+        "claim": claim,
     }
     return Statement(text, params)
 
 
 def delete_observations(
-    node_id: int, name: str, observations: list[str], last_updated: str, updated_by: str
+    node_id: int, name: str, observations: list[str], last_updated: str, updated_by: str, claim: list[Any]
 ) -> Statement:
     text = (
         f"{_BY_ID}\n"
@@ -117,6 +125,7 @@ def delete_observations(
         "WHERE size(keep) < size(obs)\n"
         "SET n.observations = [i IN keep | obs[i]],\n"
         f"    n.{FOLD_PREFIX}observations = [i IN keep | folded[i]],\n"
+        f"    n.{_OBSERVATIONS_CLAIM} = $claim,\n"
         f"    {stamp('n', fields=CHANGE_FIELDS)}\n"
         f"{refresh_search_text('n')}"
     )
@@ -126,6 +135,7 @@ def delete_observations(
         "observations": observations,
         "last_updated": last_updated,
         "updated_by": updated_by,
+        "claim": claim,
     }
     return Statement(text, params)
 

@@ -8,16 +8,33 @@ per node: a hub with 20,000 relationships answers a page of them, not all.
 
 import functools
 
+from write_gate.core.claims import AGENT, AT, CLAIM_PREFIX, CONFIDENCE, SOURCE
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import KEY_FIELD, SEARCH_FIELD
 
 
-def page_of_label(label: str, *, searching: bool) -> Statement:
-    """Parameters: `after` (a `_key`, '' for the first page), `limit`, and `query` (folded) when searching."""
+def claim_matches(var: str) -> str:
+    """True when one of the node's value claims (`core.claims`) matches every filter parameter given
+    (`p_agent`, `p_source`, `p_min_confidence`, `p_since`; a null one matches any)."""
+    c = f"properties({var})[k]"
+    return (
+        f"any(k IN keys({var}) WHERE k STARTS WITH '{CLAIM_PREFIX}'"
+        f" AND ($p_agent IS NULL OR {c}[{AGENT}] = $p_agent)"
+        f" AND ($p_source IS NULL OR {c}[{SOURCE}] = $p_source)"
+        f" AND ($p_min_confidence IS NULL OR {c}[{CONFIDENCE}] >= $p_min_confidence)"
+        f" AND ($p_since IS NULL OR {c}[{AT}] >= $p_since))"
+    )
+
+
+def page_of_label(label: str, *, searching: bool, filtered: bool = False) -> Statement:
+    """Parameters: `after` (a `_key`, '' for the first page), `limit`, `query` (folded) when searching, and
+    the claim filter's when `filtered` (`claim_matches`)."""
     conditions = [f"n.{KEY_FIELD} > $after"]
     if searching:
         conditions.append(f"n.{SEARCH_FIELD} CONTAINS $query")
+    if filtered:
+        conditions.append(claim_matches("n"))
     text = (
         f"MATCH (n:{quote(label)})\n"
         f"WHERE {' AND '.join(conditions)}\n"
@@ -60,6 +77,12 @@ def expand(outgoing_only: bool) -> Statement:
         "       id(r) AS rid, type(r) AS rtype, id(startNode(r)) AS rstart, properties(r) AS rprops,\n"
         f"       id(m) AS mid, m.name AS mname, m.{KEY_FIELD} AS mkey"
     )
+
+
+# The nodes of `ids` whose claims match the filter parameters (`claim_matches`).
+IDS_WITH_MATCHING_CLAIMS = Statement(
+    f"UNWIND $ids AS i\nMATCH (n) WHERE id(n) = i AND {claim_matches('n')}\nRETURN id(n) AS id"
+)
 
 
 def label_count(label: str) -> Statement:

@@ -4,6 +4,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from write_gate.core.claims import claim_value
 from write_gate.core.identifiers import PROVENANCE_FIELDS
 from write_gate.core.identity import (
     identity_key,
@@ -28,6 +29,10 @@ class Provenance:
     def params(self) -> dict[str, Any]:
         values = {name: getattr(self, name) for name in PROVENANCE_FIELDS if name != "updated_by"}
         return {**values, "updated_by": self.written_by}
+
+    def claim(self) -> list[Any]:
+        """What each value this write sets is stamped with (`core.claims`)."""
+        return claim_value(self.written_by, self.source, self.extraction_method, self.confidence, self.last_updated)
 
 
 @dataclass(frozen=True)

@@ -67,12 +67,12 @@ def typed_write(
         params[f"to{i}_key"] = endpoint.key
         if merge_endpoints:
             lines += merge_stub(f"t{i}", endpoint.label, f"$to{i}_key", f"$to{i}_stub")
-            params[f"to{i}_stub"] = stub_properties(endpoint.label, endpoint.keys)
+            params[f"to{i}_stub"] = stub_properties(endpoint.label, endpoint.keys, provenance)
         else:
             lines.append(match_node(f"t{i}", endpoint.label, f"$to{i}_key"))
     if create:
         lines += [f"MERGE {node}", "ON CREATE SET n += $identity"]
-        params["identity"] = identity_properties(label, merge_keys)
+        params["identity"] = identity_properties(label, merge_keys, provenance)
     carried = ["n", *(f"t{i}" for i in range(len(index)))]
     lines += [f"SET n += $properties, {stamp('n')}, n._stub = null", refresh_search_text("n", ", ".join(carried))]
     made: list[str] = []
@@ -89,7 +89,7 @@ def typed_write(
             r = f"r{len(made)}"
             lines += [
                 f"MERGE (n)-[{r}:{quote(link.type)}]->({target})",
-                *(line.format(r=r, w="$weight") for line in WEIGHT),
+                *(line.format(r=r, w="$weight", now="$last_updated") for line in WEIGHT),
                 f"SET {stamp(r)}",
             ]
             made.append(r)
@@ -98,7 +98,7 @@ def typed_write(
     stubs = ", ".join(f"t{i}._stub = true" for i in range(len(index)))
     lines.append(f"RETURN count(n) AS written, collect([{weights}]) AS weights, collect([{stubs}]) AS stubs")
     params |= {
-        "properties": written_properties(label, properties, None, property_remaps),
+        "properties": written_properties(label, properties, None, provenance, property_remaps),
         **provenance.params(),
     }
     return Statement("\n".join(lines), params)

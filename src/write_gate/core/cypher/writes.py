@@ -11,6 +11,7 @@ from write_gate.core.cypher.clauses import (
     merge_stub,
     property_breadcrumb,
     refresh_search_text,
+    relationship_properties,
     relationship_set,
     stamp,
     stub_properties,
@@ -49,8 +50,8 @@ def write_node(
     # The text depends only on the label and whether it was remapped, so it is built once per shape.
     params: dict[str, Any] = {
         "key": identity_key(merge_keys),
-        "identity": identity_properties(label, merge_keys),
-        "properties": written_properties(label, properties, remapped_from, property_remaps),
+        "identity": identity_properties(label, merge_keys, provenance),
+        "properties": written_properties(label, properties, remapped_from, provenance, property_remaps),
         **provenance.params(),
     }
     if remapped_from is not None:
@@ -72,7 +73,7 @@ def write_relationship(
     params: dict[str, Any] = {
         "from_key": start.key,
         "to_key": end.key,
-        "properties": {**properties, **property_breadcrumb(property_remaps)},
+        "properties": {**relationship_properties(properties, provenance), **property_breadcrumb(property_remaps)},
         "weight": weight,
         **provenance.params(),
     }
@@ -81,15 +82,15 @@ def write_relationship(
             *merge_stub("a", start.label, "$from_key", "$from_stub"),
             *merge_stub("b", end.label, "$to_key", "$to_stub"),
         ]
-        params["from_stub"] = stub_properties(start.label, start.keys)
-        params["to_stub"] = stub_properties(end.label, end.keys)
+        params["from_stub"] = stub_properties(start.label, start.keys, provenance)
+        params["to_stub"] = stub_properties(end.label, end.keys, provenance)
     else:
         lines = [match_node("a", start.label, "$from_key"), match_node("b", end.label, "$to_key")]
     if remapped_from is not None:
         params["remapped_from"] = remapped_from
     lines += [
         f"MERGE (a)-[r:{quote(type_)}]->(b)",
-        *(line.format(r="r", w="$weight") for line in WEIGHT),
+        *(line.format(r="r", w="$weight", now="$last_updated") for line in WEIGHT),
         relationship_set(remapped_from is not None),
         "RETURN a._stub = true AS from_stub, b._stub = true AS to_stub, r.weight AS weight",
     ]
