@@ -12,8 +12,9 @@ from mcp import Client
 
 from tests.conftest import TESTS, open_client
 from tests.e2e.test_typed_tools import ok, rejected
+from write_gate.core.claims import CLAIM_PREFIX
 from write_gate.core.cypher.statement import Statement
-from write_gate.core.identifiers import PROPERTY_REMAPS_FIELD
+from write_gate.core.identifiers import PROPERTY_REMAPS_FIELD, PROTECTED_FIELDS
 from write_gate.core.registry import UndeclaredPolicy
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
@@ -63,13 +64,13 @@ async def stored(graph: GraphBackend, label: str, name: str) -> dict[str, Any] |
     if not rows:
         return None
     [row] = rows
-    return {k: v for k, v in row["p"].items() if not k.startswith(("_f_", "_search", "_key"))}
+    return {k: v for k, v in row["p"].items() if not k.startswith(("_f_", "_search", "_key", CLAIM_PREFIX))}
 
 
 def agent_written(props: dict[str, Any]) -> dict[str, Any]:
-    """Without the gate's stamps."""
-    stamps = {"confidence", "source", "extraction_method", "write_gate_version", "written_by", "last_updated"}
-    return {k: v for k, v in props.items() if k not in stamps | {"updated_by", "_stub"}}
+    """Without the gate's stamps and each value's claim."""
+    stamps = {*PROTECTED_FIELDS, "_stub"}  # the stamps a node carries; a relationship keeps its weight
+    return {k: v for k, v in props.items() if k not in stamps and not k.startswith(CLAIM_PREFIX)}
 
 
 async def relationship(graph: GraphBackend) -> dict[str, Any] | None:
