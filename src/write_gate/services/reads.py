@@ -28,6 +28,7 @@ from write_gate.core.registry import SchemaRegistry
 from write_gate.core.values import unstorable
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend, Row
 from write_gate.engines.errors import engine_failure
+from write_gate.services.aliases import survivor_ids
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
@@ -301,6 +302,8 @@ class Reader:
         position = decode_cursor(request.cursor, "open", r=int)
         found = await self.find_by_names(request.names)
         page = sorted({node_id for hits in found.values() for node_id, _ in hits})
+        survivors = await survivor_ids(self.read, self._registry(), page)  # an alias's name opens its survivor
+        page = sorted({survivors.get(node_id, node_id) for node_id in page})
         after = position["r"] if position is not None else -1
         expanded = await self._expand(page, request.relations_limit, outgoing_only=False, after_relation=after)
         resume = expanded.resume_after

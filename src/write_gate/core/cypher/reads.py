@@ -8,6 +8,7 @@ per node: a hub with 20,000 relationships answers a page of them, not all.
 
 import functools
 
+from write_gate.core.cypher.aliases import not_alias
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import KEY_FIELD, SEARCH_FIELD
@@ -15,7 +16,7 @@ from write_gate.core.identity import KEY_FIELD, SEARCH_FIELD
 
 def page_of_label(label: str, *, searching: bool) -> Statement:
     """Parameters: `after` (a `_key`, '' for the first page), `limit`, and `query` (folded) when searching."""
-    conditions = [f"n.{KEY_FIELD} > $after"]
+    conditions = [f"n.{KEY_FIELD} > $after", not_alias("n")]
     if searching:
         conditions.append(f"n.{SEARCH_FIELD} CONTAINS $query")
     text = (
