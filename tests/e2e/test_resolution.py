@@ -273,3 +273,40 @@ async def test_bad_merges_get_structured_rejections(client: Client) -> None:
     assert bad["error_code"] == "INVALID_INPUT"
     bad = await rejected(client, "find_duplicates", {"shared_properties": ["e-mail"]})
     assert bad["error_code"] == "INVALID_INPUT"
+
+
+async def test_aliases_hold_across_gates_batches_and_the_memory_profile(
+    client: Client, settings: Settings, graph: GraphBackend
+) -> None:
+    await alicia_and_alice(client)
+    await ok(client, "merge_entities", {"survivor": ref("Person", "Alice"), "merged": [ref("Person", "Alicia")]})
+    # Another gate process on the same graph (stdio: its own `write-gate serve`), in batches.
+    async with open_client(settings, "stdio") as other:
+        nodes = await ok(
+            other,
+            "write_nodes",
+            {"items": [{"label": "Person", "merge_keys": {"name": n}, "properties": {"team": "red"}, **PROV}
+                       for n in ("Alicia", "Zed")]},
+        )  # fmt: skip
+        assert [(i["status"], i["merge_keys"]) for i in nodes["items"]] == [
+            ("written", {"name": "Alice"}),
+            ("written", {"name": "Zed"}),
+        ]
+        items = [
+            {"type": "KNOWS", "from_label": "Person", "from_keys": {"name": a}, "to_label": "Person",
+             "to_keys": {"name": b}, **PROV}
+            for a, b in (("Zed", "Alicia"), ("Zed", "Nobody"))
+        ]  # fmt: skip
+        rels = await ok(other, "write_relationships", {"items": items})
+        assert [i["status"] for i in rels["items"]] == ["written", "rejected"]
+        assert rels["items"][1]["error_code"] == "ENDPOINT_NOT_FOUND"
+    assert (await props(graph, "Person", "Alice"))["team"] == "red"
+    assert ("Zed", "KNOWS", "Alice") in await edges(graph)
+    # The memory profile addresses entities by name: an alias's name reaches the survivor.
+    async with open_client(settings, "in_process", profile="memory") as memory:
+        added = await ok(memory, "add_observations", {"observations": [{"entityName": "Alicia", "contents": ["tall"]}]})
+        assert added["results"] == [{"entityName": "Alicia", "addedObservations": ["tall"]}]
+        await ok(memory, "create_relations", {"relations": [{"from": "Alicia", "to": "Zed", "relationType": "KNOWS"}]})
+    assert (await props(graph, "Person", "Alice"))["observations"] == ["tall"]
+    assert ("Alice", "KNOWS", "Zed") in await edges(graph)
+    assert len(await graph.read(Statement("MATCH (n {name: 'Alicia'})-[r]-() RETURN r"))) == 0

@@ -74,9 +74,35 @@ async def survivor_ids(read: Read, registry: SchemaRegistry, ids: list[int]) -> 
     if not ids:
         return found
     for row in await read(Statement(ALIASES_AMONG.text, {"ids": ids})):
-        survivor = await survivor_of(read, registry, row["label"], row["key"]) or Survivor(row["label"], {})
-        key = identity_key(survivor.keys) if survivor.keys else row["key"]
-        hits = await read(Statement(node_id(survivor.label).text, {"key": key}))
+        survivor = await _chain_end(read, registry, row["label"], row["key"])
+        hits = await read(Statement(node_id(survivor.label).text, {"key": identity_key(survivor.keys)}))
         if hits:
             found[row["id"]] = hits[0]["id"]
     return found
+
+
+async def survivor_names(
+    read: Read, registry: SchemaRegistry, found: dict[str, list[tuple[int, list[str]]]]
+) -> dict[str, str]:
+    """The memory profile's names that are aliases, each with its survivor's name (by name, as that profile
+    addresses entities)."""
+    ids = {node_id: name for name, hits in found.items() for node_id, _ in hits}
+    renamed: dict[str, str] = {}
+    if not ids:
+        return renamed
+    for row in await read(Statement(ALIASES_AMONG.text, {"ids": list(ids)})):
+        name = (await _chain_end(read, registry, row["label"], row["key"])).keys.get("name")
+        if isinstance(name, str):
+            renamed[ids[row["id"]]] = name
+    return renamed
+
+
+async def _chain_end(read: Read, registry: SchemaRegistry, label: str, key: str) -> Survivor:
+    """The survivor an alias names (`label`, `key`), or the one that survivor was merged into since."""
+    survivor = await survivor_of(read, registry, label, key)
+    if survivor is not None:
+        return survivor
+    rows = await read(Statement(alias_target(label).text, {"key": key}))
+    if not rows:
+        return _broken(label)
+    return Survivor(label, _keys(registry, label, key, rows[0]["props"]))

@@ -14,10 +14,11 @@ ALIAS_LABEL = "_alias_label"  # the survivor's label
 ALIAS_FOLD = FOLD_PREFIX + "_alias"
 
 
-def unless_alias(*variables: str) -> str:
-    """The write path's one hook: carry on only with nodes that are not aliases (no row: nothing written)."""
+def unless_alias(*variables: str, carried: tuple[str, ...] = ()) -> str:
+    """The write path's one hook: carry on only with nodes that are not aliases (no row: nothing written).
+    `carried`: other variables the statement still needs (a batch's `row`)."""
     conditions = " AND ".join(f"{var}.{ALIAS_OF} IS NULL" for var in variables)
-    return f"WITH {', '.join(variables)} WHERE {conditions}"
+    return f"WITH {', '.join((*carried, *variables))} WHERE {conditions}"
 
 
 def not_alias(var: str) -> str:
@@ -44,3 +45,11 @@ ALIASES_AMONG = Statement(
 def node_id(label: str) -> Statement:
     """Read-only: a node's id by identity. Parameters: `key`."""
     return Statement(f"MATCH (n:{quote(label)} {{{KEY_FIELD}: $key}})\nRETURN id(n) AS id")
+
+
+def aliased_keys(label: str) -> Statement:
+    """Read-only: which of `keys` are aliases in `label` (a batch's rows that did not land)."""
+    return Statement(
+        f"UNWIND $keys AS k\nMATCH (n:{quote(label)} {{{KEY_FIELD}: k}})\n"
+        f"WHERE n.{ALIAS_OF} IS NOT NULL\nRETURN k AS key"
+    )

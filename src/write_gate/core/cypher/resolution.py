@@ -57,7 +57,9 @@ def fingerprint(rel_id: int, last_updated: str | None) -> str:
 
 
 def merge_into(survivor_label: str, merged_label: str, groups: Sequence[Group], fill: Sequence[str]) -> Statement:
-    """The survivor is `kept` (`s` is taken: the search text's reduce uses it). Parameters: `survivor_key`, `merged_key`, `seen` (fingerprints), `fill_<i>` (a value per `fill` key),
+    """The survivor is `kept` (`s` is taken: the search text's reduce uses it).
+
+    Parameters: `survivor_key`, `merged_key`, `seen` (fingerprints), `fill_<i>` (a value per `fill` key),
     `alias_text`, `survivor_label`, `last_updated`, `updated_by`. Returns one row (`survivor`), or none
     when the nodes are not as planned."""
     lines = [
