@@ -9,15 +9,18 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.conftest import open_client
+from tests.conftest import MATRIX_SCHEMAS, open_client
 from write_gate.access.agents import AgentsFile, Grant
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
+from write_gate.store.bundled import bundled
+from write_gate.store.schema_files import load_into_graph, read_sources
 from write_gate.surface.server import build_server
 
 pytestmark = pytest.mark.anyio
 
+RPG = bundled("schemas") / "examples" / "rpg"
 PROV = {"source": "crm", "extraction_method": "manual", "reliability": 0.8}
 
 
@@ -256,7 +259,8 @@ async def test_a_grant_refuses_a_merge_touching_a_label_it_may_not_write(
 async def test_bad_merges_get_structured_rejections(client: Client) -> None:
     await node(client, "Person", "Alice")
     cases = [
-        ({"survivor": ref("Person", "Nobody"), "merged": [ref("Person", "Alice")]}, "ENDPOINT_NOT_FOUND", ["survivor"]),
+        ({"survivor": ref("Person", "Nobody"), "merged": [ref("Person", "Alice")]},
+         "ENDPOINT_NOT_FOUND", ["survivor"]),
         ({"survivor": ref("Person", "Alice"), "merged": [ref("Person", "Nobody")]}, "ENDPOINT_NOT_FOUND", ["merged[0]"]),
         ({"survivor": ref("Person", "Alice"), "merged": [ref("Person", "Alice")]}, "INVALID_INPUT", None),
         ({"survivor": ref("Planet", "Alice"), "merged": [ref("Person", "Alice")]}, "SCHEMA_UNKNOWN_LABEL", None),
@@ -310,3 +314,26 @@ async def test_aliases_hold_across_gates_batches_and_the_memory_profile(
     assert (await props(graph, "Person", "Alice"))["observations"] == ["tall"]
     assert ("Alice", "KNOWS", "Zed") in await edges(graph)
     assert len(await graph.read(Statement("MATCH (n {name: 'Alicia'})-[r]-() RETURN r"))) == 0
+
+
+async def test_typed_tools_write_through_aliases(settings: Settings, graph: GraphBackend) -> None:
+    await load_into_graph(graph, read_sources([RPG, MATRIX_SCHEMAS]))
+    async with open_client(settings, "in_process") as rpg:
+        for place in ("Rivendell", "Imladris"):
+            await ok(rpg, "add_location", {"location": {"name": place}, **PROV})
+        for name in ("Gandalf", "Mithrandir"):
+            await ok(rpg, "add_npc", {"npc": {"name": name, "role": "Wizard", "status": "Active"}, **PROV})
+        for survivor, merged in (("Rivendell", "Imladris"), ("Gandalf", "Mithrandir")):
+            label = "Location" if survivor == "Rivendell" else "Npc"
+            await ok(rpg, "merge_entities", {"survivor": ref(label, survivor), "merged": [ref(label, merged)]})
+        # Both the node and the target named by their alias.
+        updated = await ok(rpg, "update_npc", {"npc": {"name": "Mithrandir", "status": "Deceased",
+                                                       "currentLocation": "Imladris"}, **PROV})  # fmt: skip
+        assert updated["merge_keys"] == {"name": "Gandalf"}
+        assert updated["relationships"][0]["to"] == "Rivendell"
+        await node(rpg, "Entity", "Olorin")
+        await ok(rpg, "merge_entities", {"survivor": ref("Entity", "Olorin"), "merged": [ref("Npc", "Gandalf")]})
+        refused = await rejected(rpg, "update_npc", {"npc": {"name": "Mithrandir", "status": "Active"}, **PROV})
+        assert (refused["details"]["reason"], refused["details"]["label"]) == ("merged_into_other_label", "Entity")
+    assert (await props(graph, "Npc", "Gandalf"))["status"] == "Deceased"
+    assert await edges(graph) == [("Olorin", "LOCATED_IN", "Rivendell")]  # moved by the second merge
