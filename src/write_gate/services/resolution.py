@@ -43,13 +43,13 @@ class _Request(BaseModel):
 
 
 class FindDuplicatesRequest(_Request):
-    labels: Annotated[list[str] | None, Field(description="Labels to search; default: every registered label.")] = None
+    labels: Annotated[list[str] | None, Field(description="Default: every label.")] = None
     across_labels: Annotated[bool, Field(description="Also pair nodes of different labels.")] = False
-    threshold: Annotated[float, Field(ge=0.0, le=1.0, description="Lowest score answered.")] = DEFAULT_THRESHOLD
-    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Pairs answered, best first.")] = 50
-    shared_properties: Annotated[
-        list[str], Field(description="Properties whose equal values mark a duplicate.", max_length=16)
-    ] = list(DEFAULT_SHARED_PROPERTIES)
+    threshold: Annotated[float, Field(ge=0.0, le=1.0)] = DEFAULT_THRESHOLD
+    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = 50
+    shared_properties: Annotated[list[str], Field(description="Equal values mark a duplicate.", max_length=16)] = list(
+        DEFAULT_SHARED_PROPERTIES
+    )
 
 
 class NodeRef(BaseModel):
@@ -82,12 +82,14 @@ class NodeAddress(_Request):
     merge_keys: dict[str, KeyValue]
 
 
+# The same shape under its own name, so each schema is inlined where it is used (no `$defs`).
+class MergedAddress(NodeAddress):
+    pass
+
+
 class MergeEntitiesRequest(_Request):
-    survivor: Annotated[NodeAddress, Field(description="The node that stays, by label and merge keys.")]
-    merged: Annotated[
-        list[NodeAddress],
-        Field(min_length=1, max_length=MAX_MERGED, description="Nodes merged into it; each becomes its alias."),
-    ]
+    survivor: NodeAddress
+    merged: Annotated[list[MergedAddress], Field(min_length=1, max_length=MAX_MERGED)]
 
 
 class Conflict(BaseModel):

@@ -153,8 +153,8 @@ GET_SCHEMA = ToolSpec(
 FIND_DUPLICATES = ToolSpec(
     name="find_duplicates",
     title="Find duplicates",
-    description="Likely duplicate nodes, scored in [0, 1] and explained by signal (same or similar name, shared "
-    "email or url), best first.",
+    description="Likely duplicate nodes, best first, each pair scored 0-1 with the signals that matched "
+    "(similar name, same email or url).",
     input_model=FindDuplicatesRequest,
     output_model=DuplicatesFound,
     annotations=READ,
@@ -165,8 +165,8 @@ FIND_DUPLICATES = ToolSpec(
 MERGE_ENTITIES = ToolSpec(
     name="merge_entities",
     title="Merge entities",
-    description="Merge nodes into a survivor: relationships move to it, missing properties are copied (its own "
-    "win; conflicts reported), and each merged key becomes its alias.",
+    description="Merge nodes into the survivor: their relationships move to it, properties it lacks are copied "
+    "(conflicts reported), and their keys become its aliases.",
     input_model=MergeEntitiesRequest,
     output_model=EntitiesMerged,
     # Idempotent in effect but not in answer: a repeat is refused (already merged).
