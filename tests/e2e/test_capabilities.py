@@ -34,9 +34,10 @@ pytestmark = pytest.mark.anyio
 RPG = bundled("schemas") / "examples" / "rpg"
 PROV = {"source": "caps", "extraction_method": "manual"}
 # Budgets for tools/list (compact JSON of the tools, UTF-8): 23,511 and 83,773 bytes at first; 15,973 and
-# 69,921 after the first compaction; 9,479 and 42,309 since output schemas only tell outcomes apart.
-GATE_BUDGET = 9_800
-RPG_BUDGET = 44_000
+# 69,921 after the first compaction; 9,479 and 42,309 since output schemas only tell outcomes apart; 11,401 and
+# 44,231 with find_duplicates and merge_entities in the gate profile (raised for them: the lead's call to keep).
+GATE_BUDGET = 11_800
+RPG_BUDGET = 44_600
 
 
 def legacy(settings: Settings, **kwargs: Any) -> Client:
