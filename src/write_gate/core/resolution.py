@@ -13,6 +13,7 @@ costs little ("Acme" / "Acmee": 0.8889), while a different word costs a lot ("ac
 "Acme Inc" / "Acme Ltd" above 0.9: exactly the false merge to avoid.
 """
 
+import heapq
 import json
 import unicodedata
 from collections import defaultdict
@@ -75,6 +76,8 @@ class Node:
     name: str
     normalised: str
     shared: Mapping[str, str] = field(default_factory=dict)  # property -> normalised value
+    # The normalised words sorted: token_sort_ratio is the plain ratio of these, sorted once here, not per pair.
+    sorted_words: str = ""
 
     @property
     def order(self) -> tuple[str, str]:
@@ -84,7 +87,8 @@ class Node:
 def make_node(node_id: int, label: str, key: str, name: Any, shared: Mapping[str, Any]) -> Node:
     text = name_text(name, key)
     values = {prop: v for prop, raw in shared.items() if (v := normalise_value(raw)) is not None}
-    return Node(node_id, label, key, text, normalise(text), values)
+    normalised = normalise(text)
+    return Node(node_id, label, key, text, normalised, values, " ".join(sorted(normalised.split())))
 
 
 @dataclass(frozen=True)
@@ -152,10 +156,22 @@ def score_pair(a: Node, b: Node) -> Pair:
 
 def find_pairs(nodes: Iterable[Node], *, across_labels: bool, threshold: float, limit: int) -> tuple[list[Pair], int]:
     """The pairs scoring at least `threshold`, best first (then by label and key), at most `limit`; and how
-    many pairs were compared."""
-    listed = sorted(nodes, key=lambda n: n.order)
+    many pairs were compared. Each proposed pair costs one rapidfuzz call, which stops early below the
+    threshold; only the pairs answered are explained (`score_pair`)."""
+    listed = sorted(nodes, key=lambda n: n.order)  # so index order is (label, key) order
     candidates = candidate_pairs(listed, across_labels)
-    scored = (score_pair(listed[i], listed[j]) for i, j in candidates)
-    kept = [p for p in scored if p.score >= threshold]
-    kept.sort(key=lambda p: (-p.score, p.a.order, p.b.order))
-    return kept[:limit], len(candidates)
+    # Scores are rounded to 4 decimals: a raw figure just under the threshold may round up to it.
+    cutoff = max(0.0, threshold * 100 - 0.005)
+    kept: list[tuple[float, int, int]] = []
+    for i, j in candidates:
+        a, b = listed[i], listed[j]
+        if any(value == b.shared.get(prop) for prop, value in a.shared.items()):
+            score = 1.0
+        elif a.sorted_words and b.sorted_words:
+            score = round(fuzz.ratio(a.sorted_words, b.sorted_words, score_cutoff=cutoff) / 100, 4)
+        else:
+            continue
+        if score >= threshold and score > 0:
+            kept.append((-score, i, j))
+    best = heapq.nsmallest(limit, kept)
+    return [score_pair(listed[i], listed[j]) for _, i, j in best], len(candidates)
