@@ -338,3 +338,12 @@ async def test_typed_tools_write_through_aliases(settings: Settings, graph: Grap
         assert (refused["details"]["reason"], refused["details"]["label"]) == ("merged_into_other_label", "Entity")
     assert (await props(graph, "Npc", "Gandalf"))["status"] == "Deceased"
     assert await edges(graph) == [("Olorin", "LOCATED_IN", "Rivendell")]  # moved by the second merge
+
+
+async def test_a_write_to_an_alias_whose_survivor_was_deleted_is_refused(client: Client, settings: Settings) -> None:
+    await alicia_and_alice(client)
+    await ok(client, "merge_entities", {"survivor": ref("Person", "Alice"), "merged": [ref("Person", "Alicia")]})
+    async with open_client(settings, "in_process", profile="memory") as memory:
+        await ok(memory, "delete_entities", {"entityNames": ["Alice"]})
+    refused = await rejected(client, "write_node", {"label": "Person", "merge_keys": {"name": "Alicia"}, **PROV})
+    assert (refused["error_code"], refused["details"]["reason"]) == ("INVALID_INPUT", "survivor_deleted")

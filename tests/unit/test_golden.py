@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from write_gate.core.cypher import reads as read_cypher
-from write_gate.core.cypher.batch_writes import write_nodes_batch, write_relationships_batch
 from write_gate.core.cypher import aliases as alias_cypher
+from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher import resolution as resolution_cypher
+from write_gate.core.cypher.batch_writes import write_nodes_batch, write_relationships_batch
 from write_gate.core.cypher.dialect import FalkorDBDialect, MemgraphDialect
 from write_gate.core.cypher.memory_writes import (
     NameScope,

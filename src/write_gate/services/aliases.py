@@ -53,8 +53,11 @@ def _keys(registry: SchemaRegistry, label: str, key: str, props: dict[str, Any])
 
 
 def _broken(label: Any) -> Survivor:
+    # The survivor was deleted after the merge (deletes do not follow aliases), or the chain is corrupt.
     raise GateRejection(
-        ErrorCode.INTERNAL_ERROR, "an alias leads nowhere: its survivor is missing", reason="broken_alias"
+        ErrorCode.INVALID_INPUT,
+        "this key was merged into a node that no longer exists; nothing was written",
+        reason="survivor_deleted",
     )
 
 
