@@ -264,6 +264,8 @@ async def test_bad_merges_get_structured_rejections(client: Client) -> None:
         ({"survivor": ref("Person", "Alice"), "merged": [ref("Person", "Nobody")]},
          "ENDPOINT_NOT_FOUND", ["merged[0]"]),
         ({"survivor": ref("Person", "Alice"), "merged": [ref("Person", "Alice")]}, "INVALID_INPUT", None),
+        ({"survivor": ref("Person", "Nobody"), "merged": [ref("Person", "Al"), ref("person", "Al")]},
+         "INVALID_INPUT", None),
         ({"survivor": ref("Planet", "Alice"), "merged": [ref("Person", "Alice")]}, "SCHEMA_UNKNOWN_LABEL", None),
         ({"survivor": ref("Person", "Alice"), "merged": []}, "INVALID_INPUT", None),
         ({"survivor": {"label": "Person", "merge_keys": {"nom": "Alice"}}, "merged": [ref("Person", "Alice")]},

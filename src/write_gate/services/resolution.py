@@ -197,12 +197,16 @@ def _not_alias(props: dict[str, Any], what: str, reason: str) -> None:
 async def merge_entities(gate: Gate, request: MergeEntitiesRequest, agent: Agent) -> EntitiesMerged:
     survivor_label, survivor_keys = _address(gate, request.survivor, "survivor")
     targets = [_address(gate, address, f"merged[{i}]") for i, address in enumerate(request.merged)]
-    survivor_key = identity_key(survivor_keys)
+    seen = {(survivor_label, identity_key(survivor_keys))}
     for i, (label, keys) in enumerate(targets):
-        if label == survivor_label and identity_key(keys) == survivor_key:
+        if (label, identity_key(keys)) in seen:  # checked before anything is merged, so nothing half-happens
             raise GateRejection(
-                ErrorCode.INVALID_INPUT, "a node cannot be merged into itself", reason="same_node", field=f"merged[{i}]"
+                ErrorCode.INVALID_INPUT,
+                "a node is named twice (or merged into itself)",
+                reason="same_node",
+                field=f"merged[{i}]",
             )
+        seen.add((label, identity_key(keys)))
     agent.grant.check_labels([survivor_label, *(label for label, _ in targets)])
     merged: list[MergedNode] = []
     conflicts: list[Conflict] = []
