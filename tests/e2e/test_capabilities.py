@@ -229,7 +229,8 @@ async def test_write_gate_tools_offers_only_the_selected_tools(settings: Setting
         names = {t.name for t in (await client.list_tools()).tools}
         with pytest.raises(MCPError) as hidden:
             await client.call_tool("write_node", {"label": "Person", "merge_keys": {"name": "Ada"}, **PROV})
-    assert names == {"search_nodes", "open_nodes", "read_graph", "get_schema", "add_npc", "update_npc", "delete_npc"}
+    reads = {"search_nodes", "open_nodes", "read_graph", "get_schema", "find_duplicates"}
+    assert names == reads | {"add_npc", "update_npc", "delete_npc"}
     assert hidden.value.code == types.INVALID_PARAMS
     no_typed = settings.model_copy(update={"tools": "*,-typed,-refresh_schema_cache"})
     async with Client(build_server(no_typed, auto_migrate=False)) as client:
@@ -243,6 +244,8 @@ async def test_write_gate_tools_offers_only_the_selected_tools(settings: Setting
         "open_nodes",
         "read_graph",
         "get_schema",
+        "find_duplicates",
+        "merge_entities",
     }
     with pytest.raises(ValueError, match="WRITE_GATE_TOOLS"):
         build_server(settings.model_copy(update={"tools": "read;write"}))
