@@ -139,6 +139,8 @@ TOOLS = {
         "open_nodes",
         "read_graph",
         "get_schema",
+        "find_duplicates",
+        "merge_entities",
         *(f"{verb}_{t}" for t in RPG_TYPES for verb in ("add", "update", "delete")),
     },
     "memory": {

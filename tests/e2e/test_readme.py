@@ -73,7 +73,14 @@ RUN = {
     "test_tool_calls_answer_as_shown": [
         *(
             f"{kind}:{tool}"
-            for tool in ("write_node", "write_relationship", "add_npc", "search_nodes")
+            for tool in (
+                "write_node",
+                "write_relationship",
+                "add_npc",
+                "search_nodes",
+                "find_duplicates",
+                "merge_entities",
+            )
             for kind in ("call", "answer")
         ),
         "answer:write_nodes",
@@ -221,7 +228,8 @@ async def test_tool_calls_answer_as_shown(
         answers = [b for b in rb.blocks() if b.key.startswith("answer:") and "#" not in b.key]
         assert [b.key for b in answers] == [
             "answer:write_node", "answer:write_relationship", "answer:write_nodes",
-            "answer:refresh_schema_cache", "answer:add_npc", "answer:search_nodes",
+            "answer:refresh_schema_cache", "answer:add_npc", "answer:search_nodes", "answer:find_duplicates",
+            "answer:merge_entities",
         ]  # fmt: skip
         for answer in answers:
             tool = answer.key.removeprefix("answer:")
@@ -231,8 +239,33 @@ async def test_tool_calls_answer_as_shown(
                 # The shown entity has an observation the README's write_node did not give: add it as a user would.
                 alice = {**json_block("call:write_node"), "properties": {"age": 30, "observations": ["Likes tea"]}}
                 assert (await call(client, "write_node", alice))["status"] == "written"
+            if tool == "find_duplicates":
+                await acme_and_acmee(client)
             request = IMPLIED_REQUESTS[tool] if tool in IMPLIED_REQUESTS else json_block(f"call:{tool}")
             rb.assert_matches(await call(client, tool, request), json.loads(answer.text), f"README line {answer.line}")
+
+
+async def acme_and_acmee(client: Client) -> None:
+    """The duplicates example's setting, as its text describes it: Acme (from the write_relationship example)
+    and Acmee with their urls, Alice working for both, Bob for Acmee."""
+    prov = {"source": "crm", "extraction_method": "manual"}
+    for name, props in (
+        ("Acme", {"url": "https://acme.example"}),
+        ("Acmee", {"url": "https://acme.example/", "founded": 1990}),
+    ):
+        node = {"label": "Organization", "merge_keys": {"name": name}, "properties": props, **prov}
+        assert (await call(client, "write_node", node))["status"] == "written"
+    for person, since in (("Alice", 2021), ("Bob", None)):
+        rel = {
+            "type": "WORKS_FOR",
+            "from_label": "Person",
+            "from_keys": {"name": person},
+            "to_label": "Organization",
+            "to_keys": {"name": "Acmee"},
+            "properties": {"since": since} if since else {},
+            **prov,
+        }
+        assert (await call(client, "write_relationship", rel))["status"] == "written"
 
 
 async def load_npc_and_rivendell(

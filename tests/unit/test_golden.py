@@ -14,7 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from write_gate.core.cypher import aliases as alias_cypher
 from write_gate.core.cypher import reads as read_cypher
+from write_gate.core.cypher import resolution as resolution_cypher
 from write_gate.core.cypher.batch_writes import write_nodes_batch, write_relationships_batch
 from write_gate.core.cypher.dialect import FalkorDBDialect, MemgraphDialect
 from write_gate.core.cypher.memory_writes import (
@@ -38,6 +40,7 @@ from write_gate.core.cypher.registry_nodes import (
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.cypher.typed_writes import Link, count_matching, relationship_types_of, typed_delete, typed_write
 from write_gate.core.cypher.writes import endpoint_presence, write_node, write_relationship
+from write_gate.core.merging import Group
 from write_gate.store import backfill
 
 GOLDEN = Path(__file__).parent.parent / "golden"
@@ -169,6 +172,44 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_relationship_types_of": lambda: read_cypher.RELATIONSHIP_TYPES_OF,
         "read_label_count": lambda: read_cypher.label_count("Person"),
         "read_relationship_count": lambda: read_cypher.relationship_count("KNOWS"),
+        "merge_entities": lambda: Statement(
+            resolution_cypher.merge_into(
+                "Person",
+                "Entity",
+                [Group("KNOWS", True, ("since", "weight")), Group("WORKS_FOR", False, ())],
+                ["email", "_f_email"],
+            ).text,
+            {
+                "survivor_key": s("key"),
+                "merged_key": s("key2"),
+                "seen": [s("seen")],
+                "fill_0": s("email"),
+                "fill_1": [s("email")],
+                "alias_text": [s("alias")],
+                "survivor_label": "Person",
+                "last_updated": s("time"),
+                "updated_by": s("agent"),
+            },
+        ),
+        "merge_entities_no_relationships": lambda: Statement(
+            resolution_cypher.merge_into("Person", "Person", [], []).text,
+            {
+                "survivor_key": s("key"),
+                "merged_key": s("key2"),
+                "seen": [],
+                "alias_text": [s("alias")],
+                "survivor_label": "Person",
+                "last_updated": s("time"),
+                "updated_by": s("agent"),
+            },
+        ),
+        "read_duplicate_candidates": lambda: resolution_cypher.candidates("Person", ["email", "url"]),
+        "read_merge_node_state": lambda: resolution_cypher.node_state("Person"),
+        "read_merge_links": lambda: resolution_cypher.LINKS,
+        "read_alias_target": lambda: alias_cypher.alias_target("Person"),
+        "read_aliases_among": lambda: alias_cypher.ALIASES_AMONG,
+        "read_alias_node_id": lambda: alias_cypher.node_id("Person"),
+        "read_aliased_keys": lambda: alias_cypher.aliased_keys("Person"),
         "record_migration": lambda: record_migration(s("0001"), s("time")),
         "collapse_registry_versions": lambda: COLLAPSE_REGISTRY_VERSIONS,
         "backfill_without_key": lambda: backfill.without_key("Person"),
@@ -214,6 +255,10 @@ RUN_TIME_PARAMETERS = {
     "p_source": None,
     "p_min_confidence": 0.5,
     "p_since": None,
+    "key": '{"name":"Ada"}',
+    "keys": ['{"name":"Ada"}'],
+    "merged_id": 0,
+    "survivor_id": 1,
 }
 
 

@@ -114,9 +114,11 @@ def test_tool_groups_come_from_the_annotations() -> None:
     `admin`, every other tool, generated ones included, `write`."""
     specs = [*PROFILES["gate"], *PROFILES["memory"], *typed_specs(NPC_REGISTRY, {"enum": ["api"]})]
     groups = {spec.name: spec.group for spec in specs}
-    assert {n for n, g in groups.items() if g == "read"} == {"search_nodes", "open_nodes", "read_graph", "get_schema"}
+    reads = {"search_nodes", "open_nodes", "read_graph", "get_schema", "find_duplicates"}
+    assert {n for n, g in groups.items() if g == "read"} == reads
     assert {n for n, g in groups.items() if g == "admin"} == {"refresh_schema_cache"}
-    assert all(groups[n] == "write" for n in ("write_nodes", "create_entities", "delete_relations", "add_npc"))
+    writes = ("write_nodes", "create_entities", "delete_relations", "add_npc", "merge_entities")
+    assert all(groups[n] == "write" for n in writes)
     assert all(bool(spec.annotations.read_only_hint) == (spec.group == "read") for spec in specs)
 
 

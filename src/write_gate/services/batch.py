@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal, cast
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidatorFunctionWrapHandler, WrapValidator
 
 from write_gate.access.agents import Agent
+from write_gate.core.cypher.aliases import aliased_keys
 from write_gate.core.cypher.batch_writes import write_nodes_batch, write_relationships_batch
 from write_gate.core.cypher.clauses import (
     identity_properties,
@@ -165,11 +166,30 @@ async def write_nodes(gate: Gate, items: list[WriteNodeRequest | ValidationError
         text = write_nodes_batch(label)
         for wave in _waves(rows, lambda row: row["key"]):
             try:
-                await run_write(gate.backend, Statement(text, {"rows": wave}))
+                landed = {row["i"] for row in await run_write(gate.backend, Statement(text, {"rows": wave}))}
             except GateRejection as exc:
                 for row in wave:  # the statement is atomic: none of its rows was written
                     outcomes[row["i"]] = _rejected(row["i"], exc)
+                continue
+            for row in wave:  # a key that is an alias wrote nothing: write it as write_node does, to the survivor
+                if row["i"] not in landed:
+                    outcomes[row["i"]] = await _one_node(gate, row["i"], cast(WriteNodeRequest, items[row["i"]]), agent)
     return _summary(gate, outcomes)
+
+
+async def _one_node(gate: Gate, i: int, request: WriteNodeRequest, agent: Agent) -> ItemOutcome:
+    try:
+        result = await gate.write_node(request, agent)
+    except GateRejection as exc:
+        return _rejected(i, exc)
+    return ItemOutcome(
+        index=i,
+        status="written",
+        label=result.label,
+        merge_keys=result.merge_keys,
+        confidence=result.confidence,
+        remapped_from=result.remapped_from,
+    )
 
 
 async def write_relationships(
@@ -218,7 +238,48 @@ async def write_relationships(
         text = write_relationships_batch(type_, from_label, to_label, merge_endpoints)
         for wave in _waves(rows, lambda row: (row["from_key"], row["to_key"])):
             await _write_relationship_wave(gate, text, wave, outcomes, from_label, to_label)
+            await _through_aliases(gate, wave, outcomes, items, agent, from_label, to_label)
     return _summary(gate, outcomes)
+
+
+async def _through_aliases(
+    gate: Gate,
+    rows: list[dict[str, Any]],
+    outcomes: list[ItemOutcome | None],
+    items: list[WriteRelationshipRequest | ValidationError],
+    agent: Agent,
+    from_label: str,
+    to_label: str,
+) -> None:
+    """Rows that found no endpoint may name an alias: those are written as write_relationship does, to the
+    survivor (one read per endpoint label tells which, so a batch of missing endpoints costs two reads)."""
+    missing = [
+        row for row in rows if (o := outcomes[row["i"]]) is not None and o.error_code is ErrorCode.ENDPOINT_NOT_FOUND
+    ]
+    if not missing:
+        return
+    aliased: set[str] = set()
+    for label, side in ((from_label, "from_key"), (to_label, "to_key")):
+        statement = aliased_keys(label)
+        found = await gate.reader.read(Statement(statement.text, {"keys": [row[side] for row in missing]}))
+        aliased |= {(side, r["key"]) for r in found}
+    for row in missing:
+        if (("from_key", row["from_key"]) in aliased) or (("to_key", row["to_key"]) in aliased):
+            i = row["i"]
+            try:
+                result = await gate.write_relationship(cast(WriteRelationshipRequest, items[i]), agent)
+            except GateRejection as exc:
+                outcomes[i] = _rejected(i, exc)
+                continue
+            outcomes[i] = ItemOutcome(
+                index=i,
+                status="written",
+                label=result.type,
+                confidence=result.confidence,
+                remapped_from=result.remapped_from,
+                weight=result.weight,
+                stub_endpoints=list(result.stub_endpoints),
+            )
 
 
 async def _write_relationship_wave(

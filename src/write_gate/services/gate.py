@@ -1,6 +1,8 @@
 """The gate: decide (pure, in `decisions`), then run the one statement on the engine."""
 
 import logging
+from collections.abc import Mapping
+from typing import Any
 
 from write_gate.access.agents import Agent
 from write_gate.core.clock import utc_now
@@ -9,6 +11,7 @@ from write_gate.core.cypher.statement import Endpoint, Statement
 from write_gate.core.cypher.writes import endpoint_presence
 from write_gate.core.decisions import Policy, Stamp, plan_node_write, plan_relationship_write
 from write_gate.core.formula import FormulaProvider
+from write_gate.core.identity import identity_key
 from write_gate.core.model import (
     ErrorCode,
     GateRejection,
@@ -22,9 +25,21 @@ from write_gate.core.registry import RegistrySnapshot, RegistrySource, SchemaReg
 from write_gate.core.schema_view import SchemaView, label_view, relationship_view
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend
 from write_gate.engines.errors import engine_failure
+from write_gate.services.aliases import addressed_to, survivor_of
 from write_gate.services.reads import Reader
 
 logger = logging.getLogger(__name__)
+
+# A write addressed to an alias is redirected to its survivor; merges racing it may move it again, a few times.
+MAX_REDIRECTS = 4
+
+
+def _moving_target() -> GateRejection:
+    return GateRejection(
+        ErrorCode.INVALID_INPUT,
+        "the node kept being merged while this write ran; try again",
+        reason="merged_during_write",
+    )
 
 
 async def run_write(backend: GraphBackend, statement: Statement) -> list[dict]:
@@ -84,21 +99,44 @@ class Gate:
         return Stamp(self.version, utc_now(), agent.id)
 
     async def write_node(self, request: WriteNodeRequest, agent: Agent) -> NodeWritten:
-        plan = plan_node_write(request, self.registry, self.policy, self.provider, self.stamp(agent))
-        agent.grant.check_labels([plan.result.label])
-        await run_write(self.backend, plan.statement)
-        return plan.result
+        for _ in range(MAX_REDIRECTS):
+            plan = plan_node_write(request, self.registry, self.policy, self.provider, self.stamp(agent))
+            agent.grant.check_labels([plan.result.label])
+            rows = await run_write(self.backend, plan.statement)
+            if not rows or rows[0]["written"]:
+                return plan.result
+            # The key is an alias (the statement refused it): write to its survivor.
+            request = await self._redirected(request, plan.result.label, plan.result.merge_keys, "label", "merge_keys")
+        raise _moving_target()
 
     async def write_relationship(self, request: WriteRelationshipRequest, agent: Agent) -> RelationshipWritten:
-        plan = plan_relationship_write(request, self.registry, self.policy, self.provider, self.stamp(agent))
-        agent.grant.check_types([plan.result.type])
-        if plan.merge_endpoints:  # it may create its endpoints
-            agent.grant.check_labels([plan.start.label, plan.end.label])
-        rows = await run_write(self.backend, plan.statement)
-        if not rows:
-            await self._explain_missing_endpoint(plan.start, plan.end)
+        for _ in range(MAX_REDIRECTS):
+            plan = plan_relationship_write(request, self.registry, self.policy, self.provider, self.stamp(agent))
+            agent.grant.check_types([plan.result.type])
+            if plan.merge_endpoints:  # it may create its endpoints
+                agent.grant.check_labels([plan.start.label, plan.end.label])
+            rows = await run_write(self.backend, plan.statement)
+            if rows:
+                break
+            redirected = request
+            for side, endpoint in (("from", plan.start), ("to", plan.end)):
+                redirected = await self._redirected(
+                    redirected, endpoint.label, endpoint.keys, f"{side}_label", f"{side}_keys"
+                )
+            if redirected is request:
+                await self._explain_missing_endpoint(plan.start, plan.end)
+            request = redirected
+        else:
+            raise _moving_target()
         stubs = [side for side, key in (("from", "from_stub"), ("to", "to_stub")) if rows[0].get(key)]
         return plan.result.model_copy(update={"stub_endpoints": stubs, "weight": rows[0]["weight"]})
+
+    async def _redirected(
+        self, request: Any, label: str, keys: Mapping[str, Any], label_field: str, keys_field: str
+    ) -> Any:
+        """The request addressed to the survivor, when `label` and `keys` name an alias; else as it is."""
+        survivor = await survivor_of(self.reader.read, self.registry, label, identity_key(keys))
+        return request if survivor is None else addressed_to(request, survivor, label_field, keys_field)
 
     async def _explain_missing_endpoint(self, start: Endpoint, end: Endpoint) -> None:
         try:

@@ -27,6 +27,7 @@ from write_gate.core.decisions import check_types, plan_node_write, plan_relatio
 from write_gate.core.formula import compute_confidence
 from write_gate.core.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
 from write_gate.core.values import value_kind
+from write_gate.services.aliases import survivor_names
 from write_gate.services.gate import Gate, run_write
 from write_gate.services.reads import OpenNodesRequest, ReadGraphRequest, SearchNodesRequest
 
@@ -191,6 +192,11 @@ class MemoryService:
     async def _found(self, names: Iterable[str]) -> dict[str, list[tuple[int, list[str]]]]:
         return await self.gate.reader.find_by_names(names)
 
+    async def _survivor_names(self, names: Iterable[str]) -> dict[str, str]:
+        """Names that are aliases (merged by merge_entities), each with its survivor's: writes go there."""
+        gate = self.gate
+        return await survivor_names(gate.reader.read, gate.registry, await self._found(names))
+
     # -- create_entities ------------------------------------------------------------------------
 
     async def create_entities(
@@ -269,6 +275,12 @@ class MemoryService:
     ) -> tuple[list[ItemOutcome], RelationsCreated]:
         """As create_entities; `known` adds names (with their labels) a dry run would have created."""
         gate, stamp = self.gate, self.gate.stamp(agent)
+        if write:
+            renamed = await self._survivor_names(n for r in relations for n in (r.from_, r.to))
+            relations = [
+                r.model_copy(update={"from_": renamed.get(r.from_, r.from_), "to": renamed.get(r.to, r.to)})
+                for r in relations
+            ]
         found = await self._found(n for r in relations for n in (r.from_, r.to))
         for name, label in (known or {}).items():
             found.setdefault(name, [(-1, [label])])
@@ -343,6 +355,11 @@ class MemoryService:
         `last_updated` / `updated_by`, and the entity's claim (source, method, confidence, written_by)
         stays that of whoever wrote it."""
         gate, stamp = self.gate, self.gate.stamp(agent)
+        renamed = await self._survivor_names(item.entityName for item in items)
+        asked = [item.entityName for item in items]  # answered as asked, written to the survivor
+        items = [
+            item.model_copy(update={"entityName": renamed.get(item.entityName, item.entityName)}) for item in items
+        ]
         found = await self._found(item.entityName for item in items)
         for item in items:
             if item.entityName not in found:
@@ -360,14 +377,14 @@ class MemoryService:
                     check_types(entry, {"observations": item.contents}, {"observations": kind})
         claim = self._claim(ctx, agent, stamp.now)
         results = []
-        for item in items:
+        for name, item in zip(asked, items, strict=True):
             added: list[str] = []
             contents = list(dict.fromkeys(item.contents))
             for node_id, _labels in found[item.entityName]:
                 statement = add_observations(node_id, item.entityName, contents, stamp.now, stamp.written_by, claim)
                 rows = await run_write(gate.backend, statement)
                 added += [o for row in rows for o in row["added"] if o not in added]
-            results.append(ObservationsAdded.Added(entityName=item.entityName, addedObservations=added))
+            results.append(ObservationsAdded.Added(entityName=name, addedObservations=added))
         return ObservationsAdded(results=results)
 
     async def delete_observations(self, items: list[DeletionIn], ctx: WriterContext, agent: Agent) -> Done:

@@ -32,6 +32,7 @@ from write_gate.core.registry import SchemaRegistry
 from write_gate.core.values import unstorable
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend, Row
 from write_gate.engines.errors import engine_failure
+from write_gate.services.aliases import survivor_ids
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
@@ -371,6 +372,8 @@ class Reader:
         position = decode_cursor(request.cursor, "open", r=int)
         found = await self.find_by_names(request.names)
         page = sorted({node_id for hits in found.values() for node_id, _ in hits})
+        survivors = await survivor_ids(self.read, self._registry(), page)  # an alias's name opens its survivor
+        page = sorted({survivors.get(node_id, node_id) for node_id in page})
         claims, show = _claims(request.provenance)
         if page and claims is not None and claims.active:
             matching = Statement(read_cypher.IDS_WITH_MATCHING_CLAIMS.text, {"ids": page, **claims.params()})

@@ -8,7 +8,7 @@ checked and stamped exactly like `write_node`, in one statement with its relatio
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
@@ -32,7 +32,8 @@ from write_gate.core.model import EndpointPolicy, ErrorCode, GateRejection
 from write_gate.core.properties import Renamed, resolve_property_names, typed_tool_policy
 from write_gate.core.registry import PropertyType, SchemaEntry, SchemaRegistry, UndeclaredPolicy
 from write_gate.core.values import check_protected, clean_map
-from write_gate.services.gate import Gate, run_write
+from write_gate.services.aliases import survivor_of
+from write_gate.services.gate import MAX_REDIRECTS, Gate, run_write
 
 Mode = Literal["add", "update", "delete"]
 # The call's own arguments beside the type's object: no type may be named like one.
@@ -466,10 +467,18 @@ async def run_typed(entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Ga
         if mode == "update" and exc.rejected.error_code is ErrorCode.ENDPOINT_NOT_FOUND:
             await _check_node(gate, entry, node)
         raise
-    agent.grant.check_types(link.type for link in plan.links)
-    if getattr(request, "endpoint_policy", None) == "merge_endpoints":
-        agent.grant.check_labels(target.label for target in plan.targets())
-    rows = await run_write(gate.backend, plan.statement)
+    for _ in range(MAX_REDIRECTS):
+        agent.grant.check_types(link.type for link in plan.links)
+        if getattr(request, "endpoint_policy", None) == "merge_endpoints":
+            agent.grant.check_labels(target.label for target in plan.targets())
+        rows = await run_write(gate.backend, plan.statement)
+        if (rows and rows[0]["written"]) or (redirected := await _past_aliases(gate, entry, parsed, plan)) is None:
+            break
+        # The node or a target is an alias (merge_entities): write to its survivor instead.
+        parsed = redirected
+        node = Endpoint(entry.label, parsed.merge_keys)
+        found = await find_targets(gate, parsed.names_to_find())
+        plan = plan_typed_write(entry, mode, request, parsed, found, gate, gate.stamp(agent))
     if rows and rows[0]["written"]:
         stubs = dict(zip(((t.label, t.key) for t in plan.targets()), rows[0]["stubs"][0], strict=True))
         pairs = [t for link in plan.links for t in link.targets]
@@ -485,6 +494,33 @@ async def run_typed(entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Ga
         f"not found: {', '.join(missing)}; write it first, or pass endpoint_policy='merge_endpoints'",
         missing=missing,
     )
+
+
+async def _past_aliases(gate: Gate, entry: SchemaEntry, parsed: Parsed, plan: TypedPlan) -> Parsed | None:
+    """The call's values addressed to survivors where its node or targets are aliases; None if none is. A node
+    merged into another label cannot be written by this label's tool: that is refused, naming the label."""
+    read, registry = gate.reader.read, gate.registry
+    keys = parsed.merge_keys
+    survivor = await survivor_of(read, registry, entry.label, identity_key(keys))
+    if survivor is not None:
+        if survivor.label != entry.label:
+            raise GateRejection(
+                ErrorCode.INVALID_INPUT,
+                f"this {entry.label} was merged into a :{survivor.label}; write that node instead",
+                reason="merged_into_other_label",
+                label=survivor.label,
+            )
+        keys = survivor.keys
+    renamed: dict[str, str] = {}
+    for target in plan.targets():
+        moved = await survivor_of(read, registry, target.label, target.key)
+        name, new_name = target.keys.get("name"), moved.keys.get("name") if moved else None
+        if isinstance(name, str) and isinstance(new_name, str):
+            renamed[name] = new_name
+    if survivor is None and not renamed:
+        return None
+    wanted = [replace(w, names=tuple(renamed.get(n, n) for n in w.names)) for w in parsed.wanted]
+    return replace(parsed, merge_keys=dict(keys), wanted=wanted)
 
 
 async def _check_node(gate: Gate, entry: SchemaEntry, node: Endpoint) -> None:

@@ -17,6 +17,14 @@ from write_gate.services.batch import (
     write_relationships,
 )
 from write_gate.services.reads import GraphResult, OpenNodesRequest, ReadGraphRequest, SearchNodesRequest
+from write_gate.services.resolution import (
+    DuplicatesFound,
+    EntitiesMerged,
+    FindDuplicatesRequest,
+    MergeEntitiesRequest,
+    find_duplicates,
+    merge_entities,
+)
 from write_gate.surface.tool_schemas import input_schema
 from write_gate.surface.tool_spec import READ, NoArguments, ToolSpec, lean_hints
 
@@ -140,4 +148,29 @@ GET_SCHEMA = ToolSpec(
     output_model=SchemaView,
     annotations=READ,
     handler=lambda s, _req, _call: s.gate.get_schema(),
+)
+
+
+FIND_DUPLICATES = ToolSpec(
+    name="find_duplicates",
+    title="Find duplicates",
+    description="Likely duplicate nodes, best first, each pair scored 0-1 with the signals that matched "
+    "(similar name, same email or url).",
+    input_model=FindDuplicatesRequest,
+    output_model=DuplicatesFound,
+    annotations=READ,
+    handler=lambda s, req, _call: find_duplicates(s.gate, req),
+)
+
+
+MERGE_ENTITIES = ToolSpec(
+    name="merge_entities",
+    title="Merge entities",
+    description="Merge nodes into the survivor: their relationships move to it, properties it lacks are copied "
+    "(conflicts reported), and their keys become its aliases.",
+    input_model=MergeEntitiesRequest,
+    output_model=EntitiesMerged,
+    # Idempotent in effect but not in answer: a repeat is refused (already merged).
+    annotations=lean_hints(destructive=True, idempotent=False),
+    handler=lambda s, req, call: merge_entities(s.gate, req, call.agent),
 )

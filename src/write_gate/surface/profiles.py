@@ -1,7 +1,9 @@
 """The two profiles a server offers: the gate's tools, or the official memory server's."""
 
 from write_gate.surface.gate_tools import (
+    FIND_DUPLICATES,
     GET_SCHEMA,
+    MERGE_ENTITIES,
     OPEN_NODES,
     READ_GRAPH,
     REFRESH_SCHEMA_CACHE,
@@ -35,6 +37,8 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         OPEN_NODES,
         READ_GRAPH,
         GET_SCHEMA,
+        FIND_DUPLICATES,
+        MERGE_ENTITIES,
     ),
     # Seed 001's nine tools; read_graph, search_nodes and open_nodes are the same implementation as above.
     "memory": (

@@ -1,7 +1,9 @@
 UNWIND $rows AS row
 MERGE (n:`Person` {_key: row.key})
 ON CREATE SET n += row.identity
+WITH row, n WHERE n._alias_of IS NULL
 SET n += row.properties, n.confidence = row.confidence, n.source = row.source, n.extraction_method = row.extraction_method, n.write_gate_version = row.write_gate_version, n.written_by = row.written_by, n.last_updated = row.last_updated, n.updated_by = row.updated_by,
     n._schema_remap_from = coalesce(row.remapped_from, n._schema_remap_from), n._stub = null
-WITH n
+WITH n, row
 SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\n' + coalesce(x, '')))
+RETURN row.i AS i

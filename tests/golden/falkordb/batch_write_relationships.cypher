@@ -1,6 +1,7 @@
 UNWIND $rows AS row
 MATCH (a:`Person` {_key: row.from_key})
 MATCH (b:`Organization` {_key: row.to_key})
+WITH row, a, b WHERE a._alias_of IS NULL AND b._alias_of IS NULL
 MERGE (a)-[r:`WORKS_FOR`]->(b)
 ON CREATE SET r.weight = coalesce(row.weight, 1.0), r.created_at = row.last_updated
 ON MATCH SET r.weight = CASE WHEN row.weight IS NULL THEN coalesce(r.weight, 1.0) ELSE (coalesce(r.weight, 1.0) + row.weight) / 2 END

@@ -3,6 +3,7 @@ MERGE (a:`Person` {_key: row.from_key})
 ON CREATE SET a += row.from_stub, a._stub = true, a.confidence = row.confidence, a.source = row.source, a.extraction_method = row.extraction_method, a.write_gate_version = row.write_gate_version, a.written_by = row.written_by, a.last_updated = row.last_updated, a.updated_by = row.updated_by
 MERGE (b:`Organization` {_key: row.to_key})
 ON CREATE SET b += row.to_stub, b._stub = true, b.confidence = row.confidence, b.source = row.source, b.extraction_method = row.extraction_method, b.write_gate_version = row.write_gate_version, b.written_by = row.written_by, b.last_updated = row.last_updated, b.updated_by = row.updated_by
+WITH row, a, b WHERE a._alias_of IS NULL AND b._alias_of IS NULL
 MERGE (a)-[r:`WORKS_FOR`]->(b)
 ON CREATE SET r.weight = coalesce(row.weight, 1.0), r.created_at = row.last_updated
 ON MATCH SET r.weight = CASE WHEN row.weight IS NULL THEN coalesce(r.weight, 1.0) ELSE (coalesce(r.weight, 1.0) + row.weight) / 2 END

@@ -1,5 +1,5 @@
 MATCH (n:`Person`)
-WHERE n._key > $after
+WHERE n._key > $after AND n._alias_of IS NULL
 RETURN id(n) AS id, n._key AS key
 ORDER BY key
 LIMIT $limit

@@ -2,6 +2,7 @@ MATCH (t0:`Faction` {_key: $to0_key})
 MATCH (t1:`Entity` {_key: $to1_key})
 MERGE (n:`Faction` {_key: $key})
 ON CREATE SET n += $identity
+WITH n, t0, t1 WHERE n._alias_of IS NULL AND t0._alias_of IS NULL AND t1._alias_of IS NULL
 SET n += $properties, n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.written_by = $written_by, n.last_updated = $last_updated, n.updated_by = $updated_by, n._stub = null
 WITH n, t0, t1
 SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\n' + coalesce(x, '')))

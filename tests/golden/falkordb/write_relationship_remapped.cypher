@@ -1,5 +1,6 @@
 MATCH (a:`Person` {_key: $from_key})
 MATCH (b:`Organization` {_key: $to_key})
+WITH a, b WHERE a._alias_of IS NULL AND b._alias_of IS NULL
 MERGE (a)-[r:`WORKS_FOR`]->(b)
 ON CREATE SET r.weight = coalesce($weight, 1.0), r.created_at = $last_updated
 ON MATCH SET r.weight = CASE WHEN $weight IS NULL THEN coalesce(r.weight, 1.0) ELSE (coalesce(r.weight, 1.0) + $weight) / 2 END

@@ -1,5 +1,6 @@
 """Batches: one UNWIND statement per label (or relationship type and endpoint shape)."""
 
+from write_gate.core.cypher.aliases import unless_alias
 from write_gate.core.cypher.clauses import (
     WEIGHT,
     match_node,
@@ -14,15 +15,18 @@ from write_gate.core.identity import (
 
 
 def write_nodes_batch(label: str) -> str:
-    """Rows carry `key`, `identity`, `properties`, the provenance fields and `remapped_from` (null when not
+    """Returns each written row's `i` (a row whose key is an alias writes nothing). Rows carry `i`,
+    `key`, `identity`, `properties`, the provenance fields and `remapped_from` (null when not
     remapped, which leaves an earlier breadcrumb alone)."""
     return (
         "UNWIND $rows AS row\n"
         f"MERGE (n:{quote(label)} {{{KEY_FIELD}: row.key}})\n"
         "ON CREATE SET n += row.identity\n"
+        f"{unless_alias('n', carried=('row',))}\n"
         f"SET n += row.properties, {stamp('n', 'row.')},\n"
         "    n._schema_remap_from = coalesce(row.remapped_from, n._schema_remap_from), n._stub = null\n"
-        f"{refresh_search_text('n')}"
+        f"{refresh_search_text('n', 'n, row')}\n"
+        "RETURN row.i AS i"
     )
 
 
@@ -38,6 +42,7 @@ def write_relationships_batch(type_: str, from_label: str, to_label: str, merge_
         [
             "UNWIND $rows AS row",
             *lines,
+            unless_alias("a", "b", carried=("row",)),
             f"MERGE (a)-[r:{quote(type_)}]->(b)",
             *(line.format(r="r", w="row.weight", now="row.last_updated") for line in WEIGHT),
             f"SET r += row.properties, {stamp('r', 'row.')},",

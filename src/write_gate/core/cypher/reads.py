@@ -9,6 +9,7 @@ per node: a hub with 20,000 relationships answers a page of them, not all.
 import functools
 
 from write_gate.core.claims import AGENT, AT, CLAIM_PREFIX, CONFIDENCE, SOURCE
+from write_gate.core.cypher.aliases import not_alias
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import KEY_FIELD, SEARCH_FIELD
@@ -30,7 +31,7 @@ def claim_matches(var: str) -> str:
 def page_of_label(label: str, *, searching: bool, filtered: bool = False) -> Statement:
     """Parameters: `after` (a `_key`, '' for the first page), `limit`, `query` (folded) when searching, and
     the claim filter's when `filtered` (`claim_matches`)."""
-    conditions = [f"n.{KEY_FIELD} > $after"]
+    conditions = [f"n.{KEY_FIELD} > $after", not_alias("n")]
     if searching:
         conditions.append(f"n.{SEARCH_FIELD} CONTAINS $query")
     if filtered:

@@ -4,6 +4,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from write_gate.core.cypher.aliases import unless_alias
 from write_gate.core.cypher.clauses import (
     WEIGHT,
     identity_properties,
@@ -52,7 +53,8 @@ def typed_write(
     """One statement for the node and its relationship properties, so a failed part leaves nothing behind:
     what must exist is matched before anything is written (an update's node, then fail_if_missing
     targets: no match, no row, no write). Each link's type is replaced as a set: relationships of that type
-    to other nodes are deleted, those to its targets merged (weight as write_relationship's). Returns
+    to other nodes are deleted, those to its targets merged (weight as write_relationship's). The node or a
+    target that is an alias writes nothing (the service follows it and writes again). Returns
     `written` (0 when nothing was), `weights` (one list: each relationship's weight, link by link) and `stubs`
     (one list: each distinct target's stub flag, in first-named order)."""
     lines: list[str] = []
@@ -74,6 +76,7 @@ def typed_write(
         lines += [f"MERGE {node}", "ON CREATE SET n += $identity"]
         params["identity"] = identity_properties(label, merge_keys, provenance)
     carried = ["n", *(f"t{i}" for i in range(len(index)))]
+    lines.append(unless_alias(*carried))
     lines += [f"SET n += $properties, {stamp('n')}, n._stub = null", refresh_search_text("n", ", ".join(carried))]
     made: list[str] = []
     for g, link in enumerate(links):

@@ -4,6 +4,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from write_gate.core.cypher.aliases import unless_alias
 from write_gate.core.cypher.clauses import (
     WEIGHT,
     identity_properties,
@@ -33,6 +34,7 @@ def _write_node_text(label: str, remapped: bool) -> str:
     return (
         f"MERGE (n:{quote(label)} {{{KEY_FIELD}: $key}})\n"
         "ON CREATE SET n += $identity\n"
+        f"{unless_alias('n')}\n"
         "SET " + ",\n    ".join(sets) + "\n"
         f"{refresh_search_text('n')}\n"
         "RETURN count(n) AS written"
@@ -89,6 +91,7 @@ def write_relationship(
     if remapped_from is not None:
         params["remapped_from"] = remapped_from
     lines += [
+        unless_alias("a", "b"),
         f"MERGE (a)-[r:{quote(type_)}]->(b)",
         *(line.format(r="r", w="$weight", now="$last_updated") for line in WEIGHT),
         relationship_set(remapped_from is not None),

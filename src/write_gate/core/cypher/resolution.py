@@ -1,0 +1,101 @@
+"""Entity resolution's statements: the nodes find_duplicates reads, what a merge reads first, and the merge.
+
+A merge is one statement: it re-points the merged node's relationships (both directions, one clause per type
+and direction, folding repeats into the survivor's), copies what the survivor lacks, and marks the merged node
+as the survivor's alias. It runs only if the merged node's relationships are exactly those read when it was
+planned (ids and stamps): otherwise it matches nothing and the service plans again, so a write racing the
+merge is never lost.
+"""
+
+from collections.abc import Sequence
+
+from write_gate.core.cypher.aliases import ALIAS_FOLD, ALIAS_LABEL, ALIAS_OF, not_alias
+from write_gate.core.cypher.clauses import refresh_search_text
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.identifiers import quote
+from write_gate.core.identity import KEY_FIELD
+from write_gate.core.merging import Group
+
+
+def candidates(label: str, shared: Sequence[str]) -> Statement:
+    """Read-only: a page of a label's nodes (aliases skipped) with their name and shared key properties.
+    Parameters: `after` (a `_key`), `limit`."""
+    values = "[" + ", ".join(f"n.{quote(p)}" for p in shared) + "]"
+    return Statement(
+        f"MATCH (n:{quote(label)})\n"
+        f"WHERE n.{KEY_FIELD} > $after AND {not_alias('n')}\n"
+        f"RETURN id(n) AS id, n.{KEY_FIELD} AS key, n.name AS name, {values} AS shared\n"
+        "ORDER BY key\n"
+        "LIMIT $limit"
+    )
+
+
+def node_state(label: str) -> Statement:
+    """Read-only: a node by identity, with its properties. Parameters: `key`."""
+    return Statement(f"MATCH (n:{quote(label)} {{{KEY_FIELD}: $key}})\nRETURN id(n) AS id, properties(n) AS props")
+
+
+# Read-only: the merged node's relationships, each with the survivor's of the same type and direction to the
+# same other end (its twin), if any. Parameters: `merged_id`, `survivor_id`.
+LINKS = Statement(
+    "MATCH (m)-[r]-(x) WHERE id(m) = $merged_id\n"
+    "OPTIONAL MATCH (s)-[q]-(x)\n"
+    "WHERE id(s) = $survivor_id AND type(q) = type(r)"
+    " AND (id(startNode(q)) = id(s)) = (id(startNode(r)) = id(m))\n"
+    "RETURN DISTINCT id(r) AS id, type(r) AS type, id(startNode(r)) = id(m) AS outgoing, id(x) AS other,"
+    " properties(r) AS props, properties(q) AS twin"
+)
+
+
+def _fingerprint(var: str) -> str:
+    return f"toString(id({var})) + '@' + coalesce({var}.last_updated, '')"
+
+
+def fingerprint(rel_id: int, last_updated: str | None) -> str:
+    """What the merge statement compares: the relationships it was planned on, each id with its stamp."""
+    return f"{rel_id}@{last_updated or ''}"
+
+
+def merge_into(survivor_label: str, merged_label: str, groups: Sequence[Group], fill: Sequence[str]) -> Statement:
+    """The survivor is `kept` (`s` is taken: the search text's reduce uses it).
+
+    Parameters: `survivor_key`, `merged_key`, `seen` (fingerprints), `fill_<i>` (a value per `fill` key),
+    `alias_text`, `survivor_label`, `last_updated`, `updated_by`. Returns one row (`survivor`), or none
+    when the nodes are not as planned."""
+    lines = [
+        f"MATCH (kept:{quote(survivor_label)} {{{KEY_FIELD}: $survivor_key}})",
+        f"MATCH (m:{quote(merged_label)} {{{KEY_FIELD}: $merged_key}})",
+        f"WHERE id(kept) <> id(m) AND {not_alias('kept')} AND {not_alias('m')}",
+        "OPTIONAL MATCH (m)-[seen]-()",
+        "WITH kept, m, collect(DISTINCT seen) AS rels",
+        f"WITH kept, m, [r IN rels | {_fingerprint('r')}] AS seen",
+        "WHERE size(seen) = size($seen) AND all(f IN seen WHERE f IN $seen)",
+    ]
+    for j, group in enumerate(groups):
+        r, x, n = f"r{j}", f"x{j}", f"n{j}"
+        arrow = ("-", "->") if group.outgoing else ("<-", "-")
+        type_ = quote(group.type)
+        lines += [
+            f"MATCH (m){arrow[0]}[{r}:{type_}]{arrow[1]}({x}) WHERE id({x}) <> id(kept) AND id({x}) <> id(m)",
+            f"MERGE (kept){arrow[0]}[{n}:{type_}]{arrow[1]}({x})",
+        ]
+        if group.keys:
+            copies = ", ".join(f"{n}.{quote(k)} = coalesce({n}.{quote(k)}, {r}.{quote(k)})" for k in group.keys)
+            lines.append(f"SET {copies}")
+        lines += [f"DELETE {r}", f"WITH kept, m, count(*) AS moved{j}"]
+    # What is left are relationships between the two nodes (and loops): the survivor's loops now, dropped.
+    lines += [
+        "OPTIONAL MATCH (m)-[rest]-()",
+        "WITH kept, m, collect(DISTINCT rest) AS leftover",
+        "FOREACH (d IN leftover | DELETE d)",
+    ]
+    sets = [f"kept.{quote(k)} = coalesce(kept.{quote(k)}, $fill_{i})" for i, k in enumerate(fill)]
+    sets += [
+        f"kept.{ALIAS_FOLD} = coalesce(kept.{ALIAS_FOLD}, []) + $alias_text",
+        "kept._stub = CASE WHEN m._stub IS NULL THEN null ELSE kept._stub END",
+        "kept.last_updated = $last_updated, kept.updated_by = $updated_by",
+        f"m.{ALIAS_OF} = kept.{KEY_FIELD}, m.{ALIAS_LABEL} = $survivor_label",
+        "m.last_updated = $last_updated, m.updated_by = $updated_by",
+    ]
+    lines += ["SET " + ",\n    ".join(sets), refresh_search_text("kept"), f"RETURN kept.{KEY_FIELD} AS survivor"]
+    return Statement("\n".join(lines))

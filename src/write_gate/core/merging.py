@@ -1,0 +1,127 @@
+"""Merging one node into another (pure): what the survivor gains, what conflicts, where relationships go.
+
+The survivor's values win. A property only the merged node has is copied to the survivor; one both have with
+different values is a conflict: reported, and kept where it is, on the merged node, which stays in the graph
+as the survivor's alias (its identity still reaches the survivor). Relationships move to the survivor in
+both directions; one that would then repeat a relationship the survivor already has (same type, direction
+and other end) is merged into it the same way (the survivor's values win, the rest is copied). Relationships
+between the two nodes (and the merged node's loops) would become the survivor's loops: they are dropped, and
+the answer says so.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from write_gate.core.claims import claim_name
+from write_gate.core.identifiers import COMPUTED_FIELDS, is_identifier
+from write_gate.core.identity import FOLD_PREFIX
+
+# Not data an agent wrote: provenance, the weight (averaged by writes, not owned by either side), internals.
+_NOT_DATA = frozenset(COMPUTED_FIELDS) | {"weight"}
+
+
+def is_data(key: str) -> bool:
+    return not key.startswith("_") and key not in _NOT_DATA and is_identifier(key)
+
+
+@dataclass(frozen=True)
+class Conflict:
+    property: str
+    survivor: Any
+    merged: Any
+
+
+def union(survivor: Mapping[str, Any], merged: Mapping[str, Any]) -> tuple[dict[str, Any], list[Conflict]]:
+    """The merged node's data the survivor lacks (with its folded search text and its claim: who wrote it stays
+    known), and the values that differ."""
+    fill: dict[str, Any] = {}
+    conflicts: list[Conflict] = []
+    for key in sorted(merged):
+        if not is_data(key):
+            continue
+        if key not in survivor:
+            fill[key] = merged[key]
+            for companion in (FOLD_PREFIX + key, claim_name(key)):
+                if (value := merged.get(companion)) is not None:
+                    fill[companion] = value
+        elif survivor[key] != merged[key]:
+            conflicts.append(Conflict(key, survivor[key], merged[key]))
+    return fill, conflicts
+
+
+@dataclass(frozen=True)
+class Link:
+    """One relationship of the merged node, as read before the merge."""
+
+    id: int
+    type: str
+    outgoing: bool
+    other: int  # the other end's id
+    properties: Mapping[str, Any]
+    twin: Mapping[str, Any] | None  # the survivor's relationship of this type and direction to `other`
+
+
+@dataclass(frozen=True)
+class Group:
+    """The merged node's relationships of one type and direction that move: one clause of the statement."""
+
+    type: str
+    outgoing: bool
+    keys: tuple[str, ...]  # every property they hold, copied where the survivor's relationship lacks it
+
+
+@dataclass(frozen=True)
+class RelationshipConflict:
+    type: str
+    direction: str
+    other: int
+    property: str
+    survivor: Any
+    merged: Any
+
+
+@dataclass(frozen=True)
+class RelationshipPlan:
+    groups: tuple[Group, ...]
+    moved: int  # re-pointed as they are
+    merged: int  # folded into a relationship the survivor had
+    dropped: tuple[tuple[str, str], ...]  # (type, direction) of relationships between the two nodes
+    conflicts: tuple[RelationshipConflict, ...]
+    types: tuple[str, ...]  # every type touched (a grant must allow writing each)
+
+
+def direction(outgoing: bool) -> str:
+    return "out" if outgoing else "in"
+
+
+def plan_relationships(links: Sequence[Link], survivor_id: int, merged_id: int) -> RelationshipPlan:
+    keys: dict[tuple[str, bool], set[str]] = {}
+    moved = merged = 0
+    dropped: list[tuple[str, str]] = []
+    conflicts: list[RelationshipConflict] = []
+    for link in sorted(links, key=lambda link: link.id):
+        if link.other in (survivor_id, merged_id):
+            dropped.append((link.type, direction(link.outgoing)))
+            continue
+        keys.setdefault((link.type, link.outgoing), set()).update(k for k in link.properties if is_identifier(k))
+        if link.twin is None:
+            moved += 1
+            continue
+        merged += 1
+        for key in sorted(link.properties):
+            if is_data(key) and key in link.twin and link.twin[key] != link.properties[key]:
+                conflicts.append(
+                    RelationshipConflict(
+                        link.type, direction(link.outgoing), link.other, key, link.twin[key], link.properties[key]
+                    )
+                )
+    groups = tuple(Group(t, out, tuple(sorted(k))) for (t, out), k in sorted(keys.items()))
+    return RelationshipPlan(
+        groups=groups,
+        moved=moved,
+        merged=merged,
+        dropped=tuple(dropped),
+        conflicts=tuple(conflicts),
+        types=tuple(sorted({link.type for link in links})),
+    )

@@ -1,0 +1,177 @@
+"""Finding duplicates (pure): normalise names, block candidates, score pairs, explain every score.
+
+Cost is bounded by blocking, not by the graph: a node is compared only with nodes sharing a block key (a
+label and a 4-character prefix of one of its name's words, the whole normalised name, or a shared key
+property's value), and a block holding more than `MAX_BLOCK` nodes is walked as a sorted neighbourhood
+(each node against the next `WINDOW` in name order) instead of all its pairs. So n nodes cost at most
+about n x words x WINDOW comparisons, never n².
+
+The fuzzy scorer is rapidfuzz's `token_sort_ratio`: an Indel (insert/delete) similarity of the words
+sorted, so word order does not matter ("Smith John" = "John Smith") and one missing or extra letter
+costs little ("Acme" / "Acmee": 0.8889), while a different word costs a lot ("acme inc" / "acme ltd":
+0.625). Jaro-Winkler, the other usual choice for names, rewards a shared prefix and so scores
+"Acme Inc" / "Acme Ltd" above 0.9: exactly the false merge to avoid.
+"""
+
+import heapq
+import json
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from write_gate.core.identity import HASHED_KEY_PREFIX, fold
+
+PREFIX = 4  # characters of a word that make its block key
+MAX_BLOCK = 100  # past this, a block is walked as a sorted neighbourhood
+WINDOW = 10  # each node of a large block is compared with the next WINDOW in name order
+DEFAULT_THRESHOLD = 0.8  # seed 004's "Find Duplicates Flow"
+DEFAULT_SHARED_PROPERTIES = ("email", "url")
+
+
+def normalise(text: str) -> str:
+    """Case folded (full Unicode, NFKC: `core.identity.fold`), punctuation and symbols turned into spaces,
+    white space collapsed: `"  ACME, Inc. "` -> `"acme inc"`."""
+    folded = fold(text)
+    kept = "".join(" " if unicodedata.category(ch)[0] in "PSZC" else ch for ch in folded)
+    return " ".join(kept.split())
+
+
+def normalise_value(value: Any) -> str | None:
+    """A shared key property's comparable form (an email, a url): folded, trimmed, no trailing slash."""
+    if not isinstance(value, str):
+        return None
+    text = fold(value).strip().rstrip("/")
+    return text or None
+
+
+def keys_of(key: str) -> dict[str, Any] | None:
+    """A node's merge keys from its `_key` (None for a hashed one, which cannot be read back)."""
+    if key.startswith(HASHED_KEY_PREFIX):
+        return None
+    try:
+        keys = json.loads(key)
+    except ValueError:
+        return None
+    return keys if isinstance(keys, dict) else None
+
+
+def name_text(name: Any, key: str) -> str:
+    """What a node is called: its `name`, else its merge-key values joined."""
+    if isinstance(name, str):
+        return name
+    keys = keys_of(key) or {}
+    return " ".join(str(value) for _, value in sorted(keys.items()))
+
+
+@dataclass(frozen=True)
+class Node:
+    id: int
+    label: str
+    key: str
+    name: str
+    normalised: str
+    shared: Mapping[str, str] = field(default_factory=dict)  # property -> normalised value
+    # The normalised words sorted: token_sort_ratio is the plain ratio of these, sorted once here, not per pair.
+    sorted_words: str = ""
+
+    @property
+    def order(self) -> tuple[str, str]:
+        return (self.label, self.key)
+
+
+def make_node(node_id: int, label: str, key: str, name: Any, shared: Mapping[str, Any]) -> Node:
+    text = name_text(name, key)
+    values = {prop: v for prop, raw in shared.items() if (v := normalise_value(raw)) is not None}
+    normalised = normalise(text)
+    return Node(node_id, label, key, text, normalised, values, " ".join(sorted(normalised.split())))
+
+
+@dataclass(frozen=True)
+class Signal:
+    signal: str  # same_name, name_similarity, shared_<property>
+    score: float
+
+
+@dataclass(frozen=True)
+class Pair:
+    a: Node
+    b: Node
+    score: float
+    signals: tuple[Signal, ...]
+
+
+def block_keys(node: Node, across_labels: bool) -> set[tuple[str, ...]]:
+    scope = "*" if across_labels else node.label
+    keys: set[tuple[str, ...]] = set()
+    if node.normalised:
+        keys.add(("name", scope, node.normalised))
+        keys.update(("word", scope, word[:PREFIX]) for word in node.normalised.split())
+    keys.update(("prop", scope, prop, value) for prop, value in node.shared.items())
+    return keys
+
+
+def candidate_pairs(nodes: Sequence[Node], across_labels: bool) -> set[tuple[int, int]]:
+    """Index pairs (i < j) of nodes that share a block; large blocks by sorted neighbourhood."""
+    blocks: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    for i, node in enumerate(nodes):
+        for key in block_keys(node, across_labels):
+            blocks[key].append(i)
+    pairs: set[tuple[int, int]] = set()
+    for members in blocks.values():
+        if len(members) <= MAX_BLOCK:
+            pairs.update(combinations(sorted(members), 2))
+            continue
+        ordered = sorted(members, key=lambda i: (nodes[i].normalised, nodes[i].order))
+        for pos, i in enumerate(ordered):
+            for j in ordered[pos + 1 : pos + 1 + WINDOW]:
+                pairs.add((min(i, j), max(i, j)))
+    return pairs
+
+
+def name_similarity(a: str, b: str) -> float:
+    return round(fuzz.token_sort_ratio(a, b) / 100, 4)
+
+
+def score_pair(a: Node, b: Node) -> Pair:
+    """Every signal that matched, each with its figure; the pair's score is the strongest of them."""
+    if b.order < a.order:
+        a, b = b, a
+    signals: list[Signal] = []
+    if a.normalised and a.normalised == b.normalised:
+        signals.append(Signal("same_name", 1.0))
+    similarity = name_similarity(a.normalised, b.normalised) if a.normalised and b.normalised else 0.0
+    if similarity > 0:
+        signals.append(Signal("name_similarity", similarity))
+    for prop in sorted(a.shared.keys() & b.shared.keys()):
+        if a.shared[prop] == b.shared[prop]:
+            signals.append(Signal(f"shared_{prop}", 1.0))
+    score = max((s.score for s in signals), default=0.0)
+    return Pair(a, b, score, tuple(signals))
+
+
+def find_pairs(nodes: Iterable[Node], *, across_labels: bool, threshold: float, limit: int) -> tuple[list[Pair], int]:
+    """The pairs scoring at least `threshold`, best first (then by label and key), at most `limit`; and how
+    many pairs were compared. Each proposed pair costs one rapidfuzz call, which stops early below the
+    threshold; only the pairs answered are explained (`score_pair`)."""
+    listed = sorted(nodes, key=lambda n: n.order)  # so index order is (label, key) order
+    candidates = candidate_pairs(listed, across_labels)
+    # Scores are rounded to 4 decimals: a raw figure just under the threshold may round up to it.
+    cutoff = max(0.0, threshold * 100 - 0.005)
+    kept: list[tuple[float, int, int]] = []
+    for i, j in candidates:
+        a, b = listed[i], listed[j]
+        if any(value == b.shared.get(prop) for prop, value in a.shared.items()):
+            score = 1.0
+        elif a.sorted_words and b.sorted_words:
+            score = round(fuzz.ratio(a.sorted_words, b.sorted_words, score_cutoff=cutoff) / 100, 4)
+        else:
+            continue
+        if score >= threshold and score > 0:
+            kept.append((-score, i, j))
+    best = heapq.nsmallest(limit, kept)
+    return [score_pair(listed[i], listed[j]) for _, i, j in best], len(candidates)

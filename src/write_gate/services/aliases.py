@@ -1,0 +1,111 @@
+"""Following aliases to their survivor, on the graph (so every gate sharing it agrees; nothing is cached).
+
+Ordinary writes pay nothing here: their statements refuse to land on an alias (`core.cypher.aliases`), and
+only then does the gate ask where the alias leads and write there.
+"""
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from write_gate.core.cypher.aliases import ALIASES_AMONG, alias_target, node_id
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.identifiers import is_identifier
+from write_gate.core.identity import identity_key
+from write_gate.core.model import ErrorCode, GateRejection
+from write_gate.core.registry import SchemaRegistry
+from write_gate.core.resolution import keys_of
+
+# A merge into a node that was itself merged later makes a chain; past this many steps it is a defect.
+MAX_HOPS = 16
+
+Read = Callable[[Statement], Awaitable[list[dict[str, Any]]]]
+
+
+@dataclass(frozen=True)
+class Survivor:
+    label: str
+    keys: dict[str, Any]
+
+
+async def survivor_of(read: Read, registry: SchemaRegistry, label: str, key: str) -> Survivor | None:
+    """Where the node of `label` and `key` leads, if it is an alias; None if it is not one (or is absent)."""
+    hops = 0
+    while True:
+        rows = await read(Statement(alias_target(label).text, {"key": key}))
+        if not rows:
+            return None if hops == 0 else _broken(label)
+        row = rows[0]
+        if row["key"] is None:
+            return None if hops == 0 else Survivor(label, _keys(registry, label, key, row["props"]))
+        label, key, hops = row["label"], row["key"], hops + 1
+        if hops > MAX_HOPS or not isinstance(label, str) or not is_identifier(label):
+            return _broken(label)
+
+
+def _keys(registry: SchemaRegistry, label: str, key: str, props: dict[str, Any]) -> dict[str, Any]:
+    """The survivor's merge keys: read back from its `_key`, or (hashed) from its entry's merge keys."""
+    keys = keys_of(key)
+    if keys is not None:
+        return keys
+    entry = registry.get_entry(label)
+    return {name: props.get(name) for name in (entry.merge_keys if entry else ())}
+
+
+def _broken(label: Any) -> Survivor:
+    # The survivor was deleted after the merge (deletes do not follow aliases), or the chain is corrupt.
+    raise GateRejection(
+        ErrorCode.INVALID_INPUT,
+        "this key was merged into a node that no longer exists; nothing was written",
+        reason="survivor_deleted",
+    )
+
+
+def addressed_to(request: Any, survivor: Survivor, label_field: str, keys_field: str) -> Any:
+    """The same request addressed to the survivor. A node's properties repeating the alias's own merge keys are
+    dropped: they are the alias's identity, which the survivor does not take."""
+    update: dict[str, Any] = {label_field: survivor.label, keys_field: survivor.keys}
+    if keys_field == "merge_keys":
+        old_keys = getattr(request, keys_field)
+        update["properties"] = {k: v for k, v in request.properties.items() if k not in old_keys}
+    return request.model_copy(update=update)
+
+
+async def survivor_ids(read: Read, registry: SchemaRegistry, ids: list[int]) -> dict[int, int]:
+    """For the aliases among `ids`, their survivor's id (a read shows the survivor, never the alias)."""
+    found: dict[int, int] = {}
+    if not ids:
+        return found
+    for row in await read(Statement(ALIASES_AMONG.text, {"ids": ids})):
+        survivor = await _chain_end(read, registry, row["label"], row["key"])
+        hits = await read(Statement(node_id(survivor.label).text, {"key": identity_key(survivor.keys)}))
+        if hits:
+            found[row["id"]] = hits[0]["id"]
+    return found
+
+
+async def survivor_names(
+    read: Read, registry: SchemaRegistry, found: dict[str, list[tuple[int, list[str]]]]
+) -> dict[str, str]:
+    """The memory profile's names that are aliases, each with its survivor's name (by name, as that profile
+    addresses entities)."""
+    ids = {node_id: name for name, hits in found.items() for node_id, _ in hits}
+    renamed: dict[str, str] = {}
+    if not ids:
+        return renamed
+    for row in await read(Statement(ALIASES_AMONG.text, {"ids": list(ids)})):
+        name = (await _chain_end(read, registry, row["label"], row["key"])).keys.get("name")
+        if isinstance(name, str):
+            renamed[ids[row["id"]]] = name
+    return renamed
+
+
+async def _chain_end(read: Read, registry: SchemaRegistry, label: str, key: str) -> Survivor:
+    """The survivor an alias names (`label`, `key`), or the one that survivor was merged into since."""
+    survivor = await survivor_of(read, registry, label, key)
+    if survivor is not None:
+        return survivor
+    rows = await read(Statement(alias_target(label).text, {"key": key}))
+    if not rows:
+        return _broken(label)
+    return Survivor(label, _keys(registry, label, key, rows[0]["props"]))

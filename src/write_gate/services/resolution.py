@@ -1,0 +1,285 @@
+"""`find_duplicates` and `merge_entities`: entity resolution through the gate, deterministic (no model).
+
+find_duplicates reads each label's nodes a page at a time (name, identity and the shared key properties) and
+scores only the pairs that blocking proposes (`core.resolution`). merge_entities plans each merge from a read
+(`core.merging`), then runs it as one statement that checks nothing moved since; if something did, it reads
+and plans again.
+"""
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from write_gate.access.agents import Agent
+from write_gate.core.cypher import resolution as cypher
+from write_gate.core.cypher.aliases import ALIAS_FOLD, ALIAS_OF
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.decisions import Policy, UnknownLabelPolicy, check_merge_keys, resolve_label
+from write_gate.core.identifiers import normalize_identifier
+from write_gate.core.identity import fold, identity_key
+from write_gate.core.merging import Link, plan_relationships, union
+from write_gate.core.model import ErrorCode, GateRejection, KeyValue
+from write_gate.core.resolution import (
+    DEFAULT_SHARED_PROPERTIES,
+    DEFAULT_THRESHOLD,
+    Node,
+    Pair,
+    find_pairs,
+    keys_of,
+    make_node,
+)
+from write_gate.core.values import clean_map
+from write_gate.services.gate import Gate, run_write
+
+PAGE = 5000  # nodes read per round trip
+MAX_LIMIT = 500
+MAX_MERGED = 20
+# A merge whose nodes keep changing under it is planned again, this many times at most.
+MAX_ATTEMPTS = 4
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FindDuplicatesRequest(_Request):
+    labels: Annotated[list[str] | None, Field(description="Default: every label.")] = None
+    across_labels: Annotated[bool, Field(description="Also pair nodes of different labels.")] = False
+    threshold: Annotated[float, Field(ge=0.0, le=1.0)] = DEFAULT_THRESHOLD
+    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = 50
+    shared_properties: Annotated[list[str], Field(description="Equal values mark a duplicate.", max_length=16)] = list(
+        DEFAULT_SHARED_PROPERTIES
+    )
+
+
+class NodeRef(BaseModel):
+    label: str
+    merge_keys: dict[str, Any]
+    name: str
+
+
+class SignalOut(BaseModel):
+    signal: str
+    score: float
+
+
+class DuplicatePair(BaseModel):
+    score: float
+    nodes: list[NodeRef]
+    signals: list[SignalOut]
+
+
+class DuplicatesFound(BaseModel):
+    status: Literal["found"] = "found"
+    pairs: list[DuplicatePair]
+    nodes_scanned: int
+    pairs_compared: int
+    more: bool = Field(description="More pairs passed the threshold than limit allowed.")
+
+
+class NodeAddress(_Request):
+    label: str
+    merge_keys: dict[str, KeyValue]
+
+
+# The same shape under its own name, so each schema is inlined where it is used (no `$defs`).
+class MergedAddress(NodeAddress):
+    pass
+
+
+class MergeEntitiesRequest(_Request):
+    survivor: NodeAddress
+    merged: Annotated[list[MergedAddress], Field(min_length=1, max_length=MAX_MERGED)]
+
+
+class Conflict(BaseModel):
+    label: str
+    merge_keys: dict[str, Any]
+    property: str
+    survivor_value: Any
+    merged_value: Any
+    relationship: str | None = Field(default=None, description="TYPE:out|in, for a relationship's property.")
+
+
+class DroppedRelationship(BaseModel):
+    type: str
+    direction: Literal["out", "in"]
+
+
+class MergedNode(BaseModel):
+    label: str
+    merge_keys: dict[str, Any]
+    properties_copied: list[str]
+    relationships_moved: int
+    relationships_merged: int
+    relationships_dropped: list[DroppedRelationship]
+
+
+class EntitiesMerged(BaseModel):
+    status: Literal["merged"] = "merged"
+    survivor: NodeAddress
+    merged: list[MergedNode]
+    conflicts: list[Conflict] = Field(description="Differing values: the survivor's kept, the other on the alias.")
+
+
+# --- find_duplicates -------------------------------------------------------------------------
+
+
+def _pair_out(pair: Pair) -> DuplicatePair:
+    def ref(node: Node) -> NodeRef:
+        return NodeRef(label=node.label, merge_keys=keys_of(node.key) or {}, name=node.name)
+
+    return DuplicatePair(
+        score=pair.score,
+        nodes=[ref(pair.a), ref(pair.b)],
+        signals=[SignalOut(signal=s.signal, score=s.score) for s in pair.signals],
+    )
+
+
+async def find_duplicates(gate: Gate, request: FindDuplicatesRequest) -> DuplicatesFound:
+    registry = gate.registry
+    labels = (
+        sorted({normalize_identifier(label, "labels") for label in request.labels})
+        if request.labels
+        else registry.all_canonical_labels()
+    )
+    shared = sorted({normalize_identifier(p, "shared_properties") for p in request.shared_properties})
+    nodes: list[Node] = []
+    for label in labels:
+        text = cypher.candidates(label, shared).text
+        after = ""
+        while True:
+            rows = await gate.reader.read(Statement(text, {"after": after, "limit": PAGE}))
+            for row in rows:
+                values = dict(zip(shared, row["shared"] or [], strict=False))
+                nodes.append(make_node(row["id"], label, row["key"], row["name"], values))
+            if len(rows) < PAGE:
+                break
+            after = rows[-1]["key"]
+    pairs, compared = find_pairs(
+        nodes, across_labels=request.across_labels, threshold=request.threshold, limit=request.limit + 1
+    )
+    return DuplicatesFound(
+        pairs=[_pair_out(p) for p in pairs[: request.limit]],
+        nodes_scanned=len(nodes),
+        pairs_compared=compared,
+        more=len(pairs) > request.limit,
+    )
+
+
+# --- merge_entities --------------------------------------------------------------------------
+
+_STRICT = Policy(unknown_labels=UnknownLabelPolicy.REJECT)
+
+
+def _address(gate: Gate, address: NodeAddress, what: str) -> tuple[str, dict[str, Any]]:
+    """A registered label (absorbed drifts and case variants resolve; nothing falls back) and its merge keys."""
+    entry = resolve_label(address.label, gate.registry, _STRICT).entry
+    keys, _ = clean_map(address.merge_keys, f"{what}.merge_keys", gate.policy.limits)
+    check_merge_keys(entry, keys, f"{what}.merge_keys")
+    return entry.label, keys
+
+
+async def _state(gate: Gate, label: str, keys: dict[str, Any], what: str) -> tuple[int, dict[str, Any]]:
+    rows = await gate.reader.read(Statement(cypher.node_state(label).text, {"key": identity_key(keys)}))
+    if not rows:
+        raise GateRejection(
+            ErrorCode.ENDPOINT_NOT_FOUND, f"{what} not found: no :{label} with these merge keys", missing=[what]
+        )
+    return rows[0]["id"], rows[0]["props"]
+
+
+def _not_alias(props: dict[str, Any], what: str, reason: str) -> None:
+    if props.get(ALIAS_OF) is not None:
+        raise GateRejection(ErrorCode.INVALID_INPUT, f"{what} is already merged into another node", reason=reason)
+
+
+async def merge_entities(gate: Gate, request: MergeEntitiesRequest, agent: Agent) -> EntitiesMerged:
+    survivor_label, survivor_keys = _address(gate, request.survivor, "survivor")
+    targets = [_address(gate, address, f"merged[{i}]") for i, address in enumerate(request.merged)]
+    seen = {(survivor_label, identity_key(survivor_keys))}
+    for i, (label, keys) in enumerate(targets):
+        if (label, identity_key(keys)) in seen:  # checked before anything is merged, so nothing half-happens
+            raise GateRejection(
+                ErrorCode.INVALID_INPUT,
+                "a node is named twice (or merged into itself)",
+                reason="same_node",
+                field=f"merged[{i}]",
+            )
+        seen.add((label, identity_key(keys)))
+    agent.grant.check_labels([survivor_label, *(label for label, _ in targets)])
+    merged: list[MergedNode] = []
+    conflicts: list[Conflict] = []
+    for i, (label, keys) in enumerate(targets):
+        outcome, found = await _merge_one(gate, agent, survivor_label, survivor_keys, label, keys, f"merged[{i}]")
+        merged.append(outcome)
+        conflicts += found
+    survivor = NodeAddress(label=survivor_label, merge_keys=survivor_keys)
+    return EntitiesMerged(survivor=survivor, merged=merged, conflicts=conflicts)
+
+
+async def _merge_one(
+    gate: Gate,
+    agent: Agent,
+    survivor_label: str,
+    survivor_keys: dict[str, Any],
+    label: str,
+    keys: dict[str, Any],
+    what: str,
+) -> tuple[MergedNode, list[Conflict]]:
+    for _ in range(MAX_ATTEMPTS):
+        survivor_id, survivor_props = await _state(gate, survivor_label, survivor_keys, "survivor")
+        _not_alias(survivor_props, "survivor", "survivor_is_alias")
+        merged_id, merged_props = await _state(gate, label, keys, what)
+        _not_alias(merged_props, what, "already_merged")
+        rows = await gate.reader.read(
+            Statement(cypher.LINKS.text, {"merged_id": merged_id, "survivor_id": survivor_id})
+        )
+        links = {
+            row["id"]: Link(row["id"], row["type"], row["outgoing"], row["other"], row["props"], row["twin"])
+            for row in rows
+        }
+        plan = plan_relationships(list(links.values()), survivor_id, merged_id)
+        agent.grant.check_types(plan.types)
+        fill, node_conflicts = union(survivor_props, merged_props)
+        alias_text = [fold(v) for v in keys.values() if isinstance(v, str)] + list(merged_props.get(ALIAS_FOLD) or [])
+        params: dict[str, Any] = {
+            "survivor_key": identity_key(survivor_keys),
+            "merged_key": identity_key(keys),
+            "seen": [cypher.fingerprint(link.id, link.properties.get("last_updated")) for link in links.values()],
+            "alias_text": alias_text,
+            "survivor_label": survivor_label,
+            "last_updated": gate.stamp(agent).now,
+            "updated_by": agent.id,
+            **{f"fill_{i}": value for i, value in enumerate(fill.values())},
+        }
+        statement = cypher.merge_into(survivor_label, label, plan.groups, list(fill))
+        if await run_write(gate.backend, Statement(statement.text, params)):
+            outcome = MergedNode(
+                label=label,
+                merge_keys=keys,
+                properties_copied=[k for k in fill if not k.startswith("_")],
+                relationships_moved=plan.moved,
+                relationships_merged=plan.merged,
+                relationships_dropped=[DroppedRelationship(type=t, direction=d) for t, d in plan.dropped],
+            )
+            found = [
+                Conflict(
+                    label=label, merge_keys=keys, property=c.property, survivor_value=c.survivor, merged_value=c.merged
+                )
+                for c in node_conflicts
+            ] + [
+                Conflict(
+                    label=label,
+                    merge_keys=keys,
+                    property=c.property,
+                    survivor_value=c.survivor,
+                    merged_value=c.merged,
+                    relationship=f"{c.type}:{c.direction}",
+                )
+                for c in plan.conflicts
+            ]
+            return outcome, found
+    raise GateRejection(
+        ErrorCode.INVALID_INPUT, f"{what} kept changing while it was being merged; try again", reason="busy"
+    )

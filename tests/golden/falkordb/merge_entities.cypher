@@ -1,0 +1,29 @@
+MATCH (kept:`Person` {_key: $survivor_key})
+MATCH (m:`Entity` {_key: $merged_key})
+WHERE id(kept) <> id(m) AND kept._alias_of IS NULL AND m._alias_of IS NULL
+OPTIONAL MATCH (m)-[seen]-()
+WITH kept, m, collect(DISTINCT seen) AS rels
+WITH kept, m, [r IN rels | toString(id(r)) + '@' + coalesce(r.last_updated, '')] AS seen
+WHERE size(seen) = size($seen) AND all(f IN seen WHERE f IN $seen)
+MATCH (m)-[r0:`KNOWS`]->(x0) WHERE id(x0) <> id(kept) AND id(x0) <> id(m)
+MERGE (kept)-[n0:`KNOWS`]->(x0)
+SET n0.`since` = coalesce(n0.`since`, r0.`since`), n0.`weight` = coalesce(n0.`weight`, r0.`weight`)
+DELETE r0
+WITH kept, m, count(*) AS moved0
+MATCH (m)<-[r1:`WORKS_FOR`]-(x1) WHERE id(x1) <> id(kept) AND id(x1) <> id(m)
+MERGE (kept)<-[n1:`WORKS_FOR`]-(x1)
+DELETE r1
+WITH kept, m, count(*) AS moved1
+OPTIONAL MATCH (m)-[rest]-()
+WITH kept, m, collect(DISTINCT rest) AS leftover
+FOREACH (d IN leftover | DELETE d)
+SET kept.`email` = coalesce(kept.`email`, $fill_0),
+    kept.`_f_email` = coalesce(kept.`_f_email`, $fill_1),
+    kept._f__alias = coalesce(kept._f__alias, []) + $alias_text,
+    kept._stub = CASE WHEN m._stub IS NULL THEN null ELSE kept._stub END,
+    kept.last_updated = $last_updated, kept.updated_by = $updated_by,
+    m._alias_of = kept._key, m._alias_label = $survivor_label,
+    m.last_updated = $last_updated, m.updated_by = $updated_by
+WITH kept
+SET kept._search = reduce(s = '', k IN [k IN keys(kept) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(kept)[k] | t + '\n' + coalesce(x, '')))
+RETURN kept._key AS survivor

@@ -1,0 +1,18 @@
+MATCH (kept:`Person` {_key: $survivor_key})
+MATCH (m:`Person` {_key: $merged_key})
+WHERE id(kept) <> id(m) AND kept._alias_of IS NULL AND m._alias_of IS NULL
+OPTIONAL MATCH (m)-[seen]-()
+WITH kept, m, collect(DISTINCT seen) AS rels
+WITH kept, m, [r IN rels | toString(id(r)) + '@' + coalesce(r.last_updated, '')] AS seen
+WHERE size(seen) = size($seen) AND all(f IN seen WHERE f IN $seen)
+OPTIONAL MATCH (m)-[rest]-()
+WITH kept, m, collect(DISTINCT rest) AS leftover
+FOREACH (d IN leftover | DELETE d)
+SET kept._f__alias = coalesce(kept._f__alias, []) + $alias_text,
+    kept._stub = CASE WHEN m._stub IS NULL THEN null ELSE kept._stub END,
+    kept.last_updated = $last_updated, kept.updated_by = $updated_by,
+    m._alias_of = kept._key, m._alias_label = $survivor_label,
+    m.last_updated = $last_updated, m.updated_by = $updated_by
+WITH kept
+SET kept._search = reduce(s = '', k IN [k IN keys(kept) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(kept)[k] | t + '\n' + coalesce(x, '')))
+RETURN kept._key AS survivor

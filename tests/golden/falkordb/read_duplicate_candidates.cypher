@@ -1,0 +1,5 @@
+MATCH (n:`Person`)
+WHERE n._key > $after AND n._alias_of IS NULL
+RETURN id(n) AS id, n._key AS key, n.name AS name, [n.`email`, n.`url`] AS shared
+ORDER BY key
+LIMIT $limit

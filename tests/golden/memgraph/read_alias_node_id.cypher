@@ -1,0 +1,2 @@
+MATCH (n:`Person` {_key: $key})
+RETURN id(n) AS id

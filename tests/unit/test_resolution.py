@@ -1,0 +1,129 @@
+"""Entity resolution's pure parts: normalisation, blocking, scores, ordering, thresholds, and merge plans."""
+
+import pytest
+
+from write_gate.core import resolution
+from write_gate.core.merging import Conflict, Group, Link, plan_relationships, union
+from write_gate.core.resolution import (
+    Signal,
+    block_keys,
+    candidate_pairs,
+    find_pairs,
+    make_node,
+    name_similarity,
+    normalise,
+    score_pair,
+)
+
+
+@pytest.mark.parametrize(
+    "raw, normalised",
+    [
+        ("  ACME, Inc. ", "acme inc"),
+        ("Acme\tInc", "acme inc"),
+        ("ＡＣＭＥ", "acme"),  # NFKC: full-width letters
+        ("Straße", "strasse"),  # full case folding
+        ("O'Brien-Smith", "o brien smith"),
+        ("Émile", "émile"),  # accents stay: identity is exact, so is this
+        ("!!!", ""),
+    ],
+)
+def test_normalise(raw: str, normalised: str) -> None:
+    assert normalise(raw) == normalised
+
+
+@pytest.mark.parametrize(
+    "a, b, score",
+    [
+        ("acme", "acmee", 0.8889),
+        ("acme inc", "acme ltd", 0.625),  # a different word costs a lot
+        ("john smith", "smith john", 1.0),  # word order does not matter
+        ("al", "al", 1.0),
+        ("globex", "acme", 0.2),
+    ],
+)
+def test_name_similarity_is_token_sort_ratio(a: str, b: str, score: float) -> None:
+    assert name_similarity(a, b) == score
+
+
+def node(i: int, label: str, name: str, **shared: str) -> resolution.Node:
+    return make_node(i, label, '{"name":%s}' % ('"' + name + '"'), name, shared)
+
+
+def test_a_pair_is_explained_by_every_signal_with_its_figure() -> None:
+    pair = score_pair(
+        node(2, "Person", "Jo Smith", email="JO@x.org"), node(1, "Person", "jo  smith", email="jo@x.org/")
+    )
+    assert (pair.a.name, pair.b.name) == ("Jo Smith", "jo  smith")  # ordered by label and key, not by id
+    assert pair.signals == (Signal("same_name", 1.0), Signal("name_similarity", 1.0), Signal("shared_email", 1.0))
+    assert pair.score == 1.0
+    fuzzy = score_pair(node(1, "Organization", "Acme"), node(2, "Organization", "Acmee"))
+    assert (fuzzy.score, fuzzy.signals) == (0.8889, (Signal("name_similarity", 0.8889),))
+
+
+def test_names_fall_back_to_merge_key_values() -> None:
+    made = make_node(1, "City", '{"country":"NL","name":"Delft"}', None, {})
+    assert (made.name, made.normalised) == ("NL Delft", "nl delft")
+
+
+def test_pairs_are_ordered_bounded_and_thresholded() -> None:
+    nodes = [
+        node(1, "Organization", "Acme"),
+        node(2, "Organization", "Acmee"),
+        node(3, "Organization", "Acme Corp"),
+        node(4, "Person", "Ann", email="a@x.org"),
+        node(5, "Person", "Anne-Marie", email="a@x.org"),
+        node(6, "Entity", "Acme"),
+    ]
+    pairs, compared = find_pairs(nodes, across_labels=False, threshold=0.8, limit=10)
+    listed = [(p.a.name, p.b.name, p.score) for p in pairs]
+    assert listed == [("Ann", "Anne-Marie", 1.0), ("Acme", "Acmee", 0.8889)]
+    assert compared == 4  # Acme/Acmee, Acme/Acme Corp, Acmee/Acme Corp (word "acme"), Ann/Anne-Marie
+    lower = find_pairs(nodes, across_labels=False, threshold=0.6, limit=10)[0]
+    assert [(p.a.name, p.b.name, p.score) for p in lower][2:] == [("Acme Corp", "Acme", 0.6154)]  # Acmee: 0.5714
+    across, _ = find_pairs(nodes, across_labels=True, threshold=0.95, limit=10)
+    assert [(p.a.label, p.b.label, p.score) for p in across] == [
+        ("Entity", "Organization", 1.0),
+        ("Person", "Person", 1.0),
+    ]
+    assert len(find_pairs(nodes, across_labels=True, threshold=0.0, limit=2)[0]) == 2
+
+
+def test_blocks_keep_labels_apart_unless_asked() -> None:
+    a, b = node(1, "Person", "Al"), node(2, "Entity", "Al")
+    assert block_keys(a, False).isdisjoint(block_keys(b, False))
+    assert ("name", "*", "al") in block_keys(a, True) & block_keys(b, True)
+
+
+def test_a_large_block_is_a_sorted_neighbourhood_not_all_pairs() -> None:
+    many = [node(i, "Person", f"john {i:04d}") for i in range(1000)]  # one word block of 1,000 "john"s
+    pairs = candidate_pairs(many, across_labels=False)
+    assert len(pairs) <= 1000 * resolution.WINDOW * 2 < 1000 * 999 // 2
+
+
+def test_union_keeps_the_survivors_values_and_reports_the_others() -> None:
+    survivor = {"name": "Alice", "age": 30, "_key": "a", "confidence": 0.9}
+    claim = ["crm-bot", "crm", "api", 0.9, "2026-11-01T00:00:00.000Z"]
+    merged = {"name": "Alicia", "age": 31, "email": "a@x.org", "_f_email": ["a@x.org"], "_p_email": claim, "_key": "b"}
+    merged |= {"_p_age": ["other", "x", "llm", 0.1, "2026-11-02T00:00:00.000Z"], "source": "x"}
+    fill, conflicts = union(survivor, merged)
+    assert fill == {"email": "a@x.org", "_f_email": ["a@x.org"], "_p_email": claim}  # the value with its claim
+    assert conflicts == [Conflict("age", 30, 31), Conflict("name", "Alice", "Alicia")]
+
+
+def test_relationships_are_grouped_by_type_and_direction() -> None:
+    links = [
+        Link(10, "KNOWS", True, 3, {"since": 2019, "confidence": 0.5}, {"since": 2020}),
+        Link(11, "KNOWS", False, 4, {"weight": 1.0}, None),
+        Link(12, "WORKS_FOR", True, 5, {}, None),
+        Link(13, "KNOWS", True, 1, {}, None),  # to the survivor (id 1): dropped
+    ]
+    plan = plan_relationships(links, survivor_id=1, merged_id=2)
+    assert plan.groups == (
+        Group("KNOWS", False, ("weight",)),
+        Group("KNOWS", True, ("confidence", "since")),
+        Group("WORKS_FOR", True, ()),
+    )
+    assert (plan.moved, plan.merged, plan.dropped) == (2, 1, (("KNOWS", "out"),))
+    assert [(c.property, c.survivor, c.merged) for c in plan.conflicts] == [("since", 2020, 2019)]
+    assert plan.types == ("KNOWS", "WORKS_FOR")
