@@ -78,3 +78,17 @@ def test_one_list_of_computed_fields_gives_the_stamps_and_the_protection() -> No
 @pytest.mark.parametrize("raw", ["person", ":person", "::person"])
 def test_breadcrumb_is_one_colon_plus_label(raw: str) -> None:
     assert remap_breadcrumb(raw) == ":person"
+
+
+def test_a_bad_identifier_names_the_field() -> None:
+    with pytest.raises(GateRejection) as caught:
+        normalize_identifier("a b", "merge_keys key")
+    assert caught.value.rejected.details == {"field": "merge_keys key"}
+
+
+@pytest.mark.parametrize("raw", ["X_ray", ":X_ray", "::X_ray"])
+def test_only_colons_are_stripped(raw: str) -> None:
+    # A name that starts with another character keeps it, everywhere names are read.
+    assert normalize_identifier(raw, "label") == "X_ray"
+    assert remap_breadcrumb(raw) == ":X_ray"
+    assert not is_protected(":Xsource") and is_protected(":source")
