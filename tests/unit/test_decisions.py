@@ -3,7 +3,14 @@
 import pytest
 
 from write_gate.core.cypher.statement import Endpoint, Provenance
-from write_gate.core.decisions import Policy, Stamp, UnknownLabelPolicy, plan_node_write, plan_relationship_write
+from write_gate.core.decisions import (
+    Policy,
+    Stamp,
+    UnknownLabelPolicy,
+    plan_node_write,
+    plan_relationship_write,
+    resolve_relationship_type,
+)
 from write_gate.core.formula import DefaultFormulaProvider
 from write_gate.core.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
 from write_gate.core.registry import PropertyType, RegistrySnapshot, SchemaEntry
@@ -410,3 +417,32 @@ def test_relationship_property_limits_and_names() -> None:
     err = rejection(rel, one, properties={"since": 2020, "until": 2024}).rejected
     assert err.details == {"limit": "max_properties", "max": 1, "field": "properties"}
     assert rejection(rel, properties={"bad key": 1}).rejected.details == {"field": "properties key"}
+
+
+def test_free_text_type_that_reads_as_the_name_keeps_its_spelling() -> None:
+    plan = rel(free_text=True, type=" WORKS_FOR ")
+    assert plan.result.type == "WORKS_FOR" and plan.result.remapped_from == ": WORKS_FOR "
+
+
+def test_labels_and_types_are_identifiers_unless_free_text_is_asked_for() -> None:
+    node_req = WriteNodeRequest.model_validate(
+        {"label": " Person ", "merge_keys": {"name": "A"}, "source": "t", "extraction_method": "api"}
+    )
+    err = rejection(plan_node_write, node_req, REGISTRY, Policy(), PROVIDER, STAMP)
+    assert err.rejected.details == {"field": "label"}
+    rel_req = WriteRelationshipRequest.model_validate(
+        {
+            "type": "works for",
+            "from_label": "Person",
+            "from_keys": {"name": "A"},
+            "to_label": "Organization",
+            "to_keys": {"name": "B"},
+            "properties": {"since": 2020},
+            "source": "t",
+            "extraction_method": "api",
+        }
+    )
+    err = rejection(plan_relationship_write, rel_req, REGISTRY, Policy(), PROVIDER, STAMP)
+    assert err.rejected.details == {"field": "type"}
+    assert rejection(resolve_relationship_type, "works for", REGISTRY).rejected.details == {"field": "type"}
+    assert resolve_relationship_type("works for", REGISTRY, free_text=True).entry.label == "WORKS_FOR"

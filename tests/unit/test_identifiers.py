@@ -5,6 +5,7 @@ from write_gate.core.identifiers import (
     PROTECTED_FIELDS,
     PROTECTED_RELATIONSHIP_FIELDS,
     PROVENANCE_FIELDS,
+    as_identifier,
     is_protected,
     normalize_identifier,
     quote,
@@ -92,3 +93,21 @@ def test_only_colons_are_stripped(raw: str) -> None:
     assert normalize_identifier(raw, "label") == "X_ray"
     assert remap_breadcrumb(raw) == ":X_ray"
     assert not is_protected(":Xsource") and is_protected(":source")
+
+
+@pytest.mark.parametrize(
+    "text,name",
+    [
+        ("works at", "works_at"),
+        ("  reports-to  ", "reports_to"),
+        ("_X-ray_", "X_ray"),
+        ("1st place", "_1st_place"),
+        ("9", "_9"),
+        ("", None),
+        ("!!!", None),
+        ("é", None),
+        ("x" * 129, None),
+    ],
+)
+def test_free_text_as_an_identifier(text: str, name: str | None) -> None:
+    assert as_identifier(text) == name

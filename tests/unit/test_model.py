@@ -44,3 +44,9 @@ def test_a_problem_with_the_whole_input_is_named_as_given() -> None:
     assert describe_problems(exc, "arguments") == (
         "arguments: Input should be a valid dictionary or instance of WriteNodeRequest"
     )
+
+
+def test_several_problems_read_as_one_line() -> None:
+    exc = failure({"label": "Person", "merge_keys": {"name": "A"}})
+    assert describe_problems(exc) == "source: Field required; extraction_method: Field required"
+    assert describe_problems(failure([])) == ": Input should be a valid dictionary or instance of WriteNodeRequest"
