@@ -35,7 +35,7 @@ def test_128_characters_is_the_limit() -> None:
 
 def test_quote_refuses_unvalidated_text() -> None:
     assert quote("Person") == "`Person`"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^refusing to quote an unvalidated identifier: 'a`b'$"):
         quote("a`b")
 
 
