@@ -2,10 +2,19 @@
 
 import pytest
 
-from write_gate.core.decisions import Policy, Stamp, UnknownLabelPolicy, plan_node_write, plan_relationship_write
+from write_gate.core.cypher.statement import Endpoint, Provenance
+from write_gate.core.decisions import (
+    Policy,
+    Stamp,
+    UnknownLabelPolicy,
+    plan_node_write,
+    plan_relationship_write,
+    resolve_relationship_type,
+)
 from write_gate.core.formula import DefaultFormulaProvider
 from write_gate.core.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
 from write_gate.core.registry import PropertyType, RegistrySnapshot, SchemaEntry
+from write_gate.core.values import Limits
 
 REGISTRY = RegistrySnapshot(
     [
@@ -18,24 +27,30 @@ REGISTRY = RegistrySnapshot(
                 "name": PropertyType("string"),
                 "age": PropertyType("integer"),
                 "role": PropertyType("string", enum=("dev", "ops")),
+                "skills": PropertyType("array", items="string", enum=("py", "go")),
             },
         ),
         SchemaEntry("Organization", ("name",), merge_keys=("name",)),
         SchemaEntry("Entity", fallback=True),
+        # Identified by two keys, and requiring a property that is not one of them.
+        SchemaEntry("City", ("name", "country", "mayor"), merge_keys=("name", "country")),
         SchemaEntry(
             "WORKS_FOR",
             kind="relationship",
             from_labels=("Person",),
             to_labels=("Organization",),
             required_properties=("since",),
+            remaps_from=("EMPLOYED_BY",),
         ),
     ]
 )
+# No fallback label: an unknown label has nowhere to go, whatever the policy.
+NO_FALLBACK = RegistrySnapshot([SchemaEntry("Person", ("name",), merge_keys=("name",))])
 STAMP = Stamp("0.1.0", "2026-01-01T00:00:00.000Z", "tester")
 PROVIDER = DefaultFormulaProvider()
 
 
-def node(policy: Policy = Policy(), **changes: object):
+def node(policy: Policy = Policy(), registry: RegistrySnapshot = REGISTRY, free_text: bool = False, **changes: object):
     args = {
         "label": "Person",
         "merge_keys": {"name": "Alice"},
@@ -45,7 +60,9 @@ def node(policy: Policy = Policy(), **changes: object):
         "reliability": 0.9,
         **changes,
     }
-    return plan_node_write(WriteNodeRequest.model_validate(args), REGISTRY, policy, PROVIDER, STAMP)
+    return plan_node_write(
+        WriteNodeRequest.model_validate(args), registry, policy, PROVIDER, STAMP, free_text_label=free_text
+    )
 
 
 def rejection(fn, *args, **kwargs) -> GateRejection:
@@ -122,7 +139,7 @@ def test_enum_violation_lists_allowed_values() -> None:
     assert rejection(node, properties={"role": "ceo"}).rejected.details["allowed"] == ["dev", "ops"]
 
 
-def rel(**changes: object):
+def rel(policy: Policy = Policy(), free_text: bool = False, **changes: object):
     args = {
         "type": "WORKS_FOR",
         "from_label": "Person",
@@ -134,7 +151,9 @@ def rel(**changes: object):
         "extraction_method": "api",
         **changes,
     }
-    return plan_relationship_write(WriteRelationshipRequest.model_validate(args), REGISTRY, Policy(), PROVIDER, STAMP)
+    return plan_relationship_write(
+        WriteRelationshipRequest.model_validate(args), REGISTRY, policy, PROVIDER, STAMP, free_text_type=free_text
+    )
 
 
 def test_relationship_plan() -> None:
@@ -157,3 +176,273 @@ def test_relationship_plan() -> None:
 )
 def test_relationship_rejections(changes: dict, code: ErrorCode) -> None:
     assert rejection(rel, **changes).rejected.error_code is code
+
+
+# --- labels: canonical, remapped, free text, unknown -------------------------------------------
+
+
+def test_a_canonical_label_is_not_remapped_and_leaves_no_breadcrumb() -> None:
+    plan = node(label=":Person")
+    assert plan.result.label == "Person" and plan.result.remapped_from is None
+    assert "remapped_from" not in plan.statement.params
+
+
+def test_a_remapped_label_carries_its_breadcrumb_into_the_statement() -> None:
+    plan = node(label="person")  # an absorbed alias
+    assert plan.result.label == "Person" and plan.result.remapped_from == ":person"
+    assert plan.statement.params["remapped_from"] == ":person"
+
+
+def test_free_text_label_reads_as_an_identifier_and_keeps_its_spelling() -> None:
+    # Text that only reads as a canonical name keeps its spelling; text that is the name exactly leaves none.
+    padded = node(free_text=True, label=" Person ")
+    assert padded.result.label == "Person" and padded.result.remapped_from == ": Person "
+    exact = node(free_text=True, label="Person")
+    assert exact.result.label == "Person" and exact.result.remapped_from is None
+    # Not free text, the same spelling is not an identifier at all.
+    assert rejection(node, label=" Person ").rejected.details == {"field": "label"}
+
+
+def test_free_text_with_no_identifier_in_it_is_an_unknown_label() -> None:
+    plan = node(free_text=True, label="!!!")
+    assert plan.result.label == "Entity" and plan.result.remapped_from == ":!!!"
+    err = rejection(node, Policy(unknown_labels=UnknownLabelPolicy.REJECT), free_text=True, label="!!!")
+    assert err.rejected.details["label"] == "!!!"
+
+
+def test_unknown_label_without_a_fallback_says_so() -> None:
+    err = rejection(node, registry=NO_FALLBACK, label=":Ticket").rejected
+    assert err.error_code is ErrorCode.SCHEMA_UNKNOWN_LABEL
+    assert err.message == "label 'Ticket' is not registered and the registry has no fallback label"
+    assert err.details == {"label": "Ticket", "known_labels": ["Person"]}
+
+
+def test_unknown_label_under_the_reject_policy_names_the_setting() -> None:
+    err = rejection(node, Policy(unknown_labels=UnknownLabelPolicy.REJECT), label=":Ticket").rejected
+    assert err.message == (
+        "label 'Ticket' is not registered and unknown labels are rejected (WRITE_GATE_UNKNOWN_LABEL_POLICY=reject)"
+    )
+    assert err.details == {"label": "Ticket", "known_labels": ["City", "Entity", "Organization", "Person"]}
+
+
+# --- required properties, identity keys, types ---------------------------------------------------
+
+
+def test_a_required_property_may_come_from_properties() -> None:
+    plan = node(label="City", merge_keys={"name": "Oslo", "country": "NO"}, properties={"mayor": "M"})
+    assert plan.result.merge_keys == {"name": "Oslo", "country": "NO"} and plan.properties == {"mayor": "M"}
+
+
+def test_missing_required_properties_are_all_named() -> None:
+    err = rejection(node, label="City", merge_keys={}, properties={}).rejected
+    assert err.error_code is ErrorCode.SCHEMA_MISSING_REQUIRED_PROPERTY
+    assert err.message == "City requires name, country, mayor"
+    assert err.details == {"label": "City", "missing": ["name", "country", "mayor"]}
+
+
+def test_identity_must_name_at_least_one_key() -> None:
+    props = {"name": "Oslo", "country": "NO", "mayor": "M"}
+    err = rejection(node, label="City", merge_keys={}, properties=props).rejected
+    assert err.error_code is ErrorCode.INVALID_INPUT
+    assert err.message == "merge_keys must name at least one identity property (name, country for City)"
+    assert err.details == {"field": "merge_keys"}
+    # An entry with no declared merge keys says only that.
+    err = rejection(node, label="Entity", merge_keys={}, properties={}).rejected
+    assert err.message == "merge_keys must name at least one identity property" and err.details == {
+        "field": "merge_keys"
+    }
+
+
+def test_an_entry_without_declared_merge_keys_takes_any() -> None:
+    assert node(label="Entity", merge_keys={"code": "X1"}, properties={}).result.merge_keys == {"code": "X1"}
+
+
+def test_identity_missing_declared_keys_names_them() -> None:
+    props = {"name": "Oslo", "country": "NO", "mayor": "M"}
+    err = rejection(node, label="City", merge_keys={"zip": "0150"}, properties=props).rejected
+    assert err.error_code is ErrorCode.SCHEMA_MISSING_REQUIRED_PROPERTY
+    assert err.message == "merge_keys for City must include name, country"
+    assert err.details == {"label": "City", "missing": ["name", "country"], "field": "merge_keys"}
+
+
+def test_identity_with_keys_beyond_the_declared_ones_is_refused() -> None:
+    keys = {"name": "Oslo", "country": "NO", "zip": "0150", "pop": 700000}
+    err = rejection(node, label="City", merge_keys=keys, properties={"mayor": "M"}).rejected
+    assert err.error_code is ErrorCode.INVALID_INPUT
+    assert err.message == "zip, pop is not an identity key of City; put it in properties"
+    assert err.details == {"label": "City", "merge_keys": ["name", "country"], "field": "merge_keys"}
+
+
+def test_properties_that_would_change_identity_are_all_named() -> None:
+    keys = {"name": "Oslo", "country": "NO"}
+    err = rejection(node, label="City", merge_keys=keys, properties={"Name": "Oslo", "country": "SE"}).rejected
+    assert err.error_code is ErrorCode.SCHEMA_PROTECTED_FIELD
+    assert err.message == "Name, country would change the node's identity; only merge_keys set name, country"
+    assert err.details == {"fields": ["Name", "country"], "reason": "merge_key", "merge_keys": ["name", "country"]}
+
+
+def test_a_type_mismatch_names_the_property_and_both_types() -> None:
+    # An undeclared property before it does not stop the check.
+    err = rejection(node, properties={"nickname": "Al", "age": "thirty"}).rejected
+    assert err.error_code is ErrorCode.SCHEMA_TYPE_MISMATCH
+    assert err.message == "Person.age must be integer, not string"
+    assert err.details == {"label": "Person", "property": "age", "expected": "integer", "got": "string"}
+
+
+def test_enum_values_scalar_and_array() -> None:
+    assert node(properties={"role": "dev"}).properties == {"role": "dev"}
+    assert node(properties={"skills": ["py", "go"]}).properties == {"skills": ["py", "go"]}
+    err = rejection(node, properties={"skills": ["py", "rust"]}).rejected
+    assert err.error_code is ErrorCode.SCHEMA_TYPE_MISMATCH
+    assert err.details == {"label": "Person", "property": "skills", "allowed": ["py", "go"]}
+    assert rejection(node, properties={"role": "ceo"}).rejected.details == {
+        "label": "Person",
+        "property": "role",
+        "allowed": ["dev", "ops"],
+    }
+
+
+# --- limits and field names ----------------------------------------------------------------------
+
+
+def test_limits_apply_to_identity_and_properties_and_name_the_field() -> None:
+    one = Policy(limits=Limits(max_properties=1))
+    keys = rejection(node, one, merge_keys={"name": "Alice", "nick": "Al"}).rejected
+    assert keys.details == {"limit": "max_properties", "max": 1, "field": "merge_keys"}
+    props = rejection(node, one, properties={"age": 30, "nick": "Al"}).rejected
+    assert props.details == {"limit": "max_properties", "max": 1, "field": "properties"}
+    assert node(one, properties={"age": 30}).properties == {"age": 30}
+
+
+def test_a_bad_key_names_the_map_it_is_in() -> None:
+    assert rejection(node, merge_keys={"bad key": "x"}).rejected.details == {"field": "merge_keys key"}
+    assert rejection(node, properties={"bad key": "x"}).rejected.details == {"field": "properties key"}
+
+
+# --- the plan ------------------------------------------------------------------------------------
+
+
+def test_the_plan_carries_the_whole_provenance() -> None:
+    plan = node()
+    assert plan.provenance == Provenance(0.675, "t", "manual", "0.1.0", STAMP.now, "tester")
+    params = plan.statement.params
+    assert (params["extraction_method"], params["write_gate_version"]) == ("manual", "0.1.0")
+    assert (params["written_by"], params["updated_by"]) == ("tester", "tester")
+
+
+def test_a_plan_for_a_batch_compiles_no_statement() -> None:
+    req = WriteNodeRequest.model_validate(
+        {"label": "Person", "merge_keys": {"name": "A"}, "source": "t", "extraction_method": "api"}
+    )
+    plan = plan_node_write(req, REGISTRY, Policy(), PROVIDER, STAMP, compile_statement=False)
+    assert plan.statement.text == "" and dict(plan.statement.params) == {}
+    assert plan.result.label == "Person" and plan.result.confidence == 0.5
+
+
+# --- relationships -------------------------------------------------------------------------------
+
+
+def test_relationship_plan_has_its_endpoints_properties_and_provenance() -> None:
+    plan = rel(weight=0.25)
+    assert plan.start == Endpoint("Person", {"name": "A"}) and plan.end == Endpoint("Organization", {"name": "B"})
+    assert plan.merge_endpoints is False and plan.properties == {"since": 2020}
+    assert plan.provenance == Provenance(0.5, "t", "api", "0.1.0", STAMP.now, "tester")
+    assert plan.result.remapped_from is None and plan.result.type == "WORKS_FOR"
+    params = plan.statement.params
+    assert params["weight"] == 0.25 and "from_stub" not in params and "remapped_from" not in params
+    assert params["properties"] == {"since": 2020} and params["source"] == "t" and params["written_by"] == "tester"
+
+
+def test_merge_endpoints_plans_stub_endpoints() -> None:
+    plan = rel(endpoint_policy="merge_endpoints")
+    assert plan.merge_endpoints is True
+    assert plan.statement.params["from_stub"]["name"] == "A" and plan.statement.params["to_stub"]["name"] == "B"
+
+
+@pytest.mark.parametrize("raw,breadcrumb", [("EMPLOYED_BY", ":EMPLOYED_BY"), (":works_for", ":works_for")])
+def test_relationship_type_remapped_by_absorbs_or_case_drift(raw: str, breadcrumb: str) -> None:
+    plan = rel(type=raw)
+    assert plan.result.type == "WORKS_FOR" and plan.result.remapped_from == breadcrumb
+    assert plan.statement.params["remapped_from"] == breadcrumb
+
+
+def test_free_text_relationship_type() -> None:
+    plan = rel(free_text=True, type="works for")
+    assert plan.result.type == "WORKS_FOR" and plan.result.remapped_from == ":works for"
+    assert rel(free_text=True, type="WORKS_FOR").result.remapped_from is None
+    # Not free text, the same text is not an identifier.
+    assert rejection(rel, type="works for").rejected.details == {"field": "type"}
+
+
+@pytest.mark.parametrize("raw,named", [(":DIRECTED", "DIRECTED"), ("!!!", "!!!")])
+def test_unknown_relationship_type_names_it_and_the_known_ones(raw: str, named: str) -> None:
+    err = rejection(rel, free_text=raw == "!!!", type=raw).rejected
+    assert err.error_code is ErrorCode.SCHEMA_UNKNOWN_LABEL
+    assert err.message == f"relationship type {named!r} is not registered"
+    assert err.details == {"type": named, "known_types": ["WORKS_FOR"]}
+
+
+@pytest.mark.parametrize(
+    "changes,side,label,allowed",
+    [
+        ({"to_label": "Person", "to_keys": {"name": "B"}}, "to", "Person", ["Organization"]),
+        ({"from_label": "Organization"}, "from", "Organization", ["Person"]),
+        # An unknown endpoint label goes to the fallback first, which the type does not allow either.
+        ({"from_label": "Ticket"}, "from", "Entity", ["Person"]),
+    ],
+)
+def test_an_endpoint_label_the_type_does_not_allow(changes: dict, side: str, label: str, allowed: list) -> None:
+    err = rejection(rel, **changes).rejected
+    assert err.error_code is ErrorCode.SCHEMA_UNKNOWN_LABEL
+    assert err.message == f"this relationship type does not allow :{label} as its {side} endpoint"
+    assert err.details == {"reason": "endpoint_label_not_allowed", "endpoint": side, "label": label, "allowed": allowed}
+
+
+@pytest.mark.parametrize("side", ["from", "to"])
+def test_endpoint_keys_are_checked_and_named_by_side(side: str) -> None:
+    assert rejection(rel, **{f"{side}_keys": {}}).rejected.details == {"field": f"{side}_keys"}
+    assert rejection(rel, **{f"{side}_keys": {"bad key": "x"}}).rejected.details == {"field": f"{side}_keys key"}
+    assert rejection(rel, **{f"{side}_keys": {"confidence": 1}}).rejected.details == {"fields": ["confidence"]}
+    one = Policy(limits=Limits(max_properties=1))
+    err = rejection(rel, one, **{f"{side}_keys": {"name": "A", "nick": "B"}}).rejected
+    assert err.details == {"limit": "max_properties", "max": 1, "field": f"{side}_keys"}
+
+
+def test_relationship_labels_are_identifiers_not_free_text() -> None:
+    assert rejection(rel, from_label="a person").rejected.details == {"field": "label"}
+
+
+def test_relationship_property_limits_and_names() -> None:
+    one = Policy(limits=Limits(max_properties=1))
+    err = rejection(rel, one, properties={"since": 2020, "until": 2024}).rejected
+    assert err.details == {"limit": "max_properties", "max": 1, "field": "properties"}
+    assert rejection(rel, properties={"bad key": 1}).rejected.details == {"field": "properties key"}
+
+
+def test_free_text_type_that_reads_as_the_name_keeps_its_spelling() -> None:
+    plan = rel(free_text=True, type=" WORKS_FOR ")
+    assert plan.result.type == "WORKS_FOR" and plan.result.remapped_from == ": WORKS_FOR "
+
+
+def test_labels_and_types_are_identifiers_unless_free_text_is_asked_for() -> None:
+    node_req = WriteNodeRequest.model_validate(
+        {"label": " Person ", "merge_keys": {"name": "A"}, "source": "t", "extraction_method": "api"}
+    )
+    err = rejection(plan_node_write, node_req, REGISTRY, Policy(), PROVIDER, STAMP)
+    assert err.rejected.details == {"field": "label"}
+    rel_req = WriteRelationshipRequest.model_validate(
+        {
+            "type": "works for",
+            "from_label": "Person",
+            "from_keys": {"name": "A"},
+            "to_label": "Organization",
+            "to_keys": {"name": "B"},
+            "properties": {"since": 2020},
+            "source": "t",
+            "extraction_method": "api",
+        }
+    )
+    err = rejection(plan_relationship_write, rel_req, REGISTRY, Policy(), PROVIDER, STAMP)
+    assert err.rejected.details == {"field": "type"}
+    assert rejection(resolve_relationship_type, "works for", REGISTRY).rejected.details == {"field": "type"}
+    assert resolve_relationship_type("works for", REGISTRY, free_text=True).entry.label == "WORKS_FOR"

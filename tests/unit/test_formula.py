@@ -84,3 +84,36 @@ def test_load_provider() -> None:
         load_provider("nonsense")
     with pytest.raises(TypeError):
         load_provider("builtins:object")
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf])
+def test_non_finite_reliability_names_the_field(value: float) -> None:
+    with pytest.raises(GateRejection) as caught:
+        compute_confidence(DefaultFormulaProvider(), value, "api")
+    assert caught.value.rejected.message == "reliability must be a finite number"
+    assert caught.value.rejected.details == {"field": "reliability"}
+
+
+def test_a_failing_provider_is_named_with_its_error() -> None:
+    with pytest.raises(GateRejection) as caught:
+        compute_confidence(Broken(RuntimeError("boom")), 0.5, "api")
+    assert caught.value.rejected.message == "formula provider failed: RuntimeError"
+    assert caught.value.rejected.details == {"provider_error": "boom"}
+
+
+def test_an_output_outside_the_unit_interval_is_reported_as_returned() -> None:
+    with pytest.raises(GateRejection) as caught:
+        compute_confidence(Broken(1.5), 0.5, "api")
+    assert caught.value.rejected.message == "formula provider returned a confidence outside [0.0, 1.0]"
+    assert caught.value.rejected.details == {"returned": "1.5"}
+
+
+@pytest.mark.parametrize("spec", ["nonsense", "write_gate.core.formula:", ":FlatFormulaProvider", ":"])
+def test_a_provider_spec_needs_a_module_and_a_class(spec: str) -> None:
+    with pytest.raises(ValueError, match="WRITE_GATE_FORMULA_PROVIDER must be 'default', 'flat' or 'module:Class'"):
+        load_provider(spec)
+
+
+def test_a_class_that_is_no_provider_is_named() -> None:
+    with pytest.raises(TypeError, match="builtins:object does not implement"):
+        load_provider("builtins:object")

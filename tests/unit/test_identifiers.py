@@ -5,6 +5,7 @@ from write_gate.core.identifiers import (
     PROTECTED_FIELDS,
     PROTECTED_RELATIONSHIP_FIELDS,
     PROVENANCE_FIELDS,
+    as_identifier,
     is_protected,
     normalize_identifier,
     quote,
@@ -34,7 +35,7 @@ def test_128_characters_is_the_limit() -> None:
 
 def test_quote_refuses_unvalidated_text() -> None:
     assert quote("Person") == "`Person`"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^refusing to quote an unvalidated identifier: 'a`b'$"):
         quote("a`b")
 
 
@@ -78,3 +79,35 @@ def test_one_list_of_computed_fields_gives_the_stamps_and_the_protection() -> No
 @pytest.mark.parametrize("raw", ["person", ":person", "::person"])
 def test_breadcrumb_is_one_colon_plus_label(raw: str) -> None:
     assert remap_breadcrumb(raw) == ":person"
+
+
+def test_a_bad_identifier_names_the_field() -> None:
+    with pytest.raises(GateRejection) as caught:
+        normalize_identifier("a b", "merge_keys key")
+    assert caught.value.rejected.details == {"field": "merge_keys key"}
+
+
+@pytest.mark.parametrize("raw", ["X_ray", ":X_ray", "::X_ray"])
+def test_only_colons_are_stripped(raw: str) -> None:
+    # A name that starts with another character keeps it, everywhere names are read.
+    assert normalize_identifier(raw, "label") == "X_ray"
+    assert remap_breadcrumb(raw) == ":X_ray"
+    assert not is_protected(":Xsource") and is_protected(":source")
+
+
+@pytest.mark.parametrize(
+    "text,name",
+    [
+        ("works at", "works_at"),
+        ("  reports-to  ", "reports_to"),
+        ("_X-ray_", "X_ray"),
+        ("1st place", "_1st_place"),
+        ("9", "_9"),
+        ("", None),
+        ("!!!", None),
+        ("é", None),
+        ("x" * 129, None),
+    ],
+)
+def test_free_text_as_an_identifier(text: str, name: str | None) -> None:
+    assert as_identifier(text) == name

@@ -1,12 +1,23 @@
 """Identity keys and search folding, without an engine: the properties they must have on every input."""
 
 import json
+import math
 import unicodedata
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from write_gate.core.identity import HASHED_KEY_PREFIX, SEPARATOR, fold, identity_key
+from write_gate.core.identity import (
+    HASHED_KEY_PREFIX,
+    MAX_PLAIN_KEY,
+    SEPARATOR,
+    fold,
+    folded_properties,
+    folded_value,
+    identity_key,
+    label_fold,
+)
 
 scalars = st.one_of(
     st.text(),
@@ -72,3 +83,46 @@ def test_fold_is_full_unicode_case_folding() -> None:
 @given(st.text())
 def test_folded_text_never_holds_the_separator(text: str) -> None:
     assert SEPARATOR not in fold(text)
+
+
+def test_a_key_is_plain_up_to_its_limit_and_hashed_past_it() -> None:
+    # '{"name":"' + text + '"}' is the text's length plus 11.
+    at_limit = identity_key({"name": "x" * (MAX_PLAIN_KEY - 11)})
+    assert len(at_limit) == MAX_PLAIN_KEY and at_limit.startswith('{"name":"x')
+    past = identity_key({"name": "x" * (MAX_PLAIN_KEY - 10)})
+    assert past.startswith(HASHED_KEY_PREFIX) and len(past) == len(HASHED_KEY_PREFIX) + 64
+
+
+def test_whole_floats_are_integers_only_inside_the_64_bit_range() -> None:
+    assert identity_key({"n": 3.0}) == '{"n":3}' and identity_key({"n": -(2.0**62)}) == '{"n":-4611686018427387904}'
+    assert identity_key({"n": 2.0**63}) == '{"n":9.223372036854776e+18}'
+    assert identity_key({"n": 2.5}) == '{"n":2.5}'
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf])
+def test_no_key_for_a_value_no_engine_compares(value: float) -> None:
+    with pytest.raises(ValueError):
+        identity_key({"n": value})
+
+
+def test_fold_turns_control_characters_into_spaces() -> None:
+    assert fold("Line\nTWO\tthree\x07") == "line two three "
+
+
+def test_folded_values_align_with_text_values_only() -> None:
+    assert folded_value("ÉMILE") == ["émile"]
+    assert folded_value(["A", "Straße"]) == ["a", "strasse"]
+    assert folded_value([]) is None and folded_value(["a", 1]) is None and folded_value(7) is None
+
+
+def test_folded_properties_clear_what_has_no_text() -> None:
+    assert folded_properties({"name": "Ada", "tags": ["X", "y"]}, {"age": 3}) == {
+        "_f_name": ["ada"],
+        "_f_tags": ["x", "y"],
+        "_f_age": [],
+    }
+
+
+def test_label_fold_adds_the_label_as_written() -> None:
+    assert label_fold("Person", None) == ["person"]
+    assert label_fold("Element", "::Xenon") == ["element", "xenon"]

@@ -1,0 +1,230 @@
+"""The parameters each statement builder sends: every value an agent gave, the gate's computed ones (identity key,
+folded search text, stubs, provenance), under the names the statement text uses. The text itself is pinned by
+tests/golden (test_golden.py); these pin what travels beside it."""
+
+import re
+
+from write_gate.core.cypher.dialect import MemgraphDialect
+from write_gate.core.cypher.memory_writes import (
+    NameScope,
+    add_observations,
+    create_node_if_name_absent,
+    create_relationship_if_absent,
+    delete_nodes,
+    delete_observations,
+    delete_relationship,
+)
+from write_gate.core.cypher.reads import ids_by_name
+from write_gate.core.cypher.registry_nodes import defined_schema_entries, record_migration, upsert_schema_entries
+from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
+from write_gate.core.cypher.typed_writes import Link, count_matching, relationship_types_of, typed_delete, typed_write
+from write_gate.core.cypher.writes import endpoint_presence, write_node, write_relationship
+
+NOW = "2026-01-01T00:00:00.000Z"
+PROV = Provenance(0.5, "src", "manual", "0.1.0", NOW, "agent")
+STAMPED = {
+    "confidence": 0.5,
+    "source": "src",
+    "extraction_method": "manual",
+    "write_gate_version": "0.1.0",
+    "written_by": "agent",
+    "last_updated": NOW,
+    "updated_by": "agent",
+}
+ALICE = Endpoint("Person", {"name": "Alice"})
+ACME = Endpoint("Organization", {"name": "Acme", "country": "NL"})
+ALICE_KEY = '{"name":"Alice"}'
+ACME_KEY = '{"country":"NL","name":"Acme"}'
+# A stub is created with its keys, their folded text, its label's, and the search text of all of them.
+ALICE_STUB = {"name": "Alice", "_f_name": ["alice"], "_f__label": ["person"], "_search": "\nalice\nperson"}
+ACME_STUB = {
+    "name": "Acme",
+    "country": "NL",
+    "_f_name": ["acme"],
+    "_f_country": ["nl"],
+    "_f__label": ["organization"],
+    "_search": "\nacme\nnl\norganization",
+}
+
+
+def test_provenance_is_stamped_as_claim_and_change_by_the_writer() -> None:
+    assert PROV.params() == STAMPED
+    assert ALICE.key == ALICE_KEY and ACME.key == ACME_KEY
+
+
+def test_write_node_parameters() -> None:
+    statement = write_node("Person", {"name": "Alice"}, {"age": 3, "bio": "Hi"}, PROV, None)
+    assert dict(statement.params) == {
+        "key": ALICE_KEY,
+        "identity": {"name": "Alice", "_f_name": ["alice"], "_f__label": ["person"]},
+        "properties": {"age": 3, "bio": "Hi", "_f_age": [], "_f_bio": ["hi"]},
+        **STAMPED,
+    }
+
+
+def test_a_remapped_write_node_keeps_the_label_as_written_searchable() -> None:
+    statement = write_node("Person", {"name": "Alice"}, {}, PROV, ":Human")
+    assert dict(statement.params) == {
+        "key": ALICE_KEY,
+        "identity": {"name": "Alice", "_f_name": ["alice"], "_f__label": ["person"]},
+        "properties": {"_f__label": ["person", "human"]},
+        **STAMPED,
+        "remapped_from": ":Human",
+    }
+    assert "$remapped_from" in statement.text
+    assert "$remapped_from" not in write_node("Person", {"name": "Alice"}, {}, PROV, None).text
+
+
+def test_write_relationship_parameters() -> None:
+    statement = write_relationship("WORKS_FOR", ALICE, ACME, {"since": 2020}, PROV, None, False, 0.25)
+    assert dict(statement.params) == {
+        "from_key": ALICE_KEY,
+        "to_key": ACME_KEY,
+        "properties": {"since": 2020},
+        "weight": 0.25,
+        **STAMPED,
+    }
+
+
+def test_write_relationship_merging_endpoints_sends_their_stubs() -> None:
+    statement = write_relationship("WORKS_FOR", ALICE, ACME, {}, PROV, ":EMPLOYED_BY", True)
+    assert dict(statement.params) == {
+        "from_key": ALICE_KEY,
+        "to_key": ACME_KEY,
+        "properties": {},
+        "weight": None,
+        **STAMPED,
+        "from_stub": ALICE_STUB,
+        "to_stub": ACME_STUB,
+        "remapped_from": ":EMPLOYED_BY",
+    }
+
+
+def test_endpoint_presence_parameters() -> None:
+    assert dict(endpoint_presence(ALICE, ACME).params) == {"from_key": ALICE_KEY, "to_key": ACME_KEY}
+
+
+def test_memory_create_relationship_parameters() -> None:
+    plain = create_relationship_if_absent("KNOWS", ALICE, ACME, {"note": "x"}, PROV, None)
+    expected = {"from_key": ALICE_KEY, "to_key": ACME_KEY, "properties": {"note": "x"}, **STAMPED}
+    assert dict(plain.params) == expected
+    remapped = create_relationship_if_absent("KNOWS", ALICE, ACME, {"note": "x"}, PROV, ":knows")
+    assert dict(remapped.params) == {**expected, "remapped_from": ":knows"}
+    assert "$remapped_from" in remapped.text and "$remapped_from" not in plain.text
+
+
+def test_memory_create_node_adds_the_name_and_its_key_to_the_write() -> None:
+    write = write_node("Person", {"name": "Alice"}, {}, PROV, None)
+    statement = create_node_if_name_absent(NameScope(("Person",), ("Npc", "Faction")), "Alice", write)
+    assert dict(statement.params) == {**write.params, "name": "Alice", "name_key": ALICE_KEY}
+    # One variable per lookup, each its own, and all of them in the check.
+    assert re.findall(r"OPTIONAL MATCH \((x\d+):", statement.text) == ["x0", "x1", "x2"]
+    assert "WHERE x1.name = $name" in statement.text and "WHERE x2.name = $name" in statement.text
+    assert "WITH coalesce(x0, x1, x2) AS existing" in statement.text
+    # No label to look in: the write as it is.
+    assert create_node_if_name_absent(NameScope((), ()), "Alice", write) is write
+
+
+def test_memory_observation_parameters() -> None:
+    added = add_observations(7, "Alice", ["Likes TEA", "x"], NOW, "agent")
+    assert dict(added.params) == {
+        "id": 7,
+        "name": "Alice",
+        "contents": ["Likes TEA", "x"],
+        "folded": ["likes tea", "x"],
+        "last_updated": NOW,
+        "updated_by": "agent",
+    }
+    deleted = delete_observations(7, "Alice", ["x"], NOW, "agent")
+    assert dict(deleted.params) == {
+        "id": 7,
+        "name": "Alice",
+        "observations": ["x"],
+        "last_updated": NOW,
+        "updated_by": "agent",
+    }
+
+
+def test_memory_delete_parameters() -> None:
+    assert dict(delete_nodes([1, 2], ["A"], None).params) == {"ids": [1, 2], "names": ["A"]}
+    granted = delete_nodes([1, 2], ["A"], ["KNOWS"])
+    assert dict(granted.params) == {"ids": [1, 2], "names": ["A"], "allowed_types": ["KNOWS"]}
+    assert dict(delete_relationship("KNOWS", 1, "A", 2, "B").params) == {
+        "from_id": 1,
+        "from_name": "A",
+        "to_id": 2,
+        "to_name": "B",
+    }
+
+
+def test_typed_write_add_parameters() -> None:
+    rivendell = Endpoint("Location", {"name": "Rivendell"})
+    statement = typed_write(
+        "Npc",
+        {"name": "Gandalf"},
+        {"role": "Wizard"},
+        PROV,
+        [Link("LOCATED_IN", (rivendell,))],
+        create=True,
+        merge_endpoints=False,
+        weight=0.75,
+    )
+    assert dict(statement.params) == {
+        "key": '{"name":"Gandalf"}',
+        "weight": 0.75,
+        "to0_key": '{"name":"Rivendell"}',
+        "identity": {"name": "Gandalf", "_f_name": ["gandalf"], "_f__label": ["npc"]},
+        "properties": {"role": "Wizard", "_f_role": ["wizard"]},
+        **STAMPED,
+    }
+
+
+def test_typed_write_update_merging_targets_names_each_target_once() -> None:
+    ents = Endpoint("Entity", {"name": "Ents"})
+    rohan = Endpoint("Faction", {"name": "Rohan"})
+    statement = typed_write(
+        "Faction",
+        {"name": "Fellowship"},
+        {},
+        PROV,
+        [Link("ALLIED_WITH", (rohan, ents)), Link("BASED_IN", (ents,)), Link("RIVAL_OF", ())],
+        create=False,
+        merge_endpoints=True,
+    )
+    assert dict(statement.params) == {
+        "key": '{"name":"Fellowship"}',
+        "weight": None,
+        "to0_key": '{"name":"Rohan"}',
+        "to0_stub": {"name": "Rohan", "_f_name": ["rohan"], "_f__label": ["faction"], "_search": "\nrohan\nfaction"},
+        "to1_key": '{"name":"Ents"}',
+        "to1_stub": {"name": "Ents", "_f_name": ["ents"], "_f__label": ["entity"], "_search": "\nents\nentity"},
+        "properties": {},
+        **STAMPED,
+    }
+
+
+def test_typed_delete_and_its_reads_parameters() -> None:
+    assert dict(typed_delete("Npc", {"name": "Gandalf"}, None).params) == {"key": '{"name":"Gandalf"}'}
+    granted = typed_delete("Npc", {"name": "Gandalf"}, ["LOCATED_IN"])
+    assert dict(granted.params) == {"key": '{"name":"Gandalf"}', "allowed_types": ["LOCATED_IN"]}
+    assert dict(relationship_types_of(ALICE).params) == {"key": ALICE_KEY}
+    assert dict(count_matching(ACME).params) == {"key": ACME_KEY}
+
+
+def test_registry_statement_parameters() -> None:
+    entries = [{"name": "Person", "allowed": True}]
+    assert dict(upsert_schema_entries(entries, NOW).params) == {"entries": entries, "changed_at": NOW}
+    assert dict(defined_schema_entries(["Person"]).params) == {"names": ["Person"]}
+    assert dict(record_migration("0001", NOW).params) == {"name": "0001", "applied_at": NOW}
+
+
+def test_ids_by_name_looks_in_every_label_or_nowhere() -> None:
+    assert ids_by_name([], []) is None
+    statement = ids_by_name(["Person"], ["Npc"])
+    assert isinstance(statement, Statement) and statement.text.count("UNION ALL") == 1
+
+
+def test_a_composite_unique_constraint_names_every_key() -> None:
+    assert MemgraphDialect().create_unique_constraint("City", "name", "country") == (
+        "CREATE CONSTRAINT ON (n:`City`) ASSERT n.`name`, n.`country` IS UNIQUE"
+    )
