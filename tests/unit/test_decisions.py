@@ -350,7 +350,9 @@ def test_relationship_plan_has_its_endpoints_properties_and_provenance() -> None
     assert plan.result.remapped_from is None and plan.result.type == "WORKS_FOR"
     params = plan.statement.params
     assert params["weight"] == 0.25 and "from_stub" not in params and "remapped_from" not in params
-    assert params["properties"] == {"since": 2020} and params["source"] == "t" and params["written_by"] == "tester"
+    claim = ["tester", "t", "api", 0.5, STAMP.now]  # the value travels with its claim
+    assert params["properties"] == {"since": 2020, "_p_since": claim}
+    assert params["source"] == "t" and params["written_by"] == "tester"
 
 
 def test_merge_endpoints_plans_stub_endpoints() -> None:

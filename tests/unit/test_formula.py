@@ -110,7 +110,10 @@ def test_an_output_outside_the_unit_interval_is_reported_as_returned() -> None:
 
 @pytest.mark.parametrize("spec", ["nonsense", "write_gate.core.formula:", ":FlatFormulaProvider", ":"])
 def test_a_provider_spec_needs_a_module_and_a_class(spec: str) -> None:
-    with pytest.raises(ValueError, match="WRITE_GATE_FORMULA_PROVIDER must be 'default', 'flat' or 'module:Class'"):
+    with pytest.raises(
+        ValueError,
+        match="WRITE_GATE_FORMULA_PROVIDER must be one of 'default', 'flat', 'admiralty', 'stix' or 'module:Class'",
+    ):
         load_provider(spec)
 
 

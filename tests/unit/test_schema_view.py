@@ -17,7 +17,7 @@ def test_a_label_view_shows_everything_an_agent_needs_to_write_it() -> None:
         fallback=True,
         description="a human",
     )
-    assert label_view(entry, 12) == LabelView(
+    assert label_view(entry, 12, "reject") == LabelView(
         name="Person",
         description="a human",
         required_properties=["name", "email"],
@@ -26,6 +26,7 @@ def test_a_label_view_shows_everything_an_agent_needs_to_write_it() -> None:
             "age": {"type": "integer"},
             "city": {"type": "string", "relationship": {"type": "LIVES_IN", "to_label": "City"}},
         },
+        undeclared_properties="reject",  # the gate's default, as the entry names none
         count=12,
         merge_keys=["name", "email"],
         fallback=True,
@@ -42,13 +43,15 @@ def test_a_relationship_type_view_shows_its_endpoints() -> None:
         from_labels=("Person",),
         to_labels=("Organization", "Team"),
         description="employment",
+        undeclared_properties="remap",
     )
-    assert relationship_view(entry, 3) == RelationshipTypeView(
+    assert relationship_view(entry, 3, "allow") == RelationshipTypeView(
         name="WORKS_FOR",
         description="employment",
         required_properties=["since"],
         absorbs=["EMPLOYED_BY"],
         property_types={"since": {"type": "integer"}},
+        undeclared_properties="remap",  # the entry's own beats the gate's
         count=3,
         from_labels=["Person"],
         to_labels=["Organization", "Team"],

@@ -31,15 +31,33 @@ STAMPED = {
     "last_updated": NOW,
     "updated_by": "agent",
 }
+# Each value a write sets travels with its claim (core.claims): who, from where, how, how sure, when.
+CLAIM = ["agent", "src", "manual", 0.5, NOW]
+
+
+def claimed(*names: str) -> dict[str, list]:
+    return {f"_p_{name}": CLAIM for name in names}
+
+
 ALICE = Endpoint("Person", {"name": "Alice"})
 ACME = Endpoint("Organization", {"name": "Acme", "country": "NL"})
 ALICE_KEY = '{"name":"Alice"}'
 ACME_KEY = '{"country":"NL","name":"Acme"}'
 # A stub is created with its keys, their folded text, its label's, and the search text of all of them.
-ALICE_STUB = {"name": "Alice", "_f_name": ["alice"], "_f__label": ["person"], "_search": "\nalice\nperson"}
+# Created with its keys' claims, and when.
+ALICE_STUB = {
+    "name": "Alice",
+    **claimed("name"),
+    "_f_name": ["alice"],
+    "_f__label": ["person"],
+    "created_at": NOW,
+    "_search": "\nalice\nperson",
+}
 ACME_STUB = {
     "name": "Acme",
     "country": "NL",
+    **claimed("name", "country"),
+    "created_at": NOW,
     "_f_name": ["acme"],
     "_f_country": ["nl"],
     "_f__label": ["organization"],
@@ -56,8 +74,14 @@ def test_write_node_parameters() -> None:
     statement = write_node("Person", {"name": "Alice"}, {"age": 3, "bio": "Hi"}, PROV, None)
     assert dict(statement.params) == {
         "key": ALICE_KEY,
-        "identity": {"name": "Alice", "_f_name": ["alice"], "_f__label": ["person"]},
-        "properties": {"age": 3, "bio": "Hi", "_f_age": [], "_f_bio": ["hi"]},
+        "identity": {
+            "name": "Alice",
+            **claimed("name"),
+            "_f_name": ["alice"],
+            "_f__label": ["person"],
+            "created_at": NOW,
+        },
+        "properties": {"age": 3, "bio": "Hi", **claimed("age", "bio"), "_f_age": [], "_f_bio": ["hi"]},
         **STAMPED,
     }
 
@@ -66,7 +90,13 @@ def test_a_remapped_write_node_keeps_the_label_as_written_searchable() -> None:
     statement = write_node("Person", {"name": "Alice"}, {}, PROV, ":Human")
     assert dict(statement.params) == {
         "key": ALICE_KEY,
-        "identity": {"name": "Alice", "_f_name": ["alice"], "_f__label": ["person"]},
+        "identity": {
+            "name": "Alice",
+            **claimed("name"),
+            "_f_name": ["alice"],
+            "_f__label": ["person"],
+            "created_at": NOW,
+        },
         "properties": {"_f__label": ["person", "human"]},
         **STAMPED,
         "remapped_from": ":Human",
@@ -80,7 +110,7 @@ def test_write_relationship_parameters() -> None:
     assert dict(statement.params) == {
         "from_key": ALICE_KEY,
         "to_key": ACME_KEY,
-        "properties": {"since": 2020},
+        "properties": {"since": 2020, **claimed("since")},
         "weight": 0.25,
         **STAMPED,
     }
@@ -106,7 +136,7 @@ def test_endpoint_presence_parameters() -> None:
 
 def test_memory_create_relationship_parameters() -> None:
     plain = create_relationship_if_absent("KNOWS", ALICE, ACME, {"note": "x"}, PROV, None)
-    expected = {"from_key": ALICE_KEY, "to_key": ACME_KEY, "properties": {"note": "x"}, **STAMPED}
+    expected = {"from_key": ALICE_KEY, "to_key": ACME_KEY, "properties": {"note": "x", **claimed("note")}, **STAMPED}
     assert dict(plain.params) == expected
     remapped = create_relationship_if_absent("KNOWS", ALICE, ACME, {"note": "x"}, PROV, ":knows")
     assert dict(remapped.params) == {**expected, "remapped_from": ":knows"}
@@ -126,7 +156,7 @@ def test_memory_create_node_adds_the_name_and_its_key_to_the_write() -> None:
 
 
 def test_memory_observation_parameters() -> None:
-    added = add_observations(7, "Alice", ["Likes TEA", "x"], NOW, "agent")
+    added = add_observations(7, "Alice", ["Likes TEA", "x"], NOW, "agent", CLAIM)
     assert dict(added.params) == {
         "id": 7,
         "name": "Alice",
@@ -134,14 +164,16 @@ def test_memory_observation_parameters() -> None:
         "folded": ["likes tea", "x"],
         "last_updated": NOW,
         "updated_by": "agent",
+        "claim": CLAIM,  # the observations list's claim: whoever last changed it
     }
-    deleted = delete_observations(7, "Alice", ["x"], NOW, "agent")
+    deleted = delete_observations(7, "Alice", ["x"], NOW, "agent", CLAIM)
     assert dict(deleted.params) == {
         "id": 7,
         "name": "Alice",
         "observations": ["x"],
         "last_updated": NOW,
         "updated_by": "agent",
+        "claim": CLAIM,
     }
 
 
@@ -173,8 +205,14 @@ def test_typed_write_add_parameters() -> None:
         "key": '{"name":"Gandalf"}',
         "weight": 0.75,
         "to0_key": '{"name":"Rivendell"}',
-        "identity": {"name": "Gandalf", "_f_name": ["gandalf"], "_f__label": ["npc"]},
-        "properties": {"role": "Wizard", "_f_role": ["wizard"]},
+        "identity": {
+            "name": "Gandalf",
+            **claimed("name"),
+            "_f_name": ["gandalf"],
+            "_f__label": ["npc"],
+            "created_at": NOW,
+        },
+        "properties": {"role": "Wizard", **claimed("role"), "_f_role": ["wizard"]},
         **STAMPED,
     }
 
@@ -195,9 +233,23 @@ def test_typed_write_update_merging_targets_names_each_target_once() -> None:
         "key": '{"name":"Fellowship"}',
         "weight": None,
         "to0_key": '{"name":"Rohan"}',
-        "to0_stub": {"name": "Rohan", "_f_name": ["rohan"], "_f__label": ["faction"], "_search": "\nrohan\nfaction"},
+        "to0_stub": {
+            "name": "Rohan",
+            **claimed("name"),
+            "_f_name": ["rohan"],
+            "_f__label": ["faction"],
+            "created_at": NOW,
+            "_search": "\nrohan\nfaction",
+        },
         "to1_key": '{"name":"Ents"}',
-        "to1_stub": {"name": "Ents", "_f_name": ["ents"], "_f__label": ["entity"], "_search": "\nents\nentity"},
+        "to1_stub": {
+            "name": "Ents",
+            **claimed("name"),
+            "_f_name": ["ents"],
+            "_f__label": ["entity"],
+            "created_at": NOW,
+            "_search": "\nents\nentity",
+        },
         "properties": {},
         **STAMPED,
     }
