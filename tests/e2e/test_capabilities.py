@@ -38,9 +38,9 @@ PROV = {"source": "caps", "extraction_method": "manual"}
 # 43,137 with the reads' opt-in `provenance` argument (issue 12: about 275 bytes in each of the three reads);
 # 10,472 and 44,468 with property-name policies (write_node's and get_schema's descriptions, property_remaps in
 # every write's answer) and a pattern for graded extraction methods; then find_duplicates and merge_entities in
-# the gate profile (about 1,900 bytes).
+# the gate profile (about 1,900 bytes; 45,224 with the rpg schemas, and about 1,200 more with admiralty's pattern).
 GATE_BUDGET = 12_600
-RPG_BUDGET = 44_600
+RPG_BUDGET = 46_600
 
 
 def legacy(settings: Settings, **kwargs: Any) -> Client:
@@ -293,7 +293,7 @@ async def test_grading_providers_advertise_a_pattern_not_every_method(
     advertised = [t["inputSchema"]["properties"]["extraction_method"] for t in typed]
     assert len(advertised) == 22 and all("pattern" in a and "enum" not in a for a in advertised)
     if provider == "admiralty":
-        assert len(tools) == 42 and schema_bytes(tools) <= RPG_BUDGET
+        assert len(tools) == 44 and schema_bytes(tools) <= RPG_BUDGET
 
 
 def undeclared_required(schema: Any) -> list[str]:

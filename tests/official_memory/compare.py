@@ -56,7 +56,7 @@ EXPECTED: dict[str, str] = {
     "tool_descriptions": "tool and argument descriptions say what the gate adds (the registry, paging); names "
     "and titles are the official ones",
     "read_arguments": "the reads take optional arguments the official server's do not: limit and cursor "
-    "(paging), labels (a filter), relations_limit (open_nodes)",
+    "(paging), labels (a filter), relations_limit (open_nodes), provenance (each value's claim, and a filter by it)",
     "output_schemas": "each output schema is anyOf the success (every official key, extras beside) and the "
     "rejection, so a refusal validates too",
     "resources": "no memory://knowledge-graph resource (read_graph answers it, page by page); the schema "

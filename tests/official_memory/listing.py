@@ -10,7 +10,7 @@ IDEMPOTENT_HERE = {"create_entities", "create_relations", "add_observations"}
 KNOWLEDGE_GRAPH = "memory://knowledge-graph"
 SCHEMA_RESOURCES = {"write-gate://schema", "write-gate://schema/{name}"}
 # The reads' optional arguments beside the official ones: paging, a label filter, relations per entity.
-READ_ARGUMENTS = {"limit", "cursor", "labels", "relations_limit"}
+READ_ARGUMENTS = {"limit", "cursor", "labels", "relations_limit", "provenance"}
 
 
 def compare_listings(ours: dict[str, Any], theirs: dict[str, Any], note: Callable[[str], None]) -> Report:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
 from write_gate.core.claims import ClaimFilter, ValueProvenance, split_claims
@@ -71,7 +71,8 @@ class ProvenanceQuery(_Request):
     agent: Text | SkipJsonSchema[None] = None
     source: Text | SkipJsonSchema[None] = None
     min_confidence: float | SkipJsonSchema[None] = None
-    since: datetime | SkipJsonSchema[None] = None
+    # A time, advertised as a plain string: JSON Schema's "date-time" format makes some clients' validators warn.
+    since: Annotated[datetime, WithJsonSchema({"type": "string"})] | SkipJsonSchema[None] = None
 
     def claim_filter(self) -> ClaimFilter:
         since = as_utc_text(self.since) if self.since is not None else None
