@@ -272,6 +272,24 @@ async def open_client(settings: Settings, transport: str, profile: str = "gate")
         yield client
 
 
+# --- calling a tool and expecting an outcome -----------------------------------------------------
+
+
+async def ok(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """The tool's structured answer, which must not be an error."""
+    result = await client.call_tool(tool, args)
+    assert not result.is_error, result.structured_content
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def rejected(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """The tool's structured rejection, which must be one."""
+    result = await client.call_tool(tool, args)
+    assert result.is_error, result.structured_content
+    return result.structured_content
+
+
 # The MCP specification's defaults for a hint a tool leaves out (the gate states only the others).
 _HINT_DEFAULTS = {"read_only_hint": False, "destructive_hint": True, "idempotent_hint": False, "open_world_hint": True}
 

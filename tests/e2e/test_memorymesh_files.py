@@ -13,8 +13,7 @@ import jsonschema
 import pytest
 from mcp import Client
 
-from tests.conftest import MATRIX_SCHEMAS, TESTS, hint, open_client
-from tests.e2e.test_typed_tools import ok, rejected
+from tests.conftest import MATRIX_SCHEMAS, TESTS, hint, ok, open_client, rejected
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings

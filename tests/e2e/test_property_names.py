@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import TESTS, open_client
-from tests.e2e.test_typed_tools import ok, rejected
+from tests.conftest import TESTS, ok, open_client, rejected
 from write_gate.core.claims import CLAIM_PREFIX
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import PROPERTY_REMAPS_FIELD, PROTECTED_FIELDS

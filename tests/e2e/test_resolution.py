@@ -9,7 +9,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.conftest import MATRIX_SCHEMAS, open_client
+from tests.conftest import MATRIX_SCHEMAS, ok, open_client, rejected
 from write_gate.access.agents import AgentsFile, Grant
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
@@ -28,18 +28,6 @@ PROV = {"source": "crm", "extraction_method": "manual", "reliability": 0.8}
 async def client(settings: Settings, matrix_graph: GraphBackend) -> AsyncIterator[Client]:
     async with open_client(settings, "in_process") as client:
         yield client
-
-
-async def ok(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(tool, args)
-    assert not result.is_error, result.structured_content
-    return result.structured_content
-
-
-async def rejected(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(tool, args)
-    assert result.is_error, result.structured_content
-    return result.structured_content
 
 
 async def node(client: Client, label: str, name: str, **properties: Any) -> None:

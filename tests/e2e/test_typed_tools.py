@@ -12,7 +12,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from tests.conftest import MATRIX_SCHEMAS, hint, open_client
+from tests.conftest import MATRIX_SCHEMAS, hint, ok, open_client, rejected
 from write_gate.access.agents import AgentsFile, Grant
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
@@ -32,18 +32,6 @@ async def rpg(settings: Settings, graph: GraphBackend) -> AsyncIterator[Client]:
     await load_into_graph(graph, read_sources([RPG, MATRIX_SCHEMAS]))
     async with open_client(settings, "in_process") as client:
         yield client
-
-
-async def ok(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(tool, args)
-    assert not result.is_error, result.structured_content
-    return result.structured_content
-
-
-async def rejected(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(tool, args)
-    assert result.is_error, result.structured_content
-    return result.structured_content
 
 
 async def located(graph: GraphBackend, name: str) -> list[str]:

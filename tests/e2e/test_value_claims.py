@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import MATRIX_SCHEMAS, open_client
+from tests.conftest import MATRIX_SCHEMAS, ok, open_client
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
@@ -38,13 +38,6 @@ async def api_bot(loaded: Settings) -> AsyncIterator[Client]:
 async def llm_bot(loaded: Settings) -> AsyncIterator[Client]:
     async with open_client(loaded.model_copy(update={"agent": "llm-bot"}), "in_process") as client:
         yield client
-
-
-async def ok(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(tool, args)
-    assert not result.is_error, result.structured_content
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 async def node(graph: GraphBackend, label: str, name: str) -> dict[str, Any]:
