@@ -23,6 +23,8 @@ from write_gate.core.identity import identity_key
 from write_gate.core.model import (
     ErrorCode,
     GateRejection,
+    NodeWritten,
+    RelationshipWritten,
     WriteNodeRequest,
     WriteRelationshipRequest,
     validation_problems,
@@ -153,15 +155,7 @@ async def write_nodes(gate: Gate, items: list[WriteNodeRequest | ValidationError
                 **plan.provenance.params(),
             }
         )
-        outcomes[i] = ItemOutcome(
-            index=i,
-            status="written",
-            label=result.label,
-            merge_keys=result.merge_keys,
-            confidence=result.confidence,
-            remapped_from=result.remapped_from,
-            property_remaps=result.property_remaps or None,
-        )
+        outcomes[i] = _node_written(i, result)
     for label, rows in groups.items():
         text = write_nodes_batch(label)
         for wave in _waves(rows, lambda row: row["key"]):
@@ -182,6 +176,11 @@ async def _one_node(gate: Gate, i: int, request: WriteNodeRequest, agent: Agent)
         result = await gate.write_node(request, agent)
     except GateRejection as exc:
         return _rejected(i, exc)
+    return _node_written(i, result)
+
+
+def _node_written(i: int, result: NodeWritten) -> ItemOutcome:
+    """An item written, as its single tool would have answered it (batched, or redirected past an alias)."""
     return ItemOutcome(
         index=i,
         status="written",
@@ -189,6 +188,21 @@ async def _one_node(gate: Gate, i: int, request: WriteNodeRequest, agent: Agent)
         merge_keys=result.merge_keys,
         confidence=result.confidence,
         remapped_from=result.remapped_from,
+        property_remaps=result.property_remaps or None,
+    )
+
+
+def _relationship_written(i: int, result: RelationshipWritten, *, stored: bool = True) -> ItemOutcome:
+    """`stored=False`: planned only, its weight and stub endpoints are known once the batch statement ran."""
+    return ItemOutcome(
+        index=i,
+        status="written",
+        label=result.type,
+        confidence=result.confidence,
+        remapped_from=result.remapped_from,
+        property_remaps=result.property_remaps or None,
+        weight=result.weight if stored else None,
+        stub_endpoints=list(result.stub_endpoints) if stored else None,
     )
 
 
@@ -226,14 +240,7 @@ async def write_relationships(
                 **plan.provenance.params(),
             }
         )
-        outcomes[i] = ItemOutcome(
-            index=i,
-            status="written",
-            label=plan.result.type,
-            confidence=plan.result.confidence,
-            remapped_from=plan.result.remapped_from,
-            property_remaps=plan.result.property_remaps or None,
-        )
+        outcomes[i] = _relationship_written(i, plan.result, stored=False)
     for (type_, from_label, to_label, merge_endpoints), rows in groups.items():
         text = write_relationships_batch(type_, from_label, to_label, merge_endpoints)
         for wave in _waves(rows, lambda row: (row["from_key"], row["to_key"])):
@@ -271,15 +278,7 @@ async def _through_aliases(
             except GateRejection as exc:
                 outcomes[i] = _rejected(i, exc)
                 continue
-            outcomes[i] = ItemOutcome(
-                index=i,
-                status="written",
-                label=result.type,
-                confidence=result.confidence,
-                remapped_from=result.remapped_from,
-                weight=result.weight,
-                stub_endpoints=list(result.stub_endpoints),
-            )
+            outcomes[i] = _relationship_written(i, result)
 
 
 async def _write_relationship_wave(
