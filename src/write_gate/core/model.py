@@ -25,6 +25,8 @@ class ErrorCode(StrEnum):
     PERMISSION_DENIED = "PERMISSION_DENIED"
     # The memory profile's add_observations names an entity that does not exist (as the official server errs).
     ENTITY_NOT_FOUND = "ENTITY_NOT_FOUND"
+    # A write would change a value another writer claims, under a `reject` policy (core.conflicts).
+    CONFLICT = "CONFLICT"
     # A defect in the gate itself, reported instead of crashing; tests assert it never appears.
     INTERNAL_ERROR = "INTERNAL_ERROR"
 

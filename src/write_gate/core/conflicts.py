@@ -1,0 +1,123 @@
+"""Conflicts between writers, decided purely (issue 12, item 3; not yet wired into any write path).
+
+A conflict is a write that would change a value whose claim (`core.claims`) is another writer's: a
+different agent or a different source. The same agent restating its own source's value is a correction,
+not a conflict. A policy per property decides what the write does to that value:
+
+- `last_writer_wins`: the incoming value is written (today's result); the conflict is recorded.
+- `higher_confidence_wins`: the incoming value is written only if its confidence is at least the current
+  one's (a tie goes to the newer); otherwise the current value stays; recorded either way.
+- `reject`: the whole write is refused with CONFLICT; the details carry the current values' claims, never
+  the values.
+- `keep_both`: the current value stays and the incoming one is held as a claim beside it; the conflict
+  stays open until resolved.
+
+Atomicity is the caller's: it reads the node's values, claims and revision, decides here, and writes with a
+guard on the revision; `retry` says whether a write that lost the race may try again.
+"""
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from write_gate.core.claims import ValueProvenance, claim_name, parse_claim
+from write_gate.core.model import ErrorCode, GateRejection
+
+# How many times a write whose revision guard failed is decided again before it is refused.
+MAX_ATTEMPTS = 5
+
+
+class ConflictPolicy(StrEnum):
+    LAST_WRITER_WINS = "last_writer_wins"
+    HIGHER_CONFIDENCE_WINS = "higher_confidence_wins"
+    REJECT = "reject"
+    KEEP_BOTH = "keep_both"
+
+
+class Outcome(StrEnum):
+    OVERWRITTEN = "overwritten"  # the incoming value replaced the current one
+    KEPT = "kept"  # the current value stayed; the incoming one is recorded only
+    OPEN = "open"  # keep_both: the incoming value is held beside the current one
+
+
+@dataclass(frozen=True)
+class Conflict:
+    property: str
+    policy: ConflictPolicy
+    outcome: Outcome
+    current: ValueProvenance
+    incoming: ValueProvenance
+
+
+@dataclass(frozen=True)
+class Decision:
+    write: dict[str, Any]  # the properties to set (the incoming ones the policies let through)
+    held: dict[str, Any]  # keep_both: the incoming values held beside the current ones, by property
+    conflicts: list[Conflict] = field(default_factory=list)
+
+
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def is_conflict(current: Any, claim: ValueProvenance | None, incoming: Any, by: ValueProvenance) -> bool:
+    """A change of value over another writer's claim. A value with no claim (written before claims) has no
+    writer to conflict with."""
+    if claim is None or _same(current, incoming):
+        return False
+    return claim.agent != by.agent or claim.source != by.source
+
+
+def decide(
+    current: Mapping[str, Any],
+    incoming: Mapping[str, Any],
+    by: ValueProvenance,
+    policy_of: Callable[[str], ConflictPolicy],
+) -> Decision:
+    """What a write of `incoming` (claimed `by`) does to a node or relationship holding `current` (its stored
+    properties, claims included). Raises CONFLICT when a `reject` property would change."""
+    write: dict[str, Any] = {}
+    held: dict[str, Any] = {}
+    conflicts: list[Conflict] = []
+    for prop, value in incoming.items():
+        claim = parse_claim(current.get(claim_name(prop)))
+        if prop not in current or not is_conflict(current[prop], claim, value, by):
+            write[prop] = value
+            continue
+        assert claim is not None  # is_conflict says so
+        policy = policy_of(prop)
+        if policy is ConflictPolicy.LAST_WRITER_WINS or (
+            policy is ConflictPolicy.HIGHER_CONFIDENCE_WINS and by.confidence >= claim.confidence
+        ):
+            write[prop] = value
+            outcome = Outcome.OVERWRITTEN
+        elif policy is ConflictPolicy.KEEP_BOTH:
+            held[prop] = value
+            outcome = Outcome.OPEN
+        else:
+            outcome = Outcome.KEPT
+        conflicts.append(Conflict(prop, policy, outcome, claim, by))
+    refused = [c for c in conflicts if c.policy is ConflictPolicy.REJECT]
+    if refused:
+        raise GateRejection(
+            ErrorCode.CONFLICT,
+            f"{', '.join(c.property for c in refused)} would change a value another writer claims",
+            conflicts=[{"property": c.property, "current": c.current.model_dump()} for c in refused],
+        )
+    return Decision(write, held, conflicts)
+
+
+def retry(guard_held: bool, attempt: int, max_attempts: int = MAX_ATTEMPTS) -> bool:
+    """After a guarded write: False when it was written; True when another writer changed the node since it
+    was read and there are attempts left (decide again on fresh values); CONFLICT when none are left."""
+    if guard_held:
+        return False
+    if attempt + 1 < max_attempts:
+        return True
+    raise GateRejection(
+        ErrorCode.CONFLICT,
+        f"the node kept changing under concurrent writers; gave up after {max_attempts} attempts",
+        reason="contention",
+        attempts=max_attempts,
+    )
