@@ -42,6 +42,7 @@ def test_last_writer_wins_writes_and_records() -> None:
     assert d.write == {"age": 99, "nickname": "Al"} and d.held == {}
     [c] = d.conflicts
     assert (c.property, c.outcome, c.current, c.incoming) == ("age", Outcome.OVERWRITTEN, API, LLM)
+    assert (c.current_value, c.incoming_value) == (36, 99)
 
 
 def test_higher_confidence_wins_keeps_the_surer_value() -> None:
@@ -53,13 +54,25 @@ def test_higher_confidence_wins_keeps_the_surer_value() -> None:
     assert decide(ALICE, {"age": 99}, tie, policy(ConflictPolicy.HIGHER_CONFIDENCE_WINS)).write == {"age": 99}
 
 
-def test_reject_refuses_the_whole_write_with_the_current_claim_and_no_values() -> None:
+def test_reject_refuses_the_whole_write_with_the_current_value_and_its_claim() -> None:
     with pytest.raises(GateRejection) as caught:
         decide(ALICE, {"age": 99, "nickname": "Al"}, LLM, policy(ConflictPolicy.REJECT))
     rejected = caught.value.rejected
     assert rejected.error_code is ErrorCode.CONFLICT
-    assert rejected.details == {"conflicts": [{"property": "age", "current": API.model_dump()}]}
-    assert "99" not in rejected.message and "36" not in rejected.message
+    assert rejected.details == {"conflicts": [{"property": "age", "current_value": 36, "current": API.model_dump()}]}
+
+
+def test_higher_confidence_wins_compares_effective_confidences() -> None:
+    # A stale strong claim (decayed below the fresh one) loses; the same claims without decay keep it.
+    fresh = LLM.model_copy(update={"confidence": 0.5})
+    stale = {"api-bot": 0.1}
+
+    def weigh(claim: ValueProvenance) -> float:
+        return stale.get(claim.agent, claim.confidence)
+
+    d = decide(ALICE, {"age": 99}, fresh, policy(ConflictPolicy.HIGHER_CONFIDENCE_WINS), weigh)
+    assert d.write == {"age": 99} and [c.outcome for c in d.conflicts] == [Outcome.OVERWRITTEN]
+    assert decide(ALICE, {"age": 99}, fresh, policy(ConflictPolicy.HIGHER_CONFIDENCE_WINS)).write == {}
 
 
 def test_keep_both_holds_the_incoming_value_and_leaves_the_conflict_open() -> None:

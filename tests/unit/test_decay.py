@@ -2,7 +2,8 @@
 
 from datetime import UTC, datetime, timedelta
 
-from write_gate.core.decay import effective_confidence, half_life_days, parse_at
+from write_gate.core.claims import ValueProvenance
+from write_gate.core.decay import effective_confidence, half_life_days, parse_at, weigher
 
 WRITTEN = "2026-01-01T00:00:00.000Z"
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -36,3 +37,11 @@ def test_the_label_half_life_comes_before_the_method_s() -> None:
 
 def test_stored_times_parse_as_utc() -> None:
     assert parse_at("2026-01-01T00:00:00.000Z") == T0
+
+
+def test_the_weigher_takes_the_label_half_life_before_the_method_one() -> None:
+    claim = ValueProvenance(agent="a", source="s", extraction_method="llm", confidence=0.8, at=WRITTEN)
+    later = T0 + timedelta(days=30)
+    assert weigher(None, {"llm": 30}, later)(claim) == 0.4
+    assert weigher(60, {"llm": 30}, later)(claim) == 0.565685
+    assert weigher(None, {"manual": 30}, later)(claim) == 0.8

@@ -1,14 +1,13 @@
-"""Conflicts between writers, decided purely (issue 12, item 3; not yet wired into any write path).
+"""Conflicts between writers, decided purely (issue 12, item 3).
 
 A conflict is a write that would change a value whose claim (`core.claims`) is another writer's: a
 different agent or a different source. The same agent restating its own source's value is a correction,
 not a conflict. A policy per property decides what the write does to that value:
 
 - `last_writer_wins`: the incoming value is written (today's result); the conflict is recorded.
-- `higher_confidence_wins`: the incoming value is written only if its confidence is at least the current
-  one's (a tie goes to the newer); otherwise the current value stays; recorded either way.
-- `reject`: the whole write is refused with CONFLICT; the details carry the current values' claims, never
-  the values.
+- `higher_confidence_wins`: the incoming value is written only if its effective confidence (after decay) is
+  at least the current one's (a tie goes to the newer); otherwise the current value stays; recorded either way.
+- `reject`: the whole write is refused with CONFLICT; the details carry each current value and its claim.
 - `keep_both`: the current value stays and the incoming one is held as a claim beside it; the conflict
   stays open until resolved.
 
@@ -23,16 +22,10 @@ from typing import Any
 
 from write_gate.core.claims import ValueProvenance, claim_name, parse_claim
 from write_gate.core.model import ErrorCode, GateRejection
+from write_gate.core.registry import ConflictPolicy
 
 # How many times a write whose revision guard failed is decided again before it is refused.
 MAX_ATTEMPTS = 5
-
-
-class ConflictPolicy(StrEnum):
-    LAST_WRITER_WINS = "last_writer_wins"
-    HIGHER_CONFIDENCE_WINS = "higher_confidence_wins"
-    REJECT = "reject"
-    KEEP_BOTH = "keep_both"
 
 
 class Outcome(StrEnum):
@@ -46,15 +39,21 @@ class Conflict:
     property: str
     policy: ConflictPolicy
     outcome: Outcome
+    current_value: Any
     current: ValueProvenance
+    incoming_value: Any
     incoming: ValueProvenance
 
 
 @dataclass(frozen=True)
 class Decision:
     write: dict[str, Any]  # the properties to set (the incoming ones the policies let through)
-    held: dict[str, Any]  # keep_both: the incoming values held beside the current ones, by property
     conflicts: list[Conflict] = field(default_factory=list)
+
+    @property
+    def held(self) -> dict[str, Any]:
+        """keep_both: the incoming values held beside the current ones, by property."""
+        return {c.property: c.incoming_value for c in self.conflicts if c.outcome is Outcome.OPEN}
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -69,16 +68,21 @@ def is_conflict(current: Any, claim: ValueProvenance | None, incoming: Any, by: 
     return claim.agent != by.agent or claim.source != by.source
 
 
+def _as_given(claim: ValueProvenance) -> float:
+    return claim.confidence
+
+
 def decide(
     current: Mapping[str, Any],
     incoming: Mapping[str, Any],
     by: ValueProvenance,
     policy_of: Callable[[str], ConflictPolicy],
+    weigh: Callable[[ValueProvenance], float] = _as_given,
 ) -> Decision:
     """What a write of `incoming` (claimed `by`) does to a node or relationship holding `current` (its stored
-    properties, claims included). Raises CONFLICT when a `reject` property would change."""
+    properties, claims included). `weigh` is a claim's effective confidence (decay, core/decay.py), which
+    higher_confidence_wins compares. Raises CONFLICT when a `reject` property would change."""
     write: dict[str, Any] = {}
-    held: dict[str, Any] = {}
     conflicts: list[Conflict] = []
     for prop, value in incoming.items():
         claim = parse_claim(current.get(claim_name(prop)))
@@ -88,24 +92,26 @@ def decide(
         assert claim is not None  # is_conflict says so
         policy = policy_of(prop)
         if policy is ConflictPolicy.LAST_WRITER_WINS or (
-            policy is ConflictPolicy.HIGHER_CONFIDENCE_WINS and by.confidence >= claim.confidence
+            policy is ConflictPolicy.HIGHER_CONFIDENCE_WINS and weigh(by) >= weigh(claim)
         ):
             write[prop] = value
             outcome = Outcome.OVERWRITTEN
         elif policy is ConflictPolicy.KEEP_BOTH:
-            held[prop] = value
             outcome = Outcome.OPEN
         else:
             outcome = Outcome.KEPT
-        conflicts.append(Conflict(prop, policy, outcome, claim, by))
+        conflicts.append(Conflict(prop, policy, outcome, current[prop], claim, value, by))
     refused = [c for c in conflicts if c.policy is ConflictPolicy.REJECT]
     if refused:
         raise GateRejection(
             ErrorCode.CONFLICT,
             f"{', '.join(c.property for c in refused)} would change a value another writer claims",
-            conflicts=[{"property": c.property, "current": c.current.model_dump()} for c in refused],
+            conflicts=[
+                {"property": c.property, "current_value": c.current_value, "current": c.current.model_dump()}
+                for c in refused
+            ],
         )
-    return Decision(write, held, conflicts)
+    return Decision(write, conflicts)
 
 
 def retry(guard_held: bool, attempt: int, max_attempts: int = MAX_ATTEMPTS) -> bool:

@@ -1,4 +1,4 @@
-"""Confidence decay (issue 12, item 8), decided purely; not yet wired into reads or conflicts.
+"""Confidence decay (issue 12, item 8), decided purely.
 
 A claim's effective confidence halves every half-life since it was written: stored 0.8, half-life 30 days,
 written 60 days ago -> 0.2. Decay is applied when a value is read or compared, never stored, so changing a
@@ -6,9 +6,10 @@ half-life re-weighs every claim at once and nothing is rewritten. Which half-lif
 entry's, the data's own pace) if it has one, else the extraction method's (a setting), else none (no decay).
 """
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 
+from write_gate.core.claims import ValueProvenance
 from write_gate.core.formula import CONFIDENCE_DECIMALS
 
 SECONDS_PER_DAY = 86_400
@@ -32,3 +33,16 @@ def effective_confidence(confidence: float, at: str, now: datetime, half_life: f
         return confidence
     age_days = max(0.0, (now - parse_at(at)).total_seconds() / SECONDS_PER_DAY)
     return round(confidence * 0.5 ** (age_days / half_life), CONFIDENCE_DECIMALS)
+
+
+def weigher(
+    label_half_life: float | None, by_method: Mapping[str, float], now: datetime
+) -> Callable[[ValueProvenance], float]:
+    """A claim's effective confidence at `now`, for a subject whose entry has `label_half_life` (None: each
+    claim's extraction method's, from `by_method`): what higher_confidence_wins compares."""
+
+    def weigh(claim: ValueProvenance) -> float:
+        half_life = half_life_days(label_half_life, claim.extraction_method, by_method)
+        return effective_confidence(claim.confidence, claim.at, now, half_life)
+
+    return weigh

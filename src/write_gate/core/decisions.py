@@ -5,7 +5,7 @@ what to run or raises `GateRejection`.
 """
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -28,7 +28,7 @@ from write_gate.core.model import (
     WriteRelationshipRequest,
 )
 from write_gate.core.properties import Renamed, effective_policy, remap_texts, resolve_property_names
-from write_gate.core.registry import SchemaEntry, SchemaRegistry, UndeclaredPolicy
+from write_gate.core.registry import ConflictPolicy, SchemaEntry, SchemaRegistry, UndeclaredPolicy
 from write_gate.core.values import Limits, check_protected, clean_map
 
 
@@ -44,6 +44,12 @@ class Policy:
     limits: Limits = Limits()
     # For entries that name no policy of their own (WRITE_GATE_UNDECLARED_PROPERTY_POLICY).
     undeclared_properties: UndeclaredPolicy = UndeclaredPolicy.ALLOW
+    # For entries and properties that name no conflict policy of their own (WRITE_GATE_CONFLICT_POLICY).
+    conflicts: ConflictPolicy = ConflictPolicy.LAST_WRITER_WINS
+    # Half-lives in days by extraction method, for entries with none of their own (WRITE_GATE_DECAY_HALF_LIFE_DAYS).
+    half_life_by_method: Mapping[str, float] = field(default_factory=dict)
+    # Days the change history keeps a record (WRITE_GATE_HISTORY_RETENTION_DAYS); None keeps every record.
+    history_retention_days: float | None = None
 
 
 def property_names(

@@ -33,7 +33,9 @@ PROTECTED_FIELDS = frozenset((*PROVENANCE_FIELDS, CREATED_FIELD))  # on a node
 PROTECTED_RELATIONSHIP_FIELDS = frozenset(COMPUTED_FIELDS)
 
 # Labels the gate itself owns; no registry entry may claim them, so no write can reach them.
-RESERVED_LABELS = frozenset({"Schema", "WriteGateMigration", "WriteGateRegistry"})
+RESERVED_LABELS = frozenset(
+    {"Schema", "WriteGateMigration", "WriteGateRegistry", "WriteGateChange", "WriteGateConflict"}
+)
 
 
 @functools.lru_cache(maxsize=8192)  # the same few names come through on every call

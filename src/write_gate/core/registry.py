@@ -20,6 +20,15 @@ class UndeclaredPolicy(StrEnum):
     REJECT = "reject"  # drift is remapped; any other name is SCHEMA_UNKNOWN_PROPERTY
 
 
+class ConflictPolicy(StrEnum):
+    """What a write does to a value another writer claims (core/conflicts.py decides)."""
+
+    LAST_WRITER_WINS = "last_writer_wins"  # the incoming value is written; the conflict is recorded
+    HIGHER_CONFIDENCE_WINS = "higher_confidence_wins"  # written only at an equal or higher effective confidence
+    REJECT = "reject"  # the write is refused with CONFLICT
+    KEEP_BOTH = "keep_both"  # the current value stays; the incoming one is held beside it, an open conflict
+
+
 @dataclass(frozen=True)
 class RelationshipDef:
     """A property whose value names other nodes: writing it writes a relationship to each of them.
@@ -43,6 +52,8 @@ class PropertyType:
     relationship: RelationshipDef | None = None
     # Other spellings of this property that writes remap to it (under the remap and reject policies).
     absorbs: tuple[str, ...] = ()
+    # This property's own conflict policy; None: its entry's, else the gate's WRITE_GATE_CONFLICT_POLICY.
+    conflict_policy: ConflictPolicy | None = None
 
     @property
     def many(self) -> bool:
@@ -76,6 +87,8 @@ class PropertyType:
                 out["relationship"]["description"] = self.relationship.description
         if self.absorbs:
             out["absorbs"] = list(self.absorbs)
+        if self.conflict_policy is not None:
+            out["conflict_policy"] = self.conflict_policy.value
         return out
 
     @classmethod
@@ -114,6 +127,9 @@ class PropertyType:
         absorbs = spec.get("absorbs", [])
         if not isinstance(absorbs, list) or not all(isinstance(a, str) and is_identifier(a) for a in absorbs):
             raise ValueError("absorbs must be a list of plain identifiers")
+        conflict_policy = spec.get("conflict_policy")
+        if conflict_policy is not None and conflict_policy not in set(ConflictPolicy):
+            raise ValueError(f"conflict_policy must be one of {[p.value for p in ConflictPolicy]}")
         return cls(
             type=kind,
             items=items if kind == "array" else None,
@@ -121,6 +137,7 @@ class PropertyType:
             description=str(spec.get("description", "")),
             relationship=relationship,
             absorbs=tuple(dict.fromkeys(absorbs)),
+            conflict_policy=ConflictPolicy(conflict_policy) if conflict_policy is not None else None,
         )
 
 
@@ -144,6 +161,15 @@ class SchemaEntry:
     additional_properties: bool = False
     # Its own policy for undeclared property names; None: the gate's WRITE_GATE_UNDECLARED_PROPERTY_POLICY.
     undeclared_properties: UndeclaredPolicy | None = None
+    # Its own conflict policy (a property's own overrides it); None: the gate's WRITE_GATE_CONFLICT_POLICY.
+    conflict_policy: ConflictPolicy | None = None
+    # Claims on its values lose half their confidence every this many days (core/decay.py); None: the
+    # extraction method's half-life (WRITE_GATE_DECAY_HALF_LIFE_DAYS), else no decay.
+    half_life_days: float | None = None
+
+    def conflict_policy_of(self, prop: str, default: ConflictPolicy) -> ConflictPolicy:
+        spec = self.property_types.get(prop)
+        return (spec.conflict_policy if spec else None) or self.conflict_policy or default
 
 
 class SchemaRegistry(Protocol):
