@@ -103,22 +103,28 @@ RELS = [
 COMPARED = ("status", "label", "confidence", "remapped_from", "error_code")
 
 
-async def graph_state(backend: GraphBackend) -> tuple[list, list]:
+async def graph_state(backend: GraphBackend) -> tuple[list, list, list]:
+    """The data, and the history of its changes (each write's id and time aside)."""
     nodes = await backend.read(
-        Statement("MATCH (n) WHERE NOT n:Schema AND NOT n:WriteGateRegistry RETURN labels(n) AS l, properties(n) AS p")
+        Statement(
+            "MATCH (n) WHERE NOT n:Schema AND NOT n:WriteGateRegistry AND NOT n:WriteGateChange\n"
+            "RETURN labels(n) AS l, properties(n) AS p"
+        )
     )
+    changes = await backend.read(Statement("MATCH (h:WriteGateChange) RETURN properties(h) AS p"))
     rels = await backend.read(
         Statement("MATCH (a)-[r]->(b) RETURN a.name AS a, type(r) AS t, b.name AS b, properties(r) AS p")
     )
 
     def strip(p: dict) -> dict:
-        """Without the times of the writes: when a node or value was written, each value's claim's last item."""
+        """Without the times of the writes: when a node or value was written, each claim's last item."""
         timeless = {k: v for k, v in p.items() if k not in ("last_updated", "created_at")}
-        return {k: v[:-1] if k.startswith("_p_") else v for k, v in timeless.items()}
+        return {k: v[:-1] if k.startswith("_p_") or k.endswith("claim") else v for k, v in timeless.items()}
 
     return (
         sorted((row["l"], sorted(strip(row["p"]).items())) for row in nodes),
         sorted((row["a"], row["t"], row["b"], sorted(strip(row["p"]).items())) for row in rels),
+        sorted(repr(sorted(strip({**row["p"], "change_id": None, "at": None}).items())) for row in changes),
     )
 
 

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from write_gate.core.cypher import aliases as alias_cypher
 from write_gate.core.cypher import reads as read_cypher
+from write_gate.core.cypher import records as record_cypher
 from write_gate.core.cypher import resolution as resolution_cypher
 from write_gate.core.cypher.batch_writes import write_nodes_batch, write_relationships_batch
 from write_gate.core.cypher.dialect import FalkorDBDialect, MemgraphDialect
@@ -37,9 +38,10 @@ from write_gate.core.cypher.registry_nodes import (
     record_migration,
     upsert_schema_entries,
 )
+from write_gate.core.cypher.records import Guard
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.cypher.typed_writes import Link, count_matching, relationship_types_of, typed_delete, typed_write
-from write_gate.core.cypher.writes import endpoint_presence, write_node, write_relationship
+from write_gate.core.cypher.writes import write_node, write_relationship
 from write_gate.core.merging import Group
 from write_gate.store import backfill
 
@@ -88,7 +90,23 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "write_relationship_remapped": lambda: write_relationship(
             "WORKS_FOR", alice, acme, {}, prov, s(":EMPLOYED_BY"), merge_endpoints=False
         ),
-        "endpoint_presence": lambda: endpoint_presence(alice, acme),
+        "write_node_guarded": lambda: write_node(
+            "Person", {"name": s("Alice")}, {"age": m.n(1)}, prov, None, (), Guard(m.n(6), False, [{"at": s("c")}])
+        ),
+        "write_relationship_guarded": lambda: write_relationship(
+            "WORKS_FOR", alice, acme, {"since": m.n(2)}, prov, None, False, m.f(1), (), Guard(m.n(6), True)
+        ),
+        "write_relationship_guarded_merge_endpoints_remapped": lambda: write_relationship(
+            "WORKS_FOR", alice, acme, {}, prov, s(":EMPLOYED_BY"), True, None, (), Guard(m.n(6), False)
+        ),
+        "read_current_nodes": lambda: record_cypher.current_nodes("Person"),
+        "read_current_relationship": lambda: Statement(
+            record_cypher.current_relationship("WORKS_FOR", "Person", "Organization").text,
+            {"from_key": alice.key, "to_key": acme.key},
+        ),
+        "read_current_relationships": lambda: record_cypher.current_relationships(
+            "WORKS_FOR", "Person", "Organization"
+        ),
         "read_registry": lambda: READ_REGISTRY,
         "registry_version": lambda: REGISTRY_VERSION,
         "defined_schema_entries": lambda: defined_schema_entries([s("LOCATED_IN")]),
@@ -209,7 +227,6 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_alias_target": lambda: alias_cypher.alias_target("Person"),
         "read_aliases_among": lambda: alias_cypher.ALIASES_AMONG,
         "read_alias_node_id": lambda: alias_cypher.node_id("Person"),
-        "read_aliased_keys": lambda: alias_cypher.aliased_keys("Person"),
         "record_migration": lambda: record_migration(s("0001"), s("time")),
         "collapse_registry_versions": lambda: COLLAPSE_REGISTRY_VERSIONS,
         "backfill_without_key": lambda: backfill.without_key("Person"),
@@ -224,7 +241,6 @@ PORTABLE = portable(Marker())
 # The shapes the gate sends through `backend.read` (read-only at the engine); every other one is a write or DDL.
 READS = frozenset(
     {
-        "endpoint_presence",
         "read_registry",
         "registry_version",
         "defined_schema_entries",
@@ -257,6 +273,7 @@ RUN_TIME_PARAMETERS = {
     "p_since": None,
     "key": '{"name":"Ada"}',
     "keys": ['{"name":"Ada"}'],
+    "pairs": [{"from_key": '{"name":"Ada"}', "to_key": '{"name":"Acme"}'}],
     "merged_id": 0,
     "survivor_id": 1,
 }

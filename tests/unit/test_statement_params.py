@@ -18,7 +18,7 @@ from write_gate.core.cypher.reads import ids_by_name
 from write_gate.core.cypher.registry_nodes import defined_schema_entries, record_migration, upsert_schema_entries
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.cypher.typed_writes import Link, count_matching, relationship_types_of, typed_delete, typed_write
-from write_gate.core.cypher.writes import endpoint_presence, write_node, write_relationship
+from write_gate.core.cypher.writes import write_node, write_relationship
 
 NOW = "2026-01-01T00:00:00.000Z"
 PROV = Provenance(0.5, "src", "manual", "0.1.0", NOW, "agent")
@@ -128,10 +128,6 @@ def test_write_relationship_merging_endpoints_sends_their_stubs() -> None:
         "to_stub": ACME_STUB,
         "remapped_from": ":EMPLOYED_BY",
     }
-
-
-def test_endpoint_presence_parameters() -> None:
-    assert dict(endpoint_presence(ALICE, ACME).params) == {"from_key": ALICE_KEY, "to_key": ACME_KEY}
 
 
 def test_memory_create_relationship_parameters() -> None:

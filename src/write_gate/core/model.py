@@ -3,7 +3,20 @@
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    model_serializer,
+)
+
+from write_gate.core.claims import ValueProvenance
 
 # A merge-key value: a scalar, never a list or map (identity must be comparable on both engines).
 KeyValue = StrictStr | StrictInt | StrictFloat | StrictBool
@@ -113,7 +126,32 @@ class WriteRelationshipRequest(_Request):
     ] = None
 
 
-class NodeWritten(BaseModel):
+class ConflictMet(BaseModel):
+    """A conflict a write met (core/conflicts.py): the value another writer claims, and what the policy did."""
+
+    conflict_id: str  # resolve_conflict takes it while the conflict is open; list_conflicts shows it
+    property: str
+    policy: str
+    outcome: Literal["overwritten", "kept", "open"]
+    current_value: Any  # the value before this write
+    current: ValueProvenance  # its claim
+
+
+class _MeetsConflicts(BaseModel):
+    """A write's answer lists `conflicts` only when it met some, so a write that met none answers as before."""
+
+    # Values another writer claims that this write met, and what each one's conflict policy did.
+    conflicts: list[ConflictMet] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _without_no_conflicts(self, handler: SerializerFunctionWrapHandler):  # noqa: ANN202 - keeps the schema
+        data = handler(self)
+        if not data.get("conflicts"):
+            data.pop("conflicts", None)
+        return data
+
+
+class NodeWritten(_MeetsConflicts):
     status: Literal["written"] = "written"
     label: str
     merge_keys: dict[str, Any]
@@ -124,7 +162,7 @@ class NodeWritten(BaseModel):
     property_remaps: list[str] = Field(default_factory=list)
 
 
-class RelationshipWritten(BaseModel):
+class RelationshipWritten(_MeetsConflicts):
     status: Literal["written"] = "written"
     type: str
     from_label: str

@@ -3,12 +3,13 @@ the valid ones written in one UNWIND statement per label (or relationship type a
 an outcome for every item in input order."""
 
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidatorFunctionWrapHandler, WrapValidator
 
 from write_gate.access.agents import Agent
-from write_gate.core.cypher.aliases import aliased_keys
+from write_gate.core.cypher.aliases import ALIAS_OF
 from write_gate.core.cypher.batch_writes import write_nodes_batch, write_relationships_batch
 from write_gate.core.cypher.clauses import (
     identity_properties,
@@ -17,10 +18,13 @@ from write_gate.core.cypher.clauses import (
     stub_properties,
     written_properties,
 )
+from write_gate.core.cypher.records import Guard, current_nodes, current_relationships
 from write_gate.core.cypher.statement import Statement
-from write_gate.core.decisions import plan_node_write, plan_relationship_write
+from write_gate.core.decisions import NodePlan, RelationshipPlan, plan_node_write, plan_relationship_write
+from write_gate.core.history import Subject
 from write_gate.core.identity import identity_key
 from write_gate.core.model import (
+    ConflictMet,
     ErrorCode,
     GateRejection,
     NodeWritten,
@@ -29,7 +33,7 @@ from write_gate.core.model import (
     WriteRelationshipRequest,
     validation_problems,
 )
-from write_gate.services.gate import Gate, run_write
+from write_gate.services.gate import Gate, Planned, run_write
 
 
 def _each_on_its_own(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
@@ -73,6 +77,7 @@ class ItemOutcome(BaseModel):
     property_remaps: list[str] | None = None
     weight: float | None = None
     stub_endpoints: list[str] | None = None
+    conflicts: list[ConflictMet] | None = None  # as the single tool's answer lists them
     error_code: ErrorCode | None = None
     message: str | None = None
     details: dict[str, Any] | None = None
@@ -100,12 +105,12 @@ def _rejected(index: int, exc: GateRejection | ValidationError) -> ItemOutcome:
     return ItemOutcome(index=index, status="rejected", error_code=r.error_code, message=r.message, details=r.details)
 
 
-def _waves(rows: list[dict[str, Any]], identity: Any) -> list[list[dict[str, Any]]]:
+def _waves[T](rows: list[T], identity: Callable[[T], Any]) -> list[list[T]]:
     """Rows in statements that hold each identity once: a key written twice in one batch is written twice,
     in input order, as two single calls would (within one UNWIND the engine's order is not guaranteed)."""
     if len({identity(row) for row in rows}) == len(rows):
         return [rows]  # the usual case: no key repeats
-    waves: list[list[dict[str, Any]]] = []
+    waves: list[list[T]] = []
     seen: dict[Any, int] = defaultdict(int)
     for row in rows:
         key = identity(row)
@@ -125,50 +130,80 @@ def _summary(gate: Gate, outcomes: list[ItemOutcome | None]) -> BatchWritten:
 async def write_nodes(gate: Gate, items: list[WriteNodeRequest | ValidationError], agent: Agent) -> BatchWritten:
     stamp = gate.stamp(agent)
     outcomes: list[ItemOutcome | None] = [None] * len(items)
-    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    groups: dict[str, list[tuple[int, NodePlan]]] = defaultdict(list)
     for i, request in enumerate(items):
         try:
             if isinstance(request, ValidationError):
                 raise request
-            plan = plan_node_write(
-                request,
-                gate.registry,
-                gate.policy,
-                gate.provider,
-                stamp,
-                compile_statement=False,
-            )
+            plan = plan_node_write(request, gate.registry, gate.policy, gate.provider, stamp, compile_statement=False)
             agent.grant.check_labels([plan.result.label])
         except (GateRejection, ValidationError) as exc:
             outcomes[i] = _rejected(i, exc)
             continue
+        groups[plan.result.label].append((i, plan))
+    for label, planned in groups.items():
+        text = write_nodes_batch(label)
+        for wave in _waves(planned, lambda item: identity_key(item[1].result.merge_keys)):
+            await _write_node_wave(gate, label, text, wave, outcomes)
+            # An item that did not land names an alias, or its node moved since it was read: written as
+            # write_node writes it (to the survivor; read and decided again).
+            for i, _plan in wave:
+                if outcomes[i] is None:
+                    outcomes[i] = await _one_node(gate, i, cast(WriteNodeRequest, items[i]), agent)
+    return _summary(gate, outcomes)
+
+
+async def _write_node_wave(
+    gate: Gate, label: str, text: str, wave: list[tuple[int, NodePlan]], outcomes: list[ItemOutcome | None]
+) -> None:
+    """Read the wave's nodes, decide each item under the conflict policies, write them guarded in one
+    statement; an item's outcome is set when it is written or rejected, left None when it did not land."""
+    keys = [identity_key(plan.result.merge_keys) for _, plan in wave]
+    try:
+        found = await gate.reader.read(Statement(current_nodes(label).text, {"keys": keys}))
+    except GateRejection as exc:
+        for i, _plan in wave:
+            outcomes[i] = _rejected(i, exc)
+        return
+    current = {row["key"]: row["props"] for row in found}
+    entry = gate.registry.get_entry(label)
+    rows, results = [], {}
+    for (i, plan), key in zip(wave, keys, strict=True):
+        props = current.get(key)
+        if props is not None and props.get(ALIAS_OF) is not None:
+            continue  # left to write_node, which follows the alias
         result = plan.result
-        groups[result.label].append(
+        try:
+            guarded = gate.guard(
+                Subject.node(label, key), entry, props, Planned(plan.properties, result.merge_keys, plan.provenance)
+            )
+        except GateRejection as exc:
+            outcomes[i] = _rejected(i, exc)
+            continue
+        rows.append(
             {
                 "i": i,
-                "key": identity_key(result.merge_keys),
-                "identity": identity_properties(result.label, result.merge_keys, plan.provenance),
+                "key": key,
+                "identity": identity_properties(label, result.merge_keys, plan.provenance),
                 "properties": written_properties(
-                    result.label, plan.properties, result.remapped_from, plan.provenance, result.property_remaps
+                    label, guarded.write, result.remapped_from, plan.provenance, result.property_remaps
                 ),
                 "remapped_from": result.remapped_from,
                 **plan.provenance.params(),
+                **Guard(guarded.revision, props is None, guarded.changes, guarded.conflicts).params(),
             }
         )
-        outcomes[i] = _node_written(i, result)
-    for label, rows in groups.items():
-        text = write_nodes_batch(label)
-        for wave in _waves(rows, lambda row: row["key"]):
-            try:
-                landed = {row["i"] for row in await run_write(gate.backend, Statement(text, {"rows": wave}))}
-            except GateRejection as exc:
-                for row in wave:  # the statement is atomic: none of its rows was written
-                    outcomes[row["i"]] = _rejected(row["i"], exc)
-                continue
-            for row in wave:  # a key that is an alias wrote nothing: write it as write_node does, to the survivor
-                if row["i"] not in landed:
-                    outcomes[row["i"]] = await _one_node(gate, row["i"], cast(WriteNodeRequest, items[row["i"]]), agent)
-    return _summary(gate, outcomes)
+        results[i] = result.model_copy(update={"conflicts": guarded.met})
+    if not rows:
+        return
+    try:
+        landed = {row["i"] for row in await run_write(gate.backend, Statement(text, {"rows": rows}))}
+    except GateRejection as exc:
+        for row in rows:  # the statement is atomic: none of its rows was written
+            outcomes[row["i"]] = _rejected(row["i"], exc)
+        return
+    for i in landed:
+        outcomes[i] = _node_written(i, results[i])
 
 
 async def _one_node(gate: Gate, i: int, request: WriteNodeRequest, agent: Agent) -> ItemOutcome:
@@ -189,11 +224,11 @@ def _node_written(i: int, result: NodeWritten) -> ItemOutcome:
         confidence=result.confidence,
         remapped_from=result.remapped_from,
         property_remaps=result.property_remaps or None,
+        conflicts=result.conflicts or None,
     )
 
 
-def _relationship_written(i: int, result: RelationshipWritten, *, stored: bool = True) -> ItemOutcome:
-    """`stored=False`: planned only, its weight and stub endpoints are known once the batch statement ran."""
+def _relationship_written(i: int, result: RelationshipWritten) -> ItemOutcome:
     return ItemOutcome(
         index=i,
         status="written",
@@ -201,8 +236,9 @@ def _relationship_written(i: int, result: RelationshipWritten, *, stored: bool =
         confidence=result.confidence,
         remapped_from=result.remapped_from,
         property_remaps=result.property_remaps or None,
-        weight=result.weight if stored else None,
-        stub_endpoints=list(result.stub_endpoints) if stored else None,
+        weight=result.weight,
+        stub_endpoints=list(result.stub_endpoints),
+        conflicts=result.conflicts or None,
     )
 
 
@@ -211,7 +247,7 @@ async def write_relationships(
 ) -> BatchWritten:
     stamp = gate.stamp(agent)
     outcomes: list[ItemOutcome | None] = [None] * len(items)
-    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
+    groups: dict[tuple[Any, ...], list[tuple[int, RelationshipPlan]]] = defaultdict(list)
     for i, request in enumerate(items):
         try:
             if isinstance(request, ValidationError):
@@ -223,89 +259,82 @@ async def write_relationships(
         except (GateRejection, ValidationError) as exc:
             outcomes[i] = _rejected(i, exc)
             continue
-        shape = (plan.result.type, plan.start.label, plan.end.label, plan.merge_endpoints)
-        row: dict[str, Any] = {"i": i, "from_key": plan.start.key, "to_key": plan.end.key}
-        if plan.merge_endpoints:
-            row["from_stub"] = stub_properties(plan.start.label, plan.start.keys, plan.provenance)
-            row["to_stub"] = stub_properties(plan.end.label, plan.end.keys, plan.provenance)
-        groups[shape].append(
-            {
-                **row,
-                "properties": {
-                    **relationship_properties(plan.properties, plan.provenance),
-                    **property_breadcrumb(plan.property_remaps),
-                },
-                "weight": request.weight,
-                "remapped_from": plan.result.remapped_from,
-                **plan.provenance.params(),
-            }
-        )
-        outcomes[i] = _relationship_written(i, plan.result, stored=False)
-    for (type_, from_label, to_label, merge_endpoints), rows in groups.items():
-        text = write_relationships_batch(type_, from_label, to_label, merge_endpoints)
-        for wave in _waves(rows, lambda row: (row["from_key"], row["to_key"])):
-            await _write_relationship_wave(gate, text, wave, outcomes, from_label, to_label)
-            await _through_aliases(gate, wave, outcomes, items, agent, from_label, to_label)
+        groups[(plan.result.type, plan.start.label, plan.end.label, plan.merge_endpoints)].append((i, plan))
+    for shape, planned in groups.items():
+        for wave in _waves(planned, lambda item: (item[1].start.key, item[1].end.key)):
+            await _write_relationship_wave(gate, shape, wave, items, outcomes)
+            # An item that did not land lacks an endpoint, names an alias, or its relationship moved since it
+            # was read: written as write_relationship writes it (which says which, or writes past the alias).
+            for i, _plan in wave:
+                if outcomes[i] is None:
+                    try:
+                        result = await gate.write_relationship(cast(WriteRelationshipRequest, items[i]), agent)
+                    except GateRejection as exc:
+                        outcomes[i] = _rejected(i, exc)
+                        continue
+                    outcomes[i] = _relationship_written(i, result)
     return _summary(gate, outcomes)
-
-
-async def _through_aliases(
-    gate: Gate,
-    rows: list[dict[str, Any]],
-    outcomes: list[ItemOutcome | None],
-    items: list[WriteRelationshipRequest | ValidationError],
-    agent: Agent,
-    from_label: str,
-    to_label: str,
-) -> None:
-    """Rows that found no endpoint may name an alias: those are written as write_relationship does, to the
-    survivor (one read per endpoint label tells which, so a batch of missing endpoints costs two reads)."""
-    missing = [
-        row for row in rows if (o := outcomes[row["i"]]) is not None and o.error_code is ErrorCode.ENDPOINT_NOT_FOUND
-    ]
-    if not missing:
-        return
-    aliased: set[str] = set()
-    for label, side in ((from_label, "from_key"), (to_label, "to_key")):
-        statement = aliased_keys(label)
-        found = await gate.reader.read(Statement(statement.text, {"keys": [row[side] for row in missing]}))
-        aliased |= {(side, r["key"]) for r in found}
-    for row in missing:
-        if (("from_key", row["from_key"]) in aliased) or (("to_key", row["to_key"]) in aliased):
-            i = row["i"]
-            try:
-                result = await gate.write_relationship(cast(WriteRelationshipRequest, items[i]), agent)
-            except GateRejection as exc:
-                outcomes[i] = _rejected(i, exc)
-                continue
-            outcomes[i] = _relationship_written(i, result)
 
 
 async def _write_relationship_wave(
     gate: Gate,
-    text: str,
-    rows: list[dict[str, Any]],
+    shape: tuple[str, str, str, bool],
+    wave: list[tuple[int, RelationshipPlan]],
+    items: list[WriteRelationshipRequest | ValidationError],
     outcomes: list[ItemOutcome | None],
-    from_label: str,
-    to_label: str,
 ) -> None:
+    """As `_write_node_wave`, for relationships of one type and endpoint shape."""
+    type_, from_label, to_label, merge_endpoints = shape
+    pairs = [{"from_key": plan.start.key, "to_key": plan.end.key} for _, plan in wave]
+    try:
+        read = current_relationships(type_, from_label, to_label)
+        found = await gate.reader.read(Statement(read.text, {"pairs": pairs}))
+    except GateRejection as exc:
+        for i, _plan in wave:
+            outcomes[i] = _rejected(i, exc)
+        return
+    current = {(row["from_key"], row["to_key"]): row["props"] for row in found}
+    entry = gate.registry.get_relationship(type_)
+    rows, results = [], {}
+    for i, plan in wave:
+        start, end, result = plan.start, plan.end, plan.result
+        props = current.get((start.key, end.key))
+        subject = Subject.relationship(type_, from_label, start.key, to_label, end.key)
+        try:
+            guarded = gate.guard(subject, entry, props, Planned(plan.properties, {}, plan.provenance))
+        except GateRejection as exc:
+            outcomes[i] = _rejected(i, exc)
+            continue
+        row: dict[str, Any] = {"i": i, "from_key": start.key, "to_key": end.key}
+        if merge_endpoints:
+            row["from_stub"] = stub_properties(from_label, start.keys, plan.provenance)
+            row["to_stub"] = stub_properties(to_label, end.keys, plan.provenance)
+        rows.append(
+            {
+                **row,
+                "properties": {
+                    **relationship_properties(guarded.write, plan.provenance),
+                    **property_breadcrumb(plan.property_remaps),
+                },
+                "weight": cast(WriteRelationshipRequest, items[i]).weight,
+                "remapped_from": result.remapped_from,
+                **plan.provenance.params(),
+                **Guard(guarded.revision, props is None, guarded.changes, guarded.conflicts).params(),
+            }
+        )
+        results[i] = result.model_copy(update={"conflicts": guarded.met})
+    if not rows:
+        return
+    text = write_relationships_batch(type_, from_label, to_label, merge_endpoints)
     try:
         returned = await run_write(gate.backend, Statement(text, {"rows": rows}))
     except GateRejection as exc:
         for row in rows:
             outcomes[row["i"]] = _rejected(row["i"], exc)
         return
-    found = {row["i"]: row for row in returned}
-    for row in rows:
+    for row in returned:
         i = row["i"]
-        if i not in found:
-            outcomes[i] = ItemOutcome(
-                index=i,
-                status="rejected",
-                error_code=ErrorCode.ENDPOINT_NOT_FOUND,
-                message="an endpoint was not found: write it first, or pass endpoint_policy='merge_endpoints'",
-                details={"from_label": from_label, "to_label": to_label},
-            )
-            continue
-        stubs = [side for side in ("from", "to") if found[i][f"{side}_stub"]]
-        outcomes[i] = outcomes[i].model_copy(update={"weight": found[i]["weight"], "stub_endpoints": stubs})
+        stubs = [side for side in ("from", "to") if row[f"{side}_stub"]]
+        outcomes[i] = _relationship_written(
+            i, results[i].model_copy(update={"weight": row["weight"], "stub_endpoints": stubs})
+        )

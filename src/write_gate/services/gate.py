@@ -1,16 +1,23 @@
 """The gate: decide (pure, in `decisions`), then run the one statement on the engine."""
 
 import logging
+import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from write_gate.access.agents import Agent
 from write_gate.core.clock import utc_now
+from write_gate.core.cypher.aliases import ALIAS_OF, alias_target
 from write_gate.core.cypher.reads import label_count, relationship_count
-from write_gate.core.cypher.statement import Endpoint, Statement
-from write_gate.core.cypher.writes import endpoint_presence
+from write_gate.core.cypher.records import Guard, current_relationship
+from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
+from write_gate.core.cypher.writes import write_node, write_relationship
+from write_gate.core.decay import parse_at, weigher
 from write_gate.core.decisions import Policy, Stamp, plan_node_write, plan_relationship_write
 from write_gate.core.formula import FormulaProvider
+from write_gate.core.guard import Guarded, guard_write
+from write_gate.core.history import Subject
 from write_gate.core.identity import identity_key
 from write_gate.core.model import (
     ErrorCode,
@@ -21,7 +28,7 @@ from write_gate.core.model import (
     WriteNodeRequest,
     WriteRelationshipRequest,
 )
-from write_gate.core.registry import RegistrySnapshot, RegistrySource, SchemaRegistry
+from write_gate.core.registry import RegistrySnapshot, RegistrySource, SchemaEntry, SchemaRegistry
 from write_gate.core.schema_view import SchemaView, label_view, relationship_view
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend
 from write_gate.engines.errors import engine_failure
@@ -32,14 +39,42 @@ logger = logging.getLogger(__name__)
 
 # A write addressed to an alias is redirected to its survivor; merges racing it may move it again, a few times.
 MAX_REDIRECTS = 4
+# A guarded write whose subject moved since it was read (another writer, a merge) is read and decided again.
+MAX_ATTEMPTS = 5
 
 
-def _moving_target() -> GateRejection:
+def _contention() -> GateRejection:
     return GateRejection(
-        ErrorCode.INVALID_INPUT,
-        "the node kept being merged while this write ran; try again",
-        reason="merged_during_write",
+        ErrorCode.CONFLICT,
+        f"the subject kept changing under concurrent writers; gave up after {MAX_ATTEMPTS} attempts, nothing "
+        "was written; try again",
+        reason="contention",
+        attempts=MAX_ATTEMPTS,
     )
+
+
+def _missing_endpoint(start: Endpoint, end: Endpoint, found: Mapping[str, Any]) -> GateRejection:
+    missing = [side for side in ("from", "to") if not found.get(f"{side}_found")]
+    return GateRejection(
+        ErrorCode.ENDPOINT_NOT_FOUND,
+        "endpoint not found: write the node first, or pass endpoint_policy='merge_endpoints'",
+        missing=missing or ["from", "to"],
+        **{f"{side}_label": ep.label for side, ep in (("from", start), ("to", end))},
+    )
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+@dataclass(frozen=True)
+class Planned:
+    """What a guarded write decides on: the properties it would set, the identity it creates a subject with,
+    and its provenance."""
+
+    properties: Mapping[str, Any]
+    identity: Mapping[str, Any]
+    provenance: Provenance
 
 
 async def run_write(backend: GraphBackend, statement: Statement) -> list[dict]:
@@ -98,38 +133,103 @@ class Gate:
     def stamp(self, agent: Agent) -> Stamp:
         return Stamp(self.version, utc_now(), agent.id)
 
+    def guard(
+        self, subject: Subject, entry: SchemaEntry | None, current: Mapping[str, Any] | None, plan: Planned
+    ) -> Guarded:
+        """The write decided under the conflict policies (the entry's, else the gate's) on what `subject` held
+        when read, with its records (core/guard.py)."""
+        default = self.policy.conflicts
+        claim = plan.provenance.value_claim()
+        return guard_write(
+            subject,
+            current,
+            plan.properties,
+            plan.identity,
+            claim,
+            (lambda prop: entry.conflict_policy_of(prop, default)) if entry else (lambda _prop: default),
+            weigher(entry.half_life_days if entry else None, self.policy.half_life_by_method, parse_at(claim.at)),
+            change_id=new_id(),
+            new_id=new_id,
+        )
+
     async def write_node(self, request: WriteNodeRequest, agent: Agent) -> NodeWritten:
-        for _ in range(MAX_REDIRECTS):
-            plan = plan_node_write(request, self.registry, self.policy, self.provider, self.stamp(agent))
-            agent.grant.check_labels([plan.result.label])
-            rows = await run_write(self.backend, plan.statement)
-            if not rows or rows[0]["written"]:
-                return plan.result
-            # The key is an alias (the statement refused it): write to its survivor.
-            request = await self._redirected(request, plan.result.label, plan.result.merge_keys, "label", "merge_keys")
-        raise _moving_target()
+        """Read the node, decide, write guarded by the revision read; a node that moved in between (another
+        writer, or a merge that made it an alias) is read and decided again."""
+        for _ in range(MAX_ATTEMPTS):
+            plan = plan_node_write(
+                request, self.registry, self.policy, self.provider, self.stamp(agent), compile_statement=False
+            )
+            result = plan.result
+            agent.grant.check_labels([result.label])
+            key = identity_key(result.merge_keys)
+            rows = await self.reader.read(Statement(alias_target(result.label).text, {"key": key}))
+            current = rows[0]["props"] if rows else None
+            if current is not None and current.get(ALIAS_OF) is not None:
+                request = await self._redirected(request, result.label, result.merge_keys, "label", "merge_keys")
+                continue
+            guarded = self.guard(
+                Subject.node(result.label, key),
+                self.registry.get_entry(result.label),
+                current,
+                Planned(plan.properties, result.merge_keys, plan.provenance),
+            )
+            statement = write_node(
+                result.label,
+                result.merge_keys,
+                guarded.write,
+                plan.provenance,
+                result.remapped_from,
+                result.property_remaps,
+                Guard(guarded.revision, current is None, guarded.changes, guarded.conflicts),
+            )
+            written = await run_write(self.backend, statement)
+            if written and written[0]["written"]:
+                return result.model_copy(update={"conflicts": guarded.met})
+        raise _contention()
 
     async def write_relationship(self, request: WriteRelationshipRequest, agent: Agent) -> RelationshipWritten:
-        for _ in range(MAX_REDIRECTS):
+        """As write_node: read (the endpoints and the relationship), decide, write guarded, again if it moved."""
+        for _ in range(MAX_ATTEMPTS):
             plan = plan_relationship_write(request, self.registry, self.policy, self.provider, self.stamp(agent))
-            agent.grant.check_types([plan.result.type])
+            start, end, result = plan.start, plan.end, plan.result
+            agent.grant.check_types([result.type])
             if plan.merge_endpoints:  # it may create its endpoints
-                agent.grant.check_labels([plan.start.label, plan.end.label])
-            rows = await run_write(self.backend, plan.statement)
+                agent.grant.check_labels([start.label, end.label])
+            read = current_relationship(result.type, start.label, end.label)
+            [found] = await self.reader.read(Statement(read.text, {"from_key": start.key, "to_key": end.key}))
+            if found["from_alias"] is not None or found["to_alias"] is not None:
+                for side, endpoint in (("from", start), ("to", end)):
+                    request = await self._redirected(
+                        request, endpoint.label, endpoint.keys, f"{side}_label", f"{side}_keys"
+                    )
+                continue
+            if not plan.merge_endpoints and not (found["from_found"] and found["to_found"]):
+                raise _missing_endpoint(start, end, found)
+            current = found["props"]
+            guarded = self.guard(
+                Subject.relationship(result.type, start.label, start.key, end.label, end.key),
+                self.registry.get_relationship(result.type),
+                current,
+                Planned(plan.properties, {}, plan.provenance),
+            )
+            statement = write_relationship(
+                result.type,
+                start,
+                end,
+                guarded.write,
+                plan.provenance,
+                result.remapped_from,
+                plan.merge_endpoints,
+                request.weight,
+                plan.property_remaps,
+                Guard(guarded.revision, current is None, guarded.changes, guarded.conflicts),
+            )
+            rows = await run_write(self.backend, statement)
             if rows:
-                break
-            redirected = request
-            for side, endpoint in (("from", plan.start), ("to", plan.end)):
-                redirected = await self._redirected(
-                    redirected, endpoint.label, endpoint.keys, f"{side}_label", f"{side}_keys"
-                )
-            if redirected is request:
-                await self._explain_missing_endpoint(plan.start, plan.end)
-            request = redirected
-        else:
-            raise _moving_target()
-        stubs = [side for side, key in (("from", "from_stub"), ("to", "to_stub")) if rows[0].get(key)]
-        return plan.result.model_copy(update={"stub_endpoints": stubs, "weight": rows[0]["weight"]})
+                stubs = [side for side, key in (("from", "from_stub"), ("to", "to_stub")) if rows[0].get(key)]
+                update = {"stub_endpoints": stubs, "weight": rows[0]["weight"], "conflicts": guarded.met}
+                return result.model_copy(update=update)
+        raise _contention()
 
     async def _redirected(
         self, request: Any, label: str, keys: Mapping[str, Any], label_field: str, keys_field: str
@@ -137,19 +237,6 @@ class Gate:
         """The request addressed to the survivor, when `label` and `keys` name an alias; else as it is."""
         survivor = await survivor_of(self.reader.read, self.registry, label, identity_key(keys))
         return request if survivor is None else addressed_to(request, survivor, label_field, keys_field)
-
-    async def _explain_missing_endpoint(self, start: Endpoint, end: Endpoint) -> None:
-        try:
-            found = (await self.backend.read(endpoint_presence(start, end)))[0]
-        except (BackendUnavailable, BackendError):
-            found = {"from_found": None, "to_found": None}
-        missing = [side for side in ("from", "to") if not found.get(f"{side}_found")]
-        raise GateRejection(
-            ErrorCode.ENDPOINT_NOT_FOUND,
-            "endpoint not found: write the node first, or pass endpoint_policy='merge_endpoints'",
-            missing=missing or ["from", "to"],
-            **{f"{side}_label": ep.label for side, ep in (("from", start), ("to", end))},
-        )
 
     async def get_schema(self) -> SchemaView:
         registry = self.registry  # one snapshot for the whole answer

@@ -3,8 +3,13 @@ MATCH (a:`Person` {_key: row.from_key})
 MATCH (b:`Organization` {_key: row.to_key})
 WITH row, a, b WHERE a._alias_of IS NULL AND b._alias_of IS NULL
 MERGE (a)-[r:`WORKS_FOR`]->(b)
-ON CREATE SET r.weight = coalesce(row.weight, 1.0), r.created_at = row.last_updated
-ON MATCH SET r.weight = CASE WHEN row.weight IS NULL THEN coalesce(r.weight, 1.0) ELSE (coalesce(r.weight, 1.0) + row.weight) / 2 END
-SET r += row.properties, r.confidence = row.confidence, r.source = row.source, r.extraction_method = row.extraction_method, r.write_gate_version = row.write_gate_version, r.written_by = row.written_by, r.last_updated = row.last_updated, r.updated_by = row.updated_by,
-    r._schema_remap_from = coalesce(row.remapped_from, r._schema_remap_from)
+ON CREATE SET r.created_at = row.last_updated
+WITH row, a, b, r WHERE coalesce(r._rev, 0) = row.revision
+SET r.weight = CASE WHEN row.fresh OR row.weight IS NULL THEN coalesce(r.weight, row.weight, 1.0) ELSE (coalesce(r.weight, 1.0) + row.weight) / 2 END,
+    r += row.properties,
+    r.confidence = row.confidence, r.source = row.source, r.extraction_method = row.extraction_method, r.write_gate_version = row.write_gate_version, r.written_by = row.written_by, r.last_updated = row.last_updated, r.updated_by = row.updated_by,
+    r._rev = row.revision + 1
+FOREACH (c IN row.changes | CREATE (h:WriteGateChange) SET h += c)
+FOREACH (c IN row.conflicts | CREATE (h:WriteGateConflict) SET h += c)
+SET r._schema_remap_from = coalesce(row.remapped_from, r._schema_remap_from)
 RETURN row.i AS i, r.weight AS weight, a._stub = true AS from_stub, b._stub = true AS to_stub

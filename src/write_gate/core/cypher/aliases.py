@@ -45,11 +45,3 @@ ALIASES_AMONG = Statement(
 def node_id(label: str) -> Statement:
     """Read-only: a node's id by identity. Parameters: `key`."""
     return Statement(f"MATCH (n:{quote(label)} {{{KEY_FIELD}: $key}})\nRETURN id(n) AS id")
-
-
-def aliased_keys(label: str) -> Statement:
-    """Read-only: which of `keys` are aliases in `label` (a batch's rows that did not land)."""
-    return Statement(
-        f"UNWIND $keys AS k\nMATCH (n:{quote(label)} {{{KEY_FIELD}: k}})\n"
-        f"WHERE n.{ALIAS_OF} IS NOT NULL\nRETURN k AS key"
-    )

@@ -4,7 +4,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from write_gate.core.claims import claim_value
+from write_gate.core.claims import ValueProvenance, claim_value
 from write_gate.core.identifiers import PROVENANCE_FIELDS
 from write_gate.core.identity import (
     identity_key,
@@ -33,6 +33,16 @@ class Provenance:
     def claim(self) -> list[Any]:
         """What each value this write sets is stamped with (`core.claims`)."""
         return claim_value(self.written_by, self.source, self.extraction_method, self.confidence, self.last_updated)
+
+    def value_claim(self) -> ValueProvenance:
+        """The same claim, as conflicts compare it."""
+        return ValueProvenance(
+            agent=self.written_by,
+            source=self.source,
+            extraction_method=self.extraction_method,
+            confidence=self.confidence,
+            at=self.last_updated,
+        )
 
 
 @dataclass(frozen=True)

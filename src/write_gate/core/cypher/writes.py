@@ -18,6 +18,13 @@ from write_gate.core.cypher.clauses import (
     stub_properties,
     written_properties,
 )
+from write_gate.core.cypher.records import (
+    Guard,
+    append_records,
+    guarded_relationship_set,
+    next_revision,
+    revision_guard,
+)
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import (
@@ -27,18 +34,18 @@ from write_gate.core.identity import (
 
 
 @functools.lru_cache(maxsize=1024)
-def _write_node_text(label: str, remapped: bool) -> str:
+def _write_node_text(label: str, remapped: bool, guarded: bool) -> str:
     sets = ["n += $properties", stamp("n"), "n._stub = null"]
     if remapped:
         sets.append("n._schema_remap_from = $remapped_from")
-    return (
-        f"MERGE (n:{quote(label)} {{{KEY_FIELD}: $key}})\n"
-        "ON CREATE SET n += $identity\n"
-        f"{unless_alias('n')}\n"
-        "SET " + ",\n    ".join(sets) + "\n"
-        f"{refresh_search_text('n')}\n"
-        "RETURN count(n) AS written"
-    )
+    lines = [f"MERGE (n:{quote(label)} {{{KEY_FIELD}: $key}})", "ON CREATE SET n += $identity", unless_alias("n")]
+    if guarded:
+        lines.append(revision_guard("n"))
+        sets.append(next_revision("n"))
+    lines.append("SET " + ",\n    ".join(sets))
+    if guarded:
+        lines += append_records()
+    return "\n".join([*lines, refresh_search_text("n"), "RETURN count(n) AS written"])
 
 
 def write_node(
@@ -48,8 +55,11 @@ def write_node(
     provenance: Provenance,
     remapped_from: str | None,
     property_remaps: Sequence[str] = (),
+    guard: Guard | None = None,
 ) -> Statement:
-    # The text depends only on the label and whether it was remapped, so it is built once per shape.
+    """`guard`: the gate's writes are guarded by the revision they were decided on, and append their records
+    (core/cypher/records.py); unguarded, the memory profile's create-if-absent wraps it."""
+    # The text depends only on the label, whether it was remapped and guarded, so it is built once per shape.
     params: dict[str, Any] = {
         "key": identity_key(merge_keys),
         "identity": identity_properties(label, merge_keys, provenance),
@@ -58,7 +68,9 @@ def write_node(
     }
     if remapped_from is not None:
         params["remapped_from"] = remapped_from
-    return Statement(_write_node_text(label, remapped_from is not None), params)
+    if guard is not None:
+        params.update(guard.params())
+    return Statement(_write_node_text(label, remapped_from is not None, guard is not None), params)
 
 
 def write_relationship(
@@ -71,6 +83,7 @@ def write_relationship(
     merge_endpoints: bool,
     weight: float | None = None,
     property_remaps: Sequence[str] = (),
+    guard: Guard | None = None,
 ) -> Statement:
     params: dict[str, Any] = {
         "from_key": start.key,
@@ -90,22 +103,14 @@ def write_relationship(
         lines = [match_node("a", start.label, "$from_key"), match_node("b", end.label, "$to_key")]
     if remapped_from is not None:
         params["remapped_from"] = remapped_from
-    lines += [
-        unless_alias("a", "b"),
-        f"MERGE (a)-[r:{quote(type_)}]->(b)",
-        *(line.format(r="r", w="$weight", now="$last_updated") for line in WEIGHT),
-        relationship_set(remapped_from is not None),
-        "RETURN a._stub = true AS from_stub, b._stub = true AS to_stub, r.weight AS weight",
-    ]
+    lines += [unless_alias("a", "b"), f"MERGE (a)-[r:{quote(type_)}]->(b)"]
+    if guard is None:
+        lines += [
+            *(line.format(r="r", w="$weight", now="$last_updated") for line in WEIGHT),
+            relationship_set(remapped_from is not None),
+        ]
+    else:
+        params.update(guard.params())
+        lines += guarded_relationship_set(remapped_from is not None)
+    lines.append("RETURN a._stub = true AS from_stub, b._stub = true AS to_stub, r.weight AS weight")
     return Statement("\n".join(lines), params)
-
-
-def endpoint_presence(start: Endpoint, end: Endpoint) -> Statement:
-    """Read-only: after a fail_if_missing write matched nothing, say which endpoint is absent."""
-    text = (
-        f"OPTIONAL MATCH (a:{quote(start.label)} {{{KEY_FIELD}: $from_key}})\n"
-        "WITH count(a) AS from_found\n"
-        f"OPTIONAL MATCH (b:{quote(end.label)} {{{KEY_FIELD}: $to_key}})\n"
-        "RETURN from_found, count(b) AS to_found"
-    )
-    return Statement(text, {"from_key": start.key, "to_key": end.key})

@@ -1,4 +1,3 @@
 UNWIND $keys AS k
 MATCH (n:`Person` {_key: k})
-WHERE n._alias_of IS NOT NULL
-RETURN k AS key
+RETURN k AS key, properties(n) AS props

@@ -1,0 +1,96 @@
+"""The clauses of a guarded write: the revision guard, the next revision, and the records appended with it.
+
+The records are created by the write's own statement, so a change and its history land together or not at
+all; `FOREACH ... CREATE ... SET h += c` runs on both engines and creates nothing for an empty list.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from write_gate.core.cypher.aliases import ALIAS_OF
+from write_gate.core.cypher.clauses import stamp
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL, REVISION_FIELD
+from write_gate.core.identifiers import quote
+from write_gate.core.identity import KEY_FIELD
+
+
+@dataclass(frozen=True)
+class Guard:
+    """What a guarded write carries: the revision it read, and its records (core/guard.py builds them)."""
+
+    revision: int
+    fresh: bool = False  # the subject was absent when read: a relationship's weight starts, not averages
+    changes: list[dict[str, Any]] = field(default_factory=list)
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
+
+    def params(self) -> dict[str, Any]:
+        return {"revision": self.revision, "fresh": self.fresh, "changes": self.changes, "conflicts": self.conflicts}
+
+
+def revision_guard(var: str, source: str = "$", carried: tuple[str, ...] = ()) -> str:
+    """Carry on only if the subject is still at the revision the write was decided on (absent counts as 0)."""
+    return f"WITH {', '.join((*carried, var))} WHERE coalesce({var}.{REVISION_FIELD}, 0) = {source}revision"
+
+
+def next_revision(var: str, source: str = "$") -> str:
+    """For the write's SET clause."""
+    return f"{var}.{REVISION_FIELD} = {source}revision + 1"
+
+
+def append_records(source: str = "$") -> list[str]:
+    return [
+        f"FOREACH (c IN {source}changes | CREATE (h:{CHANGE_LABEL}) SET h += c)",
+        f"FOREACH (c IN {source}conflicts | CREATE (h:{CONFLICT_LABEL}) SET h += c)",
+    ]
+
+
+def guarded_relationship_set(remapped: bool, source: str = "$", carried: tuple[str, ...] = ("a", "b")) -> list[str]:
+    """After `MERGE (a)-[r:T]->(b)`: the guard, then the weight (started or averaged: after the guard, so a
+    write that lost the race changes nothing), the properties, the stamp, the revision, the records."""
+    s = source
+    weight = (
+        f"r.weight = CASE WHEN {s}fresh OR {s}weight IS NULL THEN coalesce(r.weight, {s}weight, 1.0)"
+        f" ELSE (coalesce(r.weight, 1.0) + {s}weight) / 2 END"
+    )
+    sets = [weight, f"r += {s}properties", stamp("r", s), next_revision("r", s)]
+    if remapped:
+        sets.append(f"r._schema_remap_from = {s}remapped_from")
+    return [
+        f"ON CREATE SET r.created_at = {s}last_updated",
+        revision_guard("r", s, carried=carried),
+        "SET " + ",\n    ".join(sets),
+        *append_records(s),
+    ]
+
+
+# --- what a guarded write reads first (read-only) ---------------------------------------------------------
+
+
+def current_nodes(label: str) -> Statement:
+    """The stored properties of the nodes of `keys` that exist (aliases included: the caller redirects)."""
+    return Statement(
+        f"UNWIND $keys AS k\nMATCH (n:{quote(label)} {{{KEY_FIELD}: k}})\nRETURN k AS key, properties(n) AS props"
+    )
+
+
+def current_relationship(type_: str, from_label: str, to_label: str) -> Statement:
+    """Whether each endpoint exists and is an alias, and the relationship's stored properties (null: none).
+    Parameters: `from_key`, `to_key`."""
+    return Statement(
+        f"OPTIONAL MATCH (a:{quote(from_label)} {{{KEY_FIELD}: $from_key}})\n"
+        f"OPTIONAL MATCH (b:{quote(to_label)} {{{KEY_FIELD}: $to_key}})\n"
+        f"OPTIONAL MATCH (a)-[r:{quote(type_)}]->(b)\n"
+        f"RETURN a IS NOT NULL AS from_found, b IS NOT NULL AS to_found, a.{ALIAS_OF} AS from_alias,\n"
+        f"       b.{ALIAS_OF} AS to_alias, CASE WHEN r IS NULL THEN null ELSE properties(r) END AS props"
+    )
+
+
+def current_relationships(type_: str, from_label: str, to_label: str) -> Statement:
+    """The stored properties of the relationships between the endpoint pairs of `pairs` that have one."""
+    return Statement(
+        "UNWIND $pairs AS p\n"
+        f"MATCH (a:{quote(from_label)} {{{KEY_FIELD}: p.from_key}})-[r:{quote(type_)}]->"
+        f"(b:{quote(to_label)} {{{KEY_FIELD}: p.to_key}})\n"
+        "RETURN p.from_key AS from_key, p.to_key AS to_key, properties(r) AS props"
+    )

@@ -1,0 +1,69 @@
+"""A write under the conflict policies, with its records, decided purely from what its subject held when read.
+
+The gate reads the subject (its values, claims and revision), decides here, and writes the result with a guard
+on that revision: if another writer changed the subject in between, the write lands nowhere and the gate reads
+and decides again (`conflicts.retry`). So a policy always judges the value the write actually replaces, and
+every record describes a change that happened.
+"""
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from write_gate.core.claims import ValueProvenance
+from write_gate.core.conflicts import decide
+from write_gate.core.history import REVISION_FIELD, Subject, WriteContext, conflict_records, set_changes
+from write_gate.core.model import ConflictMet
+from write_gate.core.registry import ConflictPolicy
+
+
+@dataclass(frozen=True)
+class Guarded:
+    write: dict[str, Any]  # the properties to set, the policies applied
+    revision: int  # the subject's revision as read: the write's guard (absent subject: 0)
+    changes: list[dict[str, Any]]  # `:WriteGateChange` records
+    conflicts: list[dict[str, Any]]  # `:WriteGateConflict` records
+    met: list[ConflictMet]  # the conflicts, as the write's answer lists them
+
+
+def revision_of(current: Mapping[str, Any] | None) -> int:
+    value = (current or {}).get(REVISION_FIELD)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def guard_write(
+    subject: Subject,
+    current: Mapping[str, Any] | None,
+    incoming: Mapping[str, Any],
+    identity: Mapping[str, Any],
+    claim: ValueProvenance,
+    policy_of: Callable[[str], ConflictPolicy],
+    weigh: Callable[[ValueProvenance], float],
+    change_id: str,
+    new_id: Callable[[], str],
+) -> Guarded:
+    """`current`: the subject's stored properties, None when it does not exist yet (then its `identity`, the
+    merge keys it is created with, is recorded as written too). Raises CONFLICT under a `reject` policy."""
+    decision = decide(current or {}, incoming, claim, policy_of, weigh)
+    revision = revision_of(current)
+    ctx = WriteContext(change_id, claim.at, revision + 1, claim)
+    written = {**identity, **decision.write} if current is None else decision.write
+    ids = [new_id() for _ in decision.conflicts]
+    met = [
+        ConflictMet(
+            conflict_id=conflict_id,
+            property=c.property,
+            policy=c.policy.value,
+            outcome=c.outcome.value,
+            current_value=c.current_value,
+            current=c.current,
+        )
+        for c, conflict_id in zip(decision.conflicts, ids, strict=True)
+    ]
+    return Guarded(
+        write=decision.write,
+        revision=revision,
+        changes=set_changes(subject, current, written, ctx),
+        conflicts=conflict_records(subject, decision.conflicts, ctx, ids),
+        met=met,
+    )
