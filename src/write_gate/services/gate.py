@@ -1,10 +1,13 @@
 """The gate: decide (pure, in `decisions`), then run the one statement on the engine."""
 
 import logging
+import random
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+import anyio
 
 from write_gate.access.agents import Agent
 from write_gate.core.clock import utc_now
@@ -39,8 +42,15 @@ logger = logging.getLogger(__name__)
 
 # A write addressed to an alias is redirected to its survivor; merges racing it may move it again, a few times.
 MAX_REDIRECTS = 4
-# A guarded write whose subject moved since it was read (another writer, a merge) is read and decided again.
-MAX_ATTEMPTS = 5
+# A guarded write whose subject moved since it was read (another writer, a merge) is read and decided again,
+# after a short random pause that grows with each attempt, so writers racing for one node fall out of step.
+MAX_ATTEMPTS = 8
+BACKOFF_SECONDS = 0.002
+
+
+async def backoff(attempt: int) -> None:
+    if attempt:
+        await anyio.sleep(random.uniform(0, BACKOFF_SECONDS * 2**attempt))  # noqa: S311 - jitter, not security
 
 
 def _contention() -> GateRejection:
@@ -155,7 +165,8 @@ class Gate:
     async def write_node(self, request: WriteNodeRequest, agent: Agent) -> NodeWritten:
         """Read the node, decide, write guarded by the revision read; a node that moved in between (another
         writer, or a merge that made it an alias) is read and decided again."""
-        for _ in range(MAX_ATTEMPTS):
+        for attempt in range(MAX_ATTEMPTS):
+            await backoff(attempt)
             plan = plan_node_write(
                 request, self.registry, self.policy, self.provider, self.stamp(agent), compile_statement=False
             )
@@ -189,7 +200,8 @@ class Gate:
 
     async def write_relationship(self, request: WriteRelationshipRequest, agent: Agent) -> RelationshipWritten:
         """As write_node: read (the endpoints and the relationship), decide, write guarded, again if it moved."""
-        for _ in range(MAX_ATTEMPTS):
+        for attempt in range(MAX_ATTEMPTS):
+            await backoff(attempt)
             plan = plan_relationship_write(request, self.registry, self.policy, self.provider, self.stamp(agent))
             start, end, result = plan.start, plan.end, plan.result
             agent.grant.check_types([result.type])

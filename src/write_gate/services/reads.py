@@ -25,6 +25,7 @@ from write_gate.core.clock import as_utc_text
 from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher.memory_writes import NameScope
 from write_gate.core.cypher.statement import Statement
+from write_gate.core.history import REVISION_FIELD
 from write_gate.core.identifiers import normalize_identifier
 from write_gate.core.identity import FOLD_PREFIX, KEY_FIELD, SEARCH_FIELD, fold, identity_key
 from write_gate.core.model import ErrorCode, GateRejection
@@ -166,7 +167,8 @@ def decode_cursor(cursor: str | None, kind: str, **shape: type) -> dict[str, Any
 
 # --- shaping (pure) ----------------------------------------------------------------------------
 
-_HIDDEN = ("name", "observations", KEY_FIELD, SEARCH_FIELD)
+# Shown elsewhere (name, observations) or the gate's own bookkeeping (identity, search text, revision).
+_HIDDEN = ("name", "observations", KEY_FIELD, SEARCH_FIELD, REVISION_FIELD)
 
 
 def display_name(props: Mapping[str, Any]) -> str | None:
@@ -209,7 +211,7 @@ def to_relation(
         from_=start,
         to=end,
         relationType=type_,
-        properties=plain,
+        properties={k: v for k, v in plain.items() if k != REVISION_FIELD},
         combined_weight=combined_weight,
         provenance=claims if show_claims else None,
     )

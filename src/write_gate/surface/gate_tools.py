@@ -16,6 +16,7 @@ from write_gate.services.batch import (
     write_nodes,
     write_relationships,
 )
+from write_gate.services.conflicts import ConflictResolved, ResolveConflictRequest, resolve_conflict
 from write_gate.services.reads import GraphResult, OpenNodesRequest, ReadGraphRequest, SearchNodesRequest
 from write_gate.services.resolution import (
     DuplicatesFound,
@@ -173,4 +174,17 @@ MERGE_ENTITIES = ToolSpec(
     # Idempotent in effect but not in answer: a repeat is refused (already merged).
     annotations=lean_hints(destructive=True, idempotent=False),
     handler=lambda s, req, call: merge_entities(s.gate, req, call.agent),
+)
+
+
+RESOLVE_CONFLICT = ToolSpec(
+    name="resolve_conflict",
+    title="Resolve a conflict",
+    description="Close an open conflict (a keep_both value held beside the current one): pick 'current' to keep "
+    "the value in place, or 'incoming' to write the held value with its own claim.",
+    input_model=ResolveConflictRequest,
+    output_model=ConflictResolved,
+    # A repeat is refused (no longer open); picking incoming overwrites the current value.
+    annotations=lean_hints(destructive=True, idempotent=False),
+    handler=lambda s, req, call: resolve_conflict(s.gate, req, call.agent),
 )

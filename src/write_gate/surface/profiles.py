@@ -7,6 +7,7 @@ from write_gate.surface.gate_tools import (
     OPEN_NODES,
     READ_GRAPH,
     REFRESH_SCHEMA_CACHE,
+    RESOLVE_CONFLICT,
     SEARCH_NODES,
     WRITE_NODE,
     WRITE_NODES,
@@ -39,6 +40,7 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         GET_SCHEMA,
         FIND_DUPLICATES,
         MERGE_ENTITIES,
+        RESOLVE_CONFLICT,
     ),
     # Seed 001's nine tools; read_graph, search_nodes and open_nodes are the same implementation as above.
     "memory": (

@@ -1,14 +1,14 @@
 """The clauses of a guarded write: the revision guard, the next revision, and the records appended with it.
 
 The records are created by the write's own statement, so a change and its history land together or not at
-all; `FOREACH ... CREATE ... SET h += c` runs on both engines and creates nothing for an empty list.
+all; `FOREACH ... CREATE ... SET h += record` runs on both engines and creates nothing for an empty list.
 """
 
 from dataclasses import dataclass, field
 from typing import Any
 
 from write_gate.core.cypher.aliases import ALIAS_OF
-from write_gate.core.cypher.clauses import stamp
+from write_gate.core.cypher.clauses import refresh_search_text, stamp
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL, REVISION_FIELD
 from write_gate.core.identifiers import quote
@@ -40,8 +40,8 @@ def next_revision(var: str, source: str = "$") -> str:
 
 def append_records(source: str = "$") -> list[str]:
     return [
-        f"FOREACH (c IN {source}changes | CREATE (h:{CHANGE_LABEL}) SET h += c)",
-        f"FOREACH (c IN {source}conflicts | CREATE (h:{CONFLICT_LABEL}) SET h += c)",
+        f"FOREACH (record IN {source}changes | CREATE (h:{CHANGE_LABEL}) SET h += record)",
+        f"FOREACH (record IN {source}conflicts | CREATE (h:{CONFLICT_LABEL}) SET h += record)",
     ]
 
 
@@ -93,4 +93,46 @@ def current_relationships(type_: str, from_label: str, to_label: str) -> Stateme
         f"MATCH (a:{quote(from_label)} {{{KEY_FIELD}: p.from_key}})-[r:{quote(type_)}]->"
         f"(b:{quote(to_label)} {{{KEY_FIELD}: p.to_key}})\n"
         "RETURN p.from_key AS from_key, p.to_key AS to_key, properties(r) AS props"
+    )
+
+
+# --- resolve_conflict ------------------------------------------------------------------------------------
+
+# Read-only: one conflict record. Parameters: `conflict_id`.
+CONFLICT_BY_ID = Statement(
+    f"MATCH (c:{CONFLICT_LABEL} {{conflict_id: $conflict_id}})\nRETURN properties(c) AS conflict LIMIT 1"
+)
+
+_RESOLVED = "c.status = 'resolved', c.picked = $picked, c.resolved_by = $resolved_by, c.resolved_at = $resolved_at"
+_OPEN_CONFLICT = f"MATCH (c:{CONFLICT_LABEL} {{conflict_id: $conflict_id}}) WHERE c.status = 'open'"
+
+# Picking the current value changes no data: the conflict is closed. Parameters: `conflict_id`, `picked`,
+# `resolved_by`, `resolved_at`.
+KEEP_CURRENT = Statement(f"{_OPEN_CONFLICT}\nSET {_RESOLVED}\nRETURN count(c) AS resolved")
+
+
+def take_incoming_on_node(label: str) -> Statement:
+    """The held value written with its own claim, guarded by the node's revision and by the conflict still
+    being open (two resolvers racing: one wins), the conflict closed and the change recorded, in one statement.
+    Parameters: `key`, `properties`, `revision`, `changes` (`conflicts` unused: empty), and KEEP_CURRENT's."""
+    return Statement(
+        f"{_OPEN_CONFLICT}\n"
+        f"MATCH (n:{quote(label)} {{{KEY_FIELD}: $key}})\n"
+        f"{revision_guard('n', carried=('c',))}\n"
+        f"SET n += $properties, {next_revision('n')},\n    {_RESOLVED}\n"
+        + "\n".join(append_records())
+        + f"\n{refresh_search_text('n')}\nRETURN count(n) AS resolved"
+    )
+
+
+def take_incoming_on_relationship(type_: str, from_label: str, to_label: str) -> Statement:
+    """As `take_incoming_on_node`, for a relationship. Parameters: `from_key`, `to_key` besides."""
+    return Statement(
+        f"{_OPEN_CONFLICT}\n"
+        f"MATCH (a:{quote(from_label)} {{{KEY_FIELD}: $from_key}})-[r:{quote(type_)}]->"
+        f"(b:{quote(to_label)} {{{KEY_FIELD}: $to_key}})\n"
+        f"{revision_guard('r', carried=('c',))}\n"
+        f"SET r += $properties, {next_revision('r')},\n    {_RESOLVED}\n"
+        + "\n".join(append_records())
+        + "\nRETURN count(r) AS resolved"
     )

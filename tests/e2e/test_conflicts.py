@@ -1,0 +1,250 @@
+"""Conflicts and history (issue 12, items 3 and 4) through real MCP client sessions on every engine tier: each
+policy, the answer listing what a write met, resolve_conflict, and concurrent writers meeting one conflict
+with nothing lost (every accepted change is in the history, each replacing the value the one before it left).
+
+tests/schemas/conflicts/registry.json sets the policies: Person.email reject, Person.city keep_both,
+Person.rank higher_confidence_wins, Person.age the gate's default (last_writer_wins), Rumour keep_both for
+every property, KNOWS higher_confidence_wins.
+"""
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from tests.conftest import ok, open_client, rejected
+from write_gate.core.cypher.statement import Statement
+from write_gate.engines import GraphBackend
+from write_gate.serving.config import Settings
+from write_gate.store.schema_files import load_into_graph, read_sources
+
+pytestmark = pytest.mark.anyio
+
+SCHEMAS = Path(__file__).parent.parent / "schemas" / "conflicts"
+API = {"source": "api", "extraction_method": "manual", "reliability": 1.0}
+LLM = {"source": "llm", "extraction_method": "llm", "reliability": 0.1}
+
+
+@pytest.fixture
+async def loaded(settings: Settings, graph: GraphBackend) -> Settings:
+    await load_into_graph(graph, read_sources([SCHEMAS]))
+    return settings
+
+
+@pytest.fixture
+async def api_bot(loaded: Settings) -> AsyncIterator[Client]:
+    async with open_client(loaded.model_copy(update={"agent": "api-bot"}), "in_process") as client:
+        yield client
+
+
+@pytest.fixture
+async def llm_bot(loaded: Settings) -> AsyncIterator[Client]:
+    async with open_client(loaded.model_copy(update={"agent": "llm-bot"}), "in_process") as client:
+        yield client
+
+
+def person(name: str, properties: dict[str, Any], prov: dict[str, Any], label: str = "Person") -> dict[str, Any]:
+    return {"label": label, "merge_keys": {"name": name}, "properties": properties, **prov}
+
+
+async def value(graph: GraphBackend, name: str, prop: str, label: str = "Person") -> Any:
+    [row] = await graph.read(
+        Statement(f"MATCH (n:`{label}` {{name: $name}}) RETURN properties(n) AS p", {"name": name})
+    )
+    return row["p"].get(prop)
+
+
+async def changes(graph: GraphBackend, prop: str) -> list[dict[str, Any]]:
+    rows = await graph.read(
+        Statement("MATCH (h:WriteGateChange {property: $p}) RETURN properties(h) AS h ORDER BY h.revision", {"p": prop})
+    )
+    return [row["h"] for row in rows]
+
+
+async def conflict_records(graph: GraphBackend) -> list[dict[str, Any]]:
+    rows = await graph.read(Statement("MATCH (c:WriteGateConflict) RETURN properties(c) AS c ORDER BY c.at"))
+    return [row["c"] for row in rows]
+
+
+async def test_last_writer_wins_writes_and_tells_the_writer_what_it_replaced(
+    api_bot: Client, llm_bot: Client, graph: GraphBackend
+) -> None:
+    first = await ok(api_bot, "write_node", person("Alice", {"age": 36}, API))
+    assert "conflicts" not in first  # a write that met none answers as it always did
+    second = await ok(llm_bot, "write_node", person("Alice", {"age": 99}, LLM))
+    [met] = second["conflicts"]
+    assert {k: met[k] for k in ("property", "policy", "outcome", "current_value")} == {
+        "property": "age",
+        "policy": "last_writer_wins",
+        "outcome": "overwritten",
+        "current_value": 36,
+    }
+    assert (met["current"]["agent"], met["current"]["source"], met["current"]["confidence"]) == (
+        "api-bot",
+        "api",
+        first["confidence"],
+    )
+    assert await value(graph, "Alice", "age") == 99
+    [record] = await conflict_records(graph)
+    assert (record["conflict_id"], record["status"], record["incoming_value"]) == (met["conflict_id"], "settled", 99)
+    # The history: created at 36, then 36 -> 99, each with its writer's claim.
+    created, changed = await changes(graph, "age")
+    assert (created.get("before"), created["after"], created["claim"][0]) == (None, 36, "api-bot")
+    assert (changed["before"], changed["after"], changed["before_claim"][0], changed["claim"][0]) == (
+        36,
+        99,
+        "api-bot",
+        "llm-bot",
+    )
+    # The same writer correcting its own value is no conflict; the same value again is no change.
+    assert "conflicts" not in await ok(llm_bot, "write_node", person("Alice", {"age": 98}, LLM))
+    await ok(llm_bot, "write_node", person("Alice", {"age": 98}, LLM))
+    assert [c["after"] for c in await changes(graph, "age")] == [36, 99, 98]
+
+
+async def test_higher_confidence_wins_keeps_the_surer_value(
+    api_bot: Client, llm_bot: Client, graph: GraphBackend
+) -> None:
+    await ok(api_bot, "write_node", person("Bob", {"rank": 1}, API))
+    weaker = await ok(llm_bot, "write_node", person("Bob", {"rank": 5, "age": 20}, LLM))
+    assert [(c["property"], c["outcome"]) for c in weaker["conflicts"]] == [("rank", "kept")]
+    assert (await value(graph, "Bob", "rank"), await value(graph, "Bob", "age")) == (1, 20)  # the rest is written
+    surer = {**LLM, "source": "registry", "extraction_method": "manual", "reliability": 1.0}
+    stronger = await ok(llm_bot, "write_node", person("Bob", {"rank": 7}, surer))  # a tie goes to the newer
+    assert [(c["property"], c["outcome"]) for c in stronger["conflicts"]] == [("rank", "overwritten")]
+    assert await value(graph, "Bob", "rank") == 7
+
+
+async def test_reject_refuses_the_whole_write_with_the_current_values_provenance(
+    api_bot: Client, llm_bot: Client, graph: GraphBackend
+) -> None:
+    await ok(api_bot, "write_node", person("Carol", {"email": "carol@api.example"}, API))
+    out = await rejected(llm_bot, "write_node", person("Carol", {"email": "c@llm.example", "age": 3}, LLM))
+    assert out["error_code"] == "CONFLICT"
+    [refused] = out["details"]["conflicts"]
+    assert (refused["property"], refused["current_value"], refused["current"]["agent"]) == (
+        "email",
+        "carol@api.example",
+        "api-bot",
+    )
+    # Nothing of the refused write landed, and no record claims it did.
+    assert (await value(graph, "Carol", "email"), await value(graph, "Carol", "age")) == ("carol@api.example", None)
+    assert await changes(graph, "age") == [] and await conflict_records(graph) == []
+    # The writer that owns the value may still change it.
+    await ok(api_bot, "write_node", person("Carol", {"email": "carol@new.example"}, API))
+
+
+async def test_keep_both_holds_the_incoming_claim_until_resolved(
+    api_bot: Client, llm_bot: Client, graph: GraphBackend
+) -> None:
+    await ok(api_bot, "write_node", person("Dan", {"city": "Oslo"}, API))
+    held = await ok(llm_bot, "write_node", person("Dan", {"city": "Rome"}, LLM))
+    [met] = held["conflicts"]
+    assert (met["outcome"], met["current_value"]) == ("open", "Oslo")
+    assert await value(graph, "Dan", "city") == "Oslo"
+    [record] = await conflict_records(graph)
+    assert (record["status"], record["incoming_value"], record["incoming_claim"][0]) == ("open", "Rome", "llm-bot")
+
+    taken = await ok(api_bot, "resolve_conflict", {"conflict_id": met["conflict_id"], "pick": "incoming"})
+    assert (taken["value"], taken["claim"]["agent"], taken["claim"]["source"]) == ("Rome", "llm-bot", "llm")
+    assert await value(graph, "Dan", "city") == "Rome"
+    assert (await value(graph, "Dan", "_p_city"))[:3] == ["llm-bot", "llm", "llm"]  # its own claim, not the resolver's
+    found = await ok(api_bot, "search_nodes", {"query": "rome"})  # the search text follows the value
+    assert [e["name"] for e in found["entities"]] == ["Dan"]
+    [record] = await conflict_records(graph)
+    assert (record["status"], record["picked"], record["resolved_by"]) == ("resolved", "incoming", "api-bot")
+    resolve = [c for c in await changes(graph, "city") if c["op"] == "resolve"]
+    assert [(c["before"], c["after"], c["agent"], c["claim"][0]) for c in resolve] == [
+        ("Oslo", "Rome", "api-bot", "llm-bot")
+    ]
+    again = await rejected(api_bot, "resolve_conflict", {"conflict_id": met["conflict_id"], "pick": "current"})
+    assert (again["error_code"], again["details"]["reason"]) == ("INVALID_INPUT", "not_open")
+    unknown = await rejected(api_bot, "resolve_conflict", {"conflict_id": "nope", "pick": "current"})
+    assert unknown["details"]["reason"] == "unknown_conflict"
+
+
+async def test_keeping_the_current_value_closes_the_conflict_and_changes_nothing(
+    api_bot: Client, llm_bot: Client, graph: GraphBackend
+) -> None:
+    # Rumour: keep_both for every property, from its entry.
+    await ok(api_bot, "write_node", person("R1", {"claim": "true"}, API, label="Rumour"))
+    [met] = (await ok(llm_bot, "write_node", person("R1", {"claim": "false"}, LLM, label="Rumour")))["conflicts"]
+    kept = await ok(llm_bot, "resolve_conflict", {"conflict_id": met["conflict_id"], "pick": "current"})
+    assert (kept["value"], kept["claim"]["agent"]) == ("true", "api-bot")
+    assert await value(graph, "R1", "claim", label="Rumour") == "true"
+    assert [r["status"] for r in await conflict_records(graph)] == ["resolved"]
+
+
+async def test_a_relationship_property_meets_its_types_policy(
+    api_bot: Client, llm_bot: Client, graph: GraphBackend
+) -> None:
+    for name in ("Eve", "Fay"):
+        await ok(api_bot, "write_node", person(name, {}, API))
+    knows = {"type": "KNOWS", "from_label": "Person", "from_keys": {"name": "Eve"}, "to_label": "Person"}
+    knows["to_keys"] = {"name": "Fay"}
+    await ok(api_bot, "write_relationship", {**knows, "properties": {"since": 2001}, **API})
+    out = await ok(llm_bot, "write_relationship", {**knows, "properties": {"since": 1999}, **LLM})
+    assert [(c["property"], c["outcome"], c["current_value"]) for c in out["conflicts"]] == [("since", "kept", 2001)]
+    [row] = await graph.read(Statement("MATCH ()-[r:KNOWS]->() RETURN r.since AS since"))
+    assert row["since"] == 2001
+    [record] = await conflict_records(graph)
+    assert (record["subject"], record["label"], record["from_key"], record["to_key"]) == (
+        "relationship",
+        "KNOWS",
+        '{"name":"Eve"}',
+        '{"name":"Fay"}',
+    )
+
+
+async def test_batches_meet_conflicts_as_single_writes_do(
+    api_bot: Client, llm_bot: Client, graph: GraphBackend
+) -> None:
+    await ok(api_bot, "write_node", person("Gus", {"email": "g@api", "age": 1}, API))
+    out = await ok(
+        llm_bot,
+        "write_nodes",
+        {"items": [person("Gus", {"age": 2}, LLM), person("Gus", {"email": "g@llm"}, LLM), person("Hal", {}, LLM)]},
+    )
+    first, second, third = out["items"]
+    assert first["status"] == "written" and first["conflicts"][0]["current_value"] == 1
+    assert (second["status"], second["error_code"]) == ("rejected", "CONFLICT")
+    assert third["status"] == "written" and third.get("conflicts") is None
+    assert (await value(graph, "Gus", "age"), await value(graph, "Gus", "email")) == (2, "g@api")
+
+
+async def test_concurrent_writers_meeting_one_conflict_lose_nothing(loaded: Settings, graph: GraphBackend) -> None:
+    """Eight agents write Ivy's age at once, twice each. Every accepted write is in the history, and the
+    history is one chain: each change replaced the value the change before it left (no write decided on a
+    stale value landed), the last one is what the node holds, and every conflict is recorded."""
+    answers: list[dict[str, Any]] = []
+
+    async def agent(n: int) -> None:
+        settings = loaded.model_copy(update={"agent": f"bot-{n}"})
+        async with open_client(settings, "in_process") as client:
+            for round_ in range(2):
+                args = person("Ivy", {"age": 100 * round_ + n, "rank": n}, {**LLM, "reliability": n / 10})
+                result = await client.call_tool("write_node", args)
+                answers.append(result.structured_content or {})
+
+    with anyio.fail_after(300):
+        async with anyio.create_task_group() as tasks:
+            for n in range(8):
+                tasks.start_soon(agent, n)
+    written = [a for a in answers if a.get("status") == "written"]
+    refused = [a for a in answers if a.get("status") != "written"]
+    assert all(a["error_code"] == "CONFLICT" and a["details"]["reason"] == "contention" for a in refused)
+    assert len(written) >= 8
+    chain = await changes(graph, "age")
+    assert [c["revision"] for c in chain] == sorted({c["revision"] for c in chain})  # one record per revision
+    for before, after in zip(chain, chain[1:], strict=False):
+        assert after.get("before") == before["after"]
+    assert chain[-1]["after"] == await value(graph, "Ivy", "age")
+    assert len(chain) == len(written)  # every write changed age (each agent's values differ)
+    # Every change over another agent's value was a conflict, and each one is recorded.
+    met = sum(c["before_claim"][0] != c["claim"][0] for c in chain[1:])
+    assert len([c for c in await conflict_records(graph) if c["property"] == "age"]) == met > 0
+    # rank is higher_confidence_wins: whatever the order, the surest writer's value stands.
+    assert await value(graph, "Ivy", "rank") == 7
