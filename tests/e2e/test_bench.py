@@ -49,6 +49,7 @@ async def test_run_sections_without_npm() -> None:
     ("script", "args", "says"),
     [
         ("write_node_latency", ("--calls", "5"), "median"),
+        ("write_cost", ("--calls", "5", "--properties", "2"), "of plain"),
         ("read_latency", ("--nodes", "200", "--calls", "3"), "search_nodes"),
         ("typed_links", ("--calls", "2"), "100"),
         ("http_sessions", ("--sessions", "3", "--idle", "1"), "sessions"),
