@@ -1,4 +1,5 @@
-"""`write-gate serve | migrate | schema | import | export | agents | engine`: the command line, above every layer."""
+"""`write-gate serve | migrate | schema | import | export | agents | engine | history`: the command line, above
+every layer."""
 
 import argparse
 import json
@@ -212,6 +213,29 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_history_prune(args: argparse.Namespace, settings: Settings) -> int:
+    from write_gate.core.clock import utc_now
+    from write_gate.core.decay import parse_at
+    from write_gate.core.retention import retention_cutoff
+    from write_gate.store.history_pruning import prune_history
+
+    days = settings.history_retention_days if args.days is None else args.days
+    cutoff = retention_cutoff(parse_at(utc_now()), days)
+    if cutoff is None:
+        print("nothing pruned: WRITE_GATE_HISTORY_RETENTION_DAYS=0 keeps every record")
+        return 0
+
+    async def work(backend) -> int:
+        pruned = await prune_history(backend, cutoff)
+        print(
+            f"pruned {pruned.total} history records written before {cutoff}: {pruned.changes} changes, "
+            f"{pruned.conflicts} settled or resolved conflicts (open conflicts are kept)"
+        )
+        return 0
+
+    return anyio.run(_with_backend, settings, work)
+
+
 def cmd_engine_check(args: argparse.Namespace, settings: Settings) -> int:
     from write_gate.engines.engine_check import check_folder
 
@@ -269,6 +293,16 @@ def _port(text: str) -> int:
     if not text.isdigit() or not 1 <= int(text) <= 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1 to 65535)")
     return int(text)
+
+
+def _days(text: str) -> float:
+    try:
+        days = float(text)
+    except ValueError:
+        days = -1.0
+    if not (0 <= days < float("inf")):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of days (0 or more)")
+    return days
 
 
 def parser() -> argparse.ArgumentParser:
@@ -346,6 +380,16 @@ def parser() -> argparse.ArgumentParser:
     check = engine_sub.add_parser("check", help="check that the data folder's append-only files are whole (read-only)")
     check.add_argument("--report", action="store_true", help="print the checker's full report")
     check.set_defaults(func=cmd_engine_check)
+
+    history = sub.add_parser("history", help="the change history and conflict records")
+    history_sub = history.add_subparsers(dest="history_command", required=True)
+    prune = history_sub.add_parser(
+        "prune", help="delete change records and decided conflicts older than the retention (open ones stay)"
+    )
+    prune.add_argument(
+        "--days", type=_days, help="keep this many days instead of WRITE_GATE_HISTORY_RETENTION_DAYS (0: keep all)"
+    )
+    prune.set_defaults(func=cmd_history_prune)
 
     exp = sub.add_parser("export", help="write the graph as jsonl (re-importable), json, graphml, dot or mermaid")
     exp.add_argument("--format", choices=["jsonl", "json", "graphml", "dot", "mermaid"], default="jsonl")

@@ -20,6 +20,7 @@ from write_gate.core.cypher import records as record_cypher
 from write_gate.core.cypher import resolution as resolution_cypher
 from write_gate.core.cypher.batch_writes import write_nodes_batch, write_relationships_batch
 from write_gate.core.cypher.dialect import FalkorDBDialect, MemgraphDialect
+from write_gate.core.cypher.history_retention import prune_changes, prune_conflicts
 from write_gate.core.cypher.memory_writes import (
     NameScope,
     add_observations,
@@ -232,6 +233,8 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "backfill_without_key": lambda: backfill.without_key("Person"),
         "backfill_taken": lambda: backfill.taken_keys("Person", [s("key")]),
         "backfill_set": lambda: backfill.SET_BACKFILLED,
+        "prune_history_changes": lambda: prune_changes(s("time")),
+        "prune_history_conflicts": lambda: prune_conflicts(s("time")),
     }
 
 

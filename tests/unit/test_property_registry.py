@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from write_gate.core.decisions import Policy
 from write_gate.core.registry import PropertyType, UndeclaredPolicy, entry_from_row
 from write_gate.core.schema_view import label_view
 from write_gate.store.schema_files import SchemaFileError, read_sources
@@ -41,7 +42,7 @@ def test_policy_and_absorbs_round_trip_through_schema_node_properties(tmp_path: 
     assert entry is not None and entry.undeclared_properties is UndeclaredPolicy.REJECT
     assert entry.property_types["email"] == PropertyType("string", absorbs=("e_mail", "mail"))
     assert entry.property_types["age"] == PropertyType("integer")  # the short form still works
-    view = label_view(entry, 0, UndeclaredPolicy.ALLOW)
+    view = label_view(entry, 0, Policy(undeclared_properties=UndeclaredPolicy.ALLOW))
     assert view.undeclared_properties is UndeclaredPolicy.REJECT
     assert view.property_types["email"]["absorbs"] == ["e_mail", "mail"]
 
@@ -52,7 +53,10 @@ def test_an_entry_without_a_policy_follows_the_gates(tmp_path: Path) -> None:
     assert props["undeclared_properties"] == ""  # written every time, so a reload clears an old policy
     entry = entry_from_row(as_row(props))
     assert entry is not None and entry.undeclared_properties is None
-    assert label_view(entry, 0, UndeclaredPolicy.REMAP).undeclared_properties is UndeclaredPolicy.REMAP
+    assert (
+        label_view(entry, 0, Policy(undeclared_properties=UndeclaredPolicy.REMAP)).undeclared_properties
+        is UndeclaredPolicy.REMAP
+    )
     assert entry_from_row({"label": "Old"}).undeclared_properties is None  # a node from before the policy
 
 

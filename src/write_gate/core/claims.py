@@ -11,7 +11,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
+from pydantic.json_schema import SkipJsonSchema
 
 CLAIM_PREFIX = "_p_"
 VALUE_CLAIM_FIELDS = ("agent", "source", "extraction_method", "confidence", "at")
@@ -27,6 +28,9 @@ class ValueProvenance(BaseModel):
     extraction_method: str
     confidence: float
     at: str  # ISO-8601 UTC, the same text as last_updated
+    # `confidence` decayed to the moment a read ran (core/decay.py); the same as `confidence` where no
+    # half-life applies. Reads always set it; elsewhere (records, conflicts) it is absent.
+    effective_confidence: float | SkipJsonSchema[None] = Field(default=None, exclude_if=lambda v: v is None)
 
 
 def claim_name(prop: str) -> str:

@@ -1,6 +1,7 @@
 """The schema registry: entries, the protocol the gate reads through, and an immutable snapshot."""
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -278,6 +279,8 @@ def entry_from_row(row: Mapping[str, Any]) -> SchemaEntry | None:
         typed_tools=row.get("typed_tools") is True,
         additional_properties=row.get("additional_properties") is True,
         undeclared_properties=_policy(row.get("undeclared_properties")),
+        conflict_policy=_conflict_policy(row.get("conflict_policy")),
+        half_life_days=_half_life(row.get("half_life_days")),
     )
 
 
@@ -287,3 +290,19 @@ def _policy(value: Any) -> UndeclaredPolicy | None:
         return UndeclaredPolicy(value)
     except ValueError:
         return None
+
+
+def _conflict_policy(value: Any) -> ConflictPolicy | None:
+    """ "" (none named) or an entry from before conflict policies: the gate's WRITE_GATE_CONFLICT_POLICY."""
+    try:
+        return ConflictPolicy(value)
+    except ValueError:
+        return None
+
+
+def _half_life(value: Any) -> float | None:
+    """A positive number of days; the stored 0 (none named), a node from before half-lives, or anything
+    damaged: no half-life of its own."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+        return None
+    return float(value)

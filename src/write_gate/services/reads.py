@@ -21,15 +21,16 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchem
 from pydantic.json_schema import SkipJsonSchema
 
 from write_gate.core.claims import ClaimFilter, ValueProvenance, split_claims
-from write_gate.core.clock import as_utc_text
+from write_gate.core.clock import as_utc_text, utc_now
 from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher.memory_writes import NameScope
 from write_gate.core.cypher.statement import Statement
+from write_gate.core.decay import parse_at, weigher
 from write_gate.core.history import REVISION_FIELD
 from write_gate.core.identifiers import normalize_identifier
 from write_gate.core.identity import FOLD_PREFIX, KEY_FIELD, SEARCH_FIELD, fold, identity_key
 from write_gate.core.model import ErrorCode, GateRejection
-from write_gate.core.registry import SchemaRegistry
+from write_gate.core.registry import SchemaEntry, SchemaRegistry
 from write_gate.core.values import unstorable
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend, Row
 from write_gate.engines.errors import engine_failure
@@ -186,7 +187,49 @@ def display_name(props: Mapping[str, Any]) -> str | None:
     return None
 
 
-def to_entity(labels: Sequence[str], props: Mapping[str, Any], show_claims: bool = False) -> Entity:
+@dataclass(frozen=True)
+class Decay:
+    """What a read that shows claims needs to weigh them: the registry's half-lives by label and type, the
+    gate's by extraction method, and the moment the read ran (the gate's clock)."""
+
+    registry: SchemaRegistry
+    by_method: Mapping[str, float]
+    now: datetime
+
+    def _weigh(self, entry: SchemaEntry | None) -> Callable[[ValueProvenance], float]:
+        return weigher(entry.half_life_days if entry is not None else None, self.by_method, self.now)
+
+    def of_node(self, labels: Sequence[str]) -> Callable[[ValueProvenance], float]:
+        """The half-life of the node's first registered label, else each claim's method's."""
+        entries = (self.registry.get_entry(label) for label in labels)
+        return self._weigh(next((e for e in entries if e is not None), None))
+
+    def of_relationship(self, type_: str) -> Callable[[ValueProvenance], float]:
+        return self._weigh(self.registry.get_relationship(type_))
+
+
+def _weighed(
+    claims: dict[str, ValueProvenance], weigh: Callable[[ValueProvenance], float] | None
+) -> dict[str, ValueProvenance]:
+    """Each claim with its effective confidence beside the stored one (no decay: the same number). A claim
+    whose time does not read as one (damaged around the gate) is shown without it, never guessed."""
+    if weigh is None:
+        return claims
+    weighed = {}
+    for prop, claim in claims.items():
+        try:
+            weighed[prop] = claim.model_copy(update={"effective_confidence": weigh(claim)})
+        except ValueError:
+            weighed[prop] = claim
+    return weighed
+
+
+def to_entity(
+    labels: Sequence[str],
+    props: Mapping[str, Any],
+    show_claims: bool = False,
+    weigh: Callable[[ValueProvenance], float] | None = None,
+) -> Entity:
     props, claims = split_claims(props)
     observations = props.get("observations")
     listed = isinstance(observations, list) and all(isinstance(o, str) for o in observations)
@@ -199,12 +242,18 @@ def to_entity(labels: Sequence[str], props: Mapping[str, Any], show_claims: bool
         observations=observations if listed else [],
         labels=list(labels),
         properties=rest,
-        provenance=claims if show_claims else None,
+        provenance=_weighed(claims, weigh) if show_claims else None,
     )
 
 
 def to_relation(
-    start: str, end: str, type_: str, props: Mapping[str, Any], combined_weight: float, show_claims: bool
+    start: str,
+    end: str,
+    type_: str,
+    props: Mapping[str, Any],
+    combined_weight: float,
+    show_claims: bool,
+    weigh: Callable[[ValueProvenance], float] | None = None,
 ) -> Relation:
     plain, claims = split_claims(props)
     return Relation(
@@ -213,7 +262,7 @@ def to_relation(
         relationType=type_,
         properties={k: v for k, v in plain.items() if k != REVISION_FIELD},
         combined_weight=combined_weight,
-        provenance=claims if show_claims else None,
+        provenance=_weighed(claims, weigh) if show_claims else None,
     )
 
 
@@ -238,8 +287,9 @@ class Expanded:
     resume_after: int | None  # where the next page of relations starts (the truncated entities' last one)
 
 
-def shape(rows: Iterable[Row], page: Sequence[int], show_claims: bool = False) -> Expanded:
-    """Rows of read_cypher.expand -> the page's entities (in page order) and the relations they touch."""
+def shape(rows: Iterable[Row], page: Sequence[int], show_claims: bool = False, decay: Decay | None = None) -> Expanded:
+    """Rows of read_cypher.expand -> the page's entities (in page order) and the relations they touch; with
+    `decay`, each claim shown has its effective confidence."""
     nodes: dict[int, tuple[list[str], dict[str, Any]]] = {}
     more: set[int] = set()
     names: dict[int, str | None] = {}
@@ -266,9 +316,17 @@ def shape(rows: Iterable[Row], page: Sequence[int], show_claims: bool = False) -
     truncated = [i for i in listed if i in more]
     combined = combined_weights((start, end, props) for rtype, start, end, props in rels.values())
     result = GraphResult(
-        entities=[to_entity(*nodes[i], show_claims) for i in listed],
+        entities=[to_entity(*nodes[i], show_claims, decay.of_node(nodes[i][0]) if decay else None) for i in listed],
         relations=[
-            to_relation(name_of(start), name_of(end), rtype, props, combined[(start, end)], show_claims)
+            to_relation(
+                name_of(start),
+                name_of(end),
+                rtype,
+                props,
+                combined[(start, end)],
+                show_claims,
+                decay.of_relationship(rtype) if decay else None,
+            )
             for _rid, (rtype, start, end, props) in sorted(rels.items())
         ],
         truncated=[name_of(i) for i in truncated],
@@ -288,9 +346,19 @@ def _claims(query: ProvenanceQuery | None) -> tuple[ClaimFilter | None, bool]:
 
 
 class Reader:
-    def __init__(self, backend: GraphBackend, registry: Callable[[], SchemaRegistry]) -> None:
+    def __init__(
+        self,
+        backend: GraphBackend,
+        registry: Callable[[], SchemaRegistry],
+        half_life_by_method: Mapping[str, float] | None = None,
+    ) -> None:
         self._backend = backend
         self._registry = registry  # read at each call: a refresh swaps the snapshot
+        # WRITE_GATE_DECAY_HALF_LIFE_DAYS, for claims whose label or type names no half-life.
+        self._half_life_by_method = dict(half_life_by_method or {})
+
+    def _decay(self) -> Decay:
+        return Decay(self._registry(), self._half_life_by_method, parse_at(utc_now()))
 
     async def read(self, statement: Statement) -> list[Row]:
         try:
@@ -312,7 +380,7 @@ class Reader:
         statement = read_cypher.expand(outgoing_only)
         params = {"ids": page, "after": after_relation, "per_node": relations_limit}
         rows = await self.read(Statement(statement.text, params))
-        return shape(rows, page, show_claims)
+        return shape(rows, page, show_claims, self._decay() if show_claims else None)
 
     def _labels(self, requested: list[str] | None) -> list[str]:
         if requested:

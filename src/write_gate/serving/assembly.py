@@ -12,7 +12,9 @@ from write_gate.core.formula import FormulaProvider, load_provider
 from write_gate.core.values import Limits
 from write_gate.engines import GraphBackend
 from write_gate.services.gate import Gate
+from write_gate.services.reads import Reader
 from write_gate.serving.config import BackendKind, ConfigurationError, Settings
+from write_gate.serving.history_keeper import keep_history_pruned
 from write_gate.serving.registry_keeper import RegistryKeeper
 from write_gate.store.graph_registry import GraphRegistrySource
 from write_gate.store.migrations import migrate
@@ -73,8 +75,19 @@ def formula_provider(
 
 def build_gate(settings: Settings, backend: GraphBackend) -> Gate:
     limits = Limits(settings.max_properties, settings.max_string_length, settings.max_list_length)
-    policy = Policy(settings.unknown_label_policy, settings.fallback_label, limits, settings.undeclared_property_policy)
-    return Gate(backend, GraphRegistrySource(backend), formula_provider(settings), policy, __version__)
+    policy = Policy(
+        settings.unknown_label_policy,
+        settings.fallback_label,
+        limits,
+        settings.undeclared_property_policy,
+        conflicts=settings.conflict_policy,
+        half_life_by_method=dict(settings.decay_half_life_days),
+        history_retention_days=settings.history_retention_days or None,  # 0: keep every record
+    )
+    gate = Gate(backend, GraphRegistrySource(backend), formula_provider(settings), policy, __version__)
+    # Reads weigh claims with the gate's half-lives (Gate builds its reader without them).
+    gate.reader = Reader(backend, lambda: gate.registry, policy.half_life_by_method)
+    return gate
 
 
 @asynccontextmanager
@@ -107,6 +120,7 @@ async def open_gate(
             return
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(keeper.run)
+            tasks.start_soon(keep_history_pruned, backend, gate.policy.history_retention_days)
             try:
                 yield gate
             finally:

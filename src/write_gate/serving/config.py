@@ -5,11 +5,11 @@ from pathlib import Path
 from typing import Annotated
 
 from platformdirs import user_data_dir
-from pydantic import AliasChoices, AnyHttpUrl, BeforeValidator, Field, SecretStr
+from pydantic import AfterValidator, AliasChoices, AnyHttpUrl, BeforeValidator, Field, SecretStr
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from write_gate.core.decisions import UnknownLabelPolicy
-from write_gate.core.registry import UndeclaredPolicy
+from write_gate.core.registry import ConflictPolicy, UndeclaredPolicy
 from write_gate.serving.logs import LogLevel
 
 
@@ -36,6 +36,17 @@ def _comma_list(value: object) -> object:
 
 
 CommaList = Annotated[list[str], NoDecode, BeforeValidator(_comma_list)]
+
+
+def _positive_half_lives(value: dict[str, float]) -> dict[str, float]:
+    bad = sorted(method for method, days in value.items() if not (days > 0 and days != float("inf")))
+    if bad:
+        raise ValueError(f"half-lives must be a positive number of days; not for {bad}")
+    return value
+
+
+# `{"llm": 30, "manual": 365}` from the environment (JSON, as pydantic-settings reads any map).
+HalfLives = Annotated[dict[str, float], AfterValidator(_positive_half_lives)]
 
 
 def _default_data_dir() -> Path:
@@ -82,6 +93,12 @@ class Settings(BaseSettings):
     # Property names an entry does not declare, for entries that name no policy of their own (allow: as before
     # the registry typed names; remap: drift to the declared name; reject: that, and refuse the rest).
     undeclared_property_policy: UndeclaredPolicy = UndeclaredPolicy.ALLOW
+    # What a write does to a value another writer claims, for entries and properties that name no policy.
+    conflict_policy: ConflictPolicy = ConflictPolicy.LAST_WRITER_WINS
+    # Half-lives in days by extraction method, for entries with none of their own; empty: no decay.
+    decay_half_life_days: HalfLives = Field(default_factory=dict)
+    # How long the change history keeps a record (settled and resolved conflicts too); 0 keeps every record.
+    history_retention_days: float = Field(default=365.0, ge=0, allow_inf_nan=False)
     fallback_label: str | None = None
     formula_provider: str = "default"
 

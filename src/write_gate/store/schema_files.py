@@ -13,8 +13,12 @@ from write_gate.core.identifiers import RESERVED_LABELS, is_identifier, is_prote
 from write_gate.core.identity import KEY_FIELD
 from write_gate.core.model import describe_problems
 from write_gate.core.properties import absorb_clashes
-from write_gate.core.registry import PropertyType, UndeclaredPolicy
+from write_gate.core.registry import ConflictPolicy, PropertyType, UndeclaredPolicy
 from write_gate.engines import GraphBackend
+
+# Stored for an entry without a half-life (a real one is > 0): like "" for no policy, a value written every
+# time, so a load without a half-life clears an old one.
+NO_HALF_LIFE = 0.0
 
 
 class SchemaFileError(ValueError):
@@ -58,6 +62,12 @@ class EntrySource(BaseModel):
     additional_properties: bool = False
     # What writes do with property names the entry does not declare; absent: WRITE_GATE_UNDECLARED_PROPERTY_POLICY.
     undeclared_properties: UndeclaredPolicy | None = None
+    # What a write does to a value another writer claims; a property's own overrides it; absent:
+    # WRITE_GATE_CONFLICT_POLICY.
+    conflict_policy: ConflictPolicy | None = None
+    # Claims on its values lose half their confidence every this many days; absent: the extraction method's
+    # half-life (WRITE_GATE_DECAY_HALF_LIFE_DAYS), else none.
+    half_life_days: float | None = Field(default=None, gt=0, allow_inf_nan=False, strict=True)
     # Made by converting a seed-format file's relationship property; merged with its twins on load, and never
     # written over an entry a file defined outright (kept on the `:Schema` node, so later loads know).
     derived: bool = Field(default=False, exclude=True)
@@ -128,6 +138,8 @@ class EntrySource(BaseModel):
         props["derived"] = self.derived
         # "" for none, so that, like every field, it is written every time: a load without it clears an old one.
         props["undeclared_properties"] = self.undeclared_properties.value if self.undeclared_properties else ""
+        props["conflict_policy"] = self.conflict_policy.value if self.conflict_policy else ""
+        props["half_life_days"] = self.half_life_days if self.half_life_days is not None else NO_HALF_LIFE
         return props
 
 

@@ -26,6 +26,7 @@ from write_gate.services.resolution import (
     find_duplicates,
     merge_entities,
 )
+from write_gate.services.schema import get_schema
 from write_gate.surface.tool_schemas import input_schema
 from write_gate.surface.tool_spec import READ, NoArguments, ToolSpec, lean_hints
 
@@ -148,7 +149,7 @@ GET_SCHEMA = ToolSpec(
     input_model=NoArguments,
     output_model=SchemaView,
     annotations=READ,
-    handler=lambda s, _req, _call: s.gate.get_schema(),
+    handler=lambda s, _req, _call: get_schema(s.gate),
 )
 
 

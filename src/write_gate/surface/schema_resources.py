@@ -10,13 +10,11 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
-from write_gate.core.cypher.reads import label_count, relationship_count
-from write_gate.core.cypher.statement import Statement
 from write_gate.core.model import GateRejection
-from write_gate.core.schema_view import label_view, relationship_view
 from write_gate.engines import BackendError, BackendUnavailable
 from write_gate.engines.errors import engine_failure
 from write_gate.services.gate import Gate
+from write_gate.services.schema import entry_view, get_schema
 from write_gate.surface.mcp_context import GateContext
 
 SCHEMA_URI = "write-gate://schema"
@@ -58,7 +56,7 @@ async def read_resource(ctx: GateContext, params: types.ReadResourceRequestParam
         # A registry that never loaded is empty: only an engine that answers makes an empty registry true.
         await gate.backend.ping()
         if params.uri == SCHEMA_URI:
-            view: BaseModel = await gate.get_schema()
+            view: BaseModel = await get_schema(gate)
         elif params.uri.startswith(_ENTRY_PREFIX):
             view = await _entry_view(gate, params.uri[len(_ENTRY_PREFIX) :])
         else:
@@ -80,20 +78,10 @@ def _protocol_error(exc: GateRejection) -> MCPError:
 
 
 async def _entry_view(gate: Gate, name: str) -> BaseModel:
-    registry = gate.registry
-    entry = registry.get_entry(name)
-    default = gate.policy.undeclared_properties
-    if entry is not None:
-        return label_view(entry, await _count(gate, label_count(entry.label)), default)
-    entry = registry.get_relationship(name)
-    if entry is not None:
-        return relationship_view(entry, await _count(gate, relationship_count(entry.label)), default)
-    raise MCPError(RESOURCE_NOT_FOUND, "Resource not found", {"uri": _ENTRY_PREFIX + name})
-
-
-async def _count(gate: Gate, statement: Statement) -> int:
-    rows = await gate.reader.read(statement)
-    return rows[0]["count"] if rows else 0
+    view = await entry_view(gate, name)
+    if view is None:
+        raise MCPError(RESOURCE_NOT_FOUND, "Resource not found", {"uri": _ENTRY_PREFIX + name})
+    return view
 
 
 def complete_names(names: list[str], prefix: str) -> types.Completion:
