@@ -27,7 +27,6 @@ import anyio
 
 from write_gate.core.claims import is_claim
 from write_gate.core.cypher.aliases import alias_target
-from write_gate.core.cypher.records import Guard
 from write_gate.core.cypher.statement import Provenance, Statement
 from write_gate.core.cypher.writes import write_node
 from write_gate.core.guard import guard_write
@@ -64,7 +63,7 @@ async def gate_write(backend: GraphBackend, keys: dict[str, Any], properties: di
         change_id=uuid.uuid4().hex,
         new_id=lambda: uuid.uuid4().hex,
     )
-    guard = Guard(guarded.revision, current is None, guarded.changes, guarded.conflicts)
+    guard = guarded.as_guard(current is None)
     await backend.write(write_node("Person", keys, guarded.write, PROVENANCE, None, (), guard))
 
 

@@ -139,6 +139,16 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
             create=True,
             merge_endpoints=False,
         ),
+        "typed_write_guarded": lambda: typed_write(
+            "Npc",
+            {"name": s("Gandalf")},
+            {"role": s("Wizard")},
+            prov,
+            [Link("LOCATED_IN", (Endpoint("Location", {"name": s("Rivendell")}),))],
+            create=True,
+            merge_endpoints=False,
+            guard=Guard(m.n(6), False, [{"at": s("c")}], [], s("change")),
+        ),
         "typed_write_update_merge_endpoints": lambda: typed_write(
             "Npc",
             {"name": s("Gandalf")},

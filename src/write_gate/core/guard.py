@@ -12,6 +12,7 @@ from typing import Any
 
 from write_gate.core.claims import ValueProvenance
 from write_gate.core.conflicts import decide
+from write_gate.core.cypher.records import Guard
 from write_gate.core.history import REVISION_FIELD, Subject, WriteContext, conflict_records, set_changes
 from write_gate.core.model import ConflictMet
 from write_gate.core.registry import ConflictPolicy
@@ -24,6 +25,11 @@ class Guarded:
     changes: list[dict[str, Any]]  # `:WriteGateChange` records
     conflicts: list[dict[str, Any]]  # `:WriteGateConflict` records
     met: list[ConflictMet]  # the conflicts, as the write's answer lists them
+    change_id: str = ""
+
+    def as_guard(self, fresh: bool) -> Guard:
+        """What the guarded statement carries; `fresh`: the subject was absent when read."""
+        return Guard(self.revision, fresh, self.changes, self.conflicts, self.change_id)
 
 
 def revision_of(current: Mapping[str, Any] | None) -> int:
@@ -66,4 +72,5 @@ def guard_write(
         changes=set_changes(subject, current, written, ctx),
         conflicts=conflict_records(subject, decision.conflicts, ctx, ids),
         met=met,
+        change_id=change_id,
     )

@@ -137,7 +137,7 @@ class ConflictMet(BaseModel):
     current: ValueProvenance  # its claim
 
 
-class _MeetsConflicts(BaseModel):
+class MeetsConflicts(BaseModel):
     """A write's answer lists `conflicts` only when it met some, so a write that met none answers as before."""
 
     # Values another writer claims that this write met, and what each one's conflict policy did.
@@ -151,7 +151,7 @@ class _MeetsConflicts(BaseModel):
         return data
 
 
-class NodeWritten(_MeetsConflicts):
+class NodeWritten(MeetsConflicts):
     status: Literal["written"] = "written"
     label: str
     merge_keys: dict[str, Any]
@@ -162,7 +162,7 @@ class NodeWritten(_MeetsConflicts):
     property_remaps: list[str] = Field(default_factory=list)
 
 
-class RelationshipWritten(_MeetsConflicts):
+class RelationshipWritten(MeetsConflicts):
     status: Literal["written"] = "written"
     type: str
     from_label: str

@@ -18,7 +18,7 @@ from write_gate.core.cypher.clauses import (
     stub_properties,
     written_properties,
 )
-from write_gate.core.cypher.records import Guard, current_nodes, current_relationships
+from write_gate.core.cypher.records import current_nodes, current_relationships
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import NodePlan, RelationshipPlan, plan_node_write, plan_relationship_write
 from write_gate.core.history import Subject
@@ -190,7 +190,7 @@ async def _write_node_wave(
                 ),
                 "remapped_from": result.remapped_from,
                 **plan.provenance.params(),
-                **Guard(guarded.revision, props is None, guarded.changes, guarded.conflicts).params(),
+                **guarded.as_guard(props is None).params(),
             }
         )
         results[i] = result.model_copy(update={"conflicts": guarded.met})
@@ -319,7 +319,7 @@ async def _write_relationship_wave(
                 "weight": cast(WriteRelationshipRequest, items[i]).weight,
                 "remapped_from": result.remapped_from,
                 **plan.provenance.params(),
-                **Guard(guarded.revision, props is None, guarded.changes, guarded.conflicts).params(),
+                **guarded.as_guard(props is None).params(),
             }
         )
         results[i] = result.model_copy(update={"conflicts": guarded.met})

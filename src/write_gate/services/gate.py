@@ -12,8 +12,7 @@ import anyio
 from write_gate.access.agents import Agent
 from write_gate.core.clock import utc_now
 from write_gate.core.cypher.aliases import ALIAS_OF, alias_target
-from write_gate.core.cypher.reads import label_count, relationship_count
-from write_gate.core.cypher.records import Guard, current_relationship
+from write_gate.core.cypher.records import current_relationship
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.cypher.writes import write_node, write_relationship
 from write_gate.core.decay import parse_at, weigher
@@ -32,7 +31,6 @@ from write_gate.core.model import (
     WriteRelationshipRequest,
 )
 from write_gate.core.registry import RegistrySnapshot, RegistrySource, SchemaEntry, SchemaRegistry
-from write_gate.core.schema_view import SchemaView, label_view, relationship_view
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend
 from write_gate.engines.errors import engine_failure
 from write_gate.services.aliases import addressed_to, survivor_of
@@ -40,8 +38,6 @@ from write_gate.services.reads import Reader
 
 logger = logging.getLogger(__name__)
 
-# A write addressed to an alias is redirected to its survivor; merges racing it may move it again, a few times.
-MAX_REDIRECTS = 4
 # A guarded write whose subject moved since it was read (another writer, a merge) is read and decided again,
 # after a short random pause that grows with each attempt, so writers racing for one node fall out of step.
 MAX_ATTEMPTS = 8
@@ -53,7 +49,7 @@ async def backoff(attempt: int) -> None:
         await anyio.sleep(random.uniform(0, BACKOFF_SECONDS * 2**attempt))  # noqa: S311 - jitter, not security
 
 
-def _contention() -> GateRejection:
+def contention() -> GateRejection:
     return GateRejection(
         ErrorCode.CONFLICT,
         f"the subject kept changing under concurrent writers; gave up after {MAX_ATTEMPTS} attempts, nothing "
@@ -191,12 +187,12 @@ class Gate:
                 plan.provenance,
                 result.remapped_from,
                 result.property_remaps,
-                Guard(guarded.revision, current is None, guarded.changes, guarded.conflicts),
+                guarded.as_guard(current is None),
             )
             written = await run_write(self.backend, statement)
             if written and written[0]["written"]:
                 return result.model_copy(update={"conflicts": guarded.met})
-        raise _contention()
+        raise contention()
 
     async def write_relationship(self, request: WriteRelationshipRequest, agent: Agent) -> RelationshipWritten:
         """As write_node: read (the endpoints and the relationship), decide, write guarded, again if it moved."""
@@ -234,14 +230,14 @@ class Gate:
                 plan.merge_endpoints,
                 request.weight,
                 plan.property_remaps,
-                Guard(guarded.revision, current is None, guarded.changes, guarded.conflicts),
+                guarded.as_guard(current is None),
             )
             rows = await run_write(self.backend, statement)
             if rows:
                 stubs = [side for side, key in (("from", "from_stub"), ("to", "to_stub")) if rows[0].get(key)]
                 update = {"stub_endpoints": stubs, "weight": rows[0]["weight"], "conflicts": guarded.met}
                 return result.model_copy(update=update)
-        raise _contention()
+        raise contention()
 
     async def _redirected(
         self, request: Any, label: str, keys: Mapping[str, Any], label_field: str, keys_field: str
@@ -249,25 +245,3 @@ class Gate:
         """The request addressed to the survivor, when `label` and `keys` name an alias; else as it is."""
         survivor = await survivor_of(self.reader.read, self.registry, label, identity_key(keys))
         return request if survivor is None else addressed_to(request, survivor, label_field, keys_field)
-
-    async def get_schema(self) -> SchemaView:
-        registry = self.registry  # one snapshot for the whole answer
-
-        async def count(statement: Statement) -> int:
-            rows = await self.reader.read(statement)
-            return rows[0]["count"] if rows else 0
-
-        labels = [registry.get_entry(name) for name in registry.all_canonical_labels()]
-        types = [registry.get_relationship(name) for name in registry.all_relationship_types()]
-        default = self.policy.undeclared_properties
-        return SchemaView(
-            node_labels=[label_view(e, await count(label_count(e.label)), default) for e in labels if e],
-            relationship_types=[
-                relationship_view(e, await count(relationship_count(e.label)), default) for e in types if e
-            ],
-            fallback_label=self.policy.fallback_override or registry.fallback_label(),
-            unknown_label_policy=self.policy.unknown_labels.value,
-            undeclared_property_policy=default.value,
-            extraction_methods=sorted(self.provider.allowed_extraction_methods()),
-            write_gate_version=self.version,
-        )

@@ -6,8 +6,9 @@ A typed tool is a friendlier front door to the same gate: its input schema lists
 checked and stamped exactly like `write_node`, in one statement with its relationship properties.
 """
 
+import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Annotated, Any, Literal
 
@@ -15,6 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
 
 from write_gate.access.agents import Agent
 from write_gate.core.cypher import reads as read_cypher
+from write_gate.core.cypher.aliases import alias_target
+from write_gate.core.cypher.records import Guard
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.cypher.typed_writes import (
     Link,
@@ -26,14 +29,16 @@ from write_gate.core.cypher.typed_writes import (
 )
 from write_gate.core.decisions import Stamp, check_required, check_types, resolve_relationship_type, without_identity
 from write_gate.core.formula import compute_confidence
+from write_gate.core.guard import Guarded, revision_of
+from write_gate.core.history import Subject
 from write_gate.core.identifiers import is_identifier
 from write_gate.core.identity import identity_key
-from write_gate.core.model import EndpointPolicy, ErrorCode, GateRejection
+from write_gate.core.model import EndpointPolicy, ErrorCode, GateRejection, MeetsConflicts
 from write_gate.core.properties import Renamed, resolve_property_names, typed_tool_policy
 from write_gate.core.registry import PropertyType, SchemaEntry, SchemaRegistry, UndeclaredPolicy
 from write_gate.core.values import check_protected, clean_map
 from write_gate.services.aliases import survivor_of
-from write_gate.services.gate import MAX_REDIRECTS, Gate, run_write
+from write_gate.services.gate import MAX_ATTEMPTS, Gate, Planned, backoff, contention, run_write
 
 Mode = Literal["add", "update", "delete"]
 # The call's own arguments beside the type's object: no type may be named like one.
@@ -53,7 +58,7 @@ class LinkWritten(BaseModel):
     weight: float = 1.0
 
 
-class TypedWritten(BaseModel):
+class TypedWritten(MeetsConflicts):
     status: Literal["written"] = "written"
     label: str
     merge_keys: dict[str, Any]
@@ -247,9 +252,12 @@ def parse_values(entry: SchemaEntry, mode: Literal["add", "update"], raw: Mappin
 
 @dataclass(frozen=True)
 class TypedPlan:
-    statement: Statement
     result: TypedWritten
     links: list[Link]
+    properties: Mapping[str, Any]
+    provenance: Provenance
+    # The statement, given the properties the conflict policies let through and the guard (services compile it).
+    compile: Callable[[Mapping[str, Any], Guard], Statement]
 
     def targets(self) -> list[Endpoint]:
         return distinct_targets(self.links)
@@ -293,12 +301,12 @@ def plan_typed_write(
     provenance = Provenance(
         confidence, request.source, request.extraction_method, stamp.version, stamp.now, stamp.written_by
     )
-    statement = typed_write(
+    compile = functools.partial(
+        _compile,
         entry.label,
         parsed.merge_keys,
-        parsed.properties,
-        provenance,
-        links,
+        provenance=provenance,
+        links=links,
         create=mode == "add",
         merge_endpoints=merge_endpoints,
         weight=weight,
@@ -316,7 +324,13 @@ def plan_typed_write(
         ],
         property_remaps=list(parsed.remaps),
     )
-    return TypedPlan(statement, result, links)
+    return TypedPlan(result, links, parsed.properties, provenance, compile)
+
+
+def _compile(
+    label: str, merge_keys: Mapping[str, Any], properties: Mapping[str, Any], guard: Guard, **shape: Any
+) -> Statement:
+    return typed_write(label, merge_keys, properties, guard=guard, **shape)
 
 
 def _identity(entry: SchemaEntry, values: Mapping[str, Any]) -> dict[str, Any]:
@@ -467,18 +481,28 @@ async def run_typed(entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Ga
         if mode == "update" and exc.rejected.error_code is ErrorCode.ENDPOINT_NOT_FOUND:
             await _check_node(gate, entry, node)
         raise
-    for _ in range(MAX_REDIRECTS):
+    for attempt in range(MAX_ATTEMPTS):
+        await backoff(attempt)
         agent.grant.check_types(link.type for link in plan.links)
         if getattr(request, "endpoint_policy", None) == "merge_endpoints":
             agent.grant.check_labels(target.label for target in plan.targets())
-        rows = await run_write(gate.backend, plan.statement)
-        if (rows and rows[0]["written"]) or (redirected := await _past_aliases(gate, entry, parsed, plan)) is None:
+        key = identity_key(parsed.merge_keys)
+        guarded = await _guarded(gate, entry, key, parsed, plan)
+        rows = await run_write(gate.backend, plan.compile(guarded.write, guarded.as_guard(guarded.revision == 0)))
+        if rows and rows[0]["written"]:
+            plan = replace(plan, result=plan.result.model_copy(update={"conflicts": guarded.met}))
+            break
+        if (redirected := await _past_aliases(gate, entry, parsed, plan)) is None:
+            if await _revision(gate, entry.label, key) != guarded.revision:
+                continue  # another writer moved the node since it was read: decide again
             break
         # The node or a target is an alias (merge_entities): write to its survivor instead.
         parsed = redirected
         node = Endpoint(entry.label, parsed.merge_keys)
         found = await find_targets(gate, parsed.names_to_find())
         plan = plan_typed_write(entry, mode, request, parsed, found, gate, gate.stamp(agent))
+    else:
+        raise contention()
     if rows and rows[0]["written"]:
         stubs = dict(zip(((t.label, t.key) for t in plan.targets()), rows[0]["stubs"][0], strict=True))
         pairs = [t for link in plan.links for t in link.targets]
@@ -494,6 +518,23 @@ async def run_typed(entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Ga
         f"not found: {', '.join(missing)}; write it first, or pass endpoint_policy='merge_endpoints'",
         missing=missing,
     )
+
+
+async def _current(gate: Gate, label: str, key: str) -> dict[str, Any] | None:
+    rows = await gate.reader.read(Statement(alias_target(label).text, {"key": key}))
+    return rows[0]["props"] if rows else None
+
+
+async def _revision(gate: Gate, label: str, key: str) -> int:
+    return revision_of(await _current(gate, label, key))
+
+
+async def _guarded(gate: Gate, entry: SchemaEntry, key: str, parsed: Parsed, plan: TypedPlan) -> Guarded:
+    """The node's values decided under the conflict policies on what it holds now (an add creates it: its
+    merge keys are recorded too)."""
+    current = await _current(gate, entry.label, key)
+    planned = Planned(plan.properties, parsed.merge_keys, plan.provenance)
+    return gate.guard(Subject.node(entry.label, key), entry, current, planned)
 
 
 async def _past_aliases(gate: Gate, entry: SchemaEntry, parsed: Parsed, plan: TypedPlan) -> Parsed | None:

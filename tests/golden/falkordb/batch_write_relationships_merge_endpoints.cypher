@@ -11,7 +11,7 @@ SET r.weight = CASE WHEN row.fresh OR row.weight IS NULL THEN coalesce(r.weight,
     r += row.properties,
     r.confidence = row.confidence, r.source = row.source, r.extraction_method = row.extraction_method, r.write_gate_version = row.write_gate_version, r.written_by = row.written_by, r.last_updated = row.last_updated, r.updated_by = row.updated_by,
     r._rev = row.revision + 1
-FOREACH (c IN row.changes | CREATE (h:WriteGateChange) SET h += c)
-FOREACH (c IN row.conflicts | CREATE (h:WriteGateConflict) SET h += c)
+FOREACH (record IN row.changes | CREATE (h:WriteGateChange) SET h += record)
+FOREACH (record IN row.conflicts | CREATE (h:WriteGateConflict) SET h += record)
 SET r._schema_remap_from = coalesce(row.remapped_from, r._schema_remap_from)
 RETURN row.i AS i, r.weight AS weight, a._stub = true AS from_stub, b._stub = true AS to_stub

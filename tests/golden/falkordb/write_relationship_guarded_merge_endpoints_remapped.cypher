@@ -11,6 +11,6 @@ SET r.weight = CASE WHEN $fresh OR $weight IS NULL THEN coalesce(r.weight, $weig
     r.confidence = $confidence, r.source = $source, r.extraction_method = $extraction_method, r.write_gate_version = $write_gate_version, r.written_by = $written_by, r.last_updated = $last_updated, r.updated_by = $updated_by,
     r._rev = $revision + 1,
     r._schema_remap_from = $remapped_from
-FOREACH (c IN $changes | CREATE (h:WriteGateChange) SET h += c)
-FOREACH (c IN $conflicts | CREATE (h:WriteGateConflict) SET h += c)
+FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record)
+FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record)
 RETURN a._stub = true AS from_stub, b._stub = true AS to_stub, r.weight AS weight

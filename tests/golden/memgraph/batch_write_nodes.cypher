@@ -6,8 +6,8 @@ WITH row, n WHERE coalesce(n._rev, 0) = row.revision
 SET n += row.properties, n.confidence = row.confidence, n.source = row.source, n.extraction_method = row.extraction_method, n.write_gate_version = row.write_gate_version, n.written_by = row.written_by, n.last_updated = row.last_updated, n.updated_by = row.updated_by,
     n._schema_remap_from = coalesce(row.remapped_from, n._schema_remap_from), n._stub = null,
     n._rev = row.revision + 1
-FOREACH (c IN row.changes | CREATE (h:WriteGateChange) SET h += c)
-FOREACH (c IN row.conflicts | CREATE (h:WriteGateConflict) SET h += c)
+FOREACH (record IN row.changes | CREATE (h:WriteGateChange) SET h += record)
+FOREACH (record IN row.conflicts | CREATE (h:WriteGateConflict) SET h += record)
 WITH n, row
 SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\n' + coalesce(x, '')))
 RETURN row.i AS i

@@ -23,9 +23,11 @@ class Guard:
     fresh: bool = False  # the subject was absent when read: a relationship's weight starts, not averages
     changes: list[dict[str, Any]] = field(default_factory=list)
     conflicts: list[dict[str, Any]] = field(default_factory=list)
+    change_id: str = ""  # the write's, for records a statement builds itself (a typed write's replaced links)
 
     def params(self) -> dict[str, Any]:
-        return {"revision": self.revision, "fresh": self.fresh, "changes": self.changes, "conflicts": self.conflicts}
+        values = {"revision": self.revision, "fresh": self.fresh, "changes": self.changes, "conflicts": self.conflicts}
+        return values | ({"change_id": self.change_id} if self.change_id else {})
 
 
 def revision_guard(var: str, source: str = "$", carried: tuple[str, ...] = ()) -> str:

@@ -16,7 +16,9 @@ from write_gate.core.cypher.clauses import (
     types_guard,
     written_properties,
 )
+from write_gate.core.cypher.records import Guard, append_records, next_revision, revision_guard
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
+from write_gate.core.history import CHANGE_LABEL
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import (
     KEY_FIELD,
@@ -49,6 +51,7 @@ def typed_write(
     merge_endpoints: bool,
     weight: float | None = None,
     property_remaps: Sequence[str] = (),
+    guard: Guard | None = None,
 ) -> Statement:
     """One statement for the node and its relationship properties, so a failed part leaves nothing behind:
     what must exist is matched before anything is written (an update's node, then fail_if_missing
@@ -56,7 +59,8 @@ def typed_write(
     to other nodes are deleted, those to its targets merged (weight as write_relationship's). The node or a
     target that is an alias writes nothing (the service follows it and writes again). Returns
     `written` (0 when nothing was), `weights` (one list: each relationship's weight, link by link) and `stubs`
-    (one list: each distinct target's stub flag, in first-named order)."""
+    (one list: each distinct target's stub flag, in first-named order). `guard`: as write_node's (the node's
+    revision, its records), and each relationship a link replaces leaves a delete record."""
     lines: list[str] = []
     params: dict[str, Any] = {"key": identity_key(merge_keys), "weight": weight}
     node = f"(n:{quote(label)} {{{KEY_FIELD}: $key}})"
@@ -77,7 +81,13 @@ def typed_write(
         params["identity"] = identity_properties(label, merge_keys, provenance)
     carried = ["n", *(f"t{i}" for i in range(len(index)))]
     lines.append(unless_alias(*carried))
-    lines += [f"SET n += $properties, {stamp('n')}, n._stub = null", refresh_search_text("n", ", ".join(carried))]
+    sets = f"SET n += $properties, {stamp('n')}, n._stub = null"
+    if guard is not None:
+        params |= guard.params()
+        lines += [revision_guard("n", carried=tuple(carried[1:])), f"{sets}, {next_revision('n')}", *append_records()]
+    else:
+        lines.append(sets)
+    lines.append(refresh_search_text("n", ", ".join(carried)))
     made: list[str] = []
     for g, link in enumerate(links):
         targets = [f"t{index[(t.label, t.key)]}" for t in link.targets]
@@ -86,7 +96,7 @@ def typed_write(
             f"WITH {', '.join(carried)}",
             f"OPTIONAL MATCH (n)-[old{g}:{quote(link.type)}]->(x{g}) WHERE NOT id(x{g}) IN {keep}",
             f"WITH {', '.join(carried)}, collect(old{g}) AS stale{g}",
-            f"FOREACH (o IN stale{g} | DELETE o)",
+            f"FOREACH (o IN stale{g} | {_deleted_link(label, link.type) if guard else ''}DELETE o)",
         ]
         for target in targets:
             r = f"r{len(made)}"
@@ -105,6 +115,17 @@ def typed_write(
         **provenance.params(),
     }
     return Statement("\n".join(lines), params)
+
+
+def _deleted_link(label: str, type_: str) -> str:
+    """The record a relationship replaced by a link leaves (its one value, the weight), before it goes."""
+    fields = (
+        "change_id: $change_id, at: $last_updated, op: 'delete', subject: 'relationship', "
+        f"label: '{type_}', from_label: '{label}', from_key: n.{KEY_FIELD}, "
+        f"to_label: labels(endNode(o))[0], to_key: endNode(o).{KEY_FIELD}, property: 'weight', before: o.weight, "
+        "agent: $updated_by"
+    )
+    return f"CREATE (:{CHANGE_LABEL} {{{fields}}}) "
 
 
 def typed_delete(label: str, merge_keys: Mapping[str, Any], allowed_types: list[str] | None) -> Statement:

@@ -1,0 +1,19 @@
+MATCH (t0:`Location` {_key: $to0_key})
+MERGE (n:`Npc` {_key: $key})
+ON CREATE SET n += $identity
+WITH n, t0 WHERE n._alias_of IS NULL AND t0._alias_of IS NULL
+WITH t0, n WHERE coalesce(n._rev, 0) = $revision
+SET n += $properties, n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.written_by = $written_by, n.last_updated = $last_updated, n.updated_by = $updated_by, n._stub = null, n._rev = $revision + 1
+FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record)
+FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record)
+WITH n, t0
+SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\n' + coalesce(x, '')))
+WITH n, t0
+OPTIONAL MATCH (n)-[old0:`LOCATED_IN`]->(x0) WHERE NOT id(x0) IN [id(t0)]
+WITH n, t0, collect(old0) AS stale0
+FOREACH (o IN stale0 | CREATE (:WriteGateChange {change_id: $change_id, at: $last_updated, op: 'delete', subject: 'relationship', label: 'LOCATED_IN', from_label: 'Npc', from_key: n._key, to_label: labels(endNode(o))[0], to_key: endNode(o)._key, property: 'weight', before: o.weight, agent: $updated_by}) DELETE o)
+MERGE (n)-[r0:`LOCATED_IN`]->(t0)
+ON CREATE SET r0.weight = coalesce($weight, 1.0), r0.created_at = $last_updated
+ON MATCH SET r0.weight = CASE WHEN $weight IS NULL THEN coalesce(r0.weight, 1.0) ELSE (coalesce(r0.weight, 1.0) + $weight) / 2 END
+SET r0.confidence = $confidence, r0.source = $source, r0.extraction_method = $extraction_method, r0.write_gate_version = $write_gate_version, r0.written_by = $written_by, r0.last_updated = $last_updated, r0.updated_by = $updated_by
+RETURN count(n) AS written, collect([r0.weight]) AS weights, collect([t0._stub = true]) AS stubs
