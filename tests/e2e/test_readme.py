@@ -91,6 +91,13 @@ RUN = {
         "my-schemas/contacts.json",
         *(f"{kind}:write_node#{example}" for example in PROPERTY_EXAMPLES for kind in ("call", "answer")),
     ],
+    "test_conflicts_example": [
+        "my-schemas/people.json",
+        "call:write_node#conflict-api",
+        "call:write_node#conflict-kept",
+        "answer:write_node#conflict-kept",
+        "call:resolve_conflict#conflict",
+    ],
     "test_rpg_examples_load": ["uv run write-gate schema load schemas/examples/rpg"],
     "test_provenance_call_filters_as_described": ["call:open_nodes_provenance"],
     "test_commands_table": [
@@ -306,6 +313,54 @@ async def test_property_names_example(
     assert (node["name"], node["age"], node["email"]) == ("Ann", 41, "ann@example.org")
     assert node["_schema_property_remaps"] == ["Name→name", "Age→age", "Mail→email"]
     assert not {"Name", "Age", "Mail", "nickname"} & set(node)
+
+
+@EMBEDDED
+async def test_conflicts_example(
+    settings: Settings, graph: GraphBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Conflicts section's worked example, as api-bot and llm-bot: each answer and refusal as the section
+    tells it, and resolve_conflict writing the held value with its own claim."""
+    await migrate(graph)
+    path = tmp_path / "my-schemas" / "people.json"
+    path.parent.mkdir()
+    path.write_text(rb.block("my-schemas/people.json").text)
+    assert (await write_gate(monkeypatch, settings, f"write-gate schema load {path}", tmp_path))[0] == 0
+    alice = json_block("call:write_node#conflict-api")
+    guess = json_block("call:write_node#conflict-kept")
+    async with (
+        open_client(settings.model_copy(update={"agent": "api-bot"}), "in_process") as api_bot,
+        open_client(settings.model_copy(update={"agent": "llm-bot"}), "in_process") as llm_bot,
+    ):
+        first = (await api_bot.call_tool("write_node", alice)).structured_content
+        assert first is not None and "conflicts" not in first
+        kept = (await llm_bot.call_tool("write_node", guess)).structured_content
+        answer = rb.block("answer:write_node#conflict-kept")
+        rb.assert_matches(kept, json.loads(answer.text), f"README line {answer.line}")
+        email = await llm_bot.call_tool("write_node", {**guess, "properties": {"email": "al@guess.example"}})
+        refused = email.structured_content or {}
+        assert email.is_error and refused["error_code"] == "CONFLICT"
+        [conflict] = refused["details"]["conflicts"]
+        assert (conflict["property"], conflict["current_value"], conflict["current"]["agent"]) == (
+            "email",
+            "alice@example.org",
+            "api-bot",
+        )
+        held = (await llm_bot.call_tool("write_node", {**guess, "properties": {"city": "Rome"}})).structured_content
+        assert held is not None
+        [met] = held["conflicts"]
+        assert (met["outcome"], met["current_value"]) == ("open", "Oslo")
+        request = {**json_block("call:resolve_conflict#conflict"), "conflict_id": met["conflict_id"]}
+        resolved = (await api_bot.call_tool("resolve_conflict", request)).structured_content
+        assert resolved is not None and resolved["value"] == "Rome"
+        assert (resolved["claim"]["agent"], resolved["claim"]["source"], resolved["claim"]["confidence"]) == (
+            "llm-bot",
+            "llm",
+            0.06,
+        )
+    rows = await graph.read(Statement("MATCH (n:Person {name: 'Alice'}) RETURN properties(n) AS p"))
+    node = rows[0]["p"]
+    assert (node["age"], node["email"], node["city"]) == (36, "alice@example.org", "Rome")
 
 
 # --- the shell commands ------------------------------------------------------------------------------------
