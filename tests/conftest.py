@@ -1,6 +1,7 @@
 """Shared fixtures: a real engine (embedded and external FalkorDB and the Bolt tier always, Memgraph where Docker
 is), a fresh graph per test, and real MCP client sessions (in-process and over stdio against `write-gate serve`)."""
 
+import json
 import os
 import shutil
 import socket
@@ -235,6 +236,9 @@ def settings_env(settings: Settings) -> dict[str, str]:
         WRITE_GATE_EMBEDDED_FSYNC=settings.embedded_fsync.value,
         WRITE_GATE_UNKNOWN_LABEL_POLICY=settings.unknown_label_policy.value,
         WRITE_GATE_UNDECLARED_PROPERTY_POLICY=settings.undeclared_property_policy.value,
+        WRITE_GATE_CONFLICT_POLICY=settings.conflict_policy.value,
+        WRITE_GATE_DECAY_HALF_LIFE_DAYS=json.dumps(settings.decay_half_life_days),
+        WRITE_GATE_HISTORY_RETENTION_DAYS=str(settings.history_retention_days),
         WRITE_GATE_FORMULA_PROVIDER=settings.formula_provider,
         WRITE_GATE_QUERY_TIMEOUT_SECONDS=str(settings.query_timeout_seconds),
         MEMGRAPH_URL=settings.memgraph_url,

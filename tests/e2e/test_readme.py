@@ -98,6 +98,7 @@ RUN = {
         "answer:write_node#conflict-kept",
         "call:resolve_conflict#conflict",
     ],
+    "test_conflict_policies_example": ["my-schemas/ledger.json"],
     "test_rpg_examples_load": ["uv run write-gate schema load schemas/examples/rpg"],
     "test_provenance_call_filters_as_described": ["call:open_nodes_provenance"],
     "test_commands_table": [
@@ -111,6 +112,7 @@ RUN = {
         "write-gate import memory.jsonl [--dry-run] [--report r.json] [--batch-size 500] [--source S]",
         "write-gate export [--format jsonl|json|graphml|dot|mermaid] [--labels L ...] [-o FILE]",
         "write-gate engine check [--report]",
+        "write-gate history prune [--days N]",
     ],
     "test_agents_commands_write_the_file_shown": [
         f"{AGENTS_ADD} crawler --labels Person Organization --types WORKS_FOR --file agents.toml",
@@ -361,6 +363,25 @@ async def test_conflicts_example(
     rows = await graph.read(Statement("MATCH (n:Person {name: 'Alice'}) RETURN properties(n) AS p"))
     node = rows[0]["p"]
     assert (node["age"], node["email"], node["city"]) == (36, "alice@example.org", "Rome")
+
+
+@EMBEDDED
+async def test_conflict_policies_example(
+    settings: Settings, graph: GraphBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Conflict policies section: its file loads with `write-gate schema load`, and get_schema shows the entry's
+    policy and half-life, the property's own policy, and the gate's defaults."""
+    path = tmp_path / "my-schemas" / "ledger.json"
+    path.parent.mkdir()
+    path.write_text(rb.block("my-schemas/ledger.json").text)
+    assert (await write_gate(monkeypatch, settings, f"write-gate schema load {path}", tmp_path))[0] == 0
+    async with open_client(settings, "in_process") as client:
+        schema = await call(client, "get_schema", {})
+    [account] = [entry for entry in schema["node_labels"] if entry["name"] == "Account"]
+    assert (account["conflict_policy"], account["half_life_days"]) == ("keep_both", 30.0)
+    assert account["property_types"]["balance"]["conflict_policy"] == "reject"
+    assert schema["conflict_policy"] == "last_writer_wins" and schema["decay_half_life_days"] == {}
+    assert schema["history_retention_days"] == 365.0
 
 
 # --- the shell commands ------------------------------------------------------------------------------------

@@ -72,6 +72,7 @@ async def test_each_value_keeps_its_own_writer_and_created_at_is_set_once(
         "extraction_method": "manual",
         "confidence": written["confidence"],
         "at": first["last_updated"],
+        "effective_confidence": written["confidence"],  # no half-life applies: the stored one
     }
     assert entity["provenance"]["nickname"]["agent"] == "llm-bot"
     assert entity["properties"]["created_at"] == first["created_at"]

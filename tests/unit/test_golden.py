@@ -30,6 +30,7 @@ from write_gate.core.cypher.memory_writes import (
     delete_observations,
     delete_relationship,
 )
+from write_gate.core.cypher.records import Guard
 from write_gate.core.cypher.registry_nodes import (
     APPLIED_MIGRATIONS,
     COLLAPSE_REGISTRY_VERSIONS,
@@ -39,7 +40,6 @@ from write_gate.core.cypher.registry_nodes import (
     record_migration,
     upsert_schema_entries,
 )
-from write_gate.core.cypher.records import Guard
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.cypher.typed_writes import Link, count_matching, relationship_types_of, typed_delete, typed_write
 from write_gate.core.cypher.writes import write_node, write_relationship

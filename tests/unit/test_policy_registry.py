@@ -93,7 +93,8 @@ def test_a_stored_half_life_that_is_not_positive_is_none(stored: Any) -> None:
     "entry,reason",
     [
         ({"name": "P", "conflict_policy": "sometimes"}, "conflict_policy"),
-        ({"name": "P", "property_types": {"a": {"type": "string", "conflict_policy": "first"}}}, "conflict_policy must be"),
+        ({"name": "P", "property_types": {"a": {"type": "string", "conflict_policy": "first"}}},
+         "conflict_policy must be"),
         ({"name": "P", "merge_keys": ["name"], "properties": {"name": {"type": "string", "conflict_policy": 1}}},
          "conflict_policy must be"),
         ({"name": "P", "half_life_days": 0}, "half_life_days"),

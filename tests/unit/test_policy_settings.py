@@ -2,6 +2,7 @@
 WRITE_GATE_HISTORY_RETENTION_DAYS): read from the environment, checked, and passed into the gate's Policy."""
 
 import pytest
+
 from write_gate.core.registry import ConflictPolicy
 from write_gate.serving.assembly import build_gate
 from write_gate.serving.config import Settings

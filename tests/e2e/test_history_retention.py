@@ -1,0 +1,122 @@
+"""History retention (issue 12, item 4) on every engine tier: records older than WRITE_GATE_HISTORY_RETENTION_DAYS
+go, at a served gate's start (then hourly) and with `write-gate history prune`; newer records and open conflicts
+stay, whatever their age; retention 0 keeps every record; migration 0006 indexes what pruning and history reads
+look records up by. The records are made here with a plain CREATE: they are plain nodes (core/history.py)."""
+
+import subprocess
+from datetime import timedelta
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.conftest import is_bolt_tier, ok, open_client, settings_env, write_gate_argv
+from write_gate.core.clock import as_utc_text, utc_now
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.decay import parse_at
+from write_gate.engines import GraphBackend
+from write_gate.serving.config import BackendKind, Settings
+from write_gate.store.history_pruning import prune_history
+from write_gate.store.migrations import migrate
+
+pytestmark = pytest.mark.anyio
+
+RETENTION_DAYS = 30.0
+
+
+def days_ago(days: float) -> str:
+    return as_utc_text(parse_at(utc_now()) - timedelta(days=days))
+
+
+# Each record's name says what must become of it under a 30-day retention.
+RECORDS: list[tuple[str, dict[str, Any]]] = [
+    ("WriteGateChange", {"change_id": "gone-change", "at": days_ago(400), "key": "k", "op": "set"}),
+    ("WriteGateChange", {"change_id": "gone-change-2", "at": days_ago(31), "key": "k", "op": "delete"}),
+    ("WriteGateChange", {"change_id": "kept-change", "at": days_ago(29), "key": "k", "op": "set"}),
+    ("WriteGateConflict", {"conflict_id": "gone-settled", "status": "settled", "at": days_ago(90)}),
+    ("WriteGateConflict", {"conflict_id": "gone-resolved", "status": "resolved", "at": days_ago(90)}),
+    ("WriteGateConflict", {"conflict_id": "kept-open", "status": "open", "at": days_ago(900)}),  # open: never
+    ("WriteGateConflict", {"conflict_id": "kept-settled", "status": "settled", "at": days_ago(1)}),
+]
+KEPT = {"kept-change", "kept-open", "kept-settled"}
+EVERY = {fields.get("change_id") or fields["conflict_id"] for _, fields in RECORDS}
+
+
+async def create_records(graph: GraphBackend) -> None:
+    for label, fields in RECORDS:
+        await graph.write(Statement(f"CREATE (r:{label}) SET r = $fields", {"fields": fields}))
+    # Not a record: an old `at` on anything else is none of pruning's business.
+    await graph.write(Statement("CREATE (:Person {name: 'Old', at: $at})", {"at": days_ago(5000)}))
+
+
+async def remaining(graph: GraphBackend) -> set[str]:
+    rows = await graph.read(
+        Statement(
+            "MATCH (r) WHERE r:WriteGateChange OR r:WriteGateConflict RETURN coalesce(r.change_id, r.conflict_id) AS id"
+        )
+    )
+    return {row["id"] for row in rows}
+
+
+async def people(graph: GraphBackend) -> int:
+    return (await graph.read(Statement("MATCH (p:Person) RETURN count(p) AS n")))[0]["n"]
+
+
+def prune(settings: Settings, *args: str, retention: float = RETENTION_DAYS) -> subprocess.CompletedProcess[str]:
+    env = {**settings_env(settings), "WRITE_GATE_HISTORY_RETENTION_DAYS": str(retention)}
+    return subprocess.run(
+        write_gate_argv("history", "prune", *args), env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+async def test_a_served_gate_prunes_at_start(settings: Settings, graph: GraphBackend) -> None:
+    await create_records(graph)
+    served = settings.model_copy(update={"history_retention_days": RETENTION_DAYS})
+    async with open_client(served, "in_process") as client:
+        await ok(client, "get_schema", {})  # the server is up; its first prune runs beside it
+        with anyio.fail_after(60):
+            while await remaining(graph) != KEPT:
+                await anyio.sleep(0.1)
+    assert await people(graph) == 1
+
+
+async def test_the_cli_prunes_and_prints_how_many_records_went(settings: Settings, graph: GraphBackend) -> None:
+    await create_records(graph)
+    kept_all = prune(settings, retention=0)  # 0: keep every record
+    assert kept_all.returncode == 0, kept_all.stderr
+    assert "nothing pruned" in kept_all.stdout and await remaining(graph) == EVERY
+
+    first = prune(settings)
+    assert first.returncode == 0, first.stderr
+    assert "pruned 4 history records" in first.stdout and "2 changes, 2 settled or resolved conflicts" in first.stdout
+    assert await remaining(graph) == KEPT and await people(graph) == 1
+    again = prune(settings)
+    assert again.returncode == 0 and "pruned 0 history records" in again.stdout
+
+    closer = prune(settings, "--days", "0.5")  # --days overrides the setting: the day-old settled conflict goes
+    assert "pruned 2 history records" in closer.stdout, closer.stdout  # and the 29-day-old change
+    assert await remaining(graph) == {"kept-open"}
+
+
+async def test_pruning_loops_over_chunks_until_one_comes_back_short(graph: GraphBackend) -> None:
+    await create_records(graph)
+    pruned = await prune_history(graph, days_ago(RETENTION_DAYS), chunk=1)  # one record per statement
+    assert (pruned.changes, pruned.conflicts) == (2, 2)
+    assert await remaining(graph) == KEPT
+
+
+async def test_migration_0006_indexes_the_records_lookups(settings: Settings, graph: GraphBackend) -> None:
+    assert "0006_history_indexes" in await migrate(graph)
+    wanted = {
+        ("WriteGateChange", "key"),
+        ("WriteGateChange", "at"),
+        ("WriteGateConflict", "status"),
+        ("WriteGateConflict", "conflict_id"),
+    }
+    if settings.backend is BackendKind.MEMGRAPH and not is_bolt_tier(settings):
+        rows = await graph.read(Statement("SHOW INDEX INFO"))
+        found = {(row["label"], row["property"]) for row in rows}
+    else:  # FalkorDB, itself or behind the Bolt double
+        rows = await graph.read(Statement("CALL db.indexes() YIELD label, properties RETURN label, properties"))
+        found = {(row["label"], prop) for row in rows for prop in row["properties"]}
+    assert wanted <= found
