@@ -118,6 +118,26 @@ async def test_higher_confidence_wins_keeps_the_surer_value(
     assert await value(graph, "Bob", "rank") == 7
 
 
+async def test_a_stale_strong_claim_decays_below_a_fresh_weak_one(
+    api_bot: Client, llm_bot: Client, graph: GraphBackend
+) -> None:
+    """Sighting: higher_confidence_wins with a 30-day half-life. The API's claim, fresh, keeps its value against
+    the llm's guess; aged by more than twenty half-lives, it loses to the same guess."""
+    await ok(api_bot, "write_node", person("S1", {"place": "Oslo"}, API, label="Sighting"))
+    fresh = await ok(llm_bot, "write_node", person("S1", {"place": "Rome"}, LLM, label="Sighting"))
+    assert [c["outcome"] for c in fresh["conflicts"]] == ["kept"]
+    await graph.write(  # the test moves the claim back to 2025 (the tools take no time)
+        Statement(
+            "MATCH (n:Sighting {name: 'S1'}) SET n._p_place = [n._p_place[0], n._p_place[1], n._p_place[2], "
+            "n._p_place[3], $at]",
+            {"at": "2025-01-01T00:00:00.000Z"},
+        )
+    )
+    stale = await ok(llm_bot, "write_node", person("S1", {"place": "Rome"}, LLM, label="Sighting"))
+    assert [c["outcome"] for c in stale["conflicts"]] == ["overwritten"]
+    assert await value(graph, "S1", "place", label="Sighting") == "Rome"
+
+
 async def test_reject_refuses_the_whole_write_with_the_current_values_provenance(
     api_bot: Client, llm_bot: Client, graph: GraphBackend
 ) -> None:
