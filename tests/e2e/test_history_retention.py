@@ -3,6 +3,8 @@ go, at a served gate's start (then hourly) and with `write-gate history prune`; 
 stay, whatever their age; retention 0 keeps every record; migration 0006 indexes what pruning and history reads
 look records up by. The records are made here with a plain CREATE: they are plain nodes (core/history.py)."""
 
+import logging
+import socket
 import subprocess
 from datetime import timedelta
 from typing import Any
@@ -15,7 +17,9 @@ from write_gate.core.clock import as_utc_text, utc_now
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decay import parse_at
 from write_gate.engines import GraphBackend
+from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import BackendKind, Settings
+from write_gate.serving.history_keeper import keep_history_pruned, prune_once
 from write_gate.store.history_pruning import prune_history
 from write_gate.store.migrations import migrate
 
@@ -120,3 +124,40 @@ async def test_migration_0006_indexes_the_records_lookups(settings: Settings, gr
         rows = await graph.read(Statement("CALL db.indexes() YIELD label, properties RETURN label, properties"))
         found = {(row["label"], prop) for row in rows for prop in row["properties"]}
     assert wanted <= found
+
+
+async def test_the_served_loop_prunes_again_each_round_and_logs_what_went(
+    graph: GraphBackend, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The hourly loop, its hour made short: records written after its first round go at a later one."""
+    caplog.set_level(logging.INFO, "write_gate.serving.history_keeper")
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(keep_history_pruned, graph, RETENTION_DAYS, 0.05)
+        await anyio.sleep(0.2)  # a few rounds with nothing to do
+        await create_records(graph)
+        with anyio.fail_after(60):
+            while await remaining(graph) != KEPT:
+                await anyio.sleep(0.05)
+        tasks.cancel_scope.cancel()
+    assert "pruned 2 change records and 2 decided conflicts" in caplog.text
+
+
+async def test_retention_zero_keeps_the_loop_from_running(graph: GraphBackend) -> None:
+    await create_records(graph)
+    with anyio.fail_after(10):
+        await keep_history_pruned(graph, None, 0.01)  # returns at once: nothing to keep pruned
+    assert await prune_once(graph, 0) is None and await remaining(graph) == EVERY
+
+
+async def test_a_prune_the_engine_cannot_run_is_logged_and_not_fatal(caplog: pytest.LogCaptureFixture) -> None:
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    away = await open_backend(
+        Settings(backend=BackendKind.FALKORDB, falkordb_url=f"redis://127.0.0.1:{port}", query_timeout_seconds=2)
+    )
+    try:
+        assert await prune_once(away, RETENTION_DAYS) is None
+    finally:
+        await away.close()
+    assert "history not pruned" in caplog.text and "Traceback" not in caplog.text

@@ -24,11 +24,9 @@ async def prune_once(backend: GraphBackend, retention_days: float | None) -> Pru
         return None
     try:
         pruned = await prune_history(backend, cutoff)
-    except (BackendUnavailable, BackendError) as exc:  # the engine away or refusing: the next round tries again
-        logger.warning("history not pruned: %s", exc)
-        return None
-    except Exception:  # a background task: whatever else went wrong, log it and keep serving
-        logger.exception("history not pruned")
+    except Exception as exc:  # a background task: log it, keep serving, try again at the next round
+        engine = isinstance(exc, BackendUnavailable | BackendError)  # the engine away or refusing: no traceback
+        logger.warning("history not pruned: %s", exc, exc_info=not engine)
         return None
     if pruned.total:
         logger.info(
