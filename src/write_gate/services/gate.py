@@ -103,7 +103,7 @@ class Gate:
         # instead of answering "unknown label" from an empty registry).
         self.snapshot: RegistrySnapshot | None = None
         self.load_error: GateRejection | None = None
-        self.reader = Reader(backend, lambda: self.registry)
+        self.reader = Reader(backend, lambda: self.registry, policy.half_life_by_method)
 
     @property
     def registry(self) -> SchemaRegistry:

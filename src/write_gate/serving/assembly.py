@@ -12,7 +12,6 @@ from write_gate.core.formula import FormulaProvider, load_provider
 from write_gate.core.values import Limits
 from write_gate.engines import GraphBackend
 from write_gate.services.gate import Gate
-from write_gate.services.reads import Reader
 from write_gate.serving.config import BackendKind, ConfigurationError, Settings
 from write_gate.serving.history_keeper import keep_history_pruned
 from write_gate.serving.registry_keeper import RegistryKeeper
@@ -84,10 +83,7 @@ def build_gate(settings: Settings, backend: GraphBackend) -> Gate:
         half_life_by_method=dict(settings.decay_half_life_days),
         history_retention_days=settings.history_retention_days or None,  # 0: keep every record
     )
-    gate = Gate(backend, GraphRegistrySource(backend), formula_provider(settings), policy, __version__)
-    # Reads weigh claims with the gate's half-lives (Gate builds its reader without them).
-    gate.reader = Reader(backend, lambda: gate.registry, policy.half_life_by_method)
-    return gate
+    return Gate(backend, GraphRegistrySource(backend), formula_provider(settings), policy, __version__)
 
 
 @asynccontextmanager
