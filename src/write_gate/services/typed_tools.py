@@ -34,6 +34,7 @@ from write_gate.core.registry import PropertyType, SchemaEntry, SchemaRegistry, 
 from write_gate.core.values import check_protected, clean_map
 from write_gate.services.aliases import survivor_of
 from write_gate.services.gate import MAX_REDIRECTS, Gate, run_write
+from write_gate.services.history import change_stamp
 
 Mode = Literal["add", "update", "delete"]
 # The call's own arguments beside the type's object: no type may be named like one.
@@ -303,6 +304,7 @@ def plan_typed_write(
         merge_endpoints=merge_endpoints,
         weight=weight,
         property_remaps=parsed.remaps,
+        change=change_stamp(stamp.written_by, stamp.now),
     )
     result = TypedWritten(
         label=entry.label,
@@ -545,7 +547,7 @@ async def _delete(entry: SchemaEntry, request: BaseModel, gate: Gate, agent: Age
             ErrorCode.INVALID_INPUT, f"delete takes only {', '.join(entry.merge_keys)}", label=entry.label
         )
     allowed = agent.grant.writable_types()
-    rows = await run_write(gate.backend, typed_delete(entry.label, keys, allowed))
+    rows = await run_write(gate.backend, typed_delete(entry.label, keys, allowed, change_stamp(agent.id)))
     if not rows or not rows[0]["deleted"]:
         node = Endpoint(entry.label, keys)
         if allowed is not None and await _count(gate, node):

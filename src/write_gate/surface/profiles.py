@@ -2,7 +2,9 @@
 
 from write_gate.surface.gate_tools import (
     FIND_DUPLICATES,
+    GET_HISTORY,
     GET_SCHEMA,
+    LIST_CONFLICTS,
     MERGE_ENTITIES,
     OPEN_NODES,
     READ_GRAPH,
@@ -39,8 +41,11 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         GET_SCHEMA,
         FIND_DUPLICATES,
         MERGE_ENTITIES,
+        GET_HISTORY,
+        LIST_CONFLICTS,
     ),
-    # Seed 001's nine tools; read_graph, search_nodes and open_nodes are the same implementation as above.
+    # Seed 001's nine tools (read_graph, search_nodes and open_nodes are the same implementation as above), then
+    # the history reads.
     "memory": (
         CREATE_ENTITIES,
         CREATE_RELATIONS,
@@ -51,5 +56,7 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         MEMORY_READ_GRAPH,
         MEMORY_SEARCH_NODES,
         MEMORY_OPEN_NODES,
+        GET_HISTORY,
+        LIST_CONFLICTS,
     ),
 }

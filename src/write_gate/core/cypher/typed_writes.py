@@ -16,6 +16,12 @@ from write_gate.core.cypher.clauses import (
     types_guard,
     written_properties,
 )
+from write_gate.core.cypher.history_writes import (
+    ChangeStamp,
+    append_changes,
+    deleted_relationships,
+    node_deleted_with_relationships,
+)
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import (
@@ -49,6 +55,7 @@ def typed_write(
     merge_endpoints: bool,
     weight: float | None = None,
     property_remaps: Sequence[str] = (),
+    change: ChangeStamp,
 ) -> Statement:
     """One statement for the node and its relationship properties, so a failed part leaves nothing behind:
     what must exist is matched before anything is written (an update's node, then fail_if_missing
@@ -56,7 +63,8 @@ def typed_write(
     to other nodes are deleted, those to its targets merged (weight as write_relationship's). The node or a
     target that is an alias writes nothing (the service follows it and writes again). Returns
     `written` (0 when nothing was), `weights` (one list: each relationship's weight, link by link) and `stubs`
-    (one list: each distinct target's stub flag, in first-named order)."""
+    (one list: each distinct target's stub flag, in first-named order). A relationship a link replaces is
+    recorded as deleted (`history_writes`), under `change`, in the same statement."""
     lines: list[str] = []
     params: dict[str, Any] = {"key": identity_key(merge_keys), "weight": weight}
     node = f"(n:{quote(label)} {{{KEY_FIELD}: $key}})"
@@ -86,6 +94,7 @@ def typed_write(
             f"WITH {', '.join(carried)}",
             f"OPTIONAL MATCH (n)-[old{g}:{quote(link.type)}]->(x{g}) WHERE NOT id(x{g}) IN {keep}",
             f"WITH {', '.join(carried)}, collect(old{g}) AS stale{g}",
+            append_changes(deleted_relationships(f"stale{g}")),
             f"FOREACH (o IN stale{g} | DELETE o)",
         ]
         for target in targets:
@@ -104,17 +113,23 @@ def typed_write(
         "properties": written_properties(label, properties, None, provenance, property_remaps),
         **provenance.params(),
     }
+    if links:  # only a link can delete a relationship
+        params |= change.params()
     return Statement("\n".join(lines), params)
 
 
-def typed_delete(label: str, merge_keys: Mapping[str, Any], allowed_types: list[str] | None) -> Statement:
+def typed_delete(
+    label: str, merge_keys: Mapping[str, Any], allowed_types: list[str] | None, change: ChangeStamp
+) -> Statement:
+    """Deletes the node and its relationships, recording every value they held (`history_writes`)."""
     lines = [
         match_node("n", label, "$key"),
         *types_guard("n", allowed_types),
+        *node_deleted_with_relationships("n"),
         "DETACH DELETE n",
         "RETURN count(*) AS deleted",
     ]
-    params: dict[str, Any] = {"key": identity_key(merge_keys)}
+    params: dict[str, Any] = {"key": identity_key(merge_keys), **change.params()}
     if allowed_types is not None:
         params["allowed_types"] = allowed_types
     return Statement("\n".join(lines), params)
