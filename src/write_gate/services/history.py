@@ -1,7 +1,5 @@
-"""The change history and the conflict records: what a call's records share, and the two read tools."""
+"""The history read tools: get_history (a node's or relationship's change records) and list_conflicts."""
 
-import uuid
-from collections.abc import Mapping
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -9,12 +7,10 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
 from write_gate.core.claims import ValueProvenance, parse_claim
-from write_gate.core.clock import as_utc_text, utc_now
+from write_gate.core.clock import as_utc_text
 from write_gate.core.cypher.history_reads import CONFLICTS, changes_of
-from write_gate.core.cypher.history_writes import ChangeStamp
-from write_gate.core.cypher.statement import Provenance, Statement
+from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import Policy, UnknownLabelPolicy, resolve_label, resolve_relationship_type
-from write_gate.core.history import Subject, WriteContext, set_changes
 from write_gate.core.identifiers import normalize_identifier
 from write_gate.core.identity import identity_key
 from write_gate.core.model import ErrorCode, GateRejection, KeyValue
@@ -22,23 +18,6 @@ from write_gate.core.resolution import keys_of
 from write_gate.core.values import clean_map
 from write_gate.services.gate import Gate
 from write_gate.services.reads import Cursor, decode_cursor, encode_cursor
-
-
-def change_stamp(agent_id: str, at: str | None = None) -> ChangeStamp:
-    """A new change: its records share this id, time (`at`, else now) and agent."""
-    return ChangeStamp(uuid.uuid4().hex, at or utc_now(), agent_id)
-
-
-def created_changes(
-    subject: Subject, written: Mapping[str, Any], change: ChangeStamp, provenance: Provenance
-) -> list[dict[str, Any]]:
-    """The records of a node or relationship a guarded create makes new (nothing before it; revision 1)."""
-    claim = parse_claim(provenance.claim())
-    assert claim is not None  # the gate's own claim always parses
-    return set_changes(subject, None, written, WriteContext(change.change_id, change.at, 1, claim))
-
-
-# --- the read tools ------------------------------------------------------------------------------
 
 MAX_LIMIT = 500
 Since = Annotated[datetime, WithJsonSchema({"type": "string"})] | SkipJsonSchema[None]

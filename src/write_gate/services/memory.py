@@ -29,8 +29,8 @@ from write_gate.core.identity import identity_key
 from write_gate.core.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
 from write_gate.core.values import value_kind
 from write_gate.services.aliases import survivor_names
+from write_gate.services.change_records import change_stamp, created_changes
 from write_gate.services.gate import Gate, run_write
-from write_gate.services.history import change_stamp, created_changes
 from write_gate.services.reads import OpenNodesRequest, ReadGraphRequest, SearchNodesRequest
 
 # The one property the official server's entities carry: every label this profile writes takes it, whatever

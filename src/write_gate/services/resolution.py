@@ -31,8 +31,8 @@ from write_gate.core.resolution import (
     make_node,
 )
 from write_gate.core.values import clean_map
+from write_gate.services.change_records import change_stamp
 from write_gate.services.gate import Gate, run_write
-from write_gate.services.history import change_stamp
 
 PAGE = 5000  # nodes read per round trip
 MAX_LIMIT = 500

@@ -33,8 +33,8 @@ from write_gate.core.properties import Renamed, resolve_property_names, typed_to
 from write_gate.core.registry import PropertyType, SchemaEntry, SchemaRegistry, UndeclaredPolicy
 from write_gate.core.values import check_protected, clean_map
 from write_gate.services.aliases import survivor_of
+from write_gate.services.change_records import change_stamp
 from write_gate.services.gate import MAX_REDIRECTS, Gate, run_write
-from write_gate.services.history import change_stamp
 
 Mode = Literal["add", "update", "delete"]
 # The call's own arguments beside the type's object: no type may be named like one.
