@@ -33,7 +33,7 @@ EVENT_SCHEMAS = TESTS / "schemas" / "matrix_event"
 COMPOSITE_SCHEMAS = TESTS / "schemas" / "composite"
 # The name test clients give in the MCP handshake (the memory profile's default provenance source).
 CLIENT_NAME = "test-agent"
-# The gate profile's tools: the writes, the reads and entity resolution; no raw Cypher tool.
+# The gate profile's tools: the writes, the reads, entity resolution and the history; no raw Cypher tool.
 GATE_TOOLS = {
     "write_node",
     "write_relationship",
@@ -46,6 +46,8 @@ GATE_TOOLS = {
     "get_schema",
     "find_duplicates",
     "merge_entities",
+    "get_history",
+    "list_conflicts",
 }
 
 

@@ -141,6 +141,8 @@ TOOLS = {
         "get_schema",
         "find_duplicates",
         "merge_entities",
+        "get_history",
+        "list_conflicts",
         *(f"{verb}_{t}" for t in RPG_TYPES for verb in ("add", "update", "delete")),
     },
     "memory": {
@@ -153,6 +155,8 @@ TOOLS = {
         "read_graph",
         "search_nodes",
         "open_nodes",
+        "get_history",
+        "list_conflicts",
     },
 }
 

@@ -19,7 +19,15 @@ from tests.e2e.http_process import INITIALIZE, agents_command, http_gate, mcp_cl
 from write_gate.serving.config import BackendKind, Settings
 
 pytestmark = pytest.mark.anyio
-READ_TOOLS = {"search_nodes", "open_nodes", "read_graph", "get_schema", "find_duplicates"}
+READ_TOOLS = {
+    "search_nodes",
+    "open_nodes",
+    "read_graph",
+    "get_schema",
+    "find_duplicates",
+    "get_history",
+    "list_conflicts",
+}
 
 
 @dataclass

@@ -136,7 +136,15 @@ async def test_relationship_writes_are_not_idempotent_and_node_writes_are(
     rows = await matrix_graph.read(Statement("MATCH (n:Person {name: 'Ada'}) RETURN count(n) AS c, n.age AS age"))
     assert rows == [{"c": 1, "age": 36}] and hint(tools["write_node"], "idempotent_hint") is True
     for name, hints in tools.items():
-        read_only = name in {"search_nodes", "open_nodes", "read_graph", "get_schema", "find_duplicates"}
+        read_only = name in {
+            "search_nodes",
+            "open_nodes",
+            "read_graph",
+            "get_schema",
+            "find_duplicates",
+            "get_history",
+            "list_conflicts",
+        }
         assert hint(hints, "open_world_hint") is False and hint(hints, "read_only_hint") is read_only, name
         # A read-only tool's is not read; a merge deletes what it re-points and drops what joined the two nodes.
         # resolve_conflict may overwrite the value in place with the held one.
@@ -234,7 +242,15 @@ async def test_write_gate_tools_offers_only_the_selected_tools(settings: Setting
         names = {t.name for t in (await client.list_tools()).tools}
         with pytest.raises(MCPError) as hidden:
             await client.call_tool("write_node", {"label": "Person", "merge_keys": {"name": "Ada"}, **PROV})
-    reads = {"search_nodes", "open_nodes", "read_graph", "get_schema", "find_duplicates"}
+    reads = {
+        "search_nodes",
+        "open_nodes",
+        "read_graph",
+        "get_schema",
+        "find_duplicates",
+        "get_history",
+        "list_conflicts",
+    }
     assert names == reads | {"add_npc", "update_npc", "delete_npc"}
     assert hidden.value.code == types.INVALID_PARAMS
     no_typed = settings.model_copy(update={"tools": "*,-typed,-refresh_schema_cache"})
@@ -252,6 +268,8 @@ async def test_write_gate_tools_offers_only_the_selected_tools(settings: Setting
         "find_duplicates",
         "merge_entities",
         "resolve_conflict",
+        "get_history",
+        "list_conflicts",
     }
     with pytest.raises(ValueError, match="WRITE_GATE_TOOLS"):
         build_server(settings.model_copy(update={"tools": "read;write"}))
@@ -270,8 +288,8 @@ async def test_tool_definitions_stay_under_budget_and_every_answer_matches_its_s
         f"\ntools/list: gate {len(gate)} tools {schema_bytes(gate)} bytes; with rpg {len(rpg)} tools "
         f"{schema_bytes(rpg)} bytes"
     )
-    assert len(gate) == 12 and schema_bytes(gate) <= GATE_BUDGET
-    assert len(rpg) == 45 and schema_bytes(rpg) <= RPG_BUDGET
+    assert len(gate) == 14 and schema_bytes(gate) <= GATE_BUDGET
+    assert len(rpg) == 47 and schema_bytes(rpg) <= RPG_BUDGET
     for tool in rpg:
         assert tool["outputSchema"]["type"] == "object" and "$defs" not in json.dumps(tool["inputSchema"]), tool["name"]
         jsonschema.Draft202012Validator.check_schema(tool["outputSchema"])
@@ -296,7 +314,7 @@ async def test_grading_providers_advertise_a_pattern_not_every_method(
     advertised = [t["inputSchema"]["properties"]["extraction_method"] for t in typed]
     assert len(advertised) == 22 and all("pattern" in a and "enum" not in a for a in advertised)
     if provider == "admiralty":
-        assert len(tools) == 45 and schema_bytes(tools) <= RPG_BUDGET
+        assert len(tools) == 47 and schema_bytes(tools) <= RPG_BUDGET
 
 
 def undeclared_required(schema: Any) -> list[str]:

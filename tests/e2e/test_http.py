@@ -24,7 +24,15 @@ from write_gate.store.bundled import bundled
 from write_gate.store.schema_files import read_sources
 
 pytestmark = pytest.mark.anyio
-READ_TOOLS = {"search_nodes", "open_nodes", "read_graph", "get_schema", "find_duplicates"}
+READ_TOOLS = {
+    "search_nodes",
+    "open_nodes",
+    "read_graph",
+    "get_schema",
+    "find_duplicates",
+    "get_history",
+    "list_conflicts",
+}
 
 
 @dataclass

@@ -190,8 +190,9 @@ async def stamps(graph: GraphBackend) -> tuple[dict[str, tuple[str, str]], dict[
     """Every data node's and relationship's (written_by, updated_by), by name and by (from, type, to)."""
     nodes = await graph.read(
         Statement(
-            "MATCH (n) WHERE NOT n:Schema AND NOT n:WriteGateRegistry"
-            " RETURN n.name AS n, n.written_by AS w, n.updated_by AS u"
+            # Not the gate's own nodes: the registry, and the change and conflict records.
+            "MATCH (n) WHERE NOT n:Schema AND NOT n:WriteGateRegistry AND NOT n:WriteGateChange"
+            " AND NOT n:WriteGateConflict RETURN n.name AS n, n.written_by AS w, n.updated_by AS u"
         )
     )
     rels = await graph.read(

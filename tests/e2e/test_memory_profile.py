@@ -16,6 +16,7 @@ from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = pytest.mark.anyio
 
+# The official server's nine, and the history reads.
 MEMORY_TOOLS = {
     "create_entities",
     "create_relations",
@@ -26,6 +27,8 @@ MEMORY_TOOLS = {
     "read_graph",
     "search_nodes",
     "open_nodes",
+    "get_history",
+    "list_conflicts",
 }
 
 
@@ -75,7 +78,7 @@ def rel(a: str, b: str, kind: str = "knows") -> dict[str, str]:
     return {"from": a, "to": b, "relationType": kind}
 
 
-async def test_the_nine_tools(memory: Client) -> None:
+async def test_the_nine_tools_and_the_history_reads(memory: Client) -> None:
     assert {t.name for t in (await memory.list_tools()).tools} == MEMORY_TOOLS
 
 

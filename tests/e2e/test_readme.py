@@ -24,7 +24,12 @@ from mcp import Client, StdioServerParameters
 from tests.conftest import GATE_TOOLS, open_client, settings_env, write_gate_argv
 from tests.e2e import readme_blocks as rb
 from write_gate import cli
+from write_gate.core.claims import ValueProvenance
+from write_gate.core.conflicts import Conflict, Outcome
 from write_gate.core.cypher.statement import Statement
+from write_gate.core.history import Subject, WriteContext, conflict_records
+from write_gate.core.identity import identity_key
+from write_gate.core.registry import ConflictPolicy
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
 from write_gate.store.migrations import migrate
@@ -33,6 +38,7 @@ pytestmark = pytest.mark.anyio
 # One engine is enough: the README's behaviour on every engine is the matrix's business.
 EMBEDDED = pytest.mark.parametrize("engine", ["embedded"], indirect=True)
 ROOT = rb.README.parent
+NOW = "2026-01-02T00:00:00.000Z"
 UV = shutil.which("uv") or "uv"
 
 # Calls whose request the README describes in words, not in a block: what the test sends for them.
@@ -80,6 +86,7 @@ RUN = {
                 "search_nodes",
                 "find_duplicates",
                 "merge_entities",
+                "get_history",
             )
             for kind in ("call", "answer")
         ),
@@ -101,6 +108,7 @@ RUN = {
     "test_conflict_policies_example": ["my-schemas/ledger.json"],
     "test_rpg_examples_load": ["uv run write-gate schema load schemas/examples/rpg"],
     "test_provenance_call_filters_as_described": ["call:open_nodes_provenance"],
+    "test_list_conflicts_example": ["call:list_conflicts#open", "answer:list_conflicts#open"],
     "test_commands_table": [
         f"{COMMANDS_TABLE} [--no-auth]",
         "write-gate agents add NAME [--grant writer|reader|full] [--tools ...] [--labels ...] [--types ...] [--file F]",
@@ -226,6 +234,25 @@ async def test_provenance_call_filters_as_described(settings: Settings, graph: G
 
 
 @EMBEDDED
+async def test_list_conflicts_example(settings: Settings, graph: GraphBackend) -> None:
+    """The list_conflicts example: a keep_both conflict on Ada's age (api-bot's 36 against llm-bot's 99), recorded
+    as the write path records one (core.history), is what the call answers; the other statuses do not list it."""
+    await migrate(graph)
+    current = ValueProvenance(agent="api-bot", source="api", extraction_method="manual", confidence=1.0, at=NOW)
+    incoming = ValueProvenance(agent="llm-bot", source="llm", extraction_method="llm", confidence=0.06, at=NOW)
+    conflict = Conflict("age", ConflictPolicy.KEEP_BOTH, Outcome.OPEN, 36, current, 99, incoming)
+    ctx = WriteContext("w1", NOW, 2, incoming)
+    records = conflict_records(Subject.node("Person", identity_key({"name": "Ada"})), [conflict], ctx, ["k1"])
+    await graph.write(Statement("UNWIND $r AS r CREATE (c:WriteGateConflict) SET c += r", {"r": records}))
+    request = json_block("call:list_conflicts#open")
+    async with open_client(settings, "in_process") as client:
+        answer = await call(client, "list_conflicts", request)
+        settled = await call(client, "list_conflicts", {**request, "status": "settled"})
+    rb.assert_matches(answer, json_block("answer:list_conflicts#open"), "list_conflicts example")
+    assert settled["conflicts"] == []
+
+
+@EMBEDDED
 async def test_tool_calls_answer_as_shown(
     settings: Settings, graph: GraphBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -238,7 +265,7 @@ async def test_tool_calls_answer_as_shown(
         assert [b.key for b in answers] == [
             "answer:write_node", "answer:write_relationship", "answer:write_nodes",
             "answer:refresh_schema_cache", "answer:add_npc", "answer:search_nodes", "answer:find_duplicates",
-            "answer:merge_entities",
+            "answer:merge_entities", "answer:get_history",
         ]  # fmt: skip
         for answer in answers:
             tool = answer.key.removeprefix("answer:")

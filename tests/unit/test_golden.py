@@ -15,12 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from write_gate.core.cypher import aliases as alias_cypher
+from write_gate.core.cypher import history_reads
 from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher import records as record_cypher
 from write_gate.core.cypher import resolution as resolution_cypher
 from write_gate.core.cypher.batch_writes import write_nodes_batch, write_relationships_batch
 from write_gate.core.cypher.dialect import FalkorDBDialect, MemgraphDialect
 from write_gate.core.cypher.history_retention import prune_changes, prune_conflicts
+from write_gate.core.cypher.history_writes import ChangeStamp
 from write_gate.core.cypher.memory_writes import (
     NameScope,
     add_observations,
@@ -79,6 +81,8 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
     prov = Provenance(m.f(0), s("src"), "manual", "0.1.0", s("time"), s("agent"))
     alice = Endpoint("Person", {"name": s("Alice")})
     acme = Endpoint("Organization", {"name": s("Acme"), "country": s("NL")})
+    change = ChangeStamp(s("change"), s("time"), s("agent"))
+    records = [{"change_id": s("change"), "property": "age", "after": m.n(6)}]
     return {
         "write_node": lambda: write_node("Person", {"name": s("Alice")}, {"age": m.n(1)}, prov, None),
         "write_node_remapped": lambda: write_node("Person", {"name": s("Alice")}, {}, prov, s(":person")),
@@ -114,22 +118,25 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "upsert_schema_entries": lambda: upsert_schema_entries([{"name": s("X")}], s("time")),
         "applied_migrations": lambda: APPLIED_MIGRATIONS,
         "memory_create_relationship_if_absent": lambda: create_relationship_if_absent(
-            "KNOWS", alice, acme, {}, prov, s(":knows")
+            "KNOWS", alice, acme, {}, prov, s(":knows"), records
         ),
         "memory_create_node_if_name_absent": lambda: create_node_if_name_absent(
             NameScope(("Person", "Organization"), ("Npc",)),
             s("Alice"),
             write_node("Person", {"name": s("Alice")}, {}, prov, None),
+            records,
         ),
         "memory_add_observations": lambda: add_observations(
-            m.n(3), s("Alice"), [s("x")], s("time"), s("agent"), prov.claim()
+            m.n(3), s("Alice"), [s("x")], change, s("agent"), prov.claim()
         ),
         "memory_delete_observations": lambda: delete_observations(
-            m.n(3), s("Alice"), [s("x")], s("time"), s("agent"), prov.claim()
+            m.n(3), s("Alice"), [s("x")], change, s("agent"), prov.claim()
         ),
-        "memory_delete_nodes": lambda: delete_nodes([m.n(4), m.n(5)], [s("Alice")], None),
-        "memory_delete_nodes_granted_types": lambda: delete_nodes([m.n(4), m.n(5)], [s("Alice")], ["KNOWS"]),
-        "memory_delete_relationship": lambda: delete_relationship("KNOWS", m.n(4), s("Alice"), m.n(5), s("Acme")),
+        "memory_delete_nodes": lambda: delete_nodes([m.n(4), m.n(5)], [s("Alice")], None, change),
+        "memory_delete_nodes_granted_types": lambda: delete_nodes([m.n(4), m.n(5)], [s("Alice")], ["KNOWS"], change),
+        "memory_delete_relationship": lambda: delete_relationship(
+            "KNOWS", m.n(4), s("Alice"), m.n(5), s("Acme"), change
+        ),
         "typed_write_add": lambda: typed_write(
             "Npc",
             {"name": s("Gandalf")},
@@ -138,6 +145,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
             [Link("LOCATED_IN", (Endpoint("Location", {"name": s("Rivendell")}),))],
             create=True,
             merge_endpoints=False,
+            change=change,
         ),
         "typed_write_guarded": lambda: typed_write(
             "Npc",
@@ -147,6 +155,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
             [Link("LOCATED_IN", (Endpoint("Location", {"name": s("Rivendell")}),))],
             create=True,
             merge_endpoints=False,
+            change=change,
             guard=Guard(m.n(6), False, [{"at": s("c")}], [], s("change")),
         ),
         "typed_write_update_merge_endpoints": lambda: typed_write(
@@ -160,6 +169,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
             ],
             create=False,
             merge_endpoints=True,
+            change=change,
         ),
         # An array relationship property (one relationship per item, the type's set replaced), a target that two
         # types share (matched once), a type cleared by an empty array, and a weight.
@@ -179,9 +189,10 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
             create=True,
             merge_endpoints=False,
             weight=m.f(1),
+            change=change,
         ),
-        "typed_delete": lambda: typed_delete("Npc", {"name": s("Gandalf")}, None),
-        "typed_delete_granted_types": lambda: typed_delete("Npc", {"name": s("Gandalf")}, ["LOCATED_IN"]),
+        "typed_delete": lambda: typed_delete("Npc", {"name": s("Gandalf")}, None, change),
+        "typed_delete_granted_types": lambda: typed_delete("Npc", {"name": s("Gandalf")}, ["LOCATED_IN"], change),
         "relationship_types_of": lambda: relationship_types_of(alice),
         "count_matching": lambda: count_matching(alice),
         "batch_write_nodes": lambda: Statement(write_nodes_batch("Person")),
@@ -218,6 +229,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
                 "survivor_label": "Person",
                 "last_updated": s("time"),
                 "updated_by": s("agent"),
+                "changes": records,
             },
         ),
         "merge_entities_no_relationships": lambda: Statement(
@@ -230,8 +242,12 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
                 "survivor_label": "Person",
                 "last_updated": s("time"),
                 "updated_by": s("agent"),
+                "changes": records,
             },
         ),
+        "read_history_of_node": lambda: history_reads.changes_of(relationship=False),
+        "read_history_of_relationship": lambda: history_reads.changes_of(relationship=True),
+        "read_conflicts": lambda: history_reads.CONFLICTS,
         "read_duplicate_candidates": lambda: resolution_cypher.candidates("Person", ["email", "url"]),
         "read_merge_node_state": lambda: resolution_cypher.node_state("Person"),
         "read_merge_links": lambda: resolution_cypher.LINKS,
@@ -289,6 +305,18 @@ RUN_TIME_PARAMETERS = {
     "pairs": [{"from_key": '{"name":"Ada"}', "to_key": '{"name":"Acme"}'}],
     "merged_id": 0,
     "survivor_id": 1,
+    # The history reads: a subject, no filter but a property, the first page.
+    "label": "Person",
+    "from_label": "Person",
+    "from_key": '{"name":"Ada"}',
+    "to_label": "Organization",
+    "to_key": '{"name":"Acme"}',
+    "property": "age",
+    "since": None,
+    "status": "open",
+    "after_at": None,
+    "after_id": None,
+    "after_property": None,
 }
 
 

@@ -5,6 +5,7 @@ tests/golden (test_golden.py); these pin what travels beside it."""
 import re
 
 from write_gate.core.cypher.dialect import MemgraphDialect
+from write_gate.core.cypher.history_writes import ChangeStamp
 from write_gate.core.cypher.memory_writes import (
     NameScope,
     add_observations,
@@ -31,6 +32,10 @@ STAMPED = {
     "last_updated": NOW,
     "updated_by": "agent",
 }
+# What a call's change records share (core.cypher.history_writes).
+CHANGE = ChangeStamp("c1", NOW, "agent")
+CHANGED = {"change_id": "c1", "at": NOW, "agent": "agent"}
+RECORDS = [{"change_id": "c1", "property": "note"}]
 # Each value a write sets travels with its claim (core.claims): who, from where, how, how sure, when.
 CLAIM = ["agent", "src", "manual", 0.5, NOW]
 
@@ -131,28 +136,36 @@ def test_write_relationship_merging_endpoints_sends_their_stubs() -> None:
 
 
 def test_memory_create_relationship_parameters() -> None:
-    plain = create_relationship_if_absent("KNOWS", ALICE, ACME, {"note": "x"}, PROV, None)
-    expected = {"from_key": ALICE_KEY, "to_key": ACME_KEY, "properties": {"note": "x", **claimed("note")}, **STAMPED}
+    plain = create_relationship_if_absent("KNOWS", ALICE, ACME, {"note": "x"}, PROV, None, RECORDS)
+    expected = {
+        "from_key": ALICE_KEY,
+        "to_key": ACME_KEY,
+        "properties": {"note": "x", **claimed("note")},
+        "changes": RECORDS,
+        **STAMPED,
+    }
     assert dict(plain.params) == expected
-    remapped = create_relationship_if_absent("KNOWS", ALICE, ACME, {"note": "x"}, PROV, ":knows")
+    remapped = create_relationship_if_absent("KNOWS", ALICE, ACME, {"note": "x"}, PROV, ":knows", RECORDS)
     assert dict(remapped.params) == {**expected, "remapped_from": ":knows"}
     assert "$remapped_from" in remapped.text and "$remapped_from" not in plain.text
 
 
 def test_memory_create_node_adds_the_name_and_its_key_to_the_write() -> None:
     write = write_node("Person", {"name": "Alice"}, {}, PROV, None)
-    statement = create_node_if_name_absent(NameScope(("Person",), ("Npc", "Faction")), "Alice", write)
-    assert dict(statement.params) == {**write.params, "name": "Alice", "name_key": ALICE_KEY}
+    statement = create_node_if_name_absent(NameScope(("Person",), ("Npc", "Faction")), "Alice", write, RECORDS)
+    assert dict(statement.params) == {**write.params, "name": "Alice", "name_key": ALICE_KEY, "changes": RECORDS}
     # One variable per lookup, each its own, and all of them in the check.
     assert re.findall(r"OPTIONAL MATCH \((x\d+):", statement.text) == ["x0", "x1", "x2"]
     assert "WHERE x1.name = $name" in statement.text and "WHERE x2.name = $name" in statement.text
     assert "WITH coalesce(x0, x1, x2) AS existing" in statement.text
-    # No label to look in: the write as it is.
-    assert create_node_if_name_absent(NameScope((), ()), "Alice", write) is write
+    # No label to look in: nothing can hold the name, so the write (and its records) go ahead.
+    bare = create_node_if_name_absent(NameScope((), ()), "Alice", write, RECORDS)
+    assert bare.text.startswith("WITH null AS existing\nWHERE existing IS NULL\nFOREACH (c IN $changes")
+    assert bare.text.endswith(write.text)
 
 
 def test_memory_observation_parameters() -> None:
-    added = add_observations(7, "Alice", ["Likes TEA", "x"], NOW, "agent", CLAIM)
+    added = add_observations(7, "Alice", ["Likes TEA", "x"], CHANGE, "agent", CLAIM)
     assert dict(added.params) == {
         "id": 7,
         "name": "Alice",
@@ -161,8 +174,9 @@ def test_memory_observation_parameters() -> None:
         "last_updated": NOW,
         "updated_by": "agent",
         "claim": CLAIM,  # the observations list's claim: whoever last changed it
+        **CHANGED,
     }
-    deleted = delete_observations(7, "Alice", ["x"], NOW, "agent", CLAIM)
+    deleted = delete_observations(7, "Alice", ["x"], CHANGE, "agent", CLAIM)
     assert dict(deleted.params) == {
         "id": 7,
         "name": "Alice",
@@ -170,18 +184,20 @@ def test_memory_observation_parameters() -> None:
         "last_updated": NOW,
         "updated_by": "agent",
         "claim": CLAIM,
+        **CHANGED,
     }
 
 
 def test_memory_delete_parameters() -> None:
-    assert dict(delete_nodes([1, 2], ["A"], None).params) == {"ids": [1, 2], "names": ["A"]}
-    granted = delete_nodes([1, 2], ["A"], ["KNOWS"])
-    assert dict(granted.params) == {"ids": [1, 2], "names": ["A"], "allowed_types": ["KNOWS"]}
-    assert dict(delete_relationship("KNOWS", 1, "A", 2, "B").params) == {
+    assert dict(delete_nodes([1, 2], ["A"], None, CHANGE).params) == {"ids": [1, 2], "names": ["A"], **CHANGED}
+    granted = delete_nodes([1, 2], ["A"], ["KNOWS"], CHANGE)
+    assert dict(granted.params) == {"ids": [1, 2], "names": ["A"], "allowed_types": ["KNOWS"], **CHANGED}
+    assert dict(delete_relationship("KNOWS", 1, "A", 2, "B", CHANGE).params) == {
         "from_id": 1,
         "from_name": "A",
         "to_id": 2,
         "to_name": "B",
+        **CHANGED,
     }
 
 
@@ -196,6 +212,7 @@ def test_typed_write_add_parameters() -> None:
         create=True,
         merge_endpoints=False,
         weight=0.75,
+        change=CHANGE,
     )
     assert dict(statement.params) == {
         "key": '{"name":"Gandalf"}',
@@ -210,6 +227,7 @@ def test_typed_write_add_parameters() -> None:
         },
         "properties": {"role": "Wizard", **claimed("role"), "_f_role": ["wizard"]},
         **STAMPED,
+        **CHANGED,  # a replaced relationship is recorded as deleted
     }
 
 
@@ -224,8 +242,10 @@ def test_typed_write_update_merging_targets_names_each_target_once() -> None:
         [Link("ALLIED_WITH", (rohan, ents)), Link("BASED_IN", (ents,)), Link("RIVAL_OF", ())],
         create=False,
         merge_endpoints=True,
+        change=CHANGE,
     )
     assert dict(statement.params) == {
+        **CHANGED,
         "key": '{"name":"Fellowship"}',
         "weight": None,
         "to0_key": '{"name":"Rohan"}',
@@ -252,9 +272,12 @@ def test_typed_write_update_merging_targets_names_each_target_once() -> None:
 
 
 def test_typed_delete_and_its_reads_parameters() -> None:
-    assert dict(typed_delete("Npc", {"name": "Gandalf"}, None).params) == {"key": '{"name":"Gandalf"}'}
-    granted = typed_delete("Npc", {"name": "Gandalf"}, ["LOCATED_IN"])
-    assert dict(granted.params) == {"key": '{"name":"Gandalf"}', "allowed_types": ["LOCATED_IN"]}
+    assert dict(typed_delete("Npc", {"name": "Gandalf"}, None, CHANGE).params) == {
+        "key": '{"name":"Gandalf"}',
+        **CHANGED,
+    }
+    granted = typed_delete("Npc", {"name": "Gandalf"}, ["LOCATED_IN"], CHANGE)
+    assert dict(granted.params) == {"key": '{"name":"Gandalf"}', "allowed_types": ["LOCATED_IN"], **CHANGED}
     assert dict(relationship_types_of(ALICE).params) == {"key": ALICE_KEY}
     assert dict(count_matching(ACME).params) == {"key": ACME_KEY}
 

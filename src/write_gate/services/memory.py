@@ -14,7 +14,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from write_gate.access.agents import Agent
 from write_gate.core.claims import claim_value
-from write_gate.core.clock import utc_now
 from write_gate.core.cypher.memory_writes import (
     add_observations,
     create_node_if_name_absent,
@@ -23,11 +22,16 @@ from write_gate.core.cypher.memory_writes import (
     delete_observations,
     delete_relationship,
 )
+from write_gate.core.cypher.records import Guard
+from write_gate.core.cypher.writes import write_node
 from write_gate.core.decisions import check_types, plan_node_write, plan_relationship_write, resolve_relationship_type
 from write_gate.core.formula import compute_confidence
+from write_gate.core.history import Subject
+from write_gate.core.identity import identity_key
 from write_gate.core.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
 from write_gate.core.values import value_kind
 from write_gate.services.aliases import survivor_names
+from write_gate.services.change_records import change_stamp, created_changes
 from write_gate.services.gate import Gate, run_write
 from write_gate.services.reads import OpenNodesRequest, ReadGraphRequest, SearchNodesRequest
 
@@ -236,6 +240,7 @@ class MemoryService:
         existing = {} if write else await self._found(entities[i].name for i in plans)
         scope = gate.reader.name_scope()
         seen: set[str] = set()
+        change = change_stamp(agent.id, stamp.now)
         result = EntitiesCreated(entities=[])
         for i, plan in plans.items():
             entity, label = entities[i], plan.result.label
@@ -247,7 +252,20 @@ class MemoryService:
                 continue
             seen.add(entity.name)
             if write:
-                statement = create_node_if_name_absent(scope, entity.name, plan.statement)
+                keys = {"name": entity.name}
+                subject = Subject.node(label, identity_key(keys))
+                changes = created_changes(subject, {**keys, **plan.properties}, change, plan.provenance)
+                # Guarded at revision 0 (it is new): the node starts at revision 1, as its records say.
+                write = write_node(
+                    label,
+                    keys,
+                    plan.properties,
+                    plan.provenance,
+                    plan.result.remapped_from,
+                    plan.result.property_remaps,
+                    Guard(0, True),
+                )
+                statement = create_node_if_name_absent(scope, entity.name, write, changes)
                 rows = await run_write(gate.backend, statement)
                 if not (rows and rows[0]["written"]):
                     outcomes[i] = ItemOutcome(
@@ -317,10 +335,15 @@ class MemoryService:
         if atomic:
             _reject_all("relations", list(outcomes.values()), len(relations))
         result = RelationsCreated(relations=[])
+        change = change_stamp(agent.id, stamp.now)
         for i, plan in plans.items():
             canonical = RelationIn(from_=relations[i].from_, to=relations[i].to, relationType=plan.result.type)
+            start, end = plan.start, plan.end
+            subject = Subject.relationship(plan.result.type, start.label, start.key, end.label, end.key)
+            # A memory relation holds no values but its weight (1.0 when created): recorded, so its creation is.
+            changes = created_changes(subject, {**plan.properties, "weight": 1.0}, change, plan.provenance)
             statement = create_relationship_if_absent(
-                plan.result.type, plan.start, plan.end, plan.properties, plan.provenance, plan.result.remapped_from
+                plan.result.type, start, end, plan.properties, plan.provenance, plan.result.remapped_from, changes
             )
             rows = await run_write(gate.backend, statement) if write else [{"created": 1}]
             if rows and rows[0]["created"]:
@@ -376,12 +399,13 @@ class MemoryService:
                 if entry is not None:
                     check_types(entry, {"observations": item.contents}, {"observations": kind})
         claim = self._claim(ctx, agent, stamp.now)
+        change = change_stamp(agent.id, stamp.now)
         results = []
         for name, item in zip(asked, items, strict=True):
             added: list[str] = []
             contents = list(dict.fromkeys(item.contents))
             for node_id, _labels in found[item.entityName]:
-                statement = add_observations(node_id, item.entityName, contents, stamp.now, stamp.written_by, claim)
+                statement = add_observations(node_id, item.entityName, contents, change, stamp.written_by, claim)
                 rows = await run_write(gate.backend, statement)
                 added += [o for row in rows for o in row["added"] if o not in added]
             results.append(ObservationsAdded.Added(entityName=name, addedObservations=added))
@@ -391,11 +415,11 @@ class MemoryService:
         """A missing entity is a silent no-op, as in the official server."""
         found = await self._found(item.entityName for item in items)
         agent.grant.check_labels(labels[0] for hits in found.values() for _id, labels in hits)
-        now = utc_now()
-        claim = self._claim(ctx, agent, now)
+        change = change_stamp(agent.id)
+        claim = self._claim(ctx, agent, change.at)
         for item in items:
             for node_id, _labels in found.get(item.entityName, []):
-                statement = delete_observations(node_id, item.entityName, item.observations, now, agent.id, claim)
+                statement = delete_observations(node_id, item.entityName, item.observations, change, agent.id, claim)
                 await run_write(self.gate.backend, statement)
         return Done(message="Observations deleted successfully")
 
@@ -411,8 +435,8 @@ class MemoryService:
         if allowed is not None:
             # A cascading delete removes relationships too: the agent needs the grant for each of their types.
             agent.grant.check_types(await self.gate.reader.relationship_types(ids))
-        rows = await run_write(self.gate.backend, delete_nodes(ids, list(found), allowed))
-        if rows and rows[0]["deleted"] < len(ids):
+        rows = await run_write(self.gate.backend, delete_nodes(ids, list(found), allowed, change_stamp(agent.id)))
+        if (rows[0]["deleted"] if rows else 0) < len(ids):
             # A relationship of another type was added between the check and the delete: nothing of it is lost.
             agent.grant.check_types(await self.gate.reader.relationship_types(ids))
         return Done(message="Entities deleted successfully")
@@ -421,6 +445,7 @@ class MemoryService:
         """Exact (from, to, type) matches; a relation that is not there is a no-op."""
         registry = self.gate.registry  # no registry: say so, rather than "deleted"
         found = await self._found(n for r in relations for n in (r.from_, r.to))
+        change = change_stamp(agent.id)
         for relation in relations:
             try:
                 type_ = resolve_relationship_type(relation.relationType, registry, free_text=True).entry.label
@@ -429,6 +454,6 @@ class MemoryService:
             agent.grant.check_types([type_])
             for from_id, _ in found.get(relation.from_, []):
                 for to_id, _ in found.get(relation.to, []):
-                    statement = delete_relationship(type_, from_id, relation.from_, to_id, relation.to)
+                    statement = delete_relationship(type_, from_id, relation.from_, to_id, relation.to, change)
                     await run_write(self.gate.backend, statement)
         return Done(message="Relations deleted successfully")

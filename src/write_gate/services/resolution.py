@@ -13,10 +13,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from write_gate.access.agents import Agent
 from write_gate.core.cypher import resolution as cypher
 from write_gate.core.cypher.aliases import ALIAS_FOLD, ALIAS_OF
+from write_gate.core.cypher.history_writes import ChangeStamp
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import Policy, UnknownLabelPolicy, check_merge_keys, resolve_label
 from write_gate.core.identifiers import normalize_identifier
 from write_gate.core.identity import fold, identity_key
+from write_gate.core.merge_history import End, MergeContext, merge_changes
 from write_gate.core.merging import Link, plan_relationships, union
 from write_gate.core.model import ErrorCode, GateRejection, KeyValue
 from write_gate.core.resolution import (
@@ -29,6 +31,7 @@ from write_gate.core.resolution import (
     make_node,
 )
 from write_gate.core.values import clean_map
+from write_gate.services.change_records import change_stamp
 from write_gate.services.gate import Gate, run_write
 
 PAGE = 5000  # nodes read per round trip
@@ -210,8 +213,11 @@ async def merge_entities(gate: Gate, request: MergeEntitiesRequest, agent: Agent
     agent.grant.check_labels([survivor_label, *(label for label, _ in targets)])
     merged: list[MergedNode] = []
     conflicts: list[Conflict] = []
+    change = change_stamp(agent.id, gate.stamp(agent).now)
     for i, (label, keys) in enumerate(targets):
-        outcome, found = await _merge_one(gate, agent, survivor_label, survivor_keys, label, keys, f"merged[{i}]")
+        outcome, found = await _merge_one(
+            gate, agent, change, survivor_label, survivor_keys, label, keys, f"merged[{i}]"
+        )
         merged.append(outcome)
         conflicts += found
     survivor = NodeAddress(label=survivor_label, merge_keys=survivor_keys)
@@ -221,6 +227,7 @@ async def merge_entities(gate: Gate, request: MergeEntitiesRequest, agent: Agent
 async def _merge_one(
     gate: Gate,
     agent: Agent,
+    change: ChangeStamp,
     survivor_label: str,
     survivor_keys: dict[str, Any],
     label: str,
@@ -239,6 +246,7 @@ async def _merge_one(
             row["id"]: Link(row["id"], row["type"], row["outgoing"], row["other"], row["props"], row["twin"])
             for row in rows
         }
+        ends = {row["id"]: End(row["other_label"], row["other_key"]) for row in rows}
         plan = plan_relationships(list(links.values()), survivor_id, merged_id)
         agent.grant.check_types(plan.types)
         fill, node_conflicts = union(survivor_props, merged_props)
@@ -249,10 +257,20 @@ async def _merge_one(
             "seen": [cypher.fingerprint(link.id, link.properties.get("last_updated")) for link in links.values()],
             "alias_text": alias_text,
             "survivor_label": survivor_label,
-            "last_updated": gate.stamp(agent).now,
+            "last_updated": change.at,
             "updated_by": agent.id,
             **{f"fill_{i}": value for i, value in enumerate(fill.values())},
         }
+        ctx = MergeContext(
+            change.change_id,
+            change.at,
+            change.agent,
+            End(survivor_label, identity_key(survivor_keys)),
+            End(label, identity_key(keys)),
+        )
+        params["changes"] = merge_changes(
+            ctx, fill, [(link, ends[i]) for i, link in links.items()], survivor_id, merged_id
+        )
         statement = cypher.merge_into(survivor_label, label, plan.groups, list(fill))
         if await run_write(gate.backend, Statement(statement.text, params)):
             outcome = MergedNode(

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
 from write_gate.access.agents import Agent
 from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher.aliases import alias_target
+from write_gate.core.cypher.history_writes import ChangeStamp
 from write_gate.core.cypher.records import Guard
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.cypher.typed_writes import (
@@ -38,6 +39,7 @@ from write_gate.core.properties import Renamed, resolve_property_names, typed_to
 from write_gate.core.registry import PropertyType, SchemaEntry, SchemaRegistry, UndeclaredPolicy
 from write_gate.core.values import check_protected, clean_map
 from write_gate.services.aliases import survivor_of
+from write_gate.services.change_records import change_stamp
 from write_gate.services.gate import MAX_ATTEMPTS, Gate, Planned, backoff, contention, run_write
 
 Mode = Literal["add", "update", "delete"]
@@ -328,9 +330,17 @@ def plan_typed_write(
 
 
 def _compile(
-    label: str, merge_keys: Mapping[str, Any], properties: Mapping[str, Any], guard: Guard, **shape: Any
+    label: str,
+    merge_keys: Mapping[str, Any],
+    properties: Mapping[str, Any],
+    guard: Guard,
+    *,
+    provenance: Provenance,
+    **shape: Any,
 ) -> Statement:
-    return typed_write(label, merge_keys, properties, guard=guard, **shape)
+    """The records of one write share its id: the guard's (its values') and the replaced links'."""
+    change = ChangeStamp(guard.change_id, provenance.last_updated, provenance.written_by)
+    return typed_write(label, merge_keys, properties, provenance, guard=guard, change=change, **shape)
 
 
 def _identity(entry: SchemaEntry, values: Mapping[str, Any]) -> dict[str, Any]:
@@ -586,7 +596,7 @@ async def _delete(entry: SchemaEntry, request: BaseModel, gate: Gate, agent: Age
             ErrorCode.INVALID_INPUT, f"delete takes only {', '.join(entry.merge_keys)}", label=entry.label
         )
     allowed = agent.grant.writable_types()
-    rows = await run_write(gate.backend, typed_delete(entry.label, keys, allowed))
+    rows = await run_write(gate.backend, typed_delete(entry.label, keys, allowed, change_stamp(agent.id)))
     if not rows or not rows[0]["deleted"]:
         node = Endpoint(entry.label, keys)
         if allowed is not None and await _count(gate, node):

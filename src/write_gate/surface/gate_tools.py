@@ -17,6 +17,14 @@ from write_gate.services.batch import (
     write_relationships,
 )
 from write_gate.services.conflicts import ConflictResolved, ResolveConflictRequest, resolve_conflict
+from write_gate.services.history import (
+    Conflicts,
+    GetHistoryRequest,
+    History,
+    ListConflictsRequest,
+    get_history,
+    list_conflicts,
+)
 from write_gate.services.reads import GraphResult, OpenNodesRequest, ReadGraphRequest, SearchNodesRequest
 from write_gate.services.resolution import (
     DuplicatesFound,
@@ -188,4 +196,27 @@ RESOLVE_CONFLICT = ToolSpec(
     # A repeat is refused (no longer open); picking incoming overwrites the current value.
     annotations=lean_hints(destructive=True, idempotent=False),
     handler=lambda s, req, call: resolve_conflict(s.gate, req, call.agent),
+)
+
+
+GET_HISTORY = ToolSpec(
+    name="get_history",
+    title="Get history",
+    description="Changes of one node (label, merge_keys) or relationship (label as type, from_/to_label and keys), "
+    "newest first: before, after, their claims, agent, time." + _PAGED,
+    input_model=GetHistoryRequest,
+    output_model=History,
+    annotations=READ,
+    handler=lambda s, req, _call: get_history(s.gate, req),
+)
+
+
+LIST_CONFLICTS = ToolSpec(
+    name="list_conflicts",
+    title="List conflicts",
+    description="Conflicts writes met (default: open ones), newest first, with both values and claims." + _PAGED,
+    input_model=ListConflictsRequest,
+    output_model=Conflicts,
+    annotations=READ,
+    handler=lambda s, req, _call: list_conflicts(s.gate, req),
 )

@@ -2,7 +2,9 @@
 
 from write_gate.surface.gate_tools import (
     FIND_DUPLICATES,
+    GET_HISTORY,
     GET_SCHEMA,
+    LIST_CONFLICTS,
     MERGE_ENTITIES,
     OPEN_NODES,
     READ_GRAPH,
@@ -41,8 +43,11 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         FIND_DUPLICATES,
         MERGE_ENTITIES,
         RESOLVE_CONFLICT,
+        GET_HISTORY,
+        LIST_CONFLICTS,
     ),
-    # Seed 001's nine tools; read_graph, search_nodes and open_nodes are the same implementation as above.
+    # Seed 001's nine tools (read_graph, search_nodes and open_nodes are the same implementation as above), then
+    # the history reads.
     "memory": (
         CREATE_ENTITIES,
         CREATE_RELATIONS,
@@ -53,5 +58,7 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         MEMORY_READ_GRAPH,
         MEMORY_SEARCH_NODES,
         MEMORY_OPEN_NODES,
+        GET_HISTORY,
+        LIST_CONFLICTS,
     ),
 }

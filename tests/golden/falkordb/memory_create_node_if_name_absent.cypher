@@ -3,6 +3,7 @@ OPTIONAL MATCH (x1:`Organization` {_key: $name_key})
 OPTIONAL MATCH (x2:`Npc`) WHERE x2.name = $name
 WITH coalesce(x0, x1, x2) AS existing
 WHERE existing IS NULL
+FOREACH (c IN $changes | CREATE (h:WriteGateChange) SET h += c)
 MERGE (n:`Person` {_key: $key})
 ON CREATE SET n += $identity
 WITH n WHERE n._alias_of IS NULL

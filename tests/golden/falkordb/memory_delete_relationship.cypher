@@ -1,3 +1,4 @@
 MATCH (a)-[r:`KNOWS`]->(b)
 WHERE id(a) = $from_id AND a.name = $from_name AND id(b) = $to_id AND b.name = $to_name
+FOREACH (c IN [k IN keys(r) WHERE NOT k STARTS WITH '_' | {change_id: $change_id, at: $at, agent: $agent, op: 'delete', subject: 'relationship', label: type(r), from_label: labels(startNode(r))[0], from_key: startNode(r)._key, to_label: labels(endNode(r))[0], to_key: endNode(r)._key, revision: r._rev, property: k, before: properties(r)[k], before_claim: properties(r)['_p_' + k]}] | CREATE (h:WriteGateChange) SET h += c)
 DELETE r

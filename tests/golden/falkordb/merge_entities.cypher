@@ -1,6 +1,6 @@
 MATCH (kept:`Person` {_key: $survivor_key})
 MATCH (m:`Entity` {_key: $merged_key})
-WHERE id(kept) <> id(m) AND kept._alias_of IS NULL AND m._alias_of IS NULL
+WHERE id(kept) <> id(m) AND kept._alias_of IS NULL AND m._alias_of IS NULL AND kept.`email` IS NULL AND kept.`_f_email` IS NULL
 OPTIONAL MATCH (m)-[seen]-()
 WITH kept, m, collect(DISTINCT seen) AS rels
 WITH kept, m, [r IN rels | toString(id(r)) + '@' + coalesce(r.last_updated, '')] AS seen
@@ -26,4 +26,5 @@ SET kept.`email` = coalesce(kept.`email`, $fill_0),
     m.last_updated = $last_updated, m.updated_by = $updated_by
 WITH kept
 SET kept._search = reduce(s = '', k IN [k IN keys(kept) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(kept)[k] | t + '\n' + coalesce(x, '')))
+FOREACH (c IN $changes | CREATE (h:WriteGateChange) SET h += c)
 RETURN kept._key AS survivor

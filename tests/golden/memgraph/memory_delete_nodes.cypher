@@ -1,4 +1,11 @@
 UNWIND $ids AS i
 MATCH (n) WHERE id(n) = i AND n.name IN $names
+WITH collect(n) AS doomed
+UNWIND doomed AS d
+OPTIONAL MATCH (d)-[gone]-()
+WITH doomed, collect(DISTINCT gone) AS gone
+FOREACH (c IN reduce(acc = [], d IN doomed | acc + [k IN keys(d) WHERE NOT k STARTS WITH '_' | {change_id: $change_id, at: $at, agent: $agent, op: 'delete', subject: 'node', label: labels(d)[0], key: d._key, revision: d._rev, property: k, before: properties(d)[k], before_claim: properties(d)['_p_' + k]}]) + reduce(acc = [], r IN gone | acc + [k IN keys(r) WHERE NOT k STARTS WITH '_' | {change_id: $change_id, at: $at, agent: $agent, op: 'delete', subject: 'relationship', label: type(r), from_label: labels(startNode(r))[0], from_key: startNode(r)._key, to_label: labels(endNode(r))[0], to_key: endNode(r)._key, revision: r._rev, property: k, before: properties(r)[k], before_claim: properties(r)['_p_' + k]}]) | CREATE (h:WriteGateChange) SET h += c)
+WITH doomed
+UNWIND doomed AS n
 DETACH DELETE n
 RETURN count(*) AS deleted

@@ -15,4 +15,5 @@ SET kept._f__alias = coalesce(kept._f__alias, []) + $alias_text,
     m.last_updated = $last_updated, m.updated_by = $updated_by
 WITH kept
 SET kept._search = reduce(s = '', k IN [k IN keys(kept) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(kept)[k] | t + '\n' + coalesce(x, '')))
+FOREACH (c IN $changes | CREATE (h:WriteGateChange) SET h += c)
 RETURN kept._key AS survivor

@@ -9,6 +9,7 @@ SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | r
 WITH n, t0, t1
 OPTIONAL MATCH (n)-[old0:`ALLIED_WITH`]->(x0) WHERE NOT id(x0) IN [id(t0), id(t1)]
 WITH n, t0, t1, collect(old0) AS stale0
+FOREACH (c IN reduce(acc = [], r IN stale0 | acc + [k IN keys(r) WHERE NOT k STARTS WITH '_' | {change_id: $change_id, at: $at, agent: $agent, op: 'delete', subject: 'relationship', label: type(r), from_label: labels(startNode(r))[0], from_key: startNode(r)._key, to_label: labels(endNode(r))[0], to_key: endNode(r)._key, revision: r._rev, property: k, before: properties(r)[k], before_claim: properties(r)['_p_' + k]}]) | CREATE (h:WriteGateChange) SET h += c)
 FOREACH (o IN stale0 | DELETE o)
 MERGE (n)-[r0:`ALLIED_WITH`]->(t0)
 ON CREATE SET r0.weight = coalesce($weight, 1.0), r0.created_at = $last_updated
@@ -21,6 +22,7 @@ SET r1.confidence = $confidence, r1.source = $source, r1.extraction_method = $ex
 WITH n, t0, t1, r0, r1
 OPTIONAL MATCH (n)-[old1:`BASED_IN`]->(x1) WHERE NOT id(x1) IN [id(t1)]
 WITH n, t0, t1, r0, r1, collect(old1) AS stale1
+FOREACH (c IN reduce(acc = [], r IN stale1 | acc + [k IN keys(r) WHERE NOT k STARTS WITH '_' | {change_id: $change_id, at: $at, agent: $agent, op: 'delete', subject: 'relationship', label: type(r), from_label: labels(startNode(r))[0], from_key: startNode(r)._key, to_label: labels(endNode(r))[0], to_key: endNode(r)._key, revision: r._rev, property: k, before: properties(r)[k], before_claim: properties(r)['_p_' + k]}]) | CREATE (h:WriteGateChange) SET h += c)
 FOREACH (o IN stale1 | DELETE o)
 MERGE (n)-[r2:`BASED_IN`]->(t1)
 ON CREATE SET r2.weight = coalesce($weight, 1.0), r2.created_at = $last_updated
@@ -29,5 +31,6 @@ SET r2.confidence = $confidence, r2.source = $source, r2.extraction_method = $ex
 WITH n, t0, t1, r0, r1, r2
 OPTIONAL MATCH (n)-[old2:`RIVAL_OF`]->(x2) WHERE NOT id(x2) IN []
 WITH n, t0, t1, r0, r1, r2, collect(old2) AS stale2
+FOREACH (c IN reduce(acc = [], r IN stale2 | acc + [k IN keys(r) WHERE NOT k STARTS WITH '_' | {change_id: $change_id, at: $at, agent: $agent, op: 'delete', subject: 'relationship', label: type(r), from_label: labels(startNode(r))[0], from_key: startNode(r)._key, to_label: labels(endNode(r))[0], to_key: endNode(r)._key, revision: r._rev, property: k, before: properties(r)[k], before_claim: properties(r)['_p_' + k]}]) | CREATE (h:WriteGateChange) SET h += c)
 FOREACH (o IN stale2 | DELETE o)
 RETURN count(n) AS written, collect([r0.weight, r1.weight, r2.weight]) AS weights, collect([t0._stub = true, t1._stub = true]) AS stubs

@@ -11,7 +11,8 @@ SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | r
 WITH n, t0
 OPTIONAL MATCH (n)-[old0:`LOCATED_IN`]->(x0) WHERE NOT id(x0) IN [id(t0)]
 WITH n, t0, collect(old0) AS stale0
-FOREACH (o IN stale0 | CREATE (:WriteGateChange {change_id: $change_id, at: $last_updated, op: 'delete', subject: 'relationship', label: 'LOCATED_IN', from_label: 'Npc', from_key: n._key, to_label: labels(endNode(o))[0], to_key: endNode(o)._key, property: 'weight', before: o.weight, agent: $updated_by}) DELETE o)
+FOREACH (c IN reduce(acc = [], r IN stale0 | acc + [k IN keys(r) WHERE NOT k STARTS WITH '_' | {change_id: $change_id, at: $at, agent: $agent, op: 'delete', subject: 'relationship', label: type(r), from_label: labels(startNode(r))[0], from_key: startNode(r)._key, to_label: labels(endNode(r))[0], to_key: endNode(r)._key, revision: r._rev, property: k, before: properties(r)[k], before_claim: properties(r)['_p_' + k]}]) | CREATE (h:WriteGateChange) SET h += c)
+FOREACH (o IN stale0 | DELETE o)
 MERGE (n)-[r0:`LOCATED_IN`]->(t0)
 ON CREATE SET r0.weight = coalesce($weight, 1.0), r0.created_at = $last_updated
 ON MATCH SET r0.weight = CASE WHEN $weight IS NULL THEN coalesce(r0.weight, 1.0) ELSE (coalesce(r0.weight, 1.0) + $weight) / 2 END

@@ -15,6 +15,14 @@ from write_gate.core.cypher.clauses import (
     stamp,
     types_guard,
 )
+from write_gate.core.cypher.history_writes import (
+    ChangeStamp,
+    append_changes,
+    bump_revision,
+    deleted_relationship,
+    nodes_deleted_with_relationships,
+    observations_change,
+)
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.identifiers import CHANGE_FIELDS, quote
 from write_gate.core.identity import (
@@ -36,21 +44,25 @@ def create_relationship_if_absent(
     properties: Mapping[str, Any],
     provenance: Provenance,
     remapped_from: str | None,
+    changes: list[dict[str, Any]],
 ) -> Statement:
-    """The official memory server's create: an existing (from, to, type) is left as it is, not updated."""
+    """The official memory server's create: an existing (from, to, type) is left as it is, not updated. A new
+    one is new, so its `changes` (`core.history.set_changes` from nothing) are known before it runs."""
     lines = [
         match_node("a", start.label, "$from_key"),
         match_node("b", end.label, "$to_key"),
         f"OPTIONAL MATCH (a)-[existing:{quote(type_)}]->(b)",
         "WITH a, b, existing WHERE existing IS NULL",
         f"CREATE (a)-[r:{quote(type_)}]->(b)",
-        relationship_set(remapped_from is not None) + ",\n    r.weight = 1.0, r.created_at = $last_updated",
+        relationship_set(remapped_from is not None) + ",\n    r.weight = 1.0, r.created_at = $last_updated, r._rev = 1",
+        append_changes(),
         "RETURN count(r) AS created",
     ]
     params: dict[str, Any] = {
         "from_key": start.key,
         "to_key": end.key,
         "properties": relationship_properties(properties, provenance),
+        "changes": changes,
         **provenance.params(),
     }
     if remapped_from is not None:
@@ -66,10 +78,13 @@ class NameScope:
     other: tuple[str, ...]
 
 
-def create_node_if_name_absent(scope: NameScope, name: str, write: Statement) -> Statement:
+def create_node_if_name_absent(
+    scope: NameScope, name: str, write: Statement, changes: list[dict[str, Any]]
+) -> Statement:
     """The memory profile's create: names are unique across labels, as in the official server. One statement
     checks every registered label and writes only if the name is nowhere; so the check and the write are
-    atomic, and it costs one round trip."""
+    atomic, and it costs one round trip. The node is new, so its `changes` (`core.history.set_changes` from
+    nothing) are known before it runs; they are appended only when the write goes ahead."""
     lookups = [
         f"OPTIONAL MATCH (x{i}:{quote(label)} {{{KEY_FIELD}: $name_key}})"
         for i, label in enumerate(scope.keyed_by_name)
@@ -79,26 +94,29 @@ def create_node_if_name_absent(scope: NameScope, name: str, write: Statement) ->
         f"OPTIONAL MATCH (x{offset + i}:{quote(label)}) WHERE x{offset + i}.name = $name"
         for i, label in enumerate(scope.other)
     ]
-    if not lookups:
-        return write
-    found = "coalesce(" + ", ".join(f"x{i}" for i in range(len(lookups))) + ")"
-    text = "\n".join([*lookups, f"WITH {found} AS existing", "WHERE existing IS NULL", write.text])
-    return Statement(text, {**write.params, "name": name, "name_key": identity_key({"name": name})})
+    # With no label registered there is nothing to look in: one row goes ahead.
+    found = "coalesce(" + ", ".join(f"x{i}" for i in range(len(lookups))) + ")" if lookups else "null"
+    text = "\n".join([*lookups, f"WITH {found} AS existing", "WHERE existing IS NULL", append_changes(), write.text])
+    return Statement(text, {**write.params, "name": name, "name_key": identity_key({"name": name}), "changes": changes})
 
 
 def add_observations(
-    node_id: int, name: str, contents: list[str], last_updated: str, updated_by: str, claim: list[Any]
+    node_id: int, name: str, contents: list[str], change: ChangeStamp, updated_by: str, claim: list[Any]
 ) -> Statement:
     """Appends the contents not already there, in order (with their folded text); returns what was added (no
     row when nothing was). An appended observation changes the node, it does not re-state its claim: only
-    the change is stamped on the node, and the observations value gets this writer's `claim`."""
+    the change is stamped on the node, and the observations value gets this writer's `claim`. The list before
+    and after is recorded (`history_writes`), and the node's revision moves."""
+    after = "coalesce(n.observations, []) + [i IN new | $contents[i]]"
     text = (
         f"{_BY_ID}\n"
         "WITH n, [i IN range(0, size($contents) - 1) WHERE NOT $contents[i] IN coalesce(n.observations, [])] AS new\n"
         "WHERE size(new) > 0\n"  # nothing new: nothing changes, not even the stamp (a repeat is a no-op)
-        "SET n.observations = coalesce(n.observations, []) + [i IN new | $contents[i]],\n"
+        f"{append_changes(observations_change('n', after))}\n"
+        f"SET n.observations = {after},\n"
         f"    n.{FOLD_PREFIX}observations = coalesce(n.{FOLD_PREFIX}observations, []) + [i IN new | $folded[i]],\n"
         f"    n.{_OBSERVATIONS_CLAIM} = $claim,\n"
+        f"    {bump_revision('n')},\n"
         f"    {stamp('n', fields=CHANGE_FIELDS)}\n"
         f"{refresh_search_text('n', 'n, new')}\n"
         "RETURN [i IN new | $contents[i]] AS added"
@@ -108,24 +126,29 @@ def add_observations(
         "name": name,
         "contents": contents,
         "folded": [fold(c) for c in contents],
-        "last_updated": last_updated,
+        "last_updated": change.at,
         "updated_by": updated_by,
         "claim": claim,
+        **change.params(),
     }
     return Statement(text, params)
 
 
 def delete_observations(
-    node_id: int, name: str, observations: list[str], last_updated: str, updated_by: str, claim: list[Any]
+    node_id: int, name: str, observations: list[str], change: ChangeStamp, updated_by: str, claim: list[Any]
 ) -> Statement:
+    """Removes the observations given; the list before and after is recorded, as add_observations does."""
+    after = "[i IN keep | obs[i]]"
     text = (
         f"{_BY_ID}\n"
         f"WITH n, coalesce(n.observations, []) AS obs, coalesce(n.{FOLD_PREFIX}observations, []) AS folded\n"
         "WITH n, obs, folded, [i IN range(0, size(obs) - 1) WHERE NOT obs[i] IN $observations] AS keep\n"
         "WHERE size(keep) < size(obs)\n"
-        "SET n.observations = [i IN keep | obs[i]],\n"
+        f"{append_changes(observations_change('n', after))}\n"
+        f"SET n.observations = {after},\n"
         f"    n.{FOLD_PREFIX}observations = [i IN keep | folded[i]],\n"
         f"    n.{_OBSERVATIONS_CLAIM} = $claim,\n"
+        f"    {bump_revision('n')},\n"
         f"    {stamp('n', fields=CHANGE_FIELDS)}\n"
         f"{refresh_search_text('n')}"
     )
@@ -133,33 +156,43 @@ def delete_observations(
         "id": node_id,
         "name": name,
         "observations": observations,
-        "last_updated": last_updated,
+        "last_updated": change.at,
         "updated_by": updated_by,
         "claim": claim,
+        **change.params(),
     }
     return Statement(text, params)
 
 
-def delete_nodes(ids: list[int], names: list[str], allowed_types: list[str] | None) -> Statement:
+def delete_nodes(ids: list[int], names: list[str], allowed_types: list[str] | None, change: ChangeStamp) -> Statement:
     """Cascading delete by id, guarded by name (an id reused since the lookup deletes nothing) and by the
-    agent's relationship-type grant (`allowed_types`, None for any)."""
+    agent's relationship-type grant (`allowed_types`, None for any). Every value deleted is recorded: the
+    nodes are gathered first, so a relationship between two of them is recorded once."""
     lines = [
         "UNWIND $ids AS i",
         "MATCH (n) WHERE id(n) = i AND n.name IN $names",
         *types_guard("n", allowed_types),
+        "WITH collect(n) AS doomed",
+        *nodes_deleted_with_relationships("doomed"),
+        "WITH doomed",
+        "UNWIND doomed AS n",
         "DETACH DELETE n",
         "RETURN count(*) AS deleted",
     ]
-    params: dict[str, Any] = {"ids": ids, "names": names}
+    params: dict[str, Any] = {"ids": ids, "names": names, **change.params()}
     if allowed_types is not None:
         params["allowed_types"] = allowed_types
     return Statement("\n".join(lines), params)
 
 
-def delete_relationship(type_: str, start_id: int, start_name: str, end_id: int, end_name: str) -> Statement:
+def delete_relationship(
+    type_: str, start_id: int, start_name: str, end_id: int, end_name: str, change: ChangeStamp
+) -> Statement:
     text = (
         f"MATCH (a)-[r:{quote(type_)}]->(b)\n"
         "WHERE id(a) = $from_id AND a.name = $from_name AND id(b) = $to_id AND b.name = $to_name\n"
+        f"{append_changes(deleted_relationship('r'))}\n"
         "DELETE r"
     )
-    return Statement(text, {"from_id": start_id, "from_name": start_name, "to_id": end_id, "to_name": end_name})
+    ids = {"from_id": start_id, "from_name": start_name, "to_id": end_id, "to_name": end_name}
+    return Statement(text, {**ids, **change.params()})

@@ -3,14 +3,16 @@
 A merge is one statement: it re-points the merged node's relationships (both directions, one clause per type
 and direction, folding repeats into the survivor's), copies what the survivor lacks, and marks the merged node
 as the survivor's alias. It runs only if the merged node's relationships are exactly those read when it was
-planned (ids and stamps): otherwise it matches nothing and the service plans again, so a write racing the
-merge is never lost.
+planned (ids and stamps), and the survivor still lacks each value it is to be given: otherwise it matches
+nothing and the service plans again, so a write racing the merge is never lost. What the merge moved and what
+went are recorded by the same statement (`$changes`, `core.merge_history`, built from that same plan).
 """
 
 from collections.abc import Sequence
 
 from write_gate.core.cypher.aliases import ALIAS_FOLD, ALIAS_LABEL, ALIAS_OF, not_alias
 from write_gate.core.cypher.clauses import refresh_search_text
+from write_gate.core.cypher.history_writes import append_changes
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import KEY_FIELD
@@ -43,7 +45,7 @@ LINKS = Statement(
     "WHERE id(s) = $survivor_id AND type(q) = type(r)"
     " AND (id(startNode(q)) = id(s)) = (id(startNode(r)) = id(m))\n"
     "RETURN DISTINCT id(r) AS id, type(r) AS type, id(startNode(r)) = id(m) AS outgoing, id(x) AS other,"
-    " properties(r) AS props, properties(q) AS twin"
+    " properties(r) AS props, properties(q) AS twin, labels(x)[0] AS other_label, x._key AS other_key"
 )
 
 
@@ -60,12 +62,13 @@ def merge_into(survivor_label: str, merged_label: str, groups: Sequence[Group], 
     """The survivor is `kept` (`s` is taken: the search text's reduce uses it).
 
     Parameters: `survivor_key`, `merged_key`, `seen` (fingerprints), `fill_<i>` (a value per `fill` key),
-    `alias_text`, `survivor_label`, `last_updated`, `updated_by`. Returns one row (`survivor`), or none
-    when the nodes are not as planned."""
+    `alias_text`, `survivor_label`, `last_updated`, `updated_by`, `changes` (the records). Returns one row
+    (`survivor`), or none when the nodes are not as planned."""
+    lacks = "".join(f" AND kept.{quote(k)} IS NULL" for k in fill)  # a value it gained since: plan again
     lines = [
         f"MATCH (kept:{quote(survivor_label)} {{{KEY_FIELD}: $survivor_key}})",
         f"MATCH (m:{quote(merged_label)} {{{KEY_FIELD}: $merged_key}})",
-        f"WHERE id(kept) <> id(m) AND {not_alias('kept')} AND {not_alias('m')}",
+        f"WHERE id(kept) <> id(m) AND {not_alias('kept')} AND {not_alias('m')}{lacks}",
         "OPTIONAL MATCH (m)-[seen]-()",
         "WITH kept, m, collect(DISTINCT seen) AS rels",
         f"WITH kept, m, [r IN rels | {_fingerprint('r')}] AS seen",
@@ -97,5 +100,10 @@ def merge_into(survivor_label: str, merged_label: str, groups: Sequence[Group], 
         f"m.{ALIAS_OF} = kept.{KEY_FIELD}, m.{ALIAS_LABEL} = $survivor_label",
         "m.last_updated = $last_updated, m.updated_by = $updated_by",
     ]
-    lines += ["SET " + ",\n    ".join(sets), refresh_search_text("kept"), f"RETURN kept.{KEY_FIELD} AS survivor"]
+    lines += [
+        "SET " + ",\n    ".join(sets),
+        refresh_search_text("kept"),
+        append_changes(),
+        f"RETURN kept.{KEY_FIELD} AS survivor",
+    ]
     return Statement("\n".join(lines))

@@ -16,9 +16,14 @@ from write_gate.core.cypher.clauses import (
     types_guard,
     written_properties,
 )
+from write_gate.core.cypher.history_writes import (
+    ChangeStamp,
+    append_changes,
+    deleted_relationships,
+    node_deleted_with_relationships,
+)
 from write_gate.core.cypher.records import Guard, append_records, next_revision, revision_guard
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
-from write_gate.core.history import CHANGE_LABEL
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import (
     KEY_FIELD,
@@ -51,6 +56,7 @@ def typed_write(
     merge_endpoints: bool,
     weight: float | None = None,
     property_remaps: Sequence[str] = (),
+    change: ChangeStamp,
     guard: Guard | None = None,
 ) -> Statement:
     """One statement for the node and its relationship properties, so a failed part leaves nothing behind:
@@ -60,7 +66,8 @@ def typed_write(
     target that is an alias writes nothing (the service follows it and writes again). Returns
     `written` (0 when nothing was), `weights` (one list: each relationship's weight, link by link) and `stubs`
     (one list: each distinct target's stub flag, in first-named order). `guard`: as write_node's (the node's
-    revision, its records), and each relationship a link replaces leaves a delete record."""
+    revision, its records); a relationship a link replaces is recorded as deleted (`history_writes`), under
+    `change`, in the same statement."""
     lines: list[str] = []
     params: dict[str, Any] = {"key": identity_key(merge_keys), "weight": weight}
     node = f"(n:{quote(label)} {{{KEY_FIELD}: $key}})"
@@ -96,7 +103,8 @@ def typed_write(
             f"WITH {', '.join(carried)}",
             f"OPTIONAL MATCH (n)-[old{g}:{quote(link.type)}]->(x{g}) WHERE NOT id(x{g}) IN {keep}",
             f"WITH {', '.join(carried)}, collect(old{g}) AS stale{g}",
-            f"FOREACH (o IN stale{g} | {_deleted_link(label, link.type) if guard else ''}DELETE o)",
+            append_changes(deleted_relationships(f"stale{g}")),
+            f"FOREACH (o IN stale{g} | DELETE o)",
         ]
         for target in targets:
             r = f"r{len(made)}"
@@ -114,28 +122,23 @@ def typed_write(
         "properties": written_properties(label, properties, None, provenance, property_remaps),
         **provenance.params(),
     }
+    if links:  # only a link can delete a relationship
+        params |= change.params()
     return Statement("\n".join(lines), params)
 
 
-def _deleted_link(label: str, type_: str) -> str:
-    """The record a relationship replaced by a link leaves (its one value, the weight), before it goes."""
-    fields = (
-        "change_id: $change_id, at: $last_updated, op: 'delete', subject: 'relationship', "
-        f"label: '{type_}', from_label: '{label}', from_key: n.{KEY_FIELD}, "
-        f"to_label: labels(endNode(o))[0], to_key: endNode(o).{KEY_FIELD}, property: 'weight', before: o.weight, "
-        "agent: $updated_by"
-    )
-    return f"CREATE (:{CHANGE_LABEL} {{{fields}}}) "
-
-
-def typed_delete(label: str, merge_keys: Mapping[str, Any], allowed_types: list[str] | None) -> Statement:
+def typed_delete(
+    label: str, merge_keys: Mapping[str, Any], allowed_types: list[str] | None, change: ChangeStamp
+) -> Statement:
+    """Deletes the node and its relationships, recording every value they held (`history_writes`)."""
     lines = [
         match_node("n", label, "$key"),
         *types_guard("n", allowed_types),
+        *node_deleted_with_relationships("n"),
         "DETACH DELETE n",
         "RETURN count(*) AS deleted",
     ]
-    params: dict[str, Any] = {"key": identity_key(merge_keys)}
+    params: dict[str, Any] = {"key": identity_key(merge_keys), **change.params()}
     if allowed_types is not None:
         params["allowed_types"] = allowed_types
     return Statement("\n".join(lines), params)

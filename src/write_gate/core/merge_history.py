@@ -1,0 +1,82 @@
+"""The change records of one merge (`core.merging`), from what the merge was planned on.
+
+A merge moves values; it loses none (the merged node stays, as an alias, with its own values). What it
+records: each value copied onto the survivor (set, nothing before, with the claim it had on the merged node);
+each relationship of the merged node as deleted (every value it held); and each value the survivor's
+relationship gains in its place (set, as copied, with its claim). A value the survivor already had is not
+overwritten, so it is no change.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from write_gate.core.claims import claim_name, is_claim, parse_claim
+from write_gate.core.history import Op, Subject, delete_changes
+from write_gate.core.merging import Link, is_data
+
+
+@dataclass(frozen=True)
+class End:
+    """A node a record names: its label and identity key."""
+
+    label: str
+    key: str
+
+
+@dataclass(frozen=True)
+class MergeContext:
+    change_id: str
+    at: str
+    agent: str
+    survivor: End
+    merged: End
+
+
+def _between(type_: str, outgoing: bool, node: End, other: End) -> Subject:
+    start, end = (node, other) if outgoing else (other, node)
+    return Subject.relationship(type_, start.label, start.key, end.label, end.key)
+
+
+def _copied(subject: Subject, values: Mapping[str, Any], names: Sequence[str], ctx: MergeContext) -> list[dict]:
+    records = []
+    for name in names:
+        claim = parse_claim(values.get(claim_name(name)))
+        record = {
+            "change_id": ctx.change_id,
+            "at": ctx.at,
+            "op": Op.SET.value,
+            **subject.fields(),
+            "property": name,
+            "after": values[name],
+            "claim": None if claim is None else values[claim_name(name)],
+            "agent": ctx.agent,
+        }
+        records.append({k: v for k, v in record.items() if v is not None})
+    return records
+
+
+def _recorded(name: str) -> bool:
+    return not name.startswith("_") and not is_claim(name)
+
+
+def merge_changes(
+    ctx: MergeContext,
+    fill: Mapping[str, Any],
+    links: Sequence[tuple[Link, End]],
+    survivor_id: int,
+    merged_id: int,
+) -> list[dict[str, Any]]:
+    """`fill`: what `union` copies to the survivor; `links`: the merged node's relationships with their other
+    ends, as read when the merge was planned."""
+    survivor = Subject.node(ctx.survivor.label, ctx.survivor.key)
+    records = _copied(survivor, fill, sorted(k for k in fill if is_data(k)), ctx)
+    for link, other in sorted(links, key=lambda pair: pair[0].id):
+        gone = _between(link.type, link.outgoing, ctx.merged, other)
+        records += delete_changes(gone, link.properties, ctx.change_id, ctx.at, ctx.agent)
+        if link.other in (survivor_id, merged_id):
+            continue  # between the two nodes: dropped, not moved
+        twin = link.twin or {}
+        gained = sorted(k for k in link.properties if _recorded(k) and k not in twin)
+        records += _copied(_between(link.type, link.outgoing, ctx.survivor, other), link.properties, gained, ctx)
+    return records

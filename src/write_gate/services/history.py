@@ -1,0 +1,226 @@
+"""The history read tools: get_history (a node's or relationship's change records) and list_conflicts."""
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+from pydantic.json_schema import SkipJsonSchema
+
+from write_gate.core.claims import ValueProvenance, parse_claim
+from write_gate.core.clock import as_utc_text
+from write_gate.core.cypher.history_reads import CONFLICTS, changes_of
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.decisions import Policy, UnknownLabelPolicy, resolve_label, resolve_relationship_type
+from write_gate.core.identifiers import normalize_identifier
+from write_gate.core.identity import identity_key
+from write_gate.core.model import ErrorCode, GateRejection, KeyValue
+from write_gate.core.resolution import keys_of
+from write_gate.core.values import clean_map
+from write_gate.services.gate import Gate
+from write_gate.services.reads import Cursor, decode_cursor, encode_cursor
+
+MAX_LIMIT = 500
+Since = Annotated[datetime, WithJsonSchema({"type": "string"})] | SkipJsonSchema[None]
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# Optional, advertised as their type only (a null is no filter), as the reads' provenance fields are.
+Name = str | SkipJsonSchema[None]
+Keys = dict[str, KeyValue] | SkipJsonSchema[None]
+
+
+class GetHistoryRequest(_Request):
+    label: Name = None  # a node's label (with merge_keys), or a relationship's type (with both endpoints)
+    merge_keys: Keys = None
+    from_label: Name = None
+    from_keys: Keys = None
+    to_label: Name = None
+    to_keys: Keys = None
+    property: Name = None
+    since: Since = None
+    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = 50
+    cursor: Cursor = None
+
+
+class Change(BaseModel):
+    change_id: str
+    op: str
+    property: str
+    before: Any = None
+    after: Any = None
+    before_claim: ValueProvenance | None = None
+    claim: ValueProvenance | None = None
+    agent: str | None = None
+    at: str
+    revision: int | None = None
+
+
+class History(BaseModel):
+    changes: list[Change]
+    next_cursor: str | None = None
+
+
+class ListConflictsRequest(_Request):
+    status: Literal["open", "settled", "resolved", "all"] = "open"
+    label: Name = None
+    property: Name = None
+    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = 50
+    cursor: Cursor = None
+
+
+class ConflictOut(BaseModel):
+    conflict_id: str
+    status: str
+    subject: dict[str, Any] = Field(description="label and merge_keys, or type and both endpoints.")
+    property: str
+    policy: str | None = None
+    outcome: str | None = None
+    current_value: Any = None
+    current_claim: ValueProvenance | None = None
+    incoming_value: Any = None
+    incoming_claim: ValueProvenance | None = None
+    at: str
+    resolved_by: str | None = None
+    resolved_at: str | None = None
+    picked: Any = None
+
+
+class Conflicts(BaseModel):
+    conflicts: list[ConflictOut]
+    next_cursor: str | None = None
+
+
+def _keys(raw: dict[str, Any], what: str, limits: Any) -> str:
+    keys, _ = clean_map(raw, what, limits)
+    return identity_key(keys)
+
+
+def _subject_params(gate: Gate, request: GetHistoryRequest) -> tuple[bool, dict[str, Any]]:
+    """Which subject the request names, resolved as the writes resolve it (drifted labels remapped)."""
+    ends = (request.from_label, request.from_keys, request.to_label, request.to_keys)
+    limits = gate.policy.limits
+    if request.label is None or (request.merge_keys is None) == all(e is None for e in ends):
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT,
+            "name a node (label, merge_keys) or a relationship (label as its type, from_label, from_keys, "
+            "to_label, to_keys)",
+            field="label",
+        )
+    registry = gate.registry
+    if request.merge_keys is not None:
+        label = resolve_label(request.label, registry, gate.policy).entry.label
+        return False, {"label": label, "key": _keys(request.merge_keys, "merge_keys", limits)}
+    if any(e is None for e in ends):
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT, "a relationship needs from_label, from_keys, to_label and to_keys", field="label"
+        )
+    assert request.from_label and request.to_label and request.from_keys and request.to_keys is not None
+    return True, {
+        "label": resolve_relationship_type(request.label, registry).entry.label,
+        "from_label": resolve_label(request.from_label, registry, gate.policy).entry.label,
+        "from_key": _keys(request.from_keys, "from_keys", limits),
+        "to_label": resolve_label(request.to_label, registry, gate.policy).entry.label,
+        "to_key": _keys(request.to_keys, "to_keys", limits),
+    }
+
+
+def _change(record: dict[str, Any]) -> Change:
+    return Change(
+        change_id=record["change_id"],
+        op=record["op"],
+        property=record["property"],
+        before=record.get("before"),
+        after=record.get("after"),
+        before_claim=parse_claim(record.get("before_claim")),
+        claim=parse_claim(record.get("claim")),
+        agent=record.get("agent"),
+        at=record["at"],
+        revision=record.get("revision"),
+    )
+
+
+async def get_history(gate: Gate, request: GetHistoryRequest) -> History:
+    relationship, subject = _subject_params(gate, request)
+    position = decode_cursor(request.cursor, "history", a=str, c=str, p=str) or {}
+    prop = normalize_identifier(request.property, "property") if request.property is not None else None
+    params = {
+        **subject,
+        "property": prop,
+        "since": as_utc_text(request.since) if request.since is not None else None,
+        "after_at": position.get("a"),
+        "after_id": position.get("c"),
+        "after_property": position.get("p"),
+        "limit": request.limit + 1,  # one more: is there a next page
+    }
+    rows = await gate.reader.read(Statement(changes_of(relationship).text, params))
+    page = rows[: request.limit]
+    more = len(rows) > request.limit
+    last = page[-1] if page else None
+    cursor = encode_cursor("history", a=last["at"], c=last["change_id"], p=last["property"]) if more and last else None
+    return History(changes=[_change(row["change"]) for row in page], next_cursor=cursor)
+
+
+def _conflict_subject(record: dict[str, Any]) -> dict[str, Any]:
+    if record.get("subject") == "relationship":
+        return {
+            "type": record.get("label"),
+            "from_label": record.get("from_label"),
+            "from_keys": keys_of(record.get("from_key") or ""),
+            "to_label": record.get("to_label"),
+            "to_keys": keys_of(record.get("to_key") or ""),
+        }
+    return {"label": record.get("label"), "merge_keys": keys_of(record.get("key") or "")}
+
+
+def _conflict(record: dict[str, Any]) -> ConflictOut:
+    return ConflictOut(
+        conflict_id=record["conflict_id"],
+        status=record["status"],
+        subject=_conflict_subject(record),
+        property=record["property"],
+        policy=record.get("policy"),
+        outcome=record.get("outcome"),
+        current_value=record.get("current_value"),
+        current_claim=parse_claim(record.get("current_claim")),
+        incoming_value=record.get("incoming_value"),
+        incoming_claim=parse_claim(record.get("incoming_claim")),
+        at=record["at"],
+        resolved_by=record.get("resolved_by"),
+        resolved_at=record.get("resolved_at"),
+        picked=record.get("picked"),
+    )
+
+
+def _filter_label(gate: Gate, raw: str) -> str:
+    """A node label or relationship type as the writes resolve it; a name neither knows is matched as written
+    (it finds nothing)."""
+    registry = gate.registry
+    try:
+        return resolve_label(raw, registry, Policy(unknown_labels=UnknownLabelPolicy.REJECT)).entry.label
+    except GateRejection:
+        pass
+    try:
+        return resolve_relationship_type(raw, registry).entry.label
+    except GateRejection:
+        return normalize_identifier(raw, "label")
+
+
+async def list_conflicts(gate: Gate, request: ListConflictsRequest) -> Conflicts:
+    position = decode_cursor(request.cursor, "conflicts", a=str, c=str) or {}
+    params = {
+        "status": None if request.status == "all" else request.status,
+        "label": _filter_label(gate, request.label) if request.label is not None else None,
+        "property": normalize_identifier(request.property, "property") if request.property is not None else None,
+        "after_at": position.get("a"),
+        "after_id": position.get("c"),
+        "limit": request.limit + 1,
+    }
+    rows = await gate.reader.read(Statement(CONFLICTS.text, params))
+    page = rows[: request.limit]
+    last = page[-1] if page else None
+    more = len(rows) > request.limit
+    cursor = encode_cursor("conflicts", a=last["at"], c=last["conflict_id"]) if more and last else None
+    return Conflicts(conflicts=[_conflict(row["conflict"]) for row in page], next_cursor=cursor)
