@@ -48,6 +48,7 @@ GATE_TOOLS = {
     "merge_entities",
     "get_history",
     "list_conflicts",
+    "resolve_conflict",
 }
 
 

@@ -141,6 +141,7 @@ TOOLS = {
         "get_schema",
         "find_duplicates",
         "merge_entities",
+        "resolve_conflict",
         "get_history",
         "list_conflicts",
         *(f"{verb}_{t}" for t in RPG_TYPES for verb in ("add", "update", "delete")),
