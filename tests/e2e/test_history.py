@@ -10,7 +10,7 @@ import pytest
 from mcp import Client
 
 from tests.conftest import MATRIX_SCHEMAS, ok, open_client, rejected
-from write_gate.core.claims import ValueProvenance
+from write_gate.core.claims import VALUE_CLAIM_FIELDS, ValueProvenance
 from write_gate.core.conflicts import Conflict, Outcome
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.history import Subject, WriteContext, conflict_records, delete_changes, set_changes
@@ -88,8 +88,16 @@ async def test_a_typed_delete_records_every_value_of_the_node_and_its_relationsh
     change_id, at, agent = written[0]["change_id"], written[0]["at"], written[0]["agent"]
     gandalf = identity_key({"name": "Gandalf"})
     mordor = identity_key({"name": "Mordor"})
-    expected = delete_changes(Subject.node("Npc", gandalf), node, change_id, at, agent) + delete_changes(
-        Subject.relationship("LOCATED_IN", "Npc", gandalf, "Location", mordor), link, change_id, at, agent
+    # Each record carries the revision its subject had (typed writes count the node's; links have none).
+    expected = delete_changes(
+        Subject.node("Npc", gandalf), node, change_id, at, agent, revision=node.get("_rev")
+    ) + delete_changes(
+        Subject.relationship("LOCATED_IN", "Npc", gandalf, "Location", mordor),
+        link,
+        change_id,
+        at,
+        agent,
+        revision=link.get("_rev"),
     )
     assert written == sorted(expected, key=_order)
     assert {"role", "status", "name", "confidence"} <= {r["property"] for r in written if r["subject"] == "node"}
@@ -119,9 +127,7 @@ async def test_the_memory_profile_records_creates_observations_and_deletes(memor
         ("observations", "set", None, ["likes tea"]),
     ]
     # Each value's claim is the one stored beside it.
-    assert all(
-        c["claim"] == dict(zip(ValueProvenance.model_fields, ada[f"_p_{c['property']}"], strict=True)) for c in created
-    )
+    assert all(c["claim"] == dict(zip(VALUE_CLAIM_FIELDS, ada[f"_p_{c['property']}"], strict=True)) for c in created)
     assert {c["revision"] for c in created} == {1}
 
     await ok(memory, "add_observations", {"observations": [{"entityName": "Ada", "contents": ["plays chess"]}]})
@@ -158,7 +164,7 @@ async def test_the_memory_profile_records_creates_observations_and_deletes(memor
     knows_subject = Subject.relationship("KNOWS", "Person", ADA, "Person", BOB)
     expected = (
         delete_changes(Subject.node("Person", ADA), ada, change_id, at, agent, ada.get("_rev"))
-        + delete_changes(knows_subject, link, change_id, at, agent)  # once, though both its ends were deleted
+        + delete_changes(knows_subject, link, change_id, at, agent, link.get("_rev"))  # once, though both ends went
         + [r for r in deleted if r.get("key") == BOB]
     )
     assert deleted == sorted(expected, key=_order)
@@ -185,17 +191,21 @@ async def test_merge_entities_records_what_moved_and_what_went(settings: Setting
         bob_old = await history(client, **rel_ref("WORKS_FOR", ("Person", "Bob"), ("Organization", "Acmee")))
         bob_new = await history(client, **rel_ref("WORKS_FOR", ("Person", "Bob"), ("Organization", "Acme")))
         alice_new = await history(client, **rel_ref("WORKS_FOR", ("Person", "Alice"), ("Organization", "Acme")))
+    # The merge's records, apart from those of the writes that made the nodes and relationships.
+    merged_ids = {c["change_id"] for c in bob_new + alice_new}
+    assert len(merged_ids) == 1
+    survivor, bob_old = ([c for c in cs if c["change_id"] in merged_ids] for cs in (survivor, bob_old))
     # The survivor gained Acmee's founding year, with the claim it had there.
     [founded] = survivor
     assert (founded["op"], founded["property"], founded["before"], founded["after"]) == ("set", "founded", None, 1990)
-    assert founded["claim"] == dict(zip(ValueProvenance.model_fields, acmee["_p_founded"], strict=True))
+    assert founded["claim"] == dict(zip(VALUE_CLAIM_FIELDS, acmee["_p_founded"], strict=True))
     # Bob's relationship went from Acmee (every value recorded) and came to Acme with the same values.
     assert {c["property"]: c["before"] for c in bob_old} == {k: v for k, v in bob_link.items() if k[0] != "_"}
     assert all(c["op"] == "delete" for c in bob_old)
     assert {c["property"]: c["after"] for c in bob_new} == {k: v for k, v in bob_link.items() if k[0] != "_"}
     # Alice already worked for Acme: her relationship there gained only what it lacked (since).
     assert [(c["property"], c["after"]) for c in alice_new] == [("since", 2021)]
-    assert len({c["change_id"] for c in survivor + bob_old + bob_new + alice_new}) == 1
+    assert len({c["change_id"] for c in survivor + bob_old}) == 1
 
 
 # --- get_history: reading, filtering, paging ------------------------------------------------------------

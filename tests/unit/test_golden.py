@@ -123,8 +123,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "memory_create_node_if_name_absent": lambda: create_node_if_name_absent(
             NameScope(("Person", "Organization"), ("Npc",)),
             s("Alice"),
-            write_node("Person", {"name": s("Alice")}, {}, prov, None),
-            records,
+            write_node("Person", {"name": s("Alice")}, {}, prov, None, (), Guard(0, True, records)),
         ),
         "memory_add_observations": lambda: add_observations(
             m.n(3), s("Alice"), [s("x")], change, s("agent"), prov.claim()

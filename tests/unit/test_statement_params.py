@@ -16,6 +16,7 @@ from write_gate.core.cypher.memory_writes import (
     delete_relationship,
 )
 from write_gate.core.cypher.reads import ids_by_name
+from write_gate.core.cypher.records import Guard
 from write_gate.core.cypher.registry_nodes import defined_schema_entries, record_migration, upsert_schema_entries
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.cypher.typed_writes import Link, count_matching, relationship_types_of, typed_delete, typed_write
@@ -151,16 +152,17 @@ def test_memory_create_relationship_parameters() -> None:
 
 
 def test_memory_create_node_adds_the_name_and_its_key_to_the_write() -> None:
-    write = write_node("Person", {"name": "Alice"}, {}, PROV, None)
-    statement = create_node_if_name_absent(NameScope(("Person",), ("Npc", "Faction")), "Alice", write, RECORDS)
-    assert dict(statement.params) == {**write.params, "name": "Alice", "name_key": ALICE_KEY, "changes": RECORDS}
+    write = write_node("Person", {"name": "Alice"}, {}, PROV, None, (), Guard(0, True, RECORDS))
+    statement = create_node_if_name_absent(NameScope(("Person",), ("Npc", "Faction")), "Alice", write)
+    assert dict(statement.params) == {**write.params, "name": "Alice", "name_key": ALICE_KEY}
+    assert statement.params["changes"] == RECORDS  # the guarded write appends them
     # One variable per lookup, each its own, and all of them in the check.
     assert re.findall(r"OPTIONAL MATCH \((x\d+):", statement.text) == ["x0", "x1", "x2"]
     assert "WHERE x1.name = $name" in statement.text and "WHERE x2.name = $name" in statement.text
     assert "WITH coalesce(x0, x1, x2) AS existing" in statement.text
     # No label to look in: nothing can hold the name, so the write (and its records) go ahead.
-    bare = create_node_if_name_absent(NameScope((), ()), "Alice", write, RECORDS)
-    assert bare.text.startswith("WITH null AS existing\nWHERE existing IS NULL\nFOREACH (c IN $changes")
+    bare = create_node_if_name_absent(NameScope((), ()), "Alice", write)
+    assert bare.text.startswith("WITH null AS existing\nWHERE existing IS NULL\nMERGE (n:`Person`")
     assert bare.text.endswith(write.text)
 
 

@@ -255,7 +255,7 @@ class MemoryService:
                 keys = {"name": entity.name}
                 subject = Subject.node(label, identity_key(keys))
                 changes = created_changes(subject, {**keys, **plan.properties}, change, plan.provenance)
-                # Guarded at revision 0 (it is new): the node starts at revision 1, as its records say.
+                # Guarded at revision 0 (it is new): it starts at revision 1, as its records (the guard's) say.
                 write = write_node(
                     label,
                     keys,
@@ -263,9 +263,9 @@ class MemoryService:
                     plan.provenance,
                     plan.result.remapped_from,
                     plan.result.property_remaps,
-                    Guard(0, True),
+                    Guard(0, True, changes, [], change.change_id),
                 )
-                statement = create_node_if_name_absent(scope, entity.name, write, changes)
+                statement = create_node_if_name_absent(scope, entity.name, write)
                 rows = await run_write(gate.backend, statement)
                 if not (rows and rows[0]["written"]):
                     outcomes[i] = ItemOutcome(

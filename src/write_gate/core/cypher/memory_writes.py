@@ -78,13 +78,12 @@ class NameScope:
     other: tuple[str, ...]
 
 
-def create_node_if_name_absent(
-    scope: NameScope, name: str, write: Statement, changes: list[dict[str, Any]]
-) -> Statement:
+def create_node_if_name_absent(scope: NameScope, name: str, write: Statement) -> Statement:
     """The memory profile's create: names are unique across labels, as in the official server. One statement
     checks every registered label and writes only if the name is nowhere; so the check and the write are
-    atomic, and it costs one round trip. The node is new, so its `changes` (`core.history.set_changes` from
-    nothing) are known before it runs; they are appended only when the write goes ahead."""
+    atomic, and it costs one round trip. `write` is write_node's guarded statement: the node is new, so its
+    records (`core.history.set_changes` from nothing) are known before it runs, and its guard carries them; they
+    are appended only when the write goes ahead."""
     lookups = [
         f"OPTIONAL MATCH (x{i}:{quote(label)} {{{KEY_FIELD}: $name_key}})"
         for i, label in enumerate(scope.keyed_by_name)
@@ -96,8 +95,8 @@ def create_node_if_name_absent(
     ]
     # With no label registered there is nothing to look in: one row goes ahead.
     found = "coalesce(" + ", ".join(f"x{i}" for i in range(len(lookups))) + ")" if lookups else "null"
-    text = "\n".join([*lookups, f"WITH {found} AS existing", "WHERE existing IS NULL", append_changes(), write.text])
-    return Statement(text, {**write.params, "name": name, "name_key": identity_key({"name": name}), "changes": changes})
+    text = "\n".join([*lookups, f"WITH {found} AS existing", "WHERE existing IS NULL", write.text])
+    return Statement(text, {**write.params, "name": name, "name_key": identity_key({"name": name})})
 
 
 def add_observations(
