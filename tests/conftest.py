@@ -50,6 +50,16 @@ GATE_TOOLS = {
     "list_conflicts",
     "resolve_conflict",
 }
+# The gate profile's read-only tools (the `read` group).
+READ_TOOLS = {
+    "search_nodes",
+    "open_nodes",
+    "read_graph",
+    "get_schema",
+    "find_duplicates",
+    "get_history",
+    "list_conflicts",
+}
 
 
 @pytest.fixture(scope="session")

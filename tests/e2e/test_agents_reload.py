@@ -14,20 +14,11 @@ import pytest
 import tomli_w
 from mcp import Client, StdioServerParameters
 
-from tests.conftest import settings_env, write_gate_argv
+from tests.conftest import READ_TOOLS, settings_env, write_gate_argv
 from tests.e2e.http_process import INITIALIZE, agents_command, http_gate, mcp_client, mcp_post
 from write_gate.serving.config import BackendKind, Settings
 
 pytestmark = pytest.mark.anyio
-READ_TOOLS = {
-    "search_nodes",
-    "open_nodes",
-    "read_graph",
-    "get_schema",
-    "find_duplicates",
-    "get_history",
-    "list_conflicts",
-}
 
 
 @dataclass

@@ -18,7 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
-from tests.conftest import MATRIX_SCHEMAS, hint, settings_env, start_falkordb_server, write_gate_argv
+from tests.conftest import MATRIX_SCHEMAS, READ_TOOLS, hint, settings_env, start_falkordb_server, write_gate_argv
 from tests.e2e.http_process import free_port
 from tests.e2e.test_http import add_agent
 from write_gate.core.cypher.statement import Statement
@@ -139,15 +139,7 @@ async def test_relationship_writes_are_not_idempotent_and_node_writes_are(
     rows = await matrix_graph.read(Statement("MATCH (n:Person {name: 'Ada'}) RETURN count(n) AS c, n.age AS age"))
     assert rows == [{"c": 1, "age": 36}] and hint(tools["write_node"], "idempotent_hint") is True
     for name, hints in tools.items():
-        read_only = name in {
-            "search_nodes",
-            "open_nodes",
-            "read_graph",
-            "get_schema",
-            "find_duplicates",
-            "get_history",
-            "list_conflicts",
-        }
+        read_only = name in READ_TOOLS
         assert hint(hints, "open_world_hint") is False and hint(hints, "read_only_hint") is read_only, name
         # A read-only tool's is not read; a merge deletes what it re-points and drops what joined the two nodes.
         # resolve_conflict may overwrite the value in place with the held one.
@@ -245,16 +237,7 @@ async def test_write_gate_tools_offers_only_the_selected_tools(settings: Setting
         names = {t.name for t in (await client.list_tools()).tools}
         with pytest.raises(MCPError) as hidden:
             await client.call_tool("write_node", {"label": "Person", "merge_keys": {"name": "Ada"}, **PROV})
-    reads = {
-        "search_nodes",
-        "open_nodes",
-        "read_graph",
-        "get_schema",
-        "find_duplicates",
-        "get_history",
-        "list_conflicts",
-    }
-    assert names == reads | {"add_npc", "update_npc", "delete_npc"}
+    assert names == READ_TOOLS | {"add_npc", "update_npc", "delete_npc"}
     assert hidden.value.code == types.INVALID_PARAMS
     no_typed = settings.model_copy(update={"tools": "*,-typed,-refresh_schema_cache"})
     async with Client(build_server(no_typed, auto_migrate=False)) as client:

@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.conftest import GATE_TOOLS, MATRIX_SCHEMAS, settings_env, write_gate_argv
+from tests.conftest import GATE_TOOLS, MATRIX_SCHEMAS, READ_TOOLS, settings_env, write_gate_argv
 from tests.e2e.http_process import INITIALIZE, agents_command, http_gate, mcp_client, mcp_post, request
 from tests.e2e.test_stdio_protocol import MALFORMED
 from write_gate.core.cypher.statement import Statement
@@ -24,15 +24,6 @@ from write_gate.store.bundled import bundled
 from write_gate.store.schema_files import read_sources
 
 pytestmark = pytest.mark.anyio
-READ_TOOLS = {
-    "search_nodes",
-    "open_nodes",
-    "read_graph",
-    "get_schema",
-    "find_duplicates",
-    "get_history",
-    "list_conflicts",
-}
 
 
 @dataclass
