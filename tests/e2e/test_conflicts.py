@@ -268,3 +268,30 @@ async def test_concurrent_writers_meeting_one_conflict_lose_nothing(loaded: Sett
     assert len([c for c in await conflict_records(graph) if c["property"] == "age"]) == met > 0
     # rank is higher_confidence_wins: whatever the order, the surest writer's value stands.
     assert await value(graph, "Ivy", "rank") == 7
+
+
+async def test_a_merge_holds_the_merged_nodes_differing_value_open(
+    api_bot: Client, llm_bot: Client, graph: GraphBackend
+) -> None:
+    """The survivor keeps its value and the merged node's is held beside it with its claim, an open conflict a
+    resolve_conflict can take: a merge loses nothing, whatever it leaves in place."""
+    await ok(api_bot, "write_node", person("Jo", {"age": 30}, API))
+    await ok(llm_bot, "write_node", person("Joe", {"age": 31, "nickname": "J"}, LLM))
+    merge = {
+        "survivor": {"label": "Person", "merge_keys": {"name": "Jo"}},
+        "merged": [{"label": "Person", "merge_keys": {"name": "Joe"}}],
+    }
+    merged = await ok(api_bot, "merge_entities", merge)
+    # Its name differs too, and is reported, but is the merged node's identity (its alias): not held.
+    named, conflict = sorted(merged["conflicts"], key=lambda c: c["property"] != "name")
+    assert (named["property"], named["conflict_id"]) == ("name", None)
+    assert (conflict["property"], conflict["survivor_value"], conflict["merged_value"]) == ("age", 30, 31)
+    listed = await ok(api_bot, "list_conflicts", {"property": "age"})
+    [held] = listed["conflicts"]
+    assert held["conflict_id"] == conflict["conflict_id"]
+    assert (held["current_value"], held["incoming_value"], held["incoming_claim"]["agent"]) == (30, 31, "llm-bot")
+    assert held["subject"]["merge_keys"] == {"name": "Jo"}
+    await ok(api_bot, "resolve_conflict", {"conflict_id": conflict["conflict_id"], "pick": "incoming"})
+    assert await value(graph, "Jo", "age") == 31
+    assert (await value(graph, "Jo", "_p_age"))[:2] == ["llm-bot", "llm"]
+    assert await value(graph, "Jo", "nickname") == "J"  # what only the merged node had was copied

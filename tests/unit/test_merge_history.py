@@ -1,8 +1,10 @@
 """A merge's change records (pure): what the survivor gains, each relationship of the merged node as deleted, and
 what the survivor's relationships gain in their place; nothing for a value it already had."""
 
-from write_gate.core.merge_history import End, MergeContext, merge_changes
-from write_gate.core.merging import Link
+from write_gate.core.claims import claim_name
+from write_gate.core.history import Subject
+from write_gate.core.merge_history import End, MergeContext, held_open, merge_changes
+from write_gate.core.merging import Link, union
 
 CLAIM = ["crm-bot", "crm", "manual", 0.8, "2026-01-01T00:00:00.000Z"]
 CTX = MergeContext("c1", "2026-02-01T00:00:00.000Z", "lead", End("Organization", "acme"), End("Organization", "acmee"))
@@ -62,3 +64,43 @@ def test_a_relationship_between_the_two_nodes_is_recorded_as_deleted_only() -> N
     link = Link(12, "PARTNER_OF", True, 1, {"since": 2000}, None)
     [gone] = merge_changes(CTX, {}, [(link, CTX.survivor)], 1, 2)
     assert gone["op"] == "delete" and gone["from_key"] == "acmee" and gone["to_key"] == "acme"
+
+
+def test_a_merge_holds_each_differing_claimed_value_open_and_only_reports_an_unclaimed_one() -> None:
+    api = ["api-bot", "api", "manual", 0.75, "2026-01-01T00:00:00.000Z"]
+    llm = ["llm-bot", "llm", "llm", 0.06, "2026-01-02T00:00:00.000Z"]
+    survivor = {"name": "Jo", claim_name("name"): api, "age": 30, claim_name("age"): api, "city": "Oslo"}
+    merged = {"name": "Joe", claim_name("name"): llm, "age": 31, claim_name("age"): llm, "city": "Rome"}
+    merged[claim_name("city")] = llm
+    _, conflicts = union(survivor, merged)
+    ids = iter(["c1", "c2"])
+    held = held_open(
+        Subject.node("Person", "k"),
+        survivor,
+        merged,
+        conflicts,
+        "m1",
+        "2026-11-24T00:00:00.000Z",
+        ids.__next__,
+        ("name",),
+    )
+    # city's survivor value has no claim, and name is the survivor's identity: both reported, neither held.
+    assert list(held) == ["age"]
+    record, conflict_id = held["age"]
+    assert conflict_id == "c1"
+    assert record == {
+        "conflict_id": "c1",
+        "change_id": "m1",
+        "at": "2026-11-24T00:00:00.000Z",
+        "status": "open",
+        "subject": "node",
+        "label": "Person",
+        "key": "k",
+        "property": "age",
+        "policy": "keep_both",
+        "outcome": "open",
+        "current_value": 30,
+        "current_claim": api,
+        "incoming_value": 31,
+        "incoming_claim": llm,
+    }

@@ -7,13 +7,16 @@ relationship gains in its place (set, as copied, with its claim). A value the su
 overwritten, so it is no change.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from write_gate.core.claims import claim_name, is_claim, parse_claim
-from write_gate.core.history import Op, Subject, delete_changes
+from write_gate.core.conflicts import Conflict, Outcome
+from write_gate.core.history import Op, Subject, WriteContext, conflict_records, delete_changes
+from write_gate.core.merging import Conflict as MergeConflict
 from write_gate.core.merging import Link, is_data
+from write_gate.core.registry import ConflictPolicy
 
 
 @dataclass(frozen=True)
@@ -80,3 +83,32 @@ def merge_changes(
         gained = sorted(k for k in link.properties if _recorded(k) and k not in twin)
         records += _copied(_between(link.type, link.outgoing, ctx.survivor, other), link.properties, gained, ctx)
     return records
+
+
+def held_open(
+    subject: Subject,
+    survivor: Mapping[str, Any],
+    merged: Mapping[str, Any],
+    conflicts: Sequence[MergeConflict],
+    change_id: str,
+    at: str,
+    new_id: Callable[[], str],
+    identity: Collection[str] = (),
+) -> dict[str, tuple[dict[str, Any], str]]:
+    """A value both nodes hold differently stays the survivor's, and the merged one is held beside it as an open
+    conflict (keep_both: nothing lost, resolve_conflict picks), by property: its record and id. A value without
+    a claim on either side (written before claims) is only reported: there is no claim to hold it with; nor is
+    one of the survivor's merge keys (`identity`: the merged node's name is its alias, not a rival value)."""
+    held: dict[str, tuple[dict[str, Any], str]] = {}
+    for c in conflicts:
+        if c.property in identity:
+            continue
+        current = parse_claim(survivor.get(claim_name(c.property)))
+        incoming = parse_claim(merged.get(claim_name(c.property)))
+        if current is None or incoming is None:
+            continue
+        conflict = Conflict(c.property, ConflictPolicy.KEEP_BOTH, Outcome.OPEN, c.survivor, current, c.merged, incoming)
+        conflict_id = new_id()
+        [record] = conflict_records(subject, [conflict], WriteContext(change_id, at, 0, incoming), [conflict_id])
+        held[c.property] = (record, conflict_id)
+    return held

@@ -16,9 +16,10 @@ from write_gate.core.cypher.aliases import ALIAS_FOLD, ALIAS_OF
 from write_gate.core.cypher.history_writes import ChangeStamp
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import Policy, UnknownLabelPolicy, check_merge_keys, resolve_label
+from write_gate.core.history import Subject
 from write_gate.core.identifiers import normalize_identifier
 from write_gate.core.identity import fold, identity_key
-from write_gate.core.merge_history import End, MergeContext, merge_changes
+from write_gate.core.merge_history import End, MergeContext, held_open, merge_changes
 from write_gate.core.merging import Link, plan_relationships, union
 from write_gate.core.model import ErrorCode, GateRejection, KeyValue
 from write_gate.core.resolution import (
@@ -32,7 +33,7 @@ from write_gate.core.resolution import (
 )
 from write_gate.core.values import clean_map
 from write_gate.services.change_records import change_stamp
-from write_gate.services.gate import Gate, run_write
+from write_gate.services.gate import Gate, new_id, run_write
 
 PAGE = 5000  # nodes read per round trip
 MAX_LIMIT = 500
@@ -102,6 +103,8 @@ class Conflict(BaseModel):
     survivor_value: Any
     merged_value: Any
     relationship: str | None = Field(default=None, description="TYPE:out|in, for a relationship's property.")
+    # A node's value: held open (list_conflicts), for resolve_conflict to keep or replace with the merged one.
+    conflict_id: str | None = None
 
 
 class DroppedRelationship(BaseModel):
@@ -271,6 +274,17 @@ async def _merge_one(
         params["changes"] = merge_changes(
             ctx, fill, [(link, ends[i]) for i, link in links.items()], survivor_id, merged_id
         )
+        held = held_open(
+            Subject.node(survivor_label, identity_key(survivor_keys)),
+            survivor_props,
+            merged_props,
+            node_conflicts,
+            change.change_id,
+            change.at,
+            new_id,
+            identity=survivor_keys.keys(),
+        )
+        params["conflicts"] = [record for record, _ in held.values()]
         statement = cypher.merge_into(survivor_label, label, plan.groups, list(fill))
         if await run_write(gate.backend, Statement(statement.text, params)):
             outcome = MergedNode(
@@ -283,7 +297,12 @@ async def _merge_one(
             )
             found = [
                 Conflict(
-                    label=label, merge_keys=keys, property=c.property, survivor_value=c.survivor, merged_value=c.merged
+                    label=label,
+                    merge_keys=keys,
+                    property=c.property,
+                    survivor_value=c.survivor,
+                    merged_value=c.merged,
+                    conflict_id=held[c.property][1] if c.property in held else None,
                 )
                 for c in node_conflicts
             ] + [

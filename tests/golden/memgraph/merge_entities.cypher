@@ -22,9 +22,11 @@ SET kept.`email` = coalesce(kept.`email`, $fill_0),
     kept._f__alias = coalesce(kept._f__alias, []) + $alias_text,
     kept._stub = CASE WHEN m._stub IS NULL THEN null ELSE kept._stub END,
     kept.last_updated = $last_updated, kept.updated_by = $updated_by,
+    kept._rev = coalesce(kept._rev, 0) + 1,
     m._alias_of = kept._key, m._alias_label = $survivor_label,
     m.last_updated = $last_updated, m.updated_by = $updated_by
 WITH kept
 SET kept._search = reduce(s = '', k IN [k IN keys(kept) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(kept)[k] | t + '\n' + coalesce(x, '')))
-FOREACH (c IN $changes | CREATE (h:WriteGateChange) SET h += c)
+FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record)
+FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record)
 RETURN kept._key AS survivor

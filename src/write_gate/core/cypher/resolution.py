@@ -12,8 +12,9 @@ from collections.abc import Sequence
 
 from write_gate.core.cypher.aliases import ALIAS_FOLD, ALIAS_LABEL, ALIAS_OF, not_alias
 from write_gate.core.cypher.clauses import refresh_search_text
-from write_gate.core.cypher.history_writes import append_changes
+from write_gate.core.cypher.records import append_records
 from write_gate.core.cypher.statement import Statement
+from write_gate.core.history import REVISION_FIELD
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import KEY_FIELD
 from write_gate.core.merging import Group
@@ -62,7 +63,8 @@ def merge_into(survivor_label: str, merged_label: str, groups: Sequence[Group], 
     """The survivor is `kept` (`s` is taken: the search text's reduce uses it).
 
     Parameters: `survivor_key`, `merged_key`, `seen` (fingerprints), `fill_<i>` (a value per `fill` key),
-    `alias_text`, `survivor_label`, `last_updated`, `updated_by`, `changes` (the records). Returns one row
+    `alias_text`, `survivor_label`, `last_updated`, `updated_by`, `changes` and `conflicts` (the records: a value
+    both nodes hold differently stays the survivor's, the merged one held open). Returns one row
     (`survivor`), or none when the nodes are not as planned."""
     lacks = "".join(f" AND kept.{quote(k)} IS NULL" for k in fill)  # a value it gained since: plan again
     lines = [
@@ -97,13 +99,15 @@ def merge_into(survivor_label: str, merged_label: str, groups: Sequence[Group], 
         f"kept.{ALIAS_FOLD} = coalesce(kept.{ALIAS_FOLD}, []) + $alias_text",
         "kept._stub = CASE WHEN m._stub IS NULL THEN null ELSE kept._stub END",
         "kept.last_updated = $last_updated, kept.updated_by = $updated_by",
+        # A write decided on the survivor before the merge must decide again (core/cypher/records.py's guard).
+        f"kept.{REVISION_FIELD} = coalesce(kept.{REVISION_FIELD}, 0) + 1",
         f"m.{ALIAS_OF} = kept.{KEY_FIELD}, m.{ALIAS_LABEL} = $survivor_label",
         "m.last_updated = $last_updated, m.updated_by = $updated_by",
     ]
     lines += [
         "SET " + ",\n    ".join(sets),
         refresh_search_text("kept"),
-        append_changes(),
+        *append_records(),
         f"RETURN kept.{KEY_FIELD} AS survivor",
     ]
     return Statement("\n".join(lines))
