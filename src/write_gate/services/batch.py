@@ -33,7 +33,7 @@ from write_gate.core.model import (
     WriteRelationshipRequest,
     validation_problems,
 )
-from write_gate.services.gate import Gate, Planned, run_write
+from write_gate.services.gate import Gate, Planned, read_to_write, run_write
 
 
 def _each_on_its_own(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
@@ -160,7 +160,7 @@ async def _write_node_wave(
     statement; an item's outcome is set when it is written or rejected, left None when it did not land."""
     keys = [identity_key(plan.result.merge_keys) for _, plan in wave]
     try:
-        found = await gate.reader.read(Statement(current_nodes(label).text, {"keys": keys}))
+        found = await read_to_write(gate.backend, Statement(current_nodes(label).text, {"keys": keys}))
     except GateRejection as exc:
         for i, _plan in wave:
             outcomes[i] = _rejected(i, exc)
@@ -288,7 +288,7 @@ async def _write_relationship_wave(
     pairs = [{"from_key": plan.start.key, "to_key": plan.end.key} for _, plan in wave]
     try:
         read = current_relationships(type_, from_label, to_label)
-        found = await gate.reader.read(Statement(read.text, {"pairs": pairs}))
+        found = await read_to_write(gate.backend, Statement(read.text, {"pairs": pairs}))
     except GateRejection as exc:
         for i, _plan in wave:
             outcomes[i] = _rejected(i, exc)

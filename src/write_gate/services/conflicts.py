@@ -26,7 +26,7 @@ from write_gate.core.cypher.statement import Provenance, Statement
 from write_gate.core.guard import revision_of
 from write_gate.core.history import Op, Subject, WriteContext, set_changes
 from write_gate.core.model import ErrorCode, GateRejection
-from write_gate.services.gate import MAX_ATTEMPTS, Gate, backoff, new_id, run_write
+from write_gate.services.gate import MAX_ATTEMPTS, Gate, backoff, new_id, read_to_write, run_write
 
 Pick = Literal["current", "incoming"]
 
@@ -123,15 +123,15 @@ async def _take_incoming(
         await backoff(attempt)
         if subject.kind == "node":
             assert subject.key is not None
-            rows = await gate.reader.read(Statement(alias_target(subject.label).text, {"key": subject.key}))
+            rows = await read_to_write(gate.backend, Statement(alias_target(subject.label).text, {"key": subject.key}))
             current = rows[0]["props"] if rows else None
             properties = written_properties(subject.label, {prop: value}, None, provenance)
             statement = take_incoming_on_node(subject.label)
             params: dict[str, Any] = {"key": subject.key}
         else:
             read = current_relationship(subject.label, subject.from_label or "", subject.to_label or "")
-            [found] = await gate.reader.read(
-                Statement(read.text, {"from_key": subject.from_key, "to_key": subject.to_key})
+            [found] = await read_to_write(
+                gate.backend, Statement(read.text, {"from_key": subject.from_key, "to_key": subject.to_key})
             )
             current = found["props"]
             properties = relationship_properties({prop: value}, provenance)

@@ -83,6 +83,14 @@ class Planned:
     provenance: Provenance
 
 
+async def read_to_write(backend: GraphBackend, statement: Statement) -> list[dict]:
+    """A write's own read (what it decides on): a refusal is the write's, and answered as one."""
+    try:
+        return await backend.read(statement)
+    except (BackendUnavailable, BackendError) as exc:
+        raise engine_failure(exc, "write") from exc
+
+
 async def run_write(backend: GraphBackend, statement: Statement) -> list[dict]:
     try:
         return await backend.write(statement)
@@ -169,7 +177,7 @@ class Gate:
             result = plan.result
             agent.grant.check_labels([result.label])
             key = identity_key(result.merge_keys)
-            rows = await self.reader.read(Statement(alias_target(result.label).text, {"key": key}))
+            rows = await read_to_write(self.backend, Statement(alias_target(result.label).text, {"key": key}))
             current = rows[0]["props"] if rows else None
             if current is not None and current.get(ALIAS_OF) is not None:
                 request = await self._redirected(request, result.label, result.merge_keys, "label", "merge_keys")
@@ -204,7 +212,9 @@ class Gate:
             if plan.merge_endpoints:  # it may create its endpoints
                 agent.grant.check_labels([start.label, end.label])
             read = current_relationship(result.type, start.label, end.label)
-            [found] = await self.reader.read(Statement(read.text, {"from_key": start.key, "to_key": end.key}))
+            [found] = await read_to_write(
+                self.backend, Statement(read.text, {"from_key": start.key, "to_key": end.key})
+            )
             if found["from_alias"] is not None or found["to_alias"] is not None:
                 for side, endpoint in (("from", start), ("to", end)):
                     request = await self._redirected(

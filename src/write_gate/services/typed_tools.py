@@ -40,7 +40,7 @@ from write_gate.core.registry import PropertyType, SchemaEntry, SchemaRegistry, 
 from write_gate.core.values import check_protected, clean_map
 from write_gate.services.aliases import survivor_of
 from write_gate.services.change_records import change_stamp
-from write_gate.services.gate import MAX_ATTEMPTS, Gate, Planned, backoff, contention, run_write
+from write_gate.services.gate import MAX_ATTEMPTS, Gate, Planned, backoff, contention, read_to_write, run_write
 
 Mode = Literal["add", "update", "delete"]
 # The call's own arguments beside the type's object: no type may be named like one.
@@ -531,7 +531,7 @@ async def run_typed(entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Ga
 
 
 async def _current(gate: Gate, label: str, key: str) -> dict[str, Any] | None:
-    rows = await gate.reader.read(Statement(alias_target(label).text, {"key": key}))
+    rows = await read_to_write(gate.backend, Statement(alias_target(label).text, {"key": key}))
     return rows[0]["props"] if rows else None
 
 
