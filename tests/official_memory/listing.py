@@ -11,6 +11,8 @@ KNOWLEDGE_GRAPH = "memory://knowledge-graph"
 SCHEMA_RESOURCES = {"write-gate://schema", "write-gate://schema/{name}"}
 # The reads' optional arguments beside the official ones: paging, a label filter, relations per entity.
 READ_ARGUMENTS = {"limit", "cursor", "labels", "relations_limit", "provenance"}
+# Read-only tools beside the official nine: the history of what changed, and the conflicts writes met.
+EXTRA_TOOLS = {"get_history", "list_conflicts"}
 
 
 def compare_listings(ours: dict[str, Any], theirs: dict[str, Any], note: Callable[[str], None]) -> Report:
@@ -22,6 +24,9 @@ def compare_listings(ours: dict[str, Any], theirs: dict[str, Any], note: Callabl
 
 
 def _tools(ours: dict[str, Any], theirs: dict[str, Any], note: Callable[[str], None]) -> Report:
+    if set(ours) - set(theirs) == EXTRA_TOOLS and set(theirs) <= set(ours):
+        note("extra_tools")
+        ours = {name: tool for name, tool in ours.items() if name not in EXTRA_TOOLS}
     if set(ours) != set(theirs):
         return [f"tools: ours {sorted(ours)} theirs {sorted(theirs)}"]
     report = []
