@@ -4,12 +4,10 @@ import pytest
 
 from write_gate.core.claims import ValueProvenance, claim_name
 from write_gate.core.conflicts import (
-    MAX_ATTEMPTS,
     ConflictPolicy,
     Outcome,
     decide,
     is_conflict,
-    retry,
 )
 from write_gate.core.model import ErrorCode, GateRejection
 
@@ -89,12 +87,3 @@ def test_policies_apply_per_property() -> None:
         "age": Outcome.KEPT,
         "role": Outcome.OVERWRITTEN,
     }
-
-
-def test_a_lost_race_is_retried_a_bounded_number_of_times() -> None:
-    assert retry(True, 0) is False
-    assert all(retry(False, attempt) for attempt in range(MAX_ATTEMPTS - 1))
-    with pytest.raises(GateRejection) as caught:
-        retry(False, MAX_ATTEMPTS - 1)
-    assert caught.value.rejected.error_code is ErrorCode.CONFLICT
-    assert caught.value.rejected.details == {"reason": "contention", "attempts": MAX_ATTEMPTS}

@@ -12,7 +12,7 @@ not a conflict. A policy per property decides what the write does to that value:
   stays open until resolved.
 
 Atomicity is the caller's: it reads the node's values, claims and revision, decides here, and writes with a
-guard on the revision; `retry` says whether a write that lost the race may try again.
+guard on the revision; a write that lost the race reads and decides again (services/gate.py).
 """
 
 from collections.abc import Callable, Mapping
@@ -23,9 +23,6 @@ from typing import Any
 from write_gate.core.claims import ValueProvenance, claim_name, parse_claim
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.core.registry import ConflictPolicy
-
-# How many times a write whose revision guard failed is decided again before it is refused.
-MAX_ATTEMPTS = 5
 
 
 class Outcome(StrEnum):
@@ -112,18 +109,3 @@ def decide(
             ],
         )
     return Decision(write, conflicts)
-
-
-def retry(guard_held: bool, attempt: int, max_attempts: int = MAX_ATTEMPTS) -> bool:
-    """After a guarded write: False when it was written; True when another writer changed the node since it
-    was read and there are attempts left (decide again on fresh values); CONFLICT when none are left."""
-    if guard_held:
-        return False
-    if attempt + 1 < max_attempts:
-        return True
-    raise GateRejection(
-        ErrorCode.CONFLICT,
-        f"the node kept changing under concurrent writers; gave up after {max_attempts} attempts",
-        reason="contention",
-        attempts=max_attempts,
-    )

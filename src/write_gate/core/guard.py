@@ -2,8 +2,8 @@
 
 The gate reads the subject (its values, claims and revision), decides here, and writes the result with a guard
 on that revision: if another writer changed the subject in between, the write lands nowhere and the gate reads
-and decides again (`conflicts.retry`). So a policy always judges the value the write actually replaces, and
-every record describes a change that happened.
+and decides again (services/gate.py, a bounded number of times). So a policy always judges the value the
+write actually replaces, and every record describes a change that happened.
 """
 
 from collections.abc import Callable, Mapping
