@@ -229,6 +229,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
                 "last_updated": s("time"),
                 "updated_by": s("agent"),
                 "changes": records,
+                "conflicts": [{"conflict_id": s("conflict"), "status": "open"}],
             },
         ),
         "merge_entities_no_relationships": lambda: Statement(
@@ -242,6 +243,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
                 "last_updated": s("time"),
                 "updated_by": s("agent"),
                 "changes": records,
+                "conflicts": [{"conflict_id": s("conflict"), "status": "open"}],
             },
         ),
         "read_history_of_node": lambda: history_reads.changes_of(relationship=False),
