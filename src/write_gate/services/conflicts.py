@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from write_gate.access.agents import Agent
 from write_gate.core.claims import ValueProvenance, parse_claim
 from write_gate.core.clock import utc_now
-from write_gate.core.cypher.aliases import ALIAS_OF, alias_target
+from write_gate.core.cypher.aliases import ALIAS_OF
 from write_gate.core.cypher.clauses import relationship_properties, written_properties
 from write_gate.core.cypher.records import (
     CONFLICT_BY_ID,
@@ -123,8 +123,7 @@ async def _take_incoming(
         await backoff(attempt)
         if subject.kind == "node":
             assert subject.key is not None
-            rows = await read_to_write(gate.backend, Statement(alias_target(subject.label).text, {"key": subject.key}))
-            current = rows[0]["props"] if rows else None
+            current = await gate.current_node(subject.label, subject.key)
             properties = written_properties(subject.label, {prop: value}, None, provenance)
             statement = take_incoming_on_node(subject.label)
             params: dict[str, Any] = {"key": subject.key}

@@ -166,6 +166,11 @@ class Gate:
             new_id=new_id,
         )
 
+    async def current_node(self, label: str, key: str) -> dict[str, Any] | None:
+        """What a write decides on: the node's stored properties (claims, revision, alias mark), None if absent."""
+        rows = await read_to_write(self.backend, Statement(alias_target(label).text, {"key": key}))
+        return rows[0]["props"] if rows else None
+
     async def write_node(self, request: WriteNodeRequest, agent: Agent) -> NodeWritten:
         """Read the node, decide, write guarded by the revision read; a node that moved in between (another
         writer, or a merge that made it an alias) is read and decided again."""
@@ -177,8 +182,7 @@ class Gate:
             result = plan.result
             agent.grant.check_labels([result.label])
             key = identity_key(result.merge_keys)
-            rows = await read_to_write(self.backend, Statement(alias_target(result.label).text, {"key": key}))
-            current = rows[0]["props"] if rows else None
+            current = await self.current_node(result.label, key)
             if current is not None and current.get(ALIAS_OF) is not None:
                 request = await self._redirected(request, result.label, result.merge_keys, "label", "merge_keys")
                 continue

@@ -16,7 +16,6 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
 
 from write_gate.access.agents import Agent
 from write_gate.core.cypher import reads as read_cypher
-from write_gate.core.cypher.aliases import alias_target
 from write_gate.core.cypher.history_writes import ChangeStamp
 from write_gate.core.cypher.records import Guard
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
@@ -40,7 +39,7 @@ from write_gate.core.registry import PropertyType, SchemaEntry, SchemaRegistry, 
 from write_gate.core.values import check_protected, clean_map
 from write_gate.services.aliases import survivor_of
 from write_gate.services.change_records import change_stamp
-from write_gate.services.gate import MAX_ATTEMPTS, Gate, Planned, backoff, contention, read_to_write, run_write
+from write_gate.services.gate import MAX_ATTEMPTS, Gate, Planned, backoff, contention, run_write
 
 Mode = Literal["add", "update", "delete"]
 # The call's own arguments beside the type's object: no type may be named like one.
@@ -530,19 +529,14 @@ async def run_typed(entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Ga
     )
 
 
-async def _current(gate: Gate, label: str, key: str) -> dict[str, Any] | None:
-    rows = await read_to_write(gate.backend, Statement(alias_target(label).text, {"key": key}))
-    return rows[0]["props"] if rows else None
-
-
 async def _revision(gate: Gate, label: str, key: str) -> int:
-    return revision_of(await _current(gate, label, key))
+    return revision_of(await gate.current_node(label, key))
 
 
 async def _guarded(gate: Gate, entry: SchemaEntry, key: str, parsed: Parsed, plan: TypedPlan) -> Guarded:
     """The node's values decided under the conflict policies on what it holds now (an add creates it: its
     merge keys are recorded too)."""
-    current = await _current(gate, entry.label, key)
+    current = await gate.current_node(entry.label, key)
     planned = Planned(plan.properties, parsed.merge_keys, plan.provenance)
     return gate.guard(Subject.node(entry.label, key), entry, current, planned)
 
