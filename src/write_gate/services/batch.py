@@ -3,7 +3,7 @@ the valid ones written in one UNWIND statement per label (or relationship type a
 an outcome for every item in input order."""
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidatorFunctionWrapHandler, WrapValidator
@@ -162,8 +162,7 @@ async def _write_node_wave(
     try:
         found = await read_to_write(gate.backend, Statement(current_nodes(label).text, {"keys": keys}))
     except GateRejection as exc:
-        for i, _plan in wave:
-            outcomes[i] = _rejected(i, exc)
+        _refuse_all((i for i, _plan in wave), exc, outcomes)
         return
     current = {row["key"]: row["props"] for row in found}
     entry = gate.registry.get_entry(label)
@@ -198,9 +197,8 @@ async def _write_node_wave(
         return
     try:
         landed = {row["i"] for row in await run_write(gate.backend, Statement(text, {"rows": rows}))}
-    except GateRejection as exc:
-        for row in rows:  # the statement is atomic: none of its rows was written
-            outcomes[row["i"]] = _rejected(row["i"], exc)
+    except GateRejection as exc:  # the statement is atomic: none of its rows was written
+        _refuse_all((row["i"] for row in rows), exc, outcomes)
         return
     for i in landed:
         outcomes[i] = _node_written(i, results[i])
@@ -212,6 +210,20 @@ async def _one_node(gate: Gate, i: int, request: WriteNodeRequest, agent: Agent)
     except GateRejection as exc:
         return _rejected(i, exc)
     return _node_written(i, result)
+
+
+async def _one_relationship(gate: Gate, i: int, request: WriteRelationshipRequest, agent: Agent) -> ItemOutcome:
+    try:
+        result = await gate.write_relationship(request, agent)
+    except GateRejection as exc:
+        return _rejected(i, exc)
+    return _relationship_written(i, result)
+
+
+def _refuse_all(indexes: Iterable[int], exc: GateRejection, outcomes: list[ItemOutcome | None]) -> None:
+    """A read or statement that serves many items failed: each of them is refused with its answer."""
+    for i in indexes:
+        outcomes[i] = _rejected(i, exc)
 
 
 def _node_written(i: int, result: NodeWritten) -> ItemOutcome:
@@ -267,12 +279,7 @@ async def write_relationships(
             # was read: written as write_relationship writes it (which says which, or writes past the alias).
             for i, _plan in wave:
                 if outcomes[i] is None:
-                    try:
-                        result = await gate.write_relationship(cast(WriteRelationshipRequest, items[i]), agent)
-                    except GateRejection as exc:
-                        outcomes[i] = _rejected(i, exc)
-                        continue
-                    outcomes[i] = _relationship_written(i, result)
+                    outcomes[i] = await _one_relationship(gate, i, cast(WriteRelationshipRequest, items[i]), agent)
     return _summary(gate, outcomes)
 
 
@@ -290,8 +297,7 @@ async def _write_relationship_wave(
         read = current_relationships(type_, from_label, to_label)
         found = await read_to_write(gate.backend, Statement(read.text, {"pairs": pairs}))
     except GateRejection as exc:
-        for i, _plan in wave:
-            outcomes[i] = _rejected(i, exc)
+        _refuse_all((i for i, _plan in wave), exc, outcomes)
         return
     current = {(row["from_key"], row["to_key"]): row["props"] for row in found}
     entry = gate.registry.get_relationship(type_)
@@ -328,9 +334,8 @@ async def _write_relationship_wave(
     text = write_relationships_batch(type_, from_label, to_label, merge_endpoints)
     try:
         returned = await run_write(gate.backend, Statement(text, {"rows": rows}))
-    except GateRejection as exc:
-        for row in rows:
-            outcomes[row["i"]] = _rejected(row["i"], exc)
+    except GateRejection as exc:  # atomic, as for nodes
+        _refuse_all((row["i"] for row in rows), exc, outcomes)
         return
     for row in returned:
         i = row["i"]
