@@ -6,6 +6,7 @@ import jsonschema
 import pytest
 from pydantic import ValidationError
 
+from tests.conftest import READ_TOOLS
 from write_gate.access.tool_selection import ToolSelection
 from write_gate.core.model import (
     ErrorCode,
@@ -114,16 +115,7 @@ def test_tool_groups_come_from_the_annotations() -> None:
     `admin`, every other tool, generated ones included, `write`."""
     specs = [*PROFILES["gate"], *PROFILES["memory"], *typed_specs(NPC_REGISTRY, {"enum": ["api"]})]
     groups = {spec.name: spec.group for spec in specs}
-    reads = {
-        "search_nodes",
-        "open_nodes",
-        "read_graph",
-        "get_schema",
-        "find_duplicates",
-        "get_history",
-        "list_conflicts",
-    }
-    assert {n for n, g in groups.items() if g == "read"} == reads
+    assert {n for n, g in groups.items() if g == "read"} == READ_TOOLS
     assert {n for n, g in groups.items() if g == "admin"} == {"refresh_schema_cache"}
     writes = ("write_nodes", "create_entities", "delete_relations", "add_npc", "merge_entities")
     assert all(groups[n] == "write" for n in writes)
