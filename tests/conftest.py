@@ -41,6 +41,7 @@ GATE_TOOLS = {
     "write_relationships",
     "refresh_schema_cache",
     "search_nodes",
+    "search_nodes_ranked",
     "open_nodes",
     "read_graph",
     "get_schema",
@@ -53,6 +54,7 @@ GATE_TOOLS = {
 # The gate profile's read-only tools (the `read` group).
 READ_TOOLS = {
     "search_nodes",
+    "search_nodes_ranked",
     "open_nodes",
     "read_graph",
     "get_schema",

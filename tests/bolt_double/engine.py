@@ -13,9 +13,12 @@ from tests.bolt_double import packstream
 from tests.bolt_double.translate import (
     MEMGRAPH_CONNECTED_DELETE,
     CreateIndex,
+    CreateTextIndex,
     CreateUnique,
     ShowConstraints,
     node_delete_probes,
+    redisearch_query,
+    text_searches,
     translate,
 )
 
@@ -104,6 +107,7 @@ class FalkorDBEngine:
         # Unique constraints the gate asked for, per database: recorded, not enforced (see translate.py).
         self.constraints: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
         self.ddl: list[str] = []  # every index and constraint statement received, verbatim, in order
+        self.text_indexes: dict[str, dict[str, str]] = {}  # per database: text index name -> its label
 
     def _graph(self, name: str) -> Any:
         if name not in self._graphs:
@@ -121,6 +125,9 @@ class FalkorDBEngine:
                 self.ddl.append(text)
                 self.constraints.setdefault(database, set()).add((label, props))
                 return Outcome(type="s")
+            case CreateTextIndex() as ddl:
+                self.ddl.append(text)
+                return await self._create_text_index(database, ddl)
             case ShowConstraints():
                 rows = sorted(self.constraints.get(database, set()))
                 return Outcome(
@@ -128,6 +135,8 @@ class FalkorDBEngine:
                     records=[["unique", label, list(props)] for label, props in rows],
                     type="r",
                 )
+        if (searched := text_searches(text, self.text_indexes.get(database, {}))) is not None:
+            text, params = searched, {**params, "query": redisearch_query(params["query"])}
         graph = self._graph(database)
         try:
             try:
@@ -182,6 +191,21 @@ class FalkorDBEngine:
             return Outcome(type="s", notifications=[notification])
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
             raise EngineGone(str(exc)) from exc
+        return Outcome(type="s", stats={"indexes-added": 1})
+
+    async def _create_text_index(self, database: str, ddl: CreateTextIndex) -> Outcome:
+        # FalkorDB's index first, whatever the record says: a graph deleted by a test takes its indexes with it.
+        try:
+            await self._graph(database).query(ddl.falkordb)
+        except redis.exceptions.ResponseError as exc:
+            if _ALREADY_INDEXED not in str(exc):
+                raise MemgraphError(CLIENT_ERROR, str(exc)) from exc
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
+            raise EngineGone(str(exc)) from exc
+        indexes = self.text_indexes.setdefault(database, {})
+        if ddl.name in indexes:
+            raise MemgraphError(CLIENT_ERROR, f"Text index {ddl.name} already exists.")  # an error, unlike others
+        indexes[ddl.name] = ddl.label
         return Outcome(type="s", stats={"indexes-added": 1})
 
     async def close(self) -> None:

@@ -20,6 +20,9 @@ class Action(StrEnum):
     DROP = "drop"
     # RUN fails with Memgraph's TransientError for a full memory; nothing is executed.
     OUT_OF_MEMORY = "out_of_memory"
+    # RUN fails as a Memgraph before 3.6 without --experimental-enabled=text-search refuses text indexes and
+    # text search; nothing is executed.
+    NO_TEXT_SEARCH = "no_text_search"
 
 
 @dataclass

@@ -50,6 +50,10 @@ CONFLICT = (
     "Cannot resolve conflicting transactions. You can retry this transaction when the conflicting transaction "
     "is finished"
 )
+# As Memgraph before 3.6 answers text search without its experimental flag.
+NO_TEXT_SEARCH = (
+    "To use text indices and text search, start Memgraph with the experimental text search feature enabled."
+)
 OUT_OF_MEMORY = "Memory limit exceeded! Attempting to allocate a chunk of 160.00MiB which would exceed the limit."
 # Where each statement the double receives is written (one JSON line each, distinct ones once): the suite's
 # list of statement shapes that ran through the Bolt tier.
@@ -348,6 +352,8 @@ class _Connection:
             return self._fail(TRANSIENT_ERROR, CONFLICT)
         if fault is not None and fault.action is Action.OUT_OF_MEMORY:
             return self._fail(TRANSIENT_ERROR, OUT_OF_MEMORY)
+        if fault is not None and fault.action is Action.NO_TEXT_SEARCH:
+            return self._fail(CLIENT_ERROR, NO_TEXT_SEARCH)
         try:
             if fault is not None and fault.action is Action.UNIQUE_VIOLATION:
                 # Memgraph finds the violation at commit and rolls the transaction back: run nothing.

@@ -1,4 +1,5 @@
-"""The only statements the double rewrites: Memgraph's index and constraint DDL, which FalkorDB does not parse.
+"""The only statements the double rewrites: Memgraph's index and constraint DDL and its text search, which FalkorDB
+does not parse.
 
 Every other statement reaches FalkorDB verbatim, so a statement shape the gate emits either runs there or fails
 here, loudly. The table:
@@ -9,6 +10,9 @@ here, loudly. The table:
 |                                                       | answers success with a notification, as Memgraph    |
 | CREATE CONSTRAINT ON (n:L) ASSERT n.p[, n.q] IS UNIQUE | recorded by the double, not enforced (see below)    |
 | SHOW CONSTRAINT INFO                                  | answered from the double's record                   |
+| CREATE TEXT INDEX i ON :L(p)                          | FalkorDB's full-text index on L.p, i recorded       |
+| CALL text_search.search_all('i', $query)              | CALL db.idx.fulltext.queryNodes('L', $query), the   |
+|                                                       | query's AND / OR written as RediSearch's ' ' / ' | ' |
 
 Unique constraints are recorded, not created: FalkorDB's unique constraints crash its server on strings that are
 empty or start or end with white space (see FalkorDBDialect), and FalkorDB serialises writes, so a MERGE cannot
@@ -34,6 +38,10 @@ _CREATE_UNIQUE = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _ASSERTED = re.compile(rf"^\s*(\w+)\.{_NAME}\s*$")
+_CREATE_TEXT_INDEX = re.compile(
+    rf"^\s*CREATE\s+TEXT\s+INDEX\s+{_NAME}\s+ON\s+:{_NAME}\s*\(\s*{_NAME}\s*\)\s*;?\s*$", re.IGNORECASE
+)
+_TEXT_SEARCH = re.compile(r"CALL\s+text_search\.search_all\(\s*'(\w+)'\s*,\s*\$query\s*\)")
 _SHOW_CONSTRAINTS = re.compile(r"^\s*SHOW\s+CONSTRAINT\s+INFO\s*;?\s*$", re.IGNORECASE)
 _DELETE = re.compile(r"\b(DETACH\s+)?DELETE\s+(\w+(?:\s*,\s*\w+)*)", re.IGNORECASE)
 MEMGRAPH_CONNECTED_DELETE = (
@@ -70,7 +78,18 @@ class ShowConstraints:
     pass
 
 
-Translated = CreateIndex | CreateUnique | ShowConstraints
+@dataclass(frozen=True)
+class CreateTextIndex:
+    name: str
+    label: str
+    prop: str
+
+    @property
+    def falkordb(self) -> str:
+        return f"CALL db.idx.fulltext.createNodeIndex({{label: '{self.label}', stopwords: []}}, '{self.prop}')"
+
+
+Translated = CreateIndex | CreateUnique | ShowConstraints | CreateTextIndex
 
 
 def translate(text: str) -> Translated | None:
@@ -88,7 +107,28 @@ def translate(text: str) -> Translated | None:
         return CreateUnique(label, tuple(props))
     if _SHOW_CONSTRAINTS.match(text):
         return ShowConstraints()
+    if m := _CREATE_TEXT_INDEX.match(text):
+        return CreateTextIndex(unquote(m[1]), unquote(m[2]), unquote(m[3]))
     return None
+
+
+def text_searches(text: str, labels: dict[str, str]) -> str | None:
+    """The statement with each `text_search.search_all` on a recorded index made FalkorDB's query of that label;
+    None when it has none. An index the double never created stays as it is, for FalkorDB to refuse."""
+    if not _TEXT_SEARCH.search(text):
+        return None
+
+    def on_falkordb(m: re.Match[str]) -> str:
+        label = labels.get(m[1])
+        return f"CALL db.idx.fulltext.queryNodes('{label}', $query)" if label is not None else m[0]
+
+    return _TEXT_SEARCH.sub(on_falkordb, text)
+
+
+def redisearch_query(tantivy: str) -> str:
+    """The gate's Tantivy queries use words, phrases, parentheses, AND and OR only: RediSearch writes AND as a
+    space and OR as `|`."""
+    return tantivy.replace(" AND ", " ").replace(" OR ", " | ")
 
 
 def node_delete_probes(text: str) -> list[str]:

@@ -500,5 +500,32 @@ async def test_every_statement_shape_the_gate_emits_runs_through_the_bolt_tier(
     params = dict(statement.params)
     for missing in set(re.findall(r"\$(\w+)", statement.text)) - set(params):
         params[missing] = RUN_TIME_PARAMETERS[missing]  # what the reads and batches are given when they run
+    if name == "read_text_search_indexed":
+        for label in ("Person", "Organization"):  # the text indexes it queries
+            assert await backend.ensure_text_index(label)
     run = backend.read if name in READS else backend.write
     await run(Statement(statement.text, params))
+
+
+async def test_ranked_search_scans_where_memgraph_has_no_text_search(double: BoltDouble) -> None:
+    """Memgraph before 3.6 without its text-search flag refuses text indexes and `text_search`: the schema load
+    still succeeds (the index is logged as missing), and the ranked search answers by a scan, saying so."""
+    settings = Settings(
+        backend=BackendKind.MEMGRAPH, memgraph_url=double.url(), memgraph_database=f"t_{uuid.uuid4().hex[:12]}"
+    )
+    double.faults.arm(Action.NO_TEXT_SEARCH, match="TEXT INDEX", times=100)
+    double.faults.arm(Action.NO_TEXT_SEARCH, match="text_search.", times=100)
+    backend = await open_backend(settings)
+    try:
+        await load_into_graph(backend, read_sources([MATRIX_SCHEMAS]))
+    finally:
+        await backend.close()
+    args = {"label": "Person", "merge_keys": {"name": "Ada"}, "source": "notes", "extraction_method": "manual"}
+    async with Client(build_server(settings, auto_migrate=False)) as client:
+        assert not (await client.call_tool("write_node", args)).is_error
+        result = await client.call_tool("search_nodes_ranked", {"query": "ada"})
+    assert not result.is_error, result.structured_content
+    answer = result.structured_content
+    assert answer["searched_by"] == "scan" and [h["entity"]["name"] for h in answer["results"]] == ["Ada"]
+    assert {action for action, _ in double.faults.fired} == {Action.NO_TEXT_SEARCH}
+    assert any("text_search." in statement for _, statement in double.faults.fired)

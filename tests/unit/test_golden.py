@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from write_gate.core.cypher import aliases as alias_cypher
-from write_gate.core.cypher import history_reads
+from write_gate.core.cypher import history_reads, text_search
 from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher import records as record_cypher
 from write_gate.core.cypher import resolution as resolution_cypher
@@ -46,7 +46,7 @@ from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.cypher.typed_writes import Link, count_matching, relationship_types_of, typed_delete, typed_write
 from write_gate.core.cypher.writes import write_node, write_relationship
 from write_gate.core.merging import Group
-from write_gate.store import backfill
+from write_gate.store import backfill, text_indexes
 
 GOLDEN = Path(__file__).parent.parent / "golden"
 
@@ -262,6 +262,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "backfill_set": lambda: backfill.SET_BACKFILLED,
         "prune_history_changes": lambda: prune_changes(s("time")),
         "prune_history_conflicts": lambda: prune_conflicts(s("time")),
+        "read_text_search_scanned": lambda: text_search.scanned_candidates(["Person", "Organization"], filtered=True),
     }
 
 
@@ -279,6 +280,7 @@ READS = frozenset(
         "count_matching",
         "backfill_without_key",
         "backfill_taken",
+        "read_text_search_indexed",
         *(name for name in PORTABLE if name.startswith("read_")),
     }
 )
@@ -318,6 +320,11 @@ RUN_TIME_PARAMETERS = {
     "after_at": None,
     "after_id": None,
     "after_property": None,
+    # The ranked search: candidates per label, words every match contains.
+    "window": 10,
+    "required": ["ada"],
+    "old": text_indexes.OLD_SEPARATOR,
+    "new": text_indexes.SEPARATOR,
 }
 
 
@@ -329,6 +336,11 @@ def shapes(dialect_name: str) -> dict[str, str]:
         out["create_unique_constraint"] = unique
     if (drop := dialect.drop_index("Person", "name")) is not None:
         out["drop_index"] = drop
+    out["create_text_index"] = dialect.create_text_index("Person")
+    out["text_search_resplit"] = text_indexes.resplit_search_text("Person").text  # no agent value: its own params
+    out["read_text_search_indexed"] = text_search.indexed_candidates(
+        dialect, ["Person", "Organization"], filtered=True
+    ).text
     return out
 
 

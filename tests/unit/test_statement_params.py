@@ -57,7 +57,7 @@ ALICE_STUB = {
     "_f_name": ["alice"],
     "_f__label": ["person"],
     "created_at": NOW,
-    "_search": "\nalice\nperson",
+    "_search": "\talice\tperson",
 }
 ACME_STUB = {
     "name": "Acme",
@@ -67,7 +67,7 @@ ACME_STUB = {
     "_f_name": ["acme"],
     "_f_country": ["nl"],
     "_f__label": ["organization"],
-    "_search": "\nacme\nnl\norganization",
+    "_search": "\tacme\tnl\torganization",
 }
 
 
@@ -257,7 +257,7 @@ def test_typed_write_update_merging_targets_names_each_target_once() -> None:
             "_f_name": ["rohan"],
             "_f__label": ["faction"],
             "created_at": NOW,
-            "_search": "\nrohan\nfaction",
+            "_search": "\trohan\tfaction",
         },
         "to1_key": '{"name":"Ents"}',
         "to1_stub": {
@@ -266,7 +266,7 @@ def test_typed_write_update_merging_targets_names_each_target_once() -> None:
             "_f_name": ["ents"],
             "_f__label": ["entity"],
             "created_at": NOW,
-            "_search": "\nents\nentity",
+            "_search": "\tents\tentity",
         },
         "properties": {},
         **STAMPED,

@@ -23,8 +23,11 @@ FOLD_PREFIX = "_f_"
 # The label, and the type as the agent wrote it (`city` remapped to Entity stays searchable as "city").
 LABEL_FOLD_FIELD = FOLD_PREFIX + "_label"
 # Separates folded values inside `_search`; folding turns every control character into a space, so it
-# never occurs inside a value (or a folded query): a match can never span two values.
-SEPARATOR = "\n"
+# never occurs inside a value (or a folded query): a match can never span two values. A tab, because the
+# engines' full-text tokenizers split words on it (FalkorDB's does not split on a newline, which `_search`
+# used before migration 0007).
+SEPARATOR = "\t"
+OLD_SEPARATOR = "\n"
 
 _INT64 = 2**63
 MAX_PLAIN_KEY = 1024

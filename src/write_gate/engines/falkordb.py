@@ -110,6 +110,10 @@ class FalkorDBBackend:
         if (ddl := self.dialect.create_unique_constraint(label, prop)) is not None:
             await self._ddl(ddl)
 
+    async def ensure_text_index(self, label: str) -> bool:
+        await self._ddl(self.dialect.create_text_index(label))
+        return True
+
     async def ping(self) -> None:
         db, _graph = await self._connected()
         try:

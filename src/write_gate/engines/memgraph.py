@@ -4,6 +4,8 @@ The URL goes to the driver unchanged: `bolt://` (one instance), `bolt+s://` / `b
 self-signed), `neo4j://` / `neo4j+s://` (routing: Memgraph high availability, where coordinators answer the
 driver's ROUTE with the current main and replicas)."""
 
+import logging
+
 import anyio
 import neo4j
 from neo4j import AsyncGraphDatabase
@@ -26,6 +28,8 @@ from write_gate.engines.base import (
     StorageUnavailable,
     plain,
 )
+
+logger = logging.getLogger(__name__)
 
 _UNAVAILABLE = (ServiceUnavailable, SessionExpired, OSError)
 
@@ -166,6 +170,16 @@ class MemgraphBackend:
     async def ensure_unique(self, label: str, prop: str) -> None:
         await self._ddl(self.dialect.create_unique_constraint(label, prop))
         await self.ensure_index(label, prop)  # Memgraph's constraint brings no index of its own
+
+    async def ensure_text_index(self, label: str) -> bool:
+        try:
+            await self._ddl(self.dialect.create_text_index(label))
+        except BackendError as exc:
+            # Before Memgraph 3.6, text search needs --experimental-enabled=text-search: without it the ranked
+            # search scans (it says so in each answer) rather than the server refusing to start.
+            logger.warning("no text index on :%s, the ranked search will scan it: %s", label, exc)
+            return False
+        return True
 
     async def ping(self) -> None:
         try:

@@ -35,6 +35,7 @@ from write_gate.engines import BackendError, BackendUnavailable, GraphBackend
 from write_gate.engines.errors import engine_failure
 from write_gate.services.aliases import addressed_to, survivor_of
 from write_gate.services.reads import Reader
+from write_gate.services.search import Searcher
 
 logger = logging.getLogger(__name__)
 
@@ -112,6 +113,7 @@ class Gate:
         self.snapshot: RegistrySnapshot | None = None
         self.load_error: GateRejection | None = None
         self.reader = Reader(backend, lambda: self.registry, policy.half_life_by_method)
+        self.searcher = Searcher(backend, self.reader)
 
     @property
     def registry(self) -> SchemaRegistry:

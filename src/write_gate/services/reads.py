@@ -285,6 +285,7 @@ def combined_weights(relations: Iterable[tuple[int, int, Mapping[str, Any]]]) ->
 class Expanded:
     result: GraphResult
     resume_after: int | None  # where the next page of relations starts (the truncated entities' last one)
+    ids: tuple[int, ...] = ()  # the entities' node ids, in their order (a node deleted meanwhile is not there)
 
 
 def shape(rows: Iterable[Row], page: Sequence[int], show_claims: bool = False, decay: Decay | None = None) -> Expanded:
@@ -334,7 +335,7 @@ def shape(rows: Iterable[Row], page: Sequence[int], show_claims: bool = False, d
     # Nothing is skipped when the next page starts after the lowest of the truncated entities' last ids
     # (another entity's relations may then come again).
     resume = min((last[i] for i in truncated if i in last), default=None)
-    return Expanded(result, resume)
+    return Expanded(result, resume, tuple(listed))
 
 
 # --- the reader ---------------------------------------------------------------------------------
@@ -366,7 +367,7 @@ class Reader:
         except (BackendUnavailable, BackendError) as exc:
             raise engine_failure(exc, "read") from exc
 
-    async def _expand(
+    async def expand(
         self,
         page: list[int],
         relations_limit: int,
@@ -382,7 +383,7 @@ class Reader:
         rows = await self.read(Statement(statement.text, params))
         return shape(rows, page, show_claims, self._decay() if show_claims else None)
 
-    def _labels(self, requested: list[str] | None) -> list[str]:
+    def labels_to_read(self, requested: list[str] | None) -> list[str]:
         if requested:
             return sorted({normalize_identifier(label, "labels") for label in requested})
         return self._registry().all_canonical_labels()
@@ -400,7 +401,7 @@ class Reader:
         the label and the last `_key` answered. One more row than the page is asked for, so the cursor is
         null exactly when nothing is left."""
         position = decode_cursor(cursor, kind, l=str, a=str)
-        names = self._labels(labels)
+        names = self.labels_to_read(labels)
         if position is not None:
             names = [label for label in names if label >= position["l"]]
         ids: list[int] = []
@@ -426,7 +427,7 @@ class Reader:
         """`relations_limit` overrides the request's bound (an export walks every relation)."""
         claims, show = _claims(request.provenance)
         page, next_cursor = await self._page("read", request.limit, request.cursor, request.labels, None, claims)
-        expanded = await self._expand(
+        expanded = await self.expand(
             page, relations_limit or DEFAULT_RELATIONS_LIMIT, outgoing_only=True, show_claims=show
         )
         return expanded.result.model_copy(update={"next_cursor": next_cursor})
@@ -436,7 +437,7 @@ class Reader:
         page, next_cursor = await self._page(
             "search", request.limit, request.cursor, request.labels, request.query, claims
         )
-        expanded = await self._expand(page, DEFAULT_RELATIONS_LIMIT, outgoing_only=False, show_claims=show)
+        expanded = await self.expand(page, DEFAULT_RELATIONS_LIMIT, outgoing_only=False, show_claims=show)
         return expanded.result.model_copy(update={"next_cursor": next_cursor})
 
     async def open_nodes(self, request: OpenNodesRequest) -> GraphResult:
@@ -450,7 +451,7 @@ class Reader:
             matching = Statement(read_cypher.IDS_WITH_MATCHING_CLAIMS.text, {"ids": page, **claims.params()})
             page = sorted(row["id"] for row in await self.read(matching))
         after = position["r"] if position is not None else -1
-        expanded = await self._expand(
+        expanded = await self.expand(
             page, request.relations_limit, outgoing_only=False, after_relation=after, show_claims=show
         )
         resume = expanded.resume_after

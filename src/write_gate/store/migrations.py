@@ -17,6 +17,7 @@ from write_gate.engines import GraphBackend
 from write_gate.store.backfill import backfill_identity
 from write_gate.store.bundled import bundled
 from write_gate.store.schema_files import load_into_graph, read_sources
+from write_gate.store.text_indexes import index_search_text
 
 
 class JsonMigration(BaseModel):
@@ -30,6 +31,8 @@ class JsonMigration(BaseModel):
     load_schemas: list[str] = Field(default_factory=list)
     # Give nodes written before identity keys existed their `_key` (see backfill.py).
     backfill_identity: bool = False
+    # Index every registered label's search text for the ranked search (see text_indexes.py).
+    text_indexes: bool = False
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,8 @@ async def _apply(backend: GraphBackend, migration: Migration, schemas_dir: Path)
         await load_into_graph(backend, read_sources([schemas_dir / p for p in spec.load_schemas]))
     if spec.backfill_identity:
         await backfill_identity(backend)
+    if spec.text_indexes:
+        await index_search_text(backend)
 
 
 async def migrate(backend: GraphBackend, folder: Path | None = None, schemas_dir: Path | None = None) -> list[str]:

@@ -315,10 +315,11 @@ class Loaded:
 
 async def load_into_graph(backend: GraphBackend, entries: list[EntrySource]) -> Loaded:
     """Back each allowed label's identity (`_key`, whatever its merge keys) with an index, and a unique
-    constraint where the engine has a safe one, first; then write the entries in one statement, so a gate
-    that sees the new registry finds its indexes in place. A relationship type the files only imply (from a
-    seed-format relationship property) does not replace one the graph's registry defines outright: its
-    absorbs and endpoint labels stay, as they do when both come in one load."""
+    constraint where the engine has a safe one, and its search text with a full-text index, first; then write
+    the entries in one statement, so a gate that sees the new registry finds its indexes in place. A
+    relationship type the files only imply (from a seed-format relationship property) does not replace one the
+    graph's registry defines outright: its absorbs and endpoint labels stay, as they do when both come in one
+    load."""
     implied = [e.name for e in entries if e.derived]
     kept: list[str] = []
     if implied:
@@ -327,5 +328,6 @@ async def load_into_graph(backend: GraphBackend, entries: list[EntrySource]) -> 
     for entry in entries:
         if entry.kind == "node" and entry.allowed:
             await backend.ensure_unique(entry.name, KEY_FIELD)
+            await backend.ensure_text_index(entry.name)
     await backend.write(upsert_schema_entries([e.to_node_properties() for e in entries], utc_now()))
     return Loaded(len(entries), kept)

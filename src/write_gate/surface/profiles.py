@@ -11,6 +11,7 @@ from write_gate.surface.gate_tools import (
     REFRESH_SCHEMA_CACHE,
     RESOLVE_CONFLICT,
     SEARCH_NODES,
+    SEARCH_NODES_RANKED,
     WRITE_NODE,
     WRITE_NODES,
     WRITE_RELATIONSHIP,
@@ -37,6 +38,7 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         WRITE_RELATIONSHIPS,
         REFRESH_SCHEMA_CACHE,
         SEARCH_NODES,
+        SEARCH_NODES_RANKED,
         OPEN_NODES,
         READ_GRAPH,
         GET_SCHEMA,
@@ -47,7 +49,7 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         LIST_CONFLICTS,
     ),
     # Seed 001's nine tools (read_graph, search_nodes and open_nodes are the same implementation as above), then
-    # the history reads.
+    # seed 004's ranked search and the history reads.
     "memory": (
         CREATE_ENTITIES,
         CREATE_RELATIONS,
@@ -58,6 +60,7 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         MEMORY_READ_GRAPH,
         MEMORY_SEARCH_NODES,
         MEMORY_OPEN_NODES,
+        SEARCH_NODES_RANKED,
         GET_HISTORY,
         LIST_CONFLICTS,
     ),

@@ -9,5 +9,5 @@ SET n += row.properties, n.confidence = row.confidence, n.source = row.source, n
 FOREACH (record IN row.changes | CREATE (h:WriteGateChange) SET h += record)
 FOREACH (record IN row.conflicts | CREATE (h:WriteGateConflict) SET h += record)
 WITH n, row
-SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\n' + coalesce(x, '')))
+SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\t' + coalesce(x, '')))
 RETURN row.i AS i

@@ -9,4 +9,4 @@ SET n.observations = [i IN keep | obs[i]],
     n._rev = coalesce(n._rev, 0) + 1,
     n.last_updated = $last_updated, n.updated_by = $updated_by
 WITH n
-SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\n' + coalesce(x, '')))
+SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\t' + coalesce(x, '')))

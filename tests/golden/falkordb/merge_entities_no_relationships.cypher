@@ -15,7 +15,7 @@ SET kept._f__alias = coalesce(kept._f__alias, []) + $alias_text,
     m._alias_of = kept._key, m._alias_label = $survivor_label,
     m.last_updated = $last_updated, m.updated_by = $updated_by
 WITH kept
-SET kept._search = reduce(s = '', k IN [k IN keys(kept) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(kept)[k] | t + '\n' + coalesce(x, '')))
+SET kept._search = reduce(s = '', k IN [k IN keys(kept) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(kept)[k] | t + '\t' + coalesce(x, '')))
 FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record)
 FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record)
 RETURN kept._key AS survivor

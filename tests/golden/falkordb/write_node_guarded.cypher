@@ -9,5 +9,5 @@ SET n += $properties,
 FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record)
 FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record)
 WITH n
-SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\n' + coalesce(x, '')))
+SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\t' + coalesce(x, '')))
 RETURN count(n) AS written

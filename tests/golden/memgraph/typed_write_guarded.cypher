@@ -7,7 +7,7 @@ SET n += $properties, n.confidence = $confidence, n.source = $source, n.extracti
 FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record)
 FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record)
 WITH n, t0
-SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\n' + coalesce(x, '')))
+SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\t' + coalesce(x, '')))
 WITH n, t0
 OPTIONAL MATCH (n)-[old0:`LOCATED_IN`]->(x0) WHERE NOT id(x0) IN [id(t0)]
 WITH n, t0, collect(old0) AS stale0

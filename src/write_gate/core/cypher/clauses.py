@@ -21,8 +21,8 @@ from write_gate.core.identity import (
 )
 
 # The node's search text: the join of its folded `_f_` lists, rebuilt by every write that changes them.
-_SEPARATOR_LITERAL = "'\\n'"
-assert SEPARATOR == "\n"  # the literal above is that character, written the way Cypher reads it
+_SEPARATOR_LITERAL = "'\\t'"
+assert SEPARATOR == "\t"  # the literal above is that character, written the way Cypher reads it
 
 
 def refresh_search_text(var: str, carried: str | None = None) -> str:

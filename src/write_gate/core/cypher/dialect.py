@@ -3,6 +3,13 @@
 from typing import Protocol
 
 from write_gate.core.identifiers import quote
+from write_gate.core.identity import SEARCH_FIELD
+
+
+def _string_literal(name: str) -> str:
+    """A validated identifier as a Cypher string: it holds no quote or backslash, so nothing needs escaping."""
+    assert name.replace("_", "a").isalnum() and name.isascii(), name
+    return f"'{name}'"
 
 
 class Dialect(Protocol):
@@ -16,6 +23,14 @@ class Dialect(Protocol):
 
     def drop_index(self, label: str, prop: str) -> str | None:
         """The DDL that drops an index on a raw merge-key value, or None where it is kept."""
+        ...
+
+    def create_text_index(self, label: str) -> str:
+        """The DDL of the label's full-text index on its search text (`_search`)."""
+        ...
+
+    def text_search(self, label: str) -> str:
+        """A clause yielding `node, score` for the label's nodes that the full-text query `$query` finds."""
         ...
 
 
@@ -35,6 +50,14 @@ class MemgraphDialect:
         # Memgraph's indexes find every string: an old one on a merge key is harmless.
         return None
 
+    # Memgraph's text search (Tantivy; stable from 3.6, behind --experimental-enabled=text-search before).
+    # One index per label, named after it, on the search text only.
+    def create_text_index(self, label: str) -> str:
+        return f"CREATE TEXT INDEX {quote(text_index_name(label))} ON :{quote(label)}({SEARCH_FIELD})"
+
+    def text_search(self, label: str) -> str:
+        return f"CALL text_search.search_all({_string_literal(text_index_name(label))}, $query) YIELD node, score"
+
 
 class FalkorDBDialect:
     name = "falkordb"
@@ -53,3 +76,15 @@ class FalkorDBDialect:
     def drop_index(self, label: str, prop: str) -> str:
         # An index on a raw value misses strings edged with white space: identity lives in `_key` now.
         return f"DROP INDEX FOR (n:{quote(label)}) ON (n.{quote(prop)})"
+
+    # FalkorDB's full-text index (RediSearch): one per label; no stop words, so every word can be found.
+    def create_text_index(self, label: str) -> str:
+        options = f"{{label: {_string_literal(label)}, stopwords: []}}"
+        return f"CALL db.idx.fulltext.createNodeIndex({options}, {_string_literal(SEARCH_FIELD)})"
+
+    def text_search(self, label: str) -> str:
+        return f"CALL db.idx.fulltext.queryNodes({_string_literal(label)}, $query) YIELD node, score"
+
+
+def text_index_name(label: str) -> str:
+    return f"write_gate_text_{label}"

@@ -1,0 +1,49 @@
+"""The ranked search's candidate reads: one statement for every label searched, one branch per label.
+
+Through the engines' full-text indexes (`Dialect.text_search`): each label's best `$window` candidates by the
+index's score. Where no index can narrow the query: every node of each label, narrowed only by words the
+query requires (`$required`, each contained in the node's search text). Both return each candidate's
+properties, for the judge (`core.search_query`) to decide on; aliases are skipped and the claim filter
+(`claim_matches`) applied in the engine.
+"""
+
+from write_gate.core.cypher.aliases import not_alias
+from write_gate.core.cypher.dialect import Dialect
+from write_gate.core.cypher.reads import claim_matches
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.identifiers import quote
+from write_gate.core.identity import KEY_FIELD, SEARCH_FIELD
+
+_CANDIDATE = f"id(n) AS id, score, n.{KEY_FIELD} AS key, properties(n) AS props"
+
+
+def _where(filtered: bool) -> str:
+    conditions = [not_alias("n")]
+    if filtered:
+        conditions.append(claim_matches("n"))
+    return " AND ".join(conditions)
+
+
+def indexed_candidates(dialect: Dialect, labels: list[str], *, filtered: bool) -> Statement:
+    """Parameters: `query` (the engine's syntax), `window`, and the claim filter's when `filtered`."""
+    branches = [
+        f"{dialect.text_search(label)}\n"
+        f"WITH node AS n, score WHERE {_where(filtered)}\n"
+        f"RETURN {_CANDIDATE}\n"
+        "ORDER BY score DESC, key\n"
+        "LIMIT $window"
+        for label in labels
+    ]
+    return Statement("\nUNION ALL\n".join(branches))
+
+
+def scanned_candidates(labels: list[str], *, filtered: bool) -> Statement:
+    """Parameters: `required` (folded words every match contains) and the claim filter's when `filtered`."""
+    branches = [
+        f"MATCH (n:{quote(label)})\n"
+        f"WHERE all(w IN $required WHERE n.{SEARCH_FIELD} CONTAINS w) AND {_where(filtered)}\n"
+        f"WITH n, 0.0 AS score\n"
+        f"RETURN {_CANDIDATE}"
+        for label in labels
+    ]
+    return Statement("\nUNION ALL\n".join(branches))

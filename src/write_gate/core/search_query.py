@@ -1,0 +1,312 @@
+"""The ranked search's query language: parsed here, judged here, and compiled to what an engine's full-text
+index can find.
+
+    alice                      a word (case-insensitive: folded as stored text is)
+    alice bob / alice AND bob  both
+    alice OR bob               either
+    NOT bob / -bob             not
+    "acme corp"                a phrase: these words, adjacent, in one value
+    eng*                       a word starting with `eng`
+    alise~ / alise~2           a word within 1 (or 2) edits (Levenshtein) of `alise`
+    name:alice                 in one field only: `name`, `type` (the label, or the type as written),
+                               `observation(s)`, or any property's name
+    (a OR b) AND NOT c         grouping
+
+The meaning is decided here, in Python, on the node's folded text values (`_f_<property>`), so it is the same
+on every engine. An engine's index only narrows the candidates: `recall` compiles a query the index answers
+with a superset of the true matches (stemming and its own tokenizer only add candidates; negations, fields and
+what an engine cannot express are left out, which also only adds), and `matches` decides each candidate.
+A query with nothing the index can find (only negations, say) has no recall query: it is answered by a scan.
+"""
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from rapidfuzz.distance import Levenshtein
+
+from write_gate.core.identity import fold
+
+# A word, as both the judge and (closely enough) the engines' tokenizers see one.
+WORD = re.compile(r"\w+")
+MAX_EDITS = 2
+MAX_QUERY_CHARS = 1000
+MAX_TERMS = 32
+# Fields that name something other than a property of that name.
+FIELD_ALIASES = {"type": "_label", "entitytype": "_label", "label": "_label", "observation": "observations"}
+
+
+class QueryError(ValueError):
+    """The query does not parse; the message says where, never echoing more than the offending token."""
+
+
+# --- the tree ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Term:
+    words: tuple[str, ...]  # one word, or a phrase's words in order
+    field: str | None = None  # the property's name (`_label` for the type); None for every field
+    prefix: bool = False
+    edits: int = 0
+
+
+@dataclass(frozen=True)
+class Not:
+    child: "Node"
+
+
+@dataclass(frozen=True)
+class And:
+    children: tuple["Node", ...]
+
+
+@dataclass(frozen=True)
+class Or:
+    children: tuple["Node", ...]
+
+
+Node = Term | Not | And | Or
+
+
+# --- parsing -----------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"""\s*(?:
+        (?P<open>\()|(?P<close>\))|(?P<minus>-)(?=\S)|
+        (?:(?P<field>[A-Za-z_][A-Za-z0-9_]*):)?
+        (?:"(?P<phrase>[^"]*)"|(?P<word>[^\s()"]+))
+    )""",
+    re.VERBOSE,
+)
+_FUZZY = re.compile(r"^(?P<body>.*?)~(?P<edits>[0-9]?)$")
+
+
+def _field_name(raw: str) -> str:
+    # The token's pattern lets only identifiers through; a field only ever keys a dict here, never Cypher.
+    return FIELD_ALIASES.get(raw.lower(), raw)
+
+
+def _term(raw: str | None, phrase: str | None, field: str | None, fuzzy: bool) -> Term | None:
+    """One leaf; None when its text holds no word (punctuation only)."""
+    field_name = _field_name(field) if field else None
+    if phrase is not None:
+        words = tuple(WORD.findall(fold(phrase)))
+        return Term(words, field_name) if words else None
+    assert raw is not None
+    edits, prefix = 0, False
+    if (m := _FUZZY.match(raw)) is not None:
+        raw, edits = m["body"], int(m["edits"] or 1)
+        if edits > MAX_EDITS:
+            raise QueryError(f"at most {MAX_EDITS} edits: {raw}~{edits}")
+    elif raw.endswith("*"):
+        raw, prefix = raw[:-1], True
+    words = tuple(WORD.findall(fold(raw)))
+    if not words:
+        return None
+    if len(words) > 1:  # `e-mail`: the words as a phrase, as the engines tokenize it
+        return Term(words, field_name)
+    if fuzzy and not prefix and edits == 0:
+        edits = auto_edits(words[0])
+    return Term(words, field_name, prefix, edits)
+
+
+def auto_edits(word: str) -> int:
+    """Typo tolerance by length, as search engines' AUTO: none for 1-2 characters, 1 up to 5, else 2."""
+    return 0 if len(word) <= 2 else 1 if len(word) <= 5 else 2
+
+
+def _tokens(text: str, fuzzy: bool) -> list[str | Term]:
+    out: list[str | Term] = []
+    position = 0
+    while position < len(text):
+        if text[position:].isspace():
+            break
+        m = _TOKEN.match(text, position)
+        if m is None or m.end() == position:
+            raise QueryError(f"cannot read the query at character {position + 1}")
+        position = m.end()
+        if m["open"]:
+            out.append("(")
+        elif m["close"]:
+            out.append(")")
+        elif m["minus"]:
+            out.append("NOT")
+        elif m["word"] in ("AND", "OR", "NOT") and not m["field"]:
+            out.append(m["word"])
+        elif (term := _term(m["word"], m["phrase"], m["field"], fuzzy)) is not None:
+            out.append(term)
+    return out
+
+
+class _Parser:
+    def __init__(self, tokens: list[str | Term]) -> None:
+        self.tokens = tokens
+        self.at = 0
+
+    def peek(self) -> str | Term | None:
+        return self.tokens[self.at] if self.at < len(self.tokens) else None
+
+    def take(self) -> str | Term | None:
+        token = self.peek()
+        self.at += 1
+        return token
+
+    def either(self) -> Node:
+        children = [self.both()]
+        while self.peek() == "OR":
+            self.take()
+            children.append(self.both())
+        return children[0] if len(children) == 1 else Or(tuple(children))
+
+    def both(self) -> Node:
+        children = [self.unary()]
+        while (token := self.peek()) is not None and token not in ("OR", ")"):
+            if token == "AND":
+                self.take()
+            children.append(self.unary())
+        return children[0] if len(children) == 1 else And(tuple(children))
+
+    def unary(self) -> Node:
+        token = self.take()
+        if token == "NOT":
+            return Not(self.unary())
+        if token == "(":
+            inner = self.either()
+            if self.take() != ")":
+                raise QueryError("a '(' is not closed")
+            return inner
+        if isinstance(token, Term):
+            return token
+        raise QueryError("the query ends too early" if token is None else f"{token!r} is not expected here")
+
+
+def parse(text: str, *, fuzzy: bool = False) -> Node:
+    """The query's tree; `fuzzy` gives every plain word its length's typo tolerance (`auto_edits`)."""
+    if len(text) > MAX_QUERY_CHARS:
+        raise QueryError(f"the query is longer than {MAX_QUERY_CHARS} characters")
+    tokens = _tokens(text, fuzzy)
+    if not any(isinstance(t, Term) for t in tokens):
+        raise QueryError("the query has no word to search for")
+    if sum(isinstance(t, Term) for t in tokens) > MAX_TERMS:
+        raise QueryError(f"the query has more than {MAX_TERMS} terms")
+    parser = _Parser(tokens)
+    tree = parser.either()
+    if parser.peek() is not None:
+        raise QueryError("a ')' has no '('")
+    return tree
+
+
+def leaves(node: Node) -> list[tuple[Term, bool]]:
+    """Each term with whether it counts for a match (not under an odd number of NOTs)."""
+    out: list[tuple[Term, bool]] = []
+
+    def walk(n: Node, positive: bool) -> None:
+        if isinstance(n, Term):
+            out.append((n, positive))
+        elif isinstance(n, Not):
+            walk(n.child, not positive)
+        else:
+            for child in n.children:
+                walk(child, positive)
+
+    walk(node, True)
+    return out
+
+
+# --- judging ------------------------------------------------------------------------------------------
+
+# A node as the judge reads it: each field's folded values (`_f_<field>` without the prefix), each as words.
+Document = Mapping[str, Sequence[Sequence[str]]]
+
+
+def document(folded: Mapping[str, Sequence[str]]) -> dict[str, list[list[str]]]:
+    """`{"name": ["alice smith"]}` -> `{"name": [["alice", "smith"]]}`."""
+    return {
+        field: [WORD.findall(value) for value in values if isinstance(value, str)] for field, values in folded.items()
+    }
+
+
+def _word_matches(term: Term, word: str) -> bool:
+    wanted = term.words[0]
+    if term.prefix:
+        return word.startswith(wanted)
+    if term.edits:
+        return Levenshtein.distance(word, wanted, score_cutoff=term.edits) <= term.edits
+    return word == wanted
+
+
+def occurrences(term: Term, doc: Document) -> dict[str, int]:
+    """How often the term occurs in each field it occurs in."""
+    found: dict[str, int] = {}
+    fields = [term.field] if term.field is not None else list(doc)
+    n = len(term.words)
+    for field in fields:
+        count = 0
+        for words in doc.get(field, ()):
+            if n == 1:
+                count += sum(1 for word in words if _word_matches(term, word))
+            else:
+                count += sum(1 for i in range(len(words) - n + 1) if tuple(words[i : i + n]) == term.words)
+        if count:
+            found[field] = count
+    return found
+
+
+def matches(node: Node, doc: Document) -> bool:
+    if isinstance(node, Term):
+        return bool(occurrences(node, doc))
+    if isinstance(node, Not):
+        return not matches(node.child, doc)
+    if isinstance(node, And):
+        return all(matches(child, doc) for child in node.children)
+    return any(matches(child, doc) for child in node.children)
+
+
+def matched_fields(node: Node, doc: Document) -> list[str]:
+    """The fields where a term that counts for the match occurs, sorted."""
+    fields: set[str] = set()
+    for term, positive in leaves(node):
+        if positive:
+            fields.update(occurrences(term, doc))
+    return sorted(fields)
+
+
+# --- what an engine's index can find -----------------------------------------------------------------
+
+Syntax = Literal["redisearch", "tantivy"]
+
+
+def _recall_term(term: Term, syntax: Syntax) -> str | None:
+    if len(term.words) > 1:
+        return '"' + " ".join(term.words) + '"'
+    word = term.words[0]
+    if term.prefix:
+        # RediSearch needs two characters before a `*`; Tantivy's parser has no prefix term.
+        return f"{word}*" if syntax == "redisearch" and len(word) >= 2 else None
+    if term.edits:
+        # RediSearch's `%w%` is one edit, `%%w%%` two; Tantivy's parser has no fuzzy term.
+        return "%" * term.edits + word + "%" * term.edits if syntax == "redisearch" else None
+    return word
+
+
+def recall(node: Node, syntax: Syntax) -> str | None:
+    """A query the engine's index answers with every true match (and maybe more); None when the index cannot
+    narrow it (the caller scans). Fields are dropped (the index holds all text as one field) and negations
+    are left to the judge: an engine that stems would exclude more than the judge does."""
+    if isinstance(node, Term):
+        return _recall_term(node, syntax)
+    if isinstance(node, Not):
+        return None
+    parts = [recall(child, syntax) for child in node.children]
+    if isinstance(node, And):
+        kept = [p for p in parts if p is not None]
+        if not kept:
+            return None
+        joined = " ".join(kept) if syntax == "redisearch" else " AND ".join(kept)
+        return kept[0] if len(kept) == 1 else f"({joined})"
+    if any(p is None for p in parts):
+        return None
+    joined = " | ".join(parts) if syntax == "redisearch" else " OR ".join(parts)  # type: ignore[arg-type]
+    return f"({joined})"

@@ -1,0 +1,203 @@
+"""`search_nodes_ranked`: ranked, typo-tolerant, boolean search over every registered label, on the engines'
+full-text indexes where they can narrow the query, by a scan where they cannot.
+
+The query's meaning is the judge's (`core.search_query`), the same on every engine; the index only proposes
+candidates (a scan, where it cannot: each answer says which, `searched_by`). The gate scores the matches itself,
+by seed 004's TF-IDF over the candidates, so a ranking does not change with the engine (FalkorDB's scorer counts
+a word once per document; Memgraph's is Tantivy's BM25). Pages are offsets into the ranking, so a write between
+two pages can move an entity across them, as in any search engine.
+"""
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from write_gate.core.cypher import text_search as cypher
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.identity import FOLD_PREFIX, LABEL_FOLD_FIELD
+from write_gate.core.model import ErrorCode, GateRejection
+from write_gate.core.search_query import (
+    And,
+    Node,
+    QueryError,
+    Syntax,
+    Term,
+    document,
+    matched_fields,
+    matches,
+    parse,
+    recall,
+)
+from write_gate.core.search_ranking import tf_idf
+from write_gate.engines import BackendError, BackendUnavailable, GraphBackend, Row
+from write_gate.engines.errors import engine_failure
+from write_gate.services.reads import (
+    Cursor,
+    Entity,
+    Labels,
+    Reader,
+    Relation,
+    ShowProvenance,
+    Text,
+    _claims,
+    _Request,
+    decode_cursor,
+    encode_cursor,
+)
+
+DEFAULT_RANKED_LIMIT = 20
+MAX_RANKED_LIMIT = 200
+# Candidates taken from the index per label, best first by its own score: a query matching more is ranked among
+# these (an answer for a word in every node is not made better by reading them all).
+MAX_CANDIDATES = 5000
+
+QUERY_HELP = (
+    'Words (all must match); OR, NOT or -word, (groups), "phrases", prefix*, typo~ or typo~2 (edits), '
+    "field:word (name, type, observations or a property)."
+)
+
+
+class RankedSearchRequest(_Request):
+    query: Annotated[Text, Field(description=QUERY_HELP)]
+    labels: Labels = None
+    fuzzy: Annotated[bool, Field(description="Tolerate typos in every word (1 edit from 3 letters, 2 from 6).")] = False
+    limit: Annotated[int, Field(ge=1, le=MAX_RANKED_LIMIT, description="Page size.")] = DEFAULT_RANKED_LIMIT
+    cursor: Cursor = None
+    provenance: ShowProvenance = None
+
+
+class RankedHit(BaseModel):
+    entity: Entity
+    score: float
+    matched_fields: list[str]
+
+
+class RankedResult(BaseModel):
+    results: list[RankedHit] = Field(description="Best first.")
+    relations: list[Relation]
+    next_cursor: str | None = Field(default=None, description="Pass back as cursor for the next page.")
+    truncated: list[str] = Field(default_factory=list)
+    searched_by: Literal["index", "scan"]
+
+
+# --- pure helpers --------------------------------------------------------------------------------------
+
+_FIELD_NAMES = {LABEL_FOLD_FIELD[len(FOLD_PREFIX) :]: "type"}
+
+
+def folded_fields(props: dict[str, Any]) -> dict[str, list[str]]:
+    """A node's folded text by field (`_f_name` -> `name`), what the judge reads."""
+    return {key[len(FOLD_PREFIX) :]: value for key, value in props.items() if key.startswith(FOLD_PREFIX)}
+
+
+def required_words(tree: Node) -> list[str]:
+    """Words every match contains as they are (those of the whole query, or of an AND's terms, but typos): a
+    scan reads only nodes whose search text contains each."""
+    terms = tree.children if isinstance(tree, And) else (tree,)
+    return [word for t in terms if isinstance(t, Term) and not t.edits for word in t.words]
+
+
+@dataclass(frozen=True)
+class Hit:
+    score: float
+    key: str
+    id: int
+    fields: list[str]
+
+
+def _fingerprint(request: RankedSearchRequest) -> str:
+    """Ties a cursor to the search that made it: a page of one query is no place to continue another."""
+    what = repr((request.query, sorted(request.labels or []), request.fuzzy))
+    return hashlib.sha256(what.encode()).hexdigest()[:16]
+
+
+def _syntax(dialect_name: str) -> Syntax:
+    return "tantivy" if dialect_name == "memgraph" else "redisearch"
+
+
+def _no_text_search(exc: BackendError) -> bool:
+    """The engine has no text search here (Memgraph before 3.6 without its flag): answer by a scan instead."""
+    text = str(exc).lower()
+    return "text_search" in text or "text search" in text or "text index" in text
+
+
+class Searcher:
+    def __init__(self, backend: GraphBackend, reader: Reader) -> None:
+        self._backend = backend
+        self._reader = reader
+
+    async def _indexed(
+        self, labels: list[str], engine_query: str, filter_params: dict[str, Any] | None
+    ) -> list[Row] | None:
+        """The index's candidates, best first by its score, at most `MAX_CANDIDATES` per label; None when the
+        engine has no text search."""
+        statement = cypher.indexed_candidates(self._backend.dialect, labels, filtered=filter_params is not None)
+        params = {"query": engine_query, "window": MAX_CANDIDATES, **(filter_params or {})}
+        try:
+            return await self._backend.read(Statement(statement.text, params))
+        except BackendError as exc:
+            if _no_text_search(exc):
+                return None
+            raise engine_failure(exc, "read") from exc
+        except BackendUnavailable as exc:
+            raise engine_failure(exc, "read") from exc
+
+    async def _scanned(self, labels: list[str], tree: Node, filter_params: dict[str, Any] | None) -> list[Row]:
+        statement = cypher.scanned_candidates(labels, filtered=filter_params is not None)
+        params = {"required": required_words(tree), **(filter_params or {})}
+        return await self._reader.read(Statement(statement.text, params))
+
+    @staticmethod
+    def _ranked(rows: Sequence[Row], tree: Node) -> list[Hit]:
+        """The candidates the judge keeps, once per node, scored by TF-IDF over all the candidates, best first."""
+        docs = {row["id"]: document(folded_fields(row["props"])) for row in rows}
+        ids = list(docs)
+        scores = dict(zip(ids, tf_idf(tree, [docs[i] for i in ids]), strict=True))
+        keys = {row["id"]: row["key"] or "" for row in rows}
+        hits = [
+            Hit(round(scores[i], 6), keys[i], i, sorted(_FIELD_NAMES.get(f, f) for f in matched_fields(tree, doc)))
+            for i, doc in docs.items()
+            if matches(tree, doc)
+        ]
+        return sorted(hits, key=lambda h: (-h.score, h.key, h.id))
+
+    async def search(self, request: RankedSearchRequest) -> RankedResult:
+        try:
+            tree = parse(request.query, fuzzy=request.fuzzy)
+        except QueryError as exc:
+            raise GateRejection(ErrorCode.INVALID_INPUT, f"query: {exc}", field="query") from exc
+        fingerprint = _fingerprint(request)
+        position = decode_cursor(request.cursor, "ranked", o=int, h=str)
+        if position is not None and position["h"] != fingerprint:
+            raise GateRejection(ErrorCode.INVALID_INPUT, "cursor belongs to another search", field="cursor")
+        offset = position["o"] if position is not None else 0
+        claims, show = _claims(request.provenance)
+        filter_params = claims.params() if claims is not None and claims.active else None
+        labels = self._reader.labels_to_read(request.labels)
+        rows = None
+        engine_query = recall(tree, _syntax(self._backend.dialect.name))
+        if labels and engine_query is not None:
+            rows = await self._indexed(labels, engine_query, filter_params)
+        searched_by: Literal["index", "scan"] = "index" if rows is not None else "scan"
+        if rows is None:
+            rows = await self._scanned(labels, tree, filter_params) if labels else []
+        found = self._ranked(rows, tree)
+        page = found[offset : offset + request.limit]
+        more = len(found) > offset + request.limit
+        expanded = await self._reader.expand([hit.id for hit in page], 100, outgoing_only=False, show_claims=show)
+        hit_of = {hit.id: hit for hit in page}
+        results = [
+            RankedHit(entity=entity, score=hit_of[node_id].score, matched_fields=hit_of[node_id].fields)
+            for node_id, entity in zip(expanded.ids, expanded.result.entities, strict=True)
+        ]
+        next_cursor = encode_cursor("ranked", o=offset + request.limit, h=fingerprint) if more else None
+        return RankedResult(
+            results=results,
+            relations=expanded.result.relations,
+            next_cursor=next_cursor,
+            truncated=expanded.result.truncated,
+            searched_by=searched_by,
+        )

@@ -1,0 +1,109 @@
+"""The ranked search's query language: parsing, judging, and the recall query each engine's index gets."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from write_gate.core.search_query import (
+    And,
+    Not,
+    Or,
+    QueryError,
+    Term,
+    auto_edits,
+    document,
+    matched_fields,
+    matches,
+    parse,
+    recall,
+)
+from write_gate.core.search_ranking import tf_idf
+from write_gate.services.search import required_words
+
+DOC = document(
+    {
+        "name": ["alice smith"],
+        "_label": ["person"],
+        "observations": ["works at acme corp", "likes the e-mail client"],
+        "role": ["Engineer"],  # as stored: folded; this one is not, so it never matches "engineer"
+    }
+)
+
+
+def judge(query: str, *, fuzzy: bool = False) -> bool:
+    return matches(parse(query, fuzzy=fuzzy), DOC)
+
+
+def test_words_are_folded_and_juxtaposed_words_must_all_match() -> None:
+    assert parse("ALICE Smith") == And((Term(("alice",)), Term(("smith",))))
+    assert judge("ALICE") and judge("alice smith") and not judge("alice jones")
+
+
+def test_or_not_minus_and_groups() -> None:
+    assert parse("a OR b c") == Or((Term(("a",)), And((Term(("b",)), Term(("c",))))))
+    assert parse("-a") == Not(Term(("a",))) == parse("NOT a")
+    assert judge("jones OR smith") and judge("alice -jones") and not judge("alice NOT smith")
+    assert judge("(jones OR acme) AND NOT (bob OR carol)")
+
+
+def test_phrases_are_adjacent_words_within_one_value() -> None:
+    assert judge('"acme corp"') and not judge('"corp acme"')
+    assert not judge('"corp likes"')  # the end of one value and the start of the next are not adjacent
+    assert judge("e-mail") and parse("e-mail") == Term(("e", "mail"))  # split as the engines split it
+
+
+def test_fields_prefixes_and_typos() -> None:
+    assert judge("name:alice") and not judge("name:acme") and judge("observation:acme")
+    assert judge("type:person") and judge("entityType:person")
+    assert judge("smi*") and not judge("mith*")
+    assert judge("alise~") and not judge("alise") and not judge("alsie~") and judge("alsie~2")
+    assert judge("alise", fuzzy=True) and [auto_edits(w) for w in ("ab", "abcde", "abcdef")] == [0, 1, 2]
+
+
+@pytest.mark.parametrize("query", ["(a", "a)", "AND", "OR a", "a OR", "NOT", "()", "x~3", "!!!", ""])
+def test_what_does_not_parse_is_a_query_error(query: str) -> None:
+    with pytest.raises(QueryError):
+        parse(query)
+
+
+def test_matched_fields_name_where_counted_terms_occur() -> None:
+    assert matched_fields(parse("alice OR acme -bob"), DOC) == ["name", "observations"]
+    assert matched_fields(parse("alice -acme"), DOC) == ["name"]
+
+
+def test_recall_drops_fields_and_negations_and_says_when_an_index_cannot_narrow() -> None:
+    tree = parse('name:alice "acme corp" -bob smi* typo~')
+    assert recall(tree, "redisearch") == '(alice "acme corp" smi* %typo%)'
+    assert recall(tree, "tantivy") == '(alice AND "acme corp")'  # Tantivy's parser has no prefix or fuzzy term
+    assert recall(parse("a OR typo~"), "tantivy") is None  # one side unnarrowed: the OR cannot be narrowed
+    assert recall(parse("a OR b"), "redisearch") == "(a | b)"
+    assert recall(parse("NOT a"), "redisearch") is None
+    assert recall(parse("x*"), "redisearch") is None  # RediSearch wants two characters before a `*`
+
+
+def test_a_scan_reads_only_nodes_holding_every_required_word() -> None:
+    assert required_words(parse('alice "acme corp" typo~ (x OR y) smi*')) == ["alice", "acme", "corp", "smi"]
+    assert required_words(parse("x OR y")) == []
+
+
+def test_tf_idf_favours_repeated_and_rare_words() -> None:
+    docs = [document({"n": ["rare word word"]}), document({"n": ["word"]}), document({"n": ["other"]})]
+    first, second, third = tf_idf(parse("word OR rare"), docs)
+    assert first > second > third == 0
+
+
+WORDS = st.text(alphabet="abcdeé", min_size=1, max_size=6)
+
+
+@given(
+    query=st.lists(st.one_of(WORDS, st.sampled_from(["AND", "OR", "NOT", "(", ")", "-", '"', "*", "~"])), max_size=8)
+)
+def test_any_text_either_parses_or_is_a_query_error(query: list[str]) -> None:
+    text = " ".join(query)
+    try:
+        tree = parse(text)
+    except QueryError:
+        return
+    matches(tree, DOC)  # and whatever parsed can be judged and compiled
+    recall(tree, "redisearch")
+    recall(tree, "tantivy")
