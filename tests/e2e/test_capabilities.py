@@ -42,8 +42,10 @@ PROV = {"source": "caps", "extraction_method": "manual"}
 # 12,526 with the conflict-policy fields in get_schema. Then issue 12's three conflict and history tools, each
 # already lean (resolve_conflict 760 bytes, get_history 1,172: a node or a relationship, filters and a cursor;
 # list_conflicts 810): 15,265 and 48,095 (49,261 with admiralty). Raised deliberately, for tools the issue asks.
-GATE_BUDGET = 15_400
-RPG_BUDGET = 49_400
+# Then issue 13's search_nodes_ranked (1,480 bytes: its query syntax lives in the one field that takes it):
+# 16,744, about 49,575 and 50,741 with admiralty.
+GATE_BUDGET = 16_900
+RPG_BUDGET = 50_900
 
 
 def legacy(settings: Settings, **kwargs: Any) -> Client:
@@ -248,6 +250,7 @@ async def test_write_gate_tools_offers_only_the_selected_tools(settings: Setting
         "write_nodes",
         "write_relationships",
         "search_nodes",
+        "search_nodes_ranked",
         "open_nodes",
         "read_graph",
         "get_schema",
@@ -274,8 +277,8 @@ async def test_tool_definitions_stay_under_budget_and_every_answer_matches_its_s
         f"\ntools/list: gate {len(gate)} tools {schema_bytes(gate)} bytes; with rpg {len(rpg)} tools "
         f"{schema_bytes(rpg)} bytes"
     )
-    assert len(gate) == 14 and schema_bytes(gate) <= GATE_BUDGET
-    assert len(rpg) == 47 and schema_bytes(rpg) <= RPG_BUDGET
+    assert len(gate) == 15 and schema_bytes(gate) <= GATE_BUDGET
+    assert len(rpg) == 48 and schema_bytes(rpg) <= RPG_BUDGET
     for tool in rpg:
         assert tool["outputSchema"]["type"] == "object" and "$defs" not in json.dumps(tool["inputSchema"]), tool["name"]
         jsonschema.Draft202012Validator.check_schema(tool["outputSchema"])
@@ -300,7 +303,7 @@ async def test_grading_providers_advertise_a_pattern_not_every_method(
     advertised = [t["inputSchema"]["properties"]["extraction_method"] for t in typed]
     assert len(advertised) == 22 and all("pattern" in a and "enum" not in a for a in advertised)
     if provider == "admiralty":
-        assert len(tools) == 47 and schema_bytes(tools) <= RPG_BUDGET
+        assert len(tools) == 48 and schema_bytes(tools) <= RPG_BUDGET
 
 
 def undeclared_required(schema: Any) -> list[str]:

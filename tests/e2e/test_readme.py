@@ -109,6 +109,7 @@ RUN = {
     "test_rpg_examples_load": ["uv run write-gate schema load schemas/examples/rpg"],
     "test_provenance_call_filters_as_described": ["call:open_nodes_provenance"],
     "test_list_conflicts_example": ["call:list_conflicts#open", "answer:list_conflicts#open"],
+    "test_ranked_search_example": ["call:search_nodes_ranked#ranked", "answer:search_nodes_ranked#ranked"],
     "test_commands_table": [
         f"{COMMANDS_TABLE} [--no-auth]",
         "write-gate agents add NAME [--grant writer|reader|full] [--tools ...] [--labels ...] [--types ...] [--file F]",
@@ -250,6 +251,28 @@ async def test_list_conflicts_example(settings: Settings, graph: GraphBackend) -
         settled = await call(client, "list_conflicts", {**request, "status": "settled"})
     rb.assert_matches(answer, json_block("answer:list_conflicts#open"), "list_conflicts example")
     assert settled["conflicts"] == []
+
+
+async def test_ranked_search_example(settings: Settings, graph: GraphBackend) -> None:
+    """The ranked search example: the three people the text names, then the call, answered as shown."""
+    await migrate(graph)
+    people = {
+        "Ada Lovelace": ["wrote the first program", "worked with Charles Babbage"],
+        "Charles Babbage": ["designed the analytical engine"],
+        "Grace Hopper": ["wrote the first compiler"],
+    }
+    async with open_client(settings, "in_process") as client:
+        for name, observations in people.items():
+            args = {
+                "label": "Person",
+                "merge_keys": {"name": name},
+                "properties": {"observations": observations},
+                "source": "wiki",
+                "extraction_method": "manual",
+            }
+            await call(client, "write_node", args)
+        answer = await call(client, "search_nodes_ranked", json_block("call:search_nodes_ranked#ranked"))
+    rb.assert_matches(answer, json_block("answer:search_nodes_ranked#ranked"), "ranked search example")
 
 
 @EMBEDDED

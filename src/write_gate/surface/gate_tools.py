@@ -35,7 +35,7 @@ from write_gate.services.resolution import (
     merge_entities,
 )
 from write_gate.services.schema import get_schema
-from write_gate.services.search import QUERY_HELP, RankedResult, RankedSearchRequest
+from write_gate.services.search import RankedResult, RankedSearchRequest
 from write_gate.surface.tool_schemas import input_schema
 from write_gate.surface.tool_spec import READ, NoArguments, ToolSpec, lean_hints
 
@@ -141,8 +141,8 @@ SEARCH_NODES = ToolSpec(
 SEARCH_NODES_RANKED = ToolSpec(
     name="search_nodes_ranked",
     title="Ranked search",
-    description="Entities matching a query, best first with scores and matched fields, and the relations "
-    "touching them. " + QUERY_HELP,
+    description="Entities matching a query (see its syntax), best first, with scores, matched fields and the "
+    "relations touching them.",
     input_model=RankedSearchRequest,
     output_model=RankedResult,
     annotations=READ,
