@@ -27,6 +27,7 @@ MEMORY_TOOLS = {
     "read_graph",
     "search_nodes",
     "open_nodes",
+    "search_nodes_ranked",
     "get_history",
     "list_conflicts",
 }

@@ -55,7 +55,8 @@ async def test_old_nodes_get_their_identity_and_the_gate_finds_them(settings: Se
     assert await backfill_identity(graph) == 0  # nothing left without a key: a second run changes nothing
     if graph.dialect.name == "falkordb":
         indexes = await graph.read(Statement("CALL db.indexes() YIELD label, properties RETURN label, properties"))
-        assert {"label": "Person", "properties": ["_key"]} in indexes  # and no longer on the raw name
+        # On `_key` (and `_search`, the ranked search's full-text index from the schema load), no longer on `name`.
+        assert {"label": "Person", "properties": ["_key", "_search"]} in indexes
 
     async with open_client(settings, "in_process") as client:
         written = await client.call_tool(
