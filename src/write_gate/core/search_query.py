@@ -17,6 +17,8 @@ on every engine. An engine's index only narrows the candidates: `recall` compile
 with a superset of the true matches (stemming and its own tokenizer only add candidates; negations, fields and
 what an engine cannot express are left out, which also only adds), and `matches` decides each candidate.
 A query with nothing the index can find (only negations, say) has no recall query: it is answered by a scan.
+One bound, as in every search engine: the index expands a prefix or typo term to a limited number of the
+words it holds (FalkorDB: about 100), so such a term alone can miss matches when more words share it.
 """
 
 import re
@@ -291,6 +293,10 @@ def _recall_term(term: Term, syntax: Syntax) -> str | None:
     return word
 
 
+def _expands(node: Node) -> bool:
+    return isinstance(node, Term) and (node.prefix or node.edits > 0)
+
+
 def recall(node: Node, syntax: Syntax) -> str | None:
     """A query the engine's index answers with every true match (and maybe more); None when the index cannot
     narrow it (the caller scans). Fields are dropped (the index holds all text as one field) and negations
@@ -302,6 +308,10 @@ def recall(node: Node, syntax: Syntax) -> str | None:
     parts = [recall(child, syntax) for child in node.children]
     if isinstance(node, And):
         kept = [p for p in parts if p is not None]
+        # A prefix or typo term is expanded by the index to a bounded number of words (RediSearch's
+        # MAXEXPANSIONS): where an exact word narrows the AND as well, leave the expansion to the judge.
+        exact = [p for child, p in zip(node.children, parts, strict=True) if p is not None and not _expands(child)]
+        kept = exact or kept
         if not kept:
             return None
         joined = " ".join(kept) if syntax == "redisearch" else " AND ".join(kept)
