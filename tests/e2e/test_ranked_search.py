@@ -12,11 +12,13 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import is_bolt_tier, ok, open_client, rejected
+from tests.conftest import MATRIX_SCHEMAS, is_bolt_tier, ok, open_client, rejected
+from write_gate.core.cypher.dialect import TEXT_INDEX_STATES
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
 from write_gate.store.migrations import migrate
+from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = pytest.mark.anyio
 
@@ -209,3 +211,27 @@ async def test_the_bolt_tier_searches_through_memgraphs_text_index(settings: Set
     if not is_bolt_tier(settings):
         pytest.skip("the Memgraph dialect's text search statements run on the Bolt tier only")
     assert (await search(client, "piano"))["searched_by"] == "index"
+
+
+async def test_an_index_still_being_built_is_not_trusted(settings: Settings, graph: GraphBackend) -> None:
+    """FalkorDB builds a full-text index over existing nodes in the background (after its creation, and at every
+    start) and answers nothing until it is done: the search reads the index's state and scans meanwhile. Here
+    the registry is loaded onto 100,000 nodes already there, then searched at once."""
+    if graph.dialect.name != "falkordb":
+        pytest.skip("Memgraph builds a text index within CREATE TEXT INDEX")
+    for first in range(0, 100_000, 25_000):
+        await graph.write(
+            Statement(
+                "UNWIND range($first, $first + 24999) AS i CREATE (:Person {name: 'p' + toString(i), "
+                "_key: '{\"name\":\"p' + toString(i) + '\"}', _search: '\tp' + toString(i) + '\tperson'})",
+                {"first": first},
+            )
+        )
+    async with open_client(settings, "in_process") as client:
+        await load_into_graph(graph, read_sources([MATRIX_SCHEMAS]))
+        await ok(client, "refresh_schema_cache", {})
+        answer = await search(client, "p7", labels=["Person"])
+        [state] = [r for r in await graph.read(TEXT_INDEX_STATES) if r["label"] == "Person"]
+    assert names(answer) == ["p7"]  # whole, however far the index had come
+    if state["status"] != "OPERATIONAL":  # still building after the search: it was throughout, and was not trusted
+        assert answer["searched_by"] == "scan"

@@ -262,7 +262,9 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "backfill_set": lambda: backfill.SET_BACKFILLED,
         "prune_history_changes": lambda: prune_changes(s("time")),
         "prune_history_conflicts": lambda: prune_conflicts(s("time")),
-        "read_text_search_scanned": lambda: text_search.scanned_candidates(["Person", "Organization"], filtered=True),
+        "read_text_search_scanned": lambda: text_search.scanned_candidates(
+            ["Person", "Organization"], filtered=True, fields=True
+        ),
     }
 
 
@@ -281,6 +283,7 @@ READS = frozenset(
         "backfill_without_key",
         "backfill_taken",
         "read_text_search_indexed",
+        "read_text_index_states",
         *(name for name in PORTABLE if name.startswith("read_")),
     }
 )
@@ -337,6 +340,8 @@ def shapes(dialect_name: str) -> dict[str, str]:
     if (drop := dialect.drop_index("Person", "name")) is not None:
         out["drop_index"] = drop
     out["create_text_index"] = dialect.create_text_index("Person")
+    if (states := dialect.text_index_states()) is not None:
+        out["read_text_index_states"] = states.text
     out["text_search_resplit"] = text_indexes.resplit_search_text("Person").text  # no agent value: its own params
     out["read_text_search_indexed"] = text_search.indexed_candidates(
         dialect, ["Person", "Organization"], filtered=True

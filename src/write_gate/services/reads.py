@@ -13,7 +13,7 @@ import base64
 import binascii
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -286,6 +286,7 @@ class Expanded:
     result: GraphResult
     resume_after: int | None  # where the next page of relations starts (the truncated entities' last one)
     ids: tuple[int, ...] = ()  # the entities' node ids, in their order (a node deleted meanwhile is not there)
+    stored: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)  # each one's properties, as stored
 
 
 def shape(rows: Iterable[Row], page: Sequence[int], show_claims: bool = False, decay: Decay | None = None) -> Expanded:
@@ -335,7 +336,7 @@ def shape(rows: Iterable[Row], page: Sequence[int], show_claims: bool = False, d
     # Nothing is skipped when the next page starts after the lowest of the truncated entities' last ids
     # (another entity's relations may then come again).
     resume = min((last[i] for i in truncated if i in last), default=None)
-    return Expanded(result, resume, tuple(listed))
+    return Expanded(result, resume, tuple(listed), {i: nodes[i][1] for i in listed})
 
 
 # --- the reader ---------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ two pages can move an entity across them, as in any search engine.
 """
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -17,15 +17,17 @@ from pydantic import BaseModel, Field
 
 from write_gate.core.cypher import text_search as cypher
 from write_gate.core.cypher.statement import Statement
-from write_gate.core.identity import FOLD_PREFIX, LABEL_FOLD_FIELD
+from write_gate.core.identity import FOLD_PREFIX, LABEL_FOLD_FIELD, SEARCH_FIELD, SEPARATOR
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.core.search_query import (
     And,
+    Document,
     Node,
     QueryError,
     Syntax,
     Term,
     document,
+    leaves,
     matched_fields,
     matches,
     parse,
@@ -88,7 +90,7 @@ class RankedResult(BaseModel):
 _FIELD_NAMES = {LABEL_FOLD_FIELD[len(FOLD_PREFIX) :]: "type"}
 
 
-def folded_fields(props: dict[str, Any]) -> dict[str, list[str]]:
+def folded_fields(props: Mapping[str, Any]) -> dict[str, list[str]]:
     """A node's folded text by field (`_f_name` -> `name`), what the judge reads."""
     return {key[len(FOLD_PREFIX) :]: value for key, value in props.items() if key.startswith(FOLD_PREFIX)}
 
@@ -105,7 +107,12 @@ class Hit:
     score: float
     key: str
     id: int
-    fields: list[str]
+
+
+def shown_fields(tree: Node, stored: Mapping[str, Any]) -> list[str]:
+    """The fields a hit matched in, named as agents write them (`type` for the label)."""
+    fields = matched_fields(tree, document(folded_fields(stored)))
+    return sorted(_FIELD_NAMES.get(f, f) for f in fields)
 
 
 def _fingerprint(request: RankedSearchRequest) -> str:
@@ -124,20 +131,37 @@ def _no_text_search(exc: BackendError) -> bool:
     return "text_search" in text or "text search" in text or "text index" in text
 
 
+def ready_labels(rows: Sequence[Row]) -> set[str]:
+    """The labels whose full-text index on the search text answers completely now, from the engine's index
+    states (FalkorDB's `db.indexes()`: a `FULLTEXT` type on `_search`, `status` "OPERATIONAL")."""
+    return {
+        row["label"]
+        for row in rows
+        if "FULLTEXT" in (row.get("types") or {}).get(SEARCH_FIELD, []) and row.get("status") == "OPERATIONAL"
+    }
+
+
+def judged_document(row: Row) -> Document:
+    """What the judge reads of a candidate: its folded values by field where the read brought its properties,
+    else its search text's values under one field (enough for a query that names no field)."""
+    if "props" in row:
+        return document(folded_fields(row["props"]))
+    return document({"": (row["text"] or "").split(SEPARATOR)})
+
+
+def names_fields(tree: Node) -> bool:
+    return any(term.field is not None for term, _positive in leaves(tree))
+
+
 class Searcher:
     def __init__(self, backend: GraphBackend, reader: Reader) -> None:
         self._backend = backend
         self._reader = reader
 
-    async def _indexed(
-        self, labels: list[str], engine_query: str, filter_params: dict[str, Any] | None
-    ) -> list[Row] | None:
-        """The index's candidates, best first by its score, at most `MAX_CANDIDATES` per label; None when the
-        engine has no text search."""
-        statement = cypher.indexed_candidates(self._backend.dialect, labels, filtered=filter_params is not None)
-        params = {"query": engine_query, "window": MAX_CANDIDATES, **(filter_params or {})}
+    async def _read(self, statement: Statement) -> list[Row] | None:
+        """The rows, or None when the engine has no text search (Memgraph before 3.6 without its flag)."""
         try:
-            return await self._backend.read(Statement(statement.text, params))
+            return await self._backend.read(statement)
         except BackendError as exc:
             if _no_text_search(exc):
                 return None
@@ -145,23 +169,40 @@ class Searcher:
         except BackendUnavailable as exc:
             raise engine_failure(exc, "read") from exc
 
-    async def _scanned(self, labels: list[str], tree: Node, filter_params: dict[str, Any] | None) -> list[Row]:
-        statement = cypher.scanned_candidates(labels, filtered=filter_params is not None)
+    async def _indexes_ready(self, labels: list[str]) -> bool:
+        states = self._backend.dialect.text_index_states()
+        if states is None:
+            return True
+        rows = await self._read(states)
+        return rows is not None and set(labels) <= ready_labels(rows)
+
+    async def _indexed(
+        self, labels: list[str], engine_query: str, filter_params: dict[str, Any] | None, fields: bool
+    ) -> list[Row] | None:
+        """The index's candidates, best first by its score, at most `MAX_CANDIDATES` per label; None when an
+        index cannot answer completely (missing, still being built, or no text search at all)."""
+        if not await self._indexes_ready(labels):
+            return None
+        filtered = filter_params is not None
+        statement = cypher.indexed_candidates(self._backend.dialect, labels, filtered=filtered, fields=fields)
+        params = {"query": engine_query, "window": MAX_CANDIDATES, **(filter_params or {})}
+        return await self._read(Statement(statement.text, params))
+
+    async def _scanned(
+        self, labels: list[str], tree: Node, filter_params: dict[str, Any] | None, fields: bool
+    ) -> list[Row]:
+        statement = cypher.scanned_candidates(labels, filtered=filter_params is not None, fields=fields)
         params = {"required": required_words(tree), **(filter_params or {})}
         return await self._reader.read(Statement(statement.text, params))
 
     @staticmethod
     def _ranked(rows: Sequence[Row], tree: Node) -> list[Hit]:
         """The candidates the judge keeps, once per node, scored by TF-IDF over all the candidates, best first."""
-        docs = {row["id"]: document(folded_fields(row["props"])) for row in rows}
+        docs = {row["id"]: judged_document(row) for row in rows}
         ids = list(docs)
         scores = dict(zip(ids, tf_idf(tree, [docs[i] for i in ids]), strict=True))
         keys = {row["id"]: row["key"] or "" for row in rows}
-        hits = [
-            Hit(round(scores[i], 6), keys[i], i, sorted(_FIELD_NAMES.get(f, f) for f in matched_fields(tree, doc)))
-            for i, doc in docs.items()
-            if matches(tree, doc)
-        ]
+        hits = [Hit(round(scores[i], 6), keys[i], i) for i, doc in docs.items() if matches(tree, doc)]
         return sorted(hits, key=lambda h: (-h.score, h.key, h.id))
 
     async def search(self, request: RankedSearchRequest) -> RankedResult:
@@ -177,20 +218,25 @@ class Searcher:
         claims, show = _claims(request.provenance)
         filter_params = claims.params() if claims is not None and claims.active else None
         labels = self._reader.labels_to_read(request.labels)
+        fields = names_fields(tree)
         rows = None
         engine_query = recall(tree, _syntax(self._backend.dialect.name))
         if labels and engine_query is not None:
-            rows = await self._indexed(labels, engine_query, filter_params)
+            rows = await self._indexed(labels, engine_query, filter_params, fields)
         searched_by: Literal["index", "scan"] = "index" if rows is not None else "scan"
         if rows is None:
-            rows = await self._scanned(labels, tree, filter_params) if labels else []
+            rows = await self._scanned(labels, tree, filter_params, fields) if labels else []
         found = self._ranked(rows, tree)
         page = found[offset : offset + request.limit]
         more = len(found) > offset + request.limit
         expanded = await self._reader.expand([hit.id for hit in page], 100, outgoing_only=False, show_claims=show)
-        hit_of = {hit.id: hit for hit in page}
+        score = {hit.id: hit.score for hit in page}
         results = [
-            RankedHit(entity=entity, score=hit_of[node_id].score, matched_fields=hit_of[node_id].fields)
+            RankedHit(
+                entity=entity,
+                score=score[node_id],
+                matched_fields=shown_fields(tree, expanded.stored[node_id]),
+            )
             for node_id, entity in zip(expanded.ids, expanded.result.entities, strict=True)
         ]
         next_cursor = encode_cursor("ranked", o=offset + request.limit, h=fingerprint) if more else None

@@ -2,6 +2,7 @@
 
 from typing import Protocol
 
+from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import SEARCH_FIELD
 
@@ -33,6 +34,11 @@ class Dialect(Protocol):
         """A clause yielding `node, score` for the label's nodes that the full-text query `$query` finds."""
         ...
 
+    def text_index_states(self) -> Statement | None:
+        """A read of which labels' text indexes answer completely now (`label`, `types`, `status`), or None
+        where an index answers completely as soon as it exists."""
+        ...
+
 
 class MemgraphDialect:
     name = "memgraph"
@@ -57,6 +63,10 @@ class MemgraphDialect:
 
     def text_search(self, label: str) -> str:
         return f"CALL text_search.search_all({_string_literal(text_index_name(label))}, $query) YIELD node, score"
+
+    def text_index_states(self) -> None:
+        # Memgraph builds a text index within CREATE TEXT INDEX, and its recovery before it serves.
+        return None
 
 
 class FalkorDBDialect:
@@ -84,6 +94,15 @@ class FalkorDBDialect:
 
     def text_search(self, label: str) -> str:
         return f"CALL db.idx.fulltext.queryNodes({_string_literal(label)}, $query) YIELD node, score"
+
+    def text_index_states(self) -> Statement:
+        # FalkorDB builds an index over existing nodes in the background, after its creation and at every start
+        # (from the append-only file), and until then answers a full-text query with nothing: measured, 10,000
+        # nodes answered 0 matches for about 0.1 s after a restart. `status` is "OPERATIONAL" once complete.
+        return TEXT_INDEX_STATES
+
+
+TEXT_INDEX_STATES = Statement("CALL db.indexes() YIELD label, types, status RETURN label, types, status")
 
 
 def text_index_name(label: str) -> str:

@@ -2,9 +2,9 @@
 
 Through the engines' full-text indexes (`Dialect.text_search`): each label's best `$window` candidates by the
 index's score. Where no index can narrow the query: every node of each label, narrowed only by words the
-query requires (`$required`, each contained in the node's search text). Both return each candidate's
-properties, for the judge (`core.search_query`) to decide on; aliases are skipped and the claim filter
-(`claim_matches`) applied in the engine.
+query requires (`$required`, each contained in the node's search text). Both return each candidate's search
+text (its properties too, with `fields`), for the judge (`core.search_query`) to decide on; aliases are
+skipped and the claim filter (`claim_matches`) applied in the engine.
 """
 
 from write_gate.core.cypher.aliases import not_alias
@@ -14,7 +14,12 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import KEY_FIELD, SEARCH_FIELD
 
-_CANDIDATE = f"id(n) AS id, score, n.{KEY_FIELD} AS key, properties(n) AS props"
+
+def _candidate(with_properties: bool) -> str:
+    """Each candidate's id, score, `_key` and search text; its properties too where the judge needs them (a
+    query naming fields): they cost the engine and the driver far more than one string."""
+    columns = f"id(n) AS id, score, n.{KEY_FIELD} AS key, n.{SEARCH_FIELD} AS text"
+    return columns + (", properties(n) AS props" if with_properties else "")
 
 
 def _where(filtered: bool) -> str:
@@ -24,12 +29,12 @@ def _where(filtered: bool) -> str:
     return " AND ".join(conditions)
 
 
-def indexed_candidates(dialect: Dialect, labels: list[str], *, filtered: bool) -> Statement:
+def indexed_candidates(dialect: Dialect, labels: list[str], *, filtered: bool, fields: bool = False) -> Statement:
     """Parameters: `query` (the engine's syntax), `window`, and the claim filter's when `filtered`."""
     branches = [
         f"{dialect.text_search(label)}\n"
         f"WITH node AS n, score WHERE {_where(filtered)}\n"
-        f"RETURN {_CANDIDATE}\n"
+        f"RETURN {_candidate(fields)}\n"
         "ORDER BY score DESC, key\n"
         "LIMIT $window"
         for label in labels
@@ -37,13 +42,13 @@ def indexed_candidates(dialect: Dialect, labels: list[str], *, filtered: bool) -
     return Statement("\nUNION ALL\n".join(branches))
 
 
-def scanned_candidates(labels: list[str], *, filtered: bool) -> Statement:
+def scanned_candidates(labels: list[str], *, filtered: bool, fields: bool = False) -> Statement:
     """Parameters: `required` (folded words every match contains) and the claim filter's when `filtered`."""
     branches = [
         f"MATCH (n:{quote(label)})\n"
         f"WHERE all(w IN $required WHERE n.{SEARCH_FIELD} CONTAINS w) AND {_where(filtered)}\n"
         f"WITH n, 0.0 AS score\n"
-        f"RETURN {_CANDIDATE}"
+        f"RETURN {_candidate(fields)}"
         for label in labels
     ]
     return Statement("\nUNION ALL\n".join(branches))

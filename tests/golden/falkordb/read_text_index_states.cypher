@@ -1,0 +1,1 @@
+CALL db.indexes() YIELD label, types, status RETURN label, types, status
