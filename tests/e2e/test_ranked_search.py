@@ -231,7 +231,7 @@ async def test_an_index_still_being_built_is_not_trusted(settings: Settings, gra
         await load_into_graph(graph, read_sources([MATRIX_SCHEMAS]))
         await ok(client, "refresh_schema_cache", {})
         answer = await search(client, "p7", labels=["Person"])
-        [state] = [r for r in await graph.read(TEXT_INDEX_STATES) if r["label"] == "Person"]
+        [state] = await graph.read(Statement(TEXT_INDEX_STATES.text, {"labels": ["Person"]}))
     assert names(answer) == ["p7"]  # whole, however far the index had come
     if state["status"] != "OPERATIONAL":  # still building after the search: it was throughout, and was not trusted
         assert answer["searched_by"] == "scan"

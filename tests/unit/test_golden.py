@@ -326,6 +326,7 @@ RUN_TIME_PARAMETERS = {
     # The ranked search: candidates per label, words every match contains.
     "window": 10,
     "required": ["ada"],
+    "labels": ["Person"],
     "old": text_indexes.OLD_SEPARATOR,
     "new": text_indexes.SEPARATOR,
 }

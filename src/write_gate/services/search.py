@@ -173,7 +173,7 @@ class Searcher:
         states = self._backend.dialect.text_index_states()
         if states is None:
             return True
-        rows = await self._read(states)
+        rows = await self._read(Statement(states.text, {"labels": labels}))
         return rows is not None and set(labels) <= ready_labels(rows)
 
     async def _indexed(

@@ -1,1 +1,1 @@
-CALL db.indexes() YIELD label, types, status RETURN label, types, status
+CALL db.indexes() YIELD label, types, status WHERE label IN $labels RETURN label, types, status

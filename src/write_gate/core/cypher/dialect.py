@@ -102,7 +102,10 @@ class FalkorDBDialect:
         return TEXT_INDEX_STATES
 
 
-TEXT_INDEX_STATES = Statement("CALL db.indexes() YIELD label, types, status RETURN label, types, status")
+# Parameters: `labels`.
+TEXT_INDEX_STATES = Statement(
+    "CALL db.indexes() YIELD label, types, status WHERE label IN $labels RETURN label, types, status"
+)
 
 
 def text_index_name(label: str) -> str:
