@@ -4,6 +4,7 @@
     uv run --group bench python bench/profile_calls.py [--entities 1000] [--calls 300] [--transport stdio http]
     uv run --group bench python bench/profile_calls.py --py-spy /tmp/prof      # where the servers spend it
     uv run --group bench python bench/profile_calls.py --client-profile /tmp/prof  # the client's end (cProfile)
+    uv run --group bench python bench/profile_calls.py --baseline OTHER/.venv/bin/write-gate  # before/after
 
 The gate runs as `write-gate serve --profile memory` (embedded engine, WARNING logs), seeded with N entities
 (two observations each) and N/2 relations; the timed loop then interleaves create_entities (one new entity),
@@ -74,11 +75,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def server_argv(kind: str, transport: str, port: int) -> list[str]:
+def server_argv(kind: str, transport: str, port: int, exe: str | None) -> list[str]:
     if kind == "floor":
         script = FLOOR_STDIO if transport == "stdio" else FLOOR_HTTP
         return [sys.executable, "-c", script, *([str(port)] if transport == "http" else [])]
-    exe = shutil.which("write-gate", path=str(Path(sys.executable).parent))
+    exe = exe or shutil.which("write-gate", path=str(Path(sys.executable).parent))
     assert exe, "write-gate is not installed in this environment"
     extra = ["--transport", "http", "--port", str(port), "--no-auth"] if transport == "http" else []
     return [exe, "serve", "--profile", "memory", *extra]
@@ -153,7 +154,7 @@ async def gate_loop(client: Client, entities: int, calls: int, times: dict[str, 
             "create_entities": {
                 "entities": [{"name": f"new-{i:06d}", "entityType": "person", "observations": [f"topic {i}"]}]
             },
-            "search_nodes": {"query": f"topic {(i * 13) % 97} "},
+            "search_nodes": {"query": f"topic {10 + (i * 13) % 87}"},  # about ten entities each
             "open_nodes": {"names": [f"seed-{(i * 37) % entities:06d}"]},
         }
         for tool, args in ops.items():
@@ -170,13 +171,14 @@ async def floor_loop(client: Client, calls: int, times: dict[str, list[float]]) 
         times["floor"].append(time.perf_counter() - started)
 
 
-async def measure(kind: str, transport: str, args: argparse.Namespace) -> dict[str, float]:
+async def measure(kind: str, transport: str, args: argparse.Namespace, exe: str | None = None) -> dict[str, float]:
     port = free_port()
     data = Path(tempfile.mkdtemp(prefix="wg-profile-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("WRITE_GATE_")}
     env |= {"WRITE_GATE_DATA_DIR": str(data), "WRITE_GATE_LOG_LEVEL": "WARNING"}
-    argv = server_argv(kind, transport, port)
-    raw = args.py_spy / f"{transport}-{kind}.txt" if args.py_spy else None
+    argv = server_argv(kind, transport, port, exe)
+    name = "baseline" if exe else kind
+    raw = args.py_spy / f"{transport}-{name}.txt" if args.py_spy else None
     times: dict[str, list[float]] = {k: [] for k in ("floor", "create_entities", "search_nodes", "open_nodes")}
     profiler = cProfile.Profile() if args.client_profile else None
     try:
@@ -203,12 +205,12 @@ async def measure(kind: str, transport: str, args: argparse.Namespace) -> dict[s
         shutil.rmtree(data, ignore_errors=True)
     if profiler:
         args.client_profile.mkdir(parents=True, exist_ok=True)
-        out = args.client_profile / f"client-{transport}-{kind}.pstats"
+        out = args.client_profile / f"client-{transport}-{name}.pstats"
         profiler.dump_stats(out)
-        print(f"client profile ({transport}, {kind}): {out}")
+        print(f"client profile ({transport}, {name}): {out}")
         pstats.Stats(str(out)).sort_stats("tottime").print_stats(12)
     if raw is not None:
-        print_top(raw, kind, transport)
+        print_top(raw, name, transport)
     return {op: statistics.median(samples) * 1000 for op, samples in times.items() if samples}
 
 
@@ -240,10 +242,13 @@ async def main(args: argparse.Namespace) -> None:
         args.py_spy.mkdir(parents=True, exist_ok=True)
     for transport in args.transport:
         floor = (await measure("floor", transport, args))["floor"]
-        gate = await measure("gate", transport, args)
+        gates = {"gate": await measure("gate", transport, args)}
+        if args.baseline:
+            gates["baseline"] = await measure("gate", transport, args, str(args.baseline))
         print(f"\n{transport}: floor {floor:.2f} ms (median of {args.calls * 3})")
         for op in ("create_entities", "search_nodes", "open_nodes"):
-            print(f"  {op:<16} {gate[op]:6.2f} ms  {gate[op] / floor:5.2f}x the floor  (median of {args.calls})")
+            line = "  ".join(f"{name} {ms[op]:6.2f} ms = {ms[op] / floor:4.2f}x" for name, ms in gates.items())
+            print(f"  {op:<16} {line}  (medians of {args.calls})")
 
 
 if __name__ == "__main__":
@@ -252,5 +257,6 @@ if __name__ == "__main__":
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--transport", nargs="+", choices=["stdio", "http"], default=["stdio", "http"])
     parser.add_argument("--py-spy", type=Path, help="profile each server with py-spy; files go to this folder")
+    parser.add_argument("--baseline", type=Path, help="another build's write-gate, measured in the same run")
     parser.add_argument("--client-profile", type=Path, help="profile the client loop with cProfile; files here")
     anyio.run(main, parser.parse_args())
