@@ -8,8 +8,9 @@
 
 The gate runs as `write-gate serve --profile memory` (embedded engine, WARNING logs), seeded with N entities
 (two observations each) and N/2 relations; the timed loop then interleaves create_entities (one new entity),
-search_nodes and open_nodes (one name), so drift on the machine falls on every operation alike. With
---py-spy DIR `py-spy record` (fetched by uvx) is attached to each server's timed loop
+search_nodes (about ten entities found) and open_nodes (one name); with --baseline, another build's server
+runs beside this one on its own graph and each call goes to both in turn, so drift on the machine falls on
+both alike. With --py-spy DIR, `py-spy record` (fetched by uvx) is attached to each server's timed loop
 (by pid) and leaves DIR/<transport>-<server>.txt, collapsed stacks (`--format raw`); the heaviest frames
 are printed. cProfile's figures inflate small calls; compare its lists, not its times.
 """
@@ -28,8 +29,9 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 import httpx2
@@ -148,70 +150,111 @@ async def seed(client: Client, entities: int) -> None:
         assert not (await client.call_tool("create_relations", {"relations": relations})).is_error
 
 
-async def gate_loop(client: Client, entities: int, calls: int, times: dict[str, list[float]]) -> None:
+def gate_ops(i: int, entities: int) -> dict[str, dict[str, Any]]:
+    return {
+        "create_entities": {
+            "entities": [{"name": f"new-{i:06d}", "entityType": "person", "observations": [f"topic {i}"]}]
+        },
+        "search_nodes": {"query": f"topic {10 + (i * 13) % 87}"},  # about ten entities each
+        "open_nodes": {"names": [f"seed-{(i * 37) % entities:06d}"]},
+    }
+
+
+async def gate_loop(clients: dict[str, Client], entities: int, calls: int, times: dict[str, dict[str, list[float]]]):
+    """Each operation on each server in turn, so drift on the machine falls on all of them alike."""
     for i in range(calls):
-        ops = {
-            "create_entities": {
-                "entities": [{"name": f"new-{i:06d}", "entityType": "person", "observations": [f"topic {i}"]}]
-            },
-            "search_nodes": {"query": f"topic {10 + (i * 13) % 87}"},  # about ten entities each
-            "open_nodes": {"names": [f"seed-{(i * 37) % entities:06d}"]},
-        }
-        for tool, args in ops.items():
-            started = time.perf_counter()
-            result = await client.call_tool(tool, args)
-            times[tool].append(time.perf_counter() - started)
-            assert not result.is_error, (tool, result.structured_content)
+        for tool, args in gate_ops(i, entities).items():
+            for name, client in clients.items():
+                started = time.perf_counter()
+                result = await client.call_tool(tool, args)
+                times[name][tool].append(time.perf_counter() - started)
+                assert not result.is_error, (name, tool, result.structured_content)
 
 
-async def floor_loop(client: Client, calls: int, times: dict[str, list[float]]) -> None:
+async def floor_loop(client: Client, calls: int, times: list[float]) -> None:
     for _ in range(calls):
         started = time.perf_counter()
         await client.call_tool("noop", {})
-        times["floor"].append(time.perf_counter() - started)
+        times.append(time.perf_counter() - started)
 
 
-async def measure(kind: str, transport: str, args: argparse.Namespace, exe: str | None = None) -> dict[str, float]:
-    port = free_port()
-    data = Path(tempfile.mkdtemp(prefix="wg-profile-"))
+class Profiles:
+    """py-spy on each server and cProfile on this client, while the timed loop runs (when asked for)."""
+
+    def __init__(self, args: argparse.Namespace, transport: str, servers: dict[str, list[str]]) -> None:
+        self.args, self.transport, self.servers = args, transport, servers
+        self.spies: dict[str, subprocess.Popen[bytes]] = {}
+        self.client = cProfile.Profile() if args.client_profile else None
+
+    def start(self) -> None:
+        if self.args.py_spy:
+            for name, argv in self.servers.items():
+                self.spies[name] = start_py_spy(server_pid(argv), self.raw(name))
+        if self.client:
+            self.client.enable()
+
+    def raw(self, name: str) -> Path:
+        return self.args.py_spy / f"{self.transport}-{name}.txt"
+
+    def stop(self) -> None:
+        if self.client:
+            self.client.disable()
+        for spy in self.spies.values():
+            stop_py_spy(spy)
+
+    def report(self) -> None:
+        for name in self.spies:
+            print_top(self.raw(name), name, self.transport)
+        if self.client:
+            self.args.client_profile.mkdir(parents=True, exist_ok=True)
+            out = self.args.client_profile / f"client-{self.transport}-{'-'.join(self.servers)}.pstats"
+            self.client.dump_stats(out)
+            print(f"\nclient profile ({self.transport}, {', '.join(self.servers)}): {out}")
+            pstats.Stats(str(out)).sort_stats("tottime").print_stats(12)
+
+
+def gate_env(data: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("WRITE_GATE_")}
-    env |= {"WRITE_GATE_DATA_DIR": str(data), "WRITE_GATE_LOG_LEVEL": "WARNING"}
-    argv = server_argv(kind, transport, port, exe)
-    name = "baseline" if exe else kind
-    raw = args.py_spy / f"{transport}-{name}.txt" if args.py_spy else None
-    times: dict[str, list[float]] = {k: [] for k in ("floor", "create_entities", "search_nodes", "open_nodes")}
-    profiler = cProfile.Profile() if args.client_profile else None
+    return env | {"WRITE_GATE_DATA_DIR": str(data), "WRITE_GATE_LOG_LEVEL": "WARNING"}
+
+
+async def measure_floor(transport: str, args: argparse.Namespace) -> float:
+    port = free_port()
+    argv = server_argv("floor", transport, port, None)
+    profiles = Profiles(args, transport, {"floor": argv})
+    times: list[float] = []
+    async with connect(argv, transport, port, gate_env(Path(tempfile.gettempdir()))) as client:
+        await floor_loop(client, 100, [])  # warm-up
+        profiles.start()
+        await floor_loop(client, args.calls * 3, times)
+        profiles.stop()
+    profiles.report()
+    return statistics.median(times) * 1000
+
+
+async def measure_gates(transport: str, args: argparse.Namespace, exes: dict[str, str | None]) -> dict[str, Any]:
+    """Each build its own server and graph, seeded alike, called in turn."""
+    ports = {name: free_port() for name in exes}
+    servers = {name: server_argv("gate", transport, ports[name], exe) for name, exe in exes.items()}
+    profiles = Profiles(args, transport, servers)
+    times = {name: {tool: [] for tool in gate_ops(0, 1)} for name in exes}
+    data = Path(tempfile.mkdtemp(prefix="wg-profile-"))
     try:
-        async with connect(argv, transport, port, env) as client:
-            spy = None
-            if kind == "floor":
-                await floor_loop(client, 100, {"floor": []})  # warm-up
-                spy = start_py_spy(server_pid(argv), raw) if raw else None
-                if profiler:
-                    profiler.enable()
-                await floor_loop(client, args.calls * 3, times)
-            else:
+        async with AsyncExitStack() as stack:
+            clients = {
+                name: await stack.enter_async_context(connect(argv, transport, ports[name], gate_env(data / name)))
+                for name, argv in servers.items()
+            }
+            for client in clients.values():
                 await seed(client, args.entities)
-                await gate_loop(client, args.entities, 20, {k: [] for k in times})  # warm-up
-                spy = start_py_spy(server_pid(argv), raw) if raw else None
-                if profiler:
-                    profiler.enable()
-                await gate_loop(client, args.entities, args.calls, times)
-            if profiler:
-                profiler.disable()
-            if spy:
-                stop_py_spy(spy)
+            await gate_loop(clients, args.entities, 20, {name: {t: [] for t in gate_ops(0, 1)} for name in exes})
+            profiles.start()
+            await gate_loop(clients, args.entities, args.calls, times)
+            profiles.stop()
     finally:
         shutil.rmtree(data, ignore_errors=True)
-    if profiler:
-        args.client_profile.mkdir(parents=True, exist_ok=True)
-        out = args.client_profile / f"client-{transport}-{name}.pstats"
-        profiler.dump_stats(out)
-        print(f"client profile ({transport}, {name}): {out}")
-        pstats.Stats(str(out)).sort_stats("tottime").print_stats(12)
-    if raw is not None:
-        print_top(raw, name, transport)
-    return {op: statistics.median(samples) * 1000 for op, samples in times.items() if samples}
+    profiles.report()
+    return {name: {tool: statistics.median(t) * 1000 for tool, t in ops.items()} for name, ops in times.items()}
 
 
 def print_top(raw: Path, kind: str, transport: str, top: int = 15) -> None:
@@ -241,10 +284,9 @@ async def main(args: argparse.Namespace) -> None:
     if args.py_spy:
         args.py_spy.mkdir(parents=True, exist_ok=True)
     for transport in args.transport:
-        floor = (await measure("floor", transport, args))["floor"]
-        gates = {"gate": await measure("gate", transport, args)}
-        if args.baseline:
-            gates["baseline"] = await measure("gate", transport, args, str(args.baseline))
+        floor = await measure_floor(transport, args)
+        exes = {"gate": None, **({"baseline": str(args.baseline)} if args.baseline else {})}
+        gates = await measure_gates(transport, args, exes)
         print(f"\n{transport}: floor {floor:.2f} ms (median of {args.calls * 3})")
         for op in ("create_entities", "search_nodes", "open_nodes"):
             line = "  ".join(f"{name} {ms[op]:6.2f} ms = {ms[op] / floor:4.2f}x" for name, ms in gates.items())
