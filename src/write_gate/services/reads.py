@@ -230,7 +230,7 @@ def to_entity(
     show_claims: bool = False,
     weigh: Callable[[ValueProvenance], float] | None = None,
 ) -> Entity:
-    props, claims = split_claims(props)
+    props, claims = split_claims(props, parse=show_claims)
     observations = props.get("observations")
     listed = isinstance(observations, list) and all(isinstance(o, str) for o in observations)
     rest = {k: v for k, v in props.items() if k not in _HIDDEN and not k.startswith(FOLD_PREFIX)}
@@ -255,7 +255,7 @@ def to_relation(
     show_claims: bool,
     weigh: Callable[[ValueProvenance], float] | None = None,
 ) -> Relation:
-    plain, claims = split_claims(props)
+    plain, claims = split_claims(props, parse=show_claims)
     return Relation(
         from_=start,
         to=end,
