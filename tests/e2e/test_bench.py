@@ -14,6 +14,7 @@ pytestmark = pytest.mark.anyio
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
+WRITE_GATE = Path(sys.executable).parent / "write-gate"
 
 
 def bench_module(name: str) -> ModuleType:
@@ -53,6 +54,8 @@ async def test_run_sections_without_npm() -> None:
         ("read_latency", ("--nodes", "200", "--calls", "3"), "search_nodes"),
         ("typed_links", ("--calls", "2"), "100"),
         ("http_sessions", ("--sessions", "3", "--idle", "1"), "sessions"),
+        # Both transports, and a baseline build (this one again) called in turn with it.
+        ("profile_calls", ("--entities", "20", "--calls", "3", "--baseline", str(WRITE_GATE)), "baseline"),
     ],
 )
 def test_script_runs(script: str, args: tuple[str, ...], says: str) -> None:

@@ -47,6 +47,8 @@ def test_parse_reads_only_well_formed_claims() -> None:
         assert parse_claim(bad) is None
     plain, claims = split_claims({"age": 36, "_p_age": CLAIM, "_p_old": "damaged", "created_at": "t"})
     assert plain == {"age": 36, "created_at": "t"} and set(claims) == {"age"}
+    # A read that does not show claims drops them the same way, unparsed.
+    assert split_claims({"age": 36, "_p_age": CLAIM, "_p_old": "damaged"}, parse=False) == ({"age": 36}, {})
 
 
 def test_the_filter_needs_one_value_to_match_every_condition_given() -> None:

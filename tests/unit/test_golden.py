@@ -201,9 +201,9 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "batch_write_relationships_merge_endpoints": lambda: Statement(
             write_relationships_batch("WORKS_FOR", "Person", "Organization", True)
         ),
-        "read_page": lambda: read_cypher.page_of_label("Person", searching=False),
-        "read_page_search": lambda: read_cypher.page_of_label("Person", searching=True),
-        "read_page_search_claims": lambda: read_cypher.page_of_label("Person", searching=True, filtered=True),
+        "read_page": lambda: read_cypher.page_of_labels(("Organization", "Person"), searching=False),
+        "read_page_search": lambda: read_cypher.page_of_labels(("Organization", "Person"), searching=True),
+        "read_page_search_claims": lambda: read_cypher.page_of_labels(("Person",), searching=True, filtered=True),
         "read_ids_with_matching_claims": lambda: read_cypher.IDS_WITH_MATCHING_CLAIMS,
         "read_ids_by_name": lambda: read_cypher.ids_by_name(["Person", "Organization"], ["Npc"]),
         "read_expand": lambda: read_cypher.expand(outgoing_only=False),
@@ -253,7 +253,6 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_merge_node_state": lambda: resolution_cypher.node_state("Person"),
         "read_merge_links": lambda: resolution_cypher.LINKS,
         "read_alias_target": lambda: alias_cypher.alias_target("Person"),
-        "read_aliases_among": lambda: alias_cypher.ALIASES_AMONG,
         "read_alias_node_id": lambda: alias_cypher.node_id("Person"),
         "record_migration": lambda: record_migration(s("0001"), s("time")),
         "collapse_registry_versions": lambda: COLLAPSE_REGISTRY_VERSIONS,

@@ -63,14 +63,15 @@ def parse_claim(stored: Any) -> ValueProvenance | None:
     return ValueProvenance(agent=agent, source=source, extraction_method=method, confidence=confidence, at=at)
 
 
-def split_claims(props: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, ValueProvenance]]:
-    """A node's or relationship's properties without the claims, and each value's claim by property."""
+def split_claims(props: Mapping[str, Any], parse: bool = True) -> tuple[dict[str, Any], dict[str, ValueProvenance]]:
+    """A node's or relationship's properties without the claims, and each value's claim by property (none
+    when not `parse`: a read that does not show claims need not build them)."""
     plain: dict[str, Any] = {}
     claims: dict[str, ValueProvenance] = {}
     for name, value in props.items():
-        if not is_claim(name):
+        if not name.startswith(CLAIM_PREFIX):
             plain[name] = value
-        elif (parsed := parse_claim(value)) is not None:
+        elif parse and (parsed := parse_claim(value)) is not None:
             claims[name[len(CLAIM_PREFIX) :]] = parsed
     return plain, claims
 

@@ -1,5 +1,6 @@
 """The one small protocol every engine implements: run a parameterised statement, read or write."""
 
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -49,8 +50,19 @@ class GraphBackend(Protocol):
     async def close(self) -> None: ...
 
 
+# What most values are: returned as they are, before any slower test (this runs on every value of every row).
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def plain(value: Any) -> Any:
     """Engine values to JSON-ready Python: nodes and relationships become maps of their properties."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is list:
+        return [plain(v) for v in value]
+    if kind is dict or kind is OrderedDict:  # falkordb answers a map as an OrderedDict
+        return {key: plain(v) for key, v in value.items()}
     props = getattr(value, "properties", None)
     if isinstance(props, Mapping):  # falkordb Node/Edge
         return {key: plain(v) for key, v in props.items()}

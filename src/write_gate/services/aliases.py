@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from write_gate.core.cypher.aliases import ALIASES_AMONG, alias_target, node_id
+from write_gate.core.cypher.aliases import alias_target, node_id
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import is_identifier
 from write_gate.core.identity import identity_key
@@ -71,32 +71,37 @@ def addressed_to(request: Any, survivor: Survivor, label_field: str, keys_field:
     return request.model_copy(update=update)
 
 
-async def survivor_ids(read: Read, registry: SchemaRegistry, ids: list[int]) -> dict[int, int]:
-    """For the aliases among `ids`, their survivor's id (a read shows the survivor, never the alias)."""
+@dataclass(frozen=True)
+class Alias:
+    """A node found that is an alias: its id, and the label and `_key` of the node it was merged into."""
+
+    id: int
+    label: str
+    key: str
+
+
+async def survivor_ids(read: Read, registry: SchemaRegistry, aliases: list[Alias]) -> dict[int, int]:
+    """For the aliases found, their survivor's id (a read shows the survivor, never the alias)."""
     found: dict[int, int] = {}
-    if not ids:
-        return found
-    for row in await read(Statement(ALIASES_AMONG.text, {"ids": ids})):
-        survivor = await _chain_end(read, registry, row["label"], row["key"])
+    for alias in aliases:
+        survivor = await _chain_end(read, registry, alias.label, alias.key)
         hits = await read(Statement(node_id(survivor.label).text, {"key": identity_key(survivor.keys)}))
         if hits:
-            found[row["id"]] = hits[0]["id"]
+            found[alias.id] = hits[0]["id"]
     return found
 
 
 async def survivor_names(
-    read: Read, registry: SchemaRegistry, found: dict[str, list[tuple[int, list[str]]]]
+    read: Read, registry: SchemaRegistry, found: dict[str, list[tuple[int, list[str]]]], aliases: list[Alias]
 ) -> dict[str, str]:
     """The memory profile's names that are aliases, each with its survivor's name (by name, as that profile
-    addresses entities)."""
+    addresses entities). `found` and `aliases`: what the names' look-up answered."""
     ids = {node_id: name for name, hits in found.items() for node_id, _ in hits}
     renamed: dict[str, str] = {}
-    if not ids:
-        return renamed
-    for row in await read(Statement(ALIASES_AMONG.text, {"ids": list(ids)})):
-        name = (await _chain_end(read, registry, row["label"], row["key"])).keys.get("name")
-        if isinstance(name, str):
-            renamed[ids[row["id"]]] = name
+    for alias in aliases:
+        name = (await _chain_end(read, registry, alias.label, alias.key)).keys.get("name")
+        if isinstance(name, str) and alias.id in ids:
+            renamed[ids[alias.id]] = name
     return renamed
 
 

@@ -33,7 +33,7 @@ from write_gate.core.values import value_kind
 from write_gate.services.aliases import survivor_names
 from write_gate.services.change_records import change_stamp, created_changes
 from write_gate.services.gate import Gate, run_write
-from write_gate.services.reads import OpenNodesRequest, ReadGraphRequest, SearchNodesRequest
+from write_gate.services.reads import Named, OpenNodesRequest, ReadGraphRequest, SearchNodesRequest
 
 # The one property the official server's entities carry: every label this profile writes takes it, whatever
 # its registry entry declares, so no undeclared-property policy refuses an entity.
@@ -196,10 +196,12 @@ class MemoryService:
     async def _found(self, names: Iterable[str]) -> dict[str, list[tuple[int, list[str]]]]:
         return await self.gate.reader.find_by_names(names)
 
-    async def _survivor_names(self, names: Iterable[str]) -> dict[str, str]:
-        """Names that are aliases (merged by merge_entities), each with its survivor's: writes go there."""
+    async def _survivor_names(self, names: Iterable[str]) -> tuple[dict[str, str], Named]:
+        """Names that are aliases (merged by merge_entities), each with its survivor's: writes go there; and
+        what the look-up found (still so for these names when none is an alias)."""
         gate = self.gate
-        return await survivor_names(gate.reader.read, gate.registry, await self._found(names))
+        named = await gate.reader.named(names)
+        return await survivor_names(gate.reader.read, gate.registry, named.found, named.aliases), named
 
     # -- create_entities ------------------------------------------------------------------------
 
@@ -293,13 +295,16 @@ class MemoryService:
     ) -> tuple[list[ItemOutcome], RelationsCreated]:
         """As create_entities; `known` adds names (with their labels) a dry run would have created."""
         gate, stamp = self.gate, self.gate.stamp(agent)
+        found = None
         if write:
-            renamed = await self._survivor_names(n for r in relations for n in (r.from_, r.to))
+            renamed, named = await self._survivor_names(n for r in relations for n in (r.from_, r.to))
             relations = [
                 r.model_copy(update={"from_": renamed.get(r.from_, r.from_), "to": renamed.get(r.to, r.to)})
                 for r in relations
             ]
-        found = await self._found(n for r in relations for n in (r.from_, r.to))
+            found = None if renamed else named.found  # no alias among them: the look-up stands
+        if found is None:
+            found = await self._found(n for r in relations for n in (r.from_, r.to))
         for name, label in (known or {}).items():
             found.setdefault(name, [(-1, [label])])
         plans: dict[int, Any] = {}
@@ -378,12 +383,12 @@ class MemoryService:
         `last_updated` / `updated_by`, and the entity's claim (source, method, confidence, written_by)
         stays that of whoever wrote it."""
         gate, stamp = self.gate, self.gate.stamp(agent)
-        renamed = await self._survivor_names(item.entityName for item in items)
+        renamed, named = await self._survivor_names(item.entityName for item in items)
         asked = [item.entityName for item in items]  # answered as asked, written to the survivor
         items = [
             item.model_copy(update={"entityName": renamed.get(item.entityName, item.entityName)}) for item in items
         ]
-        found = await self._found(item.entityName for item in items)
+        found = await self._found(item.entityName for item in items) if renamed else named.found
         for item in items:
             if item.entityName not in found:
                 # The official server's words, so prompts written for it still read them.

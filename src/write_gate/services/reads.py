@@ -34,7 +34,7 @@ from write_gate.core.registry import SchemaEntry, SchemaRegistry
 from write_gate.core.values import unstorable
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend, Row
 from write_gate.engines.errors import engine_failure
-from write_gate.services.aliases import survivor_ids
+from write_gate.services.aliases import Alias, survivor_ids
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
@@ -230,7 +230,7 @@ def to_entity(
     show_claims: bool = False,
     weigh: Callable[[ValueProvenance], float] | None = None,
 ) -> Entity:
-    props, claims = split_claims(props)
+    props, claims = split_claims(props, parse=show_claims)
     observations = props.get("observations")
     listed = isinstance(observations, list) and all(isinstance(o, str) for o in observations)
     rest = {k: v for k, v in props.items() if k not in _HIDDEN and not k.startswith(FOLD_PREFIX)}
@@ -255,7 +255,7 @@ def to_relation(
     show_claims: bool,
     weigh: Callable[[ValueProvenance], float] | None = None,
 ) -> Relation:
-    plain, claims = split_claims(props)
+    plain, claims = split_claims(props, parse=show_claims)
     return Relation(
         from_=start,
         to=end,
@@ -347,6 +347,14 @@ def _claims(query: ProvenanceQuery | None) -> tuple[ClaimFilter | None, bool]:
     return (query.claim_filter(), True) if query is not None else (None, False)
 
 
+@dataclass(frozen=True)
+class Named:
+    """What a look-up by name found: each name's nodes (id, labels), and the aliases among them."""
+
+    found: dict[str, list[tuple[int, list[str]]]]
+    aliases: list[Alias]
+
+
 class Reader:
     def __init__(
         self,
@@ -405,23 +413,25 @@ class Reader:
         names = self.labels_to_read(labels)
         if position is not None:
             names = [label for label in names if label >= position["l"]]
+        filtered = claims is not None and claims.active
+        statement = read_cypher.page_of_labels(tuple(names), searching=query is not None, filtered=filtered)
+        if statement is None:
+            return [], None
+        after = position["a"] if position is not None and names[0] == position["l"] else ""
+        params: dict[str, Any] = {"after": after, "limit": limit + 1}
+        if query is not None:
+            params["query"] = fold(query)
+        if filtered and claims is not None:
+            params |= claims.params()
+        rows = await self.read(Statement(statement.text, params))
+        rows.sort(key=lambda row: row["part"])  # label after label; stable, so each keeps its `_key` order
         ids: list[int] = []
         last: tuple[str, str] | None = None
-        for label in names:
-            after = position["a"] if position is not None and label == position["l"] else ""
-            filtered = claims is not None and claims.active
-            statement = read_cypher.page_of_label(label, searching=query is not None, filtered=filtered)
-            params: dict[str, Any] = {"after": after, "limit": limit + 1 - len(ids)}
-            if query is not None:
-                params["query"] = fold(query)
-            if filtered and claims is not None:
-                params |= claims.params()
-            rows = await self.read(Statement(statement.text, params))
-            for row in rows:
-                if len(ids) == limit:
-                    return ids, encode_cursor(kind, l=last[0], a=last[1]) if last else None
-                ids.append(row["id"])
-                last = (label, row["key"])
+        for row in rows:
+            if len(ids) == limit:
+                return ids, encode_cursor(kind, l=last[0], a=last[1]) if last else None
+            ids.append(row["id"])
+            last = (names[row["part"]], row["key"])
         return ids, None
 
     async def read_graph(self, request: ReadGraphRequest, *, relations_limit: int | None = None) -> GraphResult:
@@ -443,9 +453,9 @@ class Reader:
 
     async def open_nodes(self, request: OpenNodesRequest) -> GraphResult:
         position = decode_cursor(request.cursor, "open", r=int)
-        found = await self.find_by_names(request.names)
-        page = sorted({node_id for hits in found.values() for node_id, _ in hits})
-        survivors = await survivor_ids(self.read, self._registry(), page)  # an alias's name opens its survivor
+        named = await self.named(request.names)
+        page = sorted({node_id for hits in named.found.values() for node_id, _ in hits})
+        survivors = await survivor_ids(self.read, self._registry(), named.aliases)  # an alias opens its survivor
         page = sorted({survivors.get(node_id, node_id) for node_id in page})
         claims, show = _claims(request.provenance)
         if page and claims is not None and claims.active:
@@ -473,13 +483,21 @@ class Reader:
 
     async def find_by_names(self, names: Iterable[str]) -> dict[str, list[tuple[int, list[str]]]]:
         """Each name's nodes (id, labels), looked up in every registered node label."""
+        return (await self.named(names)).found
+
+    async def named(self, names: Iterable[str]) -> Named:
+        """Each name's nodes (id, labels), looked up in every registered node label, and which of them are
+        aliases (of what), from the same statement."""
         names = list(dict.fromkeys(names))
         scope = self.name_scope()
         statement = read_cypher.ids_by_name(list(scope.keyed_by_name), list(scope.other))
         if statement is None or not names:
-            return {}
+            return Named({}, [])
         params = {"names": names, "name_keys": [identity_key({"name": name}) for name in names]}
         found: dict[str, list[tuple[int, list[str]]]] = {}
+        aliases: dict[int, Alias] = {}  # by id: a node with two registered labels is found twice
         for row in await self.read(Statement(statement.text, params)):
             found.setdefault(row["name"], []).append((row["id"], row["labels"]))
-        return found
+            if row["alias_key"] is not None:
+                aliases[row["id"]] = Alias(row["id"], row["alias_label"], row["alias_key"])
+        return Named(found, list(aliases.values()))

@@ -3,8 +3,8 @@
 The SDK's stdio transport drops a line it cannot read as a message, so the client waits for its timeout.
 Here each line is looked at first (malformed.triage): what is not JSON is answered -32700 (id null), JSON
 that is not a JSON-RPC 2.0 message -32600 (with its id when one can be read); the line is then dropped and
-serving goes on. Lines that are messages go to the SDK's transport unchanged, which keeps its handling of stdout (fd 1
-points at stderr while serving, so stray prints cannot corrupt the protocol).
+serving goes on. Lines that are messages go to the SDK's transport unchanged. While serving, fd 1 points at stderr
+(the SDK's arrangement, or stdio_pipes' when it writes the pipe itself), so stray prints cannot corrupt the protocol.
 """
 
 import sys
@@ -18,6 +18,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
 from write_gate.surface.malformed import triage
+from write_gate.surface.stdio_pipes import pipe_lines, pipe_stdout
 
 
 class _AnsweredLines:
@@ -53,13 +54,22 @@ class _AnsweredLines:
 
 @asynccontextmanager
 async def stdio_transport() -> AsyncIterator[tuple[Any, Any]]:
-    """`(read_stream, write_stream)` for `Server.run`, over this process's stdin and stdout."""
-    # Invalid UTF-8 becomes U+FFFD rather than ending the transport (the SDK decodes the same way).
-    stdin = TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
-    lines = _AnsweredLines(anyio.wrap_file(stdin))
+    """`(read_stream, write_stream)` for `Server.run`, over this process's stdin and stdout: on the event loop
+    when they are pipes (stdio_pipes), else through the SDK's threads."""
+    source = await pipe_lines(0)
+    stdin = None
+    if source is None:
+        # Invalid UTF-8 becomes U+FFFD rather than ending the transport (the SDK decodes the same way).
+        stdin = TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+        source = anyio.wrap_file(stdin)
+    lines = _AnsweredLines(source)
     try:
-        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+        async with (
+            pipe_stdout() as stdout,  # None: the SDK claims stdout and writes it from its thread
+            stdio_server(stdin=lines, stdout=stdout) as (read_stream, write_stream),  # type: ignore[arg-type]
+        ):
             lines.answer_on(write_stream)
             yield read_stream, write_stream
     finally:
-        stdin.detach()  # sys.stdin's buffer is not ours to close
+        if stdin is not None:
+            stdin.detach()  # sys.stdin's buffer is not ours to close

@@ -1,5 +1,11 @@
-MATCH (n:`Person`)
+MATCH (n:`Organization`)
 WHERE n._key > $after AND n._alias_of IS NULL
-RETURN id(n) AS id, n._key AS key
+RETURN 0 AS part, id(n) AS id, n._key AS key
+ORDER BY key
+LIMIT $limit
+UNION ALL
+MATCH (n:`Person`)
+WHERE n._key > '' AND n._alias_of IS NULL
+RETURN 1 AS part, id(n) AS id, n._key AS key
 ORDER BY key
 LIMIT $limit

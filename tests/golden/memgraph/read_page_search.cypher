@@ -1,5 +1,13 @@
+MATCH (n:`Organization`)
+WITH n WHERE n._search CONTAINS $query
+WITH n WHERE n._key > $after AND n._alias_of IS NULL
+RETURN 0 AS part, id(n) AS id, n._key AS key
+ORDER BY key
+LIMIT $limit
+UNION ALL
 MATCH (n:`Person`)
-WHERE n._key > $after AND n._alias_of IS NULL AND n._search CONTAINS $query
-RETURN id(n) AS id, n._key AS key
+WITH n WHERE n._search CONTAINS $query
+WITH n WHERE n._key > '' AND n._alias_of IS NULL
+RETURN 1 AS part, id(n) AS id, n._key AS key
 ORDER BY key
 LIMIT $limit

@@ -34,14 +34,6 @@ def alias_target(label: str) -> Statement:
     )
 
 
-# Read-only: which of the nodes of `ids` are aliases, and of what.
-ALIASES_AMONG = Statement(
-    "UNWIND $ids AS i\n"
-    f"MATCH (n) WHERE id(n) = i AND n.{ALIAS_OF} IS NOT NULL\n"
-    f"RETURN id(n) AS id, n.{ALIAS_LABEL} AS label, n.{ALIAS_OF} AS key"
-)
-
-
 def node_id(label: str) -> Statement:
     """Read-only: a node's id by identity. Parameters: `key`."""
     return Statement(f"MATCH (n:{quote(label)} {{{KEY_FIELD}: $key}})\nRETURN id(n) AS id")
