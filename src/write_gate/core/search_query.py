@@ -22,7 +22,7 @@ words it holds (FalkorDB: about 100), so such a term alone can miss matches when
 """
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -220,7 +220,7 @@ def leaves(node: Node) -> list[tuple[Term, bool]]:
 # --- judging ------------------------------------------------------------------------------------------
 
 # A node as the judge reads it: each field's folded values (`_f_<field>` without the prefix), each as words.
-Document = Mapping[str, Sequence[Sequence[str]]]
+Document = Mapping[str, Sequence[list[str]]]
 
 
 def document(folded: Mapping[str, Sequence[str]]) -> dict[str, list[list[str]]]:
@@ -247,7 +247,9 @@ def occurrences(term: Term, doc: Document) -> dict[str, int]:
     for field in fields:
         count = 0
         for words in doc.get(field, ()):
-            if n == 1:
+            if n == 1 and not (term.prefix or term.edits):
+                count += words.count(term.words[0])  # the common case, at C speed
+            elif n == 1:
                 count += sum(1 for word in words if _word_matches(term, word))
             else:
                 count += sum(1 for i in range(len(words) - n + 1) if tuple(words[i : i + n]) == term.words)
@@ -256,14 +258,19 @@ def occurrences(term: Term, doc: Document) -> dict[str, int]:
     return found
 
 
-def matches(node: Node, doc: Document) -> bool:
+def evaluate(node: Node, holds: Callable[[Term], bool]) -> bool:
+    """The query's truth, given each term's."""
     if isinstance(node, Term):
-        return bool(occurrences(node, doc))
+        return holds(node)
     if isinstance(node, Not):
-        return not matches(node.child, doc)
+        return not evaluate(node.child, holds)
     if isinstance(node, And):
-        return all(matches(child, doc) for child in node.children)
-    return any(matches(child, doc) for child in node.children)
+        return all(evaluate(child, holds) for child in node.children)
+    return any(evaluate(child, holds) for child in node.children)
+
+
+def matches(node: Node, doc: Document) -> bool:
+    return evaluate(node, lambda term: bool(occurrences(term, doc)))
 
 
 def matched_fields(node: Node, doc: Document) -> list[str]:

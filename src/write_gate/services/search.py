@@ -29,11 +29,10 @@ from write_gate.core.search_query import (
     document,
     leaves,
     matched_fields,
-    matches,
     parse,
     recall,
 )
-from write_gate.core.search_ranking import tf_idf
+from write_gate.core.search_ranking import judge_and_score
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend, Row
 from write_gate.engines.errors import engine_failure
 from write_gate.services.reads import (
@@ -54,7 +53,7 @@ DEFAULT_RANKED_LIMIT = 20
 MAX_RANKED_LIMIT = 200
 # Candidates taken from the index per label, best first by its own score: a query matching more is ranked among
 # these (an answer for a word in every node is not made better by reading them all).
-MAX_CANDIDATES = 5000
+MAX_CANDIDATES = 1000
 
 QUERY_HELP = (
     'Words (all must match); OR, NOT or -word, (groups), "phrases", prefix*, typo~ or typo~2 (edits), '
@@ -199,10 +198,9 @@ class Searcher:
     def _ranked(rows: Sequence[Row], tree: Node) -> list[Hit]:
         """The candidates the judge keeps, once per node, scored by TF-IDF over all the candidates, best first."""
         docs = {row["id"]: judged_document(row) for row in rows}
-        ids = list(docs)
-        scores = dict(zip(ids, tf_idf(tree, [docs[i] for i in ids]), strict=True))
         keys = {row["id"]: row["key"] or "" for row in rows}
-        hits = [Hit(round(scores[i], 6), keys[i], i) for i, doc in docs.items() if matches(tree, doc)]
+        judged = judge_and_score(tree, list(docs.values()))
+        hits = [Hit(round(j.score, 6), keys[i], i) for i, j in zip(docs, judged, strict=True) if j.matches]
         return sorted(hits, key=lambda h: (-h.score, h.key, h.id))
 
     async def search(self, request: RankedSearchRequest) -> RankedResult:
