@@ -18,7 +18,9 @@ import anyio
 CHUNK_ITEMS = 1_000
 
 
-def chunks[T](items: list[T], size: int = CHUNK_ITEMS) -> list[list[T]]:
+def chunks[T](items: list[T], size: int | None = None) -> list[list[T]]:
+    """`items` in runs of `size` (CHUNK_ITEMS, read when called), in order."""
+    size = size or CHUNK_ITEMS
     return [items[start : start + size] for start in range(0, len(items), size)]
 
 
