@@ -11,6 +11,7 @@ node's `_search` text is the join of every `_f_` list. Engines' own `toLower` fo
 (Memgraph), so a statement never folds case itself: it compares stored folded text with a folded query.
 """
 
+import functools
 import hashlib
 import json
 import unicodedata
@@ -80,7 +81,12 @@ def folded_properties(*maps: Mapping[str, Any]) -> dict[str, list[str]]:
 
 
 def label_fold(label: str, remapped_from: str | None) -> list[str]:
+    return list(_label_fold(label, remapped_from))
+
+
+@functools.lru_cache(maxsize=1024)  # the same few labels on every write: a batch folds each once
+def _label_fold(label: str, remapped_from: str | None) -> tuple[str, ...]:
     texts = [fold(label)]
     if remapped_from:
         texts.append(fold(remapped_from.lstrip(":")))
-    return texts
+    return tuple(texts)

@@ -69,9 +69,25 @@ def _missing_endpoint(start: Endpoint, end: Endpoint, found: Mapping[str, Any]) 
     )
 
 
+_ID_BYTES = 16
+_IDS_PER_READ = 256  # one read of the system's randomness per 256 ids: a batch makes one id per item
+_random_pool = bytearray()
+
+
+def _forget_pool() -> None:
+    _random_pool.clear()  # a forked child draws its own: it must never repeat its parent's ids
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
 def new_id() -> str:
-    """`uuid.uuid4().hex`, without building the UUID object: a batch makes one per item."""
-    raw = bytearray(os.urandom(16))
+    """As `uuid.uuid4().hex` (the same randomness, the same form), without a system call and a UUID object
+    per id."""
+    if not _random_pool:
+        _random_pool.extend(os.urandom(_ID_BYTES * _IDS_PER_READ))
+    raw = _random_pool[-_ID_BYTES:]
+    del _random_pool[-_ID_BYTES:]
     raw[6] = (raw[6] & 0x0F) | 0x40  # version 4
     raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
     return raw.hex()
