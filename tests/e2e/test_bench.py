@@ -73,6 +73,7 @@ async def test_scale_section_at_tiny_sizes(monkeypatch: pytest.MonkeyPatch, tmp_
         ("read_latency", ("--nodes", "200", "--calls", "3"), "search_nodes"),
         ("typed_links", ("--calls", "2"), "100"),
         ("http_sessions", ("--sessions", "3", "--idle", "1"), "sessions"),
+        ("batch_versions", ("--base", "HEAD", "--items", "50", "--rounds", "1"), "nodes/s"),
     ],
 )
 def test_script_runs(script: str, args: tuple[str, ...], says: str) -> None:
