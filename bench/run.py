@@ -161,7 +161,7 @@ def person_rows(prefix: str, items: int) -> list[dict[str, Any]]:
     ]
 
 
-async def batch_ingest(items: int, rounds: int = 3) -> None:
+async def batch_ingest(items: int, rounds: int = 5) -> None:
     """write_nodes as the tool runs it (the batch validated in one call, then planned, guarded, written) against
     the same statements built ahead and run back to back; alternated `rounds` times on one engine, each round
     with new keys, so both sides write new nodes into a graph of the same size."""
@@ -413,6 +413,8 @@ def kept_sections(out: Path) -> list[str]:
             keep = not line[3:].startswith(GENERATED)
         if keep:
             kept.append(line)
+    while kept and not kept[-1]:
+        kept.pop()
     return [*kept, ""] if kept else []
 
 

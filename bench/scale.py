@@ -10,6 +10,7 @@ resident memory of the engine process (redis-server), of the gate process, and t
 To measure one more operation, add one line to OPERATIONS.
 """
 
+import os
 import shutil
 import statistics
 import tempfile
@@ -150,7 +151,8 @@ async def scale(sizes: list[int], log: Callable[[str], None] = print) -> dict[st
                 costs = await grow(client, nodes, size)
                 nodes, ingest_s = size, ingest_s + time.perf_counter() - started
                 ops = {**costs, **{op.name: await time_operation(client, op, nodes) for op in OPERATIONS}}
-                point = {"nodes": nodes, "ingest_s": ingest_s, "ops_ms": ops, **memory(data_dir)}
+                load = os.getloadavg()[0]  # the machine's: a shared one's load is part of every figure
+                point = {"nodes": nodes, "ingest_s": ingest_s, "ops_ms": ops, "load": load, **memory(data_dir)}
                 points.append(point)
                 log(
                     f"scale {nodes:>9,} nodes (ingested in {ingest_s:,.0f} s): "
@@ -200,14 +202,15 @@ def plot(results: dict[str, Any], path: Path) -> None:
 def report_lines(results: dict[str, Any]) -> list[str]:
     names = results["operations"]
     lines = [
-        "| nodes | " + " | ".join(names) + " | engine RSS | gate RSS | on disk | ingest time |",
-        "|---|" + "---|" * (len(names) + 4),
+        "| nodes | " + " | ".join(names) + " | engine RSS | gate RSS | on disk | ingest time | load |",
+        "|---|" + "---|" * (len(names) + 5),
     ]
     for p in results["points"]:
+        load = f"{p['load']:.1f}" if "load" in p else ""  # points measured before it was recorded have none
         lines.append(
             f"| {p['nodes']:,} | "
             + " | ".join(f"{p['ops_ms'][name]:.2f} ms" for name in names)
             + f" | {p['engine_mib']:,.0f} MiB | {p['gate_mib']:,.0f} MiB | {p['disk_mib']:,.0f} MiB"
-            + f" | {p['ingest_s']:,.0f} s |"
+            + f" | {p['ingest_s']:,.0f} s | {load} |"
         )
     return lines
