@@ -10,6 +10,7 @@ from mcp import Client
 from tests.conftest import MATRIX_SCHEMAS, is_bolt_tier, open_client
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
+from write_gate.services import pipeline
 from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
@@ -154,7 +155,13 @@ async def single(client: Client, tool: str, args: dict[str, Any]) -> dict[str, A
     }
 
 
-async def test_batches_match_single_calls_item_by_item(settings: Settings) -> None:
+@pytest.mark.parametrize("chunk_items", [pipeline.CHUNK_ITEMS, 2], ids=["one-chunk", "chunks-of-2"])
+async def test_batches_match_single_calls_item_by_item(
+    settings: Settings, chunk_items: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In one statement, or in many (each chunk decided while the one before is written): the same answers,
+    the same graph, the same history as one single call per item."""
+    monkeypatch.setattr(pipeline, "CHUNK_ITEMS", chunk_items)
     if settings.backend.value == "memgraph" and not is_bolt_tier(settings):
         pytest.skip("Memgraph runs one database: the two graphs compared here would be one")
     one, many = await fresh_graph(settings), await fresh_graph(settings)

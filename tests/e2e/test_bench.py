@@ -34,16 +34,36 @@ def run_script(name: str, *args: str) -> str:
     return result.stdout
 
 
-async def test_run_sections_without_npm() -> None:
+async def test_run_sections_without_npm(monkeypatch: pytest.MonkeyPatch) -> None:
     """Sections 1, 2 and 4 of bench/run.py (section 3 installs the official server from npm: `run.py --quick`)."""
     pytest.importorskip("psutil", reason="bench/run.py needs the bench group's psutil")
+    monkeypatch.syspath_prepend(str(BENCH))  # run.py imports bench/scale.py, as it does run as a script
     run = bench_module("run")
     await run.gate_overhead(20)
-    await run.batch_ingest(50)
+    await run.batch_ingest(1500, rounds=1)  # two chunks: the pipeline runs, and the raw side is built alike
     await run.reads_at_scale(100)
-    assert run.RESULTS["batch"]["items"] == 50
+    assert run.RESULTS["batch"]["items"] == 1500
     assert run.RESULTS["overhead"]["calls"] == 20
     assert run.RESULTS["reads"]["nodes"] == 100
+
+
+async def test_scale_section_at_tiny_sizes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Section 5 (`run.py --only-scale --sizes ...`): the graph grown through the batch tools, every operation
+    timed and the server's memory read at each size, the plot and the table drawn from the points."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    scale = bench_module("scale")
+    results = await scale.scale([150, 300])
+    assert [p["nodes"] for p in results["points"]] == [150, 300]
+    for point in results["points"]:
+        assert set(point["ops_ms"]) == set(results["operations"])
+        assert point["engine_mib"] > 0  # the engine process was found
+    assert scale.report_lines(results)[-1].startswith("| 300 |")
+    try:
+        import matplotlib  # noqa: F401 - the bench group's
+    except ImportError:
+        return
+    scale.plot(results, tmp_path / "scale.png")
+    assert (tmp_path / "scale.png").stat().st_size > 0
 
 
 @pytest.mark.parametrize(
@@ -56,6 +76,8 @@ async def test_run_sections_without_npm() -> None:
         ("http_sessions", ("--sessions", "3", "--idle", "1"), "sessions"),
         # Both transports, and a baseline build (this one again) called in turn with it.
         ("profile_calls", ("--entities", "20", "--calls", "3", "--baseline", str(WRITE_GATE)), "baseline"),
+        ("batch_versions", ("--base", "HEAD", "--items", "50", "--rounds", "1"), "nodes/s"),
+        ("ranked_search", ("--sizes", "300", "--calls", "2"), "search_nodes_ranked"),
     ],
 )
 def test_script_runs(script: str, args: tuple[str, ...], says: str) -> None:

@@ -18,6 +18,7 @@ from mcp import Client
 from tests.conftest import ok, open_client, rejected
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
+from write_gate.services import pipeline
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
 
@@ -219,9 +220,11 @@ async def test_a_relationship_property_meets_its_types_policy(
     )
 
 
+@pytest.mark.parametrize("chunk_items", [pipeline.CHUNK_ITEMS, 1], ids=["one-chunk", "chunks-of-1"])
 async def test_batches_meet_conflicts_as_single_writes_do(
-    api_bot: Client, llm_bot: Client, graph: GraphBackend
+    api_bot: Client, llm_bot: Client, graph: GraphBackend, chunk_items: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(pipeline, "CHUNK_ITEMS", chunk_items)
     await ok(api_bot, "write_node", person("Gus", {"email": "g@api", "age": 1}, API))
     out = await ok(
         llm_bot,

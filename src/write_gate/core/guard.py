@@ -18,7 +18,7 @@ from write_gate.core.model import ConflictMet
 from write_gate.core.registry import ConflictPolicy
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: built per item of a batch, where a frozen init costs 5x
 class Guarded:
     write: dict[str, Any]  # the properties to set, the policies applied
     revision: int  # the subject's revision as read: the write's guard (absent subject: 0)
@@ -50,10 +50,11 @@ def guard_write(
 ) -> Guarded:
     """`current`: the subject's stored properties, None when it does not exist yet (then its `identity`, the
     merge keys it is created with, is recorded as written too). Raises CONFLICT under a `reject` policy."""
-    decision = decide(current or {}, incoming, claim, policy_of, weigh)
+    if current is None:
+        return fresh_write(subject, incoming, identity, claim, change_id)
+    decision = decide(current, incoming, claim, policy_of, weigh)
     revision = revision_of(current)
     ctx = WriteContext(change_id, claim.at, revision + 1, claim)
-    written = {**identity, **decision.write} if current is None else decision.write
     ids = [new_id() for _ in decision.conflicts]
     met = [
         ConflictMet(
@@ -69,8 +70,25 @@ def guard_write(
     return Guarded(
         write=decision.write,
         revision=revision,
-        changes=set_changes(subject, current, written, ctx),
+        changes=set_changes(subject, current, decision.write, ctx),
         conflicts=conflict_records(subject, decision.conflicts, ctx, ids),
         met=met,
+        change_id=change_id,
+    )
+
+
+def fresh_write(
+    subject: Subject, incoming: Mapping[str, Any], identity: Mapping[str, Any], claim: ValueProvenance, change_id: str
+) -> Guarded:
+    """`guard_write` for a subject absent when read: no value to conflict with, so every incoming one is written
+    (no policy to weigh, nothing to decide), and the identity it is created with is recorded as written too."""
+    ctx = WriteContext(change_id, claim.at, 1, claim)
+    written = {**identity, **incoming}
+    return Guarded(
+        write=dict(incoming),
+        revision=0,
+        changes=set_changes(subject, None, written, ctx),
+        conflicts=[],
+        met=[],
         change_id=change_id,
     )

@@ -11,6 +11,7 @@ node's `_search` text is the join of every `_f_` list. Engines' own `toLower` fo
 (Memgraph), so a statement never folds case itself: it compares stored folded text with a folded query.
 """
 
+import functools
 import hashlib
 import json
 import unicodedata
@@ -30,6 +31,8 @@ SEPARATOR = "\t"
 OLD_SEPARATOR = "\n"
 
 _INT64 = 2**63
+# One encoder for every key: `json.dumps` with options builds a new one per call, a third of a key's cost.
+_KEY_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
 MAX_PLAIN_KEY = 1024
 HASHED_KEY_PREFIX = "#sha256:"
 
@@ -46,7 +49,7 @@ def identity_key(merge_keys: Mapping[str, Any]) -> str:
     `MAX_PLAIN_KEY` characters, `#sha256:` and the text's digest: FalkorDB's index finds no string longer
     than 4,096 bytes (a MERGE on one duplicates), and a canonical text never starts with `#`."""
     canonical = {key: _canonical(value) for key, value in merge_keys.items()}
-    text = json.dumps(canonical, sort_keys=True, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    text = _KEY_ENCODER.encode(canonical)
     if len(text) <= MAX_PLAIN_KEY:
         return text
     return HASHED_KEY_PREFIX + hashlib.sha256(text.encode("ascii")).hexdigest()
@@ -81,7 +84,12 @@ def folded_properties(*maps: Mapping[str, Any]) -> dict[str, list[str]]:
 
 
 def label_fold(label: str, remapped_from: str | None) -> list[str]:
+    return list(_label_fold(label, remapped_from))
+
+
+@functools.lru_cache(maxsize=1024)  # the same few labels on every write: a batch folds each once
+def _label_fold(label: str, remapped_from: str | None) -> tuple[str, ...]:
     texts = [fold(label)]
     if remapped_from:
         texts.append(fold(remapped_from.lstrip(":")))
-    return texts
+    return tuple(texts)

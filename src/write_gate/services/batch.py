@@ -1,22 +1,23 @@
 """`write_nodes` and `write_relationships`: many items in one call, each checked like its single-item tool,
-the valid ones written in one UNWIND statement per label (or relationship type and endpoint shape), and
-an outcome for every item in input order."""
+the valid ones written with one UNWIND statement per label (or relationship type and endpoint shape) and
+chunk of items, each chunk read and decided while the engine writes the one before (services/pipeline.py),
+and an outcome for every item in input order."""
 
+import functools
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidatorFunctionWrapHandler, WrapValidator
 
 from write_gate.access.agents import Agent
 from write_gate.core.cypher.aliases import ALIAS_OF
-from write_gate.core.cypher.batch_writes import write_nodes_batch, write_relationships_batch
-from write_gate.core.cypher.clauses import (
-    identity_properties,
-    property_breadcrumb,
-    relationship_properties,
-    stub_properties,
-    written_properties,
+from write_gate.core.cypher.batch_writes import (
+    node_row,
+    relationship_row,
+    write_nodes_batch,
+    write_relationships_batch,
 )
 from write_gate.core.cypher.records import current_nodes, current_relationships
 from write_gate.core.cypher.statement import Statement
@@ -34,6 +35,7 @@ from write_gate.core.model import (
     validation_problems,
 )
 from write_gate.services.gate import Gate, Planned, read_to_write, run_write
+from write_gate.services.pipeline import chunks, collector_paused, pipelined
 
 
 def _each_on_its_own(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
@@ -127,81 +129,109 @@ def _summary(gate: Gate, outcomes: list[ItemOutcome | None]) -> BatchWritten:
     return BatchWritten(written=written, rejected=len(items) - written, write_gate_version=gate.version, items=items)
 
 
+@dataclass
+class _Chunk:
+    """A chunk's statement, ready to run, and what each of its items answers once it lands."""
+
+    statement: Statement
+    answers: dict[int, Callable[[Mapping[str, Any]], ItemOutcome]]
+
+
 async def write_nodes(gate: Gate, items: list[WriteNodeRequest | ValidationError], agent: Agent) -> BatchWritten:
     stamp = gate.stamp(agent)
     outcomes: list[ItemOutcome | None] = [None] * len(items)
-    groups: dict[str, list[tuple[int, NodePlan]]] = defaultdict(list)
-    for i, request in enumerate(items):
-        try:
-            if isinstance(request, ValidationError):
-                raise request
-            plan = plan_node_write(request, gate.registry, gate.policy, gate.provider, stamp, compile_statement=False)
-            agent.grant.check_labels([plan.result.label])
-        except (GateRejection, ValidationError) as exc:
-            outcomes[i] = _rejected(i, exc)
-            continue
-        groups[plan.result.label].append((i, plan))
+    groups: dict[str, list[_PlannedNode]] = defaultdict(list)
+    with collector_paused():
+        for i, request in enumerate(items):
+            try:
+                if isinstance(request, ValidationError):
+                    raise request
+                plan = plan_node_write(
+                    request, gate.registry, gate.policy, gate.provider, stamp, compile_statement=False
+                )
+                agent.grant.check_labels([plan.result.label])
+            except (GateRejection, ValidationError) as exc:
+                outcomes[i] = _rejected(i, exc)
+                continue
+            groups[plan.result.label].append(_PlannedNode(i, plan, identity_key(plan.result.merge_keys)))
     for label, planned in groups.items():
         text = write_nodes_batch(label)
-        for wave in _waves(planned, lambda item: identity_key(item[1].result.merge_keys)):
+        for wave in _waves(planned, lambda item: item.key):
             await _write_node_wave(gate, label, text, wave, outcomes)
             # An item that did not land names an alias, or its node moved since it was read: written as
             # write_node writes it (to the survivor; read and decided again).
-            for i, _plan in wave:
-                if outcomes[i] is None:
-                    outcomes[i] = await _one_node(gate, i, cast(WriteNodeRequest, items[i]), agent)
+            for item in wave:
+                if outcomes[item.i] is None:
+                    outcomes[item.i] = await _one_node(gate, item.i, cast(WriteNodeRequest, items[item.i]), agent)
     return _summary(gate, outcomes)
 
 
+@dataclass(frozen=True)
+class _PlannedNode:
+    i: int
+    plan: NodePlan
+    key: str  # its identity key
+
+
 async def _write_node_wave(
-    gate: Gate, label: str, text: str, wave: list[tuple[int, NodePlan]], outcomes: list[ItemOutcome | None]
+    gate: Gate, label: str, text: str, wave: list[_PlannedNode], outcomes: list[ItemOutcome | None]
 ) -> None:
-    """Read the wave's nodes, decide each item under the conflict policies, write them guarded in one
-    statement; an item's outcome is set when it is written or rejected, left None when it did not land."""
-    keys = [identity_key(plan.result.merge_keys) for _, plan in wave]
+    """One read answers which of the wave's nodes exist and what they hold; then chunk by chunk, each item
+    decided under the conflict policies and written guarded. An item's outcome is set when it is written or
+    refused, left None when it did not land (it names an alias, or its node moved since it was read)."""
     try:
-        found = await read_to_write(gate.backend, Statement(current_nodes(label).text, {"keys": keys}))
+        found = await read_to_write(gate.backend, Statement(current_nodes(label).text, {"keys": [n.key for n in wave]}))
     except GateRejection as exc:
-        _refuse_all((i for i, _plan in wave), exc, outcomes)
+        _refuse_all((n.i for n in wave), exc, outcomes)
         return
     current = {row["key"]: row["props"] for row in found}
     entry = gate.registry.get_entry(label)
-    rows, results = [], {}
-    for (i, plan), key in zip(wave, keys, strict=True):
-        props = current.get(key)
-        if props is not None and props.get(ALIAS_OF) is not None:
-            continue  # left to write_node, which follows the alias
-        result = plan.result
-        try:
-            guarded = gate.guard(
-                Subject.node(label, key), entry, props, Planned(plan.properties, result.merge_keys, plan.provenance)
+
+    def prepare(chunk: list[_PlannedNode]) -> _Chunk | None:
+        rows, answers = [], {}
+        for n in chunk:
+            props, result, plan = current.get(n.key), n.plan.result, n.plan
+            if props is not None and props.get(ALIAS_OF) is not None:
+                continue  # left to write_node, which follows the alias
+            try:
+                planned = Planned(plan.properties, result.merge_keys, plan.provenance)
+                guarded = gate.guard(Subject.node(label, n.key), entry, props, planned)
+            except GateRejection as exc:
+                outcomes[n.i] = _rejected(n.i, exc)
+                continue
+            rows.append(
+                node_row(
+                    n.i,
+                    label,
+                    n.key,
+                    result.merge_keys,
+                    guarded.write,
+                    plan.provenance,
+                    result.remapped_from,
+                    result.property_remaps,
+                    guarded.as_guard(props is None),
+                )
             )
-        except GateRejection as exc:
-            outcomes[i] = _rejected(i, exc)
-            continue
-        rows.append(
-            {
-                "i": i,
-                "key": key,
-                "identity": identity_properties(label, result.merge_keys, plan.provenance),
-                "properties": written_properties(
-                    label, guarded.write, result.remapped_from, plan.provenance, result.property_remaps
-                ),
-                "remapped_from": result.remapped_from,
-                **plan.provenance.params(),
-                **guarded.as_guard(props is None).params(),
-            }
-        )
-        results[i] = result.model_copy(update={"conflicts": guarded.met})
-    if not rows:
-        return
+            answers[n.i] = functools.partial(_node_answer, n.i, result, guarded.met)
+        return _Chunk(Statement(text, {"rows": rows}), answers) if rows else None
+
+    await pipelined(chunks(wave), prepare, lambda chunk: _land(gate, chunk, outcomes))
+
+
+async def _land(gate: Gate, chunk: _Chunk, outcomes: list[ItemOutcome | None]) -> None:
+    """Run a chunk's statement; each row it returns is an item written. The statement is atomic: if the engine
+    refuses it, none of its items was written, and each is refused with the engine's answer."""
     try:
-        landed = {row["i"] for row in await run_write(gate.backend, Statement(text, {"rows": rows}))}
-    except GateRejection as exc:  # the statement is atomic: none of its rows was written
-        _refuse_all((row["i"] for row in rows), exc, outcomes)
+        returned = await run_write(gate.backend, chunk.statement)
+    except GateRejection as exc:
+        _refuse_all(chunk.answers, exc, outcomes)
         return
-    for i in landed:
-        outcomes[i] = _node_written(i, results[i])
+    for row in returned:
+        outcomes[row["i"]] = chunk.answers[row["i"]](row)
+
+
+def _node_answer(i: int, result: NodeWritten, met: list[ConflictMet], _row: Mapping[str, Any]) -> ItemOutcome:
+    return _node_written(i, result, met)
 
 
 async def _one_node(gate: Gate, i: int, request: WriteNodeRequest, agent: Agent) -> ItemOutcome:
@@ -209,7 +239,7 @@ async def _one_node(gate: Gate, i: int, request: WriteNodeRequest, agent: Agent)
         result = await gate.write_node(request, agent)
     except GateRejection as exc:
         return _rejected(i, exc)
-    return _node_written(i, result)
+    return _node_written(i, result, result.conflicts)
 
 
 async def _one_relationship(gate: Gate, i: int, request: WriteRelationshipRequest, agent: Agent) -> ItemOutcome:
@@ -226,7 +256,7 @@ def _refuse_all(indexes: Iterable[int], exc: GateRejection, outcomes: list[ItemO
         outcomes[i] = _rejected(i, exc)
 
 
-def _node_written(i: int, result: NodeWritten) -> ItemOutcome:
+def _node_written(i: int, result: NodeWritten, conflicts: list[ConflictMet]) -> ItemOutcome:
     """An item written, as its single tool would have answered it (batched, or redirected past an alias)."""
     return ItemOutcome(
         index=i,
@@ -236,7 +266,7 @@ def _node_written(i: int, result: NodeWritten) -> ItemOutcome:
         confidence=result.confidence,
         remapped_from=result.remapped_from,
         property_remaps=result.property_remaps or None,
-        conflicts=result.conflicts or None,
+        conflicts=conflicts or None,
     )
 
 
@@ -259,87 +289,96 @@ async def write_relationships(
 ) -> BatchWritten:
     stamp = gate.stamp(agent)
     outcomes: list[ItemOutcome | None] = [None] * len(items)
-    groups: dict[tuple[Any, ...], list[tuple[int, RelationshipPlan]]] = defaultdict(list)
-    for i, request in enumerate(items):
-        try:
-            if isinstance(request, ValidationError):
-                raise request
-            plan = plan_relationship_write(request, gate.registry, gate.policy, gate.provider, stamp)
-            agent.grant.check_types([plan.result.type])
-            if plan.merge_endpoints:
-                agent.grant.check_labels([plan.start.label, plan.end.label])
-        except (GateRejection, ValidationError) as exc:
-            outcomes[i] = _rejected(i, exc)
-            continue
-        groups[(plan.result.type, plan.start.label, plan.end.label, plan.merge_endpoints)].append((i, plan))
+    groups: dict[tuple[str, str, str, bool], list[_PlannedRelationship]] = defaultdict(list)
+    with collector_paused():
+        for i, request in enumerate(items):
+            try:
+                if isinstance(request, ValidationError):
+                    raise request
+                plan = plan_relationship_write(request, gate.registry, gate.policy, gate.provider, stamp)
+                agent.grant.check_types([plan.result.type])
+                if plan.merge_endpoints:
+                    agent.grant.check_labels([plan.start.label, plan.end.label])
+            except (GateRejection, ValidationError) as exc:
+                outcomes[i] = _rejected(i, exc)
+                continue
+            shape = (plan.result.type, plan.start.label, plan.end.label, plan.merge_endpoints)
+            groups[shape].append(_PlannedRelationship(i, plan, (plan.start.key, plan.end.key), request.weight))
     for shape, planned in groups.items():
-        for wave in _waves(planned, lambda item: (item[1].start.key, item[1].end.key)):
-            await _write_relationship_wave(gate, shape, wave, items, outcomes)
+        for wave in _waves(planned, lambda item: item.keys):
+            await _write_relationship_wave(gate, shape, wave, outcomes)
             # An item that did not land lacks an endpoint, names an alias, or its relationship moved since it
             # was read: written as write_relationship writes it (which says which, or writes past the alias).
-            for i, _plan in wave:
-                if outcomes[i] is None:
-                    outcomes[i] = await _one_relationship(gate, i, cast(WriteRelationshipRequest, items[i]), agent)
+            for item in wave:
+                if outcomes[item.i] is None:
+                    request = cast(WriteRelationshipRequest, items[item.i])
+                    outcomes[item.i] = await _one_relationship(gate, item.i, request, agent)
     return _summary(gate, outcomes)
+
+
+@dataclass(frozen=True)
+class _PlannedRelationship:
+    i: int
+    plan: RelationshipPlan
+    keys: tuple[str, str]  # its endpoints' identity keys
+    weight: float | None
 
 
 async def _write_relationship_wave(
     gate: Gate,
     shape: tuple[str, str, str, bool],
-    wave: list[tuple[int, RelationshipPlan]],
-    items: list[WriteRelationshipRequest | ValidationError],
+    wave: list[_PlannedRelationship],
     outcomes: list[ItemOutcome | None],
 ) -> None:
     """As `_write_node_wave`, for relationships of one type and endpoint shape."""
     type_, from_label, to_label, merge_endpoints = shape
-    pairs = [{"from_key": plan.start.key, "to_key": plan.end.key} for _, plan in wave]
+    pairs = [{"from_key": r.keys[0], "to_key": r.keys[1]} for r in wave]
     try:
         read = current_relationships(type_, from_label, to_label)
         found = await read_to_write(gate.backend, Statement(read.text, {"pairs": pairs}))
     except GateRejection as exc:
-        _refuse_all((i for i, _plan in wave), exc, outcomes)
+        _refuse_all((r.i for r in wave), exc, outcomes)
         return
     current = {(row["from_key"], row["to_key"]): row["props"] for row in found}
     entry = gate.registry.get_relationship(type_)
-    rows, results = [], {}
-    for i, plan in wave:
-        start, end, result = plan.start, plan.end, plan.result
-        props = current.get((start.key, end.key))
-        subject = Subject.relationship(type_, from_label, start.key, to_label, end.key)
-        try:
-            guarded = gate.guard(subject, entry, props, Planned(plan.properties, {}, plan.provenance))
-        except GateRejection as exc:
-            outcomes[i] = _rejected(i, exc)
-            continue
-        row: dict[str, Any] = {"i": i, "from_key": start.key, "to_key": end.key}
-        if merge_endpoints:
-            row["from_stub"] = stub_properties(from_label, start.keys, plan.provenance)
-            row["to_stub"] = stub_properties(to_label, end.keys, plan.provenance)
-        rows.append(
-            {
-                **row,
-                "properties": {
-                    **relationship_properties(guarded.write, plan.provenance),
-                    **property_breadcrumb(plan.property_remaps),
-                },
-                "weight": cast(WriteRelationshipRequest, items[i]).weight,
-                "remapped_from": result.remapped_from,
-                **plan.provenance.params(),
-                **guarded.as_guard(props is None).params(),
-            }
-        )
-        results[i] = result.model_copy(update={"conflicts": guarded.met})
-    if not rows:
-        return
     text = write_relationships_batch(type_, from_label, to_label, merge_endpoints)
-    try:
-        returned = await run_write(gate.backend, Statement(text, {"rows": rows}))
-    except GateRejection as exc:  # atomic, as for nodes
-        _refuse_all((row["i"] for row in rows), exc, outcomes)
-        return
-    for row in returned:
-        i = row["i"]
-        stubs = [side for side in ("from", "to") if row[f"{side}_stub"]]
-        outcomes[i] = _relationship_written(
-            i, results[i].model_copy(update={"weight": row["weight"], "stub_endpoints": stubs})
-        )
+
+    def prepare(chunk: list[_PlannedRelationship]) -> _Chunk | None:
+        rows, answers = [], {}
+        for r in chunk:
+            plan = r.plan
+            props = current.get(r.keys)
+            subject = Subject.relationship(type_, from_label, r.keys[0], to_label, r.keys[1])
+            try:
+                guarded = gate.guard(subject, entry, props, Planned(plan.properties, {}, plan.provenance))
+            except GateRejection as exc:
+                outcomes[r.i] = _rejected(r.i, exc)
+                continue
+            rows.append(
+                relationship_row(
+                    r.i,
+                    plan.start,
+                    plan.end,
+                    r.keys,
+                    merge_endpoints,
+                    guarded.write,
+                    plan.provenance,
+                    plan.property_remaps,
+                    r.weight,
+                    plan.result.remapped_from,
+                    guarded.as_guard(props is None),
+                )
+            )
+            answers[r.i] = functools.partial(_relationship_answer, r.i, plan.result, guarded.met)
+        return _Chunk(Statement(text, {"rows": rows}), answers) if rows else None
+
+    await pipelined(chunks(wave), prepare, lambda chunk: _land(gate, chunk, outcomes))
+
+
+def _relationship_answer(
+    i: int, result: RelationshipWritten, met: list[ConflictMet], row: Mapping[str, Any]
+) -> ItemOutcome:
+    stubs = [side for side in ("from", "to") if row[f"{side}_stub"]]
+    return _relationship_written(
+        i, result.model_copy(update={"weight": row["weight"], "stub_endpoints": stubs, "conflicts": met})
+    )

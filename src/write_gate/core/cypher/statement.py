@@ -1,5 +1,6 @@
 """A statement (text and parameters) and the values the builders take: a write's provenance, an endpoint."""
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,14 +36,20 @@ class Provenance:
         return claim_value(self.written_by, self.source, self.extraction_method, self.confidence, self.last_updated)
 
     def value_claim(self) -> ValueProvenance:
-        """The same claim, as conflicts compare it."""
-        return ValueProvenance(
-            agent=self.written_by,
-            source=self.source,
-            extraction_method=self.extraction_method,
-            confidence=self.confidence,
-            at=self.last_updated,
-        )
+        """The same claim, as conflicts compare it: one object per distinct provenance (the items of a batch
+        mostly share theirs), never changed by its users."""
+        return _value_claim(self)
+
+
+@functools.lru_cache(maxsize=1024)
+def _value_claim(provenance: Provenance) -> ValueProvenance:
+    return ValueProvenance(
+        agent=provenance.written_by,
+        source=provenance.source,
+        extraction_method=provenance.extraction_method,
+        confidence=provenance.confidence,
+        at=provenance.last_updated,
+    )
 
 
 @dataclass(frozen=True)
