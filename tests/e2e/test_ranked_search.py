@@ -34,17 +34,7 @@ PEOPLE = {
 async def client(settings: Settings, matrix_graph: GraphBackend) -> AsyncIterator[Client]:
     async with open_client(settings, "in_process") as client:
         for name, props in PEOPLE.items():
-            await ok(
-                client,
-                "write_node",
-                {
-                    "label": "Person",
-                    "merge_keys": {"name": name},
-                    "properties": props,
-                    "source": "hr" if name != "Carol White" else "wiki",
-                    "extraction_method": "api",
-                },
-            )
+            await write_person(client, name, props, "hr" if name != "Carol White" else "wiki")
         await ok(
             client,
             "write_node",
@@ -57,6 +47,11 @@ async def client(settings: Settings, matrix_graph: GraphBackend) -> AsyncIterato
             },
         )
         yield client
+
+
+async def write_person(client: Client, name: str, properties: dict[str, Any], source: str = "hr") -> None:
+    args = {"label": "Person", "merge_keys": {"name": name}, "properties": properties, "source": source}
+    await ok(client, "write_node", {**args, "extraction_method": "api"})
 
 
 async def search(client: Client, query: str, **args: Any) -> dict[str, Any]:
@@ -144,17 +139,7 @@ async def test_relations_touching_the_results_come_with_them(client: Client) -> 
 
 
 async def test_a_written_value_is_found_by_its_new_words_and_not_its_old(client: Client) -> None:
-    await ok(
-        client,
-        "write_node",
-        {
-            "label": "Person",
-            "merge_keys": {"name": "Alicia Keys"},
-            "properties": {"role": "Composer"},
-            "source": "hr",
-            "extraction_method": "api",
-        },
-    )
+    await write_person(client, "Alicia Keys", {"role": "Composer"})
     assert names(await search(client, "composer")) == ["Alicia Keys"]
     assert names(await search(client, "musician")) == []
 
@@ -186,17 +171,7 @@ async def test_text_written_before_migration_0007_is_split_and_found(
 ) -> None:
     """A node whose search text still joins its values with newlines (as before 0007) is rewritten by it."""
     async with open_client(settings, "in_process") as client:
-        await ok(
-            client,
-            "write_node",
-            {
-                "label": "Person",
-                "merge_keys": {"name": "Old Timer"},
-                "properties": {"role": "archivist"},
-                "source": "hr",
-                "extraction_method": "api",
-            },
-        )
+        await write_person(client, "Old Timer", {"role": "archivist"})
     await matrix_graph.write(
         Statement("MATCH (n:Person) SET n._search = replace(n._search, $tab, $newline)", {"tab": "\t", "newline": "\n"})
     )
