@@ -144,6 +144,21 @@ async def test_a_written_value_is_found_by_its_new_words_and_not_its_old(client:
     assert names(await search(client, "musician")) == []
 
 
+async def test_a_merged_name_finds_its_survivor_through_its_aliases(client: Client) -> None:
+    await ok(
+        client,
+        "write_node",
+        {"label": "Organization", "merge_keys": {"name": "Acme Inc"}, "source": "crm", "extraction_method": "api"},
+    )
+    merge = {
+        "survivor": {"label": "Organization", "merge_keys": {"name": "Acme Corp"}},
+        "merged": [{"label": "Organization", "merge_keys": {"name": "Acme Inc"}}],
+    }
+    await ok(client, "merge_entities", merge)
+    answer = await search(client, "inc")
+    assert names(answer) == ["Acme Corp"] and answer["results"][0]["matched_fields"] == ["aliases"]
+
+
 @pytest.mark.parametrize(
     "query",
     ["(alice", "alice)", "AND", "---", "x~3", "a" * 1001, " OR ".join(f"w{i}" for i in range(33))],

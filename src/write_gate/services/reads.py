@@ -55,7 +55,7 @@ def _storable(text: str) -> str:
 Text = Annotated[str, AfterValidator(_storable)]
 
 
-class _Request(BaseModel):
+class ReadRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
@@ -68,7 +68,7 @@ Labels = Annotated[list[str] | None, Field(description="Only nodes with one of t
 # Opt-in per-value provenance: given (even `{}`), each entity and relation shows its values' claims; each
 # field given keeps only nodes with a value whose claim matches all of them. (No docstring: it would be
 # advertised in every read tool's schema.)
-class ProvenanceQuery(_Request):
+class ProvenanceQuery(ReadRequest):
     # Optional, but advertised as their type only: a null is no filter, and costs every read tool bytes to say.
     agent: Text | SkipJsonSchema[None] = None
     source: Text | SkipJsonSchema[None] = None
@@ -87,14 +87,14 @@ ShowProvenance = Annotated[
 ]
 
 
-class ReadGraphRequest(_Request):
+class ReadGraphRequest(ReadRequest):
     limit: Limit = DEFAULT_LIMIT
     cursor: Cursor = None
     labels: Labels = None
     provenance: ShowProvenance = None
 
 
-class SearchNodesRequest(_Request):
+class SearchNodesRequest(ReadRequest):
     query: Annotated[Text, Field(description="Case-insensitive substring of a name, label or text property.")]
     labels: Labels = None
     limit: Limit = DEFAULT_LIMIT
@@ -102,7 +102,7 @@ class SearchNodesRequest(_Request):
     provenance: ShowProvenance = None
 
 
-class OpenNodesRequest(_Request):
+class OpenNodesRequest(ReadRequest):
     names: Annotated[list[Text], Field(description="Exact, case-sensitive entity names.")]
     relations_limit: RelationsLimit = DEFAULT_RELATIONS_LIMIT
     cursor: Annotated[str | None, Field(description="next_cursor of the last answer: more relations.")] = None
@@ -342,7 +342,7 @@ def shape(rows: Iterable[Row], page: Sequence[int], show_claims: bool = False, d
 # --- the reader ---------------------------------------------------------------------------------
 
 
-def _claims(query: ProvenanceQuery | None) -> tuple[ClaimFilter | None, bool]:
+def claims_asked(query: ProvenanceQuery | None) -> tuple[ClaimFilter | None, bool]:
     """The filter a read asked for, and whether it asked to see claims at all."""
     return (query.claim_filter(), True) if query is not None else (None, False)
 
@@ -436,7 +436,7 @@ class Reader:
 
     async def read_graph(self, request: ReadGraphRequest, *, relations_limit: int | None = None) -> GraphResult:
         """`relations_limit` overrides the request's bound (an export walks every relation)."""
-        claims, show = _claims(request.provenance)
+        claims, show = claims_asked(request.provenance)
         page, next_cursor = await self._page("read", request.limit, request.cursor, request.labels, None, claims)
         expanded = await self.expand(
             page, relations_limit or DEFAULT_RELATIONS_LIMIT, outgoing_only=True, show_claims=show
@@ -444,7 +444,7 @@ class Reader:
         return expanded.result.model_copy(update={"next_cursor": next_cursor})
 
     async def search_nodes(self, request: SearchNodesRequest) -> GraphResult:
-        claims, show = _claims(request.provenance)
+        claims, show = claims_asked(request.provenance)
         page, next_cursor = await self._page(
             "search", request.limit, request.cursor, request.labels, request.query, claims
         )
@@ -457,7 +457,7 @@ class Reader:
         page = sorted({node_id for hits in named.found.values() for node_id, _ in hits})
         survivors = await survivor_ids(self.read, self._registry(), named.aliases)  # an alias opens its survivor
         page = sorted({survivors.get(node_id, node_id) for node_id in page})
-        claims, show = _claims(request.provenance)
+        claims, show = claims_asked(request.provenance)
         if page and claims is not None and claims.active:
             matching = Statement(read_cypher.IDS_WITH_MATCHING_CLAIMS.text, {"ids": page, **claims.params()})
             page = sorted(row["id"] for row in await self.read(matching))

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field
 
 from write_gate.core.cypher import text_search as cypher
+from write_gate.core.cypher.aliases import ALIAS_FOLD
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identity import FOLD_PREFIX, LABEL_FOLD_FIELD, SEARCH_FIELD, SEPARATOR
 from write_gate.core.model import ErrorCode, GateRejection
@@ -40,11 +41,11 @@ from write_gate.services.reads import (
     Entity,
     Labels,
     Reader,
+    ReadRequest,
     Relation,
     ShowProvenance,
     Text,
-    _claims,
-    _Request,
+    claims_asked,
     decode_cursor,
     encode_cursor,
 )
@@ -61,7 +62,7 @@ QUERY_HELP = (
 )
 
 
-class RankedSearchRequest(_Request):
+class RankedSearchRequest(ReadRequest):
     query: Annotated[Text, Field(description=QUERY_HELP)]
     labels: Labels = None
     fuzzy: Annotated[bool, Field(description="Tolerate typos in every word (1 edit from 3 letters, 2 from 6).")] = False
@@ -86,7 +87,9 @@ class RankedResult(BaseModel):
 
 # --- pure helpers --------------------------------------------------------------------------------------
 
-_FIELD_NAMES = {LABEL_FOLD_FIELD[len(FOLD_PREFIX) :]: "type"}
+# The gate's own folded fields, as an answer names them: the label (and the type as written), and the names
+# of nodes merged into this one.
+_FIELD_NAMES = {LABEL_FOLD_FIELD[len(FOLD_PREFIX) :]: "type", ALIAS_FOLD[len(FOLD_PREFIX) :]: "aliases"}
 
 
 def folded_fields(props: Mapping[str, Any]) -> dict[str, list[str]]:
@@ -213,7 +216,7 @@ class Searcher:
         if position is not None and position["h"] != fingerprint:
             raise GateRejection(ErrorCode.INVALID_INPUT, "cursor belongs to another search", field="cursor")
         offset = position["o"] if position is not None else 0
-        claims, show = _claims(request.provenance)
+        claims, show = claims_asked(request.provenance)
         filter_params = claims.params() if claims is not None and claims.active else None
         labels = self._reader.labels_to_read(request.labels)
         fields = names_fields(tree)
