@@ -38,21 +38,10 @@ import httpx2
 import psutil
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from run import NOOP_SERVER  # bench/ is this script's folder, first on sys.path
 
-FLOOR_STDIO = """
-import anyio, mcp_types as types
-from mcp.server import Server
-from mcp.server.stdio import stdio_server
-async def list_tools(ctx, params):
-    return types.ListToolsResult(tools=[types.Tool(name="noop", input_schema={"type": "object"})])
-async def call_tool(ctx, params):
-    return types.CallToolResult(content=[types.TextContent(type="text", text="{}")], structured_content={})
-server = Server("noop", on_list_tools=list_tools, on_call_tool=call_tool)
-async def main():
-    async with stdio_server() as (r, w):
-        await server.run(r, w, server.create_initialization_options())
-anyio.run(main)
-"""
+# The transport's floor over stdio: bench/run.py's empty tool on the same SDK, one copy for both benchmarks.
+FLOOR_STDIO = NOOP_SERVER
 
 FLOOR_HTTP = """
 import sys, uvicorn, mcp_types as types
