@@ -29,6 +29,7 @@ from write_gate.core.decay import parse_at, weigher
 from write_gate.core.history import REVISION_FIELD
 from write_gate.core.identifiers import normalize_identifier
 from write_gate.core.identity import FOLD_PREFIX, KEY_FIELD, SEARCH_FIELD, fold, identity_key
+from write_gate.core.knowledge import MAX_IMPORTANCE, MIN_IMPORTANCE, EntityFilter
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.core.registry import SchemaEntry, SchemaRegistry
 from write_gate.core.values import unstorable
@@ -94,12 +95,24 @@ class ReadGraphRequest(ReadRequest):
     provenance: ShowProvenance = None
 
 
+# Seed 004's filters (memory-mcp's argument names): advertised as their types only, as ProvenanceQuery's fields.
+TagsFilter = Annotated[list[Text] | SkipJsonSchema[None], Field(min_length=1, description="Any of these tags.")]
+ImportanceBound = Annotated[float | SkipJsonSchema[None], Field(ge=MIN_IMPORTANCE, le=MAX_IMPORTANCE)]
+
+
 class SearchNodesRequest(ReadRequest):
     query: Annotated[Text, Field(description="Case-insensitive substring of a name, label or text property.")]
     labels: Labels = None
     limit: Limit = DEFAULT_LIMIT
     cursor: Cursor = None
     provenance: ShowProvenance = None
+    tags: TagsFilter = None
+    minImportance: ImportanceBound = None  # noqa: N815
+    maxImportance: ImportanceBound = None  # noqa: N815
+
+    def entity_filter(self) -> EntityFilter:
+        tags = tuple(self.tags) if self.tags is not None else None
+        return EntityFilter(tags, self.minImportance, self.maxImportance)
 
 
 class OpenNodesRequest(ReadRequest):
@@ -405,6 +418,7 @@ class Reader:
         labels: list[str] | None,
         query: str | None,
         claims: ClaimFilter | None = None,
+        knowledge: EntityFilter | None = None,
     ) -> tuple[list[int], str | None]:
         """Up to `limit` node ids, label after label (sorted), each label in `_key` order; the cursor holds
         the label and the last `_key` answered. One more row than the page is asked for, so the cursor is
@@ -414,7 +428,10 @@ class Reader:
         if position is not None:
             names = [label for label in names if label >= position["l"]]
         filtered = claims is not None and claims.active
-        statement = read_cypher.page_of_labels(tuple(names), searching=query is not None, filtered=filtered)
+        narrowed = knowledge is not None and knowledge.active
+        statement = read_cypher.page_of_labels(
+            tuple(names), searching=query is not None, filtered=filtered, knowledge=narrowed
+        )
         if statement is None:
             return [], None
         after = position["a"] if position is not None and names[0] == position["l"] else ""
@@ -423,6 +440,8 @@ class Reader:
             params["query"] = fold(query)
         if filtered and claims is not None:
             params |= claims.params()
+        if narrowed and knowledge is not None:
+            params |= knowledge.params()
         rows = await self.read(Statement(statement.text, params))
         rows.sort(key=lambda row: row["part"])  # label after label; stable, so each keeps its `_key` order
         ids: list[int] = []
@@ -446,7 +465,7 @@ class Reader:
     async def search_nodes(self, request: SearchNodesRequest) -> GraphResult:
         claims, show = claims_asked(request.provenance)
         page, next_cursor = await self._page(
-            "search", request.limit, request.cursor, request.labels, request.query, claims
+            "search", request.limit, request.cursor, request.labels, request.query, claims, request.entity_filter()
         )
         expanded = await self.expand(page, DEFAULT_RELATIONS_LIMIT, outgoing_only=False, show_claims=show)
         return expanded.result.model_copy(update={"next_cursor": next_cursor})
