@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from write_gate.core.cypher import aliases as alias_cypher
-from write_gate.core.cypher import history_reads, text_search
+from write_gate.core.cypher import hierarchy, history_reads, text_search
 from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher import records as record_cypher
 from write_gate.core.cypher import resolution as resolution_cypher
@@ -269,6 +269,25 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_text_search_scanned_knowledge": lambda: text_search.scanned_candidates(
             ["Person"], filtered=False, knowledge=True
         ),
+        "hierarchy_set_parent": lambda: Statement(
+            hierarchy.set_parent("CHILD_OF", "Person", "Organization").text,
+            {
+                "child_key": s("key"),
+                "parent_key": s("key2"),
+                "properties": {},
+                "changes": records,
+                **prov.params(),
+                **change.params(),
+            },
+        ),
+        "hierarchy_remove_parent": lambda: Statement(
+            hierarchy.remove_parent("CHILD_OF", "Person").text, {"child_key": s("key"), **change.params()}
+        ),
+        "read_hierarchy_would_cycle": lambda: hierarchy.would_cycle("CHILD_OF"),
+        "read_hierarchy_parents": lambda: hierarchy.parents("CHILD_OF"),
+        "read_hierarchy_children": lambda: hierarchy.children("CHILD_OF"),
+        "read_hierarchy_ancestors": lambda: hierarchy.ancestors("CHILD_OF", 100),
+        "read_hierarchy_descendants": lambda: hierarchy.descendants("CHILD_OF", 100),
         "update_node": lambda: update_node(
             "Person", s("key"), {"tags": [s("tag")]}, prov, Guard(m.n(7), False, [{"at": s("c")}], [], s("change"))
         ),
@@ -314,6 +333,10 @@ RUN_TIME_PARAMETERS = {
     "p_source": None,
     "p_min_confidence": 0.5,
     "p_since": None,
+    # The hierarchy reads: a node's id; the cycle check: two.
+    "id": 0,
+    "child": 0,
+    "parent": 1,
     # A knowledge filter: a tag and a lower bound on importance.
     "k_tags": ["math"],
     "k_min_importance": 2.5,

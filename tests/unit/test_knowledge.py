@@ -2,7 +2,7 @@
 
 import pytest
 
-from write_gate.core.knowledge import EntityFilter, normalize_tags, stored_tags, with_tags, without_tags
+from write_gate.core.knowledge import EntityFilter, depth_first, normalize_tags, stored_tags, with_tags, without_tags
 from write_gate.core.model import ErrorCode, GateRejection
 
 
@@ -33,3 +33,14 @@ def test_the_filter_is_inactive_until_one_criterion_is_given_and_folds_its_tags(
     assert EntityFilter(min_importance=0).active
     params = EntityFilter(("  Straße ",), None, 5).params()
     assert params == {"k_tags": ["strasse"], "k_min_importance": None, "k_max_importance": 5}
+
+
+def test_descendants_are_ordered_depth_first_with_siblings_by_name() -> None:
+    def row(*path: tuple[str, int]) -> dict:
+        # As the read answers a path: from the descendant up to the node (id 0, "root").
+        steps = [*reversed(path), ("root", 0)]
+        return {"path_names": [n for n, _ in steps], "path_ids": [i for _, i in steps]}
+
+    a, b, a1, a2, a11 = ("a", 1), ("b", 2), ("a1", 3), ("a2", 4), ("a11", 5)
+    rows = [row(b), row(a, a2), row(a), row(a, a1, a11), row(a, a1)]
+    assert [r["path_names"][0] for r in depth_first(rows)] == ["a", "a1", "a11", "a2", "b"]

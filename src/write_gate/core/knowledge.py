@@ -1,7 +1,7 @@
 """Seed 004's knowledge properties, decided purely: tags, importance, the archive marks, and the hierarchy's
 names. The property names are the contract between the knowledge tools, the exports and the imports."""
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,3 +62,14 @@ class EntityFilter:
     def params(self) -> dict[str, Any]:
         tags = [fold(t) for t in normalize_tags(self.tags)] if self.tags is not None else None
         return {"k_tags": tags, "k_min_importance": self.min_importance, "k_max_importance": self.max_importance}
+
+
+def depth_first(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Descendants in depth-first order (each right after its parent's earlier siblings' subtrees, siblings by
+    name), from each one's path between it and the node (`path_ids`, `path_names`: from the descendant up)."""
+
+    def order(row: Mapping[str, Any]) -> list[tuple[str, int]]:
+        steps = list(zip(row["path_names"], row["path_ids"], strict=True))[::-1][1:]  # from the node, without it
+        return [(name if isinstance(name, str) else "", node_id) for name, node_id in steps]
+
+    return sorted(rows, key=order)

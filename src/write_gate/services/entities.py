@@ -8,23 +8,34 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import as_identifier
 from write_gate.core.identity import KEY_FIELD
 from write_gate.core.model import ErrorCode, GateRejection
+from write_gate.core.resolution import keys_of
 from write_gate.services.aliases import survivor_ids
 from write_gate.services.gate import Gate
 
 # Read-only: what addressing needs of the nodes found by name. Parameters: `ids`.
 _NODES = Statement(
-    f"UNWIND $ids AS i\nMATCH (n) WHERE id(n) = i\nRETURN id(n) AS id, labels(n) AS labels, n.{KEY_FIELD} AS key"
+    f"UNWIND $ids AS i\nMATCH (n) WHERE id(n) = i\nRETURN id(n) AS id, labels(n) AS labels, n.{KEY_FIELD} AS key,\n"
+    "       properties(n) AS props"
 )
 
 
 @dataclass(frozen=True)
 class Located:
-    """An entity found: its node id, label and identity (`_key`), and the name it was asked by."""
+    """An entity found: its node id, label, identity (`_key`) and merge keys, and the name it was asked by."""
 
     id: int
     label: str
     key: str
     name: str
+    keys: dict[str, Any]
+
+
+def _merge_keys(gate: Gate, label: str, key: str, props: dict[str, Any]) -> dict[str, Any]:
+    keys = keys_of(key)
+    if keys is not None:
+        return keys
+    entry = gate.registry.get_entry(label)  # a hashed identity: its entry's keys, as stored
+    return {name: props.get(name) for name in (entry.merge_keys if entry else ())}
 
 
 def not_found(name: str, field: str = "entityName") -> GateRejection:
@@ -68,7 +79,7 @@ async def locate_all(
             )
         row = hits[0]
         label = wanted if wanted is not None else row["labels"][0]
-        located.append(Located(row["id"], label, row["key"], name))
+        located.append(Located(row["id"], label, row["key"], name, _merge_keys(gate, label, row["key"], row["props"])))
     return located
 
 

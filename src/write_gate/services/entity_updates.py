@@ -13,20 +13,11 @@ from write_gate.core.decisions import plan_node_write
 from write_gate.core.history import Subject
 from write_gate.core.knowledge import KNOWLEDGE_PROPERTIES
 from write_gate.core.model import WriteNodeRequest
-from write_gate.core.resolution import keys_of
 from write_gate.services.entities import Located, not_found
 from write_gate.services.gate import MAX_ATTEMPTS, Gate, Planned, backoff, contention, run_write
 from write_gate.services.memory import WriterContext
 
 Change = Callable[[Mapping[str, Any]], dict[str, Any]]
-
-
-def _merge_keys(gate: Gate, target: Located, current: Mapping[str, Any]) -> dict[str, Any]:
-    keys = keys_of(target.key)
-    if keys is not None:
-        return keys
-    entry = gate.registry.get_entry(target.label)  # a hashed identity: its entry's keys, as stored
-    return {name: current.get(name) for name in (entry.merge_keys if entry else ())}
 
 
 async def update_entity(
@@ -42,7 +33,7 @@ async def update_entity(
         wanted = change(current)
         if all(current.get(name) == value for name, value in wanted.items()):
             return dict(current)
-        keys = _merge_keys(gate, target, current)
+        keys = target.keys
         request = WriteNodeRequest(
             label=target.label,
             merge_keys=keys,
