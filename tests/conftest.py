@@ -36,7 +36,8 @@ CLIENT_NAME = "test-agent"
 # Seed 004's knowledge tools (issue 14, part K), offered in both profiles: the reads, then the writes.
 KNOWLEDGE_READS = {"get_parent", "get_children", "get_ancestors", "get_descendants", "get_subtree"}
 KNOWLEDGE_WRITES = {"add_tags", "remove_tags", "set_importance", "add_tags_to_multiple_entities", "set_entity_parent"}
-KNOWLEDGE_TOOLS = KNOWLEDGE_READS | KNOWLEDGE_WRITES
+KNOWLEDGE_ADMIN = {"archive_entities", "restore_entities"}
+KNOWLEDGE_TOOLS = KNOWLEDGE_READS | KNOWLEDGE_WRITES | KNOWLEDGE_ADMIN
 # The gate profile's tools: the writes, the reads, entity resolution and the history; no raw Cypher tool.
 GATE_TOOLS = {
     "write_node",

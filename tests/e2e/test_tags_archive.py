@@ -178,3 +178,114 @@ async def test_search_filters_by_tags_and_importance_in_both_profiles(
         assert await ranked("tag:cs") == ["Alan", "Grace"]
         assert await ranked("pioneer", tags=["math"], maxImportance=8) == ["Alan"]
         assert await ranked("pioneer", minImportance=1) == ["Ada", "Alan", "Grace"]
+
+
+# --- the archive ---------------------------------------------------------------------------------------
+
+
+async def seeded(gate: Client) -> None:
+    """Ada (importance 9, tagged keep), Bob (importance 1), Old (tagged stale), each KNOWS Ada."""
+    for name in ("Ada", "Bob", "Old"):
+        await person(gate, name, note="pioneer")
+    await ok(gate, "set_importance", {"entityName": "Ada", "importance": 9})
+    await ok(gate, "add_tags", {"entityName": "Ada", "tags": ["keep"]})
+    await ok(gate, "set_importance", {"entityName": "Bob", "importance": 1})
+    await ok(gate, "add_tags", {"entityName": "Old", "tags": ["stale"]})
+    for name in ("Bob", "Old"):
+        link = {"type": "KNOWS", "from_label": "Person", "from_keys": {"name": name}, "to_label": "Person"}
+        await ok(gate, "write_relationship", {**link, "to_keys": {"name": "Ada"}, **PROV})
+
+
+PROV = {"source": "test", "extraction_method": "manual"}
+
+
+async def test_archive_matches_any_criterion_and_a_dry_run_changes_nothing(gate: Client) -> None:
+    await seeded(gate)
+    criteria = {"importanceLessThan": 5, "tags": ["STALE"]}
+    dry = await ok(gate, "archive_entities", {**criteria, "dryRun": True})
+    assert (dry["archived"], dry["entityNames"], dry["dryRun"]) == (2, ["Bob", "Old"], True)
+    assert names(await ok(gate, "read_graph", {})) == ["Ada", "Bob", "Old"]
+    done = await ok(gate, "archive_entities", criteria)
+    assert (done["archived"], done["entityNames"]) == (2, ["Bob", "Old"])
+    assert (await ok(gate, "archive_entities", criteria))["archived"] == 0  # archived ones match no more
+    future = await ok(gate, "archive_entities", {"olderThan": "2999-01-01", "dryRun": True})
+    assert future["entityNames"] == ["Ada"]
+    past = await ok(gate, "archive_entities", {"olderThan": "2000-01-01T00:00:00Z"})
+    assert past["archived"] == 0
+    for bad in ({}, {"dryRun": True}, {"olderThan": "yesterday"}, {"tags": []}):
+        refusal = await rejected(gate, "archive_entities", bad)
+        assert refusal["error_code"] == "INVALID_INPUT", bad
+
+
+@pytest.mark.parametrize("profile", ["gate", "memory"])
+async def test_every_read_skips_archived_entities_and_their_relations_unless_asked(
+    settings: Settings, graph: GraphBackend, profile: str
+) -> None:
+    await load_into_graph(graph, read_sources([KNOWLEDGE_SCHEMAS]))
+    async with open_client(settings, "in_process") as gate, open_client(settings, "in_process", profile) as client:
+        await seeded(gate)
+        await ok(gate, "set_entity_parent", {"entityName": "Old", "parentName": "Ada"})
+        await ok(client, "archive_entities", {"tags": ["stale"]})
+        everything = {"includeArchived": True}
+
+        async def both(tool: str, args: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+            return await ok(client, tool, args), await ok(client, tool, {**args, **everything})
+
+        def related(answer: dict[str, Any]) -> set[tuple[str, str]]:
+            return {(r["from"], r["to"]) for r in answer["relations"]}
+
+        hidden, shown = await both("read_graph", {})
+        assert (names(hidden), names(shown)) == (["Ada", "Bob"], ["Ada", "Bob", "Old"])
+        assert related(hidden) == {("Bob", "Ada")}
+        assert related(shown) == {("Bob", "Ada"), ("Old", "Ada")}
+        hidden, shown = await both("search_nodes", {"query": "pioneer"})
+        assert (names(hidden), names(shown)) == (["Ada", "Bob"], ["Ada", "Bob", "Old"])
+        assert ("Old", "Ada") not in related(hidden)
+        hidden, shown = await both("open_nodes", {"names": ["Ada", "Old"]})
+        assert (names(hidden), names(shown)) == (["Ada"], ["Ada", "Old"])
+        assert related(hidden) == {("Bob", "Ada")}
+        hidden, shown = await both("search_nodes_ranked", {"query": "pioneer"})
+        assert len(hidden["results"]) == 2 and len(shown["results"]) == 3
+        hidden, shown = await both("get_children", {"entityName": "Ada"})
+        assert (hidden["children"], [e["name"] for e in shown["children"]]) == ([], ["Old"])
+        hidden, shown = await both("get_subtree", {"entityName": "Ada"})
+        assert (names(hidden), sorted(names(shown))) == (["Ada"], ["Ada", "Old"])
+        # Archived, not gone: its name is taken, and it is found by name to be restored.
+        if profile == "memory":
+            taken = await ok(client, "create_entities", {"entities": [{"name": "Old", "entityType": "person"}]})
+            assert taken["skipped"] == ["Old"]
+        restored = await ok(client, "restore_entities", {"entityNames": ["Old", "Ada"]})
+        assert (restored["restored"], restored["entityNames"]) == (1, ["Old"])
+        assert names(await ok(client, "read_graph", {})) == ["Ada", "Bob", "Old"]
+
+
+async def test_a_write_to_an_archived_entity_lands_and_it_stays_archived(gate: Client) -> None:
+    await seeded(gate)
+    await ok(gate, "archive_entities", {"tags": ["stale"]})
+    await ok(gate, "add_tags", {"entityName": "Old", "tags": ["touched"]})
+    await person(gate, "Old", note="rewritten")
+    assert names(await ok(gate, "open_nodes", {"names": ["Old"]})) == []
+    [old] = (await ok(gate, "open_nodes", {"names": ["Old"], "includeArchived": True}))["entities"]
+    assert (old["properties"]["note"], old["properties"]["tags"]) == ("rewritten", ["stale", "touched"])
+    assert "_archived_at" not in old["properties"]
+
+
+async def test_archive_and_restore_are_recorded_in_history(gate: Client) -> None:
+    await seeded(gate)
+    await ok(gate, "archive_entities", {"tags": ["stale"]})
+    await ok(gate, "restore_entities", {"entityNames": ["Old"]})
+    history = await ok(gate, "get_history", {"label": "Person", "merge_keys": {"name": "Old"}})
+    marks = [(c["agent"], c.get("after") is not None) for c in history["changes"] if c["property"] == "_archived_at"]
+    assert marks == [(CLIENT_NAME, False), (CLIENT_NAME, True)]  # newest first: restored, then archived
+    missing = await rejected(gate, "restore_entities", {"entityNames": ["Nobody"]})
+    assert missing["error_code"] == "ENTITY_NOT_FOUND"
+
+
+def test_archive_and_restore_are_admin_tools_in_both_profiles() -> None:
+    from write_gate.surface.profiles import PROFILES
+
+    for profile in ("gate", "memory"):
+        groups = {spec.name: spec.group for spec in PROFILES[profile]}
+        assert groups["archive_entities"] == groups["restore_entities"] == "admin"
+        assert groups["set_entity_parent"] == groups["add_tags"] == "write"
+        assert groups["get_subtree"] == "read"

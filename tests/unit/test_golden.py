@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from write_gate.core.cypher import aliases as alias_cypher
-from write_gate.core.cypher import hierarchy, history_reads, text_search
+from write_gate.core.cypher import archive, hierarchy, history_reads, text_search
 from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher import records as record_cypher
 from write_gate.core.cypher import resolution as resolution_cypher
@@ -288,6 +288,21 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_hierarchy_children": lambda: hierarchy.children("CHILD_OF"),
         "read_hierarchy_ancestors": lambda: hierarchy.ancestors("CHILD_OF", 100),
         "read_hierarchy_descendants": lambda: hierarchy.descendants("CHILD_OF", 100),
+        "read_archive_candidates": lambda: archive.candidates(("Person", "Organization")),
+        "archive_entities": lambda: Statement(
+            archive.ARCHIVE.text,
+            {
+                "ids": [m.n(8)],
+                "older_than": s("time"),
+                "importance_below": m.f(2),
+                "k_tags": [s("tag")],
+                **change.params(),
+            },
+        ),
+        "restore_entities": lambda: Statement(archive.RESTORE.text, {"ids": [m.n(8)], **change.params()}),
+        "read_page_archived_too": lambda: read_cypher.page_of_labels(
+            ("Person",), searching=False, include_archived=True
+        ),
         "update_node": lambda: update_node(
             "Person", s("key"), {"tags": [s("tag")]}, prov, Guard(m.n(7), False, [{"at": s("c")}], [], s("change"))
         ),
@@ -333,6 +348,10 @@ RUN_TIME_PARAMETERS = {
     "p_source": None,
     "p_min_confidence": 0.5,
     "p_since": None,
+    # Every read that shows entities: archived ones too, or not; the archive's criteria: one of three.
+    "include_archived": False,
+    "older_than": None,
+    "importance_below": 2.5,
     # The hierarchy reads: a node's id; the cycle check: two.
     "id": 0,
     "child": 0,

@@ -20,7 +20,7 @@ from write_gate.services.change_records import change_stamp, created_changes
 from write_gate.services.entities import Located, locate, not_found
 from write_gate.services.gate import Gate, run_write
 from write_gate.services.memory import WriterContext
-from write_gate.services.reads import DEFAULT_RELATIONS_LIMIT, Entity, GraphResult, Text, to_entity
+from write_gate.services.reads import DEFAULT_RELATIONS_LIMIT, Entity, GraphResult, IncludeArchived, Text, to_entity
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,6 @@ class _Request(BaseModel):
 
 EntityName = Annotated[Text, Field(description="The entity's name.")]
 EntityType = Annotated[Text | None, Field(description="Its label, when the name exists under several.")]
-IncludeArchived = Annotated[bool, Field(description="Archived entities too.")]
 
 
 class SetParentRequest(_Request):
@@ -215,7 +214,9 @@ async def get_subtree(gate: Gate, hierarchy: HierarchySettings, request: Hierarc
     node = await locate(gate, request.entityName, request.entityType)
     rows, truncated = await _descendant_rows(gate, hierarchy, node, request.includeArchived)
     ids = [node.id, *(row["id"] for row in rows)]
-    expanded = await gate.reader.expand(ids, DEFAULT_RELATIONS_LIMIT, outgoing_only=False)
+    expanded = await gate.reader.expand(
+        ids, DEFAULT_RELATIONS_LIMIT, outgoing_only=False, include_archived=request.includeArchived
+    )
     result = expanded.result
     return Subtree(
         entities=result.entities, relations=result.relations, truncated=result.truncated, depth_truncated=truncated

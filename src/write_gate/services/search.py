@@ -41,6 +41,7 @@ from write_gate.services.reads import (
     Cursor,
     Entity,
     ImportanceBound,
+    IncludeArchived,
     Labels,
     Reader,
     ReadRequest,
@@ -75,6 +76,7 @@ class RankedSearchRequest(ReadRequest):
     tags: TagsFilter = None
     minImportance: ImportanceBound = None  # noqa: N815
     maxImportance: ImportanceBound = None  # noqa: N815
+    includeArchived: IncludeArchived = False  # noqa: N815
 
     def entity_filter(self) -> EntityFilter:
         tags = tuple(self.tags) if self.tags is not None else None
@@ -129,7 +131,8 @@ def shown_fields(tree: Node, stored: Mapping[str, Any]) -> list[str]:
 
 def _fingerprint(request: RankedSearchRequest) -> str:
     """Ties a cursor to the search that made it: a page of one query is no place to continue another."""
-    what = repr((request.query, sorted(request.labels or []), request.fuzzy, request.entity_filter()))
+    filters = (request.entity_filter(), request.includeArchived)
+    what = repr((request.query, sorted(request.labels or []), request.fuzzy, filters))
     return hashlib.sha256(what.encode()).hexdigest()[:16]
 
 
@@ -195,6 +198,7 @@ class Searcher:
         filter_params: dict[str, Any] | None,
         fields: bool,
         knowledge_params: dict[str, Any] | None = None,
+        include_archived: bool = False,
     ) -> list[Row] | None:
         """The index's candidates, best first by its score, at most `MAX_CANDIDATES` per label; None when an
         index cannot answer completely (missing, still being built, or no text search at all)."""
@@ -202,7 +206,12 @@ class Searcher:
             return None
         filtered, knowledge = filter_params is not None, knowledge_params is not None
         statement = cypher.indexed_candidates(
-            self._backend.dialect, labels, filtered=filtered, fields=fields, knowledge=knowledge
+            self._backend.dialect,
+            labels,
+            filtered=filtered,
+            fields=fields,
+            knowledge=knowledge,
+            include_archived=include_archived,
         )
         params = {"query": engine_query, "window": MAX_CANDIDATES, **(filter_params or {}), **(knowledge_params or {})}
         return await self._read(Statement(statement.text, params))
@@ -214,9 +223,14 @@ class Searcher:
         filter_params: dict[str, Any] | None,
         fields: bool,
         knowledge_params: dict[str, Any] | None = None,
+        include_archived: bool = False,
     ) -> list[Row]:
         statement = cypher.scanned_candidates(
-            labels, filtered=filter_params is not None, fields=fields, knowledge=knowledge_params is not None
+            labels,
+            filtered=filter_params is not None,
+            fields=fields,
+            knowledge=knowledge_params is not None,
+            include_archived=include_archived,
         )
         params = {"required": required_words(tree), **(filter_params or {}), **(knowledge_params or {})}
         return await self._reader.read(Statement(statement.text, params))
@@ -249,14 +263,26 @@ class Searcher:
         rows = None
         engine_query = recall(tree, _syntax(self._backend.dialect.name))
         if labels and engine_query is not None:
-            rows = await self._indexed(labels, engine_query, filter_params, fields, knowledge_params)
+            rows = await self._indexed(
+                labels, engine_query, filter_params, fields, knowledge_params, request.includeArchived
+            )
         searched_by: Literal["index", "scan"] = "index" if rows is not None else "scan"
         if rows is None:
-            rows = await self._scanned(labels, tree, filter_params, fields, knowledge_params) if labels else []
+            rows = (
+                await self._scanned(labels, tree, filter_params, fields, knowledge_params, request.includeArchived)
+                if labels
+                else []
+            )
         found = self._ranked(rows, tree)
         page = found[offset : offset + request.limit]
         more = len(found) > offset + request.limit
-        expanded = await self._reader.expand([hit.id for hit in page], 100, outgoing_only=False, show_claims=show)
+        expanded = await self._reader.expand(
+            [hit.id for hit in page],
+            100,
+            outgoing_only=False,
+            show_claims=show,
+            include_archived=request.includeArchived,
+        )
         score = {hit.id: hit.score for hit in page}
         results = [
             RankedHit(

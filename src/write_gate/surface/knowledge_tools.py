@@ -1,6 +1,14 @@
 """Seed 004's knowledge tools (memory-mcp's names and arguments), offered in both profiles: tags and
 importance, the hierarchy, the archive. Their writes take provenance from the call's `WriterContext`."""
 
+from write_gate.services.archive import (
+    Archived,
+    ArchiveRequest,
+    Restored,
+    RestoreRequest,
+    archive_entities,
+    restore_entities,
+)
 from write_gate.services.hierarchy import (
     Ancestors,
     Children,
@@ -144,4 +152,29 @@ GET_SUBTREE = ToolSpec(
 
 
 HIERARCHY_TOOLS = (SET_ENTITY_PARENT, GET_PARENT, GET_CHILDREN, GET_ANCESTORS, GET_DESCENDANTS, GET_SUBTREE)
-KNOWLEDGE_TOOLS = (*TAG_TOOLS, *HIERARCHY_TOOLS)
+ARCHIVE_ENTITIES = ToolSpec(
+    name="archive_entities",
+    title="Archive entities",
+    description="Archive the entities matching any criterion given (reads then skip them); dryRun only lists them.",
+    input_model=ArchiveRequest,
+    output_model=Archived,
+    annotations=lean_hints(destructive=True),
+    handler=lambda s, req, call: archive_entities(s.gate, req, call.agent),
+    admin=True,
+)
+
+
+RESTORE_ENTITIES = ToolSpec(
+    name="restore_entities",
+    title="Restore entities",
+    description="Take archived entities back.",
+    input_model=RestoreRequest,
+    output_model=Restored,
+    annotations=lean_hints(),
+    handler=lambda s, req, call: restore_entities(s.gate, req, call.agent),
+    admin=True,
+)
+
+
+ARCHIVE_TOOLS = (ARCHIVE_ENTITIES, RESTORE_ENTITIES)
+KNOWLEDGE_TOOLS = (*TAG_TOOLS, *HIERARCHY_TOOLS, *ARCHIVE_TOOLS)

@@ -14,7 +14,7 @@ from write_gate.core.cypher.aliases import ALIAS_LABEL, ALIAS_OF, not_alias
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import FOLD_PREFIX, KEY_FIELD, SEARCH_FIELD
-from write_gate.core.knowledge import IMPORTANCE, TAGS
+from write_gate.core.knowledge import ARCHIVED_AT, IMPORTANCE, TAGS
 
 
 def claim_matches(var: str) -> str:
@@ -30,6 +30,11 @@ def claim_matches(var: str) -> str:
     )
 
 
+def not_archived(var: str) -> str:
+    """Not in the archive (`core.cypher.archive`): what every read shows unless asked for archived ones too."""
+    return f"{var}.{ARCHIVED_AT} IS NULL"
+
+
 def knowledge_matches(var: str) -> str:
     """True when the node has one of the tags `$k_tags` (folded; null: any node) and an importance within
     `$k_min_importance` and `$k_max_importance` (null: no bound). `_f_tags` is a list whatever `tags` holds."""
@@ -42,16 +47,23 @@ def knowledge_matches(var: str) -> str:
 
 @functools.lru_cache(maxsize=64)
 def page_of_labels(
-    labels: tuple[str, ...], *, searching: bool, filtered: bool = False, knowledge: bool = False
+    labels: tuple[str, ...],
+    *,
+    searching: bool,
+    filtered: bool = False,
+    knowledge: bool = False,
+    include_archived: bool = False,
 ) -> Statement | None:
     """A page across `labels` in one round trip: for each label in turn (its place in `labels` is the `part`
     column), its first `$limit` nodes in `_key` order, after `$after` in the first label and from the start
     in the others. Parameters: `after` ('' for the first page), `limit`, `query` (folded) when searching,
     the claim filter's when `filtered` (`claim_matches`), the knowledge filter's when `knowledge`
-    (`knowledge_matches`). None for no labels."""
+    (`knowledge_matches`); archived nodes only with `include_archived`. None for no labels."""
     parts = []
     for part, label in enumerate(labels):
         conditions = [f"n.{KEY_FIELD} > " + ("$after" if part == 0 else "''"), not_alias("n")]
+        if not include_archived:
+            conditions.append(not_archived("n"))
         if filtered:
             conditions.append(claim_matches("n"))
         if knowledge:
@@ -90,12 +102,13 @@ _NODE = "id(n) AS id, labels(n) AS labels, properties(n) AS props"
 def expand(outgoing_only: bool) -> Statement:
     """Each node of `ids` with at most `per_node` of its relationships after relationship id `after` (in id
     order; outgoing ones only for read_graph), each with the other end's name and `_key` (for naming it),
-    and `more` when it has others beyond them. A node with none gives one row (rid null)."""
-    pattern = "(n)-[r]->()" if outgoing_only else "(n)-[r]-()"
+    and `more` when it has others beyond them. A node with none gives one row (rid null). Archived nodes, and
+    relationships to them, only when `$include_archived`."""
+    pattern = "(n)-[r]->(o)" if outgoing_only else "(n)-[r]-(o)"
     return Statement(
         "UNWIND $ids AS i\n"
-        "MATCH (n) WHERE id(n) = i\n"
-        f"OPTIONAL MATCH {pattern}\n"
+        f"MATCH (n) WHERE id(n) = i AND ($include_archived OR {not_archived('n')})\n"
+        f"OPTIONAL MATCH {pattern} WHERE $include_archived OR {not_archived('o')}\n"
         "WITH n, r ORDER BY id(r)\n"
         "WITH n, [x IN collect(r) WHERE id(x) > $after] AS rels\n"
         "WITH n, size(rels) > $per_node AS more, rels[0..$per_node] AS page\n"
