@@ -15,7 +15,7 @@ from write_gate.core.knowledge import MAX_IMPORTANCE, MIN_IMPORTANCE, EntityFilt
 from write_gate.services.change_records import change_stamp
 from write_gate.services.entities import locate_all
 from write_gate.services.gate import Gate, run_write
-from write_gate.services.reads import Text, display_name
+from write_gate.services.reads import TagsFilter, Text, display_name
 
 
 class ArchiveRequest(BaseModel):
@@ -26,10 +26,10 @@ class ArchiveRequest(BaseModel):
         datetime | date | SkipJsonSchema[None],
         WithJsonSchema({"type": "string", "description": "ISO date or time: last updated before it."}),
     ] = None
-    importanceLessThan: Annotated[  # noqa: N815
-        float | SkipJsonSchema[None], Field(ge=MIN_IMPORTANCE, le=MAX_IMPORTANCE + 1)
-    ] = None
-    tags: Annotated[list[Text] | SkipJsonSchema[None], Field(min_length=1, description="Any of these tags.")] = None
+    importanceLessThan: (  # noqa: N815
+        Annotated[float, Field(ge=MIN_IMPORTANCE, le=MAX_IMPORTANCE + 1)] | SkipJsonSchema[None]
+    ) = None
+    tags: TagsFilter = None
     dryRun: Annotated[bool, Field(description="Only say what would be archived.")] = False  # noqa: N815
 
     @model_validator(mode="after")

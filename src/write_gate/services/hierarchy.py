@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from write_gate.access.agents import Agent
 from write_gate.core.cypher import hierarchy as cypher
@@ -34,14 +35,14 @@ class _Request(BaseModel):
 
 
 EntityName = Annotated[Text, Field(description="The entity's name.")]
-EntityType = Annotated[Text | None, Field(description="Its label, when the name exists under several.")]
+EntityType = Annotated[Text | SkipJsonSchema[None], Field(description="Its label, if the name has several.")]
 
 
 class SetParentRequest(_Request):
     entityName: EntityName  # noqa: N815 - memory-mcp's argument names
     parentName: Annotated[Text | None, Field(description="The parent's name; null removes the parent.")]  # noqa: N815
     entityType: EntityType = None  # noqa: N815
-    parentType: Annotated[Text | None, Field(description="The parent's label, if ambiguous.")] = None  # noqa: N815
+    parentType: Annotated[Text | SkipJsonSchema[None], Field(description="The parent's label, if ambiguous.")] = None  # noqa: N815
 
 
 class HierarchyRequest(_Request):

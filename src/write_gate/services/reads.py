@@ -100,8 +100,11 @@ class ReadGraphRequest(ReadRequest):
 
 
 # Seed 004's filters (memory-mcp's argument names): advertised as their types only, as ProvenanceQuery's fields.
-TagsFilter = Annotated[list[Text] | SkipJsonSchema[None], Field(min_length=1, description="Any of these tags.")]
-ImportanceBound = Annotated[float | SkipJsonSchema[None], Field(ge=MIN_IMPORTANCE, le=MAX_IMPORTANCE)]
+# The constraints sit on the inner type, so the schema says them as minItems / minimum / maximum.
+TagsFilter = Annotated[
+    Annotated[list[Text], Field(min_length=1)] | SkipJsonSchema[None], Field(description="Any of these tags.")
+]
+ImportanceBound = Annotated[float, Field(ge=MIN_IMPORTANCE, le=MAX_IMPORTANCE)] | SkipJsonSchema[None]
 
 
 class SearchNodesRequest(ReadRequest):

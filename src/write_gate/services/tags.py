@@ -4,6 +4,7 @@ Each answers what the entity's tags (or importance) now are."""
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from write_gate.access.agents import Agent
 from write_gate.core.knowledge import IMPORTANCE, MAX_IMPORTANCE, MIN_IMPORTANCE, TAGS, normalize_tags, stored_tags
@@ -21,7 +22,7 @@ class _Request(BaseModel):
 
 
 EntityName = Annotated[Text, Field(description="The entity's name.")]
-EntityType = Annotated[Text | None, Field(description="Its label, when the name exists under several.")]
+EntityType = Annotated[Text | SkipJsonSchema[None], Field(description="Its label, if the name has several.")]
 Tags = Annotated[list[Text], Field(min_length=1, description="Tags (trimmed, lowercased).")]
 Importance = Annotated[
     float, Field(ge=MIN_IMPORTANCE, le=MAX_IMPORTANCE, allow_inf_nan=False, strict=True, description="0 to 10.")
