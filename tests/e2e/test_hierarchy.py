@@ -2,6 +2,7 @@
 per child, replaced, removed, never a cycle) through the gate, and the hierarchy reads."""
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -9,7 +10,9 @@ import pytest
 from mcp import Client
 
 from tests.conftest import CLIENT_NAME, TESTS, ok, open_client, rejected
+from tests.e2e.test_integrity import limited_agent
 from tests.e2e.test_tags_archive import KNOWLEDGE_SCHEMAS, person
+from write_gate.access.agents import Grant
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
@@ -177,3 +180,24 @@ async def test_the_memory_profile_offers_the_hierarchy(settings: Settings, graph
         await ok(memory, "create_entities", {"entities": people})
         await ok(memory, "set_entity_parent", {"entityName": "Ada", "parentName": "Math"})
         assert names((await ok(memory, "get_children", {"entityName": "Math"}))["children"]) == ["Ada"]
+
+
+async def test_the_grant_holds_for_the_hierarchy_type_labels_and_the_archive(
+    settings: Settings, graph: GraphBackend, tmp_path: Path
+) -> None:
+    await load_into_graph(graph, read_sources([KNOWLEDGE_SCHEMAS]))
+    async with open_client(settings, "in_process") as gate:
+        for name in ("Ada", "Math"):
+            await person(gate, name)
+    writer = limited_agent(settings, tmp_path, Grant(tools=("read", "write"), relationship_types=("KNOWS",)))
+    async with open_client(writer, "in_process") as client:
+        listed = {t.name for t in (await client.list_tools()).tools}
+        assert "set_entity_parent" in listed and "archive_entities" not in listed and "restore_entities" not in listed
+        denied = await rejected(client, "set_entity_parent", {"entityName": "Ada", "parentName": "Math"})
+        assert (denied["error_code"], denied["details"]["relationship_types"]) == ("PERMISSION_DENIED", ["CHILD_OF"])
+        assert (await rejected(client, "archive_entities", {"tags": ["x"]}))["error_code"] == "PERMISSION_DENIED"
+    labels_only = limited_agent(settings, tmp_path, Grant(labels=("Project",)))
+    async with open_client(labels_only, "in_process") as client:
+        denied = await rejected(client, "add_tags", {"entityName": "Ada", "tags": ["x"]})
+        assert (denied["error_code"], denied["details"]["labels"]) == ("PERMISSION_DENIED", ["Person"])
+    assert await child_of(graph) == set()

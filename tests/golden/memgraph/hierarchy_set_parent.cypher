@@ -2,7 +2,7 @@ MATCH (child:`Person` {_key: $child_key})
 MATCH (parent:`Organization` {_key: $parent_key})
 WITH child, parent WHERE child._alias_of IS NULL AND parent._alias_of IS NULL
 WITH child, parent WHERE id(child) <> id(parent)
-OPTIONAL MATCH loop = (parent)-[:`CHILD_OF`*1..]->(child)
+OPTIONAL MATCH loop = (parent)-[:`CHILD_OF`*]->(child)
 WITH child, parent, count(loop) AS loops
 WHERE loops = 0
 OPTIONAL MATCH (child)-[old:`CHILD_OF`]->()

@@ -31,7 +31,7 @@ def set_parent(type_: str, child_label: str, parent_label: str) -> Statement:
                 f"MATCH (parent:{quote(parent_label)} {{{KEY_FIELD}: $parent_key}})",
                 unless_alias("child", "parent"),
                 "WITH child, parent WHERE id(child) <> id(parent)",
-                f"OPTIONAL MATCH loop = (parent)-[:{t}*1..]->(child)",
+                f"OPTIONAL MATCH loop = (parent)-[:{t}*]->(child)",
                 "WITH child, parent, count(loop) AS loops",
                 "WHERE loops = 0",
                 f"OPTIONAL MATCH (child)-[old:{t}]->()",
@@ -69,7 +69,7 @@ def would_cycle(type_: str) -> Statement:
     """Read-only: whether the node `parent` is the node `child` or one of its descendants."""
     return Statement(
         f"MATCH (c) WHERE id(c) = $child\nMATCH (p) WHERE id(p) = $parent\n"
-        f"OPTIONAL MATCH loop = (p)-[:{quote(type_)}*1..]->(c)\n"
+        f"OPTIONAL MATCH loop = (p)-[:{quote(type_)}*]->(c)\n"
         "WITH c, p, count(loop) AS loops\nRETURN id(c) = id(p) OR loops > 0 AS cycle"
     )
 
