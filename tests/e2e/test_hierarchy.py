@@ -201,3 +201,18 @@ async def test_the_grant_holds_for_the_hierarchy_type_labels_and_the_archive(
         denied = await rejected(client, "add_tags", {"entityName": "Ada", "tags": ["x"]})
         assert (denied["error_code"], denied["details"]["labels"]) == ("PERMISSION_DENIED", ["Person"])
     assert await child_of(graph) == set()
+
+
+async def test_the_knowledge_tools_answer_over_both_transports(
+    settings: Settings, graph: GraphBackend, transport: str
+) -> None:
+    await load_into_graph(graph, read_sources([KNOWLEDGE_SCHEMAS]))
+    async with open_client(settings, transport) as client:
+        for name in ("Ada", "Math"):
+            await person(client, name)
+        await parent(client, "Ada", "Math")
+        await ok(client, "add_tags", {"entityName": "Ada", "tags": ["Pioneer"]})
+        up = await ok(client, "get_ancestors", {"entityName": "Ada"})
+        assert names(up["ancestors"]) == ["Math"]
+        assert (await ok(client, "archive_entities", {"tags": ["pioneer"]}))["entityNames"] == ["Ada"]
+        assert (await ok(client, "get_children", {"entityName": "Math"}))["children"] == []
