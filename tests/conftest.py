@@ -33,6 +33,11 @@ EVENT_SCHEMAS = TESTS / "schemas" / "matrix_event"
 COMPOSITE_SCHEMAS = TESTS / "schemas" / "composite"
 # The name test clients give in the MCP handshake (the memory profile's default provenance source).
 CLIENT_NAME = "test-agent"
+# Seed 004's knowledge tools (issue 14, part K), offered in both profiles: the reads, then the writes.
+KNOWLEDGE_READS = {"get_parent", "get_children", "get_ancestors", "get_descendants", "get_subtree"}
+KNOWLEDGE_WRITES = {"add_tags", "remove_tags", "set_importance", "add_tags_to_multiple_entities", "set_entity_parent"}
+KNOWLEDGE_ADMIN = {"archive_entities", "restore_entities"}
+KNOWLEDGE_TOOLS = KNOWLEDGE_READS | KNOWLEDGE_WRITES | KNOWLEDGE_ADMIN
 # The gate profile's tools: the writes, the reads, entity resolution and the history; no raw Cypher tool.
 GATE_TOOLS = {
     "write_node",
@@ -50,6 +55,7 @@ GATE_TOOLS = {
     "get_history",
     "list_conflicts",
     "resolve_conflict",
+    *KNOWLEDGE_TOOLS,
 }
 # The gate profile's read-only tools (the `read` group).
 READ_TOOLS = {
@@ -61,6 +67,7 @@ READ_TOOLS = {
     "find_duplicates",
     "get_history",
     "list_conflicts",
+    *KNOWLEDGE_READS,
 }
 
 

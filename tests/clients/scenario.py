@@ -8,6 +8,8 @@ scenario creates, it deletes at its end.
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.conftest import KNOWLEDGE_TOOLS
+
 PROV = {"source": "client-tier", "extraction_method": "manual"}
 ADA = {"label": "Person", "merge_keys": {"name": "Ada"}, "properties": {"age": 36}, **PROV}
 # The HTTP and stdio servers of this tier run with WRITE_GATE_MAX_BATCH_ITEMS=5: six items are over it.
@@ -145,6 +147,7 @@ TOOLS = {
         "resolve_conflict",
         "get_history",
         "list_conflicts",
+        *KNOWLEDGE_TOOLS,
         *(f"{verb}_{t}" for t in RPG_TYPES for verb in ("add", "update", "delete")),
     },
     "memory": {
@@ -160,6 +163,7 @@ TOOLS = {
         "search_nodes_ranked",
         "get_history",
         "list_conflicts",
+        *KNOWLEDGE_TOOLS,
     },
 }
 

@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.conftest import GATE_TOOLS, MATRIX_SCHEMAS, READ_TOOLS, settings_env, write_gate_argv
+from tests.conftest import GATE_TOOLS, KNOWLEDGE_ADMIN, MATRIX_SCHEMAS, READ_TOOLS, settings_env, write_gate_argv
 from tests.e2e.http_process import INITIALIZE, agents_command, http_gate, mcp_client, mcp_post, request
 from tests.e2e.test_stdio_protocol import MALFORMED
 from write_gate.core.cypher.statement import Statement
@@ -115,7 +115,10 @@ def test_health_answers_without_a_token(fleet: Fleet) -> None:
 
 async def test_a_writer_sees_read_and_write_tools_and_is_stamped_as_itself(fleet: Fleet) -> None:
     async with session(fleet, fleet.tokens["writer"]) as client:
-        assert {t.name for t in (await client.list_tools()).tools} == GATE_TOOLS - {"refresh_schema_cache"}  # no admin
+        assert {t.name for t in (await client.list_tools()).tools} == GATE_TOOLS - {
+            "refresh_schema_cache",
+            *KNOWLEDGE_ADMIN,
+        }  # no admin
         result = await client.call_tool("write_node", write("Ada"))
         assert not result.is_error, result.structured_content
     backend = await open_backend(fleet.settings)

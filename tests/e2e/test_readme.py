@@ -73,6 +73,9 @@ FORMULA_SERVE = [
 # The Property names section's write_node examples (`call:write_node#<example>` and its answer), in order.
 PROPERTY_EXAMPLES = ("property-names", "unknown-property")
 
+# The knowledge tools' examples, in the README's order, each a call and its answer (`call:<tool>#knowledge`).
+KNOWLEDGE_EXAMPLES = ("add_tags", "set_entity_parent", "get_ancestors", "archive_entities")
+
 # Each test, and the blocks (by key) or sh commands it runs.
 RUN = {
     "test_first_command_serves": ["uv run write-gate serve"],
@@ -110,6 +113,9 @@ RUN = {
     "test_provenance_call_filters_as_described": ["call:open_nodes_provenance"],
     "test_list_conflicts_example": ["call:list_conflicts#open", "answer:list_conflicts#open"],
     "test_ranked_search_example": ["call:search_nodes_ranked#ranked", "answer:search_nodes_ranked#ranked"],
+    "test_knowledge_tools_example": [
+        f"{kind}:{tool}#knowledge" for tool in KNOWLEDGE_EXAMPLES for kind in ("call", "answer")
+    ],
     "test_commands_table": [
         f"{COMMANDS_TABLE} [--no-auth]",
         "write-gate agents add NAME [--grant writer|reader|full] [--tools ...] [--labels ...] [--types ...] [--file F]",
@@ -273,6 +279,24 @@ async def test_ranked_search_example(settings: Settings, graph: GraphBackend) ->
             await call(client, "write_node", args)
         answer = await call(client, "search_nodes_ranked", json_block("call:search_nodes_ranked#ranked"))
     rb.assert_matches(answer, json_block("answer:search_nodes_ranked#ranked"), "ranked search example")
+
+
+@EMBEDDED
+async def test_knowledge_tools_example(settings: Settings, graph: GraphBackend) -> None:
+    """The knowledge tools' examples, in order, on a freshly migrated graph (the bundled memory schema registers
+    CHILD_OF): Ada and Math written as the text says, Math's importance set before the archive's dry run."""
+    await migrate(graph)
+    async with open_client(settings, "in_process") as client:
+        for name in ("Ada", "Math"):
+            node = {"label": "Person", "merge_keys": {"name": name}, "source": "wiki", "extraction_method": "manual"}
+            await call(client, "write_node", node)
+        for tool in KNOWLEDGE_EXAMPLES:
+            if tool == "archive_entities":
+                await call(client, "set_importance", {"entityName": "Math", "importance": 2})
+            answer = await call(client, tool, json_block(f"call:{tool}#knowledge"))
+            rb.assert_matches(answer, json_block(f"answer:{tool}#knowledge"), f"{tool} example")
+        ranked = await call(client, "search_nodes_ranked", {"query": "tag:pioneer"})
+        assert [hit["entity"]["name"] for hit in ranked["results"]] == ["Ada"]
 
 
 @EMBEDDED

@@ -56,9 +56,12 @@ EXPECTED: dict[str, str] = {
     "tool_descriptions": "tool and argument descriptions say what the gate adds (the registry, paging); names "
     "and titles are the official ones",
     "read_arguments": "the reads take optional arguments the official server's do not: limit and cursor "
-    "(paging), labels (a filter), relations_limit (open_nodes), provenance (each value's claim, and a filter by it)",
-    "extra_tools": "three read-only tools beside the official nine: search_nodes_ranked (seed 004's ranked, fuzzy "
-    "and boolean search), get_history and list_conflicts (what changed, and the conflicts writes met); an agent "
+    "(paging), labels (a filter), relations_limit (open_nodes), provenance (each value's claim, and a filter by it), "
+    "tags, minImportance and maxImportance (seed 004's filters), includeArchived (archived entities too)",
+    "extra_tools": "tools beside the official nine: search_nodes_ranked (seed 004's ranked, fuzzy and boolean "
+    "search), get_history and list_conflicts (what changed, and the conflicts writes met), and seed 004's knowledge "
+    "tools (add_tags, remove_tags, set_importance, add_tags_to_multiple_entities, set_entity_parent, get_parent, "
+    "get_children, get_ancestors, get_descendants, get_subtree, archive_entities, restore_entities); an agent "
     "written for the official server need never call them",
     "output_schemas": "each output schema is anyOf the success (every official key, extras beside) and the "
     "rejection, so a refusal validates too",

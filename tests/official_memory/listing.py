@@ -4,15 +4,27 @@ and resource templates, and the capabilities at `initialize`. Pure: `note` recor
 from collections.abc import Callable
 from typing import Any
 
+from tests.conftest import KNOWLEDGE_TOOLS
+
 Report = list[str]
 # The writes whose idempotentHint is true here and false there: a repeat skips what exists (README, Capabilities).
 IDEMPOTENT_HERE = {"create_entities", "create_relations", "add_observations"}
 KNOWLEDGE_GRAPH = "memory://knowledge-graph"
 SCHEMA_RESOURCES = {"write-gate://schema", "write-gate://schema/{name}"}
 # The reads' optional arguments beside the official ones: paging, a label filter, relations per entity.
-READ_ARGUMENTS = {"limit", "cursor", "labels", "relations_limit", "provenance"}
+READ_ARGUMENTS = {
+    "limit",
+    "cursor",
+    "labels",
+    "relations_limit",
+    "provenance",
+    "tags",
+    "minImportance",
+    "maxImportance",
+    "includeArchived",
+}
 # Read-only tools beside the official nine: the history of what changed, and the conflicts writes met.
-EXTRA_TOOLS = {"search_nodes_ranked", "get_history", "list_conflicts"}
+EXTRA_TOOLS = {"search_nodes_ranked", "get_history", "list_conflicts", *KNOWLEDGE_TOOLS}
 
 
 def compare_listings(ours: dict[str, Any], theirs: dict[str, Any], note: Callable[[str], None]) -> Report:

@@ -15,12 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from write_gate.core.cypher import aliases as alias_cypher
-from write_gate.core.cypher import history_reads, text_search
+from write_gate.core.cypher import archive, hierarchy, history_reads, text_search
 from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher import records as record_cypher
 from write_gate.core.cypher import resolution as resolution_cypher
 from write_gate.core.cypher.batch_writes import write_nodes_batch, write_relationships_batch
 from write_gate.core.cypher.dialect import FalkorDBDialect, MemgraphDialect
+from write_gate.core.cypher.entity_updates import update_node
 from write_gate.core.cypher.history_retention import prune_changes, prune_conflicts
 from write_gate.core.cypher.history_writes import ChangeStamp
 from write_gate.core.cypher.memory_writes import (
@@ -204,6 +205,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_page": lambda: read_cypher.page_of_labels(("Organization", "Person"), searching=False),
         "read_page_search": lambda: read_cypher.page_of_labels(("Organization", "Person"), searching=True),
         "read_page_search_claims": lambda: read_cypher.page_of_labels(("Person",), searching=True, filtered=True),
+        "read_page_search_knowledge": lambda: read_cypher.page_of_labels(("Person",), searching=True, knowledge=True),
         "read_ids_with_matching_claims": lambda: read_cypher.IDS_WITH_MATCHING_CLAIMS,
         "read_ids_by_name": lambda: read_cypher.ids_by_name(["Person", "Organization"], ["Npc"]),
         "read_expand": lambda: read_cypher.expand(outgoing_only=False),
@@ -264,6 +266,46 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_text_search_scanned": lambda: text_search.scanned_candidates(
             ["Person", "Organization"], filtered=True, fields=True
         ),
+        "read_text_search_scanned_knowledge": lambda: text_search.scanned_candidates(
+            ["Person"], filtered=False, knowledge=True
+        ),
+        "hierarchy_set_parent": lambda: Statement(
+            hierarchy.set_parent("CHILD_OF", "Person", "Organization").text,
+            {
+                "child_key": s("key"),
+                "parent_key": s("key2"),
+                "properties": {},
+                "changes": records,
+                **prov.params(),
+                **change.params(),
+            },
+        ),
+        "hierarchy_remove_parent": lambda: Statement(
+            hierarchy.remove_parent("CHILD_OF", "Person").text, {"child_key": s("key"), **change.params()}
+        ),
+        "read_hierarchy_would_cycle": lambda: hierarchy.would_cycle("CHILD_OF"),
+        "read_hierarchy_parents": lambda: hierarchy.parents("CHILD_OF"),
+        "read_hierarchy_children": lambda: hierarchy.children("CHILD_OF"),
+        "read_hierarchy_ancestors": lambda: hierarchy.ancestors("CHILD_OF", 100),
+        "read_hierarchy_descendants": lambda: hierarchy.descendants("CHILD_OF", 100),
+        "read_archive_candidates": lambda: archive.candidates(("Person", "Organization")),
+        "archive_entities": lambda: Statement(
+            archive.ARCHIVE.text,
+            {
+                "ids": [m.n(8)],
+                "older_than": s("time"),
+                "importance_below": m.f(2),
+                "k_tags": [s("tag")],
+                **change.params(),
+            },
+        ),
+        "restore_entities": lambda: Statement(archive.RESTORE.text, {"ids": [m.n(8)], **change.params()}),
+        "read_page_archived_too": lambda: read_cypher.page_of_labels(
+            ("Person",), searching=False, include_archived=True
+        ),
+        "update_node": lambda: update_node(
+            "Person", s("key"), {"tags": [s("tag")]}, prov, Guard(m.n(7), False, [{"at": s("c")}], [], s("change"))
+        ),
     }
 
 
@@ -282,6 +324,7 @@ READS = frozenset(
         "backfill_without_key",
         "backfill_taken",
         "read_text_search_indexed",
+        "read_text_search_indexed_knowledge",
         "read_text_index_states",
         *(name for name in PORTABLE if name.startswith("read_")),
     }
@@ -305,6 +348,18 @@ RUN_TIME_PARAMETERS = {
     "p_source": None,
     "p_min_confidence": 0.5,
     "p_since": None,
+    # Every read that shows entities: archived ones too, or not; the archive's criteria: one of three.
+    "include_archived": False,
+    "older_than": None,
+    "importance_below": 2.5,
+    # The hierarchy reads: a node's id; the cycle check: two.
+    "id": 0,
+    "child": 0,
+    "parent": 1,
+    # A knowledge filter: a tag and a lower bound on importance.
+    "k_tags": ["math"],
+    "k_min_importance": 2.5,
+    "k_max_importance": None,
     "key": '{"name":"Ada"}',
     "keys": ['{"name":"Ada"}'],
     "pairs": [{"from_key": '{"name":"Ada"}', "to_key": '{"name":"Acme"}'}],
@@ -345,6 +400,9 @@ def shapes(dialect_name: str) -> dict[str, str]:
     out["text_search_resplit"] = text_indexes.resplit_search_text("Person").text  # no agent value: its own params
     out["read_text_search_indexed"] = text_search.indexed_candidates(
         dialect, ["Person", "Organization"], filtered=True
+    ).text
+    out["read_text_search_indexed_knowledge"] = text_search.indexed_candidates(
+        dialect, ["Person"], filtered=False, knowledge=True
     ).text
     return out
 

@@ -257,10 +257,12 @@ def plan_node_write(
     compile_statement: bool = True,
     free_text_label: bool = False,
     also_declared: frozenset[str] = frozenset(),
+    partial: bool = False,
 ) -> NodePlan:
     """`compile_statement=False` for callers that write many plans in one statement of their own (batches);
     `free_text_label` for the memory profile, whose types are any text; `also_declared`, property names a
-    profile writes on every node whatever the entry declares (its `observations`)."""
+    profile writes on every node whatever the entry declares (its `observations`); `partial`, a change to some
+    properties of a node that exists (its required ones were checked when it was written)."""
     check_protected(req.properties, req.merge_keys)
     raw_keys = clean_map(req.merge_keys, "merge_keys", policy.limits)
     raw_props = clean_map(req.properties, "properties", policy.limits)
@@ -271,7 +273,8 @@ def plan_node_write(
     merge_keys, key_kinds, prop_kinds = keys.values, keys.kinds, props.kinds
     properties = without_identity(merge_keys, props.values)
     remaps = keys.remaps + props.remaps
-    check_required(entry, properties, merge_keys)
+    if not partial:
+        check_required(entry, properties, merge_keys)
     check_merge_keys(entry, merge_keys, "merge_keys")
     check_types(entry, merge_keys, key_kinds)
     check_types(entry, properties, prop_kinds)

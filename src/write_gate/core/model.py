@@ -40,6 +40,8 @@ class ErrorCode(StrEnum):
     ENTITY_NOT_FOUND = "ENTITY_NOT_FOUND"
     # A write would change a value another writer claims, under a `reject` policy (core.conflicts).
     CONFLICT = "CONFLICT"
+    # set_entity_parent: the parent is the entity itself or one of its descendants.
+    HIERARCHY_CYCLE = "HIERARCHY_CYCLE"
     # A defect in the gate itself, reported instead of crashing; tests assert it never appears.
     INTERNAL_ERROR = "INTERNAL_ERROR"
 

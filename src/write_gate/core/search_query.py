@@ -36,7 +36,13 @@ MAX_EDITS = 2
 MAX_QUERY_CHARS = 1000
 MAX_TERMS = 32
 # Fields that name something other than a property of that name.
-FIELD_ALIASES = {"type": "_label", "entitytype": "_label", "label": "_label", "observation": "observations"}
+FIELD_ALIASES = {
+    "type": "_label",
+    "entitytype": "_label",
+    "label": "_label",
+    "observation": "observations",
+    "tag": "tags",
+}
 
 
 class QueryError(ValueError):

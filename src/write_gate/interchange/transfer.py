@@ -109,7 +109,8 @@ async def export_graph(
     relations: list[Relation] = []
     cursor = None
     while True:
-        request = ReadGraphRequest(limit=page_size, cursor=cursor, labels=labels)
+        # Archived entities too: an export leaves nothing out.
+        request = ReadGraphRequest(limit=page_size, cursor=cursor, labels=labels, includeArchived=True)
         page = await gate.reader.read_graph(request, relations_limit=UNBOUNDED)  # an export keeps every relation
         entities += page.entities
         relations += page.relations

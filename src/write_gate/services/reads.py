@@ -29,6 +29,7 @@ from write_gate.core.decay import parse_at, weigher
 from write_gate.core.history import REVISION_FIELD
 from write_gate.core.identifiers import normalize_identifier
 from write_gate.core.identity import FOLD_PREFIX, KEY_FIELD, SEARCH_FIELD, fold, identity_key
+from write_gate.core.knowledge import ARCHIVED_AT, ARCHIVED_BY, MAX_IMPORTANCE, MIN_IMPORTANCE, EntityFilter
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.core.registry import SchemaEntry, SchemaRegistry
 from write_gate.core.values import unstorable
@@ -87,11 +88,23 @@ ShowProvenance = Annotated[
 ]
 
 
+IncludeArchived = Annotated[bool, Field(description="Archived entities too.")]
+
+
 class ReadGraphRequest(ReadRequest):
     limit: Limit = DEFAULT_LIMIT
     cursor: Cursor = None
     labels: Labels = None
     provenance: ShowProvenance = None
+    includeArchived: IncludeArchived = False  # noqa: N815 - memory-mcp's argument names
+
+
+# Seed 004's filters (memory-mcp's argument names): advertised as their types only, as ProvenanceQuery's fields.
+# The constraints sit on the inner type, so the schema says them as minItems / minimum / maximum.
+TagsFilter = Annotated[
+    Annotated[list[Text], Field(min_length=1)] | SkipJsonSchema[None], Field(description="Any of these tags.")
+]
+ImportanceBound = Annotated[float, Field(ge=MIN_IMPORTANCE, le=MAX_IMPORTANCE)] | SkipJsonSchema[None]
 
 
 class SearchNodesRequest(ReadRequest):
@@ -100,6 +113,14 @@ class SearchNodesRequest(ReadRequest):
     limit: Limit = DEFAULT_LIMIT
     cursor: Cursor = None
     provenance: ShowProvenance = None
+    tags: TagsFilter = None
+    minImportance: ImportanceBound = None  # noqa: N815
+    maxImportance: ImportanceBound = None  # noqa: N815
+    includeArchived: IncludeArchived = False  # noqa: N815
+
+    def entity_filter(self) -> EntityFilter:
+        tags = tuple(self.tags) if self.tags is not None else None
+        return EntityFilter(tags, self.minImportance, self.maxImportance)
 
 
 class OpenNodesRequest(ReadRequest):
@@ -107,6 +128,7 @@ class OpenNodesRequest(ReadRequest):
     relations_limit: RelationsLimit = DEFAULT_RELATIONS_LIMIT
     cursor: Annotated[str | None, Field(description="next_cursor of the last answer: more relations.")] = None
     provenance: ShowProvenance = None
+    includeArchived: IncludeArchived = False  # noqa: N815
 
 
 # Only in an answer that asked for provenance: by default the answer is the one it always was.
@@ -168,8 +190,9 @@ def decode_cursor(cursor: str | None, kind: str, **shape: type) -> dict[str, Any
 
 # --- shaping (pure) ----------------------------------------------------------------------------
 
-# Shown elsewhere (name, observations) or the gate's own bookkeeping (identity, search text, revision).
-_HIDDEN = ("name", "observations", KEY_FIELD, SEARCH_FIELD, REVISION_FIELD)
+# Shown elsewhere (name, observations) or the gate's own bookkeeping (identity, search text, revision, the
+# archive's marks).
+_HIDDEN = ("name", "observations", KEY_FIELD, SEARCH_FIELD, REVISION_FIELD, ARCHIVED_AT, ARCHIVED_BY)
 
 
 def display_name(props: Mapping[str, Any]) -> str | None:
@@ -384,11 +407,18 @@ class Reader:
         outgoing_only: bool,
         after_relation: int = -1,
         show_claims: bool = False,
+        include_archived: bool = False,
     ) -> Expanded:
+        """Archived entities in `page`, and relations to archived ones, only with `include_archived`."""
         if not page:
             return Expanded(GraphResult(entities=[], relations=[]), None)
         statement = read_cypher.expand(outgoing_only)
-        params = {"ids": page, "after": after_relation, "per_node": relations_limit}
+        params = {
+            "ids": page,
+            "after": after_relation,
+            "per_node": relations_limit,
+            "include_archived": include_archived,
+        }
         rows = await self.read(Statement(statement.text, params))
         return shape(rows, page, show_claims, self._decay() if show_claims else None)
 
@@ -405,6 +435,8 @@ class Reader:
         labels: list[str] | None,
         query: str | None,
         claims: ClaimFilter | None = None,
+        knowledge: EntityFilter | None = None,
+        include_archived: bool = False,
     ) -> tuple[list[int], str | None]:
         """Up to `limit` node ids, label after label (sorted), each label in `_key` order; the cursor holds
         the label and the last `_key` answered. One more row than the page is asked for, so the cursor is
@@ -414,7 +446,14 @@ class Reader:
         if position is not None:
             names = [label for label in names if label >= position["l"]]
         filtered = claims is not None and claims.active
-        statement = read_cypher.page_of_labels(tuple(names), searching=query is not None, filtered=filtered)
+        narrowed = knowledge is not None and knowledge.active
+        statement = read_cypher.page_of_labels(
+            tuple(names),
+            searching=query is not None,
+            filtered=filtered,
+            knowledge=narrowed,
+            include_archived=include_archived,
+        )
         if statement is None:
             return [], None
         after = position["a"] if position is not None and names[0] == position["l"] else ""
@@ -423,6 +462,8 @@ class Reader:
             params["query"] = fold(query)
         if filtered and claims is not None:
             params |= claims.params()
+        if narrowed and knowledge is not None:
+            params |= knowledge.params()
         rows = await self.read(Statement(statement.text, params))
         rows.sort(key=lambda row: row["part"])  # label after label; stable, so each keeps its `_key` order
         ids: list[int] = []
@@ -437,18 +478,38 @@ class Reader:
     async def read_graph(self, request: ReadGraphRequest, *, relations_limit: int | None = None) -> GraphResult:
         """`relations_limit` overrides the request's bound (an export walks every relation)."""
         claims, show = claims_asked(request.provenance)
-        page, next_cursor = await self._page("read", request.limit, request.cursor, request.labels, None, claims)
+        archived = request.includeArchived
+        page, next_cursor = await self._page(
+            "read", request.limit, request.cursor, request.labels, None, claims, include_archived=archived
+        )
         expanded = await self.expand(
-            page, relations_limit or DEFAULT_RELATIONS_LIMIT, outgoing_only=True, show_claims=show
+            page,
+            relations_limit or DEFAULT_RELATIONS_LIMIT,
+            outgoing_only=True,
+            show_claims=show,
+            include_archived=archived,
         )
         return expanded.result.model_copy(update={"next_cursor": next_cursor})
 
     async def search_nodes(self, request: SearchNodesRequest) -> GraphResult:
         claims, show = claims_asked(request.provenance)
         page, next_cursor = await self._page(
-            "search", request.limit, request.cursor, request.labels, request.query, claims
+            "search",
+            request.limit,
+            request.cursor,
+            request.labels,
+            request.query,
+            claims,
+            request.entity_filter(),
+            include_archived=request.includeArchived,
         )
-        expanded = await self.expand(page, DEFAULT_RELATIONS_LIMIT, outgoing_only=False, show_claims=show)
+        expanded = await self.expand(
+            page,
+            DEFAULT_RELATIONS_LIMIT,
+            outgoing_only=False,
+            show_claims=show,
+            include_archived=request.includeArchived,
+        )
         return expanded.result.model_copy(update={"next_cursor": next_cursor})
 
     async def open_nodes(self, request: OpenNodesRequest) -> GraphResult:
@@ -463,7 +524,12 @@ class Reader:
             page = sorted(row["id"] for row in await self.read(matching))
         after = position["r"] if position is not None else -1
         expanded = await self.expand(
-            page, request.relations_limit, outgoing_only=False, after_relation=after, show_claims=show
+            page,
+            request.relations_limit,
+            outgoing_only=False,
+            after_relation=after,
+            show_claims=show,
+            include_archived=request.includeArchived,
         )
         resume = expanded.resume_after
         next_cursor = encode_cursor("open", r=resume) if resume is not None else None

@@ -19,6 +19,7 @@ from write_gate.core.cypher import text_search as cypher
 from write_gate.core.cypher.aliases import ALIAS_FOLD
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identity import FOLD_PREFIX, LABEL_FOLD_FIELD, SEARCH_FIELD, SEPARATOR
+from write_gate.core.knowledge import EntityFilter
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.core.search_query import (
     And,
@@ -39,11 +40,14 @@ from write_gate.engines.errors import engine_failure
 from write_gate.services.reads import (
     Cursor,
     Entity,
+    ImportanceBound,
+    IncludeArchived,
     Labels,
     Reader,
     ReadRequest,
     Relation,
     ShowProvenance,
+    TagsFilter,
     Text,
     claims_asked,
     decode_cursor,
@@ -69,6 +73,14 @@ class RankedSearchRequest(ReadRequest):
     limit: Annotated[int, Field(ge=1, le=MAX_RANKED_LIMIT, description="Page size.")] = DEFAULT_RANKED_LIMIT
     cursor: Cursor = None
     provenance: ShowProvenance = None
+    tags: TagsFilter = None
+    minImportance: ImportanceBound = None  # noqa: N815
+    maxImportance: ImportanceBound = None  # noqa: N815
+    includeArchived: IncludeArchived = False  # noqa: N815
+
+    def entity_filter(self) -> EntityFilter:
+        tags = tuple(self.tags) if self.tags is not None else None
+        return EntityFilter(tags, self.minImportance, self.maxImportance)
 
 
 class RankedHit(BaseModel):
@@ -119,7 +131,8 @@ def shown_fields(tree: Node, stored: Mapping[str, Any]) -> list[str]:
 
 def _fingerprint(request: RankedSearchRequest) -> str:
     """Ties a cursor to the search that made it: a page of one query is no place to continue another."""
-    what = repr((request.query, sorted(request.labels or []), request.fuzzy))
+    filters = (request.entity_filter(), request.includeArchived)
+    what = repr((request.query, sorted(request.labels or []), request.fuzzy, filters))
     return hashlib.sha256(what.encode()).hexdigest()[:16]
 
 
@@ -179,22 +192,47 @@ class Searcher:
         return rows is not None and set(labels) <= ready_labels(rows)
 
     async def _indexed(
-        self, labels: list[str], engine_query: str, filter_params: dict[str, Any] | None, fields: bool
+        self,
+        labels: list[str],
+        engine_query: str,
+        filter_params: dict[str, Any] | None,
+        fields: bool,
+        knowledge_params: dict[str, Any] | None = None,
+        include_archived: bool = False,
     ) -> list[Row] | None:
         """The index's candidates, best first by its score, at most `MAX_CANDIDATES` per label; None when an
         index cannot answer completely (missing, still being built, or no text search at all)."""
         if not await self._indexes_ready(labels):
             return None
-        filtered = filter_params is not None
-        statement = cypher.indexed_candidates(self._backend.dialect, labels, filtered=filtered, fields=fields)
-        params = {"query": engine_query, "window": MAX_CANDIDATES, **(filter_params or {})}
+        filtered, knowledge = filter_params is not None, knowledge_params is not None
+        statement = cypher.indexed_candidates(
+            self._backend.dialect,
+            labels,
+            filtered=filtered,
+            fields=fields,
+            knowledge=knowledge,
+            include_archived=include_archived,
+        )
+        params = {"query": engine_query, "window": MAX_CANDIDATES, **(filter_params or {}), **(knowledge_params or {})}
         return await self._read(Statement(statement.text, params))
 
     async def _scanned(
-        self, labels: list[str], tree: Node, filter_params: dict[str, Any] | None, fields: bool
+        self,
+        labels: list[str],
+        tree: Node,
+        filter_params: dict[str, Any] | None,
+        fields: bool,
+        knowledge_params: dict[str, Any] | None = None,
+        include_archived: bool = False,
     ) -> list[Row]:
-        statement = cypher.scanned_candidates(labels, filtered=filter_params is not None, fields=fields)
-        params = {"required": required_words(tree), **(filter_params or {})}
+        statement = cypher.scanned_candidates(
+            labels,
+            filtered=filter_params is not None,
+            fields=fields,
+            knowledge=knowledge_params is not None,
+            include_archived=include_archived,
+        )
+        params = {"required": required_words(tree), **(filter_params or {}), **(knowledge_params or {})}
         return await self._reader.read(Statement(statement.text, params))
 
     @staticmethod
@@ -218,19 +256,33 @@ class Searcher:
         offset = position["o"] if position is not None else 0
         claims, show = claims_asked(request.provenance)
         filter_params = claims.params() if claims is not None and claims.active else None
+        knowledge = request.entity_filter()
+        knowledge_params = knowledge.params() if knowledge.active else None
         labels = self._reader.labels_to_read(request.labels)
         fields = names_fields(tree)
         rows = None
         engine_query = recall(tree, _syntax(self._backend.dialect.name))
         if labels and engine_query is not None:
-            rows = await self._indexed(labels, engine_query, filter_params, fields)
+            rows = await self._indexed(
+                labels, engine_query, filter_params, fields, knowledge_params, request.includeArchived
+            )
         searched_by: Literal["index", "scan"] = "index" if rows is not None else "scan"
         if rows is None:
-            rows = await self._scanned(labels, tree, filter_params, fields) if labels else []
+            rows = (
+                await self._scanned(labels, tree, filter_params, fields, knowledge_params, request.includeArchived)
+                if labels
+                else []
+            )
         found = self._ranked(rows, tree)
         page = found[offset : offset + request.limit]
         more = len(found) > offset + request.limit
-        expanded = await self._reader.expand([hit.id for hit in page], 100, outgoing_only=False, show_claims=show)
+        expanded = await self._reader.expand(
+            [hit.id for hit in page],
+            100,
+            outgoing_only=False,
+            show_claims=show,
+            include_archived=request.includeArchived,
+        )
         score = {hit.id: hit.score for hit in page}
         results = [
             RankedHit(

@@ -9,6 +9,8 @@ from pydantic import AfterValidator, AliasChoices, AnyHttpUrl, BeforeValidator, 
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from write_gate.core.decisions import UnknownLabelPolicy
+from write_gate.core.identifiers import is_identifier
+from write_gate.core.knowledge import DEFAULT_HIERARCHY_TYPE
 from write_gate.core.registry import ConflictPolicy, UndeclaredPolicy
 from write_gate.serving.logs import LogLevel
 
@@ -47,6 +49,12 @@ def _positive_half_lives(value: dict[str, float]) -> dict[str, float]:
 
 # `{"llm": 30, "manual": 365}` from the environment (JSON, as pydantic-settings reads any map).
 HalfLives = Annotated[dict[str, float], AfterValidator(_positive_half_lives)]
+
+
+def _identifier(value: str) -> str:
+    if not is_identifier(value):
+        raise ValueError("must be an identifier (letters, digits and _, not starting with a digit)")
+    return value
 
 
 def _default_data_dir() -> Path:
@@ -107,6 +115,11 @@ class Settings(BaseSettings):
     memory_source: str | None = None
     memory_extraction_method: str = "llm"
     memory_reliability: float = Field(default=0.5, ge=0.0, le=1.0)
+
+    # Seed 004's hierarchy: the relationship type from a child to its parent (the registry must register it),
+    # and how many steps the hierarchy reads walk (an answer cut there says depth_truncated).
+    hierarchy_type: Annotated[str, AfterValidator(_identifier)] = DEFAULT_HIERARCHY_TYPE
+    hierarchy_max_depth: int = Field(default=100, ge=1, le=10_000)
 
     # Agents: tokens (as hashes) and grants. Required for HTTP; over stdio WRITE_GATE_AGENT names the agent
     # (default: the client's name from the handshake), and its grant applies if the file lists it.

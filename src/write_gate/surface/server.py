@@ -35,6 +35,7 @@ from write_gate.core.registry import RegistrySnapshot
 from write_gate.core.values import check_storable
 from write_gate.engines import BackendUnavailable
 from write_gate.services.gate import Gate
+from write_gate.services.hierarchy import HierarchySettings
 from write_gate.services.memory import MemoryService, WriterContext
 from write_gate.serving.assembly import formula_provider, open_gate
 from write_gate.serving.audit import Decision
@@ -209,7 +210,8 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             keep_loading=True,
             on_registry_change=registry_changed if generated else None,
         ) as gate:
-            services = Services(gate=gate, memory=MemoryService(gate))
+            hierarchy = HierarchySettings(settings.hierarchy_type, settings.hierarchy_max_depth)
+            services = Services(gate=gate, memory=MemoryService(gate), hierarchy=hierarchy)
             server.services = services  # type: ignore[attr-defined]  # for /health
             try:
                 yield services

@@ -12,7 +12,9 @@ import mcp_types as types
 from pydantic import BaseModel, ConfigDict
 
 from write_gate.access.agents import Agent
+from write_gate.core.knowledge import DEFAULT_HIERARCHY_TYPE
 from write_gate.services.gate import Gate
+from write_gate.services.hierarchy import HierarchySettings
 from write_gate.services.memory import (
     MemoryService,
     WriterContext,
@@ -26,10 +28,12 @@ class NoArguments(BaseModel):
 
 @dataclass(frozen=True)
 class Services:
-    """What a served gate holds for its tools: the gate, and the memory profile's service."""
+    """What a served gate holds for its tools: the gate, the memory profile's service, and the hierarchy's
+    settings."""
 
     gate: Gate
     memory: MemoryService
+    hierarchy: HierarchySettings = HierarchySettings(DEFAULT_HIERARCHY_TYPE, 100)
 
 
 @dataclass(frozen=True)

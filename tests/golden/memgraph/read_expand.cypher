@@ -1,6 +1,6 @@
 UNWIND $ids AS i
-MATCH (n) WHERE id(n) = i
-OPTIONAL MATCH (n)-[r]-()
+MATCH (n) WHERE id(n) = i AND ($include_archived OR n._archived_at IS NULL)
+OPTIONAL MATCH (n)-[r]-(o) WHERE $include_archived OR o._archived_at IS NULL
 WITH n, r ORDER BY id(r)
 WITH n, [x IN collect(r) WHERE id(x) > $after] AS rels
 WITH n, size(rels) > $per_node AS more, rels[0..$per_node] AS page

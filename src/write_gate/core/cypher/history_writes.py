@@ -109,6 +109,15 @@ def observations_change(var: str, after: str) -> str:
     )
 
 
+def property_change(var: str, prop: str, after: str) -> str:
+    """A one-record list: the node's `prop` as it is now (`before`) and as `after` makes it (a gate-owned mark
+    such as the archive's, which carries no claim); its revision is the one the same statement sets."""
+    return (
+        f"[{{{_SHARED}, op: '{Op.SET.value}', {node_subject(var)}, "
+        f"revision: {_next_revision(var)}, property: '{prop}', before: {var}.{prop}, after: {after}}}]"
+    )
+
+
 def _next_revision(var: str) -> str:
     # As the gate's guard counts (core/cypher/records.py): no revision yet is revision 0.
     return f"coalesce({var}.{REVISION_FIELD}, 0) + 1"

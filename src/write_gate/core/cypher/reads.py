@@ -13,7 +13,8 @@ from write_gate.core.claims import AGENT, AT, CLAIM_PREFIX, CONFIDENCE, SOURCE
 from write_gate.core.cypher.aliases import ALIAS_LABEL, ALIAS_OF, not_alias
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
-from write_gate.core.identity import KEY_FIELD, SEARCH_FIELD
+from write_gate.core.identity import FOLD_PREFIX, KEY_FIELD, SEARCH_FIELD
+from write_gate.core.knowledge import ARCHIVED_AT, IMPORTANCE, TAGS
 
 
 def claim_matches(var: str) -> str:
@@ -29,17 +30,44 @@ def claim_matches(var: str) -> str:
     )
 
 
+def not_archived(var: str) -> str:
+    """Not in the archive (`core.cypher.archive`): what every read shows unless asked for archived ones too."""
+    return f"{var}.{ARCHIVED_AT} IS NULL"
+
+
+def knowledge_matches(var: str) -> str:
+    """True when the node has one of the tags `$k_tags` (folded; null: any node) and an importance within
+    `$k_min_importance` and `$k_max_importance` (null: no bound). `_f_tags` is a list whatever `tags` holds."""
+    return (
+        f"($k_tags IS NULL OR any(t IN coalesce({var}.{FOLD_PREFIX}{TAGS}, []) WHERE t IN $k_tags))"
+        f" AND ($k_min_importance IS NULL OR {var}.{IMPORTANCE} >= $k_min_importance)"
+        f" AND ($k_max_importance IS NULL OR {var}.{IMPORTANCE} <= $k_max_importance)"
+    )
+
+
 @functools.lru_cache(maxsize=64)
-def page_of_labels(labels: tuple[str, ...], *, searching: bool, filtered: bool = False) -> Statement | None:
+def page_of_labels(
+    labels: tuple[str, ...],
+    *,
+    searching: bool,
+    filtered: bool = False,
+    knowledge: bool = False,
+    include_archived: bool = False,
+) -> Statement | None:
     """A page across `labels` in one round trip: for each label in turn (its place in `labels` is the `part`
     column), its first `$limit` nodes in `_key` order, after `$after` in the first label and from the start
     in the others. Parameters: `after` ('' for the first page), `limit`, `query` (folded) when searching,
-    and the claim filter's when `filtered` (`claim_matches`). None for no labels."""
+    the claim filter's when `filtered` (`claim_matches`), the knowledge filter's when `knowledge`
+    (`knowledge_matches`); archived nodes only with `include_archived`. None for no labels."""
     parts = []
     for part, label in enumerate(labels):
         conditions = [f"n.{KEY_FIELD} > " + ("$after" if part == 0 else "''"), not_alias("n")]
+        if not include_archived:
+            conditions.append(not_archived("n"))
         if filtered:
             conditions.append(claim_matches("n"))
+        if knowledge:
+            conditions.append(knowledge_matches("n"))
         # A search tests its text first, on a label scan: that is what narrows it, where a `_key` range from
         # the start holds every node and FalkorDB's index scan of it costs three times the label scan (its
         # planner keeps to the label scan when the text test stands alone in a WITH of its own).
@@ -74,12 +102,13 @@ _NODE = "id(n) AS id, labels(n) AS labels, properties(n) AS props"
 def expand(outgoing_only: bool) -> Statement:
     """Each node of `ids` with at most `per_node` of its relationships after relationship id `after` (in id
     order; outgoing ones only for read_graph), each with the other end's name and `_key` (for naming it),
-    and `more` when it has others beyond them. A node with none gives one row (rid null)."""
-    pattern = "(n)-[r]->()" if outgoing_only else "(n)-[r]-()"
+    and `more` when it has others beyond them. A node with none gives one row (rid null). Archived nodes, and
+    relationships to them, only when `$include_archived`."""
+    pattern = "(n)-[r]->(o)" if outgoing_only else "(n)-[r]-(o)"
     return Statement(
         "UNWIND $ids AS i\n"
-        "MATCH (n) WHERE id(n) = i\n"
-        f"OPTIONAL MATCH {pattern}\n"
+        f"MATCH (n) WHERE id(n) = i AND ($include_archived OR {not_archived('n')})\n"
+        f"OPTIONAL MATCH {pattern} WHERE $include_archived OR {not_archived('o')}\n"
         "WITH n, r ORDER BY id(r)\n"
         "WITH n, [x IN collect(r) WHERE id(x) > $after] AS rels\n"
         "WITH n, size(rels) > $per_node AS more, rels[0..$per_node] AS page\n"

@@ -9,7 +9,7 @@ skipped and the claim filter (`claim_matches`) applied in the engine.
 
 from write_gate.core.cypher.aliases import not_alias
 from write_gate.core.cypher.dialect import Dialect
-from write_gate.core.cypher.reads import claim_matches
+from write_gate.core.cypher.reads import claim_matches, knowledge_matches, not_archived
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import KEY_FIELD, SEARCH_FIELD
@@ -22,18 +22,31 @@ def _candidate(with_properties: bool) -> str:
     return columns + (", properties(n) AS props" if with_properties else "")
 
 
-def _where(filtered: bool) -> str:
+def _where(filtered: bool, knowledge: bool, include_archived: bool) -> str:
     conditions = [not_alias("n")]
+    if not include_archived:
+        conditions.append(not_archived("n"))
     if filtered:
         conditions.append(claim_matches("n"))
+    if knowledge:
+        conditions.append(knowledge_matches("n"))
     return " AND ".join(conditions)
 
 
-def indexed_candidates(dialect: Dialect, labels: list[str], *, filtered: bool, fields: bool = False) -> Statement:
-    """Parameters: `query` (the engine's syntax), `window`, and the claim filter's when `filtered`."""
+def indexed_candidates(
+    dialect: Dialect,
+    labels: list[str],
+    *,
+    filtered: bool,
+    fields: bool = False,
+    knowledge: bool = False,
+    include_archived: bool = False,
+) -> Statement:
+    """Parameters: `query` (the engine's syntax), `window`, the claim filter's when `filtered`, the knowledge
+    filter's when `knowledge` (`reads.knowledge_matches`)."""
     branches = [
         f"{dialect.text_search(label)}\n"
-        f"WITH node AS n, score WHERE {_where(filtered)}\n"
+        f"WITH node AS n, score WHERE {_where(filtered, knowledge, include_archived)}\n"
         f"RETURN {_candidate(fields)}\n"
         "ORDER BY score DESC, key\n"
         "LIMIT $window"
@@ -42,11 +55,15 @@ def indexed_candidates(dialect: Dialect, labels: list[str], *, filtered: bool, f
     return Statement("\nUNION ALL\n".join(branches))
 
 
-def scanned_candidates(labels: list[str], *, filtered: bool, fields: bool = False) -> Statement:
-    """Parameters: `required` (folded words every match contains) and the claim filter's when `filtered`."""
+def scanned_candidates(
+    labels: list[str], *, filtered: bool, fields: bool = False, knowledge: bool = False, include_archived: bool = False
+) -> Statement:
+    """Parameters: `required` (folded words every match contains), the claim filter's when `filtered`, the
+    knowledge filter's when `knowledge`."""
+    where = _where(filtered, knowledge, include_archived)
     branches = [
         f"MATCH (n:{quote(label)})\n"
-        f"WHERE all(w IN $required WHERE n.{SEARCH_FIELD} CONTAINS w) AND {_where(filtered)}\n"
+        f"WHERE all(w IN $required WHERE n.{SEARCH_FIELD} CONTAINS w) AND {where}\n"
         f"WITH n, 0.0 AS score\n"
         f"RETURN {_candidate(fields)}"
         for label in labels

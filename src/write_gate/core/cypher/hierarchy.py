@@ -1,0 +1,106 @@
+"""Seed 004's hierarchy: one relationship (`CHILD_OF` by default) from a child to its parent, at most one per
+child. Setting a parent is one statement: the cycle check, the old link's removal and the new link, with their
+records, so two writers racing cannot make a cycle between them (FalkorDB runs a graph's writes one at a time).
+The reads walk variable-length paths up to a depth given as a number (no engine takes a parameter for a bound):
+one step more than asked, so an answer can say it was cut there."""
+
+import functools
+
+from write_gate.core.cypher.aliases import unless_alias
+from write_gate.core.cypher.clauses import relationship_set
+from write_gate.core.cypher.history_writes import append_changes, deleted_relationships
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.identifiers import quote
+from write_gate.core.identity import KEY_FIELD
+from write_gate.core.knowledge import ARCHIVED_AT
+
+_NODE = f"id(x) AS id, labels(x) AS labels, properties(x) AS props, x.{ARCHIVED_AT} IS NOT NULL AS archived"
+
+
+@functools.lru_cache(maxsize=64)
+def set_parent(type_: str, child_label: str, parent_label: str) -> Statement:
+    """Replaces the child's links of `type_` with one to the parent, unless the parent is the child or one of its
+    descendants (no row: nothing written; the caller reads why). Parameters: `child_key`, `parent_key`,
+    `properties` and the provenance stamp (`relationship_set`), `changes` (the new link's records) and the
+    change stamp's `change_id`, `at`, `agent` (the old links' records)."""
+    t = quote(type_)
+    return Statement(
+        "\n".join(
+            [
+                f"MATCH (child:{quote(child_label)} {{{KEY_FIELD}: $child_key}})",
+                f"MATCH (parent:{quote(parent_label)} {{{KEY_FIELD}: $parent_key}})",
+                unless_alias("child", "parent"),
+                "WITH child, parent WHERE id(child) <> id(parent)",
+                f"OPTIONAL MATCH loop = (parent)-[:{t}*]->(child)",
+                "WITH child, parent, count(loop) AS loops",
+                "WHERE loops = 0",
+                f"OPTIONAL MATCH (child)-[old:{t}]->()",
+                "WITH child, parent, collect(old) AS old",
+                append_changes(deleted_relationships("old")),
+                "FOREACH (gone IN old | DELETE gone)",
+                f"CREATE (child)-[r:{t}]->(parent)",
+                relationship_set(False) + ",\n    r.weight = 1.0, r.created_at = $last_updated, r._rev = 1",
+                append_changes(),
+                "RETURN count(r) AS written",
+            ]
+        )
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def remove_parent(type_: str, child_label: str) -> Statement:
+    """Removes the child's links of `type_`, recorded. Parameters: `child_key` and the change stamp's."""
+    return Statement(
+        "\n".join(
+            [
+                f"MATCH (child:{quote(child_label)} {{{KEY_FIELD}: $child_key}})",
+                f"OPTIONAL MATCH (child)-[old:{quote(type_)}]->()",
+                "WITH child, collect(old) AS old",
+                append_changes(deleted_relationships("old")),
+                "FOREACH (gone IN old | DELETE gone)",
+                "RETURN size(old) AS removed",
+            ]
+        )
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def would_cycle(type_: str) -> Statement:
+    """Read-only: whether the node `parent` is the node `child` or one of its descendants."""
+    return Statement(
+        f"MATCH (c) WHERE id(c) = $child\nMATCH (p) WHERE id(p) = $parent\n"
+        f"OPTIONAL MATCH loop = (p)-[:{quote(type_)}*]->(c)\n"
+        "WITH c, p, count(loop) AS loops\nRETURN id(c) = id(p) OR loops > 0 AS cycle"
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def parents(type_: str) -> Statement:
+    """Read-only: the parents of the node `id` (one, unless written around the tools)."""
+    return Statement(f"MATCH (c)-[:{quote(type_)}]->(x) WHERE id(c) = $id\nRETURN {_NODE}\nORDER BY id")
+
+
+@functools.lru_cache(maxsize=64)
+def children(type_: str) -> Statement:
+    """Read-only: the children of the node `id`."""
+    return Statement(f"MATCH (x)-[:{quote(type_)}]->(p) WHERE id(p) = $id\nRETURN {_NODE}\nORDER BY id")
+
+
+@functools.lru_cache(maxsize=64)
+def ancestors(type_: str, depth: int) -> Statement:
+    """Read-only: the ancestors of the node `id` up to `depth` + 1 steps, each with its distance."""
+    return Statement(
+        f"MATCH path = (c)-[:{quote(type_)}*1..{int(depth) + 1}]->(x) WHERE id(c) = $id\n"
+        f"RETURN {_NODE}, length(path) AS depth\nORDER BY depth, id"
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def descendants(type_: str, depth: int) -> Statement:
+    """Read-only: the descendants of the node `id` up to `depth` + 1 steps, each with the ids and names on its
+    path from the node (for a depth-first order)."""
+    return Statement(
+        f"MATCH path = (x)-[:{quote(type_)}*1..{int(depth) + 1}]->(p) WHERE id(p) = $id\n"
+        f"RETURN {_NODE}, length(path) AS depth,\n"
+        "       [n IN nodes(path) | id(n)] AS path_ids, [n IN nodes(path) | n.name] AS path_names"
+    )

@@ -1,0 +1,75 @@
+"""Seed 004's knowledge properties, decided purely: tags, importance, the archive marks, and the hierarchy's
+names. The property names are the contract between the knowledge tools, the exports and the imports."""
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from write_gate.core.identity import fold
+from write_gate.core.model import ErrorCode, GateRejection
+
+TAGS = "tags"
+IMPORTANCE = "importance"
+ARCHIVED_AT = "_archived_at"
+ARCHIVED_BY = "_archived_by"
+MIN_IMPORTANCE = 0.0
+MAX_IMPORTANCE = 10.0
+# Written on every label whatever its registry entry declares (as the memory profile's `observations`); an entry
+# that declares them still has its declared type enforced (`array<string>` with an enum, say).
+KNOWLEDGE_PROPERTIES = frozenset({TAGS, IMPORTANCE})
+DEFAULT_HIERARCHY_TYPE = "CHILD_OF"
+
+
+def normalize_tags(tags: Iterable[str], field: str = "tags") -> list[str]:
+    """Trimmed, lowercase, distinct, sorted. An empty (or all-blank) tag is refused; the value is not echoed."""
+    out: set[str] = set()
+    for i, tag in enumerate(tags):
+        clean = tag.strip().lower()
+        if not clean:
+            raise GateRejection(ErrorCode.INVALID_INPUT, "a tag is empty", field=f"{field}.{i}")
+        out.add(clean)
+    return sorted(out)
+
+
+def stored_tags(props: Mapping[str, Any]) -> list[str]:
+    """An entity's tags as stored; anything but a list of strings (written around the tools) counts as none."""
+    tags = props.get(TAGS)
+    return list(tags) if isinstance(tags, list) and all(isinstance(t, str) for t in tags) else []
+
+
+def with_tags(props: Mapping[str, Any], added: Iterable[str]) -> list[str]:
+    return sorted(set(stored_tags(props)) | set(added))
+
+
+def without_tags(props: Mapping[str, Any], removed: Iterable[str]) -> list[str]:
+    gone = set(removed)
+    return [t for t in stored_tags(props) if t not in gone]
+
+
+@dataclass(frozen=True)
+class EntityFilter:
+    """The read filters on the knowledge properties: any of `tags`, importance within bounds. Tags are compared
+    folded (`_f_tags`, a list whatever was stored), so a tag written in capitals around the tools still matches."""
+
+    tags: tuple[str, ...] | None = None
+    min_importance: float | None = None
+    max_importance: float | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.tags is not None or self.min_importance is not None or self.max_importance is not None
+
+    def params(self) -> dict[str, Any]:
+        tags = [fold(t) for t in normalize_tags(self.tags)] if self.tags is not None else None
+        return {"k_tags": tags, "k_min_importance": self.min_importance, "k_max_importance": self.max_importance}
+
+
+def depth_first(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Descendants in depth-first order (each right after its parent's earlier siblings' subtrees, siblings by
+    name), from each one's path between it and the node (`path_ids`, `path_names`: from the descendant up)."""
+
+    def order(row: Mapping[str, Any]) -> list[tuple[str, int]]:
+        steps = list(zip(row["path_names"], row["path_ids"], strict=True))[::-1][1:]  # from the node, without it
+        return [(name if isinstance(name, str) else "", node_id) for name, node_id in steps]
+
+    return sorted(rows, key=order)

@@ -1,0 +1,65 @@
+"""Changing some properties of an entity that exists, through the gate: the registry's checks (types, names),
+the agent's grant, computed provenance and value claims, the conflict policies, history records, and the
+guarded-write retry. The new values are decided from the node as read (`change`), so two writers adding tags at
+once both land: the one that lost the race reads again and decides on the other's result."""
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from write_gate.access.agents import Agent
+from write_gate.core.cypher.aliases import ALIAS_OF
+from write_gate.core.cypher.entity_updates import update_node
+from write_gate.core.decisions import plan_node_write
+from write_gate.core.history import Subject
+from write_gate.core.knowledge import KNOWLEDGE_PROPERTIES
+from write_gate.core.model import WriteNodeRequest
+from write_gate.services.entities import Located, not_found
+from write_gate.services.gate import MAX_ATTEMPTS, Gate, Planned, backoff, contention, run_write
+from write_gate.services.memory import WriterContext
+
+Change = Callable[[Mapping[str, Any]], dict[str, Any]]
+
+
+async def update_entity(
+    gate: Gate, target: Located, change: Change, ctx: WriterContext, agent: Agent
+) -> dict[str, Any]:
+    """The entity's properties after the change (unchanged, and nothing written, when `change` changes nothing)."""
+    agent.grant.check_labels([target.label])
+    for attempt in range(MAX_ATTEMPTS):
+        await backoff(attempt)
+        current = await gate.current_node(target.label, target.key)
+        if current is None or current.get(ALIAS_OF) is not None:
+            raise not_found(target.name)  # deleted, or merged away, since it was found
+        wanted = change(current)
+        if all(current.get(name) == value for name, value in wanted.items()):
+            return dict(current)
+        keys = target.keys
+        request = WriteNodeRequest(
+            label=target.label,
+            merge_keys=keys,
+            properties=wanted,
+            source=ctx.source,
+            extraction_method=ctx.extraction_method,
+            reliability=ctx.reliability,
+        )
+        plan = plan_node_write(
+            request,
+            gate.registry,
+            gate.policy,
+            gate.provider,
+            gate.stamp(agent),
+            compile_statement=False,
+            also_declared=KNOWLEDGE_PROPERTIES,
+            partial=True,
+        )
+        guarded = gate.guard(
+            Subject.node(target.label, target.key),
+            gate.registry.get_entry(target.label),
+            current,
+            Planned(plan.properties, keys, plan.provenance),
+        )
+        statement = update_node(target.label, target.key, guarded.write, plan.provenance, guarded.as_guard(False))
+        rows = await run_write(gate.backend, statement)
+        if rows and rows[0]["written"]:
+            return {**current, **guarded.write}
+    raise contention()

@@ -1,0 +1,46 @@
+"""The knowledge properties' pure decisions: tag normalisation, tag sets, the read filter's parameters."""
+
+import pytest
+
+from write_gate.core.knowledge import EntityFilter, depth_first, normalize_tags, stored_tags, with_tags, without_tags
+from write_gate.core.model import ErrorCode, GateRejection
+
+
+def test_tags_are_trimmed_lowercased_distinct_and_sorted() -> None:
+    assert normalize_tags([" Math", "math ", "ÉCOLE", "b"]) == ["b", "math", "école"]
+
+
+def test_an_empty_tag_is_refused_naming_its_place_not_its_value() -> None:
+    with pytest.raises(GateRejection) as caught:
+        normalize_tags(["ok", " \t "])
+    assert caught.value.rejected.error_code is ErrorCode.INVALID_INPUT
+    assert caught.value.rejected.details == {"field": "tags.1"}
+
+
+def test_stored_tags_ignore_what_is_not_a_list_of_strings() -> None:
+    assert stored_tags({"tags": "math"}) == []
+    assert stored_tags({"tags": ["a", 1]}) == []
+    assert stored_tags({}) == []
+
+
+def test_tags_are_added_as_a_set_and_removed_keeping_the_rest() -> None:
+    assert with_tags({"tags": ["b", "a"]}, ["c", "a"]) == ["a", "b", "c"]
+    assert without_tags({"tags": ["a", "b", "c"]}, ["b", "x"]) == ["a", "c"]
+
+
+def test_the_filter_is_inactive_until_one_criterion_is_given_and_folds_its_tags() -> None:
+    assert not EntityFilter().active
+    assert EntityFilter(min_importance=0).active
+    params = EntityFilter(("  Straße ",), None, 5).params()
+    assert params == {"k_tags": ["strasse"], "k_min_importance": None, "k_max_importance": 5}
+
+
+def test_descendants_are_ordered_depth_first_with_siblings_by_name() -> None:
+    def row(*path: tuple[str, int]) -> dict:
+        # As the read answers a path: from the descendant up to the node (id 0, "root").
+        steps = [*reversed(path), ("root", 0)]
+        return {"path_names": [n for n, _ in steps], "path_ids": [i for _, i in steps]}
+
+    a, b, a1, a2, a11 = ("a", 1), ("b", 2), ("a1", 3), ("a2", 4), ("a11", 5)
+    rows = [row(b), row(a, a2), row(a), row(a, a1, a11), row(a, a1)]
+    assert [r["path_names"][0] for r in depth_first(rows)] == ["a", "a1", "a11", "a2", "b"]
