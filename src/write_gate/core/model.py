@@ -40,6 +40,8 @@ class ErrorCode(StrEnum):
     ENTITY_NOT_FOUND = "ENTITY_NOT_FOUND"
     # A write would change a value another writer claims, under a `reject` policy (core.conflicts).
     CONFLICT = "CONFLICT"
+    # save_search names a search that is saved already (update_saved_search changes one).
+    SAVED_SEARCH_EXISTS = "SAVED_SEARCH_EXISTS"
     # A defect in the gate itself, reported instead of crashing; tests assert it never appears.
     INTERNAL_ERROR = "INTERNAL_ERROR"
 

@@ -17,6 +17,7 @@ from write_gate.surface.gate_tools import (
     WRITE_RELATIONSHIP,
     WRITE_RELATIONSHIPS,
 )
+from write_gate.surface.knowledge_stats_tools import STATS_AND_SAVED_SEARCHES
 from write_gate.surface.memory_tools import (
     ADD_OBSERVATIONS,
     CREATE_ENTITIES,
@@ -47,9 +48,10 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         RESOLVE_CONFLICT,
         GET_HISTORY,
         LIST_CONFLICTS,
+        *STATS_AND_SAVED_SEARCHES,
     ),
     # Seed 001's nine tools (read_graph, search_nodes and open_nodes are the same implementation as above), then
-    # seed 004's ranked search and the history reads.
+    # seed 004's ranked search and the history reads, statistics and saved searches.
     "memory": (
         CREATE_ENTITIES,
         CREATE_RELATIONS,
@@ -63,5 +65,6 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         SEARCH_NODES_RANKED,
         GET_HISTORY,
         LIST_CONFLICTS,
+        *STATS_AND_SAVED_SEARCHES,
     ),
 }
