@@ -50,6 +50,12 @@ GATE_TOOLS = {
     "get_history",
     "list_conflicts",
     "resolve_conflict",
+    "get_graph_stats",
+    "save_search",
+    "execute_saved_search",
+    "list_saved_searches",
+    "update_saved_search",
+    "delete_saved_search",
 }
 # The gate profile's read-only tools (the `read` group).
 READ_TOOLS = {
@@ -61,6 +67,8 @@ READ_TOOLS = {
     "find_duplicates",
     "get_history",
     "list_conflicts",
+    "get_graph_stats",
+    "list_saved_searches",
 }
 
 

@@ -145,6 +145,12 @@ TOOLS = {
         "resolve_conflict",
         "get_history",
         "list_conflicts",
+        "get_graph_stats",
+        "save_search",
+        "execute_saved_search",
+        "list_saved_searches",
+        "update_saved_search",
+        "delete_saved_search",
         *(f"{verb}_{t}" for t in RPG_TYPES for verb in ("add", "update", "delete")),
     },
     "memory": {
@@ -160,6 +166,12 @@ TOOLS = {
         "search_nodes_ranked",
         "get_history",
         "list_conflicts",
+        "get_graph_stats",
+        "save_search",
+        "execute_saved_search",
+        "list_saved_searches",
+        "update_saved_search",
+        "delete_saved_search",
     },
 }
 

@@ -15,7 +15,17 @@ from write_gate.serving.config import Settings
 
 pytestmark = [pytest.mark.clients, pytest.mark.anyio]
 SKIPPING_WRITES = {"create_entities", "create_relations", "add_observations"}
-EXTRA_READS = {"search_nodes_ranked", "get_history", "list_conflicts"}
+EXTRA_READS = {
+    "search_nodes_ranked",
+    "get_history",
+    "list_conflicts",
+    "get_graph_stats",
+    "save_search",
+    "execute_saved_search",
+    "list_saved_searches",
+    "update_saved_search",
+    "delete_saved_search",
+}
 
 
 async def test_memory_profile_hints_match_the_official_server(settings: Settings, tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = pytest.mark.anyio
 
-# The official server's nine, and the history reads.
+# The official server's nine, the history reads, statistics and saved searches.
 MEMORY_TOOLS = {
     "create_entities",
     "create_relations",
@@ -30,6 +30,12 @@ MEMORY_TOOLS = {
     "search_nodes_ranked",
     "get_history",
     "list_conflicts",
+    "get_graph_stats",
+    "save_search",
+    "execute_saved_search",
+    "list_saved_searches",
+    "update_saved_search",
+    "delete_saved_search",
 }
 
 

@@ -57,13 +57,14 @@ EXPECTED: dict[str, str] = {
     "and titles are the official ones",
     "read_arguments": "the reads take optional arguments the official server's do not: limit and cursor "
     "(paging), labels (a filter), relations_limit (open_nodes), provenance (each value's claim, and a filter by it)",
-    "extra_tools": "three read-only tools beside the official nine: search_nodes_ranked (seed 004's ranked, fuzzy "
-    "and boolean search), get_history and list_conflicts (what changed, and the conflicts writes met); an agent "
+    "extra_tools": "tools beside the official nine: search_nodes_ranked (seed 004's ranked, fuzzy and boolean "
+    "search), get_history and list_conflicts (what changed, and the conflicts writes met), get_graph_stats and "
+    "the saved searches (save_search, execute_saved_search, list_, update_ and delete_saved_search); an agent "
     "written for the official server need never call them",
     "output_schemas": "each output schema is anyOf the success (every official key, extras beside) and the "
     "rejection, so a refusal validates too",
     "resources": "no memory://knowledge-graph resource (read_graph answers it, page by page); the schema "
-    "registry is offered as resources instead",
+    "registry and the graph's statistics are offered as resources instead",
     "capabilities": "logging and completions are offered too; the registry resources cannot be subscribed to "
     "and announce no changes; tools.listChanged follows the protocol",
 }

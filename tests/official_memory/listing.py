@@ -8,11 +8,22 @@ Report = list[str]
 # The writes whose idempotentHint is true here and false there: a repeat skips what exists (README, Capabilities).
 IDEMPOTENT_HERE = {"create_entities", "create_relations", "add_observations"}
 KNOWLEDGE_GRAPH = "memory://knowledge-graph"
-SCHEMA_RESOURCES = {"write-gate://schema", "write-gate://schema/{name}"}
+# The registry's resources, and the graph's statistics (get_graph_stats).
+SCHEMA_RESOURCES = {"write-gate://schema", "write-gate://schema/{name}", "write-gate://stats"}
 # The reads' optional arguments beside the official ones: paging, a label filter, relations per entity.
 READ_ARGUMENTS = {"limit", "cursor", "labels", "relations_limit", "provenance"}
 # Read-only tools beside the official nine: the history of what changed, and the conflicts writes met.
-EXTRA_TOOLS = {"search_nodes_ranked", "get_history", "list_conflicts"}
+EXTRA_TOOLS = {
+    "search_nodes_ranked",
+    "get_history",
+    "list_conflicts",
+    "get_graph_stats",
+    "save_search",
+    "execute_saved_search",
+    "list_saved_searches",
+    "update_saved_search",
+    "delete_saved_search",
+}
 
 
 def compare_listings(ours: dict[str, Any], theirs: dict[str, Any], note: Callable[[str], None]) -> Report:

@@ -23,7 +23,7 @@ from write_gate.services.search import RankedHit, RankedResult, RankedSearchRequ
 
 MAX_NAME_LENGTH = 200
 SearchType = Literal["basic", "ranked", "boolean", "fuzzy"]
-Name = Annotated[Text, Field(min_length=1, max_length=MAX_NAME_LENGTH, description="The saved search's name.")]
+Name = Annotated[Text, Field(min_length=1, max_length=MAX_NAME_LENGTH)]
 # Optional fields, advertised as their type only (a null is "not given").
 Tags = list[Text] | SkipJsonSchema[None]
 Importance = Annotated[float, Field(ge=0, le=10)] | SkipJsonSchema[None]
@@ -33,9 +33,9 @@ class _Request(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+# The search's fields; in an update, the ones given replace the saved ones (a null removes one). (No docstring:
+# it would be advertised.)
 class SearchUpdates(_Request):
-    """The search's fields; in an update, the ones given replace the saved ones (a null removes one)."""
-
     query: Text | SkipJsonSchema[None] = None
     searchType: SearchType | SkipJsonSchema[None] = None  # noqa: N815 - memory-mcp's argument names
     tags: Tags = None
@@ -48,7 +48,7 @@ class SearchUpdates(_Request):
 
 class SaveSearchRequest(_Request):
     name: Name
-    query: Annotated[Text, Field(description="As the search of searchType takes it.")]
+    query: Text
     searchType: Annotated[  # noqa: N815
         SearchType, Field(description="basic: search_nodes; ranked, boolean: search_nodes_ranked; fuzzy: with typos.")
     ] = "basic"
@@ -62,25 +62,26 @@ class SaveSearchRequest(_Request):
 
 class UpdateSavedSearchRequest(_Request):
     name: Name
-    updates: SearchUpdates
+    updates: Annotated[SearchUpdates, Field(description="save_search's fields to change; a null removes one.")]
 
 
 class SavedSearchName(_Request):
     name: Name
 
 
+# Every answer has each field but the optional ones; only `name` is required, so the output schema stays short.
 class SavedSearch(BaseModel):
     name: str
-    query: str
-    searchType: str  # noqa: N815
+    query: str = ""
+    searchType: str = "basic"  # noqa: N815
     tags: list[str] | None = None
     minImportance: float | None = None  # noqa: N815
     maxImportance: float | None = None  # noqa: N815
     description: str | None = None
     labels: list[str] | None = None
     limit: int | None = None
-    created_by: str
-    created_at: str
+    created_by: str = ""
+    created_at: str = ""
     updated_by: str | None = None
     updated_at: str | None = None
     useCount: int = 0  # noqa: N815

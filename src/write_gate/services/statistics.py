@@ -41,23 +41,24 @@ class DayGrowth(BaseModel):
     relations: int
 
 
+# Every answer has every field; only the totals are required, so the output schema stays short.
 class GraphStats(BaseModel):
     totalEntities: int  # noqa: N815
     totalRelations: int  # noqa: N815
-    entityTypesCounts: dict[str, int]  # noqa: N815
-    relationTypesCounts: dict[str, int]  # noqa: N815
+    entityTypesCounts: dict[str, int] = Field(default_factory=dict)  # noqa: N815
+    relationTypesCounts: dict[str, int] = Field(default_factory=dict)  # noqa: N815
     oldestEntity: Dated | None = None  # noqa: N815 - by last_updated
     newestEntity: Dated | None = None  # noqa: N815
-    entitiesByAgent: dict[str, int] = Field(description="By written_by.")  # noqa: N815
-    relationsByAgent: dict[str, int]  # noqa: N815
-    entitiesBySource: dict[str, int]  # noqa: N815
-    relationsBySource: dict[str, int]  # noqa: N815
-    entityConfidence: ConfidenceStats  # noqa: N815
-    relationConfidence: ConfidenceStats  # noqa: N815
-    growth: list[DayGrowth] = Field(description="Entities and relations first written per day.")
+    entitiesByAgent: dict[str, int] = Field(default_factory=dict)  # noqa: N815 - by written_by
+    relationsByAgent: dict[str, int] = Field(default_factory=dict)  # noqa: N815
+    entitiesBySource: dict[str, int] = Field(default_factory=dict)  # noqa: N815
+    relationsBySource: dict[str, int] = Field(default_factory=dict)  # noqa: N815
+    entityConfidence: ConfidenceStats | None = None  # noqa: N815
+    relationConfidence: ConfidenceStats | None = None  # noqa: N815
+    growth: list[DayGrowth] = Field(default_factory=list)  # entities and relations first written, per day
     growthBy: str = GROWTH_BY  # noqa: N815
-    archivedEntities: int  # noqa: N815
-    conflictsOpen: int  # noqa: N815
+    archivedEntities: int = 0  # noqa: N815
+    conflictsOpen: int = 0  # noqa: N815
 
 
 def _confidence(c: pure.Confidence) -> ConfidenceStats:
