@@ -206,7 +206,9 @@ def check_report(report: dict[str, Any], profile: str) -> list[str]:
                 problems.append(f"{where}: a rejection without a message")
         problems += [f"{where}: {needle!r} not in the text" for needle in call.text_contains if needle not in text]
     resources = report["resources"]
-    if resources["list"] != ["write-gate://schema"] or resources["templates"] != ["write-gate://schema/{name}"]:
+    if resources["list"] != ["write-gate://schema", "write-gate://stats"] or resources["templates"] != [
+        "write-gate://schema/{name}"
+    ]:
         problems.append(f"resources: {resources}")
     if not resources["readOk"] or "Person" not in resources["completion"]:
         problems.append(f"resources read or completion: {resources}")
