@@ -69,23 +69,31 @@ class SavedSearchName(_Request):
     name: Name
 
 
+def _absent(v: Any) -> bool:
+    return v is None
+
+
+# A field the search does not have is left out of the answer, not shown as null.
+Absent = Field(default=None, exclude_if=_absent)
+
+
 # Every answer has each field but the optional ones; only `name` is required, so the output schema stays short.
 class SavedSearch(BaseModel):
     name: str
     query: str = ""
     searchType: str = "basic"  # noqa: N815
-    tags: list[str] | None = None
-    minImportance: float | None = None  # noqa: N815
-    maxImportance: float | None = None  # noqa: N815
-    description: str | None = None
-    labels: list[str] | None = None
-    limit: int | None = None
+    tags: list[str] | None = Absent
+    minImportance: float | None = Absent  # noqa: N815
+    maxImportance: float | None = Absent  # noqa: N815
+    description: str | None = Absent
+    labels: list[str] | None = Absent
+    limit: int | None = Absent
     created_by: str = ""
     created_at: str = ""
-    updated_by: str | None = None
-    updated_at: str | None = None
+    updated_by: str | None = Absent
+    updated_at: str | None = Absent
     useCount: int = 0  # noqa: N815
-    lastExecuted: str | None = None  # noqa: N815
+    lastExecuted: str | None = Absent  # noqa: N815
 
 
 class SavedSearches(BaseModel):
@@ -94,10 +102,6 @@ class SavedSearches(BaseModel):
 
 class SavedSearchDeleted(BaseModel):
     deleted: str
-
-
-def _absent(v: Any) -> bool:
-    return v is None
 
 
 class SearchRun(BaseModel):
