@@ -267,7 +267,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
             ["Person", "Organization"], filtered=True, fields=True
         ),
         "read_stats_node_tallies": lambda: statistics_cypher.node_tallies(("Organization", "Person")),
-        "read_stats_relationship_tallies": lambda: statistics_cypher.relationship_tallies(("KNOWS", "WORKS_FOR")),
+        "read_stats_relationship_tallies": lambda: statistics_cypher.RELATIONSHIP_TALLIES,
         "read_stats_oldest_and_newest": lambda: statistics_cypher.oldest_and_newest(("Organization", "Person")),
         "read_stats_open_conflicts": lambda: statistics_cypher.OPEN_CONFLICTS,
         "read_saved_search": lambda: Statement(saved_search_cypher.READ_ONE.text, {"name": s("name")}),
@@ -361,6 +361,8 @@ RUN_TIME_PARAMETERS = {
     "window": 10,
     "required": ["ada"],
     "labels": ["Person"],
+    # The statistics: the registered relationship types.
+    "types": ["KNOWS", "WORKS_FOR"],
     "old": text_indexes.OLD_SEPARATOR,
     "new": text_indexes.SEPARATOR,
 }

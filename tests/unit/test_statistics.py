@@ -50,12 +50,18 @@ def test_tally_sums_labels_and_keeps_each_dimension_apart() -> None:
         row(1, "confidence", 9, 2, low=0.9, high=1.0),
         row(1, "confidence", None, 0),
     ]
-    out = tally(rows, ["Person", "Organization"], "archived")
+    out = tally(rows, "archived", ["Person", "Organization"])
     assert out.per_name == {"Person": 4, "Organization": 2} and out.total == 6 and out.archived == 1
     assert out.by_agent == {"a": 5, "b": 1} and out.by_source == {"hr": 4} and out.by_day == {"2026-01-01": 6}
     assert out.confidence.buckets == [0, 0, 3, 0, 0, 0, 0, 0, 0, 2]
     assert (out.confidence.low, out.confidence.high, out.confidence.rated) == (0.2, 1.0, 5)
     assert out.confidence.mean == pytest.approx((0.225 * 3 + 0.95 * 2) / 5)
+
+
+def test_relationship_rows_name_their_type() -> None:
+    rows = [{**row(0, "count", None, 2), "name": "KNOWS"}, {**row(0, "agent", "a", 2), "name": "KNOWS"}]
+    out = tally(rows, "count")
+    assert (out.per_name, out.by_agent, out.archived) == ({"KNOWS": 2}, {"a": 2}, 0)
 
 
 def test_growth_joins_the_days_of_both_kinds_oldest_first() -> None:

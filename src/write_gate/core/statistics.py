@@ -65,16 +65,16 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def tally(rows: Iterable[Mapping[str, Any]], names: Sequence[str], counted_by: str) -> Tally:
-    """Rows of `node_tallies` (`counted_by='archived'`) or `relationship_tallies` (`'count'`); `names` are the
-    labels or types in the order the statement was built with. A value that is not text (a damaged
+def tally(rows: Iterable[Mapping[str, Any]], counted_by: str, names: Sequence[str] = ()) -> Tally:
+    """Rows of `node_tallies` (`counted_by='archived'`; `names`: the labels in the order the statement was built
+    with, which its `part` column indexes) or `RELATIONSHIP_TALLIES` (`'count'`; each row names its type). A value that is not text (a damaged
     `written_by`, say) is counted under its JSON-ish text; no value (null) is not counted under any."""
     out = Tally()
     dimensions = {"agent": out.by_agent, "source": out.by_source, "day": out.by_day}
     for row in rows:
         dimension, value, count = row["dimension"], row["value"], row["count"]
         if dimension == counted_by:
-            name = names[row["part"]]
+            name = row["name"] if "name" in row else names[row["part"]]
             out.per_name[name] = out.per_name.get(name, 0) + count
             if dimension == "archived" and value is True:
                 out.archived += count

@@ -89,9 +89,9 @@ async def _rows(gate: Gate, statement: Statement | None) -> list[dict[str, Any]]
 async def get_graph_stats(gate: Gate) -> GraphStats:
     registry = gate.registry
     labels = tuple(registry.all_canonical_labels())
-    types = tuple(registry.all_relationship_types())
-    entities = pure.tally(await _rows(gate, cypher.node_tallies(labels)), labels, "archived")
-    relations = pure.tally(await _rows(gate, cypher.relationship_tallies(types)), types, "count")
+    types = registry.all_relationship_types()
+    entities = pure.tally(await _rows(gate, cypher.node_tallies(labels)), "archived", labels)
+    relations = pure.tally(await _rows(gate, Statement(cypher.RELATIONSHIP_TALLIES.text, {"types": types})), "count")
     ends = pure.extremes(await _rows(gate, cypher.oldest_and_newest(labels)), labels)
     [conflicts] = await gate.reader.read(cypher.OPEN_CONFLICTS)
     return GraphStats(

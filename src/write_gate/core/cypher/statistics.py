@@ -1,9 +1,9 @@
 """Statistics statements: aggregates the engine computes, over the registry's labels and types only.
 
-Each label (or type) is one branch of a UNION ALL, its place in the list the `part` column, so a label's name
-never has to be a string in the text. A branch scans its label once: each node gives one row per dimension
-(`UNWIND`), and the engine groups them, so what comes back is one row per label, dimension and distinct value
-(agents, sources, ten confidence buckets, days), never a row per node.
+Each label is one branch of a UNION ALL, its place in the list the `part` column, so a label's name never has
+to be a string in the text; the relationships are one scan, grouped by type. Each node (or relationship) gives
+one row per dimension (`UNWIND`), and the engine groups them, so what comes back is one row per label (or type),
+dimension and distinct value (agents, sources, ten confidence buckets, days), never a row per node.
 
 Dimensions: `agent` (written_by), `source`, `confidence` (the bucket, 0..9, of the node's confidence; the
 branch also answers each bucket's min, max and sum, for the distribution's min, mean and max), `day` (the date
@@ -53,7 +53,7 @@ def _dimensions(var: str, archived: bool) -> str:
 
 
 _TALLY = (
-    "RETURN {part} AS part, d[0] AS dimension, d[1] AS value, count(*) AS count,\n"
+    "RETURN {part} AS {key}, d[0] AS dimension, d[1] AS value, count(*) AS count,\n"
     "       min({var}.confidence) AS low, max({var}.confidence) AS high, sum({var}.confidence) AS total"
 )
 
@@ -64,22 +64,20 @@ def node_tallies(labels: tuple[str, ...]) -> Statement | None:
     those rows also count the label. None for no labels."""
     branches = [
         f"MATCH (n:{quote(label)}) WHERE {not_alias('n')}\n"
-        f"UNWIND {_dimensions('n', archived=True)} AS d\n" + _TALLY.format(part=part, var="n")
+        f"UNWIND {_dimensions('n', archived=True)} AS d\n" + _TALLY.format(part=part, key="part", var="n")
         for part, label in enumerate(labels)
     ]
     return Statement("\nUNION ALL\n".join(branches)) if branches else None
 
 
-@functools.lru_cache(maxsize=16)
-def relationship_tallies(types: tuple[str, ...]) -> Statement | None:
-    """Per type (`part`), dimension and value: how many relationships; `count` rows count the type. None for no
-    types."""
-    branches = [
-        f"MATCH ()-[r:{quote(type_)}]->()\n"
-        f"UNWIND [['count', null]] + {_dimensions('r', archived=False)} AS d\n" + _TALLY.format(part=part, var="r")
-        for part, type_ in enumerate(types)
-    ]
-    return Statement("\nUNION ALL\n".join(branches)) if branches else None
+# Per type (`name`), dimension and value: how many relationships of the types of `$types`; `count` rows count
+# each type. One scan of every relationship: on FalkorDB a `()-[r:T]->()` per type scans every node again (each
+# type cost as much as the whole scan, with or without relationships of its own).
+RELATIONSHIP_TALLIES = Statement(
+    "MATCH ()-[r]->() WHERE type(r) IN $types\n"
+    f"UNWIND [['count', null]] + {_dimensions('r', archived=False)} AS d\n"
+    + _TALLY.format(part="type(r)", key="name", var="r")
+)
 
 
 @functools.lru_cache(maxsize=16)
