@@ -67,8 +67,8 @@ def _number(value: Any) -> bool:
 
 def tally(rows: Iterable[Mapping[str, Any]], counted_by: str, names: Sequence[str] = ()) -> Tally:
     """Rows of `node_tallies` (`counted_by='archived'`; `names`: the labels in the order the statement was built
-    with, which its `part` column indexes) or `RELATIONSHIP_TALLIES` (`'count'`; each row names its type). A value that is not text (a damaged
-    `written_by`, say) is counted under its JSON-ish text; no value (null) is not counted under any."""
+    with, which its `part` column indexes) or `RELATIONSHIP_TALLIES` (`'count'`; each row names its type). A
+    value that is not text (a damaged `written_by`, say) is counted under its text; null under none."""
     out = Tally()
     dimensions = {"agent": out.by_agent, "source": out.by_source, "day": out.by_day}
     for row in rows:
