@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 
@@ -19,6 +20,7 @@ from write_gate.core.registry import ConflictPolicy
 from write_gate.core.statistics import bucket_of, bucket_ranges
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
+from write_gate.store.migrations import migrate
 
 pytestmark = pytest.mark.anyio
 
@@ -320,3 +322,26 @@ async def test_a_reader_lists_and_counts_but_may_not_save_or_run(
         refusal = await rejected(client, "save_search", {"name": "s", "query": "a"})
         assert refusal["error_code"] == "PERMISSION_DENIED"
         assert (await ok(client, "list_saved_searches", {}))["searches"] == []
+
+
+async def test_agents_saving_one_name_at_once_make_one_search(settings: Settings, graph: GraphBackend) -> None:
+    """After the migrations (0008 indexes saved searches by name, unique on Memgraph), two agents racing to save
+    one name: one saves it, the other is told it exists, and one node holds it."""
+    assert "0008_saved_searches" in await migrate(graph)
+    answers: dict[str, Any] = {}
+    async with (
+        open_client(settings.model_copy(update={"agent": "bot-a"}), "in_process") as a,
+        open_client(settings.model_copy(update={"agent": "bot-b"}), "in_process") as b,
+    ):
+
+        async def save(client: Client, agent: str) -> None:
+            result = await client.call_tool("save_search", {"name": "shared", "query": agent})
+            answers[agent] = result.structured_content
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(save, a, "bot-a")
+            group.start_soon(save, b, "bot-b")
+        [listed] = (await ok(a, "list_saved_searches", {}))["searches"]
+    codes = sorted(answer.get("error_code", "saved") for answer in answers.values())
+    assert codes == ["SAVED_SEARCH_EXISTS", "saved"]
+    assert listed["created_by"] == listed["query"]  # the winner's own query, stamped with the winner
