@@ -261,6 +261,7 @@ async def test_a_name_saved_twice_is_refused_and_an_update_changes_the_given_fie
         ("save_search", {"name": "s", "query": "a", "limit": 0}, "limit"),  # search_nodes' bounds
         ("save_search", {"name": "s", "query": "a", "searchType": "ranked", "limit": 500}, "limit"),  # ranked's
         ("save_search", {"name": "s", "query": "a", "searchType": "regex"}, "searchType"),
+        ("save_search", {"name": "s", "query": "a", "labels": ["Person", "no such:label"]}, "labels"),
         ("save_search", {"name": "s", "query": "a", "colour": "red"}, "colour"),
         ("save_search", {"name": "", "query": "a"}, "name"),
         ("save_search", {"name": "s"}, "query"),

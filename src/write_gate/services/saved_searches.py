@@ -16,6 +16,7 @@ from write_gate.access.agents import Agent
 from write_gate.core.clock import utc_now
 from write_gate.core.cypher import saved_searches as cypher
 from write_gate.core.cypher.statement import Statement
+from write_gate.core.identifiers import normalize_identifier
 from write_gate.core.model import ErrorCode, GateRejection, validation_problems
 from write_gate.services.gate import MAX_ATTEMPTS, Gate, backoff, contention, new_id, run_write
 from write_gate.services.reads import Entity, GraphResult, Relation, SearchNodesRequest, Text
@@ -128,6 +129,9 @@ def search_request(fields: Mapping[str, Any], *, stored: bool = False) -> Search
     values) when it does not pass."""
     args = {name: fields[name] for name in _PASSED if fields.get(name) is not None}
     search_type = fields.get("searchType") or "basic"
+    for label in args.get("labels") or []:  # names, as the search will read them (a non-string: the model's)
+        if isinstance(label, str):
+            normalize_identifier(label, "labels")
     try:
         if search_type == "basic":
             return SearchNodesRequest.model_validate(args)
