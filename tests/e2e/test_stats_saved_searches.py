@@ -13,18 +13,21 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.conftest import ok, open_client, rejected
+from tests.conftest import MATRIX_SCHEMAS, ok, open_client, rejected
 from write_gate.access.agents import AgentsFile, Grant
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.registry import ConflictPolicy
 from write_gate.core.statistics import bucket_of, bucket_ranges
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
+from write_gate.store.bundled import bundled
 from write_gate.store.migrations import migrate
+from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = pytest.mark.anyio
 
 REGISTERED = "['Person', 'Organization', 'Entity']"
+RPG = bundled("schemas") / "examples" / "rpg"
 
 
 @pytest.fixture
@@ -346,3 +349,18 @@ async def test_agents_saving_one_name_at_once_make_one_search(settings: Settings
     codes = sorted(answer.get("error_code", "saved") for answer in answers.values())
     assert codes == ["SAVED_SEARCH_EXISTS", "saved"]
     assert listed["created_by"] == listed["query"]  # the winner's own query, stamped with the winner
+
+
+async def test_a_label_whose_typed_tools_would_take_a_saved_search_tools_name_gets_none(
+    settings: Settings, graph: GraphBackend, tmp_path: Path
+) -> None:
+    """`SAVED_SEARCH` would generate add_/update_/delete_saved_search: the gate's own tools keep their names."""
+    entry = {"name": "SAVED_SEARCH", "merge_keys": ["name"], "typed_tools": True, "property_types": {"name": "string"}}
+    (tmp_path / "registry.json").write_text(json.dumps({"entries": [entry]}))
+    await load_into_graph(graph, read_sources([MATRIX_SCHEMAS, RPG / "currency.schema.json", tmp_path]))
+    async with open_client(settings, "in_process") as client:
+        tools = {tool.name for tool in (await client.list_tools()).tools}
+        await ok(client, "save_search", {"name": "s", "query": "a"})
+        assert (await ok(client, "delete_saved_search", {"name": "s"})) == {"deleted": "s"}
+    assert {"add_currency", "update_currency", "update_saved_search", "delete_saved_search"} <= tools
+    assert "add_saved_search" not in tools
