@@ -19,6 +19,7 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.core.registry import ConflictPolicy
 from write_gate.core.statistics import bucket_of, bucket_ranges
 from write_gate.engines import GraphBackend
+from write_gate.services.reads import SearchNodesRequest
 from write_gate.serving.config import Settings
 from write_gate.store.bundled import bundled
 from write_gate.store.migrations import migrate
@@ -364,3 +365,20 @@ async def test_a_label_whose_typed_tools_would_take_a_saved_search_tools_name_ge
         assert (await ok(client, "delete_saved_search", {"name": "s"})) == {"deleted": "s"}
     assert {"add_currency", "update_currency", "update_saved_search", "delete_saved_search"} <= tools
     assert "add_saved_search" not in tools
+
+
+@pytest.mark.skipif(
+    "tags" not in SearchNodesRequest.model_fields, reason="part K adds tags and importance to the search models"
+)
+async def test_a_saved_search_passes_its_tags_and_importance_to_its_search(client: Client) -> None:
+    """Saved with tags and an importance range, run: the search filters by them as it does when called."""
+    await ok(client, "write_node", node("Person", "Alice Smith", "hr", tags=["ml"], importance=8))
+    await ok(client, "write_node", node("Person", "Alicia Keys", "hr", tags=["ml"], importance=2))
+    filters = {"tags": ["ml"], "minImportance": 5, "maxImportance": 10}
+    await ok(client, "save_search", {"name": "ml", "query": "ali", **filters})
+    await ok(client, "save_search", {"name": "ml-ranked", "query": "ali*", "searchType": "ranked", **filters})
+    run = await ok(client, "execute_saved_search", {"name": "ml"})
+    assert entity_names(run) == entity_names(await ok(client, "search_nodes", {"query": "ali", **filters}))
+    assert entity_names(run) == ["Alice Smith"] and run["savedSearch"]["tags"] == ["ml"]
+    ranked = await ok(client, "execute_saved_search", {"name": "ml-ranked"})
+    assert hit_names(ranked) == ["Alice Smith"]
