@@ -382,3 +382,22 @@ async def test_a_saved_search_passes_its_tags_and_importance_to_its_search(clien
     assert entity_names(run) == ["Alice Smith"] and run["savedSearch"]["tags"] == ["ml"]
     ranked = await ok(client, "execute_saved_search", {"name": "ml-ranked"})
     assert hit_names(ranked) == ["Alice Smith"]
+
+
+async def test_concurrent_updates_each_land_none_lost(client: Client, graph: GraphBackend) -> None:
+    """Updates guarded by the revision they read: one that lost the race reads again and lands after the other,
+    so every update counts (the revision moved once per update) and the last one's fields are whole."""
+    await ok(client, "save_search", {"name": "s", "query": "ali"})
+    updates = [{"description": f"d{i}", "limit": i + 1} for i in range(4)]
+    answers: list[dict[str, Any]] = []
+
+    async def update(fields: dict[str, Any]) -> None:
+        answers.append(await ok(client, "update_saved_search", {"name": "s", "updates": fields}))
+
+    async with anyio.create_task_group() as group:
+        for fields in updates:
+            group.start_soon(update, fields)
+    [row] = await graph.read(Statement("MATCH (s:SavedSearch {name: 's'}) RETURN properties(s) AS p"))
+    assert row["p"]["_rev"] == 1 + len(updates)
+    assert {"description": row["p"]["description"], "limit": row["p"]["limit"]} in updates
+    assert len(answers) == len(updates)
