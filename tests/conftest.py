@@ -38,6 +38,8 @@ KNOWLEDGE_READS = {"get_parent", "get_children", "get_ancestors", "get_descendan
 KNOWLEDGE_WRITES = {"add_tags", "remove_tags", "set_importance", "add_tags_to_multiple_entities", "set_entity_parent"}
 KNOWLEDGE_ADMIN = {"archive_entities", "restore_entities"}
 KNOWLEDGE_TOOLS = KNOWLEDGE_READS | KNOWLEDGE_WRITES | KNOWLEDGE_ADMIN
+STATS_READS = {"get_graph_stats", "list_saved_searches"}
+STATS_TOOLS = STATS_READS | {"save_search", "execute_saved_search", "update_saved_search", "delete_saved_search"}
 # The gate profile's tools: the writes, the reads, entity resolution and the history; no raw Cypher tool.
 GATE_TOOLS = {
     "write_node",
@@ -56,6 +58,7 @@ GATE_TOOLS = {
     "list_conflicts",
     "resolve_conflict",
     *KNOWLEDGE_TOOLS,
+    *STATS_TOOLS,
 }
 # The gate profile's read-only tools (the `read` group).
 READ_TOOLS = {
@@ -68,6 +71,7 @@ READ_TOOLS = {
     "get_history",
     "list_conflicts",
     *KNOWLEDGE_READS,
+    *STATS_READS,
 }
 
 

@@ -8,7 +8,7 @@ scenario creates, it deletes at its end.
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.conftest import KNOWLEDGE_TOOLS
+from tests.conftest import KNOWLEDGE_TOOLS, STATS_TOOLS
 
 PROV = {"source": "client-tier", "extraction_method": "manual"}
 ADA = {"label": "Person", "merge_keys": {"name": "Ada"}, "properties": {"age": 36}, **PROV}
@@ -148,6 +148,7 @@ TOOLS = {
         "get_history",
         "list_conflicts",
         *KNOWLEDGE_TOOLS,
+        *STATS_TOOLS,
         *(f"{verb}_{t}" for t in RPG_TYPES for verb in ("add", "update", "delete")),
     },
     "memory": {
@@ -164,6 +165,7 @@ TOOLS = {
         "get_history",
         "list_conflicts",
         *KNOWLEDGE_TOOLS,
+        *STATS_TOOLS,
     },
 }
 
@@ -198,7 +200,9 @@ def check_report(report: dict[str, Any], profile: str) -> list[str]:
                 problems.append(f"{where}: a rejection without a message")
         problems += [f"{where}: {needle!r} not in the text" for needle in call.text_contains if needle not in text]
     resources = report["resources"]
-    if resources["list"] != ["write-gate://schema"] or resources["templates"] != ["write-gate://schema/{name}"]:
+    if resources["list"] != ["write-gate://schema", "write-gate://stats"] or resources["templates"] != [
+        "write-gate://schema/{name}"
+    ]:
         problems.append(f"resources: {resources}")
     if not resources["readOk"] or "Person" not in resources["completion"]:
         problems.append(f"resources read or completion: {resources}")

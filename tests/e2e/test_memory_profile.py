@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import CLIENT_NAME, KNOWLEDGE_TOOLS, TESTS, open_client
+from tests.conftest import CLIENT_NAME, KNOWLEDGE_TOOLS, STATS_TOOLS, TESTS, open_client
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
@@ -16,7 +16,7 @@ from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = pytest.mark.anyio
 
-# The official server's nine, and the history reads.
+# The official server's nine, the history reads, statistics and saved searches.
 MEMORY_TOOLS = {
     "create_entities",
     "create_relations",
@@ -31,6 +31,7 @@ MEMORY_TOOLS = {
     "get_history",
     "list_conflicts",
     *KNOWLEDGE_TOOLS,
+    *STATS_TOOLS,
 }
 
 

@@ -75,6 +75,8 @@ PROPERTY_EXAMPLES = ("property-names", "unknown-property")
 
 # The knowledge tools' examples, in the README's order, each a call and its answer (`call:<tool>#knowledge`).
 KNOWLEDGE_EXAMPLES = ("add_tags", "set_entity_parent", "get_ancestors", "archive_entities")
+# The Statistics and saved searches section's calls, in the order its example makes them.
+STATS_TOOLS = ("get_graph_stats", "save_search", "execute_saved_search")
 
 # Each test, and the blocks (by key) or sh commands it runs.
 RUN = {
@@ -115,6 +117,9 @@ RUN = {
     "test_ranked_search_example": ["call:search_nodes_ranked#ranked", "answer:search_nodes_ranked#ranked"],
     "test_knowledge_tools_example": [
         f"{kind}:{tool}#knowledge" for tool in KNOWLEDGE_EXAMPLES for kind in ("call", "answer")
+    ],
+    "test_stats_and_saved_searches_example": [
+        f"{kind}:{tool}#stats" for tool in STATS_TOOLS for kind in ("call", "answer")
     ],
     "test_commands_table": [
         f"{COMMANDS_TABLE} [--no-auth]",
@@ -279,6 +284,30 @@ async def test_ranked_search_example(settings: Settings, graph: GraphBackend) ->
             await call(client, "write_node", args)
         answer = await call(client, "search_nodes_ranked", json_block("call:search_nodes_ranked#ranked"))
     rb.assert_matches(answer, json_block("answer:search_nodes_ranked#ranked"), "ranked search example")
+
+
+async def test_stats_and_saved_searches_example(settings: Settings, graph: GraphBackend) -> None:
+    """The statistics and saved searches example: the graph the text names, written by the agent it names, then
+    each call, answered as shown."""
+    await migrate(graph)
+    written = {"Ada Lovelace": "Person", "Grace Hopper": "Person", "Analytical Engine": "Project"}
+    async with open_client(settings.model_copy(update={"agent": "notes-bot"}), "in_process") as client:
+        for name, label in written.items():
+            args = {"label": label, "merge_keys": {"name": name}, "source": "wiki", "extraction_method": "manual"}
+            await call(client, "write_node", args)
+        link = {
+            "type": "WORKS_ON",
+            "from_label": "Person",
+            "from_keys": {"name": "Ada Lovelace"},
+            "to_label": "Project",
+            "to_keys": {"name": "Analytical Engine"},
+            "source": "letters",
+            "extraction_method": "manual",
+        }
+        await call(client, "write_relationship", link)
+        for tool in STATS_TOOLS:
+            answer = await call(client, tool, json_block(f"call:{tool}#stats"))
+            rb.assert_matches(answer, json_block(f"answer:{tool}#stats"), f"{tool} example")
 
 
 @EMBEDDED

@@ -12,7 +12,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from tests.conftest import KNOWLEDGE_TOOLS, MATRIX_SCHEMAS, hint, ok, open_client, rejected
+from tests.conftest import GATE_TOOLS, MATRIX_SCHEMAS, hint, ok, open_client, rejected
 from write_gate.access.agents import AgentsFile, Grant
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
@@ -94,7 +94,7 @@ async def test_three_schema_files_give_nine_tools(settings: Settings, graph: Gra
     )
     async with open_client(settings, "in_process") as client:
         names = {t.name for t in (await client.list_tools()).tools}
-    typed = {n for n in names - KNOWLEDGE_TOOLS if n.split("_", 1)[0] in ("add", "update", "delete")}
+    typed = {n for n in names - GATE_TOOLS if n.split("_", 1)[0] in ("add", "update", "delete")}
     assert typed == {f"{verb}_{t}" for verb in ("add", "update", "delete") for t in ("npc", "location", "currency")}
 
 

@@ -59,14 +59,15 @@ EXPECTED: dict[str, str] = {
     "(paging), labels (a filter), relations_limit (open_nodes), provenance (each value's claim, and a filter by it), "
     "tags, minImportance and maxImportance (seed 004's filters), includeArchived (archived entities too)",
     "extra_tools": "tools beside the official nine: search_nodes_ranked (seed 004's ranked, fuzzy and boolean "
-    "search), get_history and list_conflicts (what changed, and the conflicts writes met), and seed 004's knowledge "
+    "search), get_history and list_conflicts (what changed, and the conflicts writes met), seed 004's knowledge "
     "tools (add_tags, remove_tags, set_importance, add_tags_to_multiple_entities, set_entity_parent, get_parent, "
-    "get_children, get_ancestors, get_descendants, get_subtree, archive_entities, restore_entities); an agent "
+    "get_children, get_ancestors, get_descendants, get_subtree, archive_entities, restore_entities), get_graph_stats "
+    "and the saved searches (save_search, execute_saved_search, list_, update_ and delete_saved_search); an agent "
     "written for the official server need never call them",
     "output_schemas": "each output schema is anyOf the success (every official key, extras beside) and the "
     "rejection, so a refusal validates too",
     "resources": "no memory://knowledge-graph resource (read_graph answers it, page by page); the schema "
-    "registry is offered as resources instead",
+    "registry and the graph's statistics are offered as resources instead",
     "capabilities": "logging and completions are offered too; the registry resources cannot be subscribed to "
     "and announce no changes; tools.listChanged follows the protocol",
 }

@@ -4,13 +4,14 @@ and resource templates, and the capabilities at `initialize`. Pure: `note` recor
 from collections.abc import Callable
 from typing import Any
 
-from tests.conftest import KNOWLEDGE_TOOLS
+from tests.conftest import KNOWLEDGE_TOOLS, STATS_TOOLS
 
 Report = list[str]
 # The writes whose idempotentHint is true here and false there: a repeat skips what exists (README, Capabilities).
 IDEMPOTENT_HERE = {"create_entities", "create_relations", "add_observations"}
 KNOWLEDGE_GRAPH = "memory://knowledge-graph"
-SCHEMA_RESOURCES = {"write-gate://schema", "write-gate://schema/{name}"}
+# The registry's resources, and the graph's statistics (get_graph_stats).
+SCHEMA_RESOURCES = {"write-gate://schema", "write-gate://schema/{name}", "write-gate://stats"}
 # The reads' optional arguments beside the official ones: paging, a label filter, relations per entity.
 READ_ARGUMENTS = {
     "limit",
@@ -24,7 +25,7 @@ READ_ARGUMENTS = {
     "includeArchived",
 }
 # Read-only tools beside the official nine: the history of what changed, and the conflicts writes met.
-EXTRA_TOOLS = {"search_nodes_ranked", "get_history", "list_conflicts", *KNOWLEDGE_TOOLS}
+EXTRA_TOOLS = {"search_nodes_ranked", "get_history", "list_conflicts", *KNOWLEDGE_TOOLS, *STATS_TOOLS}
 
 
 def compare_listings(ours: dict[str, Any], theirs: dict[str, Any], note: Callable[[str], None]) -> Report:

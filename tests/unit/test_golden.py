@@ -19,6 +19,8 @@ from write_gate.core.cypher import archive, hierarchy, history_reads, text_searc
 from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher import records as record_cypher
 from write_gate.core.cypher import resolution as resolution_cypher
+from write_gate.core.cypher import saved_searches as saved_search_cypher
+from write_gate.core.cypher import statistics as statistics_cypher
 from write_gate.core.cypher.batch_writes import write_nodes_batch, write_relationships_batch
 from write_gate.core.cypher.dialect import FalkorDBDialect, MemgraphDialect
 from write_gate.core.cypher.entity_updates import update_node
@@ -306,6 +308,39 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "update_node": lambda: update_node(
             "Person", s("key"), {"tags": [s("tag")]}, prov, Guard(m.n(7), False, [{"at": s("c")}], [], s("change"))
         ),
+        "read_stats_node_tallies": lambda: statistics_cypher.node_tallies(("Organization", "Person")),
+        "read_stats_relationship_tallies": lambda: statistics_cypher.RELATIONSHIP_TALLIES,
+        "read_stats_oldest_and_newest": lambda: statistics_cypher.oldest_and_newest(("Organization", "Person")),
+        "read_stats_open_conflicts": lambda: statistics_cypher.OPEN_CONFLICTS,
+        "read_saved_search": lambda: Statement(saved_search_cypher.READ_ONE.text, {"name": s("name")}),
+        "read_saved_searches": lambda: saved_search_cypher.READ_ALL,
+        "saved_search_save": lambda: Statement(
+            saved_search_cypher.SAVE.text,
+            {
+                "name": s("name"),
+                "fields": {"query": s("query"), "limit": m.n(1), "tags": [s("tag")]},
+                "agent": s("agent"),
+                "at": s("time"),
+                "save_id": s("id"),
+            },
+        ),
+        "saved_search_update": lambda: Statement(
+            saved_search_cypher.UPDATE.text,
+            {
+                **dict.fromkeys(saved_search_cypher.FIELDS),
+                "query": s("query"),
+                "searchType": "ranked",
+                "minImportance": m.f(2),
+                "name": s("name"),
+                "rev": m.n(2),
+                "agent": s("agent"),
+                "at": s("time"),
+            },
+        ),
+        "saved_search_count_run": lambda: Statement(
+            saved_search_cypher.COUNT_RUN.text, {"name": s("name"), "at": s("time")}
+        ),
+        "saved_search_delete": lambda: Statement(saved_search_cypher.DELETE.text, {"name": s("name")}),
     }
 
 
@@ -381,6 +416,8 @@ RUN_TIME_PARAMETERS = {
     "window": 10,
     "required": ["ada"],
     "labels": ["Person"],
+    # The statistics: the registered relationship types.
+    "types": ["KNOWS", "WORKS_FOR"],
     "old": text_indexes.OLD_SEPARATOR,
     "new": text_indexes.SEPARATOR,
 }

@@ -34,7 +34,7 @@ PROTECTED_RELATIONSHIP_FIELDS = frozenset(COMPUTED_FIELDS)
 
 # Labels the gate itself owns; no registry entry may claim them, so no write can reach them.
 RESERVED_LABELS = frozenset(
-    {"Schema", "WriteGateMigration", "WriteGateRegistry", "WriteGateChange", "WriteGateConflict"}
+    {"Schema", "WriteGateMigration", "WriteGateRegistry", "WriteGateChange", "WriteGateConflict", "SavedSearch"}
 )
 
 

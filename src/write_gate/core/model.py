@@ -42,6 +42,8 @@ class ErrorCode(StrEnum):
     CONFLICT = "CONFLICT"
     # set_entity_parent: the parent is the entity itself or one of its descendants.
     HIERARCHY_CYCLE = "HIERARCHY_CYCLE"
+    # save_search names a search that is saved already (update_saved_search changes one).
+    SAVED_SEARCH_EXISTS = "SAVED_SEARCH_EXISTS"
     # A defect in the gate itself, reported instead of crashing; tests assert it never appears.
     INTERNAL_ERROR = "INTERNAL_ERROR"
 

@@ -27,7 +27,7 @@ from write_gate.core.cypher.memory_writes import NameScope
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decay import parse_at, weigher
 from write_gate.core.history import REVISION_FIELD
-from write_gate.core.identifiers import normalize_identifier
+from write_gate.core.identifiers import RESERVED_LABELS, normalize_identifier
 from write_gate.core.identity import FOLD_PREFIX, KEY_FIELD, SEARCH_FIELD, fold, identity_key
 from write_gate.core.knowledge import ARCHIVED_AT, ARCHIVED_BY, MAX_IMPORTANCE, MIN_IMPORTANCE, EntityFilter
 from write_gate.core.model import ErrorCode, GateRejection
@@ -424,7 +424,8 @@ class Reader:
 
     def labels_to_read(self, requested: list[str] | None) -> list[str]:
         if requested:
-            return sorted({normalize_identifier(label, "labels") for label in requested})
+            # System labels (the registry, history, saved searches) hold no entities: no read shows their nodes.
+            return sorted({normalize_identifier(label, "labels") for label in requested} - RESERVED_LABELS)
         return self._registry().all_canonical_labels()
 
     async def _page(

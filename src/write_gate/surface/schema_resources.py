@@ -1,7 +1,9 @@
-"""The schema registry as read-only MCP resources, and completion of the label and type names they take.
+"""The schema registry and the graph's statistics as read-only MCP resources, and completion of the label and
+type names they take.
 
 `write-gate://schema` is the whole registry (what `get_schema` answers); the template
-`write-gate://schema/{name}` is one node label's or relationship type's entry, with its live count.
+`write-gate://schema/{name}` is one node label's or relationship type's entry, with its live count;
+`write-gate://stats` is what `get_graph_stats` answers.
 """
 
 import json
@@ -15,9 +17,11 @@ from write_gate.engines import BackendError, BackendUnavailable
 from write_gate.engines.errors import engine_failure
 from write_gate.services.gate import Gate
 from write_gate.services.schema import entry_view, get_schema
+from write_gate.services.statistics import get_graph_stats
 from write_gate.surface.mcp_context import GateContext
 
 SCHEMA_URI = "write-gate://schema"
+STATS_URI = "write-gate://stats"
 ENTRY_TEMPLATE = "write-gate://schema/{name}"
 _ENTRY_PREFIX = SCHEMA_URI + "/"
 JSON = "application/json"
@@ -31,6 +35,13 @@ REGISTRY = types.Resource(
     description="Every allowed node label and relationship type, with live counts (as get_schema).",
     mime_type=JSON,
 )
+STATS = types.Resource(
+    uri=STATS_URI,
+    name="stats",
+    title="Graph statistics",
+    description="Counts by type, agent and source, confidence, growth, open conflicts (as get_graph_stats).",
+    mime_type=JSON,
+)
 ENTRY = types.ResourceTemplate(
     uri_template=ENTRY_TEMPLATE,
     name="schema-entry",
@@ -41,7 +52,7 @@ ENTRY = types.ResourceTemplate(
 
 
 async def list_resources(_ctx: GateContext, _params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
-    return types.ListResourcesResult(resources=[REGISTRY])
+    return types.ListResourcesResult(resources=[REGISTRY, STATS])
 
 
 async def list_templates(
@@ -57,6 +68,8 @@ async def read_resource(ctx: GateContext, params: types.ReadResourceRequestParam
         await gate.backend.ping()
         if params.uri == SCHEMA_URI:
             view: BaseModel = await get_schema(gate)
+        elif params.uri == STATS_URI:
+            view = await get_graph_stats(gate)
         elif params.uri.startswith(_ENTRY_PREFIX):
             view = await _entry_view(gate, params.uri[len(_ENTRY_PREFIX) :])
         else:

@@ -174,6 +174,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
     formula_provider(settings, stamps=settings.memory_extraction_method if profile == "memory" else None)
     selection = ToolSelection.parse(settings.tools)
     static = {spec.name: spec for spec in PROFILES[profile] if selection.offers(spec.name, spec.group)}
+    taken = {spec.name for spec in PROFILES[profile]}
     identities = Identities(settings)
     generated = profile == "gate"  # typed tools are the gate profile's friendlier front door
     tables: dict[int, tuple[RegistrySnapshot | None, dict[str, ToolSpec], types.ListToolsResult]] = {}
@@ -185,6 +186,10 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         if cached is None or cached[0] is not registry:
             methods = method_schema(services.gate.provider)
             typed = typed_specs(registry, methods) if generated and registry is not None else ()
+            # A label whose typed tools would take a profile tool's name (`SAVED_SEARCH`'s update_saved_search)
+            # gets none: a registry never replaces the gate's own tools.
+            clashing = {spec.label for spec in typed if spec.name in taken}
+            typed = tuple(spec for spec in typed if spec.label not in clashing)
             specs = static | {spec.name: spec for spec in typed if selection.offers(spec.name, spec.group, spec.label)}
             tables.clear()  # only the snapshot in force is worth keeping
             cached = tables[id(registry)] = (

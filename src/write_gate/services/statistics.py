@@ -1,0 +1,113 @@
+"""`get_graph_stats` (and the `write-gate://stats` resource): the graph's counts, computed by the engine in four
+aggregate reads, over the registry's labels and types only (system nodes and aliases are not entities)."""
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from write_gate.core import statistics as pure
+from write_gate.core.cypher import statistics as cypher
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.identity import KEY_FIELD
+from write_gate.services.gate import Gate
+from write_gate.services.reads import display_name
+
+# Which time the growth counts by: the first-written time the gate stamps once on every node and relationship
+# (`created_at`); `last_updated` for those written before it kept one.
+GROWTH_BY = "created_at"
+
+
+class Dated(BaseModel):
+    name: str | None
+    entityType: str  # noqa: N815 - memory-mcp's field names
+    date: str
+
+
+class ConfidenceBucket(BaseModel):
+    range: str
+    count: int
+
+
+class ConfidenceStats(BaseModel):
+    buckets: list[ConfidenceBucket]
+    min: float | None = None
+    mean: float | None = None
+    max: float | None = None
+
+
+class DayGrowth(BaseModel):
+    date: str
+    entities: int
+    relations: int
+
+
+# Every answer has every field; only the totals are required, so the output schema stays short.
+class GraphStats(BaseModel):
+    totalEntities: int  # noqa: N815
+    totalRelations: int  # noqa: N815
+    entityTypesCounts: dict[str, int] = Field(default_factory=dict)  # noqa: N815
+    relationTypesCounts: dict[str, int] = Field(default_factory=dict)  # noqa: N815
+    oldestEntity: Dated | None = None  # noqa: N815 - by last_updated
+    newestEntity: Dated | None = None  # noqa: N815
+    entitiesByAgent: dict[str, int] = Field(default_factory=dict)  # noqa: N815 - by written_by
+    relationsByAgent: dict[str, int] = Field(default_factory=dict)  # noqa: N815
+    entitiesBySource: dict[str, int] = Field(default_factory=dict)  # noqa: N815
+    relationsBySource: dict[str, int] = Field(default_factory=dict)  # noqa: N815
+    entityConfidence: ConfidenceStats | None = None  # noqa: N815
+    relationConfidence: ConfidenceStats | None = None  # noqa: N815
+    growth: list[DayGrowth] = Field(default_factory=list)  # entities and relations first written, per day
+    growthBy: str = GROWTH_BY  # noqa: N815
+    archivedEntities: int = 0  # noqa: N815
+    conflictsOpen: int = 0  # noqa: N815
+
+
+def _confidence(c: pure.Confidence) -> ConfidenceStats:
+    return ConfidenceStats(
+        buckets=[ConfidenceBucket(range=r, count=n) for r, n in zip(pure.bucket_ranges(), c.buckets, strict=True)],
+        min=c.low,
+        mean=round(c.mean, 6) if c.mean is not None else None,
+        max=c.high,
+    )
+
+
+def _dated(row: dict[str, Any] | None) -> Dated | None:
+    if row is None:
+        return None
+    return Dated(
+        name=display_name({"name": row["name"], KEY_FIELD: row["key"]}), entityType=row["label"], date=row["at"]
+    )
+
+
+def _sorted(counts: dict[str, int]) -> dict[str, int]:
+    return dict(sorted(counts.items()))
+
+
+async def _rows(gate: Gate, statement: Statement | None) -> list[dict[str, Any]]:
+    return await gate.reader.read(statement) if statement is not None else []
+
+
+async def get_graph_stats(gate: Gate) -> GraphStats:
+    registry = gate.registry
+    labels = tuple(registry.all_canonical_labels())
+    types = registry.all_relationship_types()
+    entities = pure.tally(await _rows(gate, cypher.node_tallies(labels)), "archived", labels)
+    relations = pure.tally(await _rows(gate, Statement(cypher.RELATIONSHIP_TALLIES.text, {"types": types})), "count")
+    ends = pure.extremes(await _rows(gate, cypher.oldest_and_newest(labels)), labels)
+    [conflicts] = await gate.reader.read(cypher.OPEN_CONFLICTS)
+    return GraphStats(
+        totalEntities=entities.total,
+        totalRelations=relations.total,
+        entityTypesCounts=_sorted(entities.per_name),
+        relationTypesCounts=_sorted(relations.per_name),
+        oldestEntity=_dated(ends.get("oldest")),
+        newestEntity=_dated(ends.get("newest")),
+        entitiesByAgent=_sorted(entities.by_agent),
+        relationsByAgent=_sorted(relations.by_agent),
+        entitiesBySource=_sorted(entities.by_source),
+        relationsBySource=_sorted(relations.by_source),
+        entityConfidence=_confidence(entities.confidence),
+        relationConfidence=_confidence(relations.confidence),
+        growth=[DayGrowth(**day) for day in pure.growth(entities.by_day, relations.by_day)],
+        archivedEntities=entities.archived,
+        conflictsOpen=conflicts["count"],
+    )

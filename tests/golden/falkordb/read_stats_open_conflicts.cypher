@@ -1,0 +1,2 @@
+MATCH (c:WriteGateConflict) WHERE c.status = 'open'
+RETURN count(c) AS count

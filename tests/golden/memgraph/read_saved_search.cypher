@@ -1,0 +1,2 @@
+MATCH (s:SavedSearch {name: $name})
+RETURN properties(s) AS search

@@ -1,0 +1,2 @@
+MATCH (s:SavedSearch)
+RETURN properties(s) AS search, s.name AS name ORDER BY name

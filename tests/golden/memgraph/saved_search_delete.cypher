@@ -1,0 +1,3 @@
+MATCH (s:SavedSearch {name: $name})
+DELETE s
+RETURN 1 AS deleted
