@@ -25,8 +25,6 @@ from write_gate.core.knowledge import ARCHIVED_AT
 from write_gate.core.statistics import BUCKETS
 
 
-
-
 def confidence_bucket(var: str) -> str:
     """0..9 for a confidence in [0, 1] (1.0 in the last bucket, anything out of range in the nearest); null for
     none. toInteger truncates, which for a non-negative number is floor."""
