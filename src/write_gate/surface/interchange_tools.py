@@ -1,0 +1,29 @@
+"""The interchange tools: the graph out in a format (export_graph)."""
+
+from write_gate.interchange.exporting import FORMATS, ExportGraphRequest, GraphExported, export_graph
+from write_gate.services.export_read import Progress
+from write_gate.surface.tool_spec import READ, Call, Services, ToolSpec
+
+
+def _progress(call: Call) -> Progress:
+    async def report(entities: int) -> None:
+        await call.progress(entities, None, f"{entities} entities")
+
+    return report
+
+
+async def _export(services: Services, request: ExportGraphRequest, call: Call) -> GraphExported:
+    return await export_graph(services.gate, request, _progress(call))
+
+
+EXPORT_GRAPH = ToolSpec(
+    name="export_graph",
+    title="Export the graph",
+    description=f"The graph as text ({', '.join(FORMATS)}); each node named label:_key. filter: startDate, endDate "
+    "(last update), entityType or labels, tags (any), minConfidence.",
+    input_model=ExportGraphRequest,
+    output_model=GraphExported,
+    annotations=READ,
+    handler=_export,
+    admin=True,  # the whole graph at once: for operators, not for a reader or writer grant
+)
