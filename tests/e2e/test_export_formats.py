@@ -6,6 +6,7 @@ pydot for DOT, csv and json for theirs)."""
 import csv
 import io
 import json
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -92,9 +93,9 @@ async def client(settings: Settings, graph_with_data: GraphBackend) -> AsyncIter
 
 
 def dot_id(quoted: str) -> str:
-    """A DOT id as Graphviz reads it: in quotes, `\\"` is a quote and nothing else is an escape."""
+    """A quoted DOT id's text, its escapes (`\\"`, `\\\\`) read."""
     assert quoted.startswith('"') and quoted.endswith('"'), quoted
-    return quoted[1:-1].replace('\\"', '"')
+    return re.sub(r"\\(.)", r"\1", quoted[1:-1])
 
 
 async def export(client: Client, format_: str, **args: Any) -> dict[str, Any]:

@@ -64,22 +64,17 @@ def markdown(graph: ExportedGraph) -> Iterator[str]:
 # --- DOT ---------------------------------------------------------------------------------------------------
 
 
-def _dot_label(text: str) -> str:
-    """A label: Graphviz reads its backslashes as escapes (`\\n` a line break), so a literal one is doubled."""
+def _dot_quote(text: str) -> str:
+    """A quoted DOT string: backslashes and quotes escaped (so no quote inside ends it), line breaks as `\\n`."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "") + '"'
-
-
-def _dot_id(node_id: str) -> str:
-    """A node id: in a quoted DOT id only `\\"` is an escape, so the id (one line, ending in `}`) reads back as is."""
-    return '"' + node_id.replace('"', '\\"') + '"'
 
 
 def dot(graph: ExportedGraph) -> Iterator[str]:
     yield "digraph write_gate {\n"
     for node in graph.nodes:
-        yield f"  {_dot_id(node.id)} [label={_dot_label(f'{node.name}\n{node.label}')}];\n"
+        yield f"  {_dot_quote(node.id)} [label={_dot_quote(f'{node.name}\n{node.label}')}];\n"
     for r in graph.relations:
-        yield f"  {_dot_id(r.from_id)} -> {_dot_id(r.to_id)} [label={_dot_label(r.type)}];\n"
+        yield f"  {_dot_quote(r.from_id)} -> {_dot_quote(r.to_id)} [label={_dot_quote(r.type)}];\n"
     yield "}\n"
 
 
