@@ -50,6 +50,7 @@ GATE_TOOLS = {
     "get_history",
     "list_conflicts",
     "resolve_conflict",
+    "export_graph",
 }
 # The gate profile's read-only tools (the `read` group).
 READ_TOOLS = {
@@ -62,6 +63,8 @@ READ_TOOLS = {
     "get_history",
     "list_conflicts",
 }
+# Read-only tools of the `admin` group: they change nothing, but no reader or writer grant sees them.
+ADMIN_READS = {"export_graph"}
 
 
 @pytest.fixture(scope="session")

@@ -48,9 +48,9 @@ Moment = (
 )
 
 
+# memory-mcp's export filter, and the gate's label and confidence filters beside it. (No docstring: it would be
+# advertised in the tool's schema.)
 class ExportFilter(BaseModel):
-    """memory-mcp's export filter, and the gate's label and confidence filters beside it."""
-
     model_config = ConfigDict(extra="forbid")
 
     startDate: Moment = None  # noqa: N815 - memory-mcp's argument names

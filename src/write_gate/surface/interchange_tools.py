@@ -1,6 +1,6 @@
 """The interchange tools: the graph out in a format (export_graph)."""
 
-from write_gate.interchange.exporting import FORMATS, ExportGraphRequest, GraphExported, export_graph
+from write_gate.interchange.exporting import ExportGraphRequest, GraphExported, export_graph
 from write_gate.services.export_read import Progress
 from write_gate.surface.tool_spec import READ, Call, Services, ToolSpec
 
@@ -19,8 +19,7 @@ async def _export(services: Services, request: ExportGraphRequest, call: Call) -
 EXPORT_GRAPH = ToolSpec(
     name="export_graph",
     title="Export the graph",
-    description=f"The graph as text ({', '.join(FORMATS)}); each node named label:_key. filter: startDate, endDate "
-    "(last update), entityType or labels, tags (any), minConfidence.",
+    description="The graph, or the filter's part of it, as text; each node named label:_key. Dates bound last_updated.",
     input_model=ExportGraphRequest,
     output_model=GraphExported,
     annotations=READ,
