@@ -7,16 +7,18 @@ import csv
 import io
 import json
 import re
+import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import networkx as nx
 import pydot
 import pytest
 from mcp import Client
 
-from tests.conftest import TESTS, ok, open_client, rejected
+from tests.conftest import TESTS, ok, open_client, rejected, settings_env, write_gate_argv
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identity import identity_key
 from write_gate.engines import GraphBackend
@@ -289,3 +291,36 @@ async def test_in_both_profiles_and_over_stdio(settings: Settings, graph_with_da
         answer = await export(client, "jsonl")
         [line] = [json.loads(line) for line in answer["content"].splitlines()]
         assert (line["id"], line["name"], line["observations"]) == (PERSON, "Mercury", [])
+
+
+def cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        write_gate_argv("export", *args), env=settings_env(settings), capture_output=True, text=True, timeout=300
+    )
+
+
+async def test_the_cli_exports_every_format_with_the_same_filters(
+    client: Client, settings: Settings, tmp_path: Path
+) -> None:
+    done = await anyio.to_thread.run_sync(lambda: cli(settings, "--format", "csv", "--out", str(tmp_path / "csv")))
+    assert done.returncode == 0, done.stderr
+    nodes = list(csv.DictReader((tmp_path / "csv" / "nodes.csv").open(encoding="utf-8", newline="")))
+    edges = list(csv.DictReader((tmp_path / "csv" / "edges.csv").open(encoding="utf-8", newline="")))
+    assert {row["id"] for row in nodes} >= {PERSON, PROJECT, ADA, PARIS} and len(edges) == 4
+    assert "exported 5 entities and 4 relations" in done.stderr
+
+    out = tmp_path / "people.graphml"
+    args = ("--format", "graphml", "--labels", "Person", "--tags", "astro", "--min-confidence", "0.5", "-o", str(out))
+    done = await anyio.to_thread.run_sync(lambda: cli(settings, *args))
+    assert done.returncode == 0, done.stderr
+    read = nx.read_graphml(out)
+    assert set(read.nodes) == {PERSON, ADA} and [(a, b) for a, b in read.edges()] == [(ADA, PERSON)]
+
+    refused = [
+        (("--format", "json", "--out", str(tmp_path)), 2, "--out DIR is for --format csv"),
+        (("--start-date", "soon"), 2, "error: filter: startDate"),
+        (("--entity-type", "Schema"), 1, "SCHEMA_UNKNOWN_LABEL"),
+    ]
+    for args, code, says in refused:
+        done = await anyio.to_thread.run_sync(lambda args=args: cli(settings, *args))
+        assert (done.returncode, done.stdout) == (code, "") and says in done.stderr, done.stderr
