@@ -251,16 +251,22 @@ async def test_bad_filters_are_refused_with_a_code(client: Client) -> None:
         assert (await rejected(client, "export_graph", args))["error_code"] == "INVALID_INPUT", args
 
 
-async def test_progress_is_reported_while_paging(client: Client) -> None:
+async def test_progress_is_reported_while_paging(
+    settings: Settings, graph_with_data: GraphBackend, transport: str
+) -> None:
     seen: list[tuple[float, str | None]] = []
 
     async def on_progress(progress: float, _total: float | None, message: str | None) -> None:
         seen.append((progress, message))
 
-    result = await client.call_tool("export_graph", {"format": "jsonl"}, progress_callback=on_progress)
-    assert not result.is_error
+    async with open_client(settings, transport) as client:
+        await fill(client)
+        result = await client.call_tool("export_graph", {"format": "jsonl"}, progress_callback=on_progress)
+        assert not result.is_error
+        quiet = await client.call_tool("export_graph", {"format": "jsonl"})  # no progressToken: no progress
     # One report per page, label by label (City, Entity, Person, Project): the count grows to every entity.
     assert [p for p, _ in seen] == [1, 2, 4, 5] and seen[-1][1] == "5 entities"
+    assert quiet.structured_content == result.structured_content
 
 
 async def test_export_is_an_admin_tool(settings: Settings, graph_with_data: GraphBackend, tmp_path: Path) -> None:
