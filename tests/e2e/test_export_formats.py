@@ -222,6 +222,8 @@ async def test_filters_run_in_the_engine(client: Client, graph: GraphBackend) ->
     assert (await ids(labels=["Person"], startDate="2025-01-01", endDate="2025-03-01"))[0] == {ADA}
     assert (await ids(labels=["Person"], startDate="2025-03-02T00:00:00Z"))[0] == {PERSON}
     assert (await ids(labels=["Person"], endDate="2025-02-28"))[0] == set()
+    await ok(client, "write_node", node("Person", {"name": "Solo"}, tags="astro"))  # one string, not a list
+    assert (await ids(tags=["astro"]))[0] == {PERSON, ADA, 'Person:{"name":"Solo"}'}
 
 
 async def test_archived_entities_only_when_asked(client: Client, graph: GraphBackend) -> None:

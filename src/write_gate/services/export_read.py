@@ -119,9 +119,11 @@ async def read_export(
     include_archived: bool = False,
     page_size: int = PAGE_SIZE,
     progress: Progress = no_progress,
+    hierarchy_type: str = HIERARCHY_TYPE,
 ) -> ExportedGraph:
     """The nodes label by label (sorted), each label in `_key` order; then the relationships between them, by
-    start node in that order, each node's in relationship id order. `progress` is told after every page."""
+    start node in that order, each node's in relationship id order. `progress` is told after every page;
+    `hierarchy_type` is the child -> parent type whose end names each node's parentId."""
     filters = filters or ExportFilter()
     registry = gate.registry
     labels = filters.label_names(registry)
@@ -153,7 +155,7 @@ async def read_export(
         batch = engine_ids[start : start + page_size]
         rows = await gate.reader.read(Statement(export_cypher.EXPORT_RELATIONSHIPS.text, {"ids": batch}))
         for row in rows:
-            if row["type"] == HIERARCHY_TYPE:
+            if row["type"] == hierarchy_type:
                 parents.setdefault(ids[row["start"]], row["end_name"])
             if row["end"] not in ids:
                 continue

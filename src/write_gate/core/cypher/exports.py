@@ -15,13 +15,15 @@ from write_gate.core.identity import KEY_FIELD
 
 ARCHIVED_AT = "_archived_at"  # set by archive_entities (the contract between the knowledge tools' parts)
 
-# The filters' conditions: each parameter null means "no filter". Tags: any of `$tags` (already normalised).
+# The filters' conditions: each parameter null means "no filter". Tags: any of `$tags` (already normalised); a
+# `tags` written as one string (write_node takes any value) counts as one tag: `[] + x` is a list either way, where
+# `t IN x` would fail the whole export on a string.
 _FILTERS = (
     f"($include_archived OR n.{ARCHIVED_AT} IS NULL)",
     "($start IS NULL OR n.last_updated >= $start)",
     "($end IS NULL OR n.last_updated <= $end)",
     "($min_confidence IS NULL OR n.confidence >= $min_confidence)",
-    "($tags IS NULL OR any(t IN coalesce(n.tags, []) WHERE t IN $tags))",
+    "($tags IS NULL OR any(t IN [] + coalesce(n.tags, []) WHERE t IN $tags))",
 )
 
 
