@@ -265,6 +265,7 @@ async def test_progress_is_reported_while_paging(
         await fill(client)
         result = await client.call_tool("export_graph", {"format": "jsonl"}, progress_callback=on_progress)
         assert not result.is_error
+        assert result.content[0].text == result.structured_content["content"]  # the text is the export, as memory-mcp's
         quiet = await client.call_tool("export_graph", {"format": "jsonl"})  # no progressToken: no progress
     # One report per page, label by label (City, Entity, Person, Project): the count grows to every entity.
     assert [p for p, _ in seen] == [1, 2, 4, 5] and seen[-1][1] == "5 entities"

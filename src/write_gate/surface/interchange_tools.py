@@ -24,5 +24,7 @@ EXPORT_GRAPH = ToolSpec(
     output_model=GraphExported,
     annotations=READ,
     handler=_export,
+    # memory-mcp answers the export itself as the text: so does this (and the answer is not sent twice over).
+    text=lambda result: result.content,
     admin=True,  # the whole graph at once: for operators, not for a reader or writer grant
 )
