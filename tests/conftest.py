@@ -59,6 +59,7 @@ GATE_TOOLS = {
     "resolve_conflict",
     *KNOWLEDGE_TOOLS,
     *STATS_TOOLS,
+    "export_graph",
 }
 # The gate profile's read-only tools (the `read` group).
 READ_TOOLS = {
@@ -73,6 +74,8 @@ READ_TOOLS = {
     *KNOWLEDGE_READS,
     *STATS_READS,
 }
+# Read-only tools of the `admin` group: they change nothing, but no reader or writer grant sees them.
+ADMIN_READS = {"export_graph"}
 
 
 @pytest.fixture(scope="session")

@@ -192,24 +192,60 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _export_filter(args: argparse.Namespace):
+    """The tool's filter from the command line's options, validated by the same model."""
+    from write_gate.services.export_read import ExportFilter
+
+    given = {
+        "labels": args.labels,
+        "entityType": args.entity_type,
+        "tags": args.tags,
+        "startDate": args.start_date,
+        "endDate": args.end_date,
+        "minConfidence": args.min_confidence,
+    }
+    return ExportFilter.model_validate({k: v for k, v in given.items() if v is not None})
+
+
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
-    from write_gate.interchange.formats import EXPORTERS
-    from write_gate.interchange.transfer import export_graph
+    from pydantic import ValidationError
+
+    from write_gate.core.model import GateRejection, describe_problems
+    from write_gate.interchange.exports import EXPORTERS
+    from write_gate.interchange.exports.csv_format import write_directory
+    from write_gate.services.export_read import read_export
     from write_gate.serving.assembly import open_gate
+
+    if args.out is not None and args.format != "csv":
+        print("error: --out DIR is for --format csv (nodes.csv and edges.csv); use -o FILE", file=sys.stderr)
+        return 2
+    try:
+        filters = _export_filter(args)
+    except ValidationError as exc:
+        print(f"error: filter: {describe_problems(exc)}", file=sys.stderr)
+        return 2
 
     async def work():
         async with open_gate(settings, auto_migrate=False) as gate:
-            return await export_graph(gate, args.labels)
+            return await read_export(gate, filters, include_archived=args.include_archived)
 
-    entities, relations = anyio.run(work)
-    out = args.output.open("w", encoding="utf-8") if args.output else sys.stdout
     try:
-        for chunk in EXPORTERS[args.format](entities, relations):
-            out.write(chunk)
-    finally:
-        if args.output:
-            out.close()
-    print(f"exported {len(entities)} entities and {len(relations)} relations", file=sys.stderr)
+        graph = anyio.run(work)
+    except GateRejection as exc:
+        print(f"error: {exc.rejected.error_code}: {exc.rejected.message}", file=sys.stderr)
+        return 1
+    if args.out is not None:
+        for path in write_directory(graph, args.out):
+            print(f"wrote {path}", file=sys.stderr)
+    else:
+        out = args.output.open("w", encoding="utf-8", newline="") if args.output else sys.stdout
+        try:
+            for chunk in EXPORTERS[args.format](graph):
+                out.write(chunk)
+        finally:
+            if args.output:
+                out.close()
+    print(f"exported {len(graph.nodes)} entities and {len(graph.relations)} relations", file=sys.stderr)
     return 0
 
 
@@ -391,10 +427,19 @@ def parser() -> argparse.ArgumentParser:
     )
     prune.set_defaults(func=cmd_history_prune)
 
-    exp = sub.add_parser("export", help="write the graph as jsonl (re-importable), json, graphml, dot or mermaid")
-    exp.add_argument("--format", choices=["jsonl", "json", "graphml", "dot", "mermaid"], default="jsonl")
+    from write_gate.interchange.exporting import FORMATS
+
+    exp = sub.add_parser("export", help=f"write the graph as {', '.join(FORMATS)} (each node named label:_key)")
+    exp.add_argument("--format", choices=FORMATS, default="jsonl")
     exp.add_argument("--labels", nargs="+", help="only these labels (and relations among them)")
+    exp.add_argument("--entity-type", help="only this label (memory-mcp's entityType)")
+    exp.add_argument("--tags", nargs="+", help="only entities with any of these tags")
+    exp.add_argument("--start-date", help="only entities last updated at or after this day or time")
+    exp.add_argument("--end-date", help="only entities last updated at or before this day (all of it) or time")
+    exp.add_argument("--min-confidence", type=float, help="only entities of at least this confidence")
+    exp.add_argument("--include-archived", action="store_true", help="archived entities too")
     exp.add_argument("--output", "-o", type=Path, help="default: standard output")
+    exp.add_argument("--out", type=Path, help="with --format csv: a directory for nodes.csv and edges.csv")
     exp.set_defaults(func=cmd_export)
     return top
 

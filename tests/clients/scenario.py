@@ -149,6 +149,7 @@ TOOLS = {
         "list_conflicts",
         *KNOWLEDGE_TOOLS,
         *STATS_TOOLS,
+        "export_graph",
         *(f"{verb}_{t}" for t in RPG_TYPES for verb in ("add", "update", "delete")),
     },
     "memory": {
@@ -166,6 +167,7 @@ TOOLS = {
         "list_conflicts",
         *KNOWLEDGE_TOOLS,
         *STATS_TOOLS,
+        "export_graph",
     },
 }
 

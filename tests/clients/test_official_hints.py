@@ -15,8 +15,8 @@ from write_gate.serving.config import Settings
 
 pytestmark = [pytest.mark.clients, pytest.mark.anyio]
 SKIPPING_WRITES = {"create_entities", "create_relations", "add_observations"}
-# Not the official server's: the gate's own reads, and seed 004's knowledge, statistics and saved-search tools.
-EXTRA_READS = {"search_nodes_ranked", "get_history", "list_conflicts", *KNOWLEDGE_TOOLS, *STATS_TOOLS}
+# Not the official server's: the gate's own reads, seed 004's knowledge, statistics and saved-search tools, and its export.
+EXTRA_READS = {"search_nodes_ranked", "get_history", "list_conflicts", "export_graph", *KNOWLEDGE_TOOLS, *STATS_TOOLS}
 
 
 async def test_memory_profile_hints_match_the_official_server(settings: Settings, tmp_path: Path) -> None:

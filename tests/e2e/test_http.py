@@ -118,6 +118,7 @@ async def test_a_writer_sees_read_and_write_tools_and_is_stamped_as_itself(fleet
         assert {t.name for t in (await client.list_tools()).tools} == GATE_TOOLS - {
             "refresh_schema_cache",
             *KNOWLEDGE_ADMIN,
+            "export_graph",
         }  # no admin
         result = await client.call_tool("write_node", write("Ada"))
         assert not result.is_error, result.structured_content

@@ -32,6 +32,7 @@ MEMORY_TOOLS = {
     "list_conflicts",
     *KNOWLEDGE_TOOLS,
     *STATS_TOOLS,
+    "export_graph",
 }
 
 

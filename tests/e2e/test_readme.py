@@ -121,6 +121,7 @@ RUN = {
     "test_stats_and_saved_searches_example": [
         f"{kind}:{tool}#stats" for tool in STATS_TOOLS for kind in ("call", "answer")
     ],
+    "test_export_example": ["call:export_graph#export", "answer:export_graph#export"],
     "test_commands_table": [
         f"{COMMANDS_TABLE} [--no-auth]",
         "write-gate agents add NAME [--grant writer|reader|full] [--tools ...] [--labels ...] [--types ...] [--file F]",
@@ -130,7 +131,8 @@ RUN = {
         "my-schemas/extra.json",
         "write-gate schema suggest memory.jsonl [-o draft.json]",
         "write-gate import memory.jsonl [--dry-run] [--report r.json] [--batch-size 500] [--source S]",
-        "write-gate export [--format jsonl|json|graphml|dot|mermaid] [--labels L ...] [-o FILE]",
+        "write-gate export [--format jsonl|json|csv|graphml|gexf|markdown|dot|mermaid] [--labels L ...] [-o FILE] "
+        "[--out DIR]",
         "write-gate engine check [--report]",
         "write-gate history prune [--days N]",
     ],
@@ -326,6 +328,33 @@ async def test_knowledge_tools_example(settings: Settings, graph: GraphBackend) 
             rb.assert_matches(answer, json_block(f"answer:{tool}#knowledge"), f"{tool} example")
         ranked = await call(client, "search_nodes_ranked", {"query": "tag:pioneer"})
         assert [hit["entity"]["name"] for hit in ranked["results"]] == ["Ada"]
+
+
+@EMBEDDED
+async def test_export_example(settings: Settings, graph: GraphBackend) -> None:
+    """The export example: a Person and a Project both named Mercury, tagged astro and related, and an untagged
+    Person the filter leaves out; the two Mercurys are two entities with their own ids, and the relation names
+    which is which."""
+    await migrate(graph)
+    async with open_client(settings, "in_process") as client:
+        for label, name, tags in (
+            ("Person", "Mercury", ["astro"]),
+            ("Project", "Mercury", ["astro"]),
+            ("Person", "Ada", []),
+        ):
+            node = {"label": label, "merge_keys": {"name": name}, "properties": {"tags": tags}}
+            stamp = {"source": "notes", "extraction_method": "manual", "reliability": 0.9}
+            await call(client, "write_node", {**node, **stamp})
+        relation = {"type": "WORKS_ON", "from_label": "Person", "to_label": "Project"}
+        ends = {"from_keys": {"name": "Mercury"}, "to_keys": {"name": "Mercury"}}
+        await call(client, "write_relationship", {**relation, **ends, "source": "notes", "extraction_method": "manual"})
+        answer = await call(client, "export_graph", json_block("call:export_graph#export"))
+    rb.assert_matches(answer, json_block("answer:export_graph#export"), "export example")
+    document = json.loads(answer["content"])
+    assert [e["id"] for e in document["entities"]] == ['Person:{"name":"Mercury"}', 'Project:{"name":"Mercury"}']
+    [works] = document["relations"]
+    assert (works["from"], works["to"]) == ("Mercury", "Mercury")
+    assert (works["from_id"], works["to_id"]) == ('Person:{"name":"Mercury"}', 'Project:{"name":"Mercury"}')
 
 
 @EMBEDDED

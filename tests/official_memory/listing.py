@@ -25,7 +25,7 @@ READ_ARGUMENTS = {
     "includeArchived",
 }
 # Read-only tools beside the official nine: the history of what changed, and the conflicts writes met.
-EXTRA_TOOLS = {"search_nodes_ranked", "get_history", "list_conflicts", *KNOWLEDGE_TOOLS, *STATS_TOOLS}
+EXTRA_TOOLS = {"search_nodes_ranked", "get_history", "list_conflicts", "export_graph", *KNOWLEDGE_TOOLS, *STATS_TOOLS}
 
 
 def compare_listings(ours: dict[str, Any], theirs: dict[str, Any], note: Callable[[str], None]) -> Report:

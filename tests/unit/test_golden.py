@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from write_gate.core.cypher import aliases as alias_cypher
 from write_gate.core.cypher import archive, hierarchy, history_reads, text_search
+from write_gate.core.cypher import exports as export_cypher
 from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher import records as record_cypher
 from write_gate.core.cypher import resolution as resolution_cypher
@@ -215,6 +216,8 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_relationship_types_of": lambda: read_cypher.RELATIONSHIP_TYPES_OF,
         "read_label_count": lambda: read_cypher.label_count("Person"),
         "read_relationship_count": lambda: read_cypher.relationship_count("KNOWS"),
+        "read_export_page": lambda: export_cypher.export_page("Person"),
+        "read_export_relationships": lambda: export_cypher.EXPORT_RELATIONSHIPS,
         "merge_entities": lambda: Statement(
             resolution_cypher.merge_into(
                 "Person",
@@ -418,6 +421,12 @@ RUN_TIME_PARAMETERS = {
     "labels": ["Person"],
     # The statistics: the registered relationship types.
     "types": ["KNOWS", "WORKS_FOR"],
+    # The export's filters: archived left out, a date range, a confidence floor, tags.
+    "include_archived": False,
+    "start": "2026-01-01T00:00:00.000Z",
+    "end": "2026-12-31T23:59:59.999Z",
+    "min_confidence": 0.5,
+    "tags": ["astro"],
     "old": text_indexes.OLD_SEPARATOR,
     "new": text_indexes.SEPARATOR,
 }

@@ -6,7 +6,7 @@ import jsonschema
 import pytest
 from pydantic import ValidationError
 
-from tests.conftest import KNOWLEDGE_ADMIN, READ_TOOLS
+from tests.conftest import ADMIN_READS, KNOWLEDGE_ADMIN, READ_TOOLS
 from write_gate.access.tool_selection import ToolSelection
 from write_gate.core.model import (
     ErrorCode,
@@ -111,15 +111,17 @@ def test_tool_selection(text: str, offered: list[str], hidden: list[str]) -> Non
 
 
 def test_tool_groups_come_from_the_annotations() -> None:
-    """Read-only tools are the `read` group, refresh_schema_cache (which changes the gate, not the graph) and
-    the archive's two tools `admin`, every other tool, generated ones included, `write`."""
+    """Read-only tools are the `read` group; refresh_schema_cache (which changes the gate, not the graph), the
+    archive's two tools and export_graph (read-only, but the whole graph at once) `admin`; every other tool,
+    generated ones included, `write`."""
     specs = [*PROFILES["gate"], *PROFILES["memory"], *typed_specs(NPC_REGISTRY, {"enum": ["api"]})]
     groups = {spec.name: spec.group for spec in specs}
     assert {n for n, g in groups.items() if g == "read"} == READ_TOOLS
-    assert {n for n, g in groups.items() if g == "admin"} == {"refresh_schema_cache", *KNOWLEDGE_ADMIN}
+    assert {n for n, g in groups.items() if g == "admin"} == {"refresh_schema_cache", *KNOWLEDGE_ADMIN, *ADMIN_READS}
     writes = ("write_nodes", "create_entities", "delete_relations", "add_npc", "merge_entities")
     assert all(groups[n] == "write" for n in writes)
-    assert all(bool(spec.annotations.read_only_hint) == (spec.group == "read") for spec in specs)
+    assert all(bool(spec.annotations.read_only_hint) == (spec.group == "read") for spec in specs if spec.admin is False)
+    assert all(bool(spec.annotations.read_only_hint) == (spec.name in ADMIN_READS) for spec in specs if spec.admin)
 
 
 @pytest.mark.parametrize("text", ["read;write", "typed:", "-", "typed:Npc:x", "a b-c"])

@@ -1,4 +1,4 @@
-"""`write-gate import` and `write-gate export`: moving a memory server's data in, and the graph out."""
+"""`write-gate import`: moving a memory server's data in (the graph out is interchange.exporting)."""
 
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -8,9 +8,7 @@ from typing import Any
 from write_gate.access.agents import Agent
 from write_gate.core.model import GateRejection
 from write_gate.interchange.formats import BadLine, Line
-from write_gate.services.gate import Gate
 from write_gate.services.memory import ItemOutcome, MemoryService, WriterContext
-from write_gate.services.reads import UNBOUNDED, Entity, ReadGraphRequest, Relation
 
 # --- import --------------------------------------------------------------------------------------
 
@@ -96,27 +94,3 @@ async def import_lines(
     report.rejected.sort(key=lambda item: item["line"])
     report.remapped.sort(key=lambda item: item["line"])
     return report
-
-
-# --- export --------------------------------------------------------------------------------------
-
-
-async def export_graph(
-    gate: Gate, labels: list[str] | None = None, page_size: int = 1000
-) -> tuple[list[Entity], list[Relation]]:
-    """Walk read_graph page by page; with `labels`, keep relations whose two ends are both exported."""
-    entities: list[Entity] = []
-    relations: list[Relation] = []
-    cursor = None
-    while True:
-        # Archived entities too: an export leaves nothing out.
-        request = ReadGraphRequest(limit=page_size, cursor=cursor, labels=labels, includeArchived=True)
-        page = await gate.reader.read_graph(request, relations_limit=UNBOUNDED)  # an export keeps every relation
-        entities += page.entities
-        relations += page.relations
-        if (cursor := page.next_cursor) is None:
-            break
-    if labels:
-        names = {e.name for e in entities}
-        relations = [r for r in relations if r.from_ in names and r.to in names]
-    return entities, relations

@@ -36,12 +36,22 @@ class Services:
     hierarchy: HierarchySettings = HierarchySettings(DEFAULT_HIERARCHY_TYPE, 100)
 
 
+async def _no_progress(_progress: float, _total: float | None = None, _message: str | None = None) -> None:
+    return None
+
+
+# MCP progress for the call (`notifications/progress`); a no-op when the request carries no progressToken.
+ReportProgress = Callable[[float, float | None, str | None], Awaitable[None]]
+
+
 @dataclass(frozen=True)
 class Call:
-    """Per call: the agent (identity and grant), and the memory profile's provenance defaults."""
+    """Per call: the agent (identity and grant), the memory profile's provenance defaults, and the call's
+    progress channel."""
 
     agent: Agent
     writer: WriterContext
+    progress: ReportProgress = _no_progress
 
 
 Handler = Callable[[Services, Any, Call], Awaitable[BaseModel]]

@@ -1,0 +1,51 @@
+"""Export statement builders: a walk of the graph that keeps every node's identity. Pure and read-only.
+
+Nodes come label by label, each label keyset-paged on `_key` (its index), with the export's filters in the
+statement as parameters (a null one passes everything); each page's outgoing relationships come with their
+endpoints' engine ids, so the export names both ends by `label:_key` and never by a display name alone.
+Aliases (merged-away nodes) are never exported; archived nodes only when asked.
+"""
+
+import functools
+
+from write_gate.core.cypher.aliases import not_alias
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.identifiers import quote
+from write_gate.core.identity import KEY_FIELD
+
+ARCHIVED_AT = "_archived_at"  # set by archive_entities (the contract between the knowledge tools' parts)
+
+# The filters' conditions: each parameter null means "no filter". Tags: any of `$tags` (already normalised); a
+# `tags` written as one string (write_node takes any value) counts as one tag: `[] + x` is a list either way, where
+# `t IN x` would fail the whole export on a string.
+_FILTERS = (
+    f"($include_archived OR n.{ARCHIVED_AT} IS NULL)",
+    "($start IS NULL OR n.last_updated >= $start)",
+    "($end IS NULL OR n.last_updated <= $end)",
+    "($min_confidence IS NULL OR n.confidence >= $min_confidence)",
+    "($tags IS NULL OR any(t IN [] + coalesce(n.tags, []) WHERE t IN $tags))",
+)
+
+
+@functools.lru_cache(maxsize=64)
+def export_page(label: str) -> Statement:
+    """Up to `$limit` nodes of `label` after `_key` `$after`, in `_key` order, with their labels and every
+    property. Parameters: `after`, `limit`, `include_archived`, `start`, `end`, `min_confidence`, `tags`."""
+    conditions = " AND ".join((f"n.{KEY_FIELD} > $after", not_alias("n"), *_FILTERS))
+    return Statement(
+        f"MATCH (n:{quote(label)})\n"
+        f"WHERE {conditions}\n"
+        f"RETURN id(n) AS id, labels(n) AS labels, properties(n) AS props, n.{KEY_FIELD} AS key\n"
+        "ORDER BY key\n"
+        "LIMIT $limit"
+    )
+
+
+# The outgoing relationships of the nodes of `ids`, each with both ends' engine ids (the export keeps those
+# whose two ends it exports) and the far end's name (a parent's name, for parentId), in relationship id order.
+EXPORT_RELATIONSHIPS = Statement(
+    "UNWIND $ids AS i\n"
+    "MATCH (n)-[r]->(m) WHERE id(n) = i\n"
+    "RETURN id(r) AS rid, type(r) AS type, id(n) AS start, id(m) AS end, m.name AS end_name, properties(r) AS props\n"
+    "ORDER BY rid"
+)

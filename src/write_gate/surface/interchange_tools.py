@@ -1,0 +1,30 @@
+"""The interchange tools: the graph out in a format (export_graph)."""
+
+from write_gate.interchange.exporting import ExportGraphRequest, GraphExported, export_graph
+from write_gate.services.export_read import Progress
+from write_gate.surface.tool_spec import READ, Call, Services, ToolSpec
+
+
+def _progress(call: Call) -> Progress:
+    async def report(entities: int) -> None:
+        await call.progress(entities, None, f"{entities} entities")
+
+    return report
+
+
+async def _export(services: Services, request: ExportGraphRequest, call: Call) -> GraphExported:
+    return await export_graph(services.gate, request, _progress(call))
+
+
+EXPORT_GRAPH = ToolSpec(
+    name="export_graph",
+    title="Export the graph",
+    description="The graph, or the filter's part of it, as text; each node named label:_key. Dates bound last_updated.",
+    input_model=ExportGraphRequest,
+    output_model=GraphExported,
+    annotations=READ,
+    handler=_export,
+    # memory-mcp answers the export itself as the text: so does this (and the answer is not sent twice over).
+    text=lambda result: result.content,
+    admin=True,  # the whole graph at once: for operators, not for a reader or writer grant
+)

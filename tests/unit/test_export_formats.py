@@ -1,0 +1,166 @@
+"""The export's pure parts: records shaped from stored properties, each format read back by its parser with text that
+needs escaping (quotes, backslashes, non-ASCII, markdown and Mermaid syntax), the filter's days and tags."""
+
+import csv
+import io
+import json
+import re
+from datetime import date
+from typing import get_args
+
+import networkx as nx
+import pydot
+import pytest
+from pydantic import ValidationError
+
+from write_gate.core.export_records import ExportedGraph, exported_node, exported_relation, merge_keys_of
+from write_gate.core.identity import identity_key
+from write_gate.core.model import GateRejection
+from write_gate.core.registry import RegistrySnapshot, entry_from_row
+from write_gate.interchange.exporting import ExportFormat, ExportGraphRequest
+from write_gate.interchange.exports import EXPORTERS, render
+from write_gate.services.export_read import ExportFilter
+
+STAMPS = {
+    "source": "notes",
+    "extraction_method": "manual",
+    "confidence": 0.675,
+    "written_by": "ada-bot",
+    "write_gate_version": "0.1.0",
+    "last_updated": "2026-01-02T00:00:00.000Z",
+    "created_at": "2026-01-01T00:00:00.000Z",
+}
+TRICKY = 'Émile "the \\ poet" <b>#1</b> `x` *y*'
+
+
+def stored(label_keys: dict, **props: object) -> dict:
+    return {
+        "_key": identity_key(label_keys),
+        "_search": "x",
+        "_f_name": ["x"],
+        "_rev": 3,
+        **label_keys,
+        **STAMPS,
+        **props,
+    }
+
+
+def sample() -> ExportedGraph:
+    poet = exported_node(
+        "Person",
+        stored(
+            {"name": TRICKY},
+            observations=["line one\nline two", 'a "quote"'],
+            tags=["poetry"],
+            importance=7,
+            age=41,
+            _p_age='{"agent":"x"}',
+            _archived_at="2026-01-03T00:00:00.000Z",
+        ),
+        ("name",),
+    )
+    project = exported_node("Project", stored({"name": "Mercury"}, budget=1.5, ok=True), ("name",))
+    person = exported_node("Person", stored({"name": "Mercury"}, age=40.5), ("name",))
+    works = exported_relation(
+        poet.id, project.id, poet.name, project.name, "WORKS_ON", {"weight": 0.5, "role": "x", **STAMPS}
+    )
+    knows = exported_relation(poet.id, person.id, poet.name, person.name, "KNOWS", {})
+    return ExportedGraph([poet, project, person], [works, knows])
+
+
+def test_a_node_record_keeps_identity_and_hides_the_gates_own_properties() -> None:
+    poet = sample().nodes[0]
+    assert poet.id == "Person:" + identity_key({"name": TRICKY}) and poet.keys == {"name": TRICKY}
+    assert poet.properties == {"age": 41}  # no _key, _search, _f_, _rev, claim or archive mark, no stamps
+    assert poet.provenance == {k: v for k, v in STAMPS.items() if k != "created_at"}
+    assert (poet.created_at, poet.last_modified, poet.importance) == (STAMPS["created_at"], STAMPS["last_updated"], 7.0)
+    relation = sample().relations[0]
+    assert relation.weight == 0.5 and relation.properties == {"role": "x"} and relation.provenance == STAMPS
+
+
+def test_merge_keys_come_from_the_registry_or_else_the_stored_identity() -> None:
+    props = {"_key": '{"country":"FR","name":"Paris"}', "name": "Paris", "country": "FR"}
+    assert merge_keys_of(props, ("name", "country")) == {"name": "Paris", "country": "FR"}
+    assert merge_keys_of(props, ()) == {"country": "FR", "name": "Paris"}
+    assert merge_keys_of({"_key": "#sha256:ab"}, ()) == {}
+
+
+def test_every_format_is_offered_and_only_those() -> None:
+    assert set(get_args(ExportFormat)) == set(EXPORTERS)
+    with pytest.raises(ValidationError):
+        ExportGraphRequest.model_validate({"format": "json", "unknown": 1})
+
+
+def test_json_and_jsonl_read_back() -> None:
+    graph = sample()
+    document = json.loads(render("json", graph))
+    assert [e["id"] for e in document["entities"]] == [n.id for n in graph.nodes]
+    assert document["entities"][0]["name"] == TRICKY
+    lines = [json.loads(line) for line in render("jsonl", graph).splitlines()]
+    assert lines[0]["observations"] == ["line one\nline two", 'a "quote"'] and lines[-1]["to_id"] == graph.nodes[2].id
+
+
+def test_csv_sections_read_back_with_every_column() -> None:
+    entities, relations = render("csv", sample()).split("\n\n# RELATIONS\n")
+    rows = list(csv.DictReader(io.StringIO(entities.removeprefix("# ENTITIES\n"))))
+    assert rows[0]["name"] == TRICKY and json.loads(rows[0]["observations"])[0] == "line one\nline two"
+    assert rows[2]["importance"] == "" and rows[0]["confidence"] == "0.675"
+    edges = list(csv.DictReader(io.StringIO(relations)))
+    assert (edges[0]["weight"], json.loads(edges[0]["properties"])) == ("0.5", {"role": "x"})
+
+
+def test_graphml_types_each_property_by_what_all_its_values_are() -> None:
+    read = nx.read_graphml(io.StringIO(render("graphml", sample())))
+    poet, project, person = (read.nodes[n.id] for n in sample().nodes)
+    assert poet["name"] == TRICKY and poet["p_age"] == 41.0 and person["p_age"] == 40.5  # ints and floats: doubles
+    assert project["p_ok"] is True and project["p_budget"] == 1.5
+    assert "importance" not in project  # none stored, none written
+    [(_, _, works)] = [e for e in read.edges(data=True) if e[2]["relationType"] == "WORKS_ON"]
+    assert works["weight"] == 0.5 and works["confidence"] == 0.675
+
+
+def dot_text(quoted: str) -> str:
+    """A quoted DOT string's text, its escapes read as pydot reads them."""
+    assert quoted.startswith('"') and quoted.endswith('"'), quoted
+    return re.sub(r"\\(.)", r"\1", quoted[1:-1])
+
+
+def test_dot_ids_read_back_exactly() -> None:
+    [parsed] = pydot.graph_from_dot_data(render("dot", sample()))
+    names = {dot_text(n.get_name()) for n in parsed.get_nodes()}
+    assert names == {n.id for n in sample().nodes}
+
+
+def test_mermaid_keeps_its_syntax_out_of_labels() -> None:
+    lines = render("mermaid", sample()).splitlines()
+    label = lines[2]
+    assert label.startswith('  n0["') and label.endswith('"]') and label.count('"') == 2  # quotes as #quot;
+    assert "<b>" not in label and "#35;1" in label  # angle brackets and # as entity codes
+    assert lines[1] == f"  %% n0 = {sample().nodes[0].id}"
+
+
+def test_markdown_escapes_what_it_would_otherwise_render() -> None:
+    text = render("markdown", sample())
+    assert '### Émile "the \\\\ poet" \\<b\\>\\#1\\</b\\> \\`x\\` \\*y\\*' in text
+    assert "  - line one line two" in text  # one item per observation, on its line
+
+
+def test_filter_days_tags_and_labels() -> None:
+    f = ExportFilter.model_validate(
+        {"startDate": "2025-03-01", "endDate": "2025-03-01", "tags": [" Astro ", "astro", " "]}
+    )
+    assert f.startDate == date(2025, 3, 1) and f.tags == ["astro"]
+    params = f.params(include_archived=False)
+    assert (params["start"], params["end"]) == ("2025-03-01T00:00:00.000Z", "2025-03-01T23:59:59.999Z")
+    moment = ExportFilter.model_validate({"endDate": "2025-03-01T10:00:00+02:00"}).params(True)
+    assert moment["end"] == "2025-03-01T08:00:00.000Z" and moment["include_archived"] is True
+    rows = [
+        {"label": "Person", "merge_keys": ["name"], "remaps_from": ["human"]},
+        {"label": "Project", "merge_keys": ["name"]},
+    ]
+    registry = RegistrySnapshot(entry for row in rows if (entry := entry_from_row(row)) is not None)
+    assert ExportFilter(labels=["human"], entityType="project").label_names(registry) == ["Person", "Project"]
+    assert ExportFilter().label_names(registry) == ["Person", "Project"]
+    with pytest.raises(GateRejection) as refused:
+        ExportFilter(labels=["Schema"]).label_names(registry)
+    assert refused.value.rejected.details["labels"] == ["Schema"]
