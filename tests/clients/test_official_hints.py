@@ -15,7 +15,7 @@ from write_gate.serving.config import Settings
 
 pytestmark = [pytest.mark.clients, pytest.mark.anyio]
 SKIPPING_WRITES = {"create_entities", "create_relations", "add_observations"}
-# Not the official server's: the gate's own reads, seed 004's knowledge, statistics and saved-search tools, and its export.
+# Not the official server's: the gate's own reads, seed 004's knowledge, statistics and saved searches, the export.
 EXTRA_READS = {"search_nodes_ranked", "get_history", "list_conflicts", "export_graph", *KNOWLEDGE_TOOLS, *STATS_TOOLS}
 
 

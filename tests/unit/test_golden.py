@@ -421,8 +421,7 @@ RUN_TIME_PARAMETERS = {
     "labels": ["Person"],
     # The statistics: the registered relationship types.
     "types": ["KNOWS", "WORKS_FOR"],
-    # The export's filters: archived left out, a date range, a confidence floor, tags.
-    "include_archived": False,
+    # The export's filters (and include_archived above): a date range, a confidence floor, tags.
     "start": "2026-01-01T00:00:00.000Z",
     "end": "2026-12-31T23:59:59.999Z",
     "min_confidence": 0.5,
