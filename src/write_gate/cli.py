@@ -213,6 +213,52 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
+    from write_gate.interchange.backup import dump
+
+    async def work(backend) -> int:
+        count = 0
+        with args.file.open("w", encoding="utf-8") as out:
+            async for line in dump(backend):
+                out.write(line)
+                count += 1
+        print(f"backed up the graph to {args.file}: {count - 2} lines of nodes and relationships", file=sys.stderr)
+        return 0
+
+    return anyio.run(_with_backend, settings, work)
+
+
+def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
+    from write_gate.core.backup_file import check_backup
+    from write_gate.core.model import GateRejection
+    from write_gate.interchange.backup import restore
+
+    try:
+        with args.file.open(encoding="utf-8") as lines:
+            contents = check_backup(lines)
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"error: {args.file}: {exc}", file=sys.stderr)
+        return 1
+    except GateRejection as exc:
+        print(f"error: {args.file}: {exc.rejected.error_code}: {exc.rejected.message}", file=sys.stderr)
+        return 1
+
+    async def work(backend) -> int:
+        try:
+            restored = await restore(backend, contents, batch_size=args.batch_size)
+        except GateRejection as exc:
+            print(f"error: {exc.rejected.error_code}: {exc.rejected.message}", file=sys.stderr)
+            return 1
+        print(
+            f"restored {restored.nodes} nodes and {restored.relationships} relationships from {args.file}; "
+            f"{len(restored.indexes)} indexes and constraints in place",
+            file=sys.stderr,
+        )
+        return 0
+
+    return anyio.run(_with_backend, settings, work)
+
+
 def cmd_history_prune(args: argparse.Namespace, settings: Settings) -> int:
     from write_gate.core.clock import utc_now
     from write_gate.core.decay import parse_at
@@ -390,6 +436,14 @@ def parser() -> argparse.ArgumentParser:
         "--days", type=_days, help="keep this many days instead of WRITE_GATE_HISTORY_RETENTION_DAYS (0: keep all)"
     )
     prune.set_defaults(func=cmd_history_prune)
+
+    backup = sub.add_parser("backup", help="write every node and relationship, as stored, to a JSON-lines file")
+    backup.add_argument("file", type=Path)
+    backup.set_defaults(func=cmd_backup)
+    restore = sub.add_parser("restore", help="restore a `write-gate backup` file into an empty graph")
+    restore.add_argument("file", type=Path)
+    restore.add_argument("--batch-size", type=int, default=1000)
+    restore.set_defaults(func=cmd_restore)
 
     exp = sub.add_parser("export", help="write the graph as jsonl (re-importable), json, graphml, dot or mermaid")
     exp.add_argument("--format", choices=["jsonl", "json", "graphml", "dot", "mermaid"], default="jsonl")

@@ -40,6 +40,10 @@ class ErrorCode(StrEnum):
     ENTITY_NOT_FOUND = "ENTITY_NOT_FOUND"
     # A write would change a value another writer claims, under a `reject` policy (core.conflicts).
     CONFLICT = "CONFLICT"
+    # A restore (`write-gate restore`, import_graph's backup format) into a graph that holds nodes already.
+    RESTORE_TARGET_NOT_EMPTY = "RESTORE_TARGET_NOT_EMPTY"
+    # import_graph's `fail` strategy met entities that exist: nothing was written.
+    IMPORT_CONFLICT = "IMPORT_CONFLICT"
     # A defect in the gate itself, reported instead of crashing; tests assert it never appears.
     INTERNAL_ERROR = "INTERNAL_ERROR"
 

@@ -1,0 +1,3 @@
+MATCH (a)-[r]->(b) WHERE id(r) > $cursor
+RETURN id(r) AS id, id(a) AS from_id, id(b) AS to_id, type(r) AS type, properties(r) AS props
+ORDER BY id LIMIT $limit
