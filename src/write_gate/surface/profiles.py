@@ -17,6 +17,7 @@ from write_gate.surface.gate_tools import (
     WRITE_RELATIONSHIP,
     WRITE_RELATIONSHIPS,
 )
+from write_gate.surface.interchange_tools import IMPORT_GRAPH
 from write_gate.surface.memory_tools import (
     ADD_OBSERVATIONS,
     CREATE_ENTITIES,
@@ -47,6 +48,7 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         RESOLVE_CONFLICT,
         GET_HISTORY,
         LIST_CONFLICTS,
+        IMPORT_GRAPH,
     ),
     # Seed 001's nine tools (read_graph, search_nodes and open_nodes are the same implementation as above), then
     # seed 004's ranked search and the history reads.
@@ -63,5 +65,6 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         SEARCH_NODES_RANKED,
         GET_HISTORY,
         LIST_CONFLICTS,
+        IMPORT_GRAPH,
     ),
 }

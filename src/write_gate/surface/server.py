@@ -246,7 +246,13 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
                 extraction_method=settings.memory_extraction_method,
                 reliability=settings.memory_reliability,
             )
-            result = await call(spec, services, params.arguments, Call(agent=agent, writer=writer), settings)
+            result = await call(
+                spec,
+                services,
+                params.arguments,
+                Call(agent=agent, writer=writer, progress=ctx.session.report_progress),
+                settings,
+            )
             if params.name == "refresh_schema_cache" and not result.is_error and set(table(services)[0]) != set(specs):
                 await registry_changed()
         is_read = spec.group == "read"

@@ -32,12 +32,18 @@ class Services:
     memory: MemoryService
 
 
+async def _no_progress(_progress: float, _total: float | None = None, _message: str | None = None) -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class Call:
-    """Per call: the agent (identity and grant), and the memory profile's provenance defaults."""
+    """Per call: the agent (identity and grant), the memory profile's provenance defaults, and where a long
+    call reports progress (a no-op unless the request carried a progressToken)."""
 
     agent: Agent
     writer: WriterContext
+    progress: Callable[[float, float | None, str | None], Awaitable[None]] = _no_progress
 
 
 Handler = Callable[[Services, Any, Call], Awaitable[BaseModel]]
