@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import MATRIX_SCHEMAS, is_bolt_tier, ok, open_client, settings_env, write_gate_argv
+from tests.conftest import MATRIX_SCHEMAS, is_bolt_tier, ok, open_client, rejected, settings_env, write_gate_argv
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
+from write_gate.interchange.backup import dump
 from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import BackendKind, Settings
 from write_gate.store.migrations import migrate
@@ -167,3 +168,27 @@ async def test_a_restore_refuses_a_bad_file_naming_the_line_and_writes_nothing(
         assert refused.returncode == 1
         assert f"line {line}: " in refused.stderr and reason in refused.stderr, refused.stderr
     assert await graph.read(Statement("MATCH (n) RETURN count(n) AS n")) in ([], [{"n": 0}])
+
+
+async def test_import_graph_restores_a_backup_into_an_empty_gate_and_refuses_a_full_one(
+    written: Settings, graph: GraphBackend
+) -> None:
+    before = await snapshot(graph)
+    data = "".join([line async for line in dump(graph)])
+    target = await fresh_graph(written)
+    async with open_client(target, "in_process") as client:
+        dry = await ok(client, "import_graph", {"format": "backup", "data": data, "dryRun": True})
+        assert (dry["entitiesCreated"], dry["dryRun"]) == (len(before[0]), True)
+        answer = await ok(client, "import_graph", {"format": "backup", "data": data})
+        assert (answer["entitiesCreated"], answer["relationsCreated"]) == (len(before[0]), len(before[1]))
+        [grace] = (await ok(client, "open_nodes", {"names": ["Grace"]}))["entities"]  # the registry came with it
+        assert grace["observations"] == ["wrote COBOL", "Ünïcødé 東京", "admiral"]
+        again = await rejected(client, "import_graph", {"format": "backup", "data": data})
+        assert again["error_code"] == "RESTORE_TARGET_NOT_EMPTY"
+        cut = await rejected(client, "import_graph", {"format": "backup", "data": data.rsplit("\n", 2)[0]})
+        assert (cut["error_code"], cut["details"]["line"]) == ("INVALID_INPUT", len(data.splitlines()))
+    backend = await open_backend(target)
+    try:
+        assert await snapshot(backend) == before
+    finally:
+        await backend.close()

@@ -191,15 +191,21 @@ async def test_memory_mcp_json_and_the_gates_older_json_with_parents(client: Cli
     assert (await entity(client, "Grace"))["properties"]["source"] == "navy-records"
 
 
-GATE_CSV = """# ENTITIES
-id,label,keys,name,entityType,observations,tags,importance,properties,source,extraction_method,confidence,written_by,last_updated
-"Person:{""name"":""Ada""}",Person,"{""name"":""Ada""}",Ada,Person,"[""counts, carefully""]","[""math""]",8,"{""born"":1815}",letters,manual,0.9,x,2020-01-01
-"Organization:{""name"":""Acme""}",Organization,"{""name"":""Acme""}",Acme,Organization,[],[],,{},,,,,
-
-# RELATIONS
-from_id,to_id,from,to,relationType,weight,properties,source,extraction_method,confidence,written_by,last_updated
-"Person:{""name"":""Ada""}","Organization:{""name"":""Acme""}",Ada,Acme,WORKS_FOR,0.75,{},,,,,
-"""
+GATE_CSV = "\n".join(
+    [
+        "# ENTITIES",
+        "id,label,keys,name,entityType,observations,tags,importance,properties,"
+        "source,extraction_method,confidence,written_by,last_updated",
+        '"Person:{""name"":""Ada""}",Person,"{""name"":""Ada""}",Ada,Person,"[""counts, carefully""]",'
+        '"[""math""]",8,"{""born"":1815}",letters,manual,0.9,x,2020-01-01',
+        '"Organization:{""name"":""Acme""}",Organization,"{""name"":""Acme""}",Acme,Organization,[],[],,{},,,,,',
+        "",
+        "# RELATIONS",
+        "from_id,to_id,from,to,relationType,weight,properties,source,extraction_method,confidence,written_by,"
+        "last_updated",
+        '"Person:{""name"":""Ada""}","Organization:{""name"":""Acme""}",Ada,Acme,WORKS_FOR,0.75,{},,,,,',
+    ]
+)
 
 MEMORY_CSV = """# ENTITIES
 name,entityType,observations,createdAt,lastModified,tags,importance
@@ -248,7 +254,8 @@ GATE_GRAPHML = """<?xml version="1.0" encoding="UTF-8"?>
     <node id="Project:{&quot;name&quot;:&quot;Mercury&quot;}">
       <data key="d0">Project</data><data key="d1">{"name":"Mercury"}</data><data key="d2">Mercury</data>
     </node>
-    <edge source="Person:{&quot;name&quot;:&quot;Mercury&quot;}" target="Project:{&quot;name&quot;:&quot;Mercury&quot;}">
+    <edge source="Person:{&quot;name&quot;:&quot;Mercury&quot;}"
+          target="Project:{&quot;name&quot;:&quot;Mercury&quot;}">
       <data key="e0">WORKS_ON</data><data key="e1">0.5</data>
     </edge>
   </graph>
