@@ -2,13 +2,15 @@
 merge strategy on entities that exist, dryRun, per-item errors, provenance from the records, progress."""
 
 import json
+import subprocess
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
 
-from tests.conftest import TESTS, ok, open_client, rejected
+from tests.conftest import TESTS, ok, open_client, rejected, settings_env, write_gate_argv
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identity import identity_key
 from write_gate.engines import GraphBackend
@@ -334,3 +336,34 @@ async def test_progress_is_reported_to_a_client_that_asks(client: Client) -> Non
     result = await client.call_tool("import_graph", args, progress_callback=on_progress)
     assert not result.is_error and result.structured_content["entitiesCreated"] == 600
     assert seen == [(500, 600), (600, 600)]
+
+
+def cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        write_gate_argv(*args), env=settings_env(settings), capture_output=True, text=True, timeout=600
+    )
+
+
+async def test_the_cli_imports_by_format_and_strategy(settings: Settings, graph: GraphBackend, tmp_path: Path) -> None:
+    cli_settings = settings.model_copy(update={"agent": "cli-importer"})
+    folder = tmp_path / "export"
+    folder.mkdir()
+    entities, relations = GATE_CSV.split("\n\n")
+    (folder / "nodes.csv").write_text(entities.split("\n", 1)[1] + "\n", encoding="utf-8")
+    (folder / "edges.csv").write_text(relations.split("\n", 1)[1] + "\n", encoding="utf-8")
+    done = cli(cli_settings, "import", str(folder), "--format", "csv", "--strategy", "merge")
+    assert done.returncode == 0, done.stderr
+    assert "entities: 2 were created, 0 updated, 0 skipped; relations: 1 created" in done.stderr
+
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    first.write_text(jsonl(alice("likes tea")), encoding="utf-8")
+    second.write_text(jsonl(alice("plays chess")), encoding="utf-8")
+    assert cli(cli_settings, "import", str(first), "--strategy", "merge").returncode == 0
+    dry = cli(cli_settings, "import", str(second), "--strategy", "merge", "--dry-run")
+    assert "entities: 0 would be created, 1 updated" in dry.stderr, dry.stderr
+    assert cli(cli_settings, "import", str(second), "--strategy", "merge").returncode == 0
+    [row] = await graph.read(Statement("MATCH (n:Person {name: 'Alice'}) RETURN properties(n) AS p"))
+    assert (row["p"]["observations"], row["p"]["written_by"]) == (["likes tea", "plays chess"], "cli-importer")
+
+    refused = cli(cli_settings, "import", str(second), "--strategy", "fail")
+    assert refused.returncode == 1 and "IMPORT_CONFLICT" in refused.stderr
