@@ -50,6 +50,7 @@ GATE_TOOLS = {
     "get_history",
     "list_conflicts",
     "resolve_conflict",
+    "import_graph",
 }
 # The gate profile's read-only tools (the `read` group).
 READ_TOOLS = {

@@ -145,6 +145,7 @@ TOOLS = {
         "resolve_conflict",
         "get_history",
         "list_conflicts",
+        "import_graph",
         *(f"{verb}_{t}" for t in RPG_TYPES for verb in ("add", "update", "delete")),
     },
     "memory": {
@@ -160,6 +161,7 @@ TOOLS = {
         "search_nodes_ranked",
         "get_history",
         "list_conflicts",
+        "import_graph",
     },
 }
 

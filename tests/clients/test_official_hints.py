@@ -15,7 +15,7 @@ from write_gate.serving.config import Settings
 
 pytestmark = [pytest.mark.clients, pytest.mark.anyio]
 SKIPPING_WRITES = {"create_entities", "create_relations", "add_observations"}
-EXTRA_READS = {"search_nodes_ranked", "get_history", "list_conflicts"}
+EXTRA_READS = {"search_nodes_ranked", "get_history", "list_conflicts", "import_graph"}
 
 
 async def test_memory_profile_hints_match_the_official_server(settings: Settings, tmp_path: Path) -> None:

@@ -43,9 +43,10 @@ PROV = {"source": "caps", "extraction_method": "manual"}
 # already lean (resolve_conflict 760 bytes, get_history 1,172: a node or a relationship, filters and a cursor;
 # list_conflicts 810): 15,265 and 48,095 (49,261 with admiralty). Raised deliberately, for tools the issue asks.
 # Then issue 13's search_nodes_ranked (1,480 bytes: its query syntax lives in the one field that takes it):
-# 16,744, about 49,575 and 50,741 with admiralty.
-GATE_BUDGET = 16_900
-RPG_BUDGET = 50_900
+# 16,744, about 49,575 and 50,741 with admiralty. Then issue 14's import_graph (862 bytes, in both profiles):
+# 17,606, 50,436 and 51,602 with admiralty; both budgets raised by exactly that.
+GATE_BUDGET = 17_762
+RPG_BUDGET = 51_762
 
 
 def legacy(settings: Settings, **kwargs: Any) -> Client:
@@ -259,6 +260,7 @@ async def test_write_gate_tools_offers_only_the_selected_tools(settings: Setting
         "resolve_conflict",
         "get_history",
         "list_conflicts",
+        "import_graph",
     }
     with pytest.raises(ValueError, match="WRITE_GATE_TOOLS"):
         build_server(settings.model_copy(update={"tools": "read;write"}))
@@ -277,8 +279,8 @@ async def test_tool_definitions_stay_under_budget_and_every_answer_matches_its_s
         f"\ntools/list: gate {len(gate)} tools {schema_bytes(gate)} bytes; with rpg {len(rpg)} tools "
         f"{schema_bytes(rpg)} bytes"
     )
-    assert len(gate) == 15 and schema_bytes(gate) <= GATE_BUDGET
-    assert len(rpg) == 48 and schema_bytes(rpg) <= RPG_BUDGET
+    assert len(gate) == 16 and schema_bytes(gate) <= GATE_BUDGET
+    assert len(rpg) == 49 and schema_bytes(rpg) <= RPG_BUDGET
     for tool in rpg:
         assert tool["outputSchema"]["type"] == "object" and "$defs" not in json.dumps(tool["inputSchema"]), tool["name"]
         jsonschema.Draft202012Validator.check_schema(tool["outputSchema"])
@@ -303,7 +305,7 @@ async def test_grading_providers_advertise_a_pattern_not_every_method(
     advertised = [t["inputSchema"]["properties"]["extraction_method"] for t in typed]
     assert len(advertised) == 22 and all("pattern" in a and "enum" not in a for a in advertised)
     if provider == "admiralty":
-        assert len(tools) == 48 and schema_bytes(tools) <= RPG_BUDGET
+        assert len(tools) == 49 and schema_bytes(tools) <= RPG_BUDGET
 
 
 def undeclared_required(schema: Any) -> list[str]:

@@ -30,6 +30,7 @@ MEMORY_TOOLS = {
     "search_nodes_ranked",
     "get_history",
     "list_conflicts",
+    "import_graph",
 }
 
 

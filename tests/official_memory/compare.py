@@ -57,9 +57,9 @@ EXPECTED: dict[str, str] = {
     "and titles are the official ones",
     "read_arguments": "the reads take optional arguments the official server's do not: limit and cursor "
     "(paging), labels (a filter), relations_limit (open_nodes), provenance (each value's claim, and a filter by it)",
-    "extra_tools": "three read-only tools beside the official nine: search_nodes_ranked (seed 004's ranked, fuzzy "
-    "and boolean search), get_history and list_conflicts (what changed, and the conflicts writes met); an agent "
-    "written for the official server need never call them",
+    "extra_tools": "tools beside the official nine: search_nodes_ranked (seed 004's ranked, fuzzy and boolean "
+    "search), get_history and list_conflicts (what changed, and the conflicts writes met), import_graph (seed "
+    "004's imports, admin); an agent written for the official server need never call them",
     "output_schemas": "each output schema is anyOf the success (every official key, extras beside) and the "
     "rejection, so a refusal validates too",
     "resources": "no memory://knowledge-graph resource (read_graph answers it, page by page); the schema "

@@ -12,7 +12,7 @@ SCHEMA_RESOURCES = {"write-gate://schema", "write-gate://schema/{name}"}
 # The reads' optional arguments beside the official ones: paging, a label filter, relations per entity.
 READ_ARGUMENTS = {"limit", "cursor", "labels", "relations_limit", "provenance"}
 # Read-only tools beside the official nine: the history of what changed, and the conflicts writes met.
-EXTRA_TOOLS = {"search_nodes_ranked", "get_history", "list_conflicts"}
+EXTRA_TOOLS = {"search_nodes_ranked", "get_history", "list_conflicts", "import_graph"}
 
 
 def compare_listings(ours: dict[str, Any], theirs: dict[str, Any], note: Callable[[str], None]) -> Report:

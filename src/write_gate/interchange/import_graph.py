@@ -23,7 +23,7 @@ class ImportGraphRequest(BaseModel):
     format: Literal["json", "jsonl", "csv", "graphml", "backup"]
     data: Annotated[str, Field(description="The file's text.")]
     mergeStrategy: Annotated[  # noqa: N815 - memory-mcp's argument names
-        Strategy, Field(description="For an entity that exists: skip, update (= replace), merge, or fail (all).")
+        Strategy, Field(description="For entities that exist; fail writes nothing if any does.")
     ] = "skip"
     dryRun: bool = False  # noqa: N815
 

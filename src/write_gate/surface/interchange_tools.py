@@ -16,8 +16,8 @@ IMPORT_GRAPH = ToolSpec(
     name="import_graph",
     title="Import a graph",
     description=(
-        "Import json, jsonl, csv or graphml text through the gate (registry, provenance), or restore a "
-        "write-gate backup into an empty graph. Per-item errors are listed; dryRun writes nothing."
+        "Import json, jsonl, csv or graphml through the gate, or restore a write-gate backup into an empty graph. "
+        "dryRun writes nothing."
     ),
     input_model=ImportGraphRequest,
     output_model=ImportAnswer,
