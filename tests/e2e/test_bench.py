@@ -78,6 +78,7 @@ async def test_scale_section_at_tiny_sizes(monkeypatch: pytest.MonkeyPatch, tmp_
         ("profile_calls", ("--entities", "20", "--calls", "3", "--baseline", str(WRITE_GATE)), "baseline"),
         ("batch_versions", ("--base", "HEAD", "--items", "50", "--rounds", "1"), "nodes/s"),
         ("ranked_search", ("--sizes", "300", "--calls", "2"), "search_nodes_ranked"),
+        ("backup_restore", ("--nodes", "50", "--relationships", "80"), "restore:"),
     ],
 )
 def test_script_runs(script: str, args: tuple[str, ...], says: str) -> None:
