@@ -111,12 +111,12 @@ def test_tool_selection(text: str, offered: list[str], hidden: list[str]) -> Non
 
 
 def test_tool_groups_come_from_the_annotations() -> None:
-    """Read-only tools are the `read` group, refresh_schema_cache (which changes the gate, not the graph)
-    `admin`, every other tool, generated ones included, `write`."""
+    """Read-only tools are the `read` group, refresh_schema_cache (which changes the gate, not the graph) and
+    import_graph (a whole file, or a restore) `admin`, every other tool, generated ones included, `write`."""
     specs = [*PROFILES["gate"], *PROFILES["memory"], *typed_specs(NPC_REGISTRY, {"enum": ["api"]})]
     groups = {spec.name: spec.group for spec in specs}
     assert {n for n, g in groups.items() if g == "read"} == READ_TOOLS
-    assert {n for n, g in groups.items() if g == "admin"} == {"refresh_schema_cache"}
+    assert {n for n, g in groups.items() if g == "admin"} == {"refresh_schema_cache", "import_graph"}
     writes = ("write_nodes", "create_entities", "delete_relations", "add_npc", "merge_entities")
     assert all(groups[n] == "write" for n in writes)
     assert all(bool(spec.annotations.read_only_hint) == (spec.group == "read") for spec in specs)
