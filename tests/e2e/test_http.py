@@ -115,7 +115,10 @@ def test_health_answers_without_a_token(fleet: Fleet) -> None:
 
 async def test_a_writer_sees_read_and_write_tools_and_is_stamped_as_itself(fleet: Fleet) -> None:
     async with session(fleet, fleet.tokens["writer"]) as client:
-        assert {t.name for t in (await client.list_tools()).tools} == GATE_TOOLS - {"refresh_schema_cache"}  # no admin
+        assert {t.name for t in (await client.list_tools()).tools} == GATE_TOOLS - {
+            "refresh_schema_cache",
+            "import_graph",
+        }  # no admin
         result = await client.call_tool("write_node", write("Ada"))
         assert not result.is_error, result.structured_content
     backend = await open_backend(fleet.settings)

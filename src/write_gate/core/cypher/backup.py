@@ -31,9 +31,12 @@ def restore_nodes(labels: Sequence[str]) -> Statement:
 
 
 def restore_relationships(type_: str) -> Statement:
-    """`$rows`: [{from, to, props}], endpoints by the engine ids restore_nodes answered."""
+    """`$rows`: [{from, to, props}], endpoints by the engine ids restore_nodes answered. The ids are plain
+    variables before the MATCH: FalkorDB seeks a node by an id held in a variable, and scans every node for each
+    row when the id is a map's field (1,000 rows over 30,000 nodes: 3 ms against 13 s)."""
     return Statement(
-        "UNWIND $rows AS row MATCH (a) WHERE id(a) = row.from MATCH (b) WHERE id(b) = row.to\n"
+        "UNWIND $rows AS row WITH row, row.from AS start_id, row.to AS end_id\n"
+        "MATCH (a) WHERE id(a) = start_id MATCH (b) WHERE id(b) = end_id\n"
         f"CREATE (a)-[r:{quote(type_)}]->(b) SET r = row.props\n"
         "RETURN count(r) AS created"
     )
