@@ -74,6 +74,8 @@ def test_jsonl_json_csv_and_graphml_give_records_with_their_places() -> None:
     assert sections[0].record.observations == ["x", "y"]
     with pytest.raises(ValueError, match="ENTITIES"):
         parse_csv("name,entityType\n")
+    with pytest.raises(ValueError, match="does not parse"):
+        parse_csv("# ENTITIES\nname,entityType\n" + "x" * 200_000 + ",Person\n")
     with pytest.raises(ValueError, match="GraphML"):
         parse_graphml("<not-graphml")
 

@@ -108,6 +108,13 @@ def _sections(text: str) -> dict[str, tuple[int, str]]:
 def parse_csv(text: str) -> list[Parsed]:
     """Two sections in one text; the header row says whose: the gate's (JSON list and map columns) or memory-mcp's
     (lists joined by "; " or "|")."""
+    try:
+        return _csv_records(text)
+    except csv.Error as exc:  # a field past the csv module's size limit, a quote it cannot close
+        raise ValueError(f"the CSV does not parse: {exc}") from exc
+
+
+def _csv_records(text: str) -> list[Parsed]:
     out: list[Parsed] = []
     for name, (first, body) in _sections(text).items():
         reader = csv.DictReader(io.StringIO(body.strip("\n")))
