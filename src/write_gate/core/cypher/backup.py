@@ -11,16 +11,15 @@ from write_gate.core.identifiers import quote
 
 COUNT_NODES = Statement("MATCH (n) RETURN count(n) AS nodes")
 
+# The page is chosen before its properties are read: the engine need not read every node's to sort them.
 NODE_PAGE = Statement(
-    "MATCH (n) WHERE id(n) > $cursor\n"
-    "RETURN id(n) AS id, labels(n) AS labels, properties(n) AS props\n"
-    "ORDER BY id LIMIT $limit"
+    "MATCH (n) WHERE id(n) > $cursor WITH n ORDER BY id(n) LIMIT $limit\n"
+    "RETURN id(n) AS id, labels(n) AS labels, properties(n) AS props"
 )
 
 RELATIONSHIP_PAGE = Statement(
-    "MATCH (a)-[r]->(b) WHERE id(r) > $cursor\n"
-    "RETURN id(r) AS id, id(a) AS from_id, id(b) AS to_id, type(r) AS type, properties(r) AS props\n"
-    "ORDER BY id LIMIT $limit"
+    "MATCH (a)-[r]->(b) WHERE id(r) > $cursor WITH a, r, b ORDER BY id(r) LIMIT $limit\n"
+    "RETURN id(r) AS id, id(a) AS from_id, id(b) AS to_id, type(r) AS type, properties(r) AS props"
 )
 
 
