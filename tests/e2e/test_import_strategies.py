@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import TESTS, ok, open_client, rejected, settings_env, write_gate_argv
+from tests.conftest import CLIENT_NAME, TESTS, ok, open_client, rejected, settings_env, write_gate_argv
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identity import identity_key
 from write_gate.engines import GraphBackend
@@ -367,3 +367,16 @@ async def test_the_cli_imports_by_format_and_strategy(settings: Settings, graph:
 
     refused = cli(cli_settings, "import", str(second), "--strategy", "fail")
     assert refused.returncode == 1 and "IMPORT_CONFLICT" in refused.stderr
+
+
+async def test_the_memory_profile_imports_with_its_own_provenance(settings: Settings, graph: GraphBackend) -> None:
+    """The memory profile offers import_graph too; a record without a claim of its own takes the profile's
+    (the client's name as source, WRITE_GATE_MEMORY_EXTRACTION_METHOD)."""
+    await migrate(graph)
+    async with open_client(settings, "in_process", profile="memory") as memory:
+        answer = await imported(memory, "jsonl", jsonl(alice("likes tea")))
+        assert answer["entitiesCreated"] == 1
+        [found] = (await ok(memory, "open_nodes", {"names": ["Alice"]}))["entities"]
+    [row] = await graph.read(Statement("MATCH (n:Person {name: 'Alice'}) RETURN properties(n) AS p"))
+    assert found["observations"] == ["likes tea"]
+    assert (row["p"]["source"], row["p"]["extraction_method"]) == (CLIENT_NAME, settings.memory_extraction_method)
