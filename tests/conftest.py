@@ -40,6 +40,7 @@ KNOWLEDGE_ADMIN = {"archive_entities", "restore_entities"}
 KNOWLEDGE_TOOLS = KNOWLEDGE_READS | KNOWLEDGE_WRITES | KNOWLEDGE_ADMIN
 STATS_READS = {"get_graph_stats", "list_saved_searches"}
 STATS_TOOLS = STATS_READS | {"save_search", "execute_saved_search", "update_saved_search", "delete_saved_search"}
+INTERCHANGE_TOOLS = {"export_graph", "import_graph"}
 # The gate profile's tools: the writes, the reads, entity resolution and the history; no raw Cypher tool.
 GATE_TOOLS = {
     "write_node",
@@ -60,6 +61,7 @@ GATE_TOOLS = {
     *KNOWLEDGE_TOOLS,
     *STATS_TOOLS,
     "export_graph",
+    "import_graph",
 }
 # The gate profile's read-only tools (the `read` group).
 READ_TOOLS = {

@@ -1,5 +1,5 @@
-"""`write-gate serve | migrate | schema | import | export | agents | engine | history`: the command line, above
-every layer."""
+"""`write-gate serve | migrate | schema | import | export | backup | restore | agents | engine | history`: the
+command line, above every layer."""
 
 import argparse
 import json
@@ -7,17 +7,23 @@ import logging
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 
 from write_gate import __version__
 from write_gate.access.agents import AgentsFileError
+from write_gate.core.model import GateRejection
 from write_gate.engines import BackendError, BackendUnavailable
 from write_gate.serving import logs
 from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import BackendKind, ConfigurationError, Settings
 from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import SchemaFileError, load_into_graph, read_sources
+
+if TYPE_CHECKING:
+    from write_gate.access.agents import Agent
+    from write_gate.services.memory import WriterContext
 
 logger = logging.getLogger("write_gate")
 
@@ -124,6 +130,60 @@ def cmd_schema_suggest(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+_SUFFIX_FORMATS = {".json": "json", ".jsonl": "jsonl", ".csv": "csv", ".graphml": "graphml"}
+
+
+def import_text(path: Path, fmt: str) -> str:
+    """The file's text; a csv import may be a directory of nodes.csv and edges.csv, read as one sectioned text."""
+    if fmt == "csv" and path.is_dir():
+        nodes, edges = (path / name for name in ("nodes.csv", "edges.csv"))
+        text = "# ENTITIES\n" + nodes.read_text(encoding="utf-8")
+        return text + ("\n# RELATIONS\n" + edges.read_text(encoding="utf-8") if edges.exists() else "")
+    return path.read_text(encoding="utf-8")
+
+
+def cmd_import_formats(args: argparse.Namespace, settings: Settings, writer: "WriterContext", agent: "Agent") -> int:
+    """`--format` / `--strategy`: the import_graph tool's path (interchange/importer.py)."""
+    from rich.console import Console
+
+    from write_gate.interchange.import_parsers import PARSERS
+    from write_gate.interchange.importer import import_records
+    from write_gate.serving.assembly import open_gate
+
+    fmt = args.format or _SUFFIX_FORMATS.get(args.file.suffix, "csv" if args.file.is_dir() else "jsonl")
+    try:
+        items = PARSERS[fmt](import_text(args.file, fmt))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        print(f"error: {args.file}: {exc}", file=sys.stderr)
+        return 1
+    console = Console(stderr=True)
+
+    async def work():
+        async with open_gate(settings, auto_migrate=not args.no_migrate) as gate:
+            return await import_records(
+                gate, items, writer, agent, strategy=args.strategy or "skip", dry_run=args.dry_run
+            )
+
+    try:
+        answer = anyio.run(work)
+    except GateRejection as exc:  # fail: entities exist, nothing written
+        print(f"error: {exc.rejected.error_code}: {exc.rejected.message}", file=sys.stderr)
+        print(json.dumps(exc.rejected.details, ensure_ascii=False), file=sys.stderr)
+        return 1
+    if args.report:
+        args.report.write_text(answer.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    verb = "would be" if args.dry_run else "were"
+    console.print(
+        f"entities: {answer.entitiesCreated} {verb} created, {answer.entitiesUpdated} updated, "
+        f"{answer.entitiesSkipped} skipped; relations: {answer.relationsCreated} created, "
+        f"{answer.relationsUpdated} updated, {answer.relationsSkipped} skipped; errors: {len(answer.errors)}"
+    )
+    for problem in answer.errors[: args.show]:
+        place = f"line {problem.line}" if problem.line is not None else f"item {problem.index}"
+        console.print(f"  {place} ({problem.kind}): {problem.error_code}: {problem.message}")
+    return 1 if answer.errors else 0
+
+
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     from rich.console import Console
     from rich.progress import Progress
@@ -134,11 +194,6 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     from write_gate.services.memory import MemoryService, WriterContext
     from write_gate.serving.assembly import MEMORY_METHOD_SETTING, formula_provider, open_gate
 
-    try:
-        items = list(parse_memory_file(args.file.read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"error: {args.file}: {exc}", file=sys.stderr)
-        return 1
     writer = WriterContext(
         source=args.source or f"import:{args.file.name}",
         extraction_method=args.extraction_method or settings.memory_extraction_method,
@@ -147,6 +202,14 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     # Every line would be stamped with this method: one the provider refuses stops here, not at each line.
     named = "--extraction-method" if args.extraction_method else MEMORY_METHOD_SETTING
     formula_provider(settings, stamps=writer.extraction_method, stamps_setting=named)
+    agent = Agent(settings.agent or f"import:{args.file.name}")
+    if args.format or args.strategy:
+        return cmd_import_formats(args, settings, writer, agent)
+    try:
+        items = list(parse_memory_file(args.file.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"error: {args.file}: {exc}", file=sys.stderr)
+        return 1
     console = Console(stderr=True)
 
     async def work():
@@ -157,7 +220,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
                     MemoryService(gate),
                     items,
                     writer,
-                    Agent(settings.agent or f"import:{args.file.name}"),
+                    agent,
                     batch_size=args.batch_size,
                     dry_run=args.dry_run,
                     advance=lambda n: progress.advance(task, n),
@@ -216,6 +279,14 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     from write_gate.services.export_read import read_export
     from write_gate.serving.assembly import open_gate
 
+    if args.format == "backup":
+        if args.output is None or args.out is not None:
+            print(
+                "error: --format backup writes one file: give -o FILE (or run `write-gate backup FILE`)",
+                file=sys.stderr,
+            )
+            return 2
+        return cmd_backup(argparse.Namespace(file=args.output), settings)
     if args.out is not None and args.format != "csv":
         print("error: --out DIR is for --format csv (nodes.csv and edges.csv); use -o FILE", file=sys.stderr)
         return 2
@@ -247,6 +318,51 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
                 out.close()
     print(f"exported {len(graph.nodes)} entities and {len(graph.relations)} relations", file=sys.stderr)
     return 0
+
+
+def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
+    from write_gate.interchange.backup import dump
+
+    async def work(backend) -> int:
+        count = 0
+        with args.file.open("w", encoding="utf-8") as out:
+            async for line in dump(backend):
+                out.write(line)
+                count += 1
+        print(f"backed up the graph to {args.file}: {count - 2} lines of nodes and relationships", file=sys.stderr)
+        return 0
+
+    return anyio.run(_with_backend, settings, work)
+
+
+def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
+    from write_gate.core.backup_file import check_backup
+    from write_gate.interchange.backup import restore
+
+    try:
+        with args.file.open(encoding="utf-8") as lines:
+            contents = check_backup(lines)
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"error: {args.file}: {exc}", file=sys.stderr)
+        return 1
+    except GateRejection as exc:
+        print(f"error: {args.file}: {exc.rejected.error_code}: {exc.rejected.message}", file=sys.stderr)
+        return 1
+
+    async def work(backend) -> int:
+        try:
+            restored = await restore(backend, contents, batch_size=args.batch_size)
+        except GateRejection as exc:
+            print(f"error: {exc.rejected.error_code}: {exc.rejected.message}", file=sys.stderr)
+            return 1
+        print(
+            f"restored {restored.nodes} nodes and {restored.relationships} relationships from {args.file}; "
+            f"{len(restored.indexes)} indexes and constraints in place",
+            file=sys.stderr,
+        )
+        return 0
+
+    return anyio.run(_with_backend, settings, work)
 
 
 def cmd_history_prune(args: argparse.Namespace, settings: Settings) -> int:
@@ -378,8 +494,18 @@ def parser() -> argparse.ArgumentParser:
     suggest.add_argument("--output", "-o", type=Path, help="write the draft here (default: standard output)")
     suggest.add_argument("--no-migrate", action="store_true", help="do not apply pending migrations first")
     suggest.set_defaults(func=cmd_schema_suggest)
-    imp = sub.add_parser("import", help="import an official memory server's memory.jsonl (or memory.json)")
-    imp.add_argument("file", type=Path)
+    imp = sub.add_parser(
+        "import",
+        help="import an official memory server's memory.jsonl (or memory.json); with --format or --strategy, "
+        "json, jsonl, csv or graphml under a merge strategy",
+    )
+    imp.add_argument("file", type=Path, help="the file (csv: also a directory of nodes.csv and edges.csv)")
+    imp.add_argument("--format", choices=["json", "jsonl", "csv", "graphml"], help="default: by the file's suffix")
+    imp.add_argument(
+        "--strategy",
+        choices=["skip", "update", "replace", "merge", "fail"],
+        help="for entities that exist (default skip); fail writes nothing if any does",
+    )
     imp.add_argument("--dry-run", action="store_true", help="decide every line, write nothing")
     imp.add_argument("--batch-size", type=int, default=500)
     imp.add_argument("--report", type=Path, help="write every line's rejection and remap to this JSON file")
@@ -426,6 +552,14 @@ def parser() -> argparse.ArgumentParser:
         "--days", type=_days, help="keep this many days instead of WRITE_GATE_HISTORY_RETENTION_DAYS (0: keep all)"
     )
     prune.set_defaults(func=cmd_history_prune)
+
+    backup = sub.add_parser("backup", help="write every node and relationship, as stored, to a JSON-lines file")
+    backup.add_argument("file", type=Path)
+    backup.set_defaults(func=cmd_backup)
+    restore = sub.add_parser("restore", help="restore a `write-gate backup` file into an empty graph")
+    restore.add_argument("file", type=Path)
+    restore.add_argument("--batch-size", type=int, default=1000)
+    restore.set_defaults(func=cmd_restore)
 
     from write_gate.interchange.exporting import FORMATS
 

@@ -150,6 +150,7 @@ TOOLS = {
         *KNOWLEDGE_TOOLS,
         *STATS_TOOLS,
         "export_graph",
+        "import_graph",
         *(f"{verb}_{t}" for t in RPG_TYPES for verb in ("add", "update", "delete")),
     },
     "memory": {
@@ -168,6 +169,7 @@ TOOLS = {
         *KNOWLEDGE_TOOLS,
         *STATS_TOOLS,
         "export_graph",
+        "import_graph",
     },
 }
 

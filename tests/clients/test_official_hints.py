@@ -10,13 +10,20 @@ from pathlib import Path
 import pytest
 
 from tests.clients.conftest import node_project
-from tests.conftest import KNOWLEDGE_TOOLS, STATS_TOOLS, open_client
+from tests.conftest import INTERCHANGE_TOOLS, KNOWLEDGE_TOOLS, STATS_TOOLS, open_client
 from write_gate.serving.config import Settings
 
 pytestmark = [pytest.mark.clients, pytest.mark.anyio]
 SKIPPING_WRITES = {"create_entities", "create_relations", "add_observations"}
-# Not the official server's: the gate's own reads, seed 004's knowledge, statistics and saved searches, the export.
-EXTRA_READS = {"search_nodes_ranked", "get_history", "list_conflicts", "export_graph", *KNOWLEDGE_TOOLS, *STATS_TOOLS}
+# Not the official server's: the gate's own reads, seed 004's knowledge, statistics and saved searches, the interchange.
+EXTRA_READS = {
+    "search_nodes_ranked",
+    "get_history",
+    "list_conflicts",
+    *INTERCHANGE_TOOLS,
+    *KNOWLEDGE_TOOLS,
+    *STATS_TOOLS,
+}
 
 
 async def test_memory_profile_hints_match_the_official_server(settings: Settings, tmp_path: Path) -> None:

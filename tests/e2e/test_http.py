@@ -119,6 +119,7 @@ async def test_a_writer_sees_read_and_write_tools_and_is_stamped_as_itself(fleet
             "refresh_schema_cache",
             *KNOWLEDGE_ADMIN,
             "export_graph",
+            "import_graph",
         }  # no admin
         result = await client.call_tool("write_node", write("Ada"))
         assert not result.is_error, result.structured_content

@@ -33,6 +33,7 @@ MEMORY_TOOLS = {
     *KNOWLEDGE_TOOLS,
     *STATS_TOOLS,
     "export_graph",
+    "import_graph",
 }
 
 

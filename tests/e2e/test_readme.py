@@ -31,6 +31,7 @@ from write_gate.core.history import Subject, WriteContext, conflict_records
 from write_gate.core.identity import identity_key
 from write_gate.core.registry import ConflictPolicy
 from write_gate.engines import GraphBackend
+from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import Settings
 from write_gate.store.migrations import migrate
 
@@ -122,6 +123,12 @@ RUN = {
         f"{kind}:{tool}#stats" for tool in STATS_TOOLS for kind in ("call", "answer")
     ],
     "test_export_example": ["call:export_graph#export", "answer:export_graph#export"],
+    "test_import_graph_example": ["call:import_graph#merge", "answer:import_graph#merge"],
+    "test_import_and_backup_commands": [
+        "write-gate import people.csv --format csv --strategy merge --dry-run",
+        "write-gate backup graph.backup.jsonl",
+        "write-gate restore graph.backup.jsonl",
+    ],
     "test_commands_table": [
         f"{COMMANDS_TABLE} [--no-auth]",
         "write-gate agents add NAME [--grant writer|reader|full] [--tools ...] [--labels ...] [--types ...] [--file F]",
@@ -130,9 +137,12 @@ RUN = {
         "write-gate schema load schemas/core my-schemas/extra.json",
         "my-schemas/extra.json",
         "write-gate schema suggest memory.jsonl [-o draft.json]",
-        "write-gate import memory.jsonl [--dry-run] [--report r.json] [--batch-size 500] [--source S]",
-        "write-gate export [--format jsonl|json|csv|graphml|gexf|markdown|dot|mermaid] [--labels L ...] [-o FILE] "
-        "[--out DIR]",
+        "write-gate import memory.jsonl [--format json|jsonl|csv|graphml] [--strategy skip|update|replace|merge|fail] "
+        "[--dry-run] [--report r.json] [--batch-size 500] [--source S]",
+        "write-gate backup graph.jsonl",
+        "write-gate restore graph.jsonl",
+        "write-gate export [--format jsonl|json|csv|graphml|gexf|markdown|dot|mermaid|backup] [--labels L ...] "
+        "[-o FILE] [--out DIR]",
         "write-gate engine check [--report]",
         "write-gate history prune [--days N]",
     ],
@@ -355,6 +365,39 @@ async def test_export_example(settings: Settings, graph: GraphBackend) -> None:
     [works] = document["relations"]
     assert (works["from"], works["to"]) == ("Mercury", "Mercury")
     assert (works["from_id"], works["to_id"]) == ('Person:{"name":"Mercury"}', 'Project:{"name":"Mercury"}')
+
+
+async def test_import_graph_example(settings: Settings, graph: GraphBackend) -> None:
+    """The import_graph example: Alice's two lines under merge, answered as shown, and Alice as the text says."""
+    await migrate(graph)
+    async with open_client(settings, "in_process") as client:
+        answer = await call(client, "import_graph", json_block("call:import_graph#merge"))
+        [alice] = (await call(client, "open_nodes", {"names": ["Alice"]}))["entities"]
+    rb.assert_matches(answer, json_block("answer:import_graph#merge"), "import_graph example")
+    assert alice["observations"] == ["likes tea", "plays chess"]
+    assert (alice["properties"]["tags"], alice["properties"]["importance"]) == (["tea"], 7)
+
+
+@EMBEDDED
+async def test_import_and_backup_commands(
+    settings: Settings, graph: GraphBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The section's commands as shown: a dry run of a csv import, then a backup of the graph restored into an
+    empty one, which then holds the same nodes."""
+    await migrate(graph)
+    (tmp_path / "people.csv").write_text("# ENTITIES\nname,entityType,observations\nAda,Person,counts\n")
+    [dry, backup, restore] = rb.commands(rb.sh_block("write-gate backup graph.backup.jsonl"))
+    code, _ = await write_gate(monkeypatch, settings, dry, tmp_path)
+    assert code == 0 and await graph.read(Statement("MATCH (n:Person) RETURN n")) == []  # a dry run
+    assert (await write_gate(monkeypatch, settings, backup, tmp_path))[0] == 0
+    empty = settings.model_copy(update={"graph_name": settings.graph_name + "_restored"})
+    assert (await write_gate(monkeypatch, empty, restore, tmp_path))[0] == 0
+    count = Statement("MATCH (n) RETURN count(n) AS n")
+    restored = await open_backend(empty)
+    try:
+        assert await restored.read(count) == await graph.read(count)
+    finally:
+        await restored.close()
 
 
 @EMBEDDED

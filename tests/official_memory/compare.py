@@ -63,8 +63,8 @@ EXPECTED: dict[str, str] = {
     "tools (add_tags, remove_tags, set_importance, add_tags_to_multiple_entities, set_entity_parent, get_parent, "
     "get_children, get_ancestors, get_descendants, get_subtree, archive_entities, restore_entities), get_graph_stats "
     "and the saved searches (save_search, execute_saved_search, list_, update_ and delete_saved_search), export_graph "
-    "(the graph as json, jsonl, csv, graphml, gexf, markdown, dot or mermaid); an agent written for the official "
-    "server need never call them",
+    "(the graph as json, jsonl, csv, graphml, gexf, markdown, dot or mermaid) and import_graph (seed 004's imports, "
+    "admin); an agent written for the official server need never call them",
     "output_schemas": "each output schema is anyOf the success (every official key, extras beside) and the "
     "rejection, so a refusal validates too",
     "resources": "no memory://knowledge-graph resource (read_graph answers it, page by page); the schema "

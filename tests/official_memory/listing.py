@@ -4,7 +4,7 @@ and resource templates, and the capabilities at `initialize`. Pure: `note` recor
 from collections.abc import Callable
 from typing import Any
 
-from tests.conftest import KNOWLEDGE_TOOLS, STATS_TOOLS
+from tests.conftest import INTERCHANGE_TOOLS, KNOWLEDGE_TOOLS, STATS_TOOLS
 
 Report = list[str]
 # The writes whose idempotentHint is true here and false there: a repeat skips what exists (README, Capabilities).
@@ -25,7 +25,14 @@ READ_ARGUMENTS = {
     "includeArchived",
 }
 # Read-only tools beside the official nine: the history of what changed, and the conflicts writes met.
-EXTRA_TOOLS = {"search_nodes_ranked", "get_history", "list_conflicts", "export_graph", *KNOWLEDGE_TOOLS, *STATS_TOOLS}
+EXTRA_TOOLS = {
+    "search_nodes_ranked",
+    "get_history",
+    "list_conflicts",
+    *INTERCHANGE_TOOLS,
+    *KNOWLEDGE_TOOLS,
+    *STATS_TOOLS,
+}
 
 
 def compare_listings(ours: dict[str, Any], theirs: dict[str, Any], note: Callable[[str], None]) -> Report:

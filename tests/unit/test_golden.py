@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from write_gate.core.cypher import aliases as alias_cypher
 from write_gate.core.cypher import archive, hierarchy, history_reads, text_search
+from write_gate.core.cypher import backup as backup_cypher
 from write_gate.core.cypher import exports as export_cypher
 from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher import records as record_cypher
@@ -268,6 +269,12 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "backfill_set": lambda: backfill.SET_BACKFILLED,
         "prune_history_changes": lambda: prune_changes(s("time")),
         "prune_history_conflicts": lambda: prune_conflicts(s("time")),
+        "read_backup_count_nodes": lambda: backup_cypher.COUNT_NODES,
+        "read_backup_node_page": lambda: backup_cypher.NODE_PAGE,
+        "read_backup_relationship_page": lambda: backup_cypher.RELATIONSHIP_PAGE,
+        "restore_nodes": lambda: backup_cypher.restore_nodes(["Person", "Employee"]),
+        "restore_nodes_unlabelled": lambda: backup_cypher.restore_nodes([]),
+        "restore_relationships": lambda: backup_cypher.restore_relationships("WORKS_FOR"),
         "read_text_search_scanned": lambda: text_search.scanned_candidates(
             ["Person", "Organization"], filtered=True, fields=True
         ),
@@ -374,6 +381,7 @@ DIALECTS = {"memgraph": MemgraphDialect(), "falkordb": FalkorDBDialect()}
 # What the reads and batches are given when they run (the golden builders leave these to run time).
 RUN_TIME_PARAMETERS = {
     "rows": [],
+    "cursor": -1,
     "limit": 10,
     "after": "",
     "query": "ada",

@@ -112,12 +112,13 @@ def test_tool_selection(text: str, offered: list[str], hidden: list[str]) -> Non
 
 def test_tool_groups_come_from_the_annotations() -> None:
     """Read-only tools are the `read` group; refresh_schema_cache (which changes the gate, not the graph), the
-    archive's two tools and export_graph (read-only, but the whole graph at once) `admin`; every other tool,
-    generated ones included, `write`."""
+    archive's two tools, export_graph (read-only, but the whole graph at once) and import_graph (a whole file, or
+    a restore) `admin`; every other tool, generated ones included, `write`."""
     specs = [*PROFILES["gate"], *PROFILES["memory"], *typed_specs(NPC_REGISTRY, {"enum": ["api"]})]
     groups = {spec.name: spec.group for spec in specs}
     assert {n for n, g in groups.items() if g == "read"} == READ_TOOLS
-    assert {n for n, g in groups.items() if g == "admin"} == {"refresh_schema_cache", *KNOWLEDGE_ADMIN, *ADMIN_READS}
+    admin = {"refresh_schema_cache", "import_graph", *KNOWLEDGE_ADMIN, *ADMIN_READS}
+    assert {n for n, g in groups.items() if g == "admin"} == admin
     writes = ("write_nodes", "create_entities", "delete_relations", "add_npc", "merge_entities")
     assert all(groups[n] == "write" for n in writes)
     assert all(bool(spec.annotations.read_only_hint) == (spec.group == "read") for spec in specs if spec.admin is False)

@@ -44,6 +44,10 @@ class ErrorCode(StrEnum):
     HIERARCHY_CYCLE = "HIERARCHY_CYCLE"
     # save_search names a search that is saved already (update_saved_search changes one).
     SAVED_SEARCH_EXISTS = "SAVED_SEARCH_EXISTS"
+    # A restore (`write-gate restore`, import_graph's backup format) into a graph that holds nodes already.
+    RESTORE_TARGET_NOT_EMPTY = "RESTORE_TARGET_NOT_EMPTY"
+    # import_graph's `fail` strategy met entities that exist: nothing was written.
+    IMPORT_CONFLICT = "IMPORT_CONFLICT"
     # A defect in the gate itself, reported instead of crashing; tests assert it never appears.
     INTERNAL_ERROR = "INTERNAL_ERROR"
 

@@ -1,16 +1,21 @@
-"""`export_graph`: the export read in a format, as one text (the tool) or written out (the CLI)."""
+"""`export_graph`: the export read in a format, as one text (the tool) or written out (the CLI); or the lossless
+backup."""
 
+import json
 from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
+from write_gate.core.model import ErrorCode, GateRejection
+from write_gate.interchange.backup import dump
 from write_gate.interchange.exports import render
 from write_gate.services.export_read import ExportFilter, Progress, no_progress, read_export
 from write_gate.services.gate import Gate
 
-ExportFormat = Literal["json", "jsonl", "csv", "graphml", "gexf", "markdown", "dot", "mermaid"]
+ExportFormat = Literal["json", "jsonl", "csv", "graphml", "gexf", "markdown", "dot", "mermaid", "backup"]
 FORMATS: tuple[str, ...] = get_args(ExportFormat)
+PROGRESS_EVERY = 5000  # backup lines between two progress notifications
 
 
 class ExportGraphRequest(BaseModel):
@@ -29,6 +34,8 @@ class GraphExported(BaseModel):
 
 
 async def export_graph(gate: Gate, request: ExportGraphRequest, progress: Progress = no_progress) -> GraphExported:
+    if request.format == "backup":
+        return await _backup(gate, request, progress)
     graph = await read_export(gate, request.filter, include_archived=request.includeArchived, progress=progress)
     return GraphExported(
         format=request.format,
@@ -36,3 +43,20 @@ async def export_graph(gate: Gate, request: ExportGraphRequest, progress: Progre
         entities=len(graph.nodes),
         relations=len(graph.relations),
     )
+
+
+async def _backup(gate: Gate, request: ExportGraphRequest, progress: Progress) -> GraphExported:
+    """The lossless backup (interchange/backup.py): every node and relationship as stored, the registry, history
+    and archived entities included, so it takes no filter. Its last line counts what it holds."""
+    if request.filter is not None:
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT, "the backup format holds the whole graph: it takes no filter", field="filter"
+        )
+    lines: list[str] = []
+    async for line in dump(gate.backend):
+        lines.append(line)
+        if len(lines) % PROGRESS_EVERY == 0:
+            await progress(len(lines))
+    end = json.loads(lines[-1])
+    await progress(end["nodes"])
+    return GraphExported(format="backup", content="".join(lines), entities=end["nodes"], relations=end["relationships"])

@@ -195,13 +195,28 @@ class Gate:
         rows = await read_to_write(self.backend, Statement(alias_target(label).text, {"key": key}))
         return rows[0]["props"] if rows else None
 
-    async def write_node(self, request: WriteNodeRequest, agent: Agent) -> NodeWritten:
+    async def write_node(
+        self,
+        request: WriteNodeRequest,
+        agent: Agent,
+        *,
+        free_text: bool = False,
+        also_declared: frozenset[str] = frozenset(),
+    ) -> NodeWritten:
         """Read the node, decide, write guarded by the revision read; a node that moved in between (another
-        writer, or a merge that made it an alias) is read and decided again."""
+        writer, or a merge that made it an alias) is read and decided again. `free_text` and `also_declared` as
+        plan_node_write takes them (an import of memory files)."""
         for attempt in range(MAX_ATTEMPTS):
             await backoff(attempt)
             plan = plan_node_write(
-                request, self.registry, self.policy, self.provider, self.stamp(agent), compile_statement=False
+                request,
+                self.registry,
+                self.policy,
+                self.provider,
+                self.stamp(agent),
+                compile_statement=False,
+                free_text_label=free_text,
+                also_declared=also_declared,
             )
             result = plan.result
             agent.grant.check_labels([result.label])
@@ -230,11 +245,15 @@ class Gate:
                 return result.model_copy(update={"conflicts": guarded.met})
         raise contention()
 
-    async def write_relationship(self, request: WriteRelationshipRequest, agent: Agent) -> RelationshipWritten:
+    async def write_relationship(
+        self, request: WriteRelationshipRequest, agent: Agent, *, free_text: bool = False
+    ) -> RelationshipWritten:
         """As write_node: read (the endpoints and the relationship), decide, write guarded, again if it moved."""
         for attempt in range(MAX_ATTEMPTS):
             await backoff(attempt)
-            plan = plan_relationship_write(request, self.registry, self.policy, self.provider, self.stamp(agent))
+            plan = plan_relationship_write(
+                request, self.registry, self.policy, self.provider, self.stamp(agent), free_text_type=free_text
+            )
             start, end, result = plan.start, plan.end, plan.result
             agent.grant.check_types([result.type])
             if plan.merge_endpoints:  # it may create its endpoints

@@ -17,7 +17,7 @@ from write_gate.surface.gate_tools import (
     WRITE_RELATIONSHIP,
     WRITE_RELATIONSHIPS,
 )
-from write_gate.surface.interchange_tools import EXPORT_GRAPH
+from write_gate.surface.interchange_tools import EXPORT_GRAPH, IMPORT_GRAPH
 from write_gate.surface.knowledge_stats_tools import STATS_AND_SAVED_SEARCHES
 from write_gate.surface.knowledge_tools import KNOWLEDGE_TOOLS
 from write_gate.surface.memory_tools import (
@@ -53,6 +53,7 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         *KNOWLEDGE_TOOLS,
         *STATS_AND_SAVED_SEARCHES,
         EXPORT_GRAPH,
+        IMPORT_GRAPH,
     ),
     # Seed 001's nine tools (read_graph, search_nodes and open_nodes are the same implementation as above), then
     # seed 004's ranked search and the history reads, statistics and saved searches.
@@ -72,5 +73,6 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         *KNOWLEDGE_TOOLS,
         *STATS_AND_SAVED_SEARCHES,
         EXPORT_GRAPH,
+        IMPORT_GRAPH,
     ),
 }

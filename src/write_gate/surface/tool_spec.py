@@ -36,12 +36,12 @@ class Services:
     hierarchy: HierarchySettings = HierarchySettings(DEFAULT_HIERARCHY_TYPE, 100)
 
 
-async def _no_progress(_progress: float, _total: float | None = None, _message: str | None = None) -> None:
-    return None
-
-
 # MCP progress for the call (`notifications/progress`); a no-op when the request carries no progressToken.
 ReportProgress = Callable[[float, float | None, str | None], Awaitable[None]]
+
+
+async def _no_progress(_progress: float, _total: float | None = None, _message: str | None = None) -> None:
+    return None
 
 
 @dataclass(frozen=True)

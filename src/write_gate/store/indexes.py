@@ -1,0 +1,34 @@
+"""The indexes and constraints a served graph needs, made again on a graph whose data came in without them (a
+restore): the bundled migrations' own, then each registered label's identity and search-text index, as a schema
+load makes them. Each is idempotent: one that exists is left."""
+
+import json
+from pathlib import Path
+
+from write_gate.core.identity import KEY_FIELD
+from write_gate.engines import GraphBackend
+from write_gate.store.bundled import bundled
+from write_gate.store.graph_registry import GraphRegistrySource
+from write_gate.store.migrations import JsonMigration, discover
+
+
+async def recreate_indexes(backend: GraphBackend, folder: Path | None = None) -> list[str]:
+    """Returns what it made, as `Label.property` (and `Label:text` for a full-text index)."""
+    made: list[str] = []
+    for migration in discover(folder or bundled("migrations")):
+        if migration.path.suffix != ".json":
+            continue
+        spec = JsonMigration.model_validate(json.loads(migration.path.read_text(encoding="utf-8")))
+        for label, prop in spec.indexes:
+            await backend.ensure_index(label, prop)
+            made.append(f"{label}.{prop}")
+        for label, prop in spec.unique:
+            await backend.ensure_unique(label, prop)
+            made.append(f"{label}.{prop}")
+    registry = await GraphRegistrySource(backend).load()
+    for label in registry.all_canonical_labels():
+        await backend.ensure_unique(label, KEY_FIELD)
+        made.append(f"{label}.{KEY_FIELD}")
+        if await backend.ensure_text_index(label):
+            made.append(f"{label}:text")
+    return made

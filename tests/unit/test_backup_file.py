@@ -1,0 +1,87 @@
+"""The backup file's pure half: values JSON cannot carry exactly come back with their type, and a file is checked
+whole (header, version, each line, endpoints, the end line's counts) before a restore writes anything."""
+
+import json
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from write_gate.core.backup_file import check_backup, end_line, header_line, node_line, relationship_line
+from write_gate.core.model import ErrorCode, GateRejection
+from write_gate.core.tagged_values import UntaggableValue, tag, untag
+
+scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+stored = st.recursive(scalars, lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner), max_leaves=8)
+
+
+@given(stored)
+def test_every_stored_value_comes_back_with_its_type(value) -> None:
+    back = untag(json.loads(json.dumps(tag(value), allow_nan=False)))
+    assert back == value
+    assert json.dumps(back, sort_keys=True) == json.dumps(value, sort_keys=True)  # 1.0 stays a float, 1 an int
+
+
+def test_what_json_cannot_carry_is_tagged() -> None:
+    assert tag(2**60) == {"$int": str(2**60)} and tag(2**53) == 2**53
+    assert tag([math.inf, -math.inf]) == [{"$float": "Infinity"}, {"$float": "-Infinity"}]
+    assert math.isnan(untag(tag(math.nan)))
+    assert tag({"$int": "1"}) == {"$map": {"$int": "1"}}  # a stored map never passes for a tag
+
+
+def test_a_value_of_no_known_kind_is_refused_not_flattened() -> None:
+    with pytest.raises(UntaggableValue):
+        tag(object())
+    with pytest.raises(ValueError, match="no known value tag"):
+        untag({"$date": "2026-01-01"})
+
+
+def backup(*middle: str, nodes: int, relationships: int) -> list[str]:
+    return [header_line("falkordb", "2026-11-24T00:00:00Z"), *middle, end_line(nodes, relationships)]
+
+
+def test_a_whole_file_reads_back() -> None:
+    lines = backup(
+        node_line(0, ["Person"], {"name": "Ada", "big": 2**60}),
+        node_line(1, [], {}),
+        relationship_line(0, 1, "KNOWS", {"weight": 0.5}),
+        nodes=2,
+        relationships=1,
+    )
+    contents = check_backup(lines)
+    assert [n.labels for n in contents.nodes] == [("Person",), ()]
+    assert contents.nodes[0].properties["big"] == 2**60
+    assert [(r.start, r.end, r.type) for r in contents.relationships] == [(0, 1, "KNOWS")]
+
+
+@pytest.mark.parametrize(
+    ("lines", "line", "reason"),
+    [
+        ([], 1, "empty"),
+        (['{"format": "other"}'], 1, "format"),
+        (backup(node_line(1, ["Person"], {}), nodes=1, relationships=0), 2, "position"),
+        (
+            backup('{"type": "node", "id": 0, "labels": ["Bad Label"], "properties": {}}', nodes=1, relationships=0),
+            2,
+            "identifiers",
+        ),
+        (backup(relationship_line(0, 0, "KNOWS", {}), nodes=0, relationships=1), 2, "earlier in the file"),
+        (
+            backup(
+                '{"type": "node", "id": 0, "labels": [], "properties": {"x": {"$date": 1}}}', nodes=1, relationships=0
+            ),
+            2,
+            "no known value tag",
+        ),
+        (backup(node_line(0, [], {}), nodes=2, relationships=0), 3, "counts"),
+        (backup(nodes=0, relationships=0)[:1], 2, "cut short"),
+        ([*backup(nodes=0, relationships=0), node_line(0, [], {})], 3, "after the end"),
+    ],
+)
+def test_a_bad_file_is_refused_naming_its_line(lines: list[str], line: int, reason: str) -> None:
+    with pytest.raises(GateRejection) as refused:
+        check_backup(lines)
+    assert refused.value.rejected.error_code is ErrorCode.INVALID_INPUT
+    assert refused.value.rejected.details == {"line": line}
+    assert reason in refused.value.rejected.message
