@@ -192,3 +192,34 @@ async def test_import_graph_restores_a_backup_into_an_empty_gate_and_refuses_a_f
         assert await snapshot(backend) == before
     finally:
         await backend.close()
+
+
+async def test_export_graph_backup_is_what_import_graph_restores(written: Settings, graph: GraphBackend) -> None:
+    """The whole round trip through MCP tools alone: export_graph's backup format from the agents' graph, then
+    import_graph's into an empty one; the two graphs are the same, node by node and property by property. The
+    backup takes no filter (it is the whole graph)."""
+    before = await snapshot(graph)
+    progress: list[float] = []
+
+    async def heard(done: float, _total: float | None, _message: str | None) -> None:
+        progress.append(done)
+
+    async with open_client(written, "in_process") as client:
+        exported = (
+            await client.call_tool("export_graph", {"format": "backup"}, progress_callback=heard)
+        ).structured_content
+        assert exported is not None and (exported["entities"], exported["relations"]) == (
+            len(before[0]),
+            len(before[1]),
+        )
+        filtered = await rejected(client, "export_graph", {"format": "backup", "filter": {"labels": ["Person"]}})
+        assert (filtered["error_code"], filtered["details"]["field"]) == ("INVALID_INPUT", "filter")
+    assert progress and progress[-1] == len(before[0])
+    target = await fresh_graph(written)
+    async with open_client(target, "in_process") as client:
+        await ok(client, "import_graph", {"format": "backup", "data": exported["content"]})
+    backend = await open_backend(target)
+    try:
+        assert await snapshot(backend) == before
+    finally:
+        await backend.close()

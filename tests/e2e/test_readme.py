@@ -640,7 +640,10 @@ async def test_commands_table(
             continue  # runs until stopped: test_first_command_serves and the client config start it
         agents = str(tmp_path / "agents.toml")  # where `agents add` and `remove` find the file without --file
         line = " ".join(words)
-        assert (await write_gate(monkeypatch, settings, line, tmp_path, WRITE_GATE_AGENTS_FILE=agents))[0] == 0, line
+        # A restore writes into an empty graph only: the backup line's file, restored into a second graph.
+        target = settings.model_copy(update={"graph_name": settings.graph_name + "_restored"})
+        target = target if words[1] == "restore" else settings
+        assert (await write_gate(monkeypatch, target, line, tmp_path, WRITE_GATE_AGENTS_FILE=agents))[0] == 0, line
     # What the lines did, in the graph and the files: the extra entries loaded beside the core ones, the import.
     names = {row["name"] for row in await graph.read(Statement("MATCH (s:Schema) RETURN s.name AS name"))}
     assert {"Team", "COACHES", "Person", "WORKS_FOR"} <= names
