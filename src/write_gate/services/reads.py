@@ -40,10 +40,7 @@ from write_gate.services.aliases import Alias, survivor_ids
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
 DEFAULT_RELATIONS_LIMIT = 100
-# What a call may ask for at most; an export walks with no bound of its own (FalkorDB answers an empty
-# list for a slice whose end is past 2**31 - 1, so that is "no bound").
-MAX_RELATIONS_LIMIT = 1000
-UNBOUNDED = 2**31 - 1
+MAX_RELATIONS_LIMIT = 1000  # what a call may ask for at most
 
 
 def _storable(text: str) -> str:
