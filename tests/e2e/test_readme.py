@@ -75,9 +75,29 @@ FORMULA_SERVE = [
 PROPERTY_EXAMPLES = ("property-names", "unknown-property")
 
 # The knowledge tools' examples, in the README's order, each a call and its answer (`call:<tool>#knowledge`).
-KNOWLEDGE_EXAMPLES = ("add_tags", "set_entity_parent", "get_ancestors", "archive_entities")
+KNOWLEDGE_EXAMPLES = (
+    "add_tags",
+    "remove_tags",
+    "add_tags_to_multiple_entities",
+    "set_importance",
+    "set_entity_parent",
+    "get_parent",
+    "get_children",
+    "get_ancestors",
+    "get_descendants",
+    "get_subtree",
+    "archive_entities",
+    "restore_entities",
+)
 # The Statistics and saved searches section's calls, in the order its example makes them.
-STATS_TOOLS = ("get_graph_stats", "save_search", "execute_saved_search")
+STATS_TOOLS = (
+    "get_graph_stats",
+    "save_search",
+    "execute_saved_search",
+    "list_saved_searches",
+    "update_saved_search",
+    "delete_saved_search",
+)
 
 # Each test, and the blocks (by key) or sh commands it runs.
 RUN = {
@@ -325,17 +345,23 @@ async def test_stats_and_saved_searches_example(settings: Settings, graph: Graph
 @EMBEDDED
 async def test_knowledge_tools_example(settings: Settings, graph: GraphBackend) -> None:
     """The knowledge tools' examples, in order, on a freshly migrated graph (the bundled memory schema registers
-    CHILD_OF): Ada and Math written as the text says, Math's importance set before the archive's dry run."""
+    CHILD_OF): Ada, Math and Grace written as the text says, Grace's parent set to Ada before the reads, and the
+    archive's dry run, which the text says answers the same, before the archive."""
     await migrate(graph)
     async with open_client(settings, "in_process") as client:
-        for name in ("Ada", "Math"):
+        for name in ("Ada", "Math", "Grace"):
             node = {"label": "Person", "merge_keys": {"name": name}, "source": "wiki", "extraction_method": "manual"}
             await call(client, "write_node", node)
         for tool in KNOWLEDGE_EXAMPLES:
+            shown = json_block(f"answer:{tool}#knowledge")
+            if tool == "get_parent":
+                await call(client, "set_entity_parent", {"entityName": "Grace", "parentName": "Ada"})
             if tool == "archive_entities":
-                await call(client, "set_importance", {"entityName": "Math", "importance": 2})
+                dry = await call(client, tool, {**json_block(f"call:{tool}#knowledge"), "dryRun": True})
+                rb.assert_matches(dry, {**shown, "dryRun": True}, "archive dry run")
+                assert (await call(client, "get_parent", {"entityName": "Ada"}))["parent"]["name"] == "Math"
             answer = await call(client, tool, json_block(f"call:{tool}#knowledge"))
-            rb.assert_matches(answer, json_block(f"answer:{tool}#knowledge"), f"{tool} example")
+            rb.assert_matches(answer, shown, f"{tool} example")
         ranked = await call(client, "search_nodes_ranked", {"query": "tag:pioneer"})
         assert [hit["entity"]["name"] for hit in ranked["results"]] == ["Ada"]
 
