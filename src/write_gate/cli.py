@@ -161,7 +161,13 @@ def cmd_import_formats(args: argparse.Namespace, settings: Settings, writer: "Wr
     async def work():
         async with open_gate(settings, auto_migrate=not args.no_migrate) as gate:
             return await import_records(
-                gate, items, writer, agent, strategy=args.strategy or "skip", dry_run=args.dry_run
+                gate,
+                items,
+                writer,
+                agent,
+                strategy=args.strategy or "skip",
+                dry_run=args.dry_run,
+                hierarchy_type=settings.hierarchy_type,
             )
 
     try:
@@ -298,7 +304,9 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
 
     async def work():
         async with open_gate(settings, auto_migrate=False) as gate:
-            return await read_export(gate, filters, include_archived=args.include_archived)
+            return await read_export(
+                gate, filters, include_archived=args.include_archived, hierarchy_type=settings.hierarchy_type
+            )
 
     try:
         graph = anyio.run(work)

@@ -1,6 +1,7 @@
 """Seed 004's hierarchy through real MCP client sessions on every engine tier: set_entity_parent (one CHILD_OF
 per child, replaced, removed, never a cycle) through the gate, and the hierarchy reads."""
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -216,3 +217,30 @@ async def test_the_knowledge_tools_answer_over_both_transports(
         assert names(up["ancestors"]) == ["Math"]
         assert (await ok(client, "archive_entities", {"tags": ["pioneer"]}))["entityNames"] == ["Ada"]
         assert (await ok(client, "get_children", {"entityName": "Math"}))["children"] == []
+
+
+async def test_a_renamed_hierarchy_type_is_the_one_imports_and_exports_use(
+    settings: Settings, graph: GraphBackend
+) -> None:
+    """WRITE_GATE_HIERARCHY_TYPE names a registered type (here KNOWS): set_entity_parent writes it, memory-mcp's
+    parentId imports as it, and the export's parentId reads it back; no CHILD_OF is written anywhere."""
+    await load_into_graph(graph, read_sources([KNOWLEDGE_SCHEMAS]))
+    renamed = settings.model_copy(update={"hierarchy_type": "KNOWS"})
+    document = {
+        "entities": [
+            {"name": "Europe", "entityType": "Entity", "observations": []},
+            {"name": "France", "entityType": "Entity", "observations": [], "parentId": "Europe"},
+        ],
+        "relations": [],
+    }
+    async with open_client(renamed, "in_process") as client:
+        await ok(client, "import_graph", {"format": "json", "data": json.dumps(document)})
+        await person(client, "Ada")
+        await person(client, "Math")
+        await parent(client, "Ada", "Math")
+        assert (await ok(client, "get_parent", {"entityName": "France"}))["parent"]["name"] == "Europe"
+        exported = json.loads((await ok(client, "export_graph", {"format": "json"}))["content"])
+    parents = {e["name"]: e.get("parentId") for e in exported["entities"]}
+    assert (parents["France"], parents["Ada"], parents["Europe"]) == ("Europe", "Math", None)
+    types = await graph.read(Statement("MATCH ()-[r]->() RETURN DISTINCT type(r) AS t"))
+    assert {row["t"] for row in types} == {"KNOWS"}

@@ -12,10 +12,11 @@ from typing import Any
 
 from write_gate.core.identifiers import CREATED_FIELD, PROVENANCE_FIELDS
 from write_gate.core.identity import KEY_FIELD
+from write_gate.core.knowledge import DEFAULT_HIERARCHY_TYPE
 
 # memory-mcp's fields, given on their own.
 _OWN_FIELDS = ("name", "observations", "tags", "importance")
-HIERARCHY_TYPE = "CHILD_OF"  # child -> parent (the knowledge tools' hierarchy)
+HIERARCHY_TYPE = DEFAULT_HIERARCHY_TYPE  # child -> parent (the knowledge tools' hierarchy), unless renamed
 
 
 def node_id(label: str, key: str) -> str:

@@ -7,6 +7,7 @@ from typing import Annotated, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
+from write_gate.core.knowledge import DEFAULT_HIERARCHY_TYPE
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.interchange.backup import dump
 from write_gate.interchange.exports import render
@@ -33,10 +34,17 @@ class GraphExported(BaseModel):
     relations: int
 
 
-async def export_graph(gate: Gate, request: ExportGraphRequest, progress: Progress = no_progress) -> GraphExported:
+async def export_graph(
+    gate: Gate,
+    request: ExportGraphRequest,
+    progress: Progress = no_progress,
+    hierarchy_type: str = DEFAULT_HIERARCHY_TYPE,
+) -> GraphExported:
     if request.format == "backup":
         return await _backup(gate, request, progress)
-    graph = await read_export(gate, request.filter, include_archived=request.includeArchived, progress=progress)
+    graph = await read_export(
+        gate, request.filter, include_archived=request.includeArchived, progress=progress, hierarchy_type=hierarchy_type
+    )
     return GraphExported(
         format=request.format,
         content=render(request.format, graph),

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from write_gate.access.agents import Agent
 from write_gate.core.backup_file import check_backup
 from write_gate.core.import_merge import Strategy
+from write_gate.core.knowledge import DEFAULT_HIERARCHY_TYPE
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.interchange.backup import ensure_empty, restore
 from write_gate.interchange.import_parsers import PARSERS
@@ -29,7 +30,12 @@ class ImportGraphRequest(BaseModel):
 
 
 async def import_graph(
-    gate: Gate, request: ImportGraphRequest, writer: WriterContext, agent: Agent, progress: Progress = no_progress
+    gate: Gate,
+    request: ImportGraphRequest,
+    writer: WriterContext,
+    agent: Agent,
+    progress: Progress = no_progress,
+    hierarchy_type: str = DEFAULT_HIERARCHY_TYPE,
 ) -> ImportAnswer:
     if request.format == "backup":
         return await _restore(gate, request, progress)
@@ -38,7 +44,14 @@ async def import_graph(
     except ValueError as exc:
         raise GateRejection(ErrorCode.INVALID_INPUT, f"not a {request.format} import: {exc}", field="data") from exc
     return await import_records(
-        gate, items, writer, agent, strategy=request.mergeStrategy, dry_run=request.dryRun, progress=progress
+        gate,
+        items,
+        writer,
+        agent,
+        strategy=request.mergeStrategy,
+        dry_run=request.dryRun,
+        progress=progress,
+        hierarchy_type=hierarchy_type,
     )
 
 

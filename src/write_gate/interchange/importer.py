@@ -14,16 +14,17 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import plan_node_write, plan_relationship_write
 from write_gate.core.identity import identity_key
 from write_gate.core.import_merge import Strategy, entity_action, merged_values, relation_action
+from write_gate.core.knowledge import DEFAULT_HIERARCHY_TYPE
+from write_gate.core.knowledge import KNOWLEDGE_PROPERTIES as KNOWN_EVERYWHERE
 from write_gate.core.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
 from write_gate.interchange.import_records import EntityRecord, Parsed, RelationRecord, split_id
 from write_gate.services.aliases import survivor_of
 from write_gate.services.gate import Gate, read_to_write
-from write_gate.services.memory import WriterContext
+from write_gate.services.memory import MEMORY_PROPERTIES, WriterContext
 
-# The values the knowledge tools keep on every label, whatever its entry declares (see import_records.values).
-KNOWLEDGE_PROPERTIES = frozenset({"observations", "tags", "importance"})
-# memory-mcp's parentId becomes this relationship, from the child to its parent (part K's hierarchy).
-CHILD_OF = "CHILD_OF"
+# The values every label takes whatever its entry declares: the memory profile's observations, the knowledge
+# tools' tags and importance (see import_records.values).
+KNOWLEDGE_PROPERTIES = MEMORY_PROPERTIES | KNOWN_EVERYWHERE
 
 Progress = Callable[[int, int], Awaitable[None]]
 
@@ -208,10 +209,12 @@ class _Import:
         setattr(self.answer, counts[action], getattr(self.answer, counts[action]) + 1)
 
 
-def _parent_links(entities: list[tuple[Parsed, EntityRecord]]) -> list[tuple[Parsed, RelationRecord]]:
-    """memory-mcp's parentId: a CHILD_OF relation from the entity to its parent, by name."""
+def _parent_links(
+    entities: list[tuple[Parsed, EntityRecord]], hierarchy_type: str
+) -> list[tuple[Parsed, RelationRecord]]:
+    """memory-mcp's parentId: the hierarchy's relation (CHILD_OF unless renamed) from the entity to its parent."""
     return [
-        (parsed, RelationRecord(from_=record.display_name, to=record.parentId, relationType=CHILD_OF))
+        (parsed, RelationRecord(from_=record.display_name, to=record.parentId, relationType=hierarchy_type))
         for parsed, record in entities
         if record.parentId
     ]
@@ -227,13 +230,14 @@ async def import_records(
     dry_run: bool = False,
     progress: Progress = no_progress,
     every: int = 500,
+    hierarchy_type: str = DEFAULT_HIERARCHY_TYPE,
 ) -> ImportAnswer:
     """Entities first (relations find their endpoints), each through the gate; every item gets an outcome.
     `fail` refuses the whole import (IMPORT_CONFLICT) before any write when an entity exists."""
     run = _Import(gate, writer, agent, strategy, dry_run)
     entities = [(p, p.record) for p in items if isinstance(p.record, EntityRecord)]
     relations = [(p, p.record) for p in items if isinstance(p.record, RelationRecord)]
-    relations += _parent_links(entities)
+    relations += _parent_links(entities, hierarchy_type)
     for parsed in items:
         if parsed.record is None:
             run.problem(parsed, "record", ErrorCode.INVALID_INPUT, parsed.problem or "not a record")

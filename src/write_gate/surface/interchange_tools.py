@@ -15,7 +15,7 @@ def _progress(call: Call) -> Progress:
 
 
 async def _export(services: Services, request: ExportGraphRequest, call: Call) -> GraphExported:
-    return await export_graph(services.gate, request, _progress(call))
+    return await export_graph(services.gate, request, _progress(call), services.hierarchy.type_)
 
 
 EXPORT_GRAPH = ToolSpec(
@@ -36,7 +36,7 @@ async def _import(services: Services, request: ImportGraphRequest, call: Call) -
     async def progress(done: int, total: int) -> None:
         await call.progress(done, total, None)
 
-    return await import_graph(services.gate, request, call.writer, call.agent, progress)
+    return await import_graph(services.gate, request, call.writer, call.agent, progress, services.hierarchy.type_)
 
 
 IMPORT_GRAPH = ToolSpec(
