@@ -27,9 +27,10 @@ async def test_duplicate_version_nodes_are_read_as_the_highest_then_folded_and_c
     applied = await migrate(graph)
 
     assert "0005_registry_version_unique" in applied
-    # 0002 and 0004 each loaded schemas, moving every duplicate on by one: 7 and 5; 0005 kept the newest.
-    assert await graph.read(VERSIONS) == [{"name": "registry", "version": 7}]
-    assert (await GraphRegistrySource(graph).load()).version == 7
+    # 0002 and 0004 each loaded schemas, moving every duplicate on by one: 7 and 5; 0005 kept the newest, which
+    # 0008 (the memory schema's CHILD_OF) moved on to 8.
+    assert await graph.read(VERSIONS) == [{"name": "registry", "version": 8}]
+    assert (await GraphRegistrySource(graph).load()).version == 8
     if settings.backend is BackendKind.MEMGRAPH:
         constraints = await graph.read(Statement("SHOW CONSTRAINT INFO"))
         found = {(row["label"], tuple(row["properties"])) for row in constraints}
@@ -45,5 +46,6 @@ async def test_duplicate_version_nodes_are_read_as_the_highest_then_folded_and_c
 async def test_a_graph_no_load_has_touched_has_no_version(graph: GraphBackend) -> None:
     assert await GraphRegistrySource(graph).version() is None
     await migrate(graph)
-    assert await GraphRegistrySource(graph).version() == 2  # the core and memory registries, one load each
+    # The core and memory registries, then the memory registry's CHILD_OF (0008): one load each.
+    assert await GraphRegistrySource(graph).version() == 3
     assert len(await graph.read(VERSIONS)) == 1
