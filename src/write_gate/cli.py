@@ -334,9 +334,13 @@ def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
     async def work(backend) -> int:
         count = 0
         with args.file.open("w", encoding="utf-8") as out:
-            async for line in dump(backend):
-                out.write(line)
-                count += 1
+            try:
+                async for line in dump(backend):
+                    out.write(line)
+                    count += 1
+            except GateRejection as exc:  # the engine failed: the file is not a backup
+                print(f"error: {exc.rejected.error_code}: {exc.rejected.message}", file=sys.stderr)
+                return 1
         print(f"backed up the graph to {args.file}: {count - 2} lines of nodes and relationships", file=sys.stderr)
         return 0
 

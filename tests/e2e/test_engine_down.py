@@ -131,6 +131,16 @@ async def test_a_gate_starts_without_its_engine_and_recovers_when_it_comes(tmp_p
             ("search_nodes", {"query": "ada"}),
             ("read_graph", {}),
             ("write_node", PERSON),
+            # Seed 004's tools (issue 14): none answers empty or done while the engine is away.
+            ("add_tags", {"entityName": "Ada", "tags": ["x"]}),
+            ("get_children", {"entityName": "Ada"}),
+            ("archive_entities", {"tags": ["x"], "dryRun": True}),
+            ("get_graph_stats", {}),
+            ("list_saved_searches", {}),
+            ("save_search", {"name": "s", "query": "ada"}),
+            ("export_graph", {"format": "json"}),
+            ("export_graph", {"format": "backup"}),
+            ("import_graph", {"format": "jsonl", "data": '{"type": "entity", "name": "B", "entityType": "Person"}'}),
         ):
             assert await code(gate, tool, args) == "BACKEND_UNAVAILABLE", tool
         for tool, args in (

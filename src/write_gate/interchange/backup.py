@@ -23,7 +23,8 @@ from write_gate.core.cypher.backup import (
 )
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.model import ErrorCode, GateRejection
-from write_gate.engines import GraphBackend
+from write_gate.engines import BackendError, BackendUnavailable, GraphBackend
+from write_gate.engines.errors import engine_failure
 from write_gate.store.indexes import recreate_indexes
 
 PAGE_SIZE = 5000
@@ -43,7 +44,16 @@ async def _pages(backend: GraphBackend, page: Statement, page_size: int) -> Asyn
 
 async def dump(backend: GraphBackend, page_size: int = PAGE_SIZE) -> AsyncIterator[str]:
     """The file's lines, header to end line. A relationship written while the dump runs, to a node the node pages
-    had passed, is left out (the end line counts what the file holds); stop writers for an exact copy."""
+    had passed, is left out (the end line counts what the file holds); stop writers for an exact copy. An engine
+    that fails midway is a refusal (engine_failure), never a file that ends early."""
+    try:
+        async for line in _lines(backend, page_size):
+            yield line
+    except (BackendUnavailable, BackendError) as exc:
+        raise engine_failure(exc, "backup") from exc
+
+
+async def _lines(backend: GraphBackend, page_size: int) -> AsyncIterator[str]:
     yield header_line(backend.dialect.name, utc_now())
     positions: dict[int, int] = {}
     async for rows in _pages(backend, NODE_PAGE, page_size):
@@ -90,6 +100,15 @@ async def restore(
 ) -> Restored:
     """Into an empty graph (else RESTORE_TARGET_NOT_EMPTY, nothing written): nodes by label set, relationships
     by type, each batch one UNWIND statement; then the indexes the gate serves with."""
+    try:
+        return await _restore(backend, contents, batch_size, advance)
+    except (BackendUnavailable, BackendError) as exc:
+        raise engine_failure(exc, "restore") from exc
+
+
+async def _restore(
+    backend: GraphBackend, contents: BackupContents, batch_size: int, advance: Callable[[int], None]
+) -> Restored:
     await ensure_empty(backend)
     restored = Restored()
     engine_ids: dict[int, int] = {}

@@ -70,6 +70,14 @@ class _Import:
         place, number = parsed.where
         self.answer.errors.append(ImportProblem(**{place: number}, kind=kind, error_code=code, message=message))
 
+    def refused(self, parsed: Parsed, kind: str, exc: GateRejection) -> None:
+        """An item's own refusal is one of the answer's errors; an engine that went away stops the import, refused
+        as a whole (never an answer of success whose every item failed), saying what was done before it."""
+        if exc.rejected.error_code is ErrorCode.BACKEND_UNAVAILABLE:
+            done = self.answer.model_dump(exclude={"errors"})
+            raise GateRejection(ErrorCode.BACKEND_UNAVAILABLE, exc.rejected.message, **exc.rejected.details, done=done)
+        self.problem(parsed, kind, exc.rejected.error_code, exc.rejected.message)
+
     def node_request(self, record: EntityRecord, values: dict[str, Any]) -> WriteNodeRequest:
         source, method = record.claim()
         return WriteNodeRequest(
@@ -122,7 +130,7 @@ class _Import:
             if action != "skip" and not self.dry_run:
                 await self.gate.write_node(request, self.agent, free_text=True, also_declared=KNOWLEDGE_PROPERTIES)
         except GateRejection as exc:
-            self.problem(parsed, "entity", exc.rejected.error_code, exc.rejected.message)
+            self.refused(parsed, "entity", exc)
             return
         self.by_name.setdefault(record.display_name, (label, keys))
         self.written.add((label, identity_key(keys)))
@@ -203,7 +211,7 @@ class _Import:
             elif action != "skip":
                 await gate.write_relationship(request, self.agent, free_text=True)
         except GateRejection as exc:
-            self.problem(parsed, "relation", exc.rejected.error_code, exc.rejected.message)
+            self.refused(parsed, "relation", exc)
             return
         counts = {"create": "relationsCreated", "overwrite": "relationsUpdated", "skip": "relationsSkipped"}
         setattr(self.answer, counts[action], getattr(self.answer, counts[action]) + 1)
