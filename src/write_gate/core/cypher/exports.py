@@ -12,8 +12,7 @@ from write_gate.core.cypher.aliases import not_alias
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import KEY_FIELD
-
-ARCHIVED_AT = "_archived_at"  # set by archive_entities (the contract between the knowledge tools' parts)
+from write_gate.core.knowledge import ARCHIVED_AT
 
 # The filters' conditions: each parameter null means "no filter". Tags: any of `$tags` (already normalised); a
 # `tags` written as one string (write_node takes any value) counts as one tag: `[] + x` is a list either way, where
