@@ -9,16 +9,16 @@ Aliases (merged-away nodes) are never exported; archived nodes only when asked.
 import functools
 
 from write_gate.core.cypher.aliases import not_alias
+from write_gate.core.cypher.reads import not_archived
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import KEY_FIELD
-from write_gate.core.knowledge import ARCHIVED_AT
 
 # The filters' conditions: each parameter null means "no filter". Tags: any of `$tags` (already normalised); a
 # `tags` written as one string (write_node takes any value) counts as one tag: `[] + x` is a list either way, where
 # `t IN x` would fail the whole export on a string.
 _FILTERS = (
-    f"($include_archived OR n.{ARCHIVED_AT} IS NULL)",
+    f"($include_archived OR {not_archived('n')})",
     "($start IS NULL OR n.last_updated >= $start)",
     "($end IS NULL OR n.last_updated <= $end)",
     "($min_confidence IS NULL OR n.confidence >= $min_confidence)",
