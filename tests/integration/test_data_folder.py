@@ -29,6 +29,7 @@ from write_gate.engines.data_folder import (
     manifest_files,
     open_data_folder,
     runtime_dir,
+    served_append_only_files,
     socket_path_for,
 )
 from write_gate.engines.engine_binaries import engine_binaries, executable
@@ -319,6 +320,44 @@ async def test_without_the_marker_a_log_of_an_engine_that_never_kept_a_graph_is_
     (tmp_path / "engine.log").write_text("1:M 22 Nov 2026 01:06:07.229 # Module /x/falkordb.so failed to load\n")
     await folder_with_data(tmp_path, 3)
     assert await count_nodes(tmp_path) == 3
+
+
+async def test_an_engine_killed_while_creating_its_first_append_only_files_leaves_a_folder_that_starts(
+    tmp_path: Path,
+) -> None:
+    """Seen under CI load: the first engine was killed after logging "Creating AOF" and before it renamed its
+    manifest into place. It never served, so nothing was acknowledged: the next start must not refuse."""
+    fresh = tmp_path / "fresh"
+    await folder_with_data(fresh, 0)
+    half = tmp_path / "half"
+    (half / "appendonlydir").mkdir(parents=True)
+    shutil.copy(fresh / "appendonlydir/appendonly.aof.1.base.rdb", half / "appendonlydir")
+    (half / "appendonlydir/appendonly.aof.1.incr.aof").touch()
+    (half / "appendonlydir/temp-appendonly.aof.manifest").write_text("file appendonly.aof.1.base.rdb seq 1 type b\n")
+    log = (fresh / "engine.log").read_text().splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(log) if "Creating AOF base file" in line)
+    (half / "engine.log").write_text("".join(log[: cut + 1]))  # the log ends where the engine was killed
+    await folder_with_data(half, 3)
+    assert await count_nodes(half) == 3
+    # Once it served, the same log is a trace: losing the manifest now is refused.
+    (half / "write-gate-folder.json").unlink()
+    (half / "write-gate-acknowledged.json").unlink()
+    (half / "appendonlydir/appendonly.aof.manifest").unlink()
+    assert "appendonly.aof.manifest is missing" in await refused(half)
+
+
+@pytest.mark.parametrize(
+    ("log", "served"),
+    [
+        ("* Creating AOF base file appendonly.aof.1.base.rdb on server start\n", False),
+        ("* Creating AOF base file a on server start\n* Ready to accept connections unix\n", True),
+        ("* Ready to accept connections unix\n* Creating AOF base file a on server start\n", False),
+        ("* DB loaded from base file appendonly.aof.1.base.rdb: 0.001 seconds\n", True),
+        ("* Module 'graph' loaded from /x/falkordb.so\n* Ready to accept connections unix\n", False),
+    ],
+)
+def test_a_log_is_a_trace_of_a_graph_once_its_append_only_files_were_served(log: str, served: bool) -> None:
+    assert served_append_only_files(log.splitlines()) is served
 
 
 def test_manifest_files_names_base_and_incremental_files_not_history() -> None:

@@ -10,6 +10,7 @@ import os
 import re
 import stat
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -138,8 +139,11 @@ def check_whole(folder: DataFolder) -> None:
 
 # What an engine leaves in a folder where it kept a graph, besides the marker: the record of acknowledged
 # writes, falkordblite's record of its server and its snapshot file, and this engine's log of the
-# append-only files it created or loaded.
-_AOF_IN_LOG = re.compile(r"(Creating AOF|loaded from (base|incr) file) ")
+# append-only files it loaded, or created and then served. An engine killed while creating them on its
+# first start (before "Ready") never accepted a write: its half-made directory is no graph to protect.
+_AOF_LOADED = re.compile(r"loaded from (base|incr) file ")
+_AOF_CREATED = re.compile(r"Creating AOF ")
+_SERVING = re.compile(r"Ready to accept connections")
 
 
 def held_a_graph(folder: DataFolder) -> bool:
@@ -149,9 +153,21 @@ def held_a_graph(folder: DataFolder) -> bool:
         return True
     try:
         with open(folder.log_file, encoding="utf-8", errors="replace") as log:
-            return any(_AOF_IN_LOG.search(line) for line in log)
+            return served_append_only_files(log)
     except FileNotFoundError:
         return False
+
+
+def served_append_only_files(log_lines: Iterable[str]) -> bool:
+    """Whether an engine's log shows append-only files it loaded, or created and then served from."""
+    created = False
+    for line in log_lines:
+        if _AOF_LOADED.search(line):
+            return True
+        created = created or bool(_AOF_CREATED.search(line))
+        if created and _SERVING.search(line):
+            return True
+    return False
 
 
 def read_record(folder: DataFolder) -> dict[str, int] | None:
