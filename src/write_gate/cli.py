@@ -4,6 +4,7 @@ command line, above every layer."""
 import argparse
 import json
 import logging
+import signal
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -33,8 +34,28 @@ async def _serve_stdio(settings: Settings, profile: str, auto_migrate: bool) -> 
     from write_gate.surface.stdio_transport import stdio_transport
 
     server = build_server(settings, profile=profile, auto_migrate=auto_migrate)
-    async with stdio_transport() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, initialization_options(server))
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(_stop_on_signal, tasks.cancel_scope)
+        async with stdio_transport() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, initialization_options(server))
+        tasks.cancel_scope.cancel()  # stdin closed: served to the end, nothing left to watch
+
+
+async def _stop_on_signal(serving: anyio.CancelScope) -> None:
+    """SIGTERM or SIGHUP (a client that stops its server without closing stdin first, a closed terminal)
+    stops serving the way a closed stdin does: the gate leaves its engine, and the last gate out stops it.
+    Left to the default action, the signal ended the process and the embedded engine ran on."""
+    try:
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
+            async for received in signals:
+                logger.info("received %s: stopping", signal.Signals(received).name)
+                serving.cancel()
+                return
+    finally:
+        # Stopping now (a signal, or stdin closed): a repeated signal (`uv run` forwards the one its parent got)
+        # must not cut the engine's shutdown short. SIGKILL still ends it.
+        for number in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(number, signal.SIG_IGN)
 
 
 def _serve_http(settings: Settings, profile: str, auto_migrate: bool, require_auth: bool) -> None:

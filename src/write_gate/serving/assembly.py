@@ -122,4 +122,5 @@ async def open_gate(
             finally:
                 tasks.cancel_scope.cancel()
     finally:
-        await backend.close()
+        with anyio.CancelScope(shield=True):  # serving cancelled (a signal): the engine is still left cleanly
+            await backend.close()
