@@ -6,6 +6,7 @@ import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -13,6 +14,7 @@ import pytest
 from mcp import Client
 
 from tests.conftest import TESTS, ok, open_client, rejected
+from tests.e2e.test_engine_down import PERSON, REMOTE, Remote, code, eventually, serve
 from write_gate.core.clock import as_utc_text
 from write_gate.core.cypher.idempotency import IDEMPOTENCY_LABEL
 from write_gate.core.cypher.statement import Statement
@@ -118,7 +120,7 @@ async def test_a_retry_storm_of_appended_observations_answers_the_first_outcome(
         args = {"observations": [{"entityName": "Ada", "contents": ["likes tea"]}], "idempotency_key": "o1"}
         first = the_first_outcome_every_time(await storm(sessions, "add_observations", args))
         # Without the key a repeat would answer that nothing was added; every repeat answered the first outcome.
-        assert first["addedObservations"] if "addedObservations" in first else first
+        assert first == {"results": [{"entityName": "Ada", "addedObservations": ["likes tea"]}]}
         opened = await ok(sessions[0], "open_nodes", {"names": ["Ada"]})
         assert opened["entities"][0]["observations"] == ["likes tea"]
 
@@ -239,3 +241,29 @@ async def test_write_and_admin_tools_advertise_the_key_and_reads_do_not(
                 # export_graph reads, but is an admin tool (the whole graph at once): it takes a key too.
                 read_only = bool(tool.annotations and tool.annotations.read_only_hint) and tool.name != "export_graph"
                 assert ("idempotency_key" in tool.input_schema.get("properties", {})) is not read_only, tool.name
+
+
+@pytest.mark.parametrize("kind", REMOTE)
+async def test_an_outcome_of_the_engine_away_is_not_kept_so_the_retry_runs(tmp_path: Path, kind: str) -> None:
+    engine = Remote(kind, tmp_path)
+    engine.start()
+    try:
+        async with serve(engine.settings()) as gate:
+
+            async def loaded() -> bool:
+                return await code(gate, "write_node", PERSON) is None
+
+            await eventually(loaded)
+            keyed = {**PERSON, "properties": {"born": 1815}, "idempotency_key": "down"}
+            engine.stop()
+            assert await code(gate, "write_node", keyed) == "BACKEND_UNAVAILABLE"
+            engine.start()
+
+            async def retried() -> bool:
+                return await code(gate, "write_node", keyed) is None
+
+            await eventually(retried)  # ran: a kept BACKEND_UNAVAILABLE would answer itself forever
+            again = await gate.call_tool("write_node", keyed)
+            assert not again.is_error and (again.meta or {}).get(REPLAYED_META) is True
+    finally:
+        engine.stop()
