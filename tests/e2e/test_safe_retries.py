@@ -14,12 +14,14 @@ import pytest
 from mcp import Client
 
 from tests.conftest import TESTS, ok, open_client, rejected
+from tests.e2e.test_backup import fresh_graph, write_as_several_agents
 from tests.e2e.test_engine_down import PERSON, REMOTE, Remote, code, eventually, serve
 from write_gate.core.clock import as_utc_text
 from write_gate.core.cypher.idempotency import IDEMPOTENCY_LABEL
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.idempotency import arguments_digest, record_id, scope
 from write_gate.engines import GraphBackend
+from write_gate.interchange.backup import dump
 from write_gate.serving.config import Settings
 from write_gate.serving.idempotency_keeper import prune_once
 from write_gate.store.migrations import migrate
@@ -267,3 +269,20 @@ async def test_an_outcome_of_the_engine_away_is_not_kept_so_the_retry_runs(tmp_p
             assert not again.is_error and (again.meta or {}).get(REPLAYED_META) is True
     finally:
         engine.stop()
+
+
+async def test_a_keyed_restore_counts_its_own_claim_as_nothing(settings: Settings, matrix_graph: GraphBackend) -> None:
+    """import_graph's backup format restores into an empty graph only: the key it claimed first is not content."""
+    graph = matrix_graph
+    await migrate(graph)
+    await write_as_several_agents(settings)
+    data = "".join([line async for line in dump(graph)])
+    target = await fresh_graph(settings)
+    restore = {"format": "backup", "data": data, "idempotency_key": "restore-1"}
+    async with open_client(target, "in_process") as client:
+        answer = await ok(client, "import_graph", restore)
+        assert answer["entitiesCreated"] > 0
+        again = await client.call_tool("import_graph", restore)  # the retry: the first outcome, nothing written
+        assert (again.structured_content, (again.meta or {}).get(REPLAYED_META)) == (answer, True)
+        other = await rejected(client, "import_graph", {**restore, "idempotency_key": "restore-2"})
+        assert other["error_code"] == "RESTORE_TARGET_NOT_EMPTY"
