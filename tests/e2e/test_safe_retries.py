@@ -24,6 +24,7 @@ from write_gate.engines import GraphBackend
 from write_gate.interchange.backup import dump
 from write_gate.serving.config import Settings
 from write_gate.serving.idempotency_keeper import prune_once
+from write_gate.store.bundled import bundled
 from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import load_into_graph, read_sources
 from write_gate.surface.write_guard import REPLAYED_META
@@ -286,3 +287,14 @@ async def test_a_keyed_restore_counts_its_own_claim_as_nothing(settings: Setting
         assert (again.structured_content, (again.meta or {}).get(REPLAYED_META)) == (answer, True)
         other = await rejected(client, "import_graph", {**restore, "idempotency_key": "restore-2"})
         assert other["error_code"] == "RESTORE_TARGET_NOT_EMPTY"
+
+
+async def test_a_typed_tool_takes_a_key_too(settings: Settings, graph: GraphBackend) -> None:
+    await load_into_graph(graph, read_sources([bundled("schemas") / "examples" / "rpg"]))
+    gandalf = {"npc": {"name": "Gandalf", "role": "Wizard", "status": "Active"}, **PROV, "idempotency_key": "g"}
+    async with open_client(settings, "in_process") as client:
+        first = await ok(client, "add_npc", gandalf)
+        again = await client.call_tool("add_npc", gandalf)
+        assert (again.structured_content, (again.meta or {}).get(REPLAYED_META)) == (first, True)
+        reused = await rejected(client, "add_npc", {**gandalf, "npc": {**gandalf["npc"], "status": "Gone"}})
+        assert reused["error_code"] == "IDEMPOTENCY_KEY_REUSED"
