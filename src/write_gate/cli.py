@@ -433,6 +433,13 @@ def cmd_engine_check(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if result.whole else 1
 
 
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be a positive whole number")
+    return value
+
+
 def cmd_agents_add(args: argparse.Namespace, settings: Settings) -> int:
     from write_gate.access.agents import PRESETS, AgentsFile, Grant
 
@@ -445,13 +452,16 @@ def cmd_agents_add(args: argparse.Namespace, settings: Settings) -> int:
         tools=tuple(args.tools) if args.tools else preset.tools,
         labels=tuple(args.labels) if args.labels else preset.labels,
         relationship_types=tuple(args.types) if args.types else preset.relationship_types,
+        max_writes_per_minute=args.max_writes_per_minute,
+        max_batch_items=args.max_batch_items,
     )
     agents = AgentsFile.load(path)
     token = agents.add(args.name, grant)
     agents.save()
     print(token)  # shown once: only its hash is stored
     print(
-        f"agent {args.name!r} saved in {path} with {grant.model_dump()}; keep the token above, it is not stored; "
+        f"agent {args.name!r} saved in {path} with {grant.model_dump(exclude_none=True)}; keep the token above, it is "
+        "not stored; "
         "running gates use it (and drop the agent's old token) from their next request",
         file=sys.stderr,
     )
@@ -563,6 +573,8 @@ def parser() -> argparse.ArgumentParser:
     add.add_argument("--tools", nargs="+", help="tool names or groups (read, write, admin, *) instead")
     add.add_argument("--labels", nargs="+", help='labels it may write (default: "*", any)')
     add.add_argument("--types", nargs="+", help='relationship types it may write (default: "*")')
+    add.add_argument("--max-writes-per-minute", type=_positive_int, help="write and admin calls a minute, per gate")
+    add.add_argument("--max-batch-items", type=_positive_int, help="items in one list argument of a write")
     add.add_argument("--file", type=Path, help="default: WRITE_GATE_AGENTS_FILE")
     add.set_defaults(func=cmd_agents_add)
     remove = agents_sub.add_parser("remove", help="remove an agent: its token stops working")

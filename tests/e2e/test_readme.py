@@ -151,7 +151,8 @@ RUN = {
     ],
     "test_commands_table": [
         f"{COMMANDS_TABLE} [--no-auth]",
-        "write-gate agents add NAME [--grant writer|reader|full] [--tools ...] [--labels ...] [--types ...] [--file F]",
+        "write-gate agents add NAME [--grant writer|reader|full] [--tools ...] [--labels ...] [--types ...] "
+        "[--max-writes-per-minute N] [--max-batch-items N] [--file F]",
         "write-gate agents remove NAME [--file F]",
         "write-gate migrate",
         "write-gate schema load schemas/core my-schemas/extra.json",
@@ -175,6 +176,12 @@ RUN = {
     "test_python_snippet_runs_from_anywhere": ["import asyncio"],
     "test_formula_provider_examples": [*FORMULA_SERVE, "formula-call:admiralty", "formula-answer:admiralty"],
     "test_development_tree_names_real_files": ["src/write_gate/"],
+    "test_safe_retries_example": [
+        "call:write_relationship#retry",
+        "answer:write_relationship#retry",
+        "meta:write_relationship#retry",
+    ],
+    "test_limits_per_agent_example": ["agents:limits", "answer:write_node#limited"],
 }
 
 # What cannot run here: why, and which test checks it as far as it can.
@@ -402,6 +409,50 @@ async def test_import_graph_example(settings: Settings, graph: GraphBackend) -> 
     rb.assert_matches(answer, json_block("answer:import_graph#merge"), "import_graph example")
     assert alice["observations"] == ["likes tea", "plays chess"]
     assert (alice["properties"]["tags"], alice["properties"]["importance"]) == (["tea"], 7)
+
+
+@EMBEDDED
+async def test_safe_retries_example(settings: Settings, graph: GraphBackend) -> None:
+    """Alice works for Acme with weight 1.0; the keyed call averages it to 0.6 once, and its repeat answers the
+    same, marked as a replay, leaving 0.6."""
+    await migrate(graph)
+    async with open_client(settings, "in_process") as client:
+        link = {k: v for k, v in json_block("call:write_relationship#retry").items() if k != "idempotency_key"}
+        for label, name in (("Person", "Alice"), ("Organization", "Acme")):
+            node = {"label": label, "merge_keys": {"name": name}, "source": "hr", "extraction_method": "api"}
+            await call(client, "write_node", node)
+        await call(client, "write_relationship", {**link, "weight": 1.0})
+        first = await call(client, "write_relationship", json_block("call:write_relationship#retry"))
+        repeat = await client.call_tool("write_relationship", json_block("call:write_relationship#retry"))
+    rb.assert_matches(first, json_block("answer:write_relationship#retry"), "safe retries example")
+    assert repeat.structured_content == first
+    shown = json_block("meta:write_relationship#retry")
+    assert {k: v for k, v in (repeat.meta or {}).items() if k in shown} == shown
+    rows = await graph.read(Statement("MATCH (:Person {name: 'Alice'})-[r:WORKS_FOR]->() RETURN r.weight AS w"))
+    assert [row["w"] for row in rows] == [pytest.approx(0.6)]
+
+
+@EMBEDDED
+async def test_limits_per_agent_example(settings: Settings, graph: GraphBackend, tmp_path: Path) -> None:
+    """The agents file shown (its token hash aside) limits the importer: two writes pass, the third is refused as
+    shown (the wait counted from the first write, so a little under 30 seconds on a slow machine)."""
+    await migrate(graph)
+    shown = tomllib.loads(rb.block("agents:limits").text)
+    shown["agents"]["importer"]["token_sha256"] = "0" * 64
+    path = tmp_path / "agents.toml"
+    path.write_text(json.dumps(shown))
+    path = path.rename(tmp_path / "agents.json")
+    limited = settings.model_copy(update={"agents_file": path, "agent": "importer"})
+    async with open_client(limited, "in_process") as client:
+        for name in ("Ada", "Bob"):
+            args = {"label": "Person", "merge_keys": {"name": name}, "source": "csv", "extraction_method": "api"}
+            await call(client, "write_node", args)
+        refused = await call(client, "write_node", {**args, "merge_keys": {"name": "Cy"}})
+    wait = refused["details"]["retry_after_seconds"]
+    assert 25 < wait <= 30 and refused["message"].endswith(f"retry in {wait:g} seconds")
+    expected = json_block("answer:write_node#limited")
+    expected["details"]["retry_after_seconds"], expected["message"] = wait, refused["message"]
+    rb.assert_matches(refused, expected, "limits per agent example")
 
 
 @EMBEDDED

@@ -18,6 +18,7 @@ from write_gate.core.cypher import aliases as alias_cypher
 from write_gate.core.cypher import archive, hierarchy, history_reads, text_search
 from write_gate.core.cypher import backup as backup_cypher
 from write_gate.core.cypher import exports as export_cypher
+from write_gate.core.cypher import idempotency as idempotency_cypher
 from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher import records as record_cypher
 from write_gate.core.cypher import resolution as resolution_cypher
@@ -351,6 +352,27 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
             saved_search_cypher.COUNT_RUN.text, {"name": s("name"), "at": s("time")}
         ),
         "saved_search_delete": lambda: Statement(saved_search_cypher.DELETE.text, {"name": s("name")}),
+        "idempotency_claim": lambda: Statement(
+            idempotency_cypher.CLAIM.text,
+            {
+                "id": s("id"),
+                "args": s("digest"),
+                "tool": s("tool"),
+                "agent": s("agent"),
+                "at": s("time"),
+                "claim": s("claim"),
+            },
+        ),
+        "idempotency_settle": lambda: Statement(
+            idempotency_cypher.SETTLE.text,
+            {"id": s("id"), "claim": s("claim"), "outcome": s("outcome"), "text": s("text"), "is_error": False},
+        ),
+        "idempotency_release": lambda: Statement(idempotency_cypher.RELEASE.text, {"id": s("id"), "claim": s("claim")}),
+        "idempotency_forget_expired": lambda: Statement(
+            idempotency_cypher.FORGET_EXPIRED.text, {"id": s("id"), "cutoff": s("time")}
+        ),
+        "read_idempotency_record": lambda: Statement(idempotency_cypher.READ.text, {"id": s("id")}),
+        "prune_idempotency_records": lambda: idempotency_cypher.prune_records(s("time"), 10_000),
     }
 
 

@@ -21,6 +21,7 @@ from write_gate.services.batch import BatchWritten, ItemOutcome, WriteNodesReque
 from write_gate.services.reads import GraphResult
 from write_gate.surface.profiles import PROFILES
 from write_gate.surface.tool_schemas import input_schema, output_schema
+from write_gate.surface.tool_spec import with_idempotency_key
 from write_gate.surface.typed_tool_specs import typed_specs
 
 NPC_REGISTRY = RegistrySnapshot(
@@ -153,7 +154,8 @@ def test_a_typed_tool_advertises_the_schema_of_the_model_it_validates_with() -> 
     gate checks itself (so its rejections carry the gate's codes)."""
     specs = {spec.name: spec for spec in typed_specs(NPC_REGISTRY, {"enum": ["api", "llm"]})}
     add = specs["add_npc"]
-    assert add.input_schema is None and add.to_mcp().input_schema == input_schema(add.input_model)
+    # The model's schema, and the idempotency_key every write tool takes (surface/write_guard.py handles it).
+    assert add.input_schema is None and add.to_mcp().input_schema == with_idempotency_key(input_schema(add.input_model))
     schema = add.to_mcp().input_schema
     assert schema["properties"]["extraction_method"] == {"type": "string", "enum": ["api", "llm"]}
     assert schema["properties"]["npc"]["properties"] == {"name": {"type": "string"}}

@@ -36,6 +36,10 @@ class Grant(BaseModel):
     tools: tuple[str, ...] = ("*",)
     labels: tuple[str, ...] = ("*",)
     relationship_types: tuple[str, ...] = ("*",)
+    # Limits per agent (README "Fleets: limits per agent"); none by default. Write and admin calls a minute, in
+    # each gate process; items in one list argument of a write or admin call (WRITE_GATE_MAX_BATCH_ITEMS too).
+    max_writes_per_minute: int | None = Field(default=None, ge=1)
+    max_batch_items: int | None = Field(default=None, ge=1)
 
     def allows_tool(self, tool: str, group: str) -> bool:
         """`group`: the tool's (ToolSpec.group: read, write or admin)."""
@@ -138,7 +142,9 @@ class AgentsFile:
 
     def save(self) -> None:
         """Replace the file in one step, so a running gate never reads half of it."""
-        data = {"agents": {agent_id: r.model_dump(mode="json") for agent_id, r in sorted(self.agents.items())}}
+        # A limit the agent does not have is left out (TOML has no null).
+        records = sorted(self.agents.items())
+        data = {"agents": {agent_id: r.model_dump(mode="json", exclude_none=True) for agent_id, r in records}}
         text = json.dumps(data, indent=2) + "\n" if self.path.suffix == ".json" else tomli_w.dumps(data)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")

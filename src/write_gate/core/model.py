@@ -48,6 +48,14 @@ class ErrorCode(StrEnum):
     RESTORE_TARGET_NOT_EMPTY = "RESTORE_TARGET_NOT_EMPTY"
     # import_graph's `fail` strategy met entities that exist: nothing was written.
     IMPORT_CONFLICT = "IMPORT_CONFLICT"
+    # An agent over its grant's write rate; details say retry_after_seconds and the limit.
+    RATE_LIMITED = "RATE_LIMITED"
+    # The call's idempotency_key is held by a call still running; details say retry_after_seconds.
+    IDEMPOTENCY_IN_PROGRESS = "IDEMPOTENCY_IN_PROGRESS"
+    # The idempotency_key was used before for other arguments (or another tool).
+    IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED"
+    # The gate that claimed the idempotency_key stopped before storing an outcome: the write may have landed.
+    IDEMPOTENCY_OUTCOME_UNKNOWN = "IDEMPOTENCY_OUTCOME_UNKNOWN"
     # A defect in the gate itself, reported instead of crashing; tests assert it never appears.
     INTERNAL_ERROR = "INTERNAL_ERROR"
 

@@ -14,6 +14,7 @@ from write_gate.engines import GraphBackend
 from write_gate.services.gate import Gate
 from write_gate.serving.config import BackendKind, ConfigurationError, Settings
 from write_gate.serving.history_keeper import keep_history_pruned
+from write_gate.serving.idempotency_keeper import keep_idempotency_pruned
 from write_gate.serving.registry_keeper import RegistryKeeper
 from write_gate.store.graph_registry import GraphRegistrySource
 from write_gate.store.migrations import migrate
@@ -117,6 +118,7 @@ async def open_gate(
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(keeper.run)
             tasks.start_soon(keep_history_pruned, backend, gate.policy.history_retention_days)
+            tasks.start_soon(keep_idempotency_pruned, backend, settings.idempotency_retention_hours)
             try:
                 yield gate
             finally:

@@ -133,6 +133,13 @@ class Settings(BaseSettings):
     max_list_length: int = Field(default=10_000, ge=1)
     max_batch_items: int = Field(default=10_000, ge=1)
 
+    # Safe retries (README "Fleets: safe retries"): how long a write's idempotency_key answers its first outcome;
+    # how long a repeat waits for a call still running with its key; after how long a claim whose gate never
+    # stored an outcome counts as stale (its repeats are told IDEMPOTENCY_OUTCOME_UNKNOWN, never run again).
+    idempotency_retention_hours: float = Field(default=24.0, gt=0, allow_inf_nan=False)
+    idempotency_wait_seconds: float = Field(default=10.0, ge=0, allow_inf_nan=False)
+    idempotency_stale_seconds: float = Field(default=600.0, gt=0, allow_inf_nan=False)
+
     # Which tools the server offers at all (names, groups read/write/admin/typed, typed:<Label>, -exclusions);
     # an agent's grant narrows it further. See tool_selection.py.
     tools: str = "*"

@@ -49,6 +49,7 @@ from write_gate.surface.profiles import PROFILES
 from write_gate.surface.sse_events import EventLog, ResumableSessionManager
 from write_gate.surface.tool_spec import Call, Services, ToolSpec
 from write_gate.surface.typed_tool_specs import typed_specs
+from write_gate.surface.write_guard import WriteGuard
 
 logger = logging.getLogger(__name__)
 
@@ -176,6 +177,11 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
     static = {spec.name: spec for spec in PROFILES[profile] if selection.offers(spec.name, spec.group)}
     taken = {spec.name for spec in PROFILES[profile]}
     identities = Identities(settings)
+    guard = WriteGuard(settings)  # limits per agent and idempotency keys, before every write and admin call
+
+    async def run(spec: ToolSpec, services: Services, arguments: dict[str, Any], context: Call) -> types.CallToolResult:
+        return await call(spec, services, arguments, context, settings)
+
     generated = profile == "gate"  # typed tools are the gate profile's friendlier front door
     tables: dict[int, tuple[RegistrySnapshot | None, dict[str, ToolSpec], types.ListToolsResult]] = {}
 
@@ -254,7 +260,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
                 reliability=settings.memory_reliability,
             )
             context = Call(agent=agent, writer=writer, progress=ctx.session.report_progress)
-            result = await call(spec, services, params.arguments, context, settings)
+            result = await guard.call(spec, services, params.arguments, context, run)
             if params.name == "refresh_schema_cache" and not result.is_error and set(table(services)[0]) != set(specs):
                 await registry_changed()
         is_read = spec.group == "read"

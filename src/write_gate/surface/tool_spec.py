@@ -12,6 +12,7 @@ import mcp_types as types
 from pydantic import BaseModel, ConfigDict
 
 from write_gate.access.agents import Agent
+from write_gate.core.idempotency import KEY_ARGUMENT, MAX_KEY_LENGTH
 from write_gate.core.knowledge import DEFAULT_HIERARCHY_TYPE
 from write_gate.services.gate import Gate
 from write_gate.services.hierarchy import HierarchySettings
@@ -88,6 +89,8 @@ class ToolSpec:
         schema = self.input_schema or input_schema(self.input_model)
         if self.brief is not None and self.brief[0] in listed:
             schema = self.brief[1]
+        if self.group != "read":  # every write and admin tool takes one (surface/write_guard.py)
+            schema = with_idempotency_key(schema)
         return types.Tool(
             name=self.name,
             title=self.title,
@@ -96,6 +99,14 @@ class ToolSpec:
             output_schema=output_schema(self.output_model),
             annotations=self.annotations,
         )
+
+
+IDEMPOTENCY_KEY_SCHEMA = {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH}
+
+
+def with_idempotency_key(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with the optional `idempotency_key` argument (README "Fleets: safe retries")."""
+    return {**schema, "properties": {**schema.get("properties", {}), KEY_ARGUMENT: IDEMPOTENCY_KEY_SCHEMA}}
 
 
 def hints(*, read_only: bool = False, destructive: bool = False, idempotent: bool = True) -> types.ToolAnnotations:

@@ -1,1 +1,1 @@
-MATCH (n) RETURN count(n) AS nodes
+MATCH (n) WHERE NOT n:WriteGateIdempotency RETURN count(n) AS nodes

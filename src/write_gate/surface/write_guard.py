@@ -1,0 +1,161 @@
+"""What stands before every write and admin call, whatever its tool: the agent's limits (README "Fleets: limits
+per agent") and its idempotency key (README "Fleets: safe retries"). Reads pass straight through.
+
+Order: the key's form and the grant's batch size (both decided by the arguments alone, so nothing is claimed);
+then the key's claim, which may answer the key's first outcome again without running anything or counting
+against the rate; then the rate; then the call, shielded from the client's cancellation once the key is
+claimed, so a client that gave up still finds the outcome stored when it retries.
+"""
+
+import json
+import math
+import time
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import Any
+
+import anyio
+import mcp_types as types
+
+from write_gate.core.idempotency import KEY_ARGUMENT, MAX_KEY_LENGTH, Window, kept, scope
+from write_gate.core.model import ErrorCode, GateRejection
+from write_gate.core.rate_limit import RateLimiter
+from write_gate.services.idempotency import Claim, IdempotencyRecords, Stored
+from write_gate.serving.config import Settings
+from write_gate.surface.tool_spec import Call, Services, ToolSpec
+
+# The answer's `_meta` on a repeat of a key: the outcome is the first call's, nothing ran.
+REPLAYED_META = "write-gate/replayed"
+
+Run = Callable[[ToolSpec, Services, dict[str, Any], Call], Awaitable[types.CallToolResult]]
+
+
+def rejection(rejected: GateRejection) -> types.CallToolResult:
+    data = rejected.rejected.model_dump(mode="json")
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
+        structured_content=data,
+        is_error=True,
+    )
+
+
+def _key(arguments: dict[str, Any]) -> str | None:
+    key = arguments.pop(KEY_ARGUMENT, None)
+    if key is not None and not (isinstance(key, str) and 1 <= len(key) <= MAX_KEY_LENGTH):
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT,
+            f"idempotency_key must be a string of 1 to {MAX_KEY_LENGTH} characters",
+            field=KEY_ARGUMENT,
+        )
+    return key
+
+
+def check_grant_batch(arguments: dict[str, Any], most: int | None) -> None:
+    """The grant's batch size, as WRITE_GATE_MAX_BATCH_ITEMS is checked (the smaller of the two applies)."""
+    if most is None:
+        return
+    for name, value in arguments.items():
+        if isinstance(value, list) and len(value) > most:
+            raise GateRejection(
+                ErrorCode.INVALID_INPUT,
+                f"{name} has {len(value)} items, over this agent's limit of {most}",
+                limit="max_batch_items",
+                max=most,
+                field=name,
+                set_by="grant",
+            )
+
+
+def _replayed(stored: Stored) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=stored.text)],
+        structured_content=stored.outcome,
+        is_error=stored.is_error,
+        meta={REPLAYED_META: True},
+    )
+
+
+class WriteGuard:
+    """One per server: the rate buckets live here (per process)."""
+
+    def __init__(self, settings: Settings, clock: Callable[[], float] = time.monotonic) -> None:
+        self.settings = settings
+        self.clock = clock
+        self.limiter = RateLimiter()
+        self.window = Window(
+            retention=timedelta(hours=settings.idempotency_retention_hours),
+            stale=timedelta(seconds=settings.idempotency_stale_seconds),
+        )
+
+    def check_rate(self, call: Call) -> None:
+        per_minute = call.agent.grant.max_writes_per_minute
+        if per_minute is None:
+            return
+        wait = self.limiter.take(call.agent.id, per_minute, self.clock())
+        if wait > 0:
+            seconds = math.ceil(wait * 10) / 10  # never 0: the bucket is short of a token
+            raise GateRejection(
+                ErrorCode.RATE_LIMITED,
+                f"over this agent's {per_minute} writes a minute; retry in {seconds:g} seconds",
+                retry_after_seconds=seconds,
+                limit="max_writes_per_minute",
+                max=per_minute,
+            )
+
+    async def call(
+        self, spec: ToolSpec, services: Services, arguments: dict[str, Any] | None, call: Call, run: Run
+    ) -> types.CallToolResult:
+        if spec.group == "read":
+            return await run(spec, services, arguments or {}, call)
+        arguments = dict(arguments or {})
+        try:
+            key = _key(arguments)
+            check_grant_batch(arguments, call.agent.grant.max_batch_items)
+            if key is None:
+                self.check_rate(call)
+                return await run(spec, services, arguments, call)
+        except GateRejection as exc:
+            return rejection(exc)
+        with anyio.CancelScope(shield=True):  # claimed keys are always settled or released
+            return await self._keyed(spec, services, arguments, call, run, key)
+
+    async def _keyed(
+        self, spec: ToolSpec, services: Services, arguments: dict[str, Any], call: Call, run: Run, key: str
+    ) -> types.CallToolResult:
+        records = IdempotencyRecords(services.gate.backend, self.window, self.settings.idempotency_wait_seconds)
+        try:
+            claimed = await records.claim(scope(call.agent.id), key, spec.name, arguments)
+        except GateRejection as exc:
+            return rejection(exc)
+        if isinstance(claimed, Stored):
+            return _replayed(claimed)
+        return await self._run_claimed(spec, services, arguments, call, run, records, claimed)
+
+    async def _run_claimed(
+        self,
+        spec: ToolSpec,
+        services: Services,
+        arguments: dict[str, Any],
+        call: Call,
+        run: Run,
+        records: IdempotencyRecords,
+        claimed: Claim,
+    ) -> types.CallToolResult:
+        try:
+            self.check_rate(call)
+        except GateRejection as exc:
+            await records.release(claimed)
+            return rejection(exc)
+        try:
+            result = await run(spec, services, arguments, call)
+        except BaseException:
+            await records.release(claimed)
+            raise
+        outcome = result.structured_content or {}
+        code = outcome.get("error_code") if isinstance(outcome, dict) else None
+        if kept(bool(result.is_error), code):
+            text = "".join(block.text for block in result.content if isinstance(block, types.TextContent))
+            await records.settle(claimed, outcome, text, bool(result.is_error))
+        else:
+            await records.release(claimed)
+        return result

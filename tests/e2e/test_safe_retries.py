@@ -1,0 +1,300 @@
+"""Safe retries (issue 15, item 1) through real MCP client sessions on every engine tier: a write or admin call
+with an `idempotency_key` lands once, however often and however concurrently it is repeated, and every repeat
+answers the first outcome (marked `_meta["write-gate/replayed"]`)."""
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from tests.conftest import TESTS, ok, open_client, rejected
+from tests.e2e.test_backup import fresh_graph, write_as_several_agents
+from tests.e2e.test_engine_down import PERSON, REMOTE, Remote, code, eventually, serve
+from write_gate.core.clock import as_utc_text
+from write_gate.core.cypher.idempotency import IDEMPOTENCY_LABEL
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.idempotency import arguments_digest, record_id, scope
+from write_gate.engines import GraphBackend
+from write_gate.interchange.backup import dump
+from write_gate.serving.config import Settings
+from write_gate.serving.idempotency_keeper import prune_once
+from write_gate.store.bundled import bundled
+from write_gate.store.migrations import migrate
+from write_gate.store.schema_files import load_into_graph, read_sources
+from write_gate.surface.write_guard import REPLAYED_META
+
+pytestmark = pytest.mark.anyio
+
+PROV = {"source": "crm", "extraction_method": "manual", "reliability": 0.8}
+CLIENTS, REPEATS = 3, 4  # the storm: each key sent by 3 sessions, 4 times each, all at once
+
+
+def ref(label: str, name: str) -> dict[str, Any]:
+    return {"label": label, "merge_keys": {"name": name}}
+
+
+def person(name: str) -> dict[str, Any]:
+    return {**ref("Person", name), **PROV}
+
+
+def knows(a: str, b: str, weight: float) -> dict[str, Any]:
+    args = {"type": "KNOWS", "from_label": "Person", "from_keys": {"name": a}, "to_label": "Person"}
+    return args | {"to_keys": {"name": b}, "weight": weight, **PROV}
+
+
+@asynccontextmanager
+async def clients(settings: Settings, n: int, profile: str = "gate") -> AsyncIterator[list[Client]]:
+    async with open_client(settings, "in_process", profile) as first:
+        if n == 1:
+            yield [first]
+            return
+        async with clients(settings, n - 1, profile) as rest:
+            yield [first, *rest]
+
+
+async def storm(sessions: list[Client], tool: str, args: dict[str, Any]) -> list[Any]:
+    """Every session sends the call REPEATS times, all concurrently; the answers in any order."""
+    answers: list[Any] = []
+
+    async def send(client: Client) -> None:
+        result = await client.call_tool(tool, args)
+        answers.append((result.is_error, result.structured_content, bool((result.meta or {}).get(REPLAYED_META))))
+
+    async with anyio.create_task_group() as tasks:
+        for client in sessions:
+            for _ in range(REPEATS):
+                tasks.start_soon(send, client)
+    return answers
+
+
+async def weight(graph: GraphBackend, a: str, b: str) -> float:
+    rows = await graph.read(
+        Statement("MATCH (:Person {name: $a})-[r:KNOWS]->(:Person {name: $b}) RETURN r.weight AS w", {"a": a, "b": b})
+    )
+    [row] = rows
+    return row["w"]
+
+
+async def records(graph: GraphBackend) -> list[dict[str, Any]]:
+    rows = await graph.read(Statement(f"MATCH (k:{IDEMPOTENCY_LABEL}) RETURN properties(k) AS k"))
+    return [row["k"] for row in rows]
+
+
+def the_first_outcome_every_time(answers: list[Any]) -> Any:
+    """All answers equal; exactly one ran (the others replayed it). Returns the outcome."""
+    assert len(answers) == CLIENTS * REPEATS
+    assert len({json.dumps(a[:2], sort_keys=True) for a in answers}) == 1, answers
+    assert sum(not replayed for *_, replayed in answers) == 1
+    return answers[0][1]
+
+
+async def test_a_retry_storm_of_weight_averaging_and_merges_lands_each_key_once(
+    settings: Settings, matrix_graph: GraphBackend
+) -> None:
+    graph = matrix_graph
+    async with clients(settings, CLIENTS) as sessions:
+        for name in ("Ada", "Bob", "Alice", "Alicia"):
+            await ok(sessions[0], "write_node", person(name))
+        await ok(sessions[0], "write_relationship", knows("Ada", "Bob", 1.0))
+        averaged = await storm(sessions, "write_relationship", {**knows("Ada", "Bob", 0.2), "idempotency_key": "w1"})
+        assert the_first_outcome_every_time(averaged)["weight"] == pytest.approx(0.6)
+        assert await weight(graph, "Ada", "Bob") == pytest.approx(0.6)  # once: twice would be 0.4
+        merge = {"survivor": ref("Person", "Alice"), "merged": [ref("Person", "Alicia")], "idempotency_key": "m1"}
+        merged = the_first_outcome_every_time(await storm(sessions, "merge_entities", merge))
+        assert merged["status"] == "merged"  # a second merge would be refused: Alicia is an alias already
+        # A new key runs again: the weight moves once more.
+        await ok(sessions[1], "write_relationship", {**knows("Ada", "Bob", 0.2), "idempotency_key": "w2"})
+        assert await weight(graph, "Ada", "Bob") == pytest.approx(0.4)
+        assert len(await records(graph)) == 3
+
+
+async def test_a_retry_storm_of_appended_observations_answers_the_first_outcome(
+    settings: Settings, graph: GraphBackend
+) -> None:
+    await load_into_graph(graph, read_sources([TESTS / "schemas" / "memory"]))
+    async with clients(settings, CLIENTS, profile="memory") as sessions:
+        await ok(sessions[0], "create_entities", {"entities": [{"name": "Ada", "entityType": "person"}]})
+        args = {"observations": [{"entityName": "Ada", "contents": ["likes tea"]}], "idempotency_key": "o1"}
+        first = the_first_outcome_every_time(await storm(sessions, "add_observations", args))
+        # Without the key a repeat would answer that nothing was added; every repeat answered the first outcome.
+        assert first == {"results": [{"entityName": "Ada", "addedObservations": ["likes tea"]}]}
+        opened = await ok(sessions[0], "open_nodes", {"names": ["Ada"]})
+        assert opened["entities"][0]["observations"] == ["likes tea"]
+
+
+async def test_a_client_that_gave_up_gets_the_first_outcome_and_the_graph_changed_once(
+    settings: Settings, graph: GraphBackend
+) -> None:
+    """The client stops waiting at the import's first progress report (the server is mid-write) and tells the
+    server it cancelled; the import goes on, and the retry answers its outcome: created, not skipped. Over stdio,
+    a server process of its own: in process the server runs the call inside the client's own task."""
+    await load_into_graph(graph, read_sources([TESTS / "schemas" / "memory"]))
+    lines = [json.dumps({"type": "entity", "name": f"E{i}", "entityType": "person"}) for i in range(600)]
+    call = {"format": "jsonl", "data": "\n".join(lines), "idempotency_key": "gave-up"}
+    async with open_client(settings, "stdio", profile="memory") as client:
+        answered: list[Any] = []
+        gave_up = anyio.CancelScope()
+
+        async def progressed(_done: float, _total: float | None, _message: str | None) -> None:
+            gave_up.cancel()  # the client stops waiting (and tells the server it cancelled)
+
+        with gave_up:
+            answered.append(await client.call_tool("import_graph", call, progress_callback=progressed))
+        assert answered == [] and gave_up.cancelled_caught
+        again = await client.call_tool("import_graph", call)
+        assert not again.is_error, again.structured_content
+        assert (again.meta or {}).get(REPLAYED_META) is True  # the first call went on and stored its outcome
+        assert again.structured_content["entitiesCreated"] == len(lines)  # run twice, it would say skipped
+    assert len(await graph.read(Statement("MATCH (n:Person) RETURN n.name AS name"))) == len(lines)
+
+
+async def test_keys_are_per_agent_and_bound_to_their_arguments(settings: Settings, matrix_graph: GraphBackend) -> None:
+    graph = matrix_graph
+    async with (
+        open_client(settings.model_copy(update={"agent": "agent-a"}), "in_process") as a,
+        open_client(settings.model_copy(update={"agent": "agent-b"}), "in_process") as b,
+    ):
+        for name in ("Ada", "Bob"):
+            await ok(a, "write_node", person(name))
+        await ok(a, "write_relationship", knows("Ada", "Bob", 1.0))
+        keyed = {**knows("Ada", "Bob", 0.2), "idempotency_key": "k"}
+        await ok(a, "write_relationship", keyed)
+        await ok(b, "write_relationship", keyed)  # another agent's key of the same text: its own, it runs
+        assert await weight(graph, "Ada", "Bob") == pytest.approx(0.4)
+        reused = await rejected(a, "write_relationship", {**keyed, "weight": 0.9})
+        assert reused["error_code"] == "IDEMPOTENCY_KEY_REUSED" and reused["details"] == {"field": "idempotency_key"}
+        other_tool = await rejected(a, "write_node", {**person("Cy"), "idempotency_key": "k"})
+        assert other_tool["error_code"] == "IDEMPOTENCY_KEY_REUSED"
+        assert await weight(graph, "Ada", "Bob") == pytest.approx(0.4)
+        bad = await rejected(a, "write_node", {**person("Cy"), "idempotency_key": ""})
+        assert (bad["error_code"], bad["details"]["field"]) == ("INVALID_INPUT", "idempotency_key")
+        read = await rejected(a, "open_nodes", {"names": ["Ada"], "idempotency_key": "r"})
+        assert read["error_code"] == "INVALID_INPUT"  # reads take no key
+
+
+async def test_a_rejected_write_answers_the_same_rejection_again(
+    settings: Settings, matrix_graph: GraphBackend
+) -> None:
+    graph = matrix_graph
+    async with open_client(settings, "in_process") as client:
+        await ok(client, "write_node", person("Ada"))
+        keyed = {**knows("Ada", "Bob", 0.5), "idempotency_key": "r1"}
+        first = await client.call_tool("write_relationship", keyed)
+        assert first.is_error and first.structured_content["error_code"] == "ENDPOINT_NOT_FOUND"
+        await ok(client, "write_node", person("Bob"))  # the endpoint is there now; the key's outcome stays
+        again = await client.call_tool("write_relationship", keyed)
+        assert (again.is_error, again.structured_content) == (True, first.structured_content)
+        assert again.content[0].text == first.content[0].text
+        assert (again.meta or {}).get(REPLAYED_META) is True
+        assert await graph.read(Statement("MATCH ()-[r:KNOWS]->() RETURN r")) == []
+
+
+async def claim_left_behind(graph: GraphBackend, agent: str, key: str, tool: str, args: dict[str, Any], ago: float):
+    """A pending record as a gate leaves it when it stops between claim and outcome, `ago` seconds old."""
+    at = as_utc_text(datetime.now(UTC) - timedelta(seconds=ago))
+    record = {"id": record_id(scope(agent), key), "args": arguments_digest(tool, args), "tool": tool, "agent": agent}
+    record |= {"at": at, "claim": "gone", "state": "pending"}
+    await graph.write(Statement(f"CREATE (k:{IDEMPOTENCY_LABEL}) SET k = $record", {"record": record}))
+
+
+async def test_a_claim_left_by_a_stopped_gate_is_waited_for_then_refused_never_run_again(
+    settings: Settings, matrix_graph: GraphBackend
+) -> None:
+    graph = matrix_graph
+    agent = "agent-a"
+    quick = settings.model_copy(update={"agent": agent, "idempotency_wait_seconds": 0.3})
+    args = person("Ada")
+    await claim_left_behind(graph, agent, "fresh", "write_node", args, ago=1)
+    await claim_left_behind(graph, agent, "stale", "write_node", args, ago=3600)
+    await claim_left_behind(graph, agent, "expired", "write_node", args, ago=3 * 86400)
+    async with open_client(quick, "in_process") as client:
+        running = await rejected(client, "write_node", {**args, "idempotency_key": "fresh"})
+        assert running["error_code"] == "IDEMPOTENCY_IN_PROGRESS"
+        assert 0 < running["details"]["retry_after_seconds"] <= 5
+        unknown = await rejected(client, "write_node", {**args, "idempotency_key": "stale"})
+        assert unknown["error_code"] == "IDEMPOTENCY_OUTCOME_UNKNOWN"
+        assert await graph.read(Statement("MATCH (n:Person) RETURN n")) == []
+        # Past the retention window the record is forgotten: the key runs again.
+        written = await client.call_tool("write_node", {**args, "idempotency_key": "expired"})
+        assert not written.is_error and (written.meta or {}).get(REPLAYED_META) is None
+        assert len(await graph.read(Statement("MATCH (n:Person) RETURN n"))) == 1
+
+
+async def test_the_keeper_prunes_records_past_the_retention_window(settings: Settings, graph: GraphBackend) -> None:
+    await migrate(graph)
+    await claim_left_behind(graph, "a", "old", "write_node", {}, ago=25 * 3600)
+    await claim_left_behind(graph, "a", "new", "write_node", {}, ago=60)
+    assert await prune_once(graph, 24.0) == 1
+    assert [r["id"] for r in await records(graph)] == [record_id(scope("a"), "new")]
+
+
+async def test_write_and_admin_tools_advertise_the_key_and_reads_do_not(
+    settings: Settings, matrix_graph: GraphBackend
+) -> None:
+    for profile in ("gate", "memory"):
+        async with open_client(settings, "in_process", profile) as client:
+            tools = (await client.list_tools()).tools
+            for tool in tools:
+                # export_graph reads, but is an admin tool (the whole graph at once): it takes a key too.
+                read_only = bool(tool.annotations and tool.annotations.read_only_hint) and tool.name != "export_graph"
+                assert ("idempotency_key" in tool.input_schema.get("properties", {})) is not read_only, tool.name
+
+
+@pytest.mark.parametrize("kind", REMOTE)
+async def test_an_outcome_of_the_engine_away_is_not_kept_so_the_retry_runs(tmp_path: Path, kind: str) -> None:
+    engine = Remote(kind, tmp_path)
+    engine.start()
+    try:
+        async with serve(engine.settings()) as gate:
+
+            async def loaded() -> bool:
+                return await code(gate, "write_node", PERSON) is None
+
+            await eventually(loaded)
+            keyed = {**PERSON, "properties": {"born": 1815}, "idempotency_key": "down"}
+            engine.stop()
+            assert await code(gate, "write_node", keyed) == "BACKEND_UNAVAILABLE"
+            engine.start()
+
+            async def retried() -> bool:
+                return await code(gate, "write_node", keyed) is None
+
+            await eventually(retried)  # ran: a kept BACKEND_UNAVAILABLE would answer itself forever
+            again = await gate.call_tool("write_node", keyed)
+            assert not again.is_error and (again.meta or {}).get(REPLAYED_META) is True
+    finally:
+        engine.stop()
+
+
+async def test_a_keyed_restore_counts_its_own_claim_as_nothing(settings: Settings, matrix_graph: GraphBackend) -> None:
+    """import_graph's backup format restores into an empty graph only: the key it claimed first is not content."""
+    graph = matrix_graph
+    await migrate(graph)
+    await write_as_several_agents(settings)
+    data = "".join([line async for line in dump(graph)])
+    target = await fresh_graph(settings)
+    restore = {"format": "backup", "data": data, "idempotency_key": "restore-1"}
+    async with open_client(target, "in_process") as client:
+        answer = await ok(client, "import_graph", restore)
+        assert answer["entitiesCreated"] > 0
+        again = await client.call_tool("import_graph", restore)  # the retry: the first outcome, nothing written
+        assert (again.structured_content, (again.meta or {}).get(REPLAYED_META)) == (answer, True)
+        other = await rejected(client, "import_graph", {**restore, "idempotency_key": "restore-2"})
+        assert other["error_code"] == "RESTORE_TARGET_NOT_EMPTY"
+
+
+async def test_a_typed_tool_takes_a_key_too(settings: Settings, graph: GraphBackend) -> None:
+    await load_into_graph(graph, read_sources([bundled("schemas") / "examples" / "rpg"]))
+    gandalf = {"npc": {"name": "Gandalf", "role": "Wizard", "status": "Active"}, **PROV, "idempotency_key": "g"}
+    async with open_client(settings, "in_process") as client:
+        first = await ok(client, "add_npc", gandalf)
+        again = await client.call_tool("add_npc", gandalf)
+        assert (again.structured_content, (again.meta or {}).get(REPLAYED_META)) == (first, True)
+        reused = await rejected(client, "add_npc", {**gandalf, "npc": {**gandalf["npc"], "status": "Gone"}})
+        assert reused["error_code"] == "IDEMPOTENCY_KEY_REUSED"

@@ -1,0 +1,3 @@
+MERGE (k:WriteGateIdempotency {id: $id})
+ON CREATE SET k.args = $args, k.tool = $tool, k.agent = $agent, k.at = $at, k.claim = $claim, k.state = 'pending'
+RETURN k.claim = $claim AS won, properties(k) AS record

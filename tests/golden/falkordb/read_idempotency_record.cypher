@@ -1,0 +1,2 @@
+MATCH (k:WriteGateIdempotency {id: $id})
+RETURN properties(k) AS record
