@@ -279,6 +279,7 @@ def settings_env(settings: Settings) -> dict[str, str]:
         FALKORDB_URL=settings.falkordb_url,
         WRITE_GATE_MEMORY_EXTRACTION_METHOD=settings.memory_extraction_method,
         WRITE_GATE_MEMORY_RELIABILITY=str(settings.memory_reliability),
+        WRITE_GATE_QUARANTINE_MAX_ENTRIES=str(settings.quarantine_max_entries),
     )
     if settings.memory_source:
         env["WRITE_GATE_MEMORY_SOURCE"] = settings.memory_source

@@ -34,7 +34,15 @@ PROTECTED_RELATIONSHIP_FIELDS = frozenset(COMPUTED_FIELDS)
 
 # Labels the gate itself owns; no registry entry may claim them, so no write can reach them.
 RESERVED_LABELS = frozenset(
-    {"Schema", "WriteGateMigration", "WriteGateRegistry", "WriteGateChange", "WriteGateConflict", "SavedSearch"}
+    {
+        "Schema",
+        "WriteGateMigration",
+        "WriteGateRegistry",
+        "WriteGateChange",
+        "WriteGateConflict",
+        "SavedSearch",
+        "WriteGateQuarantine",
+    }
 )
 
 

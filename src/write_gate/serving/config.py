@@ -133,6 +133,10 @@ class Settings(BaseSettings):
     max_list_length: int = Field(default=10_000, ge=1)
     max_batch_items: int = Field(default=10_000, ge=1)
 
+    # Rejected write and admin calls kept for replay (list_quarantine, replay_quarantine); beyond this many the
+    # oldest are dropped; 0 keeps none.
+    quarantine_max_entries: int = Field(default=10_000, ge=0)
+
     # Which tools the server offers at all (names, groups read/write/admin/typed, typed:<Label>, -exclusions);
     # an agent's grant narrows it further. See tool_selection.py.
     tools: str = "*"

@@ -1,0 +1,3 @@
+CREATE (q:WriteGateQuarantine)
+SET q += $entry
+RETURN q.id AS id
