@@ -39,7 +39,8 @@ REPLAY_QUARANTINE = ToolSpec(
     description="Re-run matching rejected writes (oldest first) as their agents; written ones leave the quarantine.",
     input_model=ReplayQuarantineRequest,
     output_model=Replayed,
-    annotations=lean_hints(idempotent=False),
+    # A replay re-runs whatever was kept: deletes and merges among them.
+    annotations=lean_hints(destructive=True, idempotent=False),
     handler=_replay,
     admin=True,
 )
