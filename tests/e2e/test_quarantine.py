@@ -9,14 +9,15 @@ import pytest
 from mcp import Client
 
 from tests.conftest import TESTS, ok, open_client, rejected
+from tests.e2e.http_process import free_port
 from write_gate.access.agents import READER, AgentsFile, Grant
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import UnknownLabelPolicy
-from write_gate.core.quarantine import QUARANTINE_LABEL
+from write_gate.core.quarantine import QUARANTINE_LABEL, RejectedCall, rejected_calls
 from write_gate.engines import GraphBackend
 from write_gate.services.quarantine import Quarantine
 from write_gate.serving.assembly import open_gate
-from write_gate.serving.config import Settings
+from write_gate.serving.config import BackendKind, Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = pytest.mark.anyio
@@ -141,6 +142,36 @@ async def test_zero_keeps_nothing(settings: Settings, people: GraphBackend) -> N
     assert await people.read(Statement(f"MATCH (q:{QUARANTINE_LABEL}) RETURN q")) == []
 
 
+async def test_a_batch_keeps_its_rejected_items_as_the_single_calls_they_stand_for(
+    settings: Settings, people: GraphBackend
+) -> None:
+    ada = {"label": "Person", "merge_keys": {"name": "Ada"}, "source": "s", "extraction_method": "api"}
+    items = [ada, vehicle("V-1"), vehicle("V-2", wheels=2)]
+    async with open_client(strict(settings, agent="loader"), "in_process") as client:
+        answer = await ok(client, "write_nodes", {"items": items})
+        assert (answer["written"], answer["rejected"]) == (1, 2)
+        kept = await entries(client)
+        assert [(e["tool"], e["arguments"]) for e in kept] == [("write_node", items[2]), ("write_node", items[1])]
+        await load_into_graph(people, read_sources([VEHICLE]))
+        await ok(client, "refresh_schema_cache", {})
+        assert (await ok(client, "replay_quarantine", {}))["written"] == 2
+    assert set(await vehicles(people)) == {"V-1", "V-2"}
+
+
+async def test_the_memory_profile_keeps_and_replays_its_rejections(settings: Settings, people: GraphBackend) -> None:
+    """add_observations to an entity that is not there yet: kept, and written once the entity is."""
+    observe = {"observations": [{"entityName": "Ada", "contents": ["wrote the first program"]}]}
+    async with open_client(settings.model_copy(update={"agent": "scribe"}), "in_process", "memory") as memory:
+        assert (await rejected(memory, "add_observations", observe))["error_code"] == "ENTITY_NOT_FOUND"
+        [entry] = await entries(memory, agent="scribe")
+        assert (entry["tool"], entry["arguments"]) == ("add_observations", observe)
+        await ok(memory, "create_entities", {"entities": [{"name": "Ada", "entityType": "Person", "observations": []}]})
+        replayed = await ok(memory, "replay_quarantine", {"tool": "add_observations"})
+        assert replayed["written"] == 1 and await entries(memory) == []
+        [ada] = (await ok(memory, "open_nodes", {"names": ["Ada"]}))["entities"]
+        assert ada["observations"] == ["wrote the first program"]
+
+
 async def test_transient_rejections_are_not_kept(settings: Settings, people: GraphBackend) -> None:
     """The engine away, the registry not loaded, a defect, a rate limit: a retry's business, not a replay's."""
     async with open_client(strict(settings), "in_process") as client:
@@ -148,8 +179,9 @@ async def test_transient_rejections_are_not_kept(settings: Settings, people: Gra
         async with open_gate(settings, auto_migrate=False) as gate:
             quarantine = Quarantine(gate, 10, 1 << 20)
             for code in ("BACKEND_UNAVAILABLE", "INTERNAL_ERROR", "SCHEMA_SOURCE_UNAVAILABLE", "RATE_LIMITED"):
-                rejection = {"error_code": code, "message": "m", "details": {}}
-                assert await quarantine.keep("write_node", vehicle("T-2"), "x", None, rejection) is None
+                answer = {"error_code": code, "message": "m", "details": {}}
+                assert rejected_calls("write_node", vehicle("T-2"), answer, True, None) == []
+                assert await quarantine.keep([RejectedCall("write_node", vehicle("T-2"), answer)], "x", None) == []
             assert len(await entries(client)) == 1
 
 
@@ -188,3 +220,23 @@ async def test_grants_decide_who_lists_and_as_whom_a_replay_runs(
         }
         assert set(await vehicles(people)) == {"C-1"}
         assert {e["agent"] for e in await entries(admin)} == {"reader", "bikes"}
+
+
+async def test_an_entry_the_engine_does_not_take_leaves_the_answer_as_it_was(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No engine at all: a reader's write is refused PERMISSION_DENIED (before any engine is asked); keeping it
+    fails, which is logged, and the agent's answer is that refusal, not the engine's absence."""
+    path = _agents(tmp_path / "agents.toml", reader=READER)
+    away = Settings(
+        backend=BackendKind.FALKORDB,
+        falkordb_url=f"redis://127.0.0.1:{free_port()}",
+        query_timeout_seconds=1,
+        agents_file=path,
+        agent="reader",
+        graph_name="g",
+    )
+    async with open_client(away, "in_process") as client:
+        refusal = await rejected(client, "write_node", vehicle("N-1"))
+    assert refusal["error_code"] == "PERMISSION_DENIED"
+    assert "not quarantined" in caplog.text

@@ -356,18 +356,20 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "quarantine_keep": lambda: Statement(
             quarantine_cypher.KEEP.text,
             {
-                "entry": entry_record(
-                    entry_id=s("id"),
-                    seq=m.n(1),
-                    at=s("time"),
-                    tool="write_node",
-                    arguments=s("arguments"),
-                    agent=s("agent"),
-                    source=s("src"),
-                    error_code="SCHEMA_UNKNOWN_LABEL",
-                    message=s("message"),
-                    labels=[s("label")],
-                )
+                "entries": [
+                    entry_record(
+                        entry_id=s("id"),
+                        seq=m.n(1),
+                        at=s("time"),
+                        tool="write_node",
+                        arguments=s("arguments"),
+                        agent=s("agent"),
+                        source=s("src"),
+                        error_code="SCHEMA_UNKNOWN_LABEL",
+                        message=s("message"),
+                        labels=[s("label")],
+                    )
+                ]
             },
         ),
         "read_quarantine_count": lambda: quarantine_cypher.COUNT,

@@ -12,6 +12,7 @@ from write_gate.core.quarantine import (
     entry_record,
     is_kept,
     parse_arguments,
+    rejected_calls,
 )
 
 
@@ -63,3 +64,23 @@ def test_an_entry_leaves_out_what_it_does_not_have() -> None:
     )
     assert "source" not in record and "labels" not in record
     assert record["error_code"] == "CONFLICT" and record["seq"] == 1
+
+
+def test_a_rejected_call_is_kept_whole_and_a_batch_by_its_rejected_items() -> None:
+    rejection = {"error_code": "SCHEMA_UNKNOWN_LABEL", "message": "m", "details": {"label": "Vehicle"}}
+    [whole] = rejected_calls("add_npc", {"name": "x"}, rejection, True, "Npc")
+    assert (whole.tool, whole.arguments, whole.tool_label) == ("add_npc", {"name": "x"}, "Npc")
+    assert rejected_calls("write_node", {}, {"error_code": "BACKEND_UNAVAILABLE"}, True, None) == []
+    items = [{"label": "Person"}, {"label": "Vehicle"}, {"label": "Boat"}]
+    answer = {
+        "items": [
+            {"index": 0, "status": "written"},
+            {"index": 1, "status": "rejected", **rejection},
+            {"index": 2, "status": "rejected", "error_code": "BACKEND_UNAVAILABLE"},  # transient: not kept
+            {"index": 9, "status": "rejected", **rejection},  # no such item
+            "not an outcome",
+        ]
+    }
+    [item] = rejected_calls("write_nodes", {"items": items}, answer, False, None)
+    assert (item.tool, item.arguments, item.rejection["error_code"]) == ("write_node", items[1], "SCHEMA_UNKNOWN_LABEL")
+    assert rejected_calls("write_node", {"items": items}, answer, False, None) == []  # a success of a single call

@@ -9,6 +9,7 @@ remedy, not a replay.
 
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 QUARANTINE_LABEL = "WriteGateQuarantine"
@@ -22,6 +23,41 @@ _NAMING_KEYS = ("label", "type", "from_label", "to_label", "entityType", "relati
 _ITEM_KEYS = ("items", "entities", "relations")
 MAX_NAMES = 20
 MAX_NAME_LENGTH = 128
+# A batch answers per item: a rejected item is kept as the single call it stands for (each item is what the
+# single tool takes), so a replay writes that item alone.
+BATCH_SINGLES = {"write_nodes": "write_node", "write_relationships": "write_relationship"}
+
+
+@dataclass(frozen=True)
+class RejectedCall:
+    """A call (or a batch's item, as its single call) and its rejection (error_code, message, details)."""
+
+    tool: str
+    arguments: Mapping[str, Any]
+    rejection: Mapping[str, Any]
+    tool_label: str | None = None  # a typed tool's label
+
+
+def rejected_calls(
+    tool: str, arguments: Mapping[str, Any], answer: Mapping[str, Any], is_error: bool, tool_label: str | None
+) -> list[RejectedCall]:
+    """What a call's answer says was rejected for a lasting reason: the call itself, or a batch's items."""
+    if is_error:
+        return [RejectedCall(tool, arguments, answer, tool_label)] if is_kept(answer.get("error_code")) else []
+    single, items = BATCH_SINGLES.get(tool), arguments.get("items")
+    if single is None or not isinstance(items, list):
+        return []
+    found = []
+    for outcome in answer.get("items") or []:
+        if not isinstance(outcome, Mapping) or outcome.get("status") != "rejected":
+            continue
+        index = outcome.get("index")
+        if not isinstance(index, int) or not 0 <= index < len(items):
+            continue
+        item = items[index]
+        if isinstance(item, Mapping) and is_kept(outcome.get("error_code")):
+            found.append(RejectedCall(single, item, outcome))
+    return found
 
 
 def is_kept(error_code: str | None) -> bool:

@@ -18,7 +18,14 @@ from write_gate.core.clock import utc_now
 from write_gate.core.cypher import quarantine as cypher
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import normalize_identifier
-from write_gate.core.quarantine import arguments_text, concerned_names, entry_record, is_kept, parse_arguments
+from write_gate.core.quarantine import (
+    RejectedCall,
+    arguments_text,
+    concerned_names,
+    entry_record,
+    is_kept,
+    parse_arguments,
+)
 from write_gate.services.gate import Gate, new_id, run_write
 from write_gate.services.reads import Cursor, decode_cursor, encode_cursor
 
@@ -126,43 +133,42 @@ class Quarantine:
     def __init__(self, gate: Gate, max_entries: int, max_bytes: int) -> None:
         self.gate, self.max_entries, self.max_bytes = gate, max_entries, max_bytes
 
-    async def keep(
-        self,
-        tool: str,
-        arguments: Mapping[str, Any],
-        agent: str,
-        source: str | None,
-        rejected: Mapping[str, Any],
-        tool_label: str | None = None,
-    ) -> str | None:
-        """Keep a rejected call; its id, or None when it is not kept (transient, off, too large, or the engine
-        did not take it: logged, never raised, so the agent's answer is the rejection alone)."""
-        code = rejected.get("error_code")
-        if self.max_entries == 0 or not is_kept(code):
-            return None
-        text = arguments_text(arguments)
-        if len(text.encode()) > self.max_bytes:
-            return None
-        details = rejected.get("details") or {}
-        record = entry_record(
-            entry_id=new_id(),
-            seq=_next_seq(),
-            at=utc_now(),
-            tool=tool,
-            arguments=text,
-            agent=agent,
-            source=source,
-            error_code=str(code),
-            message=str(rejected.get("message", "")),
-            labels=concerned_names(arguments, details if isinstance(details, Mapping) else {}, tool_label),
-        )
+    async def keep(self, calls: list[RejectedCall], agent: str, source: str | None) -> list[str]:
+        """Keep rejected calls; the ids kept (none when off, for a transient code, or for arguments over
+        max_bytes). Any failure is logged, never raised, so the agent's answer is the rejection alone."""
         try:
-            await run_write(self.gate.backend, Statement(cypher.KEEP.text, {"entry": record}))
-            await self._bound()
+            return await self._keep(calls, agent, source)
         except Exception:  # noqa: BLE001 - keeping is best effort; the agent's answer must not change
-            logger.warning("a rejected %s call was not quarantined: the engine did not take it", tool, exc_info=True)
-            return None
-        return record["id"]
+            logger.warning("%d rejected call(s) not quarantined", len(calls), exc_info=True)
+            return []
+
+    async def _keep(self, calls: list[RejectedCall], agent: str, source: str | None) -> list[str]:
+        records = []
+        for rejected in calls if self.max_entries else ():
+            if not is_kept(rejected.rejection.get("error_code")):
+                continue
+            text = arguments_text(rejected.arguments)
+            if len(text.encode()) > self.max_bytes:
+                continue
+            details = rejected.rejection.get("details")
+            details = details if isinstance(details, Mapping) else {}
+            record = entry_record(
+                entry_id=new_id(),
+                seq=_next_seq(),
+                at=utc_now(),
+                tool=rejected.tool,
+                arguments=text,
+                agent=agent,
+                source=source,
+                error_code=str(rejected.rejection.get("error_code")),
+                message=str(rejected.rejection.get("message") or ""),
+                labels=concerned_names(rejected.arguments, details, rejected.tool_label),
+            )
+            records.append(record)
+        if records:
+            await run_write(self.gate.backend, Statement(cypher.KEEP.text, {"entries": records}))
+            await self._bound()
+        return [record["id"] for record in records]
 
     async def _bound(self) -> None:
         """First in, first out beyond max_entries."""

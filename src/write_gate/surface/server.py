@@ -33,6 +33,7 @@ from write_gate.access.agents import FULL, Agent, Grant, LiveAgents
 from write_gate.access.tool_selection import ToolSelection
 from write_gate.core.formula import method_schema
 from write_gate.core.model import ErrorCode, GateRejection, Rejected, validation_problems
+from write_gate.core.quarantine import rejected_calls
 from write_gate.core.registry import RegistrySnapshot
 from write_gate.core.values import check_storable
 from write_gate.engines import BackendUnavailable
@@ -297,11 +298,10 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         is_read = spec.group == "read"
         if not is_read:
             decision.done(result.structured_content, bool(result.is_error))
-        if result.is_error and not is_read and spec.name not in UNQUARANTINED and services.quarantine is not None:
-            arguments = params.arguments or {}
-            source = settings.memory_source or _client_name(ctx)
-            structured = result.structured_content or {}
-            await services.quarantine.keep(spec.name, arguments, agent.id, source, structured, spec.label)
+        if not is_read and spec.name not in UNQUARANTINED and services.quarantine is not None:
+            answer, arguments = result.structured_content or {}, params.arguments or {}
+            rejections = rejected_calls(spec.name, arguments, answer, bool(result.is_error), spec.label)
+            await services.quarantine.keep(rejections, agent.id, settings.memory_source or _client_name(ctx))
         structured = result.structured_content or {}
         level = session_log.decision_level(is_read, bool(result.is_error), structured.get("error_code"))
         data = session_log.decision_data(agent.id, params.name, structured, bool(result.is_error))

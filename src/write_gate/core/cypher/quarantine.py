@@ -18,8 +18,8 @@ _FILTERS = (
     "  AND ($ids IS NULL OR q.id IN $ids)"
 )
 
-# Parameters: `entry` (core.quarantine.entry_record).
-KEEP = Statement(f"CREATE {_Q}\nSET q += $entry\nRETURN q.id AS id")
+# Parameters: `entries` (core.quarantine.entry_record each): a call's, or a batch's rejected items, at once.
+KEEP = Statement(f"UNWIND $entries AS entry\nCREATE {_Q}\nSET q += entry\nRETURN q.id AS id")
 
 # Read-only: how many entries there are.
 COUNT = Statement(f"MATCH {_Q}\nRETURN count(q) AS entries")
