@@ -158,6 +158,18 @@ async def test_a_batch_keeps_its_rejected_items_as_the_single_calls_they_stand_f
     assert set(await vehicles(people)) == {"V-1", "V-2"}
 
 
+async def test_a_typed_tool_rejection_is_kept_under_its_label(settings: Settings, people: GraphBackend) -> None:
+    typed = {"person": {"name": "Ada", "age": "thirty-six"}, "source": "s", "extraction_method": "api"}
+    async with open_client(strict(settings, agent="typist"), "in_process") as client:
+        code = (await rejected(client, "add_person", typed))["error_code"]
+        [entry] = await entries(client, label="Person")
+        assert (entry["tool"], entry["error_code"], entry["arguments"]) == ("add_person", code, typed)
+        fixed = {**typed, "person": {"name": "Ada", "age": 36}}
+        await ok(client, "add_person", fixed)  # a fresh call, not the replay: the entry still fails as sent
+        outcome = (await ok(client, "replay_quarantine", {"ids": [entry["id"]]}))["outcomes"]
+        assert [(o["status"], o["error_code"]) for o in outcome] == [("rejected", code)]
+
+
 async def test_the_memory_profile_keeps_and_replays_its_rejections(settings: Settings, people: GraphBackend) -> None:
     """add_observations to an entity that is not there yet: kept, and written once the entity is."""
     observe = {"observations": [{"entityName": "Ada", "contents": ["wrote the first program"]}]}
