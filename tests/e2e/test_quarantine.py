@@ -147,15 +147,25 @@ async def test_a_batch_keeps_its_rejected_items_as_the_single_calls_they_stand_f
 ) -> None:
     ada = {"label": "Person", "merge_keys": {"name": "Ada"}, "source": "s", "extraction_method": "api"}
     items = [ada, vehicle("V-1"), vehicle("V-2", wheels=2)]
-    async with open_client(strict(settings, agent="loader"), "in_process") as client:
+    async with open_client(strict(settings, agent="loader", max_batch_items=3), "in_process") as client:
         answer = await ok(client, "write_nodes", {"items": items})
         assert (answer["written"], answer["rejected"]) == (1, 2)
         kept = await entries(client)
         assert [(e["tool"], e["arguments"]) for e in kept] == [("write_node", items[2]), ("write_node", items[1])]
+        # A batch refused as a whole (over the batch limit) is kept whole; the lifted limit lets it pass, and its
+        # items rejected then are kept alone.
+        aged = {**ada, "properties": {"age": "old"}}
+        batch = {"items": [vehicle("W-1"), aged, vehicle("W-2"), vehicle("W-3")]}
+        assert (await rejected(client, "write_nodes", batch))["error_code"] == "INVALID_INPUT"
+    async with open_client(strict(settings, agent="operator", max_batch_items=4), "in_process") as client:
         await load_into_graph(people, read_sources([VEHICLE]))
         await ok(client, "refresh_schema_cache", {})
-        assert (await ok(client, "replay_quarantine", {}))["written"] == 2
-    assert set(await vehicles(people)) == {"V-1", "V-2"}
+        assert (await ok(client, "replay_quarantine", {"tool": "write_node"}))["written"] == 2
+        replayed = await ok(client, "replay_quarantine", {"tool": "write_nodes"})
+        assert replayed["written"] == 1 and replayed["outcomes"][0]["result"]["written"] == 3
+        [left] = await entries(client)
+        assert (left["tool"], left["arguments"], left["agent"]) == ("write_node", aged, "loader")
+    assert set(await vehicles(people)) == {"V-1", "V-2", "W-1", "W-2", "W-3"}
 
 
 async def test_a_typed_tool_rejection_is_kept_under_its_label(settings: Settings, people: GraphBackend) -> None:

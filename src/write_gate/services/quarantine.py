@@ -25,6 +25,7 @@ from write_gate.core.quarantine import (
     entry_record,
     is_kept,
     parse_arguments,
+    rejected_calls,
 )
 from write_gate.services.gate import Gate, new_id, run_write
 from write_gate.services.reads import Cursor, decode_cursor, encode_cursor
@@ -193,8 +194,8 @@ class Quarantine:
         return QuarantineList(entries=[_entry(row["entry"]) for row in page], next_cursor=cursor)
 
     async def replay(self, request: ReplayQuarantineRequest, rerun: Rerun) -> Replayed:
-        """Oldest first, each as a fresh call; written ones leave the quarantine, rejected ones stay with their
-        new code (a transient rejection leaves the entry as it was)."""
+        """Oldest first, each as a fresh call; written ones leave the quarantine (a batch's items rejected now are
+        kept as single calls), rejected ones stay with their new code (a transient one leaves the entry as it was)."""
         params = _filters(request, request.ids) | {"limit": request.limit}
         rows = await self.gate.reader.read(Statement(cypher.SELECT.text, params))
         outcomes = []
@@ -204,6 +205,8 @@ class Quarantine:
             tool, agent = entry.get("tool", ""), entry.get("agent", "")
             is_error, answer = await rerun(tool, arguments, agent, entry.get("source"))
             code = answer.get("error_code") if is_error else None
+            if not is_error:  # a kept batch that now passes as a whole: its items still rejected are kept alone
+                await self._keep(rejected_calls(tool, arguments, answer, False, None), agent, entry.get("source"))
             await self._settle(entry["id"], code, answer)
             status: Literal["written", "rejected"] = "rejected" if is_error else "written"
             outcomes.append(
