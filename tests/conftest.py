@@ -41,6 +41,8 @@ KNOWLEDGE_TOOLS = KNOWLEDGE_READS | KNOWLEDGE_WRITES | KNOWLEDGE_ADMIN
 STATS_READS = {"get_graph_stats", "list_saved_searches"}
 STATS_TOOLS = STATS_READS | {"save_search", "execute_saved_search", "update_saved_search", "delete_saved_search"}
 INTERCHANGE_TOOLS = {"export_graph", "import_graph"}
+# Rejected writes kept for replay (issue 15, item 2): admin tools in both profiles.
+QUARANTINE_TOOLS = {"list_quarantine", "replay_quarantine", "discard_quarantine"}
 # The gate profile's tools: the writes, the reads, entity resolution and the history; no raw Cypher tool.
 GATE_TOOLS = {
     "write_node",
@@ -62,6 +64,7 @@ GATE_TOOLS = {
     *STATS_TOOLS,
     "export_graph",
     "import_graph",
+    *QUARANTINE_TOOLS,
 }
 # The gate profile's read-only tools (the `read` group).
 READ_TOOLS = {
@@ -77,7 +80,7 @@ READ_TOOLS = {
     *STATS_READS,
 }
 # Read-only tools of the `admin` group: they change nothing, but no reader or writer grant sees them.
-ADMIN_READS = {"export_graph"}
+ADMIN_READS = {"export_graph", "list_quarantine"}
 
 
 @pytest.fixture(scope="session")
@@ -279,6 +282,7 @@ def settings_env(settings: Settings) -> dict[str, str]:
         FALKORDB_URL=settings.falkordb_url,
         WRITE_GATE_MEMORY_EXTRACTION_METHOD=settings.memory_extraction_method,
         WRITE_GATE_MEMORY_RELIABILITY=str(settings.memory_reliability),
+        WRITE_GATE_QUARANTINE_MAX_ENTRIES=str(settings.quarantine_max_entries),
     )
     if settings.memory_source:
         env["WRITE_GATE_MEMORY_SOURCE"] = settings.memory_source

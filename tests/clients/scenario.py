@@ -8,7 +8,7 @@ scenario creates, it deletes at its end.
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.conftest import KNOWLEDGE_TOOLS, STATS_TOOLS
+from tests.conftest import KNOWLEDGE_TOOLS, QUARANTINE_TOOLS, STATS_TOOLS
 
 PROV = {"source": "client-tier", "extraction_method": "manual"}
 ADA = {"label": "Person", "merge_keys": {"name": "Ada"}, "properties": {"age": 36}, **PROV}
@@ -151,6 +151,7 @@ TOOLS = {
         *STATS_TOOLS,
         "export_graph",
         "import_graph",
+        *QUARANTINE_TOOLS,
         *(f"{verb}_{t}" for t in RPG_TYPES for verb in ("add", "update", "delete")),
     },
     "memory": {
@@ -170,6 +171,7 @@ TOOLS = {
         *STATS_TOOLS,
         "export_graph",
         "import_graph",
+        *QUARANTINE_TOOLS,
     },
 }
 

@@ -141,6 +141,9 @@ async def test_a_gate_starts_without_its_engine_and_recovers_when_it_comes(tmp_p
             ("export_graph", {"format": "json"}),
             ("export_graph", {"format": "backup"}),
             ("import_graph", {"format": "jsonl", "data": '{"type": "entity", "name": "B", "entityType": "Person"}'}),
+            # Issue 15's quarantine: neither lists nor replays nothing while the engine is away.
+            ("list_quarantine", {}),
+            ("replay_quarantine", {"label": "Vehicle"}),
         ):
             assert await code(gate, tool, args) == "BACKEND_UNAVAILABLE", tool
         for tool, args in (

@@ -14,7 +14,15 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.conftest import GATE_TOOLS, KNOWLEDGE_ADMIN, MATRIX_SCHEMAS, READ_TOOLS, settings_env, write_gate_argv
+from tests.conftest import (
+    GATE_TOOLS,
+    KNOWLEDGE_ADMIN,
+    MATRIX_SCHEMAS,
+    QUARANTINE_TOOLS,
+    READ_TOOLS,
+    settings_env,
+    write_gate_argv,
+)
 from tests.e2e.http_process import INITIALIZE, agents_command, http_gate, mcp_client, mcp_post, request
 from tests.e2e.test_stdio_protocol import MALFORMED
 from write_gate.core.cypher.statement import Statement
@@ -120,6 +128,7 @@ async def test_a_writer_sees_read_and_write_tools_and_is_stamped_as_itself(fleet
             *KNOWLEDGE_ADMIN,
             "export_graph",
             "import_graph",
+            *QUARANTINE_TOOLS,
         }  # no admin
         result = await client.call_tool("write_node", write("Ada"))
         assert not result.is_error, result.structured_content

@@ -27,6 +27,7 @@ from write_gate import cli
 from write_gate.core.claims import ValueProvenance
 from write_gate.core.conflicts import Conflict, Outcome
 from write_gate.core.cypher.statement import Statement
+from write_gate.core.decisions import UnknownLabelPolicy
 from write_gate.core.history import Subject, WriteContext, conflict_records
 from write_gate.core.identity import identity_key
 from write_gate.core.registry import ConflictPolicy
@@ -144,6 +145,15 @@ RUN = {
     ],
     "test_export_example": ["call:export_graph#export", "answer:export_graph#export"],
     "test_import_graph_example": ["call:import_graph#merge", "answer:import_graph#merge"],
+    "test_quarantine_example": [
+        "my-schemas/vehicle.json",
+        "write-gate schema load my-schemas/vehicle.json",
+        *(
+            f"{kind}:{tool}#quarantine"
+            for tool in ("write_node", "list_quarantine", "replay_quarantine")
+            for kind in ("call", "answer")
+        ),
+    ],
     "test_import_and_backup_commands": [
         "write-gate import people.csv --format csv --strategy merge --dry-run",
         "write-gate backup graph.backup.jsonl",
@@ -398,6 +408,32 @@ async def test_export_example(settings: Settings, graph: GraphBackend) -> None:
     [works] = document["relations"]
     assert (works["from"], works["to"]) == ("Mercury", "Mercury")
     assert (works["from_id"], works["to_id"]) == ('Person:{"name":"Mercury"}', 'Project:{"name":"Mercury"}')
+
+
+@EMBEDDED
+async def test_quarantine_example(
+    settings: Settings, graph: GraphBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The quarantine's worked example: fleet-a's vehicle rejected and kept, listed, then written by the replay
+    after the schema load, as fleet-a, and gone from the quarantine."""
+    await migrate(graph)
+    settings = settings.model_copy(update={"unknown_label_policy": UnknownLabelPolicy.REJECT})
+    async with open_client(settings.model_copy(update={"agent": "fleet-a"}), "in_process") as fleet:
+        answer = await call(fleet, "write_node", json_block("call:write_node#quarantine"))
+        rb.assert_matches(answer, json_block("answer:write_node#quarantine"), "write_node example")
+    async with open_client(settings.model_copy(update={"agent": "operator"}), "in_process") as operator:
+        listed = await call(operator, "list_quarantine", json_block("call:list_quarantine#quarantine"))
+        rb.assert_matches(listed, json_block("answer:list_quarantine#quarantine"), "list_quarantine example")
+        (tmp_path / "my-schemas").mkdir()
+        (tmp_path / "my-schemas" / "vehicle.json").write_text(rb.block("my-schemas/vehicle.json").text)
+        command = "write-gate schema load my-schemas/vehicle.json"
+        assert rb.sh_block(command) and (await write_gate(monkeypatch, settings, command, tmp_path))[0] == 0
+        await call(operator, "refresh_schema_cache", {})
+        replayed = await call(operator, "replay_quarantine", json_block("call:replay_quarantine#quarantine"))
+        rb.assert_matches(replayed, json_block("answer:replay_quarantine#quarantine"), "replay_quarantine example")
+        assert (await call(operator, "list_quarantine", {}))["entries"] == []
+    rows = await graph.read(Statement("MATCH (v:Vehicle) RETURN v.plate AS plate, v.written_by AS agent"))
+    assert [(row["plate"], row["agent"]) for row in rows] == [("AB-123", "fleet-a")]
 
 
 async def test_import_graph_example(settings: Settings, graph: GraphBackend) -> None:

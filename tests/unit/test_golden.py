@@ -19,6 +19,7 @@ from write_gate.core.cypher import archive, hierarchy, history_reads, text_searc
 from write_gate.core.cypher import backup as backup_cypher
 from write_gate.core.cypher import exports as export_cypher
 from write_gate.core.cypher import idempotency as idempotency_cypher
+from write_gate.core.cypher import quarantine as quarantine_cypher
 from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher import records as record_cypher
 from write_gate.core.cypher import resolution as resolution_cypher
@@ -52,6 +53,7 @@ from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.cypher.typed_writes import Link, count_matching, relationship_types_of, typed_delete, typed_write
 from write_gate.core.cypher.writes import write_node, write_relationship
 from write_gate.core.merging import Group
+from write_gate.core.quarantine import entry_record
 from write_gate.store import backfill, text_indexes
 
 GOLDEN = Path(__file__).parent.parent / "golden"
@@ -373,6 +375,49 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         ),
         "read_idempotency_record": lambda: Statement(idempotency_cypher.READ.text, {"id": s("id")}),
         "prune_idempotency_records": lambda: idempotency_cypher.prune_records(s("time"), 10_000),
+        "quarantine_keep": lambda: Statement(
+            quarantine_cypher.KEEP.text,
+            {
+                "entries": [
+                    entry_record(
+                        entry_id=s("id"),
+                        seq=m.n(1),
+                        at=s("time"),
+                        tool="write_node",
+                        arguments=s("arguments"),
+                        agent=s("agent"),
+                        source=s("src"),
+                        error_code="SCHEMA_UNKNOWN_LABEL",
+                        message=s("message"),
+                        labels=[s("label")],
+                    )
+                ]
+            },
+        ),
+        "read_quarantine_count": lambda: quarantine_cypher.COUNT,
+        "quarantine_drop_oldest": lambda: Statement(quarantine_cypher.DROP_OLDEST.text, {"excess": m.n(2)}),
+        "read_quarantine_list": lambda: Statement(
+            quarantine_cypher.LIST.text,
+            {
+                "error_code": s("code"),
+                "label": s("label"),
+                "agent": s("agent"),
+                "tool": s("tool"),
+                "ids": None,
+                "after_seq": m.n(3),
+                "after_id": s("id"),
+                "limit": m.n(4),
+            },
+        ),
+        "read_quarantine_select": lambda: Statement(
+            quarantine_cypher.SELECT.text,
+            {"error_code": None, "label": s("label"), "agent": None, "tool": None, "ids": [s("id")], "limit": m.n(5)},
+        ),
+        "quarantine_still_rejected": lambda: Statement(
+            quarantine_cypher.STILL_REJECTED.text,
+            {"id": s("id"), "error_code": s("code"), "message": s("message"), "at": s("time")},
+        ),
+        "quarantine_remove": lambda: Statement(quarantine_cypher.REMOVE.text, {"ids": [s("id")]}),
     }
 
 

@@ -6,7 +6,7 @@ import jsonschema
 import pytest
 from pydantic import ValidationError
 
-from tests.conftest import ADMIN_READS, KNOWLEDGE_ADMIN, READ_TOOLS
+from tests.conftest import ADMIN_READS, KNOWLEDGE_ADMIN, QUARANTINE_TOOLS, READ_TOOLS
 from write_gate.access.tool_selection import ToolSelection
 from write_gate.core.model import (
     ErrorCode,
@@ -118,7 +118,7 @@ def test_tool_groups_come_from_the_annotations() -> None:
     specs = [*PROFILES["gate"], *PROFILES["memory"], *typed_specs(NPC_REGISTRY, {"enum": ["api"]})]
     groups = {spec.name: spec.group for spec in specs}
     assert {n for n, g in groups.items() if g == "read"} == READ_TOOLS
-    admin = {"refresh_schema_cache", "import_graph", *KNOWLEDGE_ADMIN, *ADMIN_READS}
+    admin = {"refresh_schema_cache", "import_graph", *KNOWLEDGE_ADMIN, *ADMIN_READS, *QUARANTINE_TOOLS}
     assert {n for n, g in groups.items() if g == "admin"} == admin
     writes = ("write_nodes", "create_entities", "delete_relations", "add_npc", "merge_entities")
     assert all(groups[n] == "write" for n in writes)

@@ -42,6 +42,7 @@ RESERVED_LABELS = frozenset(
         "WriteGateConflict",
         "SavedSearch",
         "WriteGateIdempotency",  # safe retries' records (core.idempotency)
+        "WriteGateQuarantine",
     }
 )
 

@@ -139,6 +139,9 @@ class Settings(BaseSettings):
     idempotency_retention_hours: float = Field(default=24.0, gt=0, allow_inf_nan=False)
     idempotency_wait_seconds: float = Field(default=10.0, ge=0, allow_inf_nan=False)
     idempotency_stale_seconds: float = Field(default=600.0, gt=0, allow_inf_nan=False)
+    # Rejected write and admin calls kept for replay (list_quarantine, replay_quarantine); beyond this many the
+    # oldest are dropped; 0 keeps none.
+    quarantine_max_entries: int = Field(default=10_000, ge=0)
 
     # Which tools the server offers at all (names, groups read/write/admin/typed, typed:<Label>, -exclusions);
     # an agent's grant narrows it further. See tool_selection.py.

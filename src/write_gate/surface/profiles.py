@@ -31,6 +31,7 @@ from write_gate.surface.memory_tools import (
     MEMORY_READ_GRAPH,
     MEMORY_SEARCH_NODES,
 )
+from write_gate.surface.quarantine_tools import QUARANTINE_TOOLS
 from write_gate.surface.tool_spec import ToolSpec
 
 PROFILES: dict[str, tuple[ToolSpec, ...]] = {
@@ -54,6 +55,7 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         *STATS_AND_SAVED_SEARCHES,
         EXPORT_GRAPH,
         IMPORT_GRAPH,
+        *QUARANTINE_TOOLS,
     ),
     # Seed 001's nine tools (read_graph, search_nodes and open_nodes are the same implementation as above), then
     # seed 004's ranked search and the history reads, statistics and saved searches.
@@ -74,5 +76,6 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         *STATS_AND_SAVED_SEARCHES,
         EXPORT_GRAPH,
         IMPORT_GRAPH,
+        *QUARANTINE_TOOLS,
     ),
 }

@@ -1,6 +1,8 @@
 """MCP wiring only: the tool table of a profile, one call path, and the transports."""
 
 import contextlib
+import dataclasses
+import functools
 import json
 import logging
 import warnings
@@ -31,12 +33,15 @@ from write_gate.access.agents import FULL, Agent, Grant, LiveAgents
 from write_gate.access.tool_selection import ToolSelection
 from write_gate.core.formula import method_schema
 from write_gate.core.model import ErrorCode, GateRejection, Rejected, validation_problems
+from write_gate.core.idempotency import KEY_ARGUMENT
+from write_gate.core.quarantine import rejected_calls
 from write_gate.core.registry import RegistrySnapshot
 from write_gate.core.values import check_storable
 from write_gate.engines import BackendUnavailable
 from write_gate.services.gate import Gate
 from write_gate.services.hierarchy import HierarchySettings
 from write_gate.services.memory import MemoryService, WriterContext
+from write_gate.services.quarantine import Quarantine
 from write_gate.serving.assembly import formula_provider, open_gate
 from write_gate.serving.audit import Decision
 from write_gate.serving.config import Settings
@@ -46,12 +51,16 @@ from write_gate.surface.http_security import public_url, transport_security, unl
 from write_gate.surface.malformed import AnswerMalformedPosts
 from write_gate.surface.mcp_context import GateContext
 from write_gate.surface.profiles import PROFILES
+from write_gate.surface.quarantine_tools import QUARANTINE_TOOLS
 from write_gate.surface.sse_events import EventLog, ResumableSessionManager
 from write_gate.surface.tool_spec import Call, Services, ToolSpec
 from write_gate.surface.typed_tool_specs import typed_specs
-from write_gate.surface.write_guard import WriteGuard
+from write_gate.surface.write_guard import REPLAYED_META, WriteGuard
 
 logger = logging.getLogger(__name__)
+
+# Their own rejections are not quarantined: a replay of a replay means nothing.
+UNQUARANTINED = frozenset(spec.name for spec in QUARANTINE_TOOLS)
 
 # How long a client waits before reconnecting a dropped SSE stream (the SSE `retry` field).
 SSE_RETRY_MS = 2_000
@@ -155,6 +164,13 @@ class Identities:
         known = self.agents.by_id(name) if self.agents else None
         return known or Agent(name, FULL)
 
+    def replaying(self, agent_id: str) -> Agent:
+        """The agent a quarantined call is replayed as: its grant in the agents file as it is now; with no file,
+        fully trusted (as stdio trusts it); one the file no longer lists gets no grant (PERMISSION_DENIED)."""
+        if self.agents is None:
+            return Agent(agent_id, FULL)
+        return self.agents.by_id(agent_id) or Agent(agent_id, Grant(tools=(), labels=(), relationship_types=()))
+
 
 class GateServer(Server[Services]):
     """The SDK's server, whose capabilities say `tools.listChanged` on every transport: a refresh that changes
@@ -222,7 +238,9 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             on_registry_change=registry_changed if generated else None,
         ) as gate:
             hierarchy = HierarchySettings(settings.hierarchy_type, settings.hierarchy_max_depth)
-            services = Services(gate=gate, memory=MemoryService(gate), hierarchy=hierarchy)
+            quarantine = Quarantine(gate, settings.quarantine_max_entries, settings.max_request_bytes)
+            services = Services(gate=gate, memory=MemoryService(gate), hierarchy=hierarchy, quarantine=quarantine)
+            services = dataclasses.replace(services, rerun=functools.partial(rerun, services))
             server.services = services  # type: ignore[attr-defined]  # for /health
             try:
                 yield services
@@ -239,6 +257,31 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             tools = [specs[tool.name].to_mcp(names) if specs[tool.name].brief else tool for tool in tools]
         return types.ListToolsResult(tools=tools)
 
+    def writer_for(agent: Agent, client: str | None) -> WriterContext:
+        return WriterContext(
+            source=settings.memory_source or client or agent.id,
+            extraction_method=settings.memory_extraction_method,
+            reliability=settings.memory_reliability,
+        )
+
+    async def rerun(
+        services: Services, tool: str, arguments: dict[str, Any], agent_id: str, source: str | None
+    ) -> tuple[bool, dict[str, Any]]:
+        """A quarantined call, through the call path of a fresh one, as its agent with its grant of now."""
+        agent = identities.replaying(agent_id)
+        spec = table(services)[0].get(tool)
+        decision = Decision(agent.id, tool)
+        if spec is None:
+            result = _result(Rejected(error_code=ErrorCode.INVALID_INPUT, message=f"{tool} is not offered"), True)
+        elif not agent.grant.allows_tool(spec.name, spec.group):
+            message = f"this agent may not use {tool}"
+            result = _result(Rejected(error_code=ErrorCode.PERMISSION_DENIED, message=message), is_error=True)
+        else:
+            context = Call(agent=agent, writer=writer_for(agent, source))
+            result = await call(spec, services, arguments, context, settings)
+        decision.done(result.structured_content, bool(result.is_error))
+        return bool(result.is_error), result.structured_content or {}
+
     async def call_tool(ctx: GateContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         services = ctx.lifespan_context
         sessions.add(ctx.session)
@@ -254,11 +297,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             message = f"this agent may not use {params.name}"
             result = _result(Rejected(error_code=ErrorCode.PERMISSION_DENIED, message=message), is_error=True)
         else:
-            writer = WriterContext(
-                source=settings.memory_source or _client_name(ctx) or agent.id,
-                extraction_method=settings.memory_extraction_method,
-                reliability=settings.memory_reliability,
-            )
+            writer = writer_for(agent, _client_name(ctx))
             context = Call(agent=agent, writer=writer, progress=ctx.session.report_progress)
             result = await guard.call(spec, services, params.arguments, context, run)
             if params.name == "refresh_schema_cache" and not result.is_error and set(table(services)[0]) != set(specs):
@@ -266,6 +305,13 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         is_read = spec.group == "read"
         if not is_read:
             decision.done(result.structured_content, bool(result.is_error))
+        replayed = bool(result.meta and result.meta.get(REPLAYED_META))  # kept, if at all, when it first ran
+        if not is_read and spec.name not in UNQUARANTINED and services.quarantine is not None and not replayed:
+            answer = result.structured_content or {}
+            # Kept without its idempotency_key: a replay is a new attempt, not a repeat of the first.
+            arguments = {k: v for k, v in (params.arguments or {}).items() if k != KEY_ARGUMENT}
+            rejections = rejected_calls(spec.name, arguments, answer, bool(result.is_error), spec.label)
+            await services.quarantine.keep(rejections, agent.id, settings.memory_source or _client_name(ctx))
         structured = result.structured_content or {}
         level = session_log.decision_level(is_read, bool(result.is_error), structured.get("error_code"))
         data = session_log.decision_data(agent.id, params.name, structured, bool(result.is_error))

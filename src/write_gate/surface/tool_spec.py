@@ -20,6 +20,7 @@ from write_gate.services.memory import (
     MemoryService,
     WriterContext,
 )
+from write_gate.services.quarantine import Quarantine, Rerun
 from write_gate.surface.tool_schemas import input_schema, output_schema
 
 
@@ -29,12 +30,14 @@ class NoArguments(BaseModel):
 
 @dataclass(frozen=True)
 class Services:
-    """What a served gate holds for its tools: the gate, the memory profile's service, and the hierarchy's
-    settings."""
+    """What a served gate holds for its tools: the gate, the memory profile's service, the hierarchy's
+    settings, the quarantine of rejected calls and the call path its replay re-runs them through."""
 
     gate: Gate
     memory: MemoryService
     hierarchy: HierarchySettings = HierarchySettings(DEFAULT_HIERARCHY_TYPE, 100)
+    quarantine: Quarantine | None = None
+    rerun: Rerun | None = None
 
 
 # MCP progress for the call (`notifications/progress`); a no-op when the request carries no progressToken.

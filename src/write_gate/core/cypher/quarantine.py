@@ -1,0 +1,61 @@
+"""Quarantine statements: `:WriteGateQuarantine` system nodes (`core.quarantine`), outside the working graph.
+
+Their label is reserved (no registry may hold it) and they carry no identity (`_key`) or search text, so no
+read, search, statistics, export of entities or duplicate search meets one; the lossless backup carries them.
+Every value, the stored arguments included, travels as a parameter. Entries are ordered by `seq` (the gate's
+nanosecond clock), then `id`; optional filters are parameters that may be null.
+"""
+
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.quarantine import QUARANTINE_LABEL
+
+_Q = f"(q:{QUARANTINE_LABEL})"
+_FILTERS = (
+    "($error_code IS NULL OR q.error_code = $error_code)\n"
+    "  AND ($label IS NULL OR $label IN q.labels)\n"
+    "  AND ($agent IS NULL OR q.agent = $agent)\n"
+    "  AND ($tool IS NULL OR q.tool = $tool)\n"
+    "  AND ($ids IS NULL OR q.id IN $ids)"
+)
+
+# Parameters: `entries` (core.quarantine.entry_record each): a call's, or a batch's rejected items, at once.
+KEEP = Statement(f"UNWIND $entries AS entry\nCREATE {_Q}\nSET q += entry\nRETURN q.id AS id")
+
+# Read-only: how many entries there are.
+COUNT = Statement(f"MATCH {_Q}\nRETURN count(q) AS entries")
+
+# Parameters: `excess`. Drops the oldest `excess` entries (first in, first out).
+DROP_OLDEST = Statement(
+    f"MATCH {_Q}\nWITH q ORDER BY q.seq ASC, q.id ASC LIMIT $excess\nWITH q, q.id AS id\nDELETE q\nRETURN id"
+)
+
+# Read-only. Parameters: the filters (`error_code`, `label`, `agent`, `tool`, `ids`), `after_seq` and `after_id`
+# (the cursor's), each null for none; `limit`. Newest first.
+LIST = Statement(
+    f"MATCH {_Q}\n"
+    f"WHERE {_FILTERS}\n"
+    "  AND ($after_seq IS NULL OR q.seq < $after_seq OR (q.seq = $after_seq AND q.id < $after_id))\n"
+    "RETURN properties(q) AS entry, q.seq AS seq, q.id AS id\n"
+    "ORDER BY seq DESC, id DESC\n"
+    "LIMIT $limit"
+)
+
+# Read-only. Parameters: the filters, `limit`. Oldest first: a replay writes in the order the agents wrote.
+SELECT = Statement(
+    f"MATCH {_Q}\n"
+    f"WHERE {_FILTERS}\n"
+    "RETURN properties(q) AS entry, q.seq AS seq, q.id AS id\n"
+    "ORDER BY seq ASC, id ASC\n"
+    "LIMIT $limit"
+)
+
+# Parameters: `id`, `error_code`, `message`, `at`. An entry replayed and still rejected keeps its place.
+STILL_REJECTED = Statement(
+    f"MATCH {_Q} WHERE q.id = $id\n"
+    "SET q.error_code = $error_code, q.message = $message, q.replayed_at = $at,\n"
+    "    q.replays = coalesce(q.replays, 0) + 1\n"
+    "RETURN q.id AS id"
+)
+
+# Parameters: `ids`. One row per entry removed.
+REMOVE = Statement(f"MATCH {_Q} WHERE q.id IN $ids\nWITH q, q.id AS id\nDELETE q\nRETURN id")

@@ -1,0 +1,142 @@
+"""The quarantine, decided purely: which rejections are kept, what they concerned, and how an entry is stored.
+
+A write or admin call the gate rejects for a lasting reason (the registry lacks its label, a required property
+is missing, the grant does not cover it...) is kept as one `:WriteGateQuarantine` record, so that once the
+reason is gone (a schema load registers the label) it can be replayed as the agent sent it. A transient
+rejection (the engine away, the registry not loaded yet, a defect, a rate limit) is not kept: a retry is its
+remedy, not a replay.
+"""
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+QUARANTINE_LABEL = "WriteGateQuarantine"
+
+# Rejections a retry cures, and the safe retries' own answers about a key (not about the write: a replay of
+# the call without its key would only repeat what the key's first outcome said).
+TRANSIENT_CODES = frozenset(
+    {
+        "BACKEND_UNAVAILABLE",
+        "INTERNAL_ERROR",
+        "SCHEMA_SOURCE_UNAVAILABLE",
+        "RATE_LIMITED",
+        "IDEMPOTENCY_IN_PROGRESS",
+        "IDEMPOTENCY_KEY_REUSED",
+        "IDEMPOTENCY_OUTCOME_UNKNOWN",
+    }
+)
+
+# The argument keys that name a node label or relationship type, in the gate's and the memory profile's tools.
+_NAMING_KEYS = ("label", "type", "from_label", "to_label", "entityType", "relationType")
+# The argument keys that hold a batch's items, whose own names count too.
+_ITEM_KEYS = ("items", "entities", "relations")
+MAX_NAMES = 20
+MAX_NAME_LENGTH = 128
+# A batch answers per item: a rejected item is kept as the single call it stands for (each item is what the
+# single tool takes), so a replay writes that item alone.
+BATCH_SINGLES = {"write_nodes": "write_node", "write_relationships": "write_relationship"}
+
+
+@dataclass(frozen=True)
+class RejectedCall:
+    """A call (or a batch's item, as its single call) and its rejection (error_code, message, details)."""
+
+    tool: str
+    arguments: Mapping[str, Any]
+    rejection: Mapping[str, Any]
+    tool_label: str | None = None  # a typed tool's label
+
+
+def rejected_calls(
+    tool: str, arguments: Mapping[str, Any], answer: Mapping[str, Any], is_error: bool, tool_label: str | None
+) -> list[RejectedCall]:
+    """What a call's answer says was rejected for a lasting reason: the call itself, or a batch's items."""
+    if is_error:
+        return [RejectedCall(tool, arguments, answer, tool_label)] if is_kept(answer.get("error_code")) else []
+    single, items = BATCH_SINGLES.get(tool), arguments.get("items")
+    if single is None or not isinstance(items, list):
+        return []
+    found = []
+    for outcome in answer.get("items") or []:
+        if not isinstance(outcome, Mapping) or outcome.get("status") != "rejected":
+            continue
+        index = outcome.get("index")
+        if not isinstance(index, int) or not 0 <= index < len(items):
+            continue
+        item = items[index]
+        if isinstance(item, Mapping) and is_kept(outcome.get("error_code")):
+            found.append(RejectedCall(single, item, outcome))
+    return found
+
+
+def is_kept(error_code: str | None) -> bool:
+    """A rejection worth keeping for replay: any coded one but the transient kinds."""
+    return bool(error_code) and error_code not in TRANSIENT_CODES
+
+
+def _names_in(mapping: Mapping[str, Any]) -> Iterable[str]:
+    for key in _NAMING_KEYS:
+        value = mapping.get(key)
+        if isinstance(value, str):
+            yield value
+
+
+def concerned_names(
+    arguments: Mapping[str, Any], details: Mapping[str, Any], tool_label: str | None = None
+) -> list[str]:
+    """The labels and relationship types a rejected call concerned: a typed tool's label, the rejection's
+    `label`/`type`, and those its arguments (and their batch items) name; leading colons dropped, sorted."""
+    found: list[str] = [tool_label] if tool_label else []
+    found += _names_in(details)
+    found += _names_in(arguments)
+    for key in _ITEM_KEYS:
+        items = arguments.get(key)
+        if isinstance(items, list):
+            found += (name for item in items if isinstance(item, Mapping) for name in _names_in(item))
+    names = {name.lstrip(":") for name in found if 0 < len(name.lstrip(":")) <= MAX_NAME_LENGTH}
+    return sorted(names)[:MAX_NAMES]
+
+
+def arguments_text(arguments: Mapping[str, Any]) -> str:
+    """The call's arguments as JSON text: stored as one parameter value, replayed exactly as sent."""
+    return json.dumps(arguments, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def entry_record(
+    *,
+    entry_id: str,
+    seq: int,
+    at: str,
+    tool: str,
+    arguments: str,
+    agent: str,
+    source: str | None,
+    error_code: str,
+    message: str,
+    labels: list[str],
+) -> dict[str, Any]:
+    """The record's properties; an absent value is left out (no engine stores null, FalkorDB no empty list)."""
+    record = {
+        "id": entry_id,
+        "seq": seq,
+        "at": at,
+        "tool": tool,
+        "arguments": arguments,
+        "agent": agent,
+        "source": source,
+        "error_code": error_code,
+        "message": message,
+        "labels": labels,
+    }
+    return {key: value for key, value in record.items() if value not in (None, [])}
+
+
+def parse_arguments(text: str | None) -> dict[str, Any]:
+    """A stored entry's arguments; an entry whose text is not a JSON object replays with none."""
+    try:
+        value = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}

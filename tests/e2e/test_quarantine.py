@@ -1,0 +1,264 @@
+"""Quarantine and replay (issue 15, item 2), through MCP clients on every engine tier: rejected writes are kept
+outside the working graph, listed by code, label and agent, and replayed after the registry changes as the
+agents that sent them; what still fails stays."""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tests.conftest import TESTS, ok, open_client, rejected
+from tests.e2e.http_process import free_port
+from write_gate.access.agents import READER, AgentsFile, Grant
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.decisions import UnknownLabelPolicy
+from write_gate.core.quarantine import QUARANTINE_LABEL, RejectedCall, rejected_calls
+from write_gate.engines import GraphBackend
+from write_gate.services.quarantine import Quarantine
+from write_gate.serving.assembly import open_gate
+from write_gate.serving.config import BackendKind, Settings
+from write_gate.store.schema_files import load_into_graph, read_sources
+
+pytestmark = pytest.mark.anyio
+PEOPLE = TESTS / "schemas" / "quarantine"
+VEHICLE = TESTS / "schemas" / "quarantine_vehicle"
+# Text an agent might send that looks like Cypher, with both kinds of quote: stored and replayed as a value.
+HOSTILE = 'x\'}) MATCH (n) DETACH DELETE n // "quoted" `tick`'
+
+
+def vehicle(plate: str, **properties: Any) -> dict[str, Any]:
+    return {
+        "label": "Vehicle",
+        "merge_keys": {"plate": plate},
+        "properties": properties,
+        "source": "dashcam",
+        "extraction_method": "api",
+    }
+
+
+def strict(settings: Settings, **changes: Any) -> Settings:
+    """Unknown labels rejected (not remapped to a fallback), so a Vehicle before its entry is refused."""
+    return settings.model_copy(update={"unknown_label_policy": UnknownLabelPolicy.REJECT, **changes})
+
+
+@pytest.fixture
+async def people(graph: GraphBackend) -> GraphBackend:
+    await load_into_graph(graph, read_sources([PEOPLE]))
+    return graph
+
+
+async def entries(client: Client, **filters: Any) -> list[dict[str, Any]]:
+    return (await ok(client, "list_quarantine", filters))["entries"]
+
+
+async def vehicles(graph: GraphBackend) -> dict[str, dict[str, Any]]:
+    rows = await graph.read(Statement("MATCH (v:Vehicle) RETURN properties(v) AS v"))
+    return {row["v"]["plate"]: row["v"] for row in rows}
+
+
+async def test_a_replay_after_a_schema_load_writes_exactly_the_matching_rejections(
+    settings: Settings, people: GraphBackend, transport: str
+) -> None:
+    settings = strict(settings)
+    async with open_client(settings.model_copy(update={"agent": "fleet-a"}), transport) as a:
+        assert (await rejected(a, "write_node", vehicle("AB-1")))["error_code"] == "SCHEMA_UNKNOWN_LABEL"
+        await rejected(a, "write_node", vehicle("AB-2", note=HOSTILE))
+    async with open_client(settings.model_copy(update={"agent": "fleet-b"}), transport) as b:
+        await rejected(b, "write_node", vehicle("CD-3", wheels=4))
+        ada = {"label": "Person", "merge_keys": {"name": "Ada"}, "properties": {"age": "old"}, "source": "s"}
+        ada["extraction_method"] = "api"
+        assert (await rejected(b, "write_node", ada))["error_code"] == "SCHEMA_TYPE_MISMATCH"
+        # A read's rejection is not a lost write: not kept.
+        await rejected(b, "read_graph", {"cursor": "not-a-cursor"})
+    async with open_client(settings.model_copy(update={"agent": "operator"}), transport) as admin:
+        every = await entries(admin)
+        assert len(every) == 4
+        assert [e["agent"] for e in every] == ["fleet-b", "fleet-b", "fleet-a", "fleet-a"]  # newest first
+        assert {e["id"] for e in await entries(admin, error_code="SCHEMA_UNKNOWN_LABEL")} == {
+            e["id"] for e in every if e["labels"] == ["Vehicle"]
+        }
+        assert len(await entries(admin, label="Vehicle")) == 3
+        assert [e["error_code"] for e in await entries(admin, agent="fleet-b")] == [
+            "SCHEMA_TYPE_MISMATCH",
+            "SCHEMA_UNKNOWN_LABEL",
+        ]
+        assert await entries(admin, tool="write_relationship") == []
+        kept = next(e for e in every if e["arguments"]["merge_keys"] == {"plate": "AB-2"})
+        assert kept["arguments"] == vehicle("AB-2", note=HOSTILE) and kept["tool"] == "write_node"
+        # Outside the working graph: no read, schema or export meets an entry; the lossless backup carries them.
+        assert (await ok(admin, "read_graph", {}))["entities"] == []
+        assert QUARANTINE_LABEL not in str(await ok(admin, "get_schema", {}))
+        assert QUARANTINE_LABEL not in (await ok(admin, "export_graph", {"format": "json"}))["content"]
+        assert QUARANTINE_LABEL in (await ok(admin, "export_graph", {"format": "backup"}))["content"]
+
+        await load_into_graph(people, read_sources([VEHICLE]))
+        await ok(admin, "refresh_schema_cache", {})
+        replayed = await ok(admin, "replay_quarantine", {"label": "Vehicle"})
+        assert (replayed["replayed"], replayed["written"], replayed["rejected"]) == (3, 3, 0)
+        assert [o["agent"] for o in replayed["outcomes"]] == ["fleet-a", "fleet-a", "fleet-b"]  # oldest first
+        assert all(o["result"]["status"] == "written" for o in replayed["outcomes"])
+
+        written = await vehicles(people)
+        assert set(written) == {"AB-1", "AB-2", "CD-3"}
+        assert {plate: v["written_by"] for plate, v in written.items()} == {
+            "AB-1": "fleet-a",
+            "AB-2": "fleet-a",
+            "CD-3": "fleet-b",
+        }
+        assert written["AB-2"]["note"] == HOSTILE and written["CD-3"]["wheels"] == 4
+        assert written["AB-1"]["source"] == "dashcam"
+
+        [left] = await entries(admin)
+        assert left["error_code"] == "SCHEMA_TYPE_MISMATCH" and left["agent"] == "fleet-b"
+        again = await ok(admin, "replay_quarantine", {"agent": "fleet-b"})
+        assert (again["written"], again["rejected"]) == (0, 1)
+        assert again["outcomes"][0]["error_code"] == "SCHEMA_TYPE_MISMATCH"
+        [still] = await entries(admin)
+        assert still["id"] == left["id"] and still["replays"] == 1
+        assert (await ok(admin, "replay_quarantine", {"label": "Vehicle"}))["replayed"] == 0  # nothing twice
+        assert len(await vehicles(people)) == 3
+
+        assert (await ok(admin, "discard_quarantine", {"ids": [still["id"], "gone"]}))["discarded"] == [still["id"]]
+        assert await entries(admin) == []
+
+
+async def test_the_oldest_entries_are_dropped_beyond_the_bound(settings: Settings, people: GraphBackend) -> None:
+    async with open_client(strict(settings, quarantine_max_entries=3), "in_process") as client:
+        for n in range(5):
+            await rejected(client, "write_node", vehicle(f"P-{n}"))
+        kept = await entries(client)
+        assert [e["arguments"]["merge_keys"]["plate"] for e in kept] == ["P-4", "P-3", "P-2"]
+        first = await ok(client, "list_quarantine", {"limit": 2})
+        second = await ok(client, "list_quarantine", {"limit": 2, "cursor": first["next_cursor"]})
+        assert [e["id"] for e in first["entries"] + second["entries"]] == [e["id"] for e in kept]
+        assert second["next_cursor"] is None
+
+
+async def test_zero_keeps_nothing(settings: Settings, people: GraphBackend) -> None:
+    async with open_client(strict(settings, quarantine_max_entries=0), "in_process") as client:
+        await rejected(client, "write_node", vehicle("Z-1"))
+        assert await entries(client) == []
+    assert await people.read(Statement(f"MATCH (q:{QUARANTINE_LABEL}) RETURN q")) == []
+
+
+async def test_a_batch_keeps_its_rejected_items_as_the_single_calls_they_stand_for(
+    settings: Settings, people: GraphBackend
+) -> None:
+    ada = {"label": "Person", "merge_keys": {"name": "Ada"}, "source": "s", "extraction_method": "api"}
+    items = [ada, vehicle("V-1"), vehicle("V-2", wheels=2)]
+    async with open_client(strict(settings, agent="loader", max_batch_items=3), "in_process") as client:
+        answer = await ok(client, "write_nodes", {"items": items})
+        assert (answer["written"], answer["rejected"]) == (1, 2)
+        kept = await entries(client)
+        assert [(e["tool"], e["arguments"]) for e in kept] == [("write_node", items[2]), ("write_node", items[1])]
+        # A batch refused as a whole (over the batch limit) is kept whole; the lifted limit lets it pass, and its
+        # items rejected then are kept alone.
+        aged = {**ada, "properties": {"age": "old"}}
+        batch = {"items": [vehicle("W-1"), aged, vehicle("W-2"), vehicle("W-3")]}
+        assert (await rejected(client, "write_nodes", batch))["error_code"] == "INVALID_INPUT"
+    async with open_client(strict(settings, agent="operator", max_batch_items=4), "in_process") as client:
+        await load_into_graph(people, read_sources([VEHICLE]))
+        await ok(client, "refresh_schema_cache", {})
+        assert (await ok(client, "replay_quarantine", {"tool": "write_node"}))["written"] == 2
+        replayed = await ok(client, "replay_quarantine", {"tool": "write_nodes"})
+        assert replayed["written"] == 1 and replayed["outcomes"][0]["result"]["written"] == 3
+        [left] = await entries(client)
+        assert (left["tool"], left["arguments"], left["agent"]) == ("write_node", aged, "loader")
+    assert set(await vehicles(people)) == {"V-1", "V-2", "W-1", "W-2", "W-3"}
+
+
+async def test_a_typed_tool_rejection_is_kept_under_its_label(settings: Settings, people: GraphBackend) -> None:
+    typed = {"person": {"name": "Ada", "age": "thirty-six"}, "source": "s", "extraction_method": "api"}
+    async with open_client(strict(settings, agent="typist"), "in_process") as client:
+        code = (await rejected(client, "add_person", typed))["error_code"]
+        [entry] = await entries(client, label="Person")
+        assert (entry["tool"], entry["error_code"], entry["arguments"]) == ("add_person", code, typed)
+        fixed = {**typed, "person": {"name": "Ada", "age": 36}}
+        await ok(client, "add_person", fixed)  # a fresh call, not the replay: the entry still fails as sent
+        outcome = (await ok(client, "replay_quarantine", {"ids": [entry["id"]]}))["outcomes"]
+        assert [(o["status"], o["error_code"]) for o in outcome] == [("rejected", code)]
+
+
+async def test_the_memory_profile_keeps_and_replays_its_rejections(settings: Settings, people: GraphBackend) -> None:
+    """add_observations to an entity that is not there yet: kept, and written once the entity is."""
+    observe = {"observations": [{"entityName": "Ada", "contents": ["wrote the first program"]}]}
+    async with open_client(settings.model_copy(update={"agent": "scribe"}), "in_process", "memory") as memory:
+        assert (await rejected(memory, "add_observations", observe))["error_code"] == "ENTITY_NOT_FOUND"
+        [entry] = await entries(memory, agent="scribe")
+        assert (entry["tool"], entry["arguments"]) == ("add_observations", observe)
+        await ok(memory, "create_entities", {"entities": [{"name": "Ada", "entityType": "Person", "observations": []}]})
+        replayed = await ok(memory, "replay_quarantine", {"tool": "add_observations"})
+        assert replayed["written"] == 1 and await entries(memory) == []
+        [ada] = (await ok(memory, "open_nodes", {"names": ["Ada"]}))["entities"]
+        assert ada["observations"] == ["wrote the first program"]
+
+
+async def test_transient_rejections_are_not_kept(settings: Settings, people: GraphBackend) -> None:
+    """The engine away, the registry not loaded, a defect, a rate limit: a retry's business, not a replay's."""
+    async with open_client(strict(settings), "in_process") as client:
+        await rejected(client, "write_node", vehicle("T-1"))  # one lasting rejection, for contrast
+        async with open_gate(settings, auto_migrate=False) as gate:
+            quarantine = Quarantine(gate, 10, 1 << 20)
+            for code in ("BACKEND_UNAVAILABLE", "INTERNAL_ERROR", "SCHEMA_SOURCE_UNAVAILABLE", "RATE_LIMITED"):
+                answer = {"error_code": code, "message": "m", "details": {}}
+                assert rejected_calls("write_node", vehicle("T-2"), answer, True, None) == []
+                assert await quarantine.keep([RejectedCall("write_node", vehicle("T-2"), answer)], "x", None) == []
+            assert len(await entries(client)) == 1
+
+
+def _agents(path: Path, **grants: Grant) -> Path:
+    agents = AgentsFile(path, {})
+    for agent_id, grant in grants.items():
+        agents.add(agent_id, grant)
+    agents.save()
+    return path
+
+
+async def test_grants_decide_who_lists_and_as_whom_a_replay_runs(
+    settings: Settings, people: GraphBackend, tmp_path: Path
+) -> None:
+    writer = Grant(tools=("read", "write"), labels=("Person", "Vehicle"), relationship_types=())
+    path = _agents(tmp_path / "agents.toml", reader=READER, cars=writer, bikes=writer, operator=Grant())
+    settings = strict(settings, agents_file=path)
+    async with open_client(settings.model_copy(update={"agent": "reader"}), "in_process") as reader:
+        assert (await rejected(reader, "list_quarantine", {}))["error_code"] == "PERMISSION_DENIED"
+        # A write the grant does not allow is kept (PERMISSION_DENIED lasts until the grant changes).
+        assert (await rejected(reader, "write_node", vehicle("R-1")))["error_code"] == "PERMISSION_DENIED"
+    for agent_id, plate in (("cars", "C-1"), ("bikes", "B-1")):
+        async with open_client(settings.model_copy(update={"agent": agent_id}), "in_process") as client:
+            await rejected(client, "write_node", vehicle(plate))
+    _agents(path, reader=READER, cars=writer, operator=Grant())  # bikes is no longer granted
+    await load_into_graph(people, read_sources([VEHICLE]))
+    async with open_client(settings.model_copy(update={"agent": "operator"}), "in_process") as admin:
+        assert [e["error_code"] for e in await entries(admin, agent="reader")] == ["PERMISSION_DENIED"]
+        await ok(admin, "refresh_schema_cache", {})
+        replayed = await ok(admin, "replay_quarantine", {"label": "Vehicle"})
+        outcome = {o["agent"]: (o["status"], o["error_code"]) for o in replayed["outcomes"]}
+        assert outcome == {
+            "reader": ("rejected", "PERMISSION_DENIED"),  # its grant of now still does not write
+            "cars": ("written", None),
+            "bikes": ("rejected", "PERMISSION_DENIED"),  # gone from the agents file: no grant
+        }
+        assert set(await vehicles(people)) == {"C-1"}
+        assert {e["agent"] for e in await entries(admin)} == {"reader", "bikes"}
+
+
+async def test_an_entry_the_engine_does_not_take_leaves_the_answer_as_it_was(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No engine at all: a reader's write is refused PERMISSION_DENIED (before any engine is asked); keeping it
+    fails, which is logged, and the agent's answer is that refusal, not the engine's absence."""
+    path = _agents(tmp_path / "agents.toml", reader=READER)
+    away = Settings(
+        backend=BackendKind.FALKORDB,
+        falkordb_url=f"redis://127.0.0.1:{free_port()}",
+        query_timeout_seconds=1,
+        agents_file=path,
+        agent="reader",
+        graph_name="g",
+    )
+    async with open_client(away, "in_process") as client:
+        refusal = await rejected(client, "write_node", vehicle("N-1"))
+    assert refusal["error_code"] == "PERMISSION_DENIED"
+    assert "not quarantined" in caplog.text

@@ -1,0 +1,4 @@
+UNWIND $entries AS entry
+CREATE (q:WriteGateQuarantine)
+SET q += entry
+RETURN q.id AS id

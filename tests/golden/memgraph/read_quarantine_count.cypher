@@ -1,0 +1,2 @@
+MATCH (q:WriteGateQuarantine)
+RETURN count(q) AS entries

@@ -1,0 +1,86 @@
+"""The quarantine's pure decisions: which rejections are kept, what they concerned, how an entry is stored."""
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from write_gate.core.model import ErrorCode
+from write_gate.core.quarantine import (
+    MAX_NAMES,
+    TRANSIENT_CODES,
+    arguments_text,
+    concerned_names,
+    entry_record,
+    is_kept,
+    parse_arguments,
+    rejected_calls,
+)
+
+
+def test_lasting_rejections_are_kept_and_transient_ones_are_not() -> None:
+    lasting = {code for code in ErrorCode if code.value not in TRANSIENT_CODES}
+    assert all(is_kept(code) for code in lasting)
+    assert {"SCHEMA_UNKNOWN_LABEL", "PERMISSION_DENIED", "CONFLICT", "INVALID_INPUT"} <= lasting
+    for code in ("BACKEND_UNAVAILABLE", "INTERNAL_ERROR", "SCHEMA_SOURCE_UNAVAILABLE", "RATE_LIMITED", None, ""):
+        assert not is_kept(code)
+
+
+def test_the_names_a_call_concerned_come_from_the_tool_the_rejection_and_the_arguments() -> None:
+    arguments = {"type": "OWNS", "from_label": ":Person", "to_label": "Vehicle", "properties": {"label": "x"}}
+    assert concerned_names(arguments, {"type": "OWNS"}) == ["OWNS", "Person", "Vehicle"]
+    assert concerned_names({}, {}, "Npc") == ["Npc"]
+    batch = {"items": [{"label": "Vehicle"}, {"label": "Boat"}, "not an item"]}
+    assert concerned_names(batch, {}) == ["Boat", "Vehicle"]
+    memory = {"entities": [{"name": "a", "entityType": "person"}], "relations": [{"relationType": "knows"}]}
+    assert concerned_names(memory, {}) == ["knows", "person"]
+    assert concerned_names({"label": 3, "type": ":"}, {"label": None}) == []  # no name in them
+
+
+def test_a_call_names_at_most_so_many() -> None:
+    many = {"items": [{"label": f"L{n:03}"} for n in range(100)]}
+    assert len(concerned_names(many, {})) == MAX_NAMES
+
+
+@given(st.dictionaries(st.text(), st.recursive(st.none() | st.booleans() | st.integers() | st.text(), st.lists)))
+def test_arguments_come_back_exactly_as_sent(arguments: dict) -> None:
+    assert parse_arguments(arguments_text(arguments)) == arguments
+
+
+def test_text_that_is_not_an_object_replays_with_no_arguments() -> None:
+    assert parse_arguments("[1]") == {} and parse_arguments("{") == {} and parse_arguments(None) == {}
+
+
+def test_an_entry_leaves_out_what_it_does_not_have() -> None:
+    record = entry_record(
+        entry_id="i",
+        seq=1,
+        at="t",
+        tool="write_node",
+        arguments="{}",
+        agent="a",
+        source=None,
+        error_code="CONFLICT",
+        message="m",
+        labels=[],
+    )
+    assert "source" not in record and "labels" not in record
+    assert record["error_code"] == "CONFLICT" and record["seq"] == 1
+
+
+def test_a_rejected_call_is_kept_whole_and_a_batch_by_its_rejected_items() -> None:
+    rejection = {"error_code": "SCHEMA_UNKNOWN_LABEL", "message": "m", "details": {"label": "Vehicle"}}
+    [whole] = rejected_calls("add_npc", {"name": "x"}, rejection, True, "Npc")
+    assert (whole.tool, whole.arguments, whole.tool_label) == ("add_npc", {"name": "x"}, "Npc")
+    assert rejected_calls("write_node", {}, {"error_code": "BACKEND_UNAVAILABLE"}, True, None) == []
+    items = [{"label": "Person"}, {"label": "Vehicle"}, {"label": "Boat"}]
+    answer = {
+        "items": [
+            {"index": 0, "status": "written"},
+            {"index": 1, "status": "rejected", **rejection},
+            {"index": 2, "status": "rejected", "error_code": "BACKEND_UNAVAILABLE"},  # transient: not kept
+            {"index": 9, "status": "rejected", **rejection},  # no such item
+            "not an outcome",
+        ]
+    }
+    [item] = rejected_calls("write_nodes", {"items": items}, answer, False, None)
+    assert (item.tool, item.arguments, item.rejection["error_code"]) == ("write_node", items[1], "SCHEMA_UNKNOWN_LABEL")
+    assert rejected_calls("write_node", {"items": items}, answer, False, None) == []  # a success of a single call
