@@ -2,6 +2,7 @@
 each format's rendering of it, on the embedded engine, and export_graph whole through the in-process MCP client.
 
     uv run --group bench python bench/export_formats.py [--nodes 10000] [--relations 20000] [--calls 3]
+        [--formats json,prov-turtle]
 
 Nodes are written through the gate (`write_nodes`, 5,000 a call): Persons with two observations, two tags, an
 importance and an age; relations (RELATED_TO) through `write_relationships`, each node to the next ones by a
@@ -73,29 +74,29 @@ async def median_of(calls: int, work: Callable[[], Awaitable[Any]]) -> tuple[flo
     return statistics.median(timings), result
 
 
-async def measure(settings: Settings, calls: int) -> None:
+async def measure(settings: Settings, calls: int, formats: list[str]) -> None:
     async with open_gate(settings, auto_migrate=False) as gate:
         took, graph = await median_of(calls, lambda: read_export(gate))
     print(f"export read: {len(graph.nodes):,} nodes, {len(graph.relations):,} relations  {took * 1000:9.1f} ms")
-    for name in EXPORTERS:
+    for name in formats:
 
         async def rendered(name: str = name) -> str:
             return render(name, graph)
 
         took, text = await median_of(calls, rendered)
-        print(f"  {name:<9} {took * 1000:9.1f} ms  {len(text.encode()) / 1e6:7.2f} MB")
+        print(f"  {name:<13} {took * 1000:9.1f} ms  {len(text.encode()) / 1e6:7.2f} MB")
     async with Client(build_server(settings, auto_migrate=False)) as client:
         took, answer = await median_of(calls, lambda: client.call_tool("export_graph", {"format": "json"}))
     assert not answer.is_error, answer.structured_content
     print(f"export_graph json through the MCP client (in process): {took * 1000:9.1f} ms")
 
 
-async def main(nodes: int, relations: int, calls: int) -> None:
+async def main(nodes: int, relations: int, calls: int, formats: list[str]) -> None:
     settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="wg-bench-")), embedded_fsync="everysec")
     started = time.perf_counter()
     await grow(settings, nodes, relations)
     print(f"wrote {nodes:,} nodes and {relations:,} relations in {time.perf_counter() - started:.1f} s")
-    await measure(settings, calls)
+    await measure(settings, calls, formats)
 
 
 if __name__ == "__main__":
@@ -104,5 +105,9 @@ if __name__ == "__main__":
     parser.add_argument("--nodes", type=int, default=10_000)
     parser.add_argument("--relations", type=int, default=20_000)
     parser.add_argument("--calls", type=int, default=3)
+    parser.add_argument("--formats", default=",".join(EXPORTERS), help="the formats to render, comma-separated")
     args = parser.parse_args()
-    anyio.run(main, args.nodes, args.relations, args.calls)
+    formats = args.formats.split(",")
+    if unknown := set(formats) - set(EXPORTERS):
+        parser.error(f"unknown formats: {', '.join(sorted(unknown))}")
+    anyio.run(main, args.nodes, args.relations, args.calls, formats)

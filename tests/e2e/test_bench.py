@@ -79,7 +79,11 @@ async def test_scale_section_at_tiny_sizes(monkeypatch: pytest.MonkeyPatch, tmp_
         ("batch_versions", ("--base", "HEAD", "--items", "50", "--rounds", "1"), "nodes/s"),
         ("ranked_search", ("--sizes", "300", "--calls", "2"), "search_nodes_ranked"),
         ("graph_stats", ("--nodes", "300", "--runs", "2"), "get_graph_stats over 300 nodes"),
-        ("export_formats", ("--nodes", "50", "--relations", "100", "--calls", "1"), "mermaid"),
+        (
+            "export_formats",
+            ("--nodes", "50", "--relations", "100", "--calls", "1", "--formats", "dot,prov-turtle"),
+            "prov-turtle",
+        ),
         ("backup_restore", ("--nodes", "50", "--relationships", "80"), "restore:"),
     ],
 )

@@ -20,6 +20,8 @@ import anyio
 import pytest
 import yaml
 from mcp import Client, StdioServerParameters
+from rdflib import Graph, Literal, URIRef
+from rdflib import namespace as rdf_namespace  # a module: pytest's scan of the globals trips on a namespace
 
 from tests.conftest import GATE_TOOLS, open_client, settings_env, write_gate_argv
 from tests.e2e import readme_blocks as rb
@@ -144,6 +146,7 @@ RUN = {
         f"{kind}:{tool}#stats" for tool in STATS_TOOLS for kind in ("call", "answer")
     ],
     "test_export_example": ["call:export_graph#export", "answer:export_graph#export"],
+    "test_prov_example": ["call:export_graph#prov", "answer:export_graph#prov", "turtle:prov-excerpt"],
     "test_import_graph_example": ["call:import_graph#merge", "answer:import_graph#merge"],
     "test_quarantine_example": [
         "my-schemas/vehicle.json",
@@ -172,7 +175,8 @@ RUN = {
         "[--dry-run] [--report r.json] [--batch-size 500] [--source S]",
         "write-gate backup graph.jsonl",
         "write-gate restore graph.jsonl",
-        "write-gate export [--format jsonl|json|csv|graphml|gexf|markdown|dot|mermaid|backup] [--labels L ...] "
+        "write-gate export [--format jsonl|json|csv|graphml|gexf|markdown|dot|mermaid|prov-turtle|prov-jsonld|"
+        "prov-ntriples|backup] [--labels L ...] "
         "[-o FILE] [--out DIR]",
         "write-gate engine check [--report]",
         "write-gate history prune [--days N]",
@@ -381,6 +385,44 @@ async def test_knowledge_tools_example(settings: Settings, graph: GraphBackend) 
             rb.assert_matches(answer, shown, f"{tool} example")
         ranked = await call(client, "search_nodes_ranked", {"query": "tag:pioneer"})
         assert [hit["entity"]["name"] for hit in ranked["results"]] == ["Ada"]
+
+
+def timeless(turtle: str) -> set[tuple[Any, Any, Any]]:
+    """A Turtle text's triples with every time (an xsd:dateTime, and a write's IRI, which ends in one) made one."""
+
+    def term(t: Any) -> Any:
+        if isinstance(t, Literal) and t.datatype == rdf_namespace.XSD.dateTime:
+            return Literal("a time")
+        if isinstance(t, URIRef) and "/write/" in t:
+            return URIRef(t.split("/write/")[0] + "/write/a-time")
+        return t
+
+    return {(term(s), term(p), term(o)) for s, p, o in Graph().parse(data=turtle, format="turtle")}
+
+
+@EMBEDDED
+async def test_prov_example(settings: Settings, graph: GraphBackend) -> None:
+    """The PROV-O example: crawler writes Ada's birth year from the letters, then analyst her field from the notes;
+    every triple of the excerpt is in the answer (times aside), and the SPARQL line answers as the README says."""
+    await migrate(graph)
+    for agent, properties, source in (("crawler", {"born": 1815}, "letters"), ("analyst", {"field": "maths"}, "notes")):
+        node = {"label": "Person", "merge_keys": {"name": "Ada"}, "properties": properties}
+        stamp = {"source": source, "extraction_method": "manual", "reliability": 0.9}
+        async with open_client(settings.model_copy(update={"agent": agent}), "in_process") as client:
+            await call(client, "write_node", {**node, **stamp})
+    async with open_client(settings, "in_process") as client:
+        answer = await call(client, "export_graph", json_block("call:export_graph#prov"))
+    rb.assert_matches(answer, json_block("answer:export_graph#prov"), "PROV example")
+    exported = timeless(answer["content"])
+    assert timeless(rb.block("turtle:prov-excerpt").text) - exported == set()
+    query = re.search(r"`(SELECT \?value \?agent WHERE [^`]+)`", rb.README.read_text(encoding="utf-8")).group(1)
+    prefixes = "PREFIX prov: <http://www.w3.org/ns/prov#>\nPREFIX wg: <urn:write-gate:vocab#>\n"
+    said = {(str(v), str(a)) for v, a in Graph().parse(data=answer["content"], format="turtle").query(prefixes + query)}
+    assert said == {
+        ("born", "urn:write-gate:agent:crawler"),
+        ("field", "urn:write-gate:agent:analyst"),
+        ("name", "urn:write-gate:agent:crawler"),
+    }
 
 
 @EMBEDDED

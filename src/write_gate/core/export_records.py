@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from write_gate.core.claims import CLAIM_PREFIX
 from write_gate.core.identifiers import CREATED_FIELD, PROVENANCE_FIELDS
 from write_gate.core.identity import KEY_FIELD
 from write_gate.core.knowledge import DEFAULT_HIERARCHY_TYPE
@@ -37,6 +38,7 @@ class ExportedNode:
     properties: dict[str, Any]
     provenance: dict[str, Any]  # the gate's stamps as stored (core.identifiers.PROVENANCE_FIELDS)
     parent: str | None = None  # the parent's name, when it has a CHILD_OF
+    claims: dict[str, Any] = field(default_factory=dict)  # each value's stored claim (core.claims), for PROV
 
     def with_parent(self, parent: str | None) -> "ExportedNode":
         return replace(self, parent=parent) if parent is not None else self
@@ -52,6 +54,7 @@ class ExportedRelation:
     weight: float | None
     properties: dict[str, Any]
     provenance: dict[str, Any]
+    claims: dict[str, Any] = field(default_factory=dict)  # each value's stored claim (core.claims), for PROV
 
 
 @dataclass
@@ -74,6 +77,12 @@ def merge_keys_of(props: Mapping[str, Any], declared: Sequence[str]) -> dict[str
     except (TypeError, ValueError):
         return {}
     return keys if isinstance(keys, dict) else {}
+
+
+def value_claims(props: Mapping[str, Any]) -> dict[str, Any]:
+    """Each value's claim (`_p_<prop>`) as stored, by property name; parsed only by the format that shows them
+    (PROV), so the other formats do not pay for it."""
+    return {k.removeprefix(CLAIM_PREFIX): v for k, v in props.items() if k.startswith(CLAIM_PREFIX)}
 
 
 def _strings(value: Any) -> list[str]:
@@ -112,6 +121,7 @@ def exported_node(label: str, props: Mapping[str, Any], declared_keys: Sequence[
         last_modified=_text(props.get("last_updated")),
         properties={k: v for k, v in visible.items() if k not in shown_apart},
         provenance={k: visible[k] for k in PROVENANCE_FIELDS if k in visible},
+        claims=value_claims(props),
     )
 
 
@@ -129,4 +139,5 @@ def exported_relation(
         properties={k: v for k, v in visible.items() if k not in {"weight", CREATED_FIELD, *PROVENANCE_FIELDS}},
         # The gate's stamps as stored (a relationship's created_at among them: no agent sets it).
         provenance={k: visible[k] for k in (*PROVENANCE_FIELDS, CREATED_FIELD) if k in visible},
+        claims=value_claims(props),
     )

@@ -14,7 +14,20 @@ from write_gate.interchange.exports import render
 from write_gate.services.export_read import ExportFilter, Progress, no_progress, read_export
 from write_gate.services.gate import Gate
 
-ExportFormat = Literal["json", "jsonl", "csv", "graphml", "gexf", "markdown", "dot", "mermaid", "backup"]
+ExportFormat = Literal[
+    "json",
+    "jsonl",
+    "csv",
+    "graphml",
+    "gexf",
+    "markdown",
+    "dot",
+    "mermaid",
+    "prov-turtle",
+    "prov-jsonld",
+    "prov-ntriples",
+    "backup",
+]
 FORMATS: tuple[str, ...] = get_args(ExportFormat)
 PROGRESS_EVERY = 5000  # backup lines between two progress notifications
 

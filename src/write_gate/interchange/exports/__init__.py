@@ -12,6 +12,16 @@ from write_gate.interchange.exports.network_formats import gexf, graphml
 
 Exporter = Callable[[ExportedGraph], Iterator[str]]
 
+
+def _prov(format_: str) -> Exporter:
+    def exporter(graph: ExportedGraph) -> Iterator[str]:
+        from write_gate.interchange.exports.prov import SERIALISERS  # rdflib: loaded when asked, as networkx is
+
+        yield from SERIALISERS[format_](graph)
+
+    return exporter
+
+
 EXPORTERS: dict[str, Exporter] = {
     "json": json_document,
     "jsonl": jsonl,
@@ -21,6 +31,9 @@ EXPORTERS: dict[str, Exporter] = {
     "markdown": markdown,
     "dot": dot,
     "mermaid": mermaid,
+    "prov-turtle": _prov("prov-turtle"),
+    "prov-jsonld": _prov("prov-jsonld"),
+    "prov-ntriples": _prov("prov-ntriples"),
 }
 
 
