@@ -48,6 +48,8 @@ class ErrorCode(StrEnum):
     RESTORE_TARGET_NOT_EMPTY = "RESTORE_TARGET_NOT_EMPTY"
     # import_graph's `fail` strategy met entities that exist: nothing was written.
     IMPORT_CONFLICT = "IMPORT_CONFLICT"
+    # A call names a space its agent's grant does not list (or the server does not serve): core.spaces.
+    SPACE_NOT_GRANTED = "SPACE_NOT_GRANTED"
     # A defect in the gate itself, reported instead of crashing; tests assert it never appears.
     INTERNAL_ERROR = "INTERNAL_ERROR"
 

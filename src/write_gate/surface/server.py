@@ -1,11 +1,12 @@
 """MCP wiring only: the tool table of a profile, one call path, and the transports."""
 
 import contextlib
+import dataclasses
 import json
 import logging
 import warnings
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -37,15 +38,17 @@ from write_gate.engines import BackendUnavailable
 from write_gate.services.gate import Gate
 from write_gate.services.hierarchy import HierarchySettings
 from write_gate.services.memory import MemoryService, WriterContext
-from write_gate.serving.assembly import formula_provider, open_gate
+from write_gate.serving.assembly import formula_provider
 from write_gate.serving.audit import Decision
 from write_gate.serving.config import Settings
+from write_gate.serving.spaces import Spaces, open_spaces
 from write_gate.surface import http_auth, schema_resources, session_log
 from write_gate.surface.http_auth import AgentsTokenVerifier
 from write_gate.surface.http_security import public_url, transport_security, unlisted_wildcard_bind
 from write_gate.surface.malformed import AnswerMalformedPosts
 from write_gate.surface.mcp_context import GateContext
 from write_gate.surface.profiles import PROFILES
+from write_gate.surface.space_argument import take_space, with_space
 from write_gate.surface.sse_events import EventLog, ResumableSessionManager
 from write_gate.surface.tool_spec import Call, Services, ToolSpec
 from write_gate.surface.typed_tool_specs import typed_specs
@@ -178,6 +181,11 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
     identities = Identities(settings)
     generated = profile == "gate"  # typed tools are the gate profile's friendlier front door
     tables: dict[int, tuple[RegistrySnapshot | None, dict[str, ToolSpec], types.ListToolsResult]] = {}
+    spaced: dict[str, Services] = {}  # each space's services, while the server runs (one without spaces: one)
+
+    def advertised(spec: ToolSpec, listed: Collection[str]) -> types.Tool:
+        tool = spec.to_mcp(listed)
+        return with_space(tool) if settings.spaces else tool
 
     def table(services: Services) -> tuple[dict[str, ToolSpec], types.ListToolsResult]:
         """The tools for the registry snapshot in force, built once per snapshot."""
@@ -191,11 +199,12 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             clashing = {spec.label for spec in typed if spec.name in taken}
             typed = tuple(spec for spec in typed if spec.label not in clashing)
             specs = static | {spec.name: spec for spec in typed if selection.offers(spec.name, spec.group, spec.label)}
-            tables.clear()  # only the snapshot in force is worth keeping
+            if len(tables) >= len(spaced):
+                tables.clear()  # only the snapshots in force (one per space at most) are worth keeping
             cached = tables[id(registry)] = (
                 registry,
                 specs,
-                types.ListToolsResult(tools=[spec.to_mcp(specs) for spec in specs.values()]),
+                types.ListToolsResult(tools=[advertised(spec, specs) for spec in specs.values()]),
             )
         return cached[1], cached[2]
 
@@ -209,34 +218,76 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
 
     @asynccontextmanager
     async def lifespan(_server: Server[Services]) -> AsyncIterator[Services]:
-        async with open_gate(
+        async with open_spaces(
             settings,
             auto_migrate=auto_migrate,
             keep_loading=True,
             on_registry_change=registry_changed if generated else None,
-        ) as gate:
+        ) as spaces:
             hierarchy = HierarchySettings(settings.hierarchy_type, settings.hierarchy_max_depth)
-            services = Services(gate=gate, memory=MemoryService(gate), hierarchy=hierarchy)
+            for name, gate in spaces.gates.items():
+                spaced[name] = Services(gate=gate, memory=MemoryService(gate), hierarchy=hierarchy)
+            services = spaced[settings.default_space]
             server.services = services  # type: ignore[attr-defined]  # for /health
+            server.spaces = spaces  # type: ignore[attr-defined]
             try:
-                yield services
+                yield services  # the default space's: what a call works in unless the agent's grant says otherwise
             finally:
-                server.services = None  # type: ignore[attr-defined]
+                server.services = server.spaces = None  # type: ignore[attr-defined]
+                spaced.clear()
+
+    def space_services(ctx: GateContext, agent: Agent, requested: object | None = None) -> Services:
+        """The services of the space the call works in (SPACE_NOT_GRANTED as a GateRejection)."""
+        spaces: Spaces | None = server.spaces  # type: ignore[attr-defined]
+        if spaces is None or not spaces.enabled:
+            return ctx.lifespan_context
+        return spaced[spaces.space_for(agent.grant, requested)]
+
+    def in_agent_space(ctx: GateContext) -> GateContext:
+        """The request as seen from the agent's default space (resources read the space the agent works in)."""
+        if not settings.spaces:
+            return ctx
+        try:
+            services = space_services(ctx, identities.agent(ctx))
+        except GateRejection as exc:
+            raise MCPError(types.INVALID_PARAMS, exc.rejected.message) from None
+        return dataclasses.replace(ctx, lifespan_context=services)
+
+    async def read_resource(ctx: GateContext, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        return await schema_resources.read_resource(in_agent_space(ctx), params)
+
+    async def complete(ctx: GateContext, params: types.CompleteRequestParams) -> types.CompleteResult:
+        return await schema_resources.complete(in_agent_space(ctx), params)
 
     async def list_tools(ctx: GateContext, _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         sessions.add(ctx.session)
-        grant = identities.agent(ctx).grant
-        specs, listed = table(ctx.lifespan_context)
+        agent = identities.agent(ctx)
+        grant = agent.grant
+        try:
+            services = space_services(ctx, agent)  # the typed tools of the agent's default space's registry
+        except GateRejection:
+            services = ctx.lifespan_context  # no space to work in: every call says so
+        specs, listed = table(services)
         tools = [tool for tool in listed.tools if grant.allows_tool(tool.name, specs[tool.name].group)]
         if len(tools) < len(listed.tools):  # the grant hides some: a brief schema must not refer to one of them
             names = {tool.name for tool in tools}
-            tools = [specs[tool.name].to_mcp(names) if specs[tool.name].brief else tool for tool in tools]
+            tools = [advertised(specs[tool.name], names) if specs[tool.name].brief else tool for tool in tools]
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: GateContext, params: types.CallToolRequestParams) -> types.CallToolResult:
-        services = ctx.lifespan_context
         sessions.add(ctx.session)
         agent = identities.agent(ctx)
+        arguments = params.arguments
+        try:
+            if settings.spaces:
+                requested, arguments = take_space(arguments)
+                services = space_services(ctx, agent, requested)
+            else:
+                services = ctx.lifespan_context
+        except GateRejection as exc:
+            services, refused = ctx.lifespan_context, exc
+        else:
+            refused = None
         specs, _ = table(services)
         spec = specs.get(params.name)
         decision = Decision(agent.id, params.name)
@@ -247,6 +298,8 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         if not agent.grant.allows_tool(spec.name, spec.group):
             message = f"this agent may not use {params.name}"
             result = _result(Rejected(error_code=ErrorCode.PERMISSION_DENIED, message=message), is_error=True)
+        elif refused is not None:  # a space the grant does not cover
+            result = _result(refused.rejected, is_error=True)
         else:
             writer = WriterContext(
                 source=settings.memory_source or _client_name(ctx) or agent.id,
@@ -254,7 +307,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
                 reliability=settings.memory_reliability,
             )
             context = Call(agent=agent, writer=writer, progress=ctx.session.report_progress)
-            result = await call(spec, services, params.arguments, context, settings)
+            result = await call(spec, services, arguments, context, settings)
             if params.name == "refresh_schema_cache" and not result.is_error and set(table(services)[0]) != set(specs):
                 await registry_changed()
         is_read = spec.group == "read"
@@ -281,11 +334,11 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             on_call_tool=call_tool,
             on_list_resources=schema_resources.list_resources,
             on_list_resource_templates=schema_resources.list_templates,
-            on_read_resource=schema_resources.read_resource,
-            on_completion=schema_resources.complete,
+            on_read_resource=read_resource,
+            on_completion=complete,
             on_set_logging_level=session_log.set_level,
         )
-    server.services = None  # type: ignore[attr-defined]
+    server.services = server.spaces = None  # type: ignore[attr-defined]
     server.identities = identities  # type: ignore[attr-defined]  # the HTTP token verifier reads the same file
     return server
 
@@ -302,6 +355,16 @@ def registry_health(gate: Gate) -> dict[str, Any]:
         "node_labels": len(snapshot.all_canonical_labels()),
         "relationship_types": len(snapshot.all_relationship_types()),
     }
+
+
+async def gate_health(gate: Gate) -> tuple[str, dict[str, Any]]:
+    """A gate's engine (reachable or not) and registry, for /health."""
+    try:
+        await gate.backend.ping()
+        engine = "reachable"
+    except BackendUnavailable:
+        engine = "unreachable"
+    return engine, registry_health(gate)
 
 
 def initialization_options(server: Server[Services]) -> InitializationOptions:
@@ -347,12 +410,7 @@ def http_app(
         services = server.services  # type: ignore[attr-defined]
         if services is None:
             return JSONResponse({"status": "starting", "version": __version__}, status_code=503)
-        try:
-            await services.gate.backend.ping()
-            engine = "reachable"
-        except BackendUnavailable:
-            engine = "unreachable"
-        registry = registry_health(services.gate)
+        engine, registry = await gate_health(services.gate)
         healthy = engine == "reachable" and registry["loaded"]
         body = {
             "status": "ok" if healthy else "degraded",
@@ -361,6 +419,14 @@ def http_app(
             "registry": registry,
             "version": __version__,
         }
+        spaces: Spaces | None = server.spaces  # type: ignore[attr-defined]
+        if spaces is not None and spaces.enabled:  # each space's engine connection and registry, by name
+            body["spaces"] = {}
+            for name, gate in spaces.gates.items():
+                space_engine, space_registry = await gate_health(gate)
+                body["spaces"][name] = {"engine": space_engine, "registry": space_registry}
+                healthy = healthy and space_engine == "reachable" and space_registry["loaded"]
+            body["status"] = "ok" if healthy else "degraded"
         return JSONResponse(body, status_code=200 if healthy else 503)
 
     endpoint: ASGIApp = AnswerMalformedPosts(StreamableHTTPASGIApp(sessions), max_body=2 * settings.max_request_bytes)
