@@ -3,6 +3,8 @@ teams write the same names and labels and see nothing of each other; a grant wit
 choice; a space the grant does not list is refused; the registry is shared or per space. Through a real MCP client
 on every engine tier (a graph per space on FalkorDB, a database per space on the Bolt tier)."""
 
+import json
+import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -11,7 +13,16 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import MATRIX_SCHEMAS, ok, open_client, rejected
+from tests.conftest import (
+    COMPOSITE_SCHEMAS,
+    MATRIX_SCHEMAS,
+    ok,
+    open_client,
+    rejected,
+    settings_env,
+    write_gate_argv,
+)
+from tests.e2e.http_process import agents_command, http_gate, mcp_client, request
 from write_gate.core.cypher.statement import Statement
 from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import Settings
@@ -188,3 +199,72 @@ async def test_a_shared_registry_loaded_once_serves_every_space(fleet: Settings)
     assert await space_nodes(fleet, "team_b") == [{"name": "Ada", "team": "b"}]
     assert await space_nodes(fleet, "team_a") == []
     assert await space_nodes(fleet, "team_b", "Location") == [{"name": "Rivendell", "team": None}]
+
+
+# --- the commands, and a fleet over HTTP ---------------------------------------------------------------------
+
+
+def run(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        write_gate_argv(*args), env=settings_env(settings), capture_output=True, text=True, timeout=120
+    )
+
+
+async def registry_names(settings: Settings, space: str) -> set[str]:
+    backend = await open_backend(settings.for_space(space))
+    try:
+        return {row["name"] for row in await backend.read(Statement("MATCH (s:Schema) RETURN s.name AS name"))}
+    finally:
+        await backend.close()
+
+
+async def test_the_graph_commands_work_in_the_space_they_name(settings: Settings, tmp_path: Path) -> None:
+    """schema load, import, export and backup with --space, each on that space's graph only (per-space registry)."""
+    fleet = spaced(settings, tmp_path, shared=False)
+    loaded = run(fleet, "schema", "load", "--space", "team_b", str(MATRIX_SCHEMAS))
+    assert loaded.returncode == 0, loaded.stderr
+    assert "Person" in await registry_names(fleet, "team_b") and "Person" not in await registry_names(fleet, "team_a")
+    memory = tmp_path / "memory.jsonl"
+    memory.write_text('{"type": "entity", "name": "Cy", "entityType": "Person", "observations": []}\n')
+    imported = run(fleet, "import", "--space", "team_b", str(memory), "--quiet")
+    assert imported.returncode == 0, imported.stderr
+    assert await space_nodes(fleet, "team_b") == [{"name": "Cy", "team": None}] and not await space_nodes(
+        fleet, "team_a"
+    )
+    for space, count in (("team_b", 1), ("team_a", 0)):
+        exported = run(fleet, "export", "--space", space, "--format", "json")
+        assert exported.returncode == 0, exported.stderr
+        assert [e["name"] for e in json.loads(exported.stdout)["entities"]] == ["Cy"] * count
+    backup = tmp_path / "b.jsonl"
+    assert run(fleet, "backup", "--space", "team_b", str(backup)).returncode == 0
+    assert '"Cy"' in backup.read_text()
+    unserved = run(fleet, "export", "--space", "team_z")
+    assert unserved.returncode == 2 and "team_z: not a space this gate serves" in unserved.stderr
+
+
+async def test_a_shared_registry_is_loaded_into_the_default_space_whichever_is_named(fleet: Settings) -> None:
+    loaded = run(fleet, "schema", "load", "--space", "team_b", str(COMPOSITE_SCHEMAS))
+    assert loaded.returncode == 0, loaded.stderr
+    assert "City" in await registry_names(fleet, "team_a") and "City" not in await registry_names(fleet, "team_b")
+
+
+async def test_a_fleet_over_http_works_in_the_spaces_its_tokens_grant(fleet: Settings, tmp_path: Path) -> None:
+    """Real tokens from `agents add --spaces`; /health reports each space; each team's writes stay in its space."""
+    agents = tmp_path / "tokens.toml"
+    fleet = fleet.model_copy(update={"agents_file": agents})
+    tokens = {
+        name: agents_command(fleet, "add", name, "--spaces", *spaces, "--file", str(agents))
+        for name, spaces in (("alice", ["team_a"]), ("bob", ["team_b"]))
+    }
+    with http_gate(fleet, tmp_path / "gate.log") as gate:
+        status, _, body = request(gate.url, "GET", "/health")
+        health = json.loads(body)
+        assert status == 200 and set(health["spaces"]) == {"team_a", "team_b"}
+        assert all(s["engine"] == "reachable" and s["registry"]["loaded"] for s in health["spaces"].values())
+        async with mcp_client(gate.url, tokens["alice"]) as alice, mcp_client(gate.url, tokens["bob"]) as bob:
+            await ok(alice, "write_node", ada("a"))
+            assert (await ok(bob, "read_graph", {}))["entities"] == []
+            refused = await rejected(bob, "read_graph", {"space": "team_a"})
+            assert refused["error_code"] == "SPACE_NOT_GRANTED"
+    assert await space_nodes(fleet, "team_a") == [{"name": "Ada", "team": "a"}]
+    assert await space_nodes(fleet, "team_b") == []
