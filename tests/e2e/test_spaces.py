@@ -153,6 +153,9 @@ async def test_a_grant_with_both_spaces_reads_each_by_choice_and_works_in_its_fi
         assert default["properties"]["team"] == "a"
         tools = (await carol.list_tools()).tools
         assert all("space" in tool.input_schema["properties"] for tool in tools)
+    async with as_agent(fleet, "alice") as alice:  # one space, no choice: no `space` argument offered
+        tools = (await alice.list_tools()).tools
+        assert not any("space" in tool.input_schema.get("properties", {}) for tool in tools)
     assert await space_nodes(fleet, "team_b") == [{"name": "Ada", "team": "b"}]
 
 

@@ -10,6 +10,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from write_gate.access.agents import Grant
+from write_gate.core.spaces import granted_spaces
 from write_gate.services.gate import Gate
 from write_gate.serving.assembly import open_backend, open_gate
 from write_gate.serving.config import ConfigurationError, Settings
@@ -30,6 +31,10 @@ class Spaces:
     @property
     def default(self) -> Gate:
         return self.gates[self.settings.default_space]
+
+    def granted(self, grant: Grant) -> list[str]:
+        """The spaces a grant may work in, its default first (none with spaces off: there is no choice)."""
+        return granted_spaces(grant.spaces, self.served, self.settings.default_space) if self.enabled else []
 
     def space_for(self, grant: Grant, requested: object | None = None) -> str:
         """The space a call works in; with spaces off, the one there is (a grant's spaces are ignored)."""

@@ -6,7 +6,7 @@ import json
 import logging
 import warnings
 import weakref
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -183,10 +183,6 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
     tables: dict[int, tuple[RegistrySnapshot | None, dict[str, ToolSpec], types.ListToolsResult]] = {}
     spaced: dict[str, Services] = {}  # each space's services, while the server runs (one without spaces: one)
 
-    def advertised(spec: ToolSpec, listed: Collection[str]) -> types.Tool:
-        tool = spec.to_mcp(listed)
-        return with_space(tool) if settings.spaces else tool
-
     def table(services: Services) -> tuple[dict[str, ToolSpec], types.ListToolsResult]:
         """The tools for the registry snapshot in force, built once per snapshot."""
         registry = services.gate.snapshot  # None until the registry loads: the static tools only
@@ -204,7 +200,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             cached = tables[id(registry)] = (
                 registry,
                 specs,
-                types.ListToolsResult(tools=[advertised(spec, specs) for spec in specs.values()]),
+                types.ListToolsResult(tools=[spec.to_mcp(specs) for spec in specs.values()]),
             )
         return cached[1], cached[2]
 
@@ -243,6 +239,10 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             return ctx.lifespan_context
         return spaced[spaces.space_for(agent.grant, requested)]
 
+    def spaces_of(agent: Agent) -> list[str]:
+        spaces: Spaces | None = server.spaces  # type: ignore[attr-defined]
+        return spaces.granted(agent.grant) if spaces is not None else []
+
     def in_agent_space(ctx: GateContext) -> GateContext:
         """The request as seen from the agent's default space (resources read the space the agent works in)."""
         if not settings.spaces:
@@ -271,7 +271,9 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         tools = [tool for tool in listed.tools if grant.allows_tool(tool.name, specs[tool.name].group)]
         if len(tools) < len(listed.tools):  # the grant hides some: a brief schema must not refer to one of them
             names = {tool.name for tool in tools}
-            tools = [advertised(specs[tool.name], names) if specs[tool.name].brief else tool for tool in tools]
+            tools = [specs[tool.name].to_mcp(names) if specs[tool.name].brief else tool for tool in tools]
+        if len(spaces_of(agent)) > 1:  # only an agent with a choice of spaces is offered the `space` argument
+            tools = [with_space(tool) for tool in tools]
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: GateContext, params: types.CallToolRequestParams) -> types.CallToolResult:

@@ -1,13 +1,13 @@
-"""The `space` argument every tool takes when the server serves spaces: added to the advertised schemas here, and
-taken off the arguments before the tool's own model sees them, so no tool model knows of spaces (and a server
-without spaces advertises, and accepts, exactly what it did before)."""
+"""The `space` argument every tool takes when the server serves spaces: added to the schemas listed to an agent
+whose grant gives it a choice of spaces, and taken off the arguments before the tool's own model sees them, so no
+tool model knows of spaces (and a server without spaces advertises, and accepts, exactly what it did before)."""
 
 from typing import Any
 
 import mcp_types as types
 
 SPACE = "space"
-SPACE_PROPERTY = {"type": "string", "description": "Space to work in (default: your grant's first)."}
+SPACE_PROPERTY = {"type": "string", "description": "Space (default: your first)"}
 
 
 def with_space(tool: types.Tool) -> types.Tool:
