@@ -199,6 +199,11 @@ async def test_a_shared_registry_loaded_once_serves_every_space(fleet: Settings)
         assert "add_location" in tools  # the typed tools of the shared registry, in bob's space
         prov = {"source": "b", "extraction_method": "manual", "reliability": 0.9}
         await ok(bob, "add_location", {"location": {"name": "Rivendell"}, **prov})
+        # The resources read the agent's own space too.
+        stats = json.loads((await bob.read_resource("write-gate://stats")).contents[0].text)
+        assert stats["totalEntities"] == 2
+    async with as_agent(fleet, "alice") as alice:
+        assert json.loads((await alice.read_resource("write-gate://stats")).contents[0].text)["totalEntities"] == 0
     assert await space_nodes(fleet, "team_b") == [{"name": "Ada", "team": "b"}]
     assert await space_nodes(fleet, "team_a") == []
     assert await space_nodes(fleet, "team_b", "Location") == [{"name": "Rivendell", "team": None}]

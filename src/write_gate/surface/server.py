@@ -239,6 +239,18 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             return ctx.lifespan_context
         return spaced[spaces.space_for(agent.grant, requested)]
 
+    def pick_space(
+        ctx: GateContext, agent: Agent, arguments: dict[str, Any] | None
+    ) -> tuple[Services, dict[str, Any] | None, GateRejection | None]:
+        """The services a call works in, its arguments without `space`, and why it may not (or None)."""
+        if not settings.spaces:
+            return ctx.lifespan_context, arguments, None  # as sent: a `space` argument is unknown to every tool
+        requested, rest = take_space(arguments)
+        try:
+            return space_services(ctx, agent, requested), rest, None
+        except GateRejection as exc:
+            return ctx.lifespan_context, rest, exc
+
     def spaces_of(agent: Agent) -> list[str]:
         spaces: Spaces | None = server.spaces  # type: ignore[attr-defined]
         return spaces.granted(agent.grant) if spaces is not None else []
@@ -279,17 +291,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
     async def call_tool(ctx: GateContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         sessions.add(ctx.session)
         agent = identities.agent(ctx)
-        arguments = params.arguments
-        try:
-            if settings.spaces:
-                requested, arguments = take_space(arguments)
-                services = space_services(ctx, agent, requested)
-            else:
-                services = ctx.lifespan_context
-        except GateRejection as exc:
-            services, refused = ctx.lifespan_context, exc
-        else:
-            refused = None
+        services, arguments, refused = pick_space(ctx, agent, params.arguments)
         specs, _ = table(services)
         spec = specs.get(params.name)
         decision = Decision(agent.id, params.name)
