@@ -113,3 +113,17 @@ def test_the_space_argument_is_advertised_and_taken_off() -> None:
     assert set(tool.input_schema["properties"]) == {"a"}  # the cached tool is left as it was
     assert take_space({"a": 1, "space": "team_a"}) == ("team_a", {"a": 1})
     assert take_space(None) == (None, {})
+
+
+def test_a_command_names_a_served_space_or_the_default() -> None:
+    from write_gate.serving.config import ConfigurationError
+    from write_gate.serving.spaces import served_space
+
+    off = Settings(_env_file=None)
+    assert served_space(off, None) == off.default_space == served_space(off, off.default_space)
+    with pytest.raises(ConfigurationError, match="served: none"):
+        served_space(off, "team_a")
+    on = Settings(spaces="team_a,team_b", default_space="team_a")
+    assert served_space(on, "team_b") == "team_b"
+    with pytest.raises(ConfigurationError, match="team_z: not a space this gate serves; served: team_a, team_b"):
+        served_space(on, "team_z")

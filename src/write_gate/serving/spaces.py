@@ -45,7 +45,7 @@ class Spaces:
 
 def served_space(settings: Settings, space: str | None) -> str:
     """A space named on the command line (or the default one), or ConfigurationError."""
-    if space is None:
+    if space is None or space == settings.default_space:
         return settings.default_space
     if space not in settings.spaces:
         served = ", ".join(settings.spaces) or "none (WRITE_GATE_SPACES is empty)"
