@@ -4,6 +4,7 @@ choice; a space the grant does not list is refused; the registry is shared or pe
 on every engine tier (a graph per space on FalkorDB, a database per space on the Bolt tier)."""
 
 import json
+import logging
 import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -141,11 +142,15 @@ async def test_two_spaces_see_nothing_of_each_other(fleet: Settings, transport: 
 
 
 async def test_a_grant_with_both_spaces_reads_each_by_choice_and_works_in_its_first_by_default(
-    fleet: Settings,
+    fleet: Settings, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="write_gate.decisions")
     async with as_agent(fleet, "carol") as carol:
         await ok(carol, "write_node", ada("a"))
         await ok(carol, "write_node", {**ada("b"), "space": "team_b"})
+        # Each decision's log line says the space it worked in.
+        logged = [(r.agent, r.tool, r.space) for r in caplog.records if getattr(r, "event", None) == "tool_call"]
+        assert logged == [("carol", "write_node", "team_a"), ("carol", "write_node", "team_b")]
         for space, team in (("team_a", "a"), ("team_b", "b")):
             [entity] = (await ok(carol, "read_graph", {"space": space}))["entities"]
             assert entity["properties"]["team"] == team

@@ -232,24 +232,27 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
                 server.services = server.spaces = None  # type: ignore[attr-defined]
                 spaced.clear()
 
-    def space_services(ctx: GateContext, agent: Agent, requested: object | None = None) -> Services:
-        """The services of the space the call works in (SPACE_NOT_GRANTED as a GateRejection)."""
+    def space_of(agent: Agent, requested: object | None = None) -> str | None:
+        """The space the call works in (None: spaces are off); SPACE_NOT_GRANTED as a GateRejection."""
         spaces: Spaces | None = server.spaces  # type: ignore[attr-defined]
-        if spaces is None or not spaces.enabled:
-            return ctx.lifespan_context
-        return spaced[spaces.space_for(agent.grant, requested)]
+        return spaces.space_for(agent.grant, requested) if spaces is not None and spaces.enabled else None
+
+    def space_services(ctx: GateContext, agent: Agent, requested: object | None = None) -> Services:
+        space = space_of(agent, requested)
+        return ctx.lifespan_context if space is None else spaced[space]
 
     def pick_space(
         ctx: GateContext, agent: Agent, arguments: dict[str, Any] | None
-    ) -> tuple[Services, dict[str, Any] | None, GateRejection | None]:
-        """The services a call works in, its arguments without `space`, and why it may not (or None)."""
+    ) -> tuple[str | None, Services, dict[str, Any] | None, GateRejection | None]:
+        """The space a call works in and its services, its arguments without `space`, and why it may not."""
         if not settings.spaces:
-            return ctx.lifespan_context, arguments, None  # as sent: a `space` argument is unknown to every tool
+            return None, ctx.lifespan_context, arguments, None  # as sent: no tool knows a `space` argument
         requested, rest = take_space(arguments)
         try:
-            return space_services(ctx, agent, requested), rest, None
+            space = space_of(agent, requested)
         except GateRejection as exc:
-            return ctx.lifespan_context, rest, exc
+            return None, ctx.lifespan_context, rest, exc
+        return space, ctx.lifespan_context if space is None else spaced[space], rest, None
 
     def spaces_of(agent: Agent) -> list[str]:
         spaces: Spaces | None = server.spaces  # type: ignore[attr-defined]
@@ -291,10 +294,10 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
     async def call_tool(ctx: GateContext, params: types.CallToolRequestParams) -> types.CallToolResult:
         sessions.add(ctx.session)
         agent = identities.agent(ctx)
-        services, arguments, refused = pick_space(ctx, agent, params.arguments)
+        space, services, arguments, refused = pick_space(ctx, agent, params.arguments)
         specs, _ = table(services)
         spec = specs.get(params.name)
-        decision = Decision(agent.id, params.name)
+        decision = Decision(agent.id, params.name, space)
         if spec is None:
             # A protocol error, as the MCP specification has it for tools/call of an unknown tool.
             decision.done({"error_code": ErrorCode.INVALID_INPUT.value}, True)
