@@ -290,6 +290,12 @@ def settings_env(settings: Settings) -> dict[str, str]:
         env["WRITE_GATE_AGENT"] = settings.agent
     if settings.fallback_label:
         env["WRITE_GATE_FALLBACK_LABEL"] = settings.fallback_label
+    if settings.agents_file:
+        env["WRITE_GATE_AGENTS_FILE"] = str(settings.agents_file)
+    if settings.spaces:  # spaces on: the served ones, the default and where the registry lives
+        env["WRITE_GATE_SPACES"] = ",".join(settings.spaces)
+        env["WRITE_GATE_DEFAULT_SPACE"] = settings.default_space
+        env["WRITE_GATE_SHARED_REGISTRY"] = str(settings.shared_registry).lower()
     return env
 
 

@@ -97,7 +97,7 @@ def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
         print("applied: " + (", ".join(applied) if applied else "nothing (up to date)"))
         return 0
 
-    return anyio.run(_with_backend, settings, work)
+    return anyio.run(_with_backend, settings.for_space(args.space), work)
 
 
 def cmd_schema_load(args: argparse.Namespace, settings: Settings) -> int:
@@ -116,13 +116,14 @@ def cmd_schema_load(args: argparse.Namespace, settings: Settings) -> int:
         )
         return 0
 
-    return anyio.run(_with_backend, settings, work)
+    # A shared registry lives in the default space's graph, whichever space is named.
+    return anyio.run(_with_backend, settings.for_space(settings.registry_space(args.space)), work)
 
 
 def cmd_schema_suggest(args: argparse.Namespace, settings: Settings) -> int:
     from write_gate.interchange.formats import parse_memory_file
     from write_gate.interchange.schema_suggest import suggest
-    from write_gate.serving.assembly import open_gate
+    from write_gate.serving.spaces import open_space_gate
 
     try:
         items = list(parse_memory_file(args.file.read_text(encoding="utf-8")))
@@ -132,7 +133,7 @@ def cmd_schema_suggest(args: argparse.Namespace, settings: Settings) -> int:
 
     async def work():
         # The registry an import of this file would meet: the graph's, with pending migrations applied.
-        async with open_gate(settings, auto_migrate=not args.no_migrate) as gate:
+        async with open_space_gate(settings, args.space, auto_migrate=not args.no_migrate) as gate:
             return suggest(items, gate.registry)
 
     suggestion = anyio.run(work)
@@ -169,7 +170,7 @@ def cmd_import_formats(args: argparse.Namespace, settings: Settings, writer: "Wr
 
     from write_gate.interchange.import_parsers import PARSERS
     from write_gate.interchange.importer import import_records
-    from write_gate.serving.assembly import open_gate
+    from write_gate.serving.spaces import open_space_gate
 
     fmt = args.format or _SUFFIX_FORMATS.get(args.file.suffix, "csv" if args.file.is_dir() else "jsonl")
     try:
@@ -180,7 +181,7 @@ def cmd_import_formats(args: argparse.Namespace, settings: Settings, writer: "Wr
     console = Console(stderr=True)
 
     async def work():
-        async with open_gate(settings, auto_migrate=not args.no_migrate) as gate:
+        async with open_space_gate(settings, args.space, auto_migrate=not args.no_migrate) as gate:
             return await import_records(
                 gate,
                 items,
@@ -219,7 +220,8 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     from write_gate.interchange.formats import parse_memory_file
     from write_gate.interchange.transfer import import_lines
     from write_gate.services.memory import MemoryService, WriterContext
-    from write_gate.serving.assembly import MEMORY_METHOD_SETTING, formula_provider, open_gate
+    from write_gate.serving.assembly import MEMORY_METHOD_SETTING, formula_provider
+    from write_gate.serving.spaces import open_space_gate
 
     writer = WriterContext(
         source=args.source or f"import:{args.file.name}",
@@ -240,7 +242,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     console = Console(stderr=True)
 
     async def work():
-        async with open_gate(settings, auto_migrate=not args.no_migrate) as gate:
+        async with open_space_gate(settings, args.space, auto_migrate=not args.no_migrate) as gate:
             with Progress(console=console, transient=True, disable=args.quiet) as progress:
                 task = progress.add_task("dry run" if args.dry_run else "importing", total=len(items))
                 return await import_lines(
@@ -304,7 +306,7 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     from write_gate.interchange.exports import EXPORTERS
     from write_gate.interchange.exports.csv_format import write_directory
     from write_gate.services.export_read import read_export
-    from write_gate.serving.assembly import open_gate
+    from write_gate.serving.spaces import open_space_gate
 
     if args.format == "backup":
         if args.output is None or args.out is not None:
@@ -313,7 +315,7 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
                 file=sys.stderr,
             )
             return 2
-        return cmd_backup(argparse.Namespace(file=args.output), settings)
+        return cmd_backup(argparse.Namespace(file=args.output, space=args.space), settings)
     if args.out is not None and args.format != "csv":
         print("error: --out DIR is for --format csv (nodes.csv and edges.csv); use -o FILE", file=sys.stderr)
         return 2
@@ -324,7 +326,7 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
         return 2
 
     async def work():
-        async with open_gate(settings, auto_migrate=False) as gate:
+        async with open_space_gate(settings, args.space, auto_migrate=False) as gate:
             return await read_export(
                 gate, filters, include_archived=args.include_archived, hierarchy_type=settings.hierarchy_type
             )
@@ -365,7 +367,7 @@ def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
         print(f"backed up the graph to {args.file}: {count - 2} lines of nodes and relationships", file=sys.stderr)
         return 0
 
-    return anyio.run(_with_backend, settings, work)
+    return anyio.run(_with_backend, settings.for_space(args.space), work)
 
 
 def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
@@ -395,7 +397,7 @@ def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
         )
         return 0
 
-    return anyio.run(_with_backend, settings, work)
+    return anyio.run(_with_backend, settings.for_space(args.space), work)
 
 
 def cmd_history_prune(args: argparse.Namespace, settings: Settings) -> int:
@@ -418,7 +420,7 @@ def cmd_history_prune(args: argparse.Namespace, settings: Settings) -> int:
         )
         return 0
 
-    return anyio.run(_with_backend, settings, work)
+    return anyio.run(_with_backend, settings.for_space(args.space), work)
 
 
 def cmd_engine_check(args: argparse.Namespace, settings: Settings) -> int:
@@ -454,6 +456,7 @@ def cmd_agents_add(args: argparse.Namespace, settings: Settings) -> int:
         relationship_types=tuple(args.types) if args.types else preset.relationship_types,
         max_writes_per_minute=args.max_writes_per_minute,
         max_batch_items=args.max_batch_items,
+        spaces=tuple(args.spaces or ()),
     )
     agents = AgentsFile.load(path)
     token = agents.add(args.name, grant)
@@ -500,6 +503,21 @@ def _days(text: str) -> float:
     return days
 
 
+def _space(text: str) -> str:
+    from write_gate.core.spaces import check_space_name
+
+    try:
+        return check_space_name(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _in_space(command: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """`--space NAME`: the command works on that space's graph (default: WRITE_GATE_DEFAULT_SPACE)."""
+    command.add_argument("--space", type=_space, help="a space of WRITE_GATE_SPACES (default: the default space)")
+    return command
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="write-gate", description="A schema-and-provenance gate for a shared graph.")
     top.add_argument("--version", action="version", version=f"write-gate {__version__}")
@@ -523,20 +541,20 @@ def parser() -> argparse.ArgumentParser:
     mig = sub.add_parser("migrate", help="apply pending migrations, each once, recorded in the graph")
     mig.add_argument("--migrations", type=Path, default=None, help="folder of migrations (default: the bundled one)")
     mig.add_argument("--schemas", type=Path, default=None, help="schemas folder that migrations load from")
-    mig.set_defaults(func=cmd_migrate)
+    _in_space(mig).set_defaults(func=cmd_migrate)
 
     schema = sub.add_parser("schema", help="manage the schema registry")
     schema_sub = schema.add_subparsers(dest="schema_command", required=True)
     load = schema_sub.add_parser("load", help="create or update :Schema nodes from registry source files")
     load.add_argument("paths", nargs="+", type=Path, help="JSON files or folders of them")
-    load.set_defaults(func=cmd_schema_load)
+    _in_space(load).set_defaults(func=cmd_schema_load)
     suggest = schema_sub.add_parser(
         "suggest", help="draft registry entries for the types an official memory file uses that are not covered"
     )
     suggest.add_argument("file", type=Path, help="memory.jsonl (or memory.json)")
     suggest.add_argument("--output", "-o", type=Path, help="write the draft here (default: standard output)")
     suggest.add_argument("--no-migrate", action="store_true", help="do not apply pending migrations first")
-    suggest.set_defaults(func=cmd_schema_suggest)
+    _in_space(suggest).set_defaults(func=cmd_schema_suggest)
     imp = sub.add_parser(
         "import",
         help="import an official memory server's memory.jsonl (or memory.json); with --format or --strategy, "
@@ -558,7 +576,7 @@ def parser() -> argparse.ArgumentParser:
     imp.add_argument("--show", type=int, default=20, help="how many rejections and remaps to print")
     imp.add_argument("--quiet", action="store_true", help="no progress bar")
     imp.add_argument("--no-migrate", action="store_true")
-    imp.set_defaults(func=cmd_import)
+    _in_space(imp).set_defaults(func=cmd_import)
 
     agents = sub.add_parser("agents", help="manage the agents file (tokens and grants)")
     agents_sub = agents.add_subparsers(dest="agents_command", required=True)
@@ -575,6 +593,7 @@ def parser() -> argparse.ArgumentParser:
     add.add_argument("--types", nargs="+", help='relationship types it may write (default: "*")')
     add.add_argument("--max-writes-per-minute", type=_positive_int, help="write and admin calls a minute, per gate")
     add.add_argument("--max-batch-items", type=_positive_int, help="items in one list argument of a write")
+    add.add_argument("--spaces", nargs="+", type=_space, help="spaces it may use, its own default first")
     add.add_argument("--file", type=Path, help="default: WRITE_GATE_AGENTS_FILE")
     add.set_defaults(func=cmd_agents_add)
     remove = agents_sub.add_parser("remove", help="remove an agent: its token stops working")
@@ -596,15 +615,15 @@ def parser() -> argparse.ArgumentParser:
     prune.add_argument(
         "--days", type=_days, help="keep this many days instead of WRITE_GATE_HISTORY_RETENTION_DAYS (0: keep all)"
     )
-    prune.set_defaults(func=cmd_history_prune)
+    _in_space(prune).set_defaults(func=cmd_history_prune)
 
     backup = sub.add_parser("backup", help="write every node and relationship, as stored, to a JSON-lines file")
     backup.add_argument("file", type=Path)
-    backup.set_defaults(func=cmd_backup)
+    _in_space(backup).set_defaults(func=cmd_backup)
     restore = sub.add_parser("restore", help="restore a `write-gate backup` file into an empty graph")
     restore.add_argument("file", type=Path)
     restore.add_argument("--batch-size", type=int, default=1000)
-    restore.set_defaults(func=cmd_restore)
+    _in_space(restore).set_defaults(func=cmd_restore)
 
     from write_gate.interchange.exporting import FORMATS
 
@@ -619,7 +638,7 @@ def parser() -> argparse.ArgumentParser:
     exp.add_argument("--include-archived", action="store_true", help="archived entities too")
     exp.add_argument("--output", "-o", type=Path, help="default: standard output")
     exp.add_argument("--out", type=Path, help="with --format csv: a directory for nodes.csv and edges.csv")
-    exp.set_defaults(func=cmd_export)
+    _in_space(exp).set_defaults(func=cmd_export)
     return top
 
 
@@ -637,6 +656,10 @@ def main(argv: list[str] | None = None) -> int:
             from write_gate.engines.embedded import check_data_folder
 
             check_data_folder(settings.data_dir)  # a refused data folder: one line, before any server starts
+        if "space" in args:  # a command on the graph: the space it names must be served
+            from write_gate.serving.spaces import served_space
+
+            args.space = served_space(settings, args.space)
         return args.func(args, settings)
     except (BackendUnavailable, BackendError) as exc:
         print(f"error: graph engine: {exc}", file=sys.stderr)

@@ -85,6 +85,7 @@ async def test_scale_section_at_tiny_sizes(monkeypatch: pytest.MonkeyPatch, tmp_
             "prov-turtle",
         ),
         ("backup_restore", ("--nodes", "50", "--relationships", "80"), "restore:"),
+        ("spaces_cost", ("--spaces", "1", "2"), "growth per added space"),
     ],
 )
 def test_script_runs(script: str, args: tuple[str, ...], says: str) -> None:

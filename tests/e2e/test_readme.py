@@ -74,6 +74,16 @@ FORMULA_SERVE = [
     "uv run write-gate serve --profile memory",
 ]
 
+# The spaces example's commands: three agents, the registry loaded, the server started with two spaces.
+SPACES_ENV = "WRITE_GATE_SPACES=team_a,team_b WRITE_GATE_DEFAULT_SPACE=team_a"
+SPACES_COMMANDS = [
+    f"{AGENTS_ADD} alice --spaces team_a --file agents.toml",
+    f"{AGENTS_ADD} bob --spaces team_b --file agents.toml",
+    f"{AGENTS_ADD} lead --spaces team_a team_b --file agents.toml",
+    f"{SPACES_ENV} uv run write-gate schema load schemas/examples/rpg",
+    f"{SPACES_ENV} WRITE_GATE_AGENTS_FILE=agents.toml uv run write-gate serve --transport http",
+]
+
 # The Property names section's write_node examples (`call:write_node#<example>` and its answer), in order.
 PROPERTY_EXAMPLES = ("property-names", "unknown-property")
 
@@ -196,6 +206,14 @@ RUN = {
         "meta:write_relationship#retry",
     ],
     "test_limits_per_agent_example": ["agents:limits", "answer:write_node#limited"],
+    "test_spaces_example": [
+        *SPACES_COMMANDS,
+        "spaces-agents",
+        "call:write_node#spaces",
+        "answer:write_node#spaces",
+        "answer:read_graph#spaces-bob",
+        *(f"{kind}:read_graph#spaces-{who}" for who in ("lead", "refused") for kind in ("call", "answer")),
+    ],
 }
 
 # What cannot run here: why, and which test checks it as far as it can.
@@ -947,3 +965,55 @@ def test_npx_commands_are_pinned() -> None:
     assert found
     for package, version in found:
         assert version or package in NPX_UNPINNED, f"npx {package} is not pinned"
+
+
+@EMBEDDED
+async def test_spaces_example(
+    settings: Settings, graph: GraphBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The spaces example as shown: the agents file the three `agents add` lines write, the registry loaded into
+    the default space, and the served settings; then alice's write, bob's empty read of his own space (and his
+    own Ada there), the lead's read of team_a by choice and bob's refusal, each answered as shown."""
+    link_schemas(tmp_path)
+    await migrate(graph)  # the default space's graph (team_a) holds the shared registry
+    *adds, load, serve = rb.commands(rb.sh_block(SPACES_COMMANDS[0]))
+    assert [*adds, load, serve] == SPACES_COMMANDS
+    for command in adds:
+        code, out = await write_gate(monkeypatch, settings, command, tmp_path)
+        assert code == 0 and re.fullmatch(r"wg_\S+\n", out)
+    written = tomllib.loads((tmp_path / "agents.toml").read_text())
+    shown = tomllib.loads(rb.block("spaces-agents").text)
+    for agents in (written, shown):
+        for agent in agents["agents"].values():
+            assert re.fullmatch(r"[0-9a-f]{4}(\.\.\.|[0-9a-f]{60})", agent.pop("token_sha256"))
+    assert written == shown
+    assert (await write_gate(monkeypatch, settings, load, tmp_path))[0] == 0
+    assert "Npc" in {row["name"] for row in await graph.read(Statement("MATCH (s:Schema) RETURN s.name AS name"))}
+    words = rb.argv(serve)
+    for word in words:
+        if re.fullmatch(r"[A-Z_]+=.*", word):
+            monkeypatch.setenv(*word.split("=", 1))
+    configured = Settings()
+    assert (configured.spaces, configured.default_space) == (["team_a", "team_b"], "team_a")
+    assert configured.shared_registry and configured.agents_file == Path("agents.toml")
+    args = cli.parser().parse_args(words[words.index("write-gate") + 1 :])
+    assert args.func is cli.cmd_serve and args.transport == "http"
+    fleet = settings.model_copy(
+        update={"spaces": configured.spaces, "default_space": "team_a", "agents_file": tmp_path / "agents.toml"}
+    )
+
+    def as_agent(name: str) -> Any:
+        return open_client(fleet.model_copy(update={"agent": name}), "in_process")
+
+    async with as_agent("alice") as alice, as_agent("bob") as bob, as_agent("lead") as lead:
+        written_node = await call(alice, "write_node", json_block("call:write_node#spaces"))
+        rb.assert_matches(written_node, json_block("answer:write_node#spaces"), "alice's write")
+        rb.assert_matches(await call(bob, "read_graph", {}), json_block("answer:read_graph#spaces-bob"), "bob's read")
+        bobs_ada = {**json_block("call:write_node#spaces"), "properties": {"role": "pilot"}, "source": "team-b"}
+        assert (await call(bob, "write_node", bobs_ada))["status"] == "written"
+        shown_read = json_block("answer:read_graph#spaces-lead")
+        rb.assert_matches(await call(lead, "read_graph", json_block("call:read_graph#spaces-lead")), shown_read)
+        refused = await call(bob, "read_graph", json_block("call:read_graph#spaces-refused"))
+        rb.assert_matches(refused, json_block("answer:read_graph#spaces-refused"), "bob's refusal")
+        [bobs] = (await call(lead, "read_graph", {"space": "team_b"}))["entities"]
+        assert bobs["properties"]["role"] == "pilot"

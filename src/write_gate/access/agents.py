@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import tomli_w
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from write_gate.core.model import ErrorCode, GateRejection
+from write_gate.core.spaces import ANY_SPACE, check_space_name, choose_space
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +41,18 @@ class Grant(BaseModel):
     # each gate process; items in one list argument of a write or admin call (WRITE_GATE_MAX_BATCH_ITEMS too).
     max_writes_per_minute: int | None = Field(default=None, ge=1)
     max_batch_items: int | None = Field(default=None, ge=1)
+    # The spaces it may use when the server serves several (WRITE_GATE_SPACES), its default first; empty: the
+    # server's default space only, "*": every space. A server without spaces ignores it.
+    spaces: tuple[str, ...] = ()
+
+    @field_validator("spaces")
+    @classmethod
+    def _space_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(name if name == ANY_SPACE else check_space_name(name) for name in value)
+
+    def space_for(self, requested: object | None, served: tuple[str, ...], default: str) -> str:
+        """The space a call of this agent works in (SPACE_NOT_GRANTED for one it may not use)."""
+        return choose_space(self.spaces, served, default, requested)
 
     def allows_tool(self, tool: str, group: str) -> bool:
         """`group`: the tool's (ToolSpec.group: read, write or admin)."""
@@ -87,6 +100,12 @@ class AgentRecord(Grant):
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _record(record: AgentRecord) -> dict:
+    """As saved: a grant without spaces says nothing of them (files stay as they were before spaces), and a limit
+    the agent does not have is left out (TOML has no null)."""
+    return record.model_dump(mode="json", exclude=None if record.spaces else {"spaces"}, exclude_none=True)
 
 
 class AgentsFileError(Exception):
@@ -142,9 +161,7 @@ class AgentsFile:
 
     def save(self) -> None:
         """Replace the file in one step, so a running gate never reads half of it."""
-        # A limit the agent does not have is left out (TOML has no null).
-        records = sorted(self.agents.items())
-        data = {"agents": {agent_id: r.model_dump(mode="json", exclude_none=True) for agent_id, r in records}}
+        data = {"agents": {agent_id: _record(r) for agent_id, r in sorted(self.agents.items())}}
         text = json.dumps(data, indent=2) + "\n" if self.path.suffix == ".json" else tomli_w.dumps(data)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")

@@ -56,6 +56,8 @@ class ErrorCode(StrEnum):
     IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED"
     # The gate that claimed the idempotency_key stopped before storing an outcome: the write may have landed.
     IDEMPOTENCY_OUTCOME_UNKNOWN = "IDEMPOTENCY_OUTCOME_UNKNOWN"
+    # A call names a space its agent's grant does not list (or the server does not serve): core.spaces.
+    SPACE_NOT_GRANTED = "SPACE_NOT_GRANTED"
     # A defect in the gate itself, reported instead of crashing; tests assert it never appears.
     INTERNAL_ERROR = "INTERNAL_ERROR"
 

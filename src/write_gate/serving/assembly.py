@@ -73,7 +73,7 @@ def formula_provider(
     return provider
 
 
-def build_gate(settings: Settings, backend: GraphBackend) -> Gate:
+def build_gate(settings: Settings, backend: GraphBackend, registry: GraphBackend | None = None) -> Gate:
     limits = Limits(settings.max_properties, settings.max_string_length, settings.max_list_length)
     policy = Policy(
         settings.unknown_label_policy,
@@ -84,7 +84,8 @@ def build_gate(settings: Settings, backend: GraphBackend) -> Gate:
         half_life_by_method=dict(settings.decay_half_life_days),
         history_retention_days=settings.history_retention_days or None,  # 0: keep every record
     )
-    return Gate(backend, GraphRegistrySource(backend), formula_provider(settings), policy, __version__)
+    source = GraphRegistrySource(registry or backend)
+    return Gate(backend, source, formula_provider(settings), policy, __version__)
 
 
 @asynccontextmanager
@@ -94,15 +95,17 @@ async def open_gate(
     auto_migrate: bool = True,
     keep_loading: bool = False,
     on_registry_change: Callable[[], Awaitable[None]] | None = None,
+    registry: GraphBackend | None = None,
 ) -> AsyncIterator[Gate]:
     """Open the engine, apply pending migrations, load the registry; close the engine on exit.
 
     `keep_loading` (a server): start even if the engine or registry is not there yet, keep retrying, and
-    poll the registry's version while running. Otherwise (the CLI) a failed first load is an error."""
+    poll the registry's version while running. Otherwise (the CLI) a failed first load is an error.
+    `registry`: another graph's backend (kept open by the caller) whose registry this gate uses (shared spaces)."""
     formula_provider(settings)  # a bad provider spec fails start-up, loudly
     backend = await open_backend(settings)
     try:
-        gate = build_gate(settings, backend)
+        gate = build_gate(settings, backend, registry)
         keeper = RegistryKeeper(
             gate,
             (lambda: migrate(backend)) if auto_migrate else None,

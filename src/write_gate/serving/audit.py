@@ -12,8 +12,8 @@ logger = logging.getLogger("write_gate.decisions")
 
 
 class Decision:
-    def __init__(self, agent: str, tool: str) -> None:
-        self.agent, self.tool = agent, tool
+    def __init__(self, agent: str, tool: str, space: str | None = None) -> None:
+        self.agent, self.tool, self.space = agent, tool, space  # space: where it worked, when spaces are on
         self.started = time.perf_counter()
 
     def done(self, structured: dict[str, Any] | None, is_error: bool) -> None:
@@ -22,6 +22,7 @@ class Decision:
             "event": "tool_call",
             "agent": self.agent,
             "tool": self.tool,
+            "space": self.space,
             "label": structured.get("label") or structured.get("type"),
             "status": "rejected" if is_error else structured.get("status", "ok"),
             "error_code": structured.get("error_code") if is_error else None,

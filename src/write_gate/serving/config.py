@@ -5,13 +5,14 @@ from pathlib import Path
 from typing import Annotated
 
 from platformdirs import user_data_dir
-from pydantic import AfterValidator, AliasChoices, AnyHttpUrl, BeforeValidator, Field, SecretStr
+from pydantic import AfterValidator, AliasChoices, AnyHttpUrl, BeforeValidator, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from write_gate.core.decisions import UnknownLabelPolicy
 from write_gate.core.identifiers import is_identifier
 from write_gate.core.knowledge import DEFAULT_HIERARCHY_TYPE
 from write_gate.core.registry import ConflictPolicy, UndeclaredPolicy
+from write_gate.core.spaces import check_space_name, storage_name
 from write_gate.serving.logs import LogLevel
 
 
@@ -55,6 +56,15 @@ def _identifier(value: str) -> str:
     if not is_identifier(value):
         raise ValueError("must be an identifier (letters, digits and _, not starting with a digit)")
     return value
+
+
+def _space_names(value: list[str]) -> list[str]:
+    for name in value:
+        check_space_name(name)
+    return list(dict.fromkeys(value))
+
+
+SpaceNames = Annotated[list[str], NoDecode, BeforeValidator(_comma_list), AfterValidator(_space_names)]
 
 
 def _default_data_dir() -> Path:
@@ -160,5 +170,35 @@ class Settings(BaseSettings):
     session_idle_seconds: float = Field(default=1800.0, gt=0)
     max_sessions: int = Field(default=10_000, ge=1)
 
+    # Spaces: isolated graphs in the one engine (one graph each on FalkorDB, one database each on Memgraph),
+    # chosen per agent by its grant; empty: no spaces, the one graph as before. The default space is today's
+    # graph (WRITE_GATE_GRAPH_NAME / MEMGRAPH_DATABASE); another is `<that name>__<space>`.
+    spaces: SpaceNames = Field(default_factory=list)
+    default_space: Annotated[str, AfterValidator(check_space_name)] = "main"
+    # One registry for every space, kept in the default space's graph (true), or one per space (false).
+    shared_registry: bool = True
+
     # Every logger's level (stderr, one JSON object per line); `serve -v` means DEBUG.
     log_level: Annotated[LogLevel, BeforeValidator(lambda v: v.upper() if isinstance(v, str) else v)] = "INFO"
+
+    @model_validator(mode="after")
+    def _default_space_served(self) -> "Settings":
+        if self.spaces and self.default_space not in self.spaces:
+            raise ValueError("WRITE_GATE_DEFAULT_SPACE must be one of WRITE_GATE_SPACES")
+        return self
+
+    def for_space(self, space: str) -> "Settings":
+        """These settings aimed at one space's graph (FalkorDB) or database (Memgraph); the default space's are
+        these very names."""
+        if space == self.default_space:
+            return self
+        return self.model_copy(
+            update={
+                "graph_name": storage_name(self.graph_name, space, self.default_space),
+                "memgraph_database": storage_name(self.memgraph_database or "memgraph", space, self.default_space),
+            }
+        )
+
+    def registry_space(self, space: str) -> str:
+        """The space whose graph holds the registry this space's writes are checked against."""
+        return self.default_space if self.shared_registry else space

@@ -32,8 +32,8 @@ from write_gate import __version__
 from write_gate.access.agents import FULL, Agent, Grant, LiveAgents
 from write_gate.access.tool_selection import ToolSelection
 from write_gate.core.formula import method_schema
-from write_gate.core.model import ErrorCode, GateRejection, Rejected, validation_problems
 from write_gate.core.idempotency import KEY_ARGUMENT
+from write_gate.core.model import ErrorCode, GateRejection, Rejected, validation_problems
 from write_gate.core.quarantine import rejected_calls
 from write_gate.core.registry import RegistrySnapshot
 from write_gate.core.values import check_storable
@@ -42,9 +42,10 @@ from write_gate.services.gate import Gate
 from write_gate.services.hierarchy import HierarchySettings
 from write_gate.services.memory import MemoryService, WriterContext
 from write_gate.services.quarantine import Quarantine
-from write_gate.serving.assembly import formula_provider, open_gate
+from write_gate.serving.assembly import formula_provider
 from write_gate.serving.audit import Decision
 from write_gate.serving.config import Settings
+from write_gate.serving.spaces import Spaces, open_spaces
 from write_gate.surface import http_auth, schema_resources, session_log
 from write_gate.surface.http_auth import AgentsTokenVerifier
 from write_gate.surface.http_security import public_url, transport_security, unlisted_wildcard_bind
@@ -52,6 +53,7 @@ from write_gate.surface.malformed import AnswerMalformedPosts
 from write_gate.surface.mcp_context import GateContext
 from write_gate.surface.profiles import PROFILES
 from write_gate.surface.quarantine_tools import QUARANTINE_TOOLS
+from write_gate.surface.space_argument import take_space, with_space
 from write_gate.surface.sse_events import EventLog, ResumableSessionManager
 from write_gate.surface.tool_spec import Call, Services, ToolSpec
 from write_gate.surface.typed_tool_specs import typed_specs
@@ -200,6 +202,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
 
     generated = profile == "gate"  # typed tools are the gate profile's friendlier front door
     tables: dict[int, tuple[RegistrySnapshot | None, dict[str, ToolSpec], types.ListToolsResult]] = {}
+    spaced: dict[str, Services] = {}  # each space's services, while the server runs (one without spaces: one)
 
     def table(services: Services) -> tuple[dict[str, ToolSpec], types.ListToolsResult]:
         """The tools for the registry snapshot in force, built once per snapshot."""
@@ -213,7 +216,8 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             clashing = {spec.label for spec in typed if spec.name in taken}
             typed = tuple(spec for spec in typed if spec.label not in clashing)
             specs = static | {spec.name: spec for spec in typed if selection.offers(spec.name, spec.group, spec.label)}
-            tables.clear()  # only the snapshot in force is worth keeping
+            if len(tables) >= len(spaced):
+                tables.clear()  # only the snapshots in force (one per space at most) are worth keeping
             cached = tables[id(registry)] = (
                 registry,
                 specs,
@@ -231,30 +235,83 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
 
     @asynccontextmanager
     async def lifespan(_server: Server[Services]) -> AsyncIterator[Services]:
-        async with open_gate(
+        async with open_spaces(
             settings,
             auto_migrate=auto_migrate,
             keep_loading=True,
             on_registry_change=registry_changed if generated else None,
-        ) as gate:
+        ) as spaces:
             hierarchy = HierarchySettings(settings.hierarchy_type, settings.hierarchy_max_depth)
-            quarantine = Quarantine(gate, settings.quarantine_max_entries, settings.max_request_bytes)
-            services = Services(gate=gate, memory=MemoryService(gate), hierarchy=hierarchy, quarantine=quarantine)
-            services = dataclasses.replace(services, rerun=functools.partial(rerun, services))
+            for name, gate in spaces.gates.items():
+                quarantine = Quarantine(gate, settings.quarantine_max_entries, settings.max_request_bytes)
+                space = Services(gate=gate, memory=MemoryService(gate), hierarchy=hierarchy, quarantine=quarantine)
+                spaced[name] = dataclasses.replace(space, rerun=functools.partial(rerun, space))
+            services = spaced[settings.default_space]
             server.services = services  # type: ignore[attr-defined]  # for /health
+            server.spaces = spaces  # type: ignore[attr-defined]
             try:
-                yield services
+                yield services  # the default space's: what a call works in unless the agent's grant says otherwise
             finally:
-                server.services = None  # type: ignore[attr-defined]
+                server.services = server.spaces = None  # type: ignore[attr-defined]
+                spaced.clear()
+
+    def space_of(agent: Agent, requested: object | None = None) -> str | None:
+        """The space the call works in (None: spaces are off); SPACE_NOT_GRANTED as a GateRejection."""
+        spaces: Spaces | None = server.spaces  # type: ignore[attr-defined]
+        return spaces.space_for(agent.grant, requested) if spaces is not None and spaces.enabled else None
+
+    def space_services(ctx: GateContext, agent: Agent, requested: object | None = None) -> Services:
+        space = space_of(agent, requested)
+        return ctx.lifespan_context if space is None else spaced[space]
+
+    def pick_space(
+        ctx: GateContext, agent: Agent, arguments: dict[str, Any] | None
+    ) -> tuple[str | None, Services, dict[str, Any] | None, GateRejection | None]:
+        """The space a call works in and its services, its arguments without `space`, and why it may not."""
+        if not settings.spaces:
+            return None, ctx.lifespan_context, arguments, None  # as sent: no tool knows a `space` argument
+        requested, rest = take_space(arguments)
+        try:
+            space = space_of(agent, requested)
+        except GateRejection as exc:
+            return None, ctx.lifespan_context, rest, exc
+        return space, ctx.lifespan_context if space is None else spaced[space], rest, None
+
+    def spaces_of(agent: Agent) -> list[str]:
+        spaces: Spaces | None = server.spaces  # type: ignore[attr-defined]
+        return spaces.granted(agent.grant) if spaces is not None else []
+
+    def in_agent_space(ctx: GateContext) -> GateContext:
+        """The request as seen from the agent's default space (resources read the space the agent works in)."""
+        if not settings.spaces:
+            return ctx
+        try:
+            services = space_services(ctx, identities.agent(ctx))
+        except GateRejection as exc:
+            raise MCPError(types.INVALID_PARAMS, exc.rejected.message) from None
+        return dataclasses.replace(ctx, lifespan_context=services)
+
+    async def read_resource(ctx: GateContext, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        return await schema_resources.read_resource(in_agent_space(ctx), params)
+
+    async def complete(ctx: GateContext, params: types.CompleteRequestParams) -> types.CompleteResult:
+        return await schema_resources.complete(in_agent_space(ctx), params)
 
     async def list_tools(ctx: GateContext, _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         sessions.add(ctx.session)
-        grant = identities.agent(ctx).grant
-        specs, listed = table(ctx.lifespan_context)
+        agent = identities.agent(ctx)
+        grant = agent.grant
+        try:
+            services = space_services(ctx, agent)  # the typed tools of the agent's default space's registry
+        except GateRejection:
+            services = ctx.lifespan_context  # no space to work in: every call says so
+        specs, listed = table(services)
         tools = [tool for tool in listed.tools if grant.allows_tool(tool.name, specs[tool.name].group)]
         if len(tools) < len(listed.tools):  # the grant hides some: a brief schema must not refer to one of them
             names = {tool.name for tool in tools}
             tools = [specs[tool.name].to_mcp(names) if specs[tool.name].brief else tool for tool in tools]
+        if len(spaces_of(agent)) > 1:  # only an agent with a choice of spaces is offered the `space` argument
+            tools = [with_space(tool) for tool in tools]
         return types.ListToolsResult(tools=tools)
 
     def writer_for(agent: Agent, client: str | None) -> WriterContext:
@@ -283,12 +340,12 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         return bool(result.is_error), result.structured_content or {}
 
     async def call_tool(ctx: GateContext, params: types.CallToolRequestParams) -> types.CallToolResult:
-        services = ctx.lifespan_context
         sessions.add(ctx.session)
         agent = identities.agent(ctx)
+        space, services, arguments, refused = pick_space(ctx, agent, params.arguments)
         specs, _ = table(services)
         spec = specs.get(params.name)
-        decision = Decision(agent.id, params.name)
+        decision = Decision(agent.id, params.name, space)
         if spec is None:
             # A protocol error, as the MCP specification has it for tools/call of an unknown tool.
             decision.done({"error_code": ErrorCode.INVALID_INPUT.value}, True)
@@ -296,10 +353,12 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         if not agent.grant.allows_tool(spec.name, spec.group):
             message = f"this agent may not use {params.name}"
             result = _result(Rejected(error_code=ErrorCode.PERMISSION_DENIED, message=message), is_error=True)
+        elif refused is not None:  # a space the grant does not cover
+            result = _result(refused.rejected, is_error=True)
         else:
             writer = writer_for(agent, _client_name(ctx))
             context = Call(agent=agent, writer=writer, progress=ctx.session.report_progress)
-            result = await guard.call(spec, services, params.arguments, context, run)
+            result = await guard.call(spec, services, arguments, context, run)
             if params.name == "refresh_schema_cache" and not result.is_error and set(table(services)[0]) != set(specs):
                 await registry_changed()
         is_read = spec.group == "read"
@@ -308,9 +367,10 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         replayed = bool(result.meta and result.meta.get(REPLAYED_META))  # kept, if at all, when it first ran
         if not is_read and spec.name not in UNQUARANTINED and services.quarantine is not None and not replayed:
             answer = result.structured_content or {}
-            # Kept without its idempotency_key: a replay is a new attempt, not a repeat of the first.
-            arguments = {k: v for k, v in (params.arguments or {}).items() if k != KEY_ARGUMENT}
-            rejections = rejected_calls(spec.name, arguments, answer, bool(result.is_error), spec.label)
+            # Kept without its idempotency_key (a replay is a new attempt, not a repeat of the first) or its space
+            # (it is kept in that space, where a replay runs it).
+            kept = {k: v for k, v in (arguments or {}).items() if k != KEY_ARGUMENT}
+            rejections = rejected_calls(spec.name, kept, answer, bool(result.is_error), spec.label)
             await services.quarantine.keep(rejections, agent.id, settings.memory_source or _client_name(ctx))
         structured = result.structured_content or {}
         level = session_log.decision_level(is_read, bool(result.is_error), structured.get("error_code"))
@@ -333,11 +393,11 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             on_call_tool=call_tool,
             on_list_resources=schema_resources.list_resources,
             on_list_resource_templates=schema_resources.list_templates,
-            on_read_resource=schema_resources.read_resource,
-            on_completion=schema_resources.complete,
+            on_read_resource=read_resource,
+            on_completion=complete,
             on_set_logging_level=session_log.set_level,
         )
-    server.services = None  # type: ignore[attr-defined]
+    server.services = server.spaces = None  # type: ignore[attr-defined]
     server.identities = identities  # type: ignore[attr-defined]  # the HTTP token verifier reads the same file
     return server
 
@@ -354,6 +414,16 @@ def registry_health(gate: Gate) -> dict[str, Any]:
         "node_labels": len(snapshot.all_canonical_labels()),
         "relationship_types": len(snapshot.all_relationship_types()),
     }
+
+
+async def gate_health(gate: Gate) -> tuple[str, dict[str, Any]]:
+    """A gate's engine (reachable or not) and registry, for /health."""
+    try:
+        await gate.backend.ping()
+        engine = "reachable"
+    except BackendUnavailable:
+        engine = "unreachable"
+    return engine, registry_health(gate)
 
 
 def initialization_options(server: Server[Services]) -> InitializationOptions:
@@ -399,12 +469,7 @@ def http_app(
         services = server.services  # type: ignore[attr-defined]
         if services is None:
             return JSONResponse({"status": "starting", "version": __version__}, status_code=503)
-        try:
-            await services.gate.backend.ping()
-            engine = "reachable"
-        except BackendUnavailable:
-            engine = "unreachable"
-        registry = registry_health(services.gate)
+        engine, registry = await gate_health(services.gate)
         healthy = engine == "reachable" and registry["loaded"]
         body = {
             "status": "ok" if healthy else "degraded",
@@ -413,6 +478,14 @@ def http_app(
             "registry": registry,
             "version": __version__,
         }
+        spaces: Spaces | None = server.spaces  # type: ignore[attr-defined]
+        if spaces is not None and spaces.enabled:  # each space's engine connection and registry, by name
+            body["spaces"] = {}
+            for name, gate in spaces.gates.items():
+                space_engine, space_registry = await gate_health(gate)
+                body["spaces"][name] = {"engine": space_engine, "registry": space_registry}
+                healthy = healthy and space_engine == "reachable" and space_registry["loaded"]
+            body["status"] = "ok" if healthy else "degraded"
         return JSONResponse(body, status_code=200 if healthy else 503)
 
     endpoint: ASGIApp = AnswerMalformedPosts(StreamableHTTPASGIApp(sessions), max_body=2 * settings.max_request_bytes)

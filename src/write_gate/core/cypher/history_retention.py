@@ -4,9 +4,9 @@ Records are plain nodes (core/history.py) whose `at` is the gate's ISO-8601 UTC 
 when compared as text, so `at < $cutoff` picks the old ones. Not through migration 0006's index on `at`,
 though: FalkorDB's range index ignores an upper bound on a string (FalkorDB issue #2239; seen on the 4.16
 module shipped here, where `at < $cutoff` matched every record and pruning deleted the whole history), so
-`r.at + ''` compares the same text past the index, on both engines alike. Each statement deletes at most one chunk, so one run never holds a huge transaction: the
-caller repeats it until a chunk comes back short. Open conflicts are never deleted, however old: they wait
-for `resolve_conflict`.
+`r.at + ''` compares the same text past the index, on both engines alike. Each statement deletes at most one
+chunk, so one run never holds a huge transaction: the caller repeats it until a chunk comes back short. Open
+conflicts are never deleted, however old: they wait for `resolve_conflict`.
 """
 
 from write_gate.core.cypher.statement import Statement
