@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -39,8 +40,10 @@ from write_gate.services.hierarchy import HierarchySettings
 from write_gate.services.memory import MemoryService, WriterContext
 from write_gate.serving.assembly import formula_provider, open_gate
 from write_gate.serving.audit import Decision
+from write_gate.serving.change_watcher import ChangeWatcher
 from write_gate.serving.config import Settings
 from write_gate.surface import http_auth, schema_resources, session_log
+from write_gate.surface.change_resources import AREA, CHANGES, ChangeResources, ChangeSubscriptions
 from write_gate.surface.http_auth import AgentsTokenVerifier
 from write_gate.surface.http_security import public_url, transport_security, unlisted_wildcard_bind
 from write_gate.surface.malformed import AnswerMalformedPosts
@@ -200,6 +203,9 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         return cached[1], cached[2]
 
     sessions: weakref.WeakSet[ServerSession] = weakref.WeakSet()  # the sessions that listed or called tools
+    subscriptions = ChangeSubscriptions()
+    changes = ChangeResources(subscriptions, identities.agent, offered="changes_since" in static)
+    watchers: list[ChangeWatcher] = []  # the running gate's, while it runs
 
     async def registry_changed() -> None:
         """A registry change noticed on the graph (another gate, the CLI): tell sessions to list again."""
@@ -216,11 +222,24 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             on_registry_change=registry_changed if generated else None,
         ) as gate:
             hierarchy = HierarchySettings(settings.hierarchy_type, settings.hierarchy_max_depth)
-            services = Services(gate=gate, memory=MemoryService(gate), hierarchy=hierarchy)
+            services = Services(
+                gate=gate,
+                memory=MemoryService(gate),
+                hierarchy=hierarchy,
+                change_settle_seconds=settings.change_settle_seconds,
+            )
+            watcher = ChangeWatcher(
+                gate.backend.read, settings.change_poll_seconds, subscriptions.notify, subscriptions.listening
+            )
             server.services = services  # type: ignore[attr-defined]  # for /health
+            watchers.append(watcher)
             try:
-                yield services
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(watcher.run)
+                    yield services
+                    tasks.cancel_scope.cancel()
             finally:
+                watchers.remove(watcher)
                 server.services = None  # type: ignore[attr-defined]
 
     async def list_tools(ctx: GateContext, _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
@@ -260,11 +279,28 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         is_read = spec.group == "read"
         if not is_read:
             decision.done(result.structured_content, bool(result.is_error))
+            for watcher in watchers:  # subscribers hear of this gate's own writes at once
+                watcher.nudge()
         structured = result.structured_content or {}
         level = session_log.decision_level(is_read, bool(result.is_error), structured.get("error_code"))
         data = session_log.decision_data(agent.id, params.name, structured, bool(result.is_error))
         await session_log.send_decision(ctx, level, data)
         return result
+
+    async def list_resources(
+        ctx: GateContext, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        listed = await schema_resources.list_resources(ctx, params)
+        return types.ListResourcesResult(resources=[*listed.resources, CHANGES])
+
+    async def list_templates(
+        ctx: GateContext, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        listed = await schema_resources.list_templates(ctx, params)
+        return types.ListResourceTemplatesResult(resource_templates=[*listed.resource_templates, AREA])
+
+    async def read_resource(ctx: GateContext, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        return await changes.read(ctx, params.uri) or await schema_resources.read_resource(ctx, params)
 
     with warnings.catch_warnings():
         # MCP logging is deprecated from protocol 2026-07-28 on, where requests opt in per call; clients of the
@@ -279,9 +315,11 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             lifespan=lifespan,
             on_list_tools=list_tools,
             on_call_tool=call_tool,
-            on_list_resources=schema_resources.list_resources,
-            on_list_resource_templates=schema_resources.list_templates,
-            on_read_resource=schema_resources.read_resource,
+            on_list_resources=list_resources,
+            on_list_resource_templates=list_templates,
+            on_read_resource=read_resource,
+            on_subscribe_resource=changes.subscribe,
+            on_unsubscribe_resource=changes.unsubscribe,
             on_completion=schema_resources.complete,
             on_set_logging_level=session_log.set_level,
         )

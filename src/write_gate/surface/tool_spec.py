@@ -34,6 +34,7 @@ class Services:
     gate: Gate
     memory: MemoryService
     hierarchy: HierarchySettings = HierarchySettings(DEFAULT_HIERARCHY_TYPE, 100)
+    change_settle_seconds: float = 1.0  # changes_since's horizon (core.change_feed)
 
 
 # MCP progress for the call (`notifications/progress`); a no-op when the request carries no progressToken.
