@@ -152,7 +152,8 @@ async def test_changes_since_pages_filters_and_holds_back_changes_inside_the_hor
         assert len(first["changes"]) == 2 and first["more"]
         rest, _ = await drain(client, first["next_cursor"], limit=2)
         everything = first["changes"] + rest
-        assert [c["subject"].get("merge_keys", {}).get("name") for c in everything] == ["Ada", "Bob", "Cy", "Acme", "Ada"]
+        names = [c["subject"]["merge_keys"]["name"] for c in everything]
+        assert names == ["Ada", "Bob", "Cy", "Acme", "Ada"]
         assert in_order(everything)
         update = everything[-1]
         assert [(p["property"], p["before"], p["after"]) for p in update["properties"]] == [("age", None, 37)]
@@ -240,7 +241,8 @@ async def test_a_subscriber_hears_its_own_gates_writes_and_another_process(
 async def test_only_an_agent_that_may_read_changes_subscribes(
     settings: Settings, matrix_graph: GraphBackend, tmp_path: Path
 ) -> None:
-    agents = AgentsFile(tmp_path / "agents.toml", {"scribe": AgentRecord(token_sha256=hash_token("t"), tools=("write",))})
+    scribe_record = AgentRecord(token_sha256=hash_token("t"), tools=("write",))
+    agents = AgentsFile(tmp_path / "agents.toml", {"scribe": scribe_record})
     agents.save()
     scribe = settings.model_copy(update={"agents_file": agents.path, "agent": "scribe"})
     async with subscriber(scribe, Heard()) as client:
