@@ -41,6 +41,8 @@ KNOWLEDGE_TOOLS = KNOWLEDGE_READS | KNOWLEDGE_WRITES | KNOWLEDGE_ADMIN
 STATS_READS = {"get_graph_stats", "list_saved_searches"}
 STATS_TOOLS = STATS_READS | {"save_search", "execute_saved_search", "update_saved_search", "delete_saved_search"}
 INTERCHANGE_TOOLS = {"export_graph", "import_graph"}
+# The change feed's read (issue 15, item 4), offered in both profiles.
+FEED_TOOLS = {"changes_since"}
 # The gate profile's tools: the writes, the reads, entity resolution and the history; no raw Cypher tool.
 GATE_TOOLS = {
     "write_node",
@@ -57,6 +59,7 @@ GATE_TOOLS = {
     "merge_entities",
     "get_history",
     "list_conflicts",
+    *FEED_TOOLS,
     "resolve_conflict",
     *KNOWLEDGE_TOOLS,
     *STATS_TOOLS,
@@ -73,6 +76,7 @@ READ_TOOLS = {
     "find_duplicates",
     "get_history",
     "list_conflicts",
+    *FEED_TOOLS,
     *KNOWLEDGE_READS,
     *STATS_READS,
 }

@@ -8,7 +8,7 @@ scenario creates, it deletes at its end.
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.conftest import KNOWLEDGE_TOOLS, STATS_TOOLS
+from tests.conftest import FEED_TOOLS, KNOWLEDGE_TOOLS, STATS_TOOLS
 
 PROV = {"source": "client-tier", "extraction_method": "manual"}
 ADA = {"label": "Person", "merge_keys": {"name": "Ada"}, "properties": {"age": 36}, **PROV}
@@ -147,6 +147,7 @@ TOOLS = {
         "resolve_conflict",
         "get_history",
         "list_conflicts",
+        *FEED_TOOLS,
         *KNOWLEDGE_TOOLS,
         *STATS_TOOLS,
         "export_graph",
@@ -166,6 +167,7 @@ TOOLS = {
         "search_nodes_ranked",
         "get_history",
         "list_conflicts",
+        *FEED_TOOLS,
         *KNOWLEDGE_TOOLS,
         *STATS_TOOLS,
         "export_graph",
