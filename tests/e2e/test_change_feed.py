@@ -4,6 +4,7 @@ subscribers to `write-gate://changes[/{label}]` are told of writes in their area
 gate in process, by another gate process over stdio) and of none outside it; unsubscribing stops it; an agent
 that may not read the feed may not subscribe."""
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,11 +16,14 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from tests.conftest import ok, open_client, rejected, settings_env, write_gate_argv
+from tests.conftest import MATRIX_SCHEMAS, ok, open_client, rejected, settings_env, write_gate_argv
+from tests.e2e.test_engine_down import REMOTE, Remote, eventually
 from write_gate.access.agents import AgentRecord, AgentsFile, hash_token
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
+from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import Settings
+from write_gate.store.schema_files import load_into_graph, read_sources
 from write_gate.surface.server import build_server
 
 # resources/subscribe is the handshake-era protocol's (every released client speaks it); the SDK warns it is gone from
@@ -259,3 +263,47 @@ async def test_only_an_agent_that_may_read_changes_subscribes(
         with pytest.raises(MCPError) as unknown:  # no identifier: no area (an unregistered name is one: later)
             await client.subscribe_resource("write-gate://changes/no such label")
         assert unknown.value.error.code == -32002
+
+
+# --- the engine away ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", REMOTE)
+async def test_the_feed_says_when_the_engine_is_away_and_hears_again_when_it_is_back(
+    tmp_path: Path, kind: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="write_gate.serving.change_watcher")
+    engine = Remote(kind, tmp_path)
+    engine.start()
+    settings = engine.settings(change_poll_seconds=0.2, change_settle_seconds=0)
+    try:
+        backend = await open_backend(settings)
+        await load_into_graph(backend, read_sources([MATRIX_SCHEMAS]))
+        await backend.close()
+        heard = Heard()
+        async with subscriber(settings, heard) as listener, open_client(settings, "in_process") as writer:
+            await listener.subscribe_resource(PERSON_AREA)
+            await ok(writer, "write_node", person("Ada"))
+            assert await heard.until(1) == [PERSON_AREA]
+            engine.stop()
+            assert (await rejected(listener, "changes_since", {}))["error_code"] == "BACKEND_UNAVAILABLE"
+            with pytest.raises(MCPError) as unreadable:
+                await listener.read_resource(PERSON_AREA)
+            assert unreadable.value.error.data["error_code"] == "BACKEND_UNAVAILABLE"
+            await eventually(lambda: _logged(caplog, "changes not polled"))
+            engine.start()
+            await eventually(lambda: _logged(caplog, "changes polled again"))
+            await eventually(lambda: _written(writer))
+            assert await heard.until(2) == [PERSON_AREA] * 2
+        # One warning for the whole outage, however many rounds it lasted.
+        assert sum("changes not polled" in r.getMessage() for r in caplog.records) == 1
+    finally:
+        engine.stop()
+
+
+async def _logged(caplog: pytest.LogCaptureFixture, text: str) -> bool:
+    return any(text in record.getMessage() for record in caplog.records)
+
+
+async def _written(writer: Client) -> bool:
+    return not (await writer.call_tool("write_node", person("Bob"))).is_error

@@ -2,7 +2,7 @@
 WRITE_GATE_CHANGE_POLL_SECONDS (at once when nudged, after this gate's own writes) while someone listens, and
 reports the labels and types that changed. It polls from a little before the newest stamp it saw (the overlap,
 for changes that commit late or come from a gate whose clock lags) and reports no change twice. A failed poll
-(the engine away) is logged and tried again at the next round."""
+(the engine away) is logged once and tried again at each round."""
 
 import logging
 from collections.abc import Awaitable, Callable
@@ -38,6 +38,7 @@ class ChangeWatcher:
         self._listening = listening
         self._seen = SeenChanges(OVERLAP_SECONDS, utc_now())
         self._nudged = anyio.Event()
+        self._failing = False
 
     def nudge(self) -> None:
         """Poll now: this gate has just written."""
@@ -69,5 +70,11 @@ class ChangeWatcher:
                 if labels := await self.poll_once():
                     await self._notify(labels)
             except Exception as exc:  # a background task: log it, keep serving, try again at the next round
-                engine = isinstance(exc, BackendUnavailable | BackendError)
-                logger.warning("changes not polled: %s", exc, exc_info=not engine)
+                if not self._failing:  # once per outage, not once a second
+                    engine = isinstance(exc, BackendUnavailable | BackendError)
+                    logger.warning("changes not polled (tried again each round): %s", exc, exc_info=not engine)
+                self._failing = True
+                continue
+            if self._failing:
+                logger.info("changes polled again")
+                self._failing = False
