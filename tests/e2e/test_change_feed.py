@@ -14,10 +14,14 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 from tests.conftest import MATRIX_SCHEMAS, ok, open_client, rejected, settings_env, write_gate_argv
+from tests.e2e.http_process import http_gate, mcp_client
 from tests.e2e.test_engine_down import REMOTE, Remote, eventually
+from tests.e2e.test_http import add_agent
 from write_gate.access.agents import AgentRecord, AgentsFile, hash_token
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
@@ -307,3 +311,32 @@ async def _logged(caplog: pytest.LogCaptureFixture, text: str) -> bool:
 
 async def _written(writer: Client) -> bool:
     return not (await writer.call_tool("write_node", person("Bob"))).is_error
+
+
+# --- over streamable HTTP -------------------------------------------------------------------------------------
+
+
+async def test_over_http_a_reader_hears_a_writers_writes_in_its_area(
+    settings: Settings, matrix_graph: GraphBackend, tmp_path: Path
+) -> None:
+    """Two agents of one HTTP gate: a reader's session subscribes (its grant offers the reads), a writer's writes;
+    the notification travels on the reader's own standalone SSE stream."""
+    agents_file = tmp_path / "agents.toml"
+    tokens = {name: add_agent(settings, agents_file, name, "--grant", name) for name in ("reader", "writer")}
+    heard = Heard()
+    env = {"WRITE_GATE_AGENTS_FILE": str(agents_file), "WRITE_GATE_CHANGE_SETTLE_SECONDS": "0"}
+    with http_gate(settings, tmp_path / "gate.log", **env) as gate:
+        async with (
+            create_mcp_http_client(headers={"Authorization": f"Bearer {tokens['reader']}"}) as http,
+            Client(
+                streamable_http_client(f"{gate.url}/mcp", http_client=http), mode="legacy", message_handler=heard
+            ) as reader,
+            mcp_client(gate.url, tokens["writer"]) as writer,
+        ):
+            assert reader.server_capabilities.resources.subscribe is True
+            await reader.subscribe_resource(PERSON_AREA)
+            await ok(writer, "write_node", org("Acme"))
+            await ok(writer, "write_node", person("Ada"))
+            assert await heard.until(1) == [PERSON_AREA]
+            [change] = (await ok(reader, "changes_since", {"labels": ["Person"]}))["changes"]
+            assert change["agent"] == "writer"
