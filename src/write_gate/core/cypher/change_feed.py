@@ -10,20 +10,23 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.core.history import CHANGE_LABEL
 
 _IN_AREA = "($labels IS NULL OR h.label IN $labels)"
+# The picked changes' records, found through the `at` index by the picked range: a batch's items share one `at`,
+# so a lookup per change would read the whole batch once per item.
 _RECORDS = (
-    f"MATCH (r:{CHANGE_LABEL}) WHERE r.at = at AND r.change_id = change_id"
+    "WITH collect(change_id) AS ids, min(at) AS low, max(at) AS high\n"
+    f"MATCH (r:{CHANGE_LABEL}) WHERE r.at >= low AND r.at <= high AND r.change_id IN ids"
     " AND ($labels IS NULL OR r.label IN $labels)\n"
-    "WITH at, change_id, collect(properties(r)) AS records\n"
+    "WITH r.at AS at, r.change_id AS change_id, collect(properties(r)) AS records\n"
     "RETURN at, change_id, records\n"
 )
 
 # Parameters: `labels` (node labels or relationship types; null: all), `after_at`, `after_id` (the cursor's;
-# null: from the oldest kept record), `horizon` (ISO text: nothing stamped later is answered yet), `limit`
+# both "" for the oldest kept record: a range on the `at` index, never null), `horizon` (ISO text: nothing stamped later is answered yet), `limit`
 # (changes, not records).
 CHANGES_AFTER = Statement(
     f"MATCH (h:{CHANGE_LABEL})\n"
-    f"WHERE {_IN_AREA} AND h.at <= $horizon\n"
-    "  AND ($after_at IS NULL OR h.at > $after_at OR (h.at = $after_at AND h.change_id > $after_id))\n"
+    f"WHERE h.at >= $after_at AND h.at <= $horizon AND {_IN_AREA}\n"
+    "  AND (h.at > $after_at OR h.change_id > $after_id)\n"
     "WITH DISTINCT h.at AS at, h.change_id AS change_id\n"
     "ORDER BY at, change_id\n"
     "LIMIT $limit\n" + _RECORDS + "ORDER BY at, change_id"
