@@ -81,6 +81,7 @@ async def test_scale_section_at_tiny_sizes(monkeypatch: pytest.MonkeyPatch, tmp_
         ("graph_stats", ("--nodes", "300", "--runs", "2"), "get_graph_stats over 300 nodes"),
         ("export_formats", ("--nodes", "50", "--relations", "100", "--calls", "1"), "mermaid"),
         ("backup_restore", ("--nodes", "50", "--relationships", "80"), "restore:"),
+        ("change_feed", ("--changes", "120"), "watcher poll"),
     ],
 )
 def test_script_runs(script: str, args: tuple[str, ...], says: str) -> None:
