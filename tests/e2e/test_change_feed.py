@@ -238,11 +238,18 @@ async def test_a_subscriber_hears_its_own_gates_writes_and_another_process(
         await listener.subscribe_resource("write-gate://changes/person")  # a drifted name: heard as written
         await ok(listener, "write_node", person("Ada"))
         assert await heard.until(1) == ["write-gate://changes/person"]
+        # A relationship's area is its type's, not its endpoints' labels'.
+        await ok(listener, "write_node", person("Bob"))
+        assert await heard.until(2) == ["write-gate://changes/person"] * 2
+        await listener.subscribe_resource("write-gate://changes/KNOWS")
+        knows = {"type": "KNOWS", "from_label": "Person", "from_keys": {"name": "Ada"}, "properties": {"since": 2020}}
+        await ok(listener, "write_relationship", {**knows, "to_label": "Person", "to_keys": {"name": "Bob"}, **PROV})
+        assert await heard.until(3) == ["write-gate://changes/person"] * 2 + ["write-gate://changes/KNOWS"]
     stdio_heard = Heard()
     async with subscriber(settings, stdio_heard, "stdio") as listener, open_client(settings, "in_process") as writer:
         await listener.subscribe_resource(PERSON_AREA)
         await ok(writer, "write_node", org("Acme"))
-        await ok(writer, "write_node", person("Bob"))
+        await ok(writer, "write_node", person("Cy"))  # new: a write that changes nothing is no change
         assert await stdio_heard.until(1) == [PERSON_AREA]
 
 
