@@ -206,8 +206,10 @@ def check_report(report: dict[str, Any], profile: str) -> list[str]:
                 problems.append(f"{where}: a rejection without a message")
         problems += [f"{where}: {needle!r} not in the text" for needle in call.text_contains if needle not in text]
     resources = report["resources"]
-    if resources["list"] != ["write-gate://schema", "write-gate://stats"] or resources["templates"] != [
-        "write-gate://schema/{name}"
+    listed = ["write-gate://schema", "write-gate://stats", "write-gate://changes"]
+    if resources["list"] != listed or resources["templates"] != [
+        "write-gate://schema/{name}",
+        "write-gate://changes/{label}",
     ]:
         problems.append(f"resources: {resources}")
     if not resources["readOk"] or "Person" not in resources["completion"]:

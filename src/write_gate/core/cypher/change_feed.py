@@ -20,9 +20,9 @@ _RECORDS = (
     "RETURN at, change_id, records\n"
 )
 
-# Parameters: `labels` (node labels or relationship types; null: all), `after_at`, `after_id` (the cursor's;
-# both "" for the oldest kept record: a range on the `at` index, never null), `horizon` (ISO text: nothing stamped later is answered yet), `limit`
-# (changes, not records).
+# Parameters: `labels` (node labels or relationship types; null: all); `after_at`, `after_id` (the cursor's;
+# both "" for the oldest kept record: a range on the `at` index, never null); `horizon` (ISO text: nothing
+# stamped later is answered yet); `limit` (changes, not records).
 CHANGES_AFTER = Statement(
     f"MATCH (h:{CHANGE_LABEL})\n"
     f"WHERE h.at >= $after_at AND h.at <= $horizon AND {_IN_AREA}\n"
