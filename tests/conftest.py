@@ -43,6 +43,8 @@ STATS_TOOLS = STATS_READS | {"save_search", "execute_saved_search", "update_save
 INTERCHANGE_TOOLS = {"export_graph", "import_graph"}
 # Rejected writes kept for replay (issue 15, item 2): admin tools in both profiles.
 QUARANTINE_TOOLS = {"list_quarantine", "replay_quarantine", "discard_quarantine"}
+# The change feed's read (issue 15, item 4), offered in both profiles.
+FEED_TOOLS = {"changes_since"}
 # The gate profile's tools: the writes, the reads, entity resolution and the history; no raw Cypher tool.
 GATE_TOOLS = {
     "write_node",
@@ -59,6 +61,7 @@ GATE_TOOLS = {
     "merge_entities",
     "get_history",
     "list_conflicts",
+    *FEED_TOOLS,
     "resolve_conflict",
     *KNOWLEDGE_TOOLS,
     *STATS_TOOLS,
@@ -76,6 +79,7 @@ READ_TOOLS = {
     "find_duplicates",
     "get_history",
     "list_conflicts",
+    *FEED_TOOLS,
     *KNOWLEDGE_READS,
     *STATS_READS,
 }

@@ -8,7 +8,7 @@ scenario creates, it deletes at its end.
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.conftest import KNOWLEDGE_TOOLS, QUARANTINE_TOOLS, STATS_TOOLS
+from tests.conftest import FEED_TOOLS, KNOWLEDGE_TOOLS, QUARANTINE_TOOLS, STATS_TOOLS
 
 PROV = {"source": "client-tier", "extraction_method": "manual"}
 ADA = {"label": "Person", "merge_keys": {"name": "Ada"}, "properties": {"age": 36}, **PROV}
@@ -147,6 +147,7 @@ TOOLS = {
         "resolve_conflict",
         "get_history",
         "list_conflicts",
+        *FEED_TOOLS,
         *KNOWLEDGE_TOOLS,
         *STATS_TOOLS,
         "export_graph",
@@ -167,6 +168,7 @@ TOOLS = {
         "search_nodes_ranked",
         "get_history",
         "list_conflicts",
+        *FEED_TOOLS,
         *KNOWLEDGE_TOOLS,
         *STATS_TOOLS,
         "export_graph",
@@ -206,8 +208,10 @@ def check_report(report: dict[str, Any], profile: str) -> list[str]:
                 problems.append(f"{where}: a rejection without a message")
         problems += [f"{where}: {needle!r} not in the text" for needle in call.text_contains if needle not in text]
     resources = report["resources"]
-    if resources["list"] != ["write-gate://schema", "write-gate://stats"] or resources["templates"] != [
-        "write-gate://schema/{name}"
+    listed = ["write-gate://schema", "write-gate://stats", "write-gate://changes"]
+    if resources["list"] != listed or resources["templates"] != [
+        "write-gate://schema/{name}",
+        "write-gate://changes/{label}",
     ]:
         problems.append(f"resources: {resources}")
     if not resources["readOk"] or "Person" not in resources["completion"]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.clients.conftest import node_project
-from tests.conftest import INTERCHANGE_TOOLS, KNOWLEDGE_TOOLS, QUARANTINE_TOOLS, STATS_TOOLS, open_client
+from tests.conftest import FEED_TOOLS, INTERCHANGE_TOOLS, KNOWLEDGE_TOOLS, QUARANTINE_TOOLS, STATS_TOOLS, open_client
 from write_gate.serving.config import Settings
 
 pytestmark = [pytest.mark.clients, pytest.mark.anyio]
@@ -20,6 +20,7 @@ EXTRA_READS = {
     "search_nodes_ranked",
     "get_history",
     "list_conflicts",
+    *FEED_TOOLS,
     *INTERCHANGE_TOOLS,
     *KNOWLEDGE_TOOLS,
     *STATS_TOOLS,

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import CLIENT_NAME, KNOWLEDGE_TOOLS, QUARANTINE_TOOLS, STATS_TOOLS, TESTS, open_client
+from tests.conftest import CLIENT_NAME, FEED_TOOLS, KNOWLEDGE_TOOLS, QUARANTINE_TOOLS, STATS_TOOLS, TESTS, open_client
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
@@ -30,6 +30,7 @@ MEMORY_TOOLS = {
     "search_nodes_ranked",
     "get_history",
     "list_conflicts",
+    *FEED_TOOLS,
     *KNOWLEDGE_TOOLS,
     *STATS_TOOLS,
     "export_graph",

@@ -13,13 +13,16 @@ import shutil
 import subprocess
 import sys
 import tomllib
+import warnings
 from pathlib import Path
 from typing import Any
 
 import anyio
+import mcp_types as types
 import pytest
 import yaml
 from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPDeprecationWarning
 from rdflib import Graph, Literal, URIRef
 from rdflib import namespace as rdf_namespace  # a module: pytest's scan of the globals trips on a namespace
 
@@ -37,6 +40,7 @@ from write_gate.engines import GraphBackend
 from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import Settings
 from write_gate.store.migrations import migrate
+from write_gate.surface.server import build_server
 
 pytestmark = pytest.mark.anyio
 # One engine is enough: the README's behaviour on every engine is the matrix's business.
@@ -157,6 +161,12 @@ RUN = {
     ],
     "test_export_example": ["call:export_graph#export", "answer:export_graph#export"],
     "test_prov_example": ["call:export_graph#prov", "answer:export_graph#prov", "turtle:prov-excerpt"],
+    "test_change_feed_example": [
+        "call:changes_since#feed",
+        "answer:changes_since#feed",
+        "subscribe#feed",
+        "notification#feed",
+    ],
     "test_import_graph_example": ["call:import_graph#merge", "answer:import_graph#merge"],
     "test_quarantine_example": [
         "my-schemas/vehicle.json",
@@ -314,6 +324,39 @@ async def test_provenance_call_filters_as_described(settings: Settings, graph: G
         assert alice["provenance"]["nickname"]["agent"] == "llm-bot"
         stricter = {**request, "provenance": {**request["provenance"], "min_confidence": 0.75}}
         assert (await call(client, "open_nodes", stricter))["entities"] == []
+
+
+@EMBEDDED
+async def test_change_feed_example(settings: Settings, graph: GraphBackend) -> None:
+    """The change feed example: a session subscribes as shown, notes-bot writes Ada twice from another gate, the
+    session is sent the notification shown, and changes_since answers both changes as shown."""
+    await migrate(graph)
+    feed = settings.model_copy(update={"change_settle_seconds": 0})  # no wait for the horizon here
+    heard: list[types.ResourceUpdatedNotification] = []
+    arrived = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            heard.append(message)
+            arrived.set()
+
+    subscribe = json_block("subscribe#feed")
+    assert subscribe["method"] == "resources/subscribe"
+    with warnings.catch_warnings():  # the SDK warns resources/subscribe is gone from protocol 2026-07-28 on
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        server = build_server(feed, auto_migrate=False)
+        async with Client(server, mode="legacy", message_handler=on_message) as listener:
+            await listener.subscribe_resource(subscribe["params"]["uri"])
+            async with open_client(feed.model_copy(update={"agent": "notes-bot"}), "in_process") as writer:
+                for age in (36, 37):
+                    node = {"label": "Person", "merge_keys": {"name": "Ada"}, "properties": {"age": age}}
+                    await call(writer, "write_node", {**node, "source": "wiki", "extraction_method": "manual"})
+            with anyio.fail_after(60):
+                await arrived.wait()
+            answer = await call(listener, "changes_since", json_block("call:changes_since#feed"))
+    params = heard[0].params.model_dump(mode="json", by_alias=True, exclude_none=True)
+    assert {"jsonrpc": "2.0", "method": heard[0].method, "params": params} == json_block("notification#feed")
+    rb.assert_matches(answer, json_block("answer:changes_since#feed"), "changes_since example")
 
 
 @EMBEDDED

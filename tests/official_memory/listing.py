@@ -4,7 +4,7 @@ and resource templates, and the capabilities at `initialize`. Pure: `note` recor
 from collections.abc import Callable
 from typing import Any
 
-from tests.conftest import INTERCHANGE_TOOLS, KNOWLEDGE_TOOLS, QUARANTINE_TOOLS, STATS_TOOLS
+from tests.conftest import FEED_TOOLS, INTERCHANGE_TOOLS, KNOWLEDGE_TOOLS, QUARANTINE_TOOLS, STATS_TOOLS
 
 Report = list[str]
 # The writes whose idempotentHint is true here and false there: a repeat skips what exists (README, Capabilities).
@@ -29,6 +29,7 @@ EXTRA_TOOLS = {
     "search_nodes_ranked",
     "get_history",
     "list_conflicts",
+    *FEED_TOOLS,
     *INTERCHANGE_TOOLS,
     *KNOWLEDGE_TOOLS,
     *STATS_TOOLS,

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from write_gate.core.cypher import aliases as alias_cypher
 from write_gate.core.cypher import archive, hierarchy, history_reads, text_search
 from write_gate.core.cypher import backup as backup_cypher
+from write_gate.core.cypher import change_feed as change_feed_cypher
 from write_gate.core.cypher import exports as export_cypher
 from write_gate.core.cypher import idempotency as idempotency_cypher
 from write_gate.core.cypher import quarantine as quarantine_cypher
@@ -260,6 +261,9 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_history_of_node": lambda: history_reads.changes_of(relationship=False),
         "read_history_of_relationship": lambda: history_reads.changes_of(relationship=True),
         "read_conflicts": lambda: history_reads.CONFLICTS,
+        "read_changes_after": lambda: change_feed_cypher.CHANGES_AFTER,
+        "read_latest_changes": lambda: change_feed_cypher.LATEST_CHANGES,
+        "read_changed_areas": lambda: change_feed_cypher.CHANGED_AREAS,
         "read_duplicate_candidates": lambda: resolution_cypher.candidates("Person", ["email", "url"]),
         "read_merge_node_state": lambda: resolution_cypher.node_state("Person"),
         "read_merge_links": lambda: resolution_cypher.LINKS,
@@ -490,6 +494,8 @@ RUN_TIME_PARAMETERS = {
     "after_at": None,
     "after_id": None,
     "after_property": None,
+    # The change feed: nothing stamped after the end of 2026 answered yet.
+    "horizon": "2026-12-31T23:59:59.999Z",
     # The ranked search: candidates per label, words every match contains.
     "window": 10,
     "required": ["ada"],

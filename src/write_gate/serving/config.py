@@ -106,6 +106,11 @@ class Settings(BaseSettings):
     # How often a running gate checks the registry's version on the graph (a `schema load` through another
     # gate or the CLI reaches it within this plus one load); 0 turns polling off.
     registry_poll_seconds: float = Field(default=2.0, ge=0)
+    # The change feed: how often a gate with subscribers polls the graph for changes (any gate's; its own are
+    # noticed at once), 0 for its own only; and how far behind now changes_since answers, so a change that
+    # commits late (a long batch, a gate whose clock lags) is never skipped by a poller's cursor.
+    change_poll_seconds: float = Field(default=1.0, ge=0)
+    change_settle_seconds: float = Field(default=1.0, ge=0, le=3600)
 
     unknown_label_policy: UnknownLabelPolicy = UnknownLabelPolicy.REMAP
     # Property names an entry does not declare, for entries that name no policy of their own (allow: as before

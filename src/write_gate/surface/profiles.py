@@ -1,5 +1,6 @@
 """The two profiles a server offers: the gate's tools, or the official memory server's."""
 
+from write_gate.surface.change_feed_tools import CHANGES_SINCE
 from write_gate.surface.gate_tools import (
     FIND_DUPLICATES,
     GET_HISTORY,
@@ -51,6 +52,7 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         RESOLVE_CONFLICT,
         GET_HISTORY,
         LIST_CONFLICTS,
+        CHANGES_SINCE,
         *KNOWLEDGE_TOOLS,
         *STATS_AND_SAVED_SEARCHES,
         EXPORT_GRAPH,
@@ -72,6 +74,7 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         SEARCH_NODES_RANKED,
         GET_HISTORY,
         LIST_CONFLICTS,
+        CHANGES_SINCE,
         *KNOWLEDGE_TOOLS,
         *STATS_AND_SAVED_SEARCHES,
         EXPORT_GRAPH,

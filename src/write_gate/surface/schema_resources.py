@@ -75,14 +75,14 @@ async def read_resource(ctx: GateContext, params: types.ReadResourceRequestParam
         else:
             raise MCPError(RESOURCE_NOT_FOUND, "Resource not found", {"uri": params.uri})
     except (BackendUnavailable, BackendError) as exc:  # the ping: the same mapping as every read
-        raise _protocol_error(engine_failure(exc, "read")) from exc
+        raise protocol_error(engine_failure(exc, "read")) from exc
     except GateRejection as exc:  # the engine could not be read: say so, never an empty registry
-        raise _protocol_error(exc) from exc
+        raise protocol_error(exc) from exc
     text = json.dumps(view.model_dump(mode="json"), ensure_ascii=False)
     return types.ReadResourceResult(contents=[types.TextResourceContents(uri=params.uri, mime_type=JSON, text=text)])
 
 
-def _protocol_error(exc: GateRejection) -> MCPError:
+def protocol_error(exc: GateRejection) -> MCPError:
     """A resource read has no tool result to carry a rejection: its code and details ride the JSON-RPC error."""
     rejected = exc.rejected
     return MCPError(

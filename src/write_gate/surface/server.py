@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -44,9 +45,11 @@ from write_gate.services.memory import MemoryService, WriterContext
 from write_gate.services.quarantine import Quarantine
 from write_gate.serving.assembly import formula_provider
 from write_gate.serving.audit import Decision
+from write_gate.serving.change_watcher import ChangeWatcher
 from write_gate.serving.config import Settings
 from write_gate.serving.spaces import Spaces, open_spaces
 from write_gate.surface import http_auth, schema_resources, session_log
+from write_gate.surface.change_resources import AREA, CHANGES, ChangeResources, ChangeSubscriptions
 from write_gate.surface.http_auth import AgentsTokenVerifier
 from write_gate.surface.http_security import public_url, transport_security, unlisted_wildcard_bind
 from write_gate.surface.malformed import AnswerMalformedPosts
@@ -226,6 +229,9 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         return cached[1], cached[2]
 
     sessions: weakref.WeakSet[ServerSession] = weakref.WeakSet()  # the sessions that listed or called tools
+    subscriptions = ChangeSubscriptions()
+    changes = ChangeResources(subscriptions, identities.agent, offered="changes_since" in static)
+    watchers: dict[str, ChangeWatcher] = {}  # each space's, while the server runs
 
     async def registry_changed() -> None:
         """A registry change noticed on the graph (another gate, the CLI): tell sessions to list again."""
@@ -244,16 +250,35 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             hierarchy = HierarchySettings(settings.hierarchy_type, settings.hierarchy_max_depth)
             for name, gate in spaces.gates.items():
                 quarantine = Quarantine(gate, settings.quarantine_max_entries, settings.max_request_bytes)
-                space = Services(gate=gate, memory=MemoryService(gate), hierarchy=hierarchy, quarantine=quarantine)
+                space = Services(
+                    gate=gate,
+                    memory=MemoryService(gate),
+                    hierarchy=hierarchy,
+                    quarantine=quarantine,
+                    change_settle_seconds=settings.change_settle_seconds,
+                    space=name,
+                )
                 spaced[name] = dataclasses.replace(space, rerun=functools.partial(rerun, space))
+                # Each space's history is its own graph's: one watcher each, telling that space's subscribers.
+                watchers[name] = ChangeWatcher(
+                    gate.backend.read,
+                    settings.change_poll_seconds,
+                    functools.partial(subscriptions.notify, space=name),
+                    functools.partial(subscriptions.listening, name),
+                )
             services = spaced[settings.default_space]
             server.services = services  # type: ignore[attr-defined]  # for /health
             server.spaces = spaces  # type: ignore[attr-defined]
             try:
-                yield services  # the default space's: what a call works in unless the agent's grant says otherwise
+                async with anyio.create_task_group() as tasks:
+                    for watcher in watchers.values():
+                        tasks.start_soon(watcher.run)
+                    yield services  # the default space's: what a call works in unless the agent's grant says otherwise
+                    tasks.cancel_scope.cancel()
             finally:
                 server.services = server.spaces = None  # type: ignore[attr-defined]
                 spaced.clear()
+                watchers.clear()
 
     def space_of(agent: Agent, requested: object | None = None) -> str | None:
         """The space the call works in (None: spaces are off); SPACE_NOT_GRANTED as a GateRejection."""
@@ -291,8 +316,27 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             raise MCPError(types.INVALID_PARAMS, exc.rejected.message) from None
         return dataclasses.replace(ctx, lifespan_context=services)
 
+    async def list_resources(
+        ctx: GateContext, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        listed = await schema_resources.list_resources(ctx, params)
+        return types.ListResourcesResult(resources=[*listed.resources, CHANGES])
+
+    async def list_templates(
+        ctx: GateContext, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        listed = await schema_resources.list_templates(ctx, params)
+        return types.ListResourceTemplatesResult(resource_templates=[*listed.resource_templates, AREA])
+
     async def read_resource(ctx: GateContext, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
-        return await schema_resources.read_resource(in_agent_space(ctx), params)
+        ctx = in_agent_space(ctx)
+        return await changes.read(ctx, params.uri) or await schema_resources.read_resource(ctx, params)
+
+    async def subscribe(ctx: GateContext, params: types.SubscribeRequestParams) -> types.EmptyResult:
+        return await changes.subscribe(in_agent_space(ctx), params)
+
+    async def unsubscribe(ctx: GateContext, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
+        return await changes.unsubscribe(in_agent_space(ctx), params)
 
     async def complete(ctx: GateContext, params: types.CompleteRequestParams) -> types.CompleteResult:
         return await schema_resources.complete(in_agent_space(ctx), params)
@@ -364,6 +408,8 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         is_read = spec.group == "read"
         if not is_read:
             decision.done(result.structured_content, bool(result.is_error))
+            if (watcher := watchers.get(services.space)) is not None:  # subscribers hear this gate's writes at once
+                watcher.nudge()
         replayed = bool(result.meta and result.meta.get(REPLAYED_META))  # kept, if at all, when it first ran
         if not is_read and spec.name not in UNQUARANTINED and services.quarantine is not None and not replayed:
             answer = result.structured_content or {}
@@ -391,9 +437,11 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             lifespan=lifespan,
             on_list_tools=list_tools,
             on_call_tool=call_tool,
-            on_list_resources=schema_resources.list_resources,
-            on_list_resource_templates=schema_resources.list_templates,
+            on_list_resources=list_resources,
+            on_list_resource_templates=list_templates,
             on_read_resource=read_resource,
+            on_subscribe_resource=subscribe,
+            on_unsubscribe_resource=unsubscribe,
             on_completion=complete,
             on_set_logging_level=session_log.set_level,
         )

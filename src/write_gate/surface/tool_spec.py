@@ -38,6 +38,8 @@ class Services:
     hierarchy: HierarchySettings = HierarchySettings(DEFAULT_HIERARCHY_TYPE, 100)
     quarantine: Quarantine | None = None
     rerun: Rerun | None = None
+    change_settle_seconds: float = 1.0  # changes_since's horizon (core.change_feed)
+    space: str = ""  # the space these serve (README "Fleets: spaces"); the one graph's when spaces are off
 
 
 # MCP progress for the call (`notifications/progress`); a no-op when the request carries no progressToken.

@@ -1,0 +1,123 @@
+"""The change feed, decided purely: its areas (resource URIs), its horizon, grouping records into changes, and
+which polled changes are new to a watcher.
+
+Order: oldest first by (`at`, `change_id`): `at` is the writing gate's clock, so the order is the same from
+every gate that reads it. A reader must not step past a change that has yet to commit with an earlier `at` (a
+long batch stamped when it started, or a gate whose clock runs behind). The feed therefore answers only changes
+stamped at or before its horizon, `now - settle`: a change that commits within `settle` seconds of its stamp
+is never skipped; one that commits later than that (or whose gate's clock lags by more) can be.
+"""
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from write_gate.core.clock import as_utc_text
+from write_gate.core.decay import parse_at
+
+CHANGES_URI = "write-gate://changes"
+AREA_TEMPLATE = CHANGES_URI + "/{label}"
+_AREA_PREFIX = CHANGES_URI + "/"
+
+
+def horizon(now: str, settle_seconds: float) -> str:
+    """The newest stamp the feed answers at `now` (both as `core.clock` writes them)."""
+    return as_utc_text(parse_at(now) - timedelta(seconds=settle_seconds))
+
+
+@dataclass(frozen=True)
+class Area:
+    """A change resource: every change (`label` None) or those of one node label or relationship type."""
+
+    label: str | None = None
+
+    @property
+    def uri(self) -> str:
+        return CHANGES_URI if self.label is None else _AREA_PREFIX + self.label
+
+
+def parse_area(uri: str) -> Area | None:
+    """The area a URI names, or None when it names none (the label is checked by the caller)."""
+    if uri == CHANGES_URI:
+        return Area()
+    if uri.startswith(_AREA_PREFIX) and (label := uri[len(_AREA_PREFIX) :]) and "/" not in label:
+        return Area(label)
+    return None
+
+
+def touched_uris(labels: Iterable[str]) -> set[str]:
+    """The change resources a write to these labels and types updates: each one's area, and the whole graph's."""
+    names = set(labels)
+    return {CHANGES_URI, *(Area(label).uri for label in names)} if names else set()
+
+
+_SUBJECT = ("subject", "label", "key", "from_label", "from_key", "to_label", "to_key")
+
+
+def _subject(record: Mapping[str, Any]) -> tuple[Any, ...]:
+    return tuple(record.get(name) for name in _SUBJECT)
+
+
+_OP_ORDER = {"delete": 0, "set": 1}  # what a change removed, then what it wrote (a merge: what went, what it became)
+
+
+def _part_order(item: tuple[tuple[Any, ...], Any]) -> tuple[int, list[str]]:
+    *subject, op = item[0]
+    return _OP_ORDER.get(op, 2), [str(v) for v in subject]
+
+
+def group_changes(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Rows of `at`, `change_id` and their `records` as changes: one per change and subject and op (a merge
+    deletes one subject and sets another under one id), in the rows' order, deletes first within a change, then
+    by subject; properties by name."""
+    changes = []
+    for row in rows:
+        parts: dict[tuple[Any, ...], list[Mapping[str, Any]]] = {}
+        for record in row["records"]:
+            parts.setdefault((*_subject(record), record.get("op")), []).append(record)
+        for (*_, op), records in sorted(parts.items(), key=_part_order):
+            first = records[0]
+            changes.append(
+                {
+                    "change_id": row["change_id"],
+                    "at": row["at"],
+                    "op": op,
+                    "subject": {k: first[k] for k in _SUBJECT if first.get(k) is not None},
+                    "agent": first.get("agent"),
+                    "records": sorted(records, key=lambda r: str(r.get("property"))),
+                }
+            )
+    return changes
+
+
+@dataclass
+class SeenChanges:
+    """The changes a watcher has already reported, kept for `overlap_seconds` behind the newest stamp it saw,
+    so polling again from a little before that stamp (for changes that committed late) reports none twice.
+    Nothing stamped before `start` (when the watcher began listening) is polled."""
+
+    overlap_seconds: float
+    start: str
+    since: str = ""
+    _seen: dict[tuple[str, str], str] = field(default_factory=dict)  # (change_id, label): at
+
+    def __post_init__(self) -> None:
+        self.since = max(self.since, self.start)
+
+    def poll_from(self) -> str:
+        return max(self.start, horizon(self.since, self.overlap_seconds))
+
+    def fresh(self, rows: Iterable[Mapping[str, Any]]) -> set[str]:
+        """The labels of rows (`at`, `change_id`, `label`) not reported before; they count as reported now."""
+        labels = set()
+        for row in rows:
+            seen = (row["change_id"], row["label"])
+            if seen in self._seen:
+                continue
+            self._seen[seen] = row["at"]
+            self.since = max(self.since, row["at"])
+            labels.add(row["label"])
+        cutoff = self.poll_from()
+        self._seen = {seen: at for seen, at in self._seen.items() if at >= cutoff}
+        return labels

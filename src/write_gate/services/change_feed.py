@@ -1,0 +1,103 @@
+"""The change feed's reads: `changes_since` (poll from a cursor, oldest first) and the newest changes a change
+resource answers. See `core.change_feed` for the order and the horizon that keeps a poller from skipping a
+change that commits late."""
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
+
+from write_gate.core.change_feed import group_changes, horizon
+from write_gate.core.claims import ValueProvenance, parse_claim
+from write_gate.core.clock import utc_now
+from write_gate.core.cypher.change_feed import CHANGES_AFTER, LATEST_CHANGES
+from write_gate.core.cypher.statement import Statement
+from write_gate.services.gate import Gate
+from write_gate.services.history import _conflict_subject, _filter_label
+from write_gate.services.reads import Cursor, decode_cursor, encode_cursor
+
+MAX_LIMIT = 500
+LATEST = 20  # the changes a change resource's read answers
+_KIND = "changes"
+_START = {"a": "", "c": ""}  # before every record: a first call reads from the oldest kept one
+
+
+class ChangesSinceRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    cursor: Cursor = None
+    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = 50
+    labels: list[str] | SkipJsonSchema[None] = None  # node labels or relationship types; none: every change
+
+
+class PropertyChange(BaseModel):
+    property: str
+    before: Any = None
+    after: Any = None
+    before_claim: ValueProvenance | None = None
+    claim: ValueProvenance | None = None
+
+
+class FeedChange(BaseModel):
+    change_id: str
+    op: str
+    at: str
+    agent: str | None = None
+    subject: dict[str, Any] = Field(description="label and merge_keys, or type and both endpoints.")
+    properties: list[PropertyChange]
+
+
+class ChangesFeed(BaseModel):
+    changes: list[FeedChange]
+    next_cursor: str = Field(description="Poll again with it.")
+    more: bool = False
+
+
+def _change(group: dict[str, Any]) -> FeedChange:
+    return FeedChange(
+        change_id=group["change_id"],
+        op=group["op"],
+        at=group["at"],
+        agent=group["agent"],
+        subject=_conflict_subject(group["subject"]),
+        properties=[
+            PropertyChange(
+                property=r["property"],
+                before=r.get("before"),
+                after=r.get("after"),
+                before_claim=parse_claim(r.get("before_claim")),
+                claim=parse_claim(r.get("claim")),
+            )
+            for r in group["records"]
+        ],
+    )
+
+
+def _labels(gate: Gate, labels: list[str] | None) -> list[str] | None:
+    return None if labels is None else sorted({_filter_label(gate, label) for label in labels})
+
+
+async def changes_since(gate: Gate, request: ChangesSinceRequest, settle_seconds: float) -> ChangesFeed:
+    position = decode_cursor(request.cursor, _KIND, a=str, c=str) or _START
+    params = {
+        "labels": _labels(gate, request.labels),
+        "after_at": position["a"],
+        "after_id": position["c"],
+        "horizon": horizon(utc_now(), settle_seconds),
+        "limit": request.limit + 1,  # one more: is there a next page
+    }
+    rows = await gate.reader.read(Statement(CHANGES_AFTER.text, params))
+    page = rows[: request.limit]
+    last = page[-1] if page else {"at": position["a"], "change_id": position["c"]}
+    return ChangesFeed(
+        changes=[_change(group) for group in group_changes(page)],
+        next_cursor=encode_cursor(_KIND, a=last["at"], c=last["change_id"]),
+        more=len(rows) > request.limit,
+    )
+
+
+async def latest_changes(gate: Gate, label: str | None, limit: int = LATEST) -> list[FeedChange]:
+    """The newest `limit` changes (of one label or type, or all), oldest first: what a change resource shows."""
+    params = {"labels": _labels(gate, None if label is None else [label]), "limit": limit}
+    rows = await gate.reader.read(Statement(LATEST_CHANGES.text, params))
+    return [_change(group) for group in group_changes(rows)]
