@@ -262,3 +262,26 @@ async def test_an_entry_the_engine_does_not_take_leaves_the_answer_as_it_was(
         refusal = await rejected(client, "write_node", vehicle("N-1"))
     assert refusal["error_code"] == "PERMISSION_DENIED"
     assert "not quarantined" in caplog.text
+
+
+async def test_a_keyed_rejection_is_kept_once_without_its_key_and_replays_as_a_new_attempt(
+    settings: Settings, people: GraphBackend
+) -> None:
+    """Safe retries and the quarantine together: the retry storm of one rejected write keeps one entry (a repeat
+    answered from the key's record is not a new rejection), stored without the key, so the replay after the
+    schema load runs as a fresh call rather than answering the key's first outcome again."""
+    settings = strict(settings, agent="fleet-a")
+    async with open_client(settings, "in_process") as client:
+        keyed = {**vehicle("KEY-1"), "idempotency_key": "dashcam-0001"}
+        for _ in range(3):
+            assert (await rejected(client, "write_node", keyed))["error_code"] == "SCHEMA_UNKNOWN_LABEL"
+        (entry,) = await entries(client)
+        assert "idempotency_key" not in entry["arguments"] and entry["arguments"] == vehicle("KEY-1")
+        await load_into_graph(people, read_sources([VEHICLE]))
+        await ok(client, "refresh_schema_cache", {})
+        replay = await ok(client, "replay_quarantine", {"label": "Vehicle"})
+        assert (replay["written"], replay["rejected"]) == (1, 0)
+        assert set(await vehicles(people)) == {"KEY-1"}
+        # The key still answers its first outcome: the rejection, kept for its retention window.
+        assert (await rejected(client, "write_node", keyed))["error_code"] == "SCHEMA_UNKNOWN_LABEL"
+        assert await entries(client) == []
