@@ -11,6 +11,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
+import mcp_types as types
 import pytest
 from mcp import Client
 
@@ -24,6 +26,7 @@ from tests.conftest import (
     write_gate_argv,
 )
 from tests.e2e.http_process import agents_command, http_gate, mcp_client, request
+from tests.e2e.test_change_feed import ALL, Heard, subscriber
 from write_gate.core.cypher.statement import Statement
 from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import Settings
@@ -281,3 +284,32 @@ async def test_a_fleet_over_http_works_in_the_spaces_its_tokens_grant(fleet: Set
             assert refused["error_code"] == "SPACE_NOT_GRANTED"
     assert await space_nodes(fleet, "team_a") == [{"name": "Ada", "team": "a"}]
     assert await space_nodes(fleet, "team_b") == []
+
+
+async def test_a_subscriber_hears_only_its_own_spaces_writes_and_changes_since_reads_only_its_space(
+    fleet: Settings,
+) -> None:
+    """The change feed per space: alice (team_a) subscribed to every change hears carol's write in team_a and
+    nothing of bob's in team_b, reads only team_a's in the resource and in changes_since."""
+    fleet = fleet.model_copy(update={"change_poll_seconds": 0.2, "change_settle_seconds": 0})
+    heard = Heard()
+    async with (
+        subscriber(fleet.model_copy(update={"agent": "alice"}), heard) as alice,
+        as_agent(fleet, "bob") as bob,
+        as_agent(fleet, "carol") as carol,
+    ):
+        await alice.subscribe_resource(ALL)
+        await ok(bob, "write_node", ada("team_b"))  # another space: alice's gate never hears of it
+        await anyio.sleep(1.5)  # several of the watchers' polls
+        assert heard.uris == []
+        await ok(carol, "write_node", {**ada("team_a"), "space": "team_a"})
+        assert await heard.until(1) == [ALL]
+        read = await alice.read_resource(ALL)
+        latest = types.TextResourceContents.model_validate(read.contents[0].model_dump()).text
+        assert "team_a" in latest and "team_b" not in latest
+        changes = (await ok(alice, "changes_since", {}))["changes"]
+        assert [c["agent"] for c in changes] == ["carol"]
+        bobs = (await ok(bob, "changes_since", {}))["changes"]
+        assert [c["agent"] for c in bobs] == ["bob"]
+        await anyio.sleep(1.0)
+        assert heard.uris == [ALL]  # still one: bob's write was never told to alice
