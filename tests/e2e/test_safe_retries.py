@@ -241,8 +241,9 @@ async def test_write_and_admin_tools_advertise_the_key_and_reads_do_not(
         async with open_client(settings, "in_process", profile) as client:
             tools = (await client.list_tools()).tools
             for tool in tools:
-                # export_graph reads, but is an admin tool (the whole graph at once): it takes a key too.
-                read_only = bool(tool.annotations and tool.annotations.read_only_hint) and tool.name != "export_graph"
+                # export_graph and list_quarantine read, but are admin tools (the group decides): they take a key too.
+                admin_reads = {"export_graph", "list_quarantine"}
+                read_only = bool(tool.annotations and tool.annotations.read_only_hint) and tool.name not in admin_reads
                 assert ("idempotency_key" in tool.input_schema.get("properties", {})) is not read_only, tool.name
 
 
