@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import jsonschema
 import mcp_types as types
 import pytest
@@ -329,3 +330,24 @@ async def test_refresh_adds_and_removes_tools_and_says_so(settings: Settings, gr
         assert gone.value.code == types.INVALID_PARAMS
         await ok(client, "refresh_schema_cache", {})  # nothing changed: no notification
     assert changes == ["notifications/tools/list_changed"] * 2
+
+
+async def test_a_registry_change_made_elsewhere_is_announced_to_connected_sessions(
+    settings: Settings, graph: GraphBackend
+) -> None:
+    """Another gate or the CLI loads schemas: this gate notices at its next poll and tells every connected
+    session to list its tools again, not only the session whose request is running."""
+    await load_into_graph(graph, read_sources([MATRIX_SCHEMAS]))
+    heard = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            heard.set()
+
+    polling = settings.model_copy(update={"registry_poll_seconds": 0.2})
+    async with Client(build_server(polling, auto_migrate=False), mode="legacy", message_handler=on_message) as client:
+        assert not {t.name for t in (await client.list_tools()).tools if t.name.endswith("_npc")}
+        await load_into_graph(graph, read_sources([RPG / "npc.schema.json", RPG / "location.schema.json"]))
+        with anyio.fail_after(30):
+            await heard.wait()
+        assert {"add_npc", "update_npc", "delete_npc"} <= {t.name for t in (await client.list_tools()).tools}

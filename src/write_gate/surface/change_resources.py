@@ -21,6 +21,7 @@ from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.services.change_feed import latest_changes
 from write_gate.services.gate import Gate
 from write_gate.services.history import _filter_label
+from write_gate.surface.connections import connection_of
 from write_gate.surface.mcp_context import GateContext
 from write_gate.surface.schema_resources import protocol_error
 
@@ -71,12 +72,6 @@ class ChangeSubscriptions:
                 if subscribed_space == space and area.uri in touched:
                     with contextlib.suppress(Exception):  # a gone or deaf client loses nothing
                         await connection.send_resource_updated(uri)
-
-
-def connection_of(ctx: GateContext) -> Connection:
-    """The client connection a request came on. The low-level handlers' context names only the request's session
-    (which lives for that request); the connection it wraps outlives it, and is what a subscription belongs to."""
-    return ctx.session._connection  # noqa: SLF001 - the SDK's handler context exposes no other way to it
 
 
 def _denied(message: str) -> MCPError:

@@ -1,12 +1,10 @@
 """MCP wiring only: the tool table of a profile, one call path, and the transports."""
 
-import contextlib
 import dataclasses
 import functools
 import json
 import logging
 import warnings
-import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -19,7 +17,6 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
-from mcp.server.session import ServerSession
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from pydantic import BaseModel, ValidationError
@@ -50,6 +47,7 @@ from write_gate.serving.config import Settings
 from write_gate.serving.spaces import Spaces, open_spaces
 from write_gate.surface import http_auth, schema_resources, session_log
 from write_gate.surface.change_resources import AREA, CHANGES, ChangeResources, ChangeSubscriptions
+from write_gate.surface.connections import Connections
 from write_gate.surface.http_auth import AgentsTokenVerifier
 from write_gate.surface.http_security import public_url, transport_security, unlisted_wildcard_bind
 from write_gate.surface.malformed import AnswerMalformedPosts
@@ -228,16 +226,14 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             )
         return cached[1], cached[2]
 
-    sessions: weakref.WeakSet[ServerSession] = weakref.WeakSet()  # the sessions that listed or called tools
+    connections = Connections()  # the clients that listed or called tools, until each disconnects
     subscriptions = ChangeSubscriptions()
     changes = ChangeResources(subscriptions, identities.agent, offered="changes_since" in static)
     watchers: dict[str, ChangeWatcher] = {}  # each space's, while the server runs
 
     async def registry_changed() -> None:
-        """A registry change noticed on the graph (another gate, the CLI): tell sessions to list again."""
-        for session in list(sessions):
-            with contextlib.suppress(Exception):  # a gone or deaf client loses nothing
-                await session.send_tool_list_changed()
+        """A registry change noticed on the graph (another gate, the CLI): tell clients to list again."""
+        await connections.tools_changed()
 
     @asynccontextmanager
     async def lifespan(_server: Server[Services]) -> AsyncIterator[Services]:
@@ -342,7 +338,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         return await schema_resources.complete(in_agent_space(ctx), params)
 
     async def list_tools(ctx: GateContext, _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        sessions.add(ctx.session)
+        connections.add(ctx)
         agent = identities.agent(ctx)
         grant = agent.grant
         try:
@@ -384,7 +380,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         return bool(result.is_error), result.structured_content or {}
 
     async def call_tool(ctx: GateContext, params: types.CallToolRequestParams) -> types.CallToolResult:
-        sessions.add(ctx.session)
+        connections.add(ctx)
         agent = identities.agent(ctx)
         space, services, arguments, refused = pick_space(ctx, agent, params.arguments)
         specs, _ = table(services)
