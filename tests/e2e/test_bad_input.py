@@ -143,7 +143,8 @@ class Session:
         return self.portal.call(self.backend.read, Statement(text))
 
     def fingerprint(self) -> tuple[Any, ...]:
-        nodes = self.read("MATCH (n) RETURN count(n) AS c")[0]["c"]
+        # A rejected write is kept in the quarantine (outside the working graph): only the graph itself counts.
+        nodes = self.read("MATCH (n) WHERE NOT n:WriteGateQuarantine RETURN count(n) AS c")[0]["c"]
         rels = self.read("MATCH ()-[r]->() RETURN count(r) AS c")[0]["c"]
         return nodes, rels
 
@@ -228,5 +229,7 @@ def assert_vocabulary_intact(session: Session) -> None:
     assert all(k.isidentifier() and k.isascii() for k in keys), keys
     assert not session.read("MATCH (n) WHERE n.pwned = true RETURN n")
     # The fuzzer did reach the write path, not only the rejections (when a fuzz test ran at all).
-    written = session.read("MATCH (n) WHERE NOT n:Schema AND NOT n:WriteGateRegistry RETURN count(n) AS c")
+    written = session.read(
+        "MATCH (n) WHERE NOT n:Schema AND NOT n:WriteGateRegistry AND NOT n:WriteGateQuarantine RETURN count(n) AS c"
+    )
     assert session.fuzzed == 0 or written[0]["c"] > 0

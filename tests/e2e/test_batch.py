@@ -104,12 +104,21 @@ RELS = [
 COMPARED = ("status", "label", "confidence", "remapped_from", "error_code")
 
 
-async def graph_state(backend: GraphBackend) -> tuple[list, list, list]:
-    """The data, and the history of its changes (each write's id and time aside)."""
+async def graph_state(backend: GraphBackend) -> tuple[list, list, list, list]:
+    """The data, the history of its changes (each write's id and time aside), and the quarantine's entries
+    (a batch keeps each rejected item as the single call it stands for; ids, order, times and the messages,
+    which name an item rather than the arguments, aside)."""
     nodes = await backend.read(
         Statement(
             "MATCH (n) WHERE NOT n:Schema AND NOT n:WriteGateRegistry AND NOT n:WriteGateChange\n"
+            "  AND NOT n:WriteGateQuarantine\n"
             "RETURN labels(n) AS l, properties(n) AS p"
+        )
+    )
+    kept = await backend.read(
+        Statement(
+            "MATCH (q:WriteGateQuarantine) RETURN q.tool AS tool, q.agent AS agent, q.error_code AS code, "
+            "q.labels AS labels, q.arguments AS arguments"
         )
     )
     changes = await backend.read(Statement("MATCH (h:WriteGateChange) RETURN properties(h) AS p"))
@@ -126,6 +135,7 @@ async def graph_state(backend: GraphBackend) -> tuple[list, list, list]:
         sorted((row["l"], sorted(strip(row["p"]).items())) for row in nodes),
         sorted((row["a"], row["t"], row["b"], sorted(strip(row["p"]).items())) for row in rels),
         sorted(repr(sorted(strip({**row["p"], "change_id": None, "at": None}).items())) for row in changes),
+        sorted(repr(sorted(row.items())) for row in kept),
     )
 
 

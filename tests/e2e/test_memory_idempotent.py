@@ -18,7 +18,8 @@ pytestmark = pytest.mark.anyio
 
 # Every node and relationship the memory profile writes, all of their properties (the registry's own aside).
 NODES = Statement(
-    "MATCH (n) WHERE NOT n:Schema AND NOT n:WriteGateRegistry RETURN labels(n) AS labels, properties(n) AS props"
+    "MATCH (n) WHERE NOT n:Schema AND NOT n:WriteGateRegistry AND NOT n:WriteGateQuarantine "
+    "RETURN labels(n) AS labels, properties(n) AS props"
 )
 RELATIONSHIPS = Statement(
     "MATCH (a)-[r]->(b) WHERE NOT a:Schema AND NOT a:WriteGateRegistry "

@@ -53,7 +53,6 @@ from write_gate.surface.http_security import public_url, transport_security, unl
 from write_gate.surface.malformed import AnswerMalformedPosts
 from write_gate.surface.mcp_context import GateContext
 from write_gate.surface.profiles import PROFILES
-from write_gate.surface.quarantine_tools import QUARANTINE_TOOLS
 from write_gate.surface.space_argument import take_space, with_space
 from write_gate.surface.sse_events import EventLog, ResumableSessionManager
 from write_gate.surface.tool_spec import Call, Services, ToolSpec
@@ -61,9 +60,6 @@ from write_gate.surface.typed_tool_specs import typed_specs
 from write_gate.surface.write_guard import REPLAYED_META, WriteGuard
 
 logger = logging.getLogger(__name__)
-
-# Their own rejections are not quarantined: a replay of a replay means nothing.
-UNQUARANTINED = frozenset(spec.name for spec in QUARANTINE_TOOLS)
 
 # How long a client waits before reconnecting a dropped SSE stream (the SSE `retry` field).
 SSE_RETRY_MS = 2_000
@@ -407,7 +403,8 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             if (watcher := watchers.get(services.space)) is not None:  # subscribers hear this gate's writes at once
                 watcher.nudge()
         replayed = bool(result.meta and result.meta.get(REPLAYED_META))  # kept, if at all, when it first ran
-        if not is_read and spec.name not in UNQUARANTINED and services.quarantine is not None and not replayed:
+        # An agent's write only: an admin call (an import, an archive, a backup) is an operator's, answered whole.
+        if spec.group == "write" and services.quarantine is not None and not replayed:
             answer = result.structured_content or {}
             # Kept without its idempotency_key (a replay is a new attempt, not a repeat of the first) or its space
             # (it is kept in that space, where a replay runs it).
