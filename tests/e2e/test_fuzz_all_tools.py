@@ -18,6 +18,7 @@ from tests.e2e.test_bad_input import ESCAPES
 from write_gate.core.cypher.idempotency import IDEMPOTENCY_LABEL
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.model import ErrorCode
+from write_gate.core.quarantine import QUARANTINE_LABEL
 from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import Settings
 from write_gate.store.bundled import bundled
@@ -51,9 +52,10 @@ class Fuzzer:
 
     def fingerprint(self) -> tuple[int, int, int]:
         read = lambda q: self.portal.call(self.backend.read, Statement(q))[0]["c"]  # noqa: E731
-        # A rejection called with an idempotency_key is kept for its repeats (a :WriteGateIdempotency record):
-        # that is the gate's own bookkeeping, not a change to the graph's knowledge.
-        nodes = f"MATCH (n) WHERE NOT n:{IDEMPOTENCY_LABEL}"
+        # A rejection called with an idempotency_key is kept for its repeats (a :WriteGateIdempotency record), and
+        # a rejected write is kept in the quarantine (a :WriteGateQuarantine entry): the gate's own bookkeeping,
+        # outside the working graph, not a change to the graph's knowledge.
+        nodes = f"MATCH (n) WHERE NOT n:{IDEMPOTENCY_LABEL} AND NOT n:{QUARANTINE_LABEL}"
         props = read(f"{nodes} UNWIND keys(n) AS k RETURN count(k) AS c")
         return read(f"{nodes} RETURN count(n) AS c"), read("MATCH ()-[r]->() RETURN count(r) AS c"), props
 

@@ -285,3 +285,20 @@ async def test_a_keyed_rejection_is_kept_once_without_its_key_and_replays_as_a_n
         # The key still answers its first outcome: the rejection, kept for its retention window.
         assert (await rejected(client, "write_node", keyed))["error_code"] == "SCHEMA_UNKNOWN_LABEL"
         assert await entries(client) == []
+
+
+async def test_a_rejection_holding_text_no_engine_stores_is_kept_and_read_back_as_sent(
+    settings: Settings, people: GraphBackend
+) -> None:
+    """A NUL (FalkorDB cuts a query at one) and a lone surrogate, in a value and in a label: the write is refused,
+    its entry is kept (arguments escaped as ASCII JSON, names made storable) and lists the arguments as sent; a
+    replay answers per entry, never INTERNAL_ERROR. Found by the all-tools fuzzer."""
+    settings = strict(settings, agent="fleet-a")
+    odd = {**vehicle("NUL-1", note="a\x00b \ud800"), "label": "Vehicle\x00"}
+    async with open_client(settings, "in_process") as client:
+        assert (await rejected(client, "write_node", odd))["error_code"] == "INVALID_INPUT"
+        (entry,) = await entries(client)
+        assert entry["arguments"] == odd and entry["error_code"] == "INVALID_INPUT"
+        replay = await ok(client, "replay_quarantine", {})
+        assert (replay["replayed"], replay["rejected"]) == (1, 1)
+        assert replay["outcomes"][0]["error_code"] == "INVALID_INPUT"

@@ -95,13 +95,32 @@ def concerned_names(
         items = arguments.get(key)
         if isinstance(items, list):
             found += (name for item in items if isinstance(item, Mapping) for name in _names_in(item))
-    names = {name.lstrip(":") for name in found if 0 < len(name.lstrip(":")) <= MAX_NAME_LENGTH}
+    names = {name.lstrip(":") for name in found if 0 < len(name.lstrip(":")) <= MAX_NAME_LENGTH and _storable(name)}
     return sorted(names)[:MAX_NAMES]
 
 
+def _storable(text: str) -> bool:
+    """Text every engine stores: no NUL, no lone surrogate (a rejected call may well hold either)."""
+    if "\x00" in text:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def storable_text(text: str) -> str:
+    """The text with what no engine stores replaced: a NUL (FalkorDB cuts a query at one) by U+FFFD, a lone
+    surrogate by `?`."""
+    return text.replace("\x00", "\ufffd").encode("utf-8", "replace").decode("utf-8")
+
+
 def arguments_text(arguments: Mapping[str, Any]) -> str:
-    """The call's arguments as JSON text: stored as one parameter value, replayed exactly as sent."""
-    return json.dumps(arguments, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    """The call's arguments as JSON text: stored as one parameter value, replayed exactly as sent. ASCII, every
+    other character escaped: a rejected call may hold text no engine stores (a NUL, a lone surrogate), and its
+    entry must still be kept and read back as sent."""
+    return json.dumps(arguments, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
 
 
 def entry_record(
@@ -117,17 +136,18 @@ def entry_record(
     message: str,
     labels: list[str],
 ) -> dict[str, Any]:
-    """The record's properties; an absent value is left out (no engine stores null, FalkorDB no empty list)."""
+    """The record's properties; an absent value is left out (no engine stores null, FalkorDB no empty list).
+    Text that came with the call (a message may quote a name) is made storable."""
     record = {
         "id": entry_id,
         "seq": seq,
         "at": at,
-        "tool": tool,
+        "tool": storable_text(tool),
         "arguments": arguments,
-        "agent": agent,
-        "source": source,
-        "error_code": error_code,
-        "message": message,
+        "agent": storable_text(agent),
+        "source": storable_text(source) if source is not None else None,
+        "error_code": storable_text(error_code),
+        "message": storable_text(message),
         "labels": labels,
     }
     return {key: value for key, value in record.items() if value not in (None, [])}

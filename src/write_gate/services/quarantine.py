@@ -26,6 +26,7 @@ from write_gate.core.quarantine import (
     is_kept,
     parse_arguments,
     rejected_calls,
+    storable_text,
 )
 from write_gate.services.gate import Gate, new_id, run_write
 from write_gate.services.reads import Cursor, decode_cursor, encode_cursor
@@ -206,7 +207,7 @@ class Quarantine:
             is_error, answer = await rerun(tool, arguments, agent, entry.get("source"))
             code = answer.get("error_code") if is_error else None
             if not is_error:  # a kept batch that now passes as a whole: its items still rejected are kept alone
-                await self._keep(rejected_calls(tool, arguments, answer, False, None), agent, entry.get("source"))
+                await self.keep(rejected_calls(tool, arguments, answer, False, None), agent, entry.get("source"))
             await self._settle(entry["id"], code, answer)
             status: Literal["written", "rejected"] = "rejected" if is_error else "written"
             outcomes.append(
@@ -226,7 +227,8 @@ class Quarantine:
         if code is None:
             await run_write(self.gate.backend, Statement(cypher.REMOVE.text, {"ids": [entry_id]}))
         elif is_kept(code):
-            params = {"id": entry_id, "error_code": code, "message": str(answer.get("message", "")), "at": utc_now()}
+            message = storable_text(str(answer.get("message", "")))
+            params = {"id": entry_id, "error_code": storable_text(code), "message": message, "at": utc_now()}
             await run_write(self.gate.backend, Statement(cypher.STILL_REJECTED.text, params))
 
     async def discard(self, request: DiscardQuarantineRequest) -> Discarded:
