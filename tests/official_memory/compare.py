@@ -63,14 +63,17 @@ EXPECTED: dict[str, str] = {
     "tools (add_tags, remove_tags, set_importance, add_tags_to_multiple_entities, set_entity_parent, get_parent, "
     "get_children, get_ancestors, get_descendants, get_subtree, archive_entities, restore_entities), get_graph_stats "
     "and the saved searches (save_search, execute_saved_search, list_, update_ and delete_saved_search), export_graph "
-    "(the graph as json, jsonl, csv, graphml, gexf, markdown, dot or mermaid) and import_graph (seed 004's imports, "
-    "admin); an agent written for the official server need never call them",
+    "(the graph as json, jsonl, csv, graphml, gexf, markdown, dot, mermaid or PROV-O) and import_graph (seed 004's "
+    "imports, admin), changes_since (the change feed) and the quarantine's tools (list_, replay_ and "
+    "discard_quarantine, admin); an agent written for the official server need never call them",
+    "idempotency_key": "every write tool takes an optional idempotency_key (safe retries: a repeat answers the "
+    "first outcome); a call without it is the official call",
     "output_schemas": "each output schema is anyOf the success (every official key, extras beside) and the "
     "rejection, so a refusal validates too",
     "resources": "no memory://knowledge-graph resource (read_graph answers it, page by page); the schema "
-    "registry and the graph's statistics are offered as resources instead",
-    "capabilities": "logging and completions are offered too; the registry resources cannot be subscribed to "
-    "and announce no changes; tools.listChanged follows the protocol",
+    "registry, the graph's statistics and the change feed are offered as resources instead",
+    "capabilities": "logging and completions are offered too; only the change feed's resources take "
+    "subscriptions, and no resource list announces changes; tools.listChanged follows the protocol",
 }
 
 RelKey = tuple[str, str, str]

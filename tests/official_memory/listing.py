@@ -11,7 +11,13 @@ Report = list[str]
 IDEMPOTENT_HERE = {"create_entities", "create_relations", "add_observations"}
 KNOWLEDGE_GRAPH = "memory://knowledge-graph"
 # The registry's resources, and the graph's statistics (get_graph_stats).
-SCHEMA_RESOURCES = {"write-gate://schema", "write-gate://schema/{name}", "write-gate://stats"}
+SCHEMA_RESOURCES = {
+    "write-gate://schema",
+    "write-gate://schema/{name}",
+    "write-gate://stats",
+    "write-gate://changes",
+    "write-gate://changes/{label}",
+}
 # The reads' optional arguments beside the official ones: paging, a label filter, relations per entity.
 READ_ARGUMENTS = {
     "limit",
@@ -84,6 +90,8 @@ def _input(ours: dict[str, Any], theirs: dict[str, Any], note: Callable[[str], N
     for key in sorted(set(mine) - set(there)):
         if path == "" and key in READ_ARGUMENTS:
             note("read_arguments")
+        elif path == "" and key == "idempotency_key":
+            note("idempotency_key")
         else:
             report.append(f"{path}.{key}: only ours")
     report += [f"{path}.{key}: only theirs" for key in sorted(set(there) - set(mine))]
