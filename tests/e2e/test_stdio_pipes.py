@@ -60,6 +60,35 @@ def test_only_messages_reach_stdout_on_the_pipe_path(server: RawStdio) -> None:
     assert all(json.loads(line)["jsonrpc"] == "2.0" for line in server.stdout)
 
 
+def calls_then_eof(count: int) -> bytes:
+    """A session's lines as a script writes them all at once: initialize, then `count` calls to the engine."""
+    lines = [json.dumps(INITIALIZE).encode(), b'{"jsonrpc": "2.0", "method": "notifications/initialized"}']
+    for request_id in range(1, count + 1):
+        call = {"name": "read_graph", "arguments": {}}
+        lines.append(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": call}).encode())
+    return b"\n".join(lines) + b"\n"
+
+
+@pytest.mark.parametrize("stdin_kind", ["pipe", "file"])
+def test_every_request_read_before_eof_is_answered(tmp_path: Path, stdin_kind: str) -> None:
+    """The SDK cancels what still runs when stdin ends; the gate holds the end back until all is answered."""
+    requests = tmp_path / "in.jsonl"
+    requests.write_bytes(calls_then_eof(20))
+    with requests.open("rb") as file:
+        done = subprocess.run(
+            write_gate_argv("serve"),
+            env=settings_env(settings_in(tmp_path / "data")),
+            stdin=file if stdin_kind == "file" else None,
+            input=None if stdin_kind == "file" else requests.read_bytes(),
+            capture_output=True,
+            timeout=120,
+            check=True,
+        )
+    got = {message["id"]: message for message in map(json.loads, done.stdout.splitlines())}
+    assert sorted(got) == list(range(21))
+    assert all(got[i]["result"]["isError"] is False for i in range(1, 21))
+
+
 def test_regular_files_are_served_through_the_sdks_threads(tmp_path: Path) -> None:
     """stdin and stdout that the event loop cannot watch: every line still answered, then EOF ends serving."""
     requests = tmp_path / "in.jsonl"

@@ -41,22 +41,28 @@ def _problems(raw: Any, exc: ValidationError | None) -> str:
     return "; ".join(f"{'.'.join(map(str, e['loc'][1:])) or 'message'}: {e['msg']}" for e in found[:5])
 
 
-def triage(line: str) -> types.JSONRPCError | None:
-    """None for a line that is a JSON-RPC message; otherwise the error to answer it with. Pure."""
+def read_line(line: str) -> tuple[types.JSONRPCMessage | None, types.JSONRPCError | None]:
+    """`(message, None)` for a line that is a JSON-RPC message; `(None, error)` with the error to answer a line
+    that is not. Pure."""
     try:
         message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValidationError as exc:
         try:
             raw = pydantic_core.from_json(line)
         except ValueError as parse_error:  # the same words as the SDK's HTTP transport
-            return _error(None, PARSE_ERROR, f"Parse error: {parse_error}")
-        return _error(_readable_id(raw), INVALID_REQUEST, f"Invalid request: {_problems(raw, exc)}")
+            return None, _error(None, PARSE_ERROR, f"Parse error: {parse_error}")
+        return None, _error(_readable_id(raw), INVALID_REQUEST, f"Invalid request: {_problems(raw, exc)}")
     # The SDK reads {"id": true, "method": ...} as a notification and never answers it; it is a bad request.
     if isinstance(message, types.JSONRPCNotification):
         raw = pydantic_core.from_json(line)
         if "id" in raw:
-            return _error(None, INVALID_REQUEST, f"Invalid request: {_problems(raw, None)}")
-    return None
+            return None, _error(None, INVALID_REQUEST, f"Invalid request: {_problems(raw, None)}")
+    return message, None
+
+
+def triage(line: str) -> types.JSONRPCError | None:
+    """None for a line that is a JSON-RPC message; otherwise the error to answer it with. Pure."""
+    return read_line(line)[1]
 
 
 class AnswerMalformedPosts:

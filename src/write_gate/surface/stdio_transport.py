@@ -5,6 +5,7 @@ Here each line is looked at first (malformed.triage): what is not JSON is answer
 that is not a JSON-RPC 2.0 message -32600 (with its id when one can be read); the line is then dropped and
 serving goes on. Lines that are messages go to the SDK's transport unchanged. While serving, fd 1 points at stderr
 (the SDK's arrangement, or stdio_pipes' when it writes the pipe itself), so stray prints cannot corrupt the protocol.
+The end of stdin reaches the SDK only once every request read has been answered (answers_owed).
 """
 
 import sys
@@ -17,16 +18,19 @@ import anyio
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
-from write_gate.surface.malformed import triage
+from write_gate.surface.answers_owed import AnswersOwed, CountedAnswers
+from write_gate.surface.malformed import read_line
 from write_gate.surface.stdio_pipes import pipe_lines, pipe_stdout
 
 
 class _AnsweredLines:
     """stdin as the SDK's transport reads it (an async iterable of lines), less the lines that are not
-    messages, which are answered on the transport's own write stream (so one writer owns stdout)."""
+    messages, which are answered on the transport's own write stream (so one writer owns stdout). Its end is
+    held back until the requests it passed on are answered."""
 
-    def __init__(self, source: Any) -> None:
+    def __init__(self, source: Any, owed: AnswersOwed) -> None:
         self._source = source
+        self._owed = owed
         self._answers: Any = None
         self._ready = anyio.Event()
 
@@ -41,8 +45,9 @@ class _AnsweredLines:
         async for line in self._source:
             if not line.strip():
                 continue  # an empty line carries no message, so there is nothing to answer
-            error = triage(line)
-            if error is None:
+            message, error = read_line(line)
+            if message is not None:
+                self._owed.read(message)
                 yield line
                 continue
             await self._ready.wait()
@@ -50,6 +55,7 @@ class _AnsweredLines:
                 await self._answers.send(SessionMessage(error))
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 return  # the server is shutting down
+        await self._owed.settled()
 
 
 @asynccontextmanager
@@ -62,14 +68,15 @@ async def stdio_transport() -> AsyncIterator[tuple[Any, Any]]:
         # Invalid UTF-8 becomes U+FFFD rather than ending the transport (the SDK decodes the same way).
         stdin = TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
         source = anyio.wrap_file(stdin)
-    lines = _AnsweredLines(source)
+    owed = AnswersOwed()
+    lines = _AnsweredLines(source, owed)
     try:
         async with (
             pipe_stdout() as stdout,  # None: the SDK claims stdout and writes it from its thread
             stdio_server(stdin=lines, stdout=stdout) as (read_stream, write_stream),  # type: ignore[arg-type]
         ):
             lines.answer_on(write_stream)
-            yield read_stream, write_stream
+            yield read_stream, CountedAnswers(write_stream, owed)
     finally:
         if stdin is not None:
             stdin.detach()  # sys.stdin's buffer is not ours to close
