@@ -13,7 +13,7 @@ from write_gate.core.clock import utc_now
 from write_gate.core.cypher.change_feed import CHANGES_AFTER, LATEST_CHANGES
 from write_gate.core.cypher.statement import Statement
 from write_gate.services.gate import Gate
-from write_gate.services.history import _conflict_subject, _filter_label
+from write_gate.services.history import filter_label, subject_of_record
 from write_gate.services.reads import Cursor, decode_cursor, encode_cursor
 
 MAX_LIMIT = 500
@@ -59,7 +59,7 @@ def _change(group: dict[str, Any]) -> FeedChange:
         op=group["op"],
         at=group["at"],
         agent=group["agent"],
-        subject=_conflict_subject(group["subject"]),
+        subject=subject_of_record(group["subject"]),
         properties=[
             PropertyChange(
                 property=r["property"],
@@ -74,7 +74,7 @@ def _change(group: dict[str, Any]) -> FeedChange:
 
 
 def _labels(gate: Gate, labels: list[str] | None) -> list[str] | None:
-    return None if labels is None else sorted({_filter_label(gate, label) for label in labels})
+    return None if labels is None else sorted({filter_label(gate, label) for label in labels})
 
 
 async def changes_since(gate: Gate, request: ChangesSinceRequest, settle_seconds: float) -> ChangesFeed:

@@ -163,7 +163,8 @@ async def get_history(gate: Gate, request: GetHistoryRequest) -> History:
     return History(changes=[_change(row["change"]) for row in page], next_cursor=cursor)
 
 
-def _conflict_subject(record: dict[str, Any]) -> dict[str, Any]:
+def subject_of_record(record: dict[str, Any]) -> dict[str, Any]:
+    """What a history or conflict record is about: a node (label, merge keys) or a relationship (type, ends)."""
     if record.get("subject") == "relationship":
         return {
             "type": record.get("label"),
@@ -179,7 +180,7 @@ def _conflict(record: dict[str, Any]) -> ConflictOut:
     return ConflictOut(
         conflict_id=record["conflict_id"],
         status=record["status"],
-        subject=_conflict_subject(record),
+        subject=subject_of_record(record),
         property=record["property"],
         policy=record.get("policy"),
         outcome=record.get("outcome"),
@@ -194,7 +195,7 @@ def _conflict(record: dict[str, Any]) -> ConflictOut:
     )
 
 
-def _filter_label(gate: Gate, raw: str) -> str:
+def filter_label(gate: Gate, raw: str) -> str:
     """A node label or relationship type as the writes resolve it; a name neither knows is matched as written
     (it finds nothing)."""
     registry = gate.registry
@@ -212,7 +213,7 @@ async def list_conflicts(gate: Gate, request: ListConflictsRequest) -> Conflicts
     position = decode_cursor(request.cursor, "conflicts", a=str, c=str) or {}
     params = {
         "status": None if request.status == "all" else request.status,
-        "label": _filter_label(gate, request.label) if request.label is not None else None,
+        "label": filter_label(gate, request.label) if request.label is not None else None,
         "property": normalize_identifier(request.property, "property") if request.property is not None else None,
         "after_at": position.get("a"),
         "after_id": position.get("c"),

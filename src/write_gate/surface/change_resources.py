@@ -20,7 +20,7 @@ from write_gate.core.change_feed import AREA_TEMPLATE, CHANGES_URI, Area, parse_
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.services.change_feed import latest_changes
 from write_gate.services.gate import Gate
-from write_gate.services.history import _filter_label
+from write_gate.services.history import filter_label
 from write_gate.surface.connections import connection_of
 from write_gate.surface.mcp_context import GateContext
 from write_gate.surface.schema_resources import protocol_error
@@ -89,7 +89,7 @@ def resolve_area(gate: Gate, uri: str, agent: Agent, offered: bool) -> Area | No
     if area.label is None:
         return area
     try:
-        return Area(_filter_label(gate, area.label))
+        return Area(filter_label(gate, area.label))
     except GateRejection as exc:
         raise MCPError(RESOURCE_NOT_FOUND, "Resource not found", {"uri": uri}) from exc
 
