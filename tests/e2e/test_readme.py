@@ -5,6 +5,7 @@ test that runs it, or to EXEMPT with why it cannot run here and what is checked 
 
 import contextlib
 import io
+import itertools
 import json
 import logging
 import os
@@ -167,6 +168,7 @@ RUN = {
         "subscribe#feed",
         "notification#feed",
     ],
+    "test_listen_example": ["listen#feed"],
     "test_import_graph_example": ["call:import_graph#merge", "answer:import_graph#merge"],
     "test_quarantine_example": [
         "my-schemas/vehicle.json",
@@ -357,6 +359,35 @@ async def test_change_feed_example(settings: Settings, graph: GraphBackend) -> N
     params = heard[0].params.model_dump(mode="json", by_alias=True, exclude_none=True)
     assert {"jsonrpc": "2.0", "method": heard[0].method, "params": params} == json_block("notification#feed")
     rb.assert_matches(answer, json_block("answer:changes_since#feed"), "changes_since example")
+
+
+@EMBEDDED
+async def test_listen_example(settings: Settings, graph: GraphBackend) -> None:
+    """The listen snippet, run as written by a client in the SDK's default mode while another gate writes a
+    Person: it prints the event its comment shows."""
+    await migrate(graph)
+    snippet = rb.block("listen#feed").text
+    shown = re.search(r"# (ResourceUpdated\(.*?\))", snippet)
+    assert shown is not None
+    body = "".join(f"    {line}\n" for line in snippet.splitlines())
+    namespace: dict[str, Any] = {}
+    exec(f"async def listening(client):\n{body}", namespace)  # noqa: S102 - the README's own snippet
+    printed = io.StringIO()
+    async with (
+        open_client(settings.model_copy(update={"agent": "notes-bot"}), "in_process") as writer,
+        Client(build_server(settings, auto_migrate=False)) as client,
+        anyio.create_task_group() as tasks,
+    ):
+        assert client.protocol_version == "2026-07-28"
+        with contextlib.redirect_stdout(printed), anyio.fail_after(60):
+            tasks.start_soon(namespace["listening"], client)
+            for age in itertools.count():  # a write before the stream is acknowledged is not heard: write again
+                node = {"label": "Person", "merge_keys": {"name": "Ada"}, "properties": {"age": age}}
+                await call(writer, "write_node", {**node, "source": "wiki", "extraction_method": "manual"})
+                await anyio.sleep(0.3)
+                if printed.getvalue():
+                    break
+    assert printed.getvalue().strip() == shown.group(1)
 
 
 @EMBEDDED

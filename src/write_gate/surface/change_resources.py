@@ -102,14 +102,16 @@ class ChangeResources:
         self._agent_of = agent_of
         self._offered = offered
 
-    def _area(self, ctx: GateContext, uri: str) -> Area:
+    def area(self, ctx: GateContext, uri: str) -> Area:
+        """The area a URI to subscribe to names; a protocol error for one that is no change resource or may not be
+        watched."""
         area = resolve_area(ctx.lifespan_context.gate, uri, self._agent_of(ctx), self._offered)
         if area is None:
             raise MCPError(types.INVALID_PARAMS, "only change resources take subscriptions", {"uri": uri})
         return area
 
     async def subscribe(self, ctx: GateContext, params: types.SubscribeRequestParams) -> types.EmptyResult:
-        area = self._area(ctx, params.uri)
+        area = self.area(ctx, params.uri)
         self.subscriptions.add(connection_of(ctx), params.uri, area, ctx.lifespan_context.space)
         return types.EmptyResult()
 

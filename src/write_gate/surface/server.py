@@ -5,7 +5,7 @@ import functools
 import json
 import logging
 import warnings
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -50,6 +50,7 @@ from write_gate.surface.change_resources import AREA, CHANGES, ChangeResources, 
 from write_gate.surface.connections import Connections
 from write_gate.surface.http_auth import AgentsTokenVerifier
 from write_gate.surface.http_security import public_url, transport_security, unlisted_wildcard_bind
+from write_gate.surface.listen_streams import ListenStreams
 from write_gate.surface.malformed import AnswerMalformedPosts
 from write_gate.surface.mcp_context import GateContext
 from write_gate.surface.profiles import PROFILES
@@ -184,6 +185,24 @@ class GateServer(Server[Services]):
         options = notification_options or NotificationOptions(tools_changed=True)
         return super().create_initialization_options(options, experimental_capabilities, extensions)
 
+    def get_capabilities(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+        *,
+        protocol_version: str | None = None,
+    ) -> types.ServerCapabilities:
+        """The SDK's, except that the resource list never changes: on 2026-07-28 connections the SDK says
+        `listChanged` for every list once `subscriptions/listen` is served; the gate's listen streams carry the
+        tool list's changes and the change resources' updates only (listen_streams)."""
+        capabilities = super().get_capabilities(
+            notification_options, experimental_capabilities, extensions, protocol_version=protocol_version
+        )
+        if capabilities.resources is not None:
+            capabilities.resources.list_changed = False
+        return capabilities
+
 
 def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: bool = True) -> Server[Services]:
     # The memory profile stamps its writes with the configured method: one the provider refuses stops the start.
@@ -225,11 +244,21 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
     connections = Connections()  # the clients that listed or called tools, until each disconnects
     subscriptions = ChangeSubscriptions()
     changes = ChangeResources(subscriptions, identities.agent, offered="changes_since" in static)
+    listens = ListenStreams(changes)  # the 2026-07-28 protocol's subscriptions/listen streams
     watchers: dict[str, ChangeWatcher] = {}  # each space's, while the server runs
 
     async def registry_changed() -> None:
         """A registry change noticed on the graph (another gate, the CLI): tell clients to list again."""
         await connections.tools_changed()
+        await listens.tools_changed()
+
+    async def tell_changed(labels: Iterable[str], space: str) -> None:
+        """A change in `space`: the subscribed sessions and the listen streams whose area it touched."""
+        await subscriptions.notify(labels, space)
+        await listens.changed(labels, space)
+
+    def listening(space: str) -> bool:
+        return subscriptions.listening(space) or listens.listening(space)
 
     @asynccontextmanager
     async def lifespan(_server: Server[Services]) -> AsyncIterator[Services]:
@@ -255,8 +284,8 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
                 watchers[name] = ChangeWatcher(
                     gate.backend.read,
                     settings.change_poll_seconds,
-                    functools.partial(subscriptions.notify, space=name),
-                    functools.partial(subscriptions.listening, name),
+                    functools.partial(tell_changed, space=name),
+                    functools.partial(listening, name),
                 )
             services = spaced[settings.default_space]
             server.services = services  # type: ignore[attr-defined]  # for /health
@@ -268,6 +297,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
                     yield services  # the default space's: what a call works in unless the agent's grant says otherwise
                     tasks.cancel_scope.cancel()
             finally:
+                listens.close()
                 server.services = server.spaces = None  # type: ignore[attr-defined]
                 spaced.clear()
                 watchers.clear()
@@ -329,6 +359,11 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
 
     async def unsubscribe(ctx: GateContext, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
         return await changes.unsubscribe(in_agent_space(ctx), params)
+
+    async def listen(
+        ctx: GateContext, params: types.SubscriptionsListenRequestParams
+    ) -> types.SubscriptionsListenResult:
+        return await listens.listen(in_agent_space(ctx), params)
 
     async def complete(ctx: GateContext, params: types.CompleteRequestParams) -> types.CompleteResult:
         return await schema_resources.complete(in_agent_space(ctx), params)
@@ -435,6 +470,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             on_read_resource=read_resource,
             on_subscribe_resource=subscribe,
             on_unsubscribe_resource=unsubscribe,
+            on_subscriptions_listen=listen,
             on_completion=complete,
             on_set_logging_level=session_log.set_level,
         )
