@@ -58,3 +58,9 @@ async def test_the_wait_has_a_bound() -> None:
     owed = AnswersOwed()
     owed.read(request(1))
     assert await owed.settled(0.05) is False and owed.count == 1
+
+
+async def test_a_listen_stream_is_owed_nothing() -> None:
+    owed = AnswersOwed()
+    owed.read(types.JSONRPCRequest(jsonrpc="2.0", id=3, method="subscriptions/listen", params={}))
+    assert owed.count == 0  # it lasts as long as the client: a closed stdin must not wait on it

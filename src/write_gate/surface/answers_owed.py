@@ -17,6 +17,10 @@ import mcp_types as types
 DRAIN_SECONDS = 60.0
 
 
+# A request whose answer is a stream that lasts until the client leaves: nothing to wait for once it has.
+STREAMS = frozenset({"subscriptions/listen"})
+
+
 def _key(request_id: Any) -> str:
     return str(request_id)  # a response may carry 1 for "1" (the SDK coerces ids); a repeat is one more owed
 
@@ -29,7 +33,7 @@ class AnswersOwed:
         self._changed = anyio.Event()
 
     def read(self, message: types.JSONRPCMessage) -> None:
-        if isinstance(message, types.JSONRPCRequest):
+        if isinstance(message, types.JSONRPCRequest) and message.method not in STREAMS:
             self._owed[_key(message.id)] += 1
         elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
             cancelled = (message.params or {}).get("requestId")
