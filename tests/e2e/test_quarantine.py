@@ -2,20 +2,23 @@
 outside the working graph, listed by code, label and agent, and replayed after the registry changes as the
 agents that sent them; what still fails stays."""
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 
 from tests.conftest import TESTS, ok, open_client, rejected
 from tests.e2e.http_process import free_port
 from write_gate.access.agents import READER, AgentsFile, Grant
+from write_gate.core.clock import as_utc_text
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import UnknownLabelPolicy
 from write_gate.core.quarantine import QUARANTINE_LABEL, RejectedCall, rejected_calls
 from write_gate.engines import GraphBackend
-from write_gate.services.quarantine import Quarantine
+from write_gate.services.quarantine import CLAIM_STALE, Quarantine, ReplayQuarantineRequest
 from write_gate.serving.assembly import open_gate
 from write_gate.serving.config import BackendKind, Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
@@ -302,3 +305,68 @@ async def test_a_rejection_holding_text_no_engine_stores_is_kept_and_read_back_a
         replay = await ok(client, "replay_quarantine", {})
         assert (replay["replayed"], replay["rejected"]) == (1, 1)
         assert replay["outcomes"][0]["error_code"] == "INVALID_INPUT"
+
+
+# --- replays at the same time ---------------------------------------------------------------------------------
+
+
+async def test_two_replays_at_once_run_each_entry_once(settings: Settings, people: GraphBackend) -> None:
+    """Two operators replay the same entries at once (two gates): each entry runs in one replay only, and the
+    two reports together name every entry once. Without the claim both selected every entry and ran it twice
+    (a relationship's averaged weight would move twice)."""
+    settings = strict(settings, agent="fleet-a")
+    async with open_client(settings, "in_process") as writer:
+        for number in range(24):
+            await rejected(writer, "write_node", vehicle(f"P-{number}"))
+    await load_into_graph(people, read_sources([VEHICLE]))
+    reports: list[dict[str, Any]] = []
+
+    async def replay(operator: str) -> None:
+        async with open_client(settings.model_copy(update={"agent": operator}), "in_process") as admin:
+            reports.append(await ok(admin, "replay_quarantine", {"label": "Vehicle"}))
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(replay, "operator-1")
+        tasks.start_soon(replay, "operator-2")
+    ran = [outcome["id"] for report in reports for outcome in report["outcomes"]]
+    assert len(ran) == len(set(ran)) == 24
+    assert all(outcome["status"] == "written" for report in reports for outcome in report["outcomes"])
+    assert len(await vehicles(people)) == 24
+    assert await people.read(Statement(f"MATCH (q:{QUARANTINE_LABEL}) RETURN q.id AS id")) == []
+
+
+async def test_a_claimed_entry_waits_for_its_replay_and_a_stale_claim_is_taken_over(
+    settings: Settings, people: GraphBackend
+) -> None:
+    """An entry another replay holds is passed over; one whose claim is older than the claim's hold (its gate
+    stopped part way) is replayed; a transient failure lets the claim go and leaves the entry as it was."""
+    settings = strict(settings, agent="fleet-a")
+    async with open_client(settings, "in_process") as client:
+        for plate in ("HELD", "STALE"):
+            await rejected(client, "write_node", vehicle(plate))
+        held, stale = sorted(await entries(client), key=lambda e: e["arguments"]["merge_keys"]["plate"])
+        now = datetime.now(UTC)
+        for entry, claimed in ((held, now), (stale, now - CLAIM_STALE - timedelta(seconds=1))):
+            params = {"id": entry["id"], "at": as_utc_text(claimed)}
+            await people.write(
+                Statement(f"MATCH (q:{QUARANTINE_LABEL}) WHERE q.id = $id SET q.replaying = $at", params)
+            )
+        await load_into_graph(people, read_sources([VEHICLE]))
+        await ok(client, "refresh_schema_cache", {})
+        replay = await ok(client, "replay_quarantine", {"label": "Vehicle"})
+        assert [outcome["id"] for outcome in replay["outcomes"]] == [stale["id"]]
+        assert set(await vehicles(people)) == {"STALE"} and [e["id"] for e in await entries(client)] == [held["id"]]
+
+    async with open_gate(settings) as gate:  # the call path a replay is handed, answering a transient failure
+        quarantine = Quarantine(gate, 100, settings.max_request_bytes)
+        await people.write(Statement(f"MATCH (q:{QUARANTINE_LABEL}) SET q.replaying = null"))
+
+        async def engine_away(*_: Any) -> tuple[bool, dict[str, Any]]:
+            return True, {"error_code": "BACKEND_UNAVAILABLE", "message": "away"}
+
+        replayed = await quarantine.replay(ReplayQuarantineRequest(), engine_away)
+        assert [(o.id, o.error_code) for o in replayed.outcomes] == [(held["id"], "BACKEND_UNAVAILABLE")]
+        rows = await people.read(Statement(f"MATCH (q:{QUARANTINE_LABEL}) RETURN properties(q) AS q"))
+        assert [(row["q"]["id"], row["q"].get("replaying"), row["q"].get("replays")) for row in rows] == [
+            (held["id"], None, None)  # as it was: claim let go, no replay counted
+        ]

@@ -422,6 +422,10 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
             {"id": s("id"), "error_code": s("code"), "message": s("message"), "at": s("time")},
         ),
         "quarantine_remove": lambda: Statement(quarantine_cypher.REMOVE.text, {"ids": [s("id")]}),
+        "quarantine_claim": lambda: Statement(
+            quarantine_cypher.CLAIM.text, {"id": s("id"), "now": s("time"), "stale_before": s("time")}
+        ),
+        "quarantine_release": lambda: Statement(quarantine_cypher.RELEASE.text, {"id": s("id")}),
     }
 
 

@@ -9,12 +9,13 @@ as the agent that sent it); an entry that now succeeds is removed, one still rej
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from write_gate.core.clock import utc_now
+from write_gate.core.clock import as_utc_text, utc_now
 from write_gate.core.cypher import quarantine as cypher
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import normalize_identifier
@@ -35,6 +36,9 @@ logger = logging.getLogger(__name__)
 
 MAX_LIST = 500
 MAX_REPLAY = 500
+# How long a replay's claim on an entry holds: a replay that stopped part way (its gate died, its call was
+# cancelled) leaves the entry to the next replay after this, never to two at once before.
+CLAIM_STALE = timedelta(minutes=10)
 
 # Re-runs a call as a fresh one: (tool, arguments, agent id, provenance source) -> (is_error, structured answer).
 Rerun = Callable[[str, dict[str, Any], str, str | None], Awaitable[tuple[bool, dict[str, Any]]]]
@@ -202,6 +206,8 @@ class Quarantine:
         outcomes = []
         for row in rows:
             entry = row["entry"]
+            if not await self._claim(entry["id"]):
+                continue  # another replay runs it now, and reports it
             arguments = parse_arguments(entry.get("arguments"))
             tool, agent = entry.get("tool", ""), entry.get("agent", "")
             is_error, answer = await rerun(tool, arguments, agent, entry.get("source"))
@@ -223,6 +229,11 @@ class Quarantine:
         written = sum(outcome.status == "written" for outcome in outcomes)
         return Replayed(replayed=len(outcomes), written=written, rejected=len(outcomes) - written, outcomes=outcomes)
 
+    async def _claim(self, entry_id: str) -> bool:
+        now = datetime.now(UTC)
+        params = {"id": entry_id, "now": as_utc_text(now), "stale_before": as_utc_text(now - CLAIM_STALE)}
+        return bool(await run_write(self.gate.backend, Statement(cypher.CLAIM.text, params)))
+
     async def _settle(self, entry_id: str, code: str | None, answer: Mapping[str, Any]) -> None:
         if code is None:
             await run_write(self.gate.backend, Statement(cypher.REMOVE.text, {"ids": [entry_id]}))
@@ -230,6 +241,8 @@ class Quarantine:
             message = storable_text(str(answer.get("message", "")))
             params = {"id": entry_id, "error_code": storable_text(code), "message": message, "at": utc_now()}
             await run_write(self.gate.backend, Statement(cypher.STILL_REJECTED.text, params))
+        else:  # transient: the entry stays as it was, for the next replay
+            await run_write(self.gate.backend, Statement(cypher.RELEASE.text, {"id": entry_id}))
 
     async def discard(self, request: DiscardQuarantineRequest) -> Discarded:
         rows = await run_write(self.gate.backend, Statement(cypher.REMOVE.text, {"ids": request.ids}))

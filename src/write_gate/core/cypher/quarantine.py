@@ -49,11 +49,23 @@ SELECT = Statement(
     "LIMIT $limit"
 )
 
+# Parameters: `id`, `now`, `stale_before`. A replay's claim on an entry, so two replays never both run it: a row
+# only for the replay that set it (the engine runs the two SETs one after the other). A claim older than
+# `stale_before` was left by a gate that stopped mid-replay, and is taken over.
+CLAIM = Statement(
+    f"MATCH {_Q} WHERE q.id = $id AND (q.replaying IS NULL OR q.replaying < $stale_before)\n"
+    "SET q.replaying = $now\n"
+    "RETURN q.id AS id"
+)
+
+# Parameters: `id`. A claim let go with the entry as it was (the replay met a transient failure).
+RELEASE = Statement(f"MATCH {_Q} WHERE q.id = $id\nSET q.replaying = null\nRETURN q.id AS id")
+
 # Parameters: `id`, `error_code`, `message`, `at`. An entry replayed and still rejected keeps its place.
 STILL_REJECTED = Statement(
     f"MATCH {_Q} WHERE q.id = $id\n"
     "SET q.error_code = $error_code, q.message = $message, q.replayed_at = $at,\n"
-    "    q.replays = coalesce(q.replays, 0) + 1\n"
+    "    q.replays = coalesce(q.replays, 0) + 1, q.replaying = null\n"
     "RETURN q.id AS id"
 )
 

@@ -1,0 +1,3 @@
+MATCH (q:WriteGateQuarantine) WHERE q.id = $id
+SET q.replaying = null
+RETURN q.id AS id
