@@ -11,6 +11,7 @@ import pytest
 from mcp import Client
 
 from tests.conftest import CLIENT_NAME, TESTS, ok, open_client, rejected, settings_env, write_gate_argv
+from tests.e2e.http_process import http_gate, mcp_client
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identity import identity_key
 from write_gate.engines import GraphBackend
@@ -334,6 +335,25 @@ async def test_progress_is_reported_to_a_client_that_asks(client: Client) -> Non
     records = [{"type": "entity", "name": f"p{i}", "entityType": "Person"} for i in range(600)]
     args = {"format": "jsonl", "data": jsonl(*records)}
     result = await client.call_tool("import_graph", args, progress_callback=on_progress)
+    assert not result.is_error and result.structured_content["entitiesCreated"] == 600
+    assert seen == [(500, 600), (600, 600)]
+
+
+async def test_progress_reaches_a_client_over_streamable_http(
+    settings: Settings, graph: GraphBackend, tmp_path: Path
+) -> None:
+    """The same reports on the HTTP transport: on the call's own response stream, in the SDK's default mode."""
+    await migrate(graph)
+    seen: list[tuple[float, float | None]] = []
+
+    async def on_progress(progress: float, total: float | None, _message: str | None) -> None:
+        seen.append((progress, total))
+
+    records = [{"type": "entity", "name": f"h{i}", "entityType": "Person"} for i in range(600)]
+    with http_gate(settings, tmp_path / "gate.log", "--no-auth") as gate:
+        async with mcp_client(gate.url, None) as client:
+            args = {"format": "jsonl", "data": jsonl(*records)}
+            result = await client.call_tool("import_graph", args, progress_callback=on_progress)
     assert not result.is_error and result.structured_content["entitiesCreated"] == 600
     assert seen == [(500, 600), (600, 600)]
 
