@@ -162,6 +162,17 @@ def start_falkordb_server(
     raise RuntimeError("the FalkorDB test server did not start")
 
 
+def stop_server(process: subprocess.Popen[bytes]) -> None:
+    """A test server stopped as a client stops it (SIGTERM: it flushes its append-only file), killed only if it
+    takes longer than a loaded machine could explain; a slow shutdown is not a failure of the last test."""
+    process.terminate()
+    try:
+        process.wait(60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 # The URLs of the session's Bolt doubles: settings naming one are the Bolt tier, not real Memgraph.
 _BOLT_TIER_URLS: set[str] = set()
 
@@ -176,7 +187,7 @@ def _start_bolt_tier(request: pytest.FixtureRequest, directory: Path) -> str:
     from tests.bolt_double import BoltDouble, DoubleThread
 
     process, falkordb_url = start_falkordb_server(directory)
-    request.addfinalizer(lambda: (process.terminate(), process.wait(10)))
+    request.addfinalizer(lambda: stop_server(process))
     runner = DoubleThread(BoltDouble(falkordb_url))
     url = runner.start()
     request.addfinalizer(runner.stop)
@@ -201,7 +212,7 @@ def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         return Settings(backend=BackendKind.MEMGRAPH, memgraph_url=url, query_timeout_seconds=20)
     if request.param == "falkordb":
         process, url = start_falkordb_server(tmp_path_factory.mktemp("falkordb"))
-        request.addfinalizer(lambda: (process.terminate(), process.wait(10)))
+        request.addfinalizer(lambda: stop_server(process))
         return Settings(backend=BackendKind.FALKORDB, falkordb_url=url)
     data_dir = tmp_path_factory.mktemp("embedded")
     settings = Settings(backend=BackendKind.EMBEDDED, data_dir=data_dir, embedded_fsync="everysec")

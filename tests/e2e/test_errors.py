@@ -13,7 +13,7 @@ import redis
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from tests.conftest import MATRIX_SCHEMAS, TESTS, open_client, start_falkordb_server
+from tests.conftest import MATRIX_SCHEMAS, TESTS, open_client, start_falkordb_server, stop_server
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.model import ErrorCode
 from write_gate.engines import BackendError, GraphBackend
@@ -99,8 +99,7 @@ async def test_an_engine_refusal_reaches_the_agent_through_mcp_as_a_code_and_an_
                 read = await rejected(client, "search_nodes", query="before")
         await backend.close()
     finally:
-        process.terminate()
-        process.wait(10)
+        stop_server(process)
     # One mapping: a refused read is answered exactly as a refused write.
     for action, out in (("write", wrote), ("read", read)):
         assert out["error_code"] == "INTERNAL_ERROR" and set(out["details"]) == {"incident"}, out
@@ -147,5 +146,4 @@ async def test_a_full_disk_is_backend_unavailable_and_reads_keep_working(tmp_pat
             assert not page.is_error and len(page.structured_content["entities"]) == 5
         await backend.close()
     finally:
-        process.terminate()
-        process.wait(10)
+        stop_server(process)

@@ -90,6 +90,19 @@ async def test_duplicates_are_scored_explained_and_ordered(client: Client) -> No
     assert only["pairs"] == [] and only["nodes_scanned"] == 3
 
 
+async def test_archived_entities_are_not_paired_until_restored(client: Client) -> None:
+    """find_duplicates is a read: like the others it skips what the archive holds."""
+    await node(client, "Organization", "Acme")
+    await node(client, "Organization", "Acmee")
+    await ok(client, "add_tags", {"entityName": "Acmee", "tags": ["old"]})
+    assert (await ok(client, "archive_entities", {"tags": ["old"]}))["archived"] == 1
+    found = await ok(client, "find_duplicates", {})
+    assert found["pairs"] == [] and found["nodes_scanned"] == 1
+    await ok(client, "restore_entities", {"entityNames": ["Acmee"]})
+    found = await ok(client, "find_duplicates", {})
+    assert [[n["name"] for n in pair["nodes"]] for pair in found["pairs"]] == [["Acme", "Acmee"]]
+
+
 # --- merge_entities ----------------------------------------------------------------------------
 
 

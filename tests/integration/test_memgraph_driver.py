@@ -17,7 +17,14 @@ from mcp import Client, StdioServerParameters
 from pydantic import SecretStr
 
 from tests.bolt_double import Action, BoltDouble
-from tests.conftest import COMPOSITE_SCHEMAS, MATRIX_SCHEMAS, settings_env, start_falkordb_server, write_gate_argv
+from tests.conftest import (
+    COMPOSITE_SCHEMAS,
+    MATRIX_SCHEMAS,
+    settings_env,
+    start_falkordb_server,
+    stop_server,
+    write_gate_argv,
+)
 from tests.unit.test_golden import PORTABLE, READS, RUN_TIME_PARAMETERS, shapes
 from write_gate.core.cypher.dialect import MemgraphDialect
 from write_gate.core.cypher.statement import Statement
@@ -35,8 +42,7 @@ pytestmark = pytest.mark.anyio
 def falkordb_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     process, url = start_falkordb_server(tmp_path_factory.mktemp("falkordb_behind_bolt"))
     yield url
-    process.terminate()
-    process.wait(10)
+    stop_server(process)
 
 
 @pytest.fixture

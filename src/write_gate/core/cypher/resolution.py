@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from write_gate.core.cypher.aliases import ALIAS_FOLD, ALIAS_LABEL, ALIAS_OF, not_alias
 from write_gate.core.cypher.clauses import refresh_search_text
+from write_gate.core.cypher.reads import not_archived
 from write_gate.core.cypher.records import append_records
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.history import REVISION_FIELD
@@ -21,12 +22,12 @@ from write_gate.core.merging import Group
 
 
 def candidates(label: str, shared: Sequence[str]) -> Statement:
-    """Read-only: a page of a label's nodes (aliases skipped) with their name and shared key properties.
-    Parameters: `after` (a `_key`), `limit`."""
+    """Read-only: a page of a label's nodes (aliases and archived ones skipped, as every read skips them) with their
+    name and shared key properties. Parameters: `after` (a `_key`), `limit`."""
     values = "[" + ", ".join(f"n.{quote(p)}" for p in shared) + "]"
     return Statement(
         f"MATCH (n:{quote(label)})\n"
-        f"WHERE n.{KEY_FIELD} > $after AND {not_alias('n')}\n"
+        f"WHERE n.{KEY_FIELD} > $after AND {not_alias('n')} AND {not_archived('n')}\n"
         f"RETURN id(n) AS id, n.{KEY_FIELD} AS key, n.name AS name, {values} AS shared\n"
         "ORDER BY key\n"
         "LIMIT $limit"
