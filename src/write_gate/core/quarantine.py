@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from write_gate.core.values import unstorable
+
 QUARANTINE_LABEL = "WriteGateQuarantine"
 
 # Rejections a retry cures, and the safe retries' own answers about a key (not about the write: a replay of
@@ -95,19 +97,9 @@ def concerned_names(
         items = arguments.get(key)
         if isinstance(items, list):
             found += (name for item in items if isinstance(item, Mapping) for name in _names_in(item))
-    names = {name.lstrip(":") for name in found if 0 < len(name.lstrip(":")) <= MAX_NAME_LENGTH and _storable(name)}
+    stripped = (name.lstrip(":") for name in found)
+    names = {name for name in stripped if 0 < len(name) <= MAX_NAME_LENGTH and not unstorable(name)}
     return sorted(names)[:MAX_NAMES]
-
-
-def _storable(text: str) -> bool:
-    """Text every engine stores: no NUL, no lone surrogate (a rejected call may well hold either)."""
-    if "\x00" in text:
-        return False
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def storable_text(text: str) -> str:

@@ -75,9 +75,6 @@ class CountedAnswers:
         await self._stream.send(item)
         self._owed.answered(item.message)
 
-    async def aclose(self) -> None:
-        await self._stream.aclose()
-
     async def __aenter__(self) -> "CountedAnswers":
         await self._stream.__aenter__()
         return self
