@@ -195,10 +195,37 @@ def _start_bolt_tier(request: pytest.FixtureRequest, directory: Path) -> str:
     return url
 
 
-@pytest.fixture(
-    scope="session",
-    params=["embedded", "falkordb", "bolt", pytest.param("memgraph", marks=pytest.mark.memgraph)],
-)
+# --- which tier and transport a test runs on (the rule: docs/development/testing.md) ---------------------
+#
+# Engine tiers cost a run of the test each; a tier earns its run where the engine decides the outcome. So:
+# - `@pytest.mark.every_tier` (or a module's `pytestmark`): a test of what statements do to a graph (a service, a
+#   store, an import) runs on every tier: embedded FalkorDB, external FalkorDB, the Bolt tier (the Memgraph backend
+#   through the real driver) and Memgraph where Docker is. Every statement shape runs there (test_statement_shapes).
+# - unmarked: behaviour above the engine (argument validation, answers' shapes, transports, logs, CLI parsing) runs
+#   on the embedded engine only.
+# - `@pytest.mark.every_transport`: a test of what crosses the wire runs in process and over stdio; unmarked, a test
+#   asking for `transport` runs in process only.
+# tests/tier_coverage.py fails the run when a module that sends statements did not send them on every tier.
+TIERS = ["embedded", "falkordb", "bolt", pytest.param("memgraph", marks=pytest.mark.memgraph)]
+ONE_TIER = ["embedded"]
+TRANSPORTS = ["in_process", "stdio"]
+ONE_TRANSPORT = ["in_process"]
+
+
+def _parametrized_by_the_test(metafunc: pytest.Metafunc, name: str) -> bool:
+    return any(name in str(mark.args[0]) for mark in metafunc.definition.iter_markers("parametrize"))
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "engine" in metafunc.fixturenames and not _parametrized_by_the_test(metafunc, "engine"):
+        every = metafunc.definition.get_closest_marker("every_tier") is not None
+        metafunc.parametrize("engine", TIERS if every else ONE_TIER, indirect=True, scope="session")
+    if "transport" in metafunc.fixturenames and not _parametrized_by_the_test(metafunc, "transport"):
+        every = metafunc.definition.get_closest_marker("every_transport") is not None
+        metafunc.parametrize("transport", TRANSPORTS if every else ONE_TRANSPORT, indirect=True)
+
+
+@pytest.fixture(scope="session")
 def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """Base settings for one engine; each test then gets its own graph on it."""
     if request.param == "memgraph":
@@ -360,9 +387,9 @@ def hint(annotations: Any, name: str) -> bool:
     return _HINT_DEFAULTS[name] if value is None else value
 
 
-@pytest.fixture(params=["in_process", "stdio"])
+@pytest.fixture
 def transport(request: pytest.FixtureRequest) -> str:
-    return request.param
+    return request.param  # parametrized by pytest_generate_tests: in process, and over stdio where marked
 
 
 # --- Hypothesis: one seed per run, printed, so a failure in a CI log can be replayed -------------------
