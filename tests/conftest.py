@@ -26,6 +26,8 @@ from write_gate.serving.config import BackendKind, Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
 from write_gate.surface.server import build_server
 
+pytest_plugins = ["tests.tier_coverage"]
+
 TESTS = Path(__file__).parent
 MATRIX_SCHEMAS = TESTS / "schemas" / "matrix"
 EVENT_SCHEMAS = TESTS / "schemas" / "matrix_event"
@@ -204,7 +206,8 @@ def _start_bolt_tier(request: pytest.FixtureRequest, directory: Path) -> str:
 # - unmarked: behaviour above the engine (argument validation, answers' shapes, transports, logs, CLI parsing) runs
 #   on the embedded engine only.
 # - `@pytest.mark.every_transport`: a test of what crosses the wire runs in process and over stdio; unmarked, a test
-#   asking for `transport` runs in process only.
+#   asking for `transport` runs in process only. A transport is a wire, not an engine: over stdio on one tier (a stdio
+#   server is a process start of a few seconds; the statements it sends are the in-process ones).
 # tests/tier_coverage.py fails the run when a module that sends statements did not send them on every tier.
 TIERS = ["embedded", "falkordb", "bolt", pytest.param("memgraph", marks=pytest.mark.memgraph)]
 ONE_TIER = ["embedded"]
@@ -223,6 +226,20 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "transport" in metafunc.fixturenames and not _parametrized_by_the_test(metafunc, "transport"):
         every = metafunc.definition.get_closest_marker("every_transport") is not None
         metafunc.parametrize("transport", TRANSPORTS if every else ONE_TRANSPORT, indirect=True)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Over stdio on the one tier only (the rule above)."""
+    over_stdio_elsewhere = [
+        item
+        for item in items
+        if (params := getattr(getattr(item, "callspec", None), "params", {})).get("transport") == "stdio"
+        and params.get("engine", ONE_TIER[0]) != ONE_TIER[0]
+    ]
+    if over_stdio_elsewhere:
+        config.hook.pytest_deselected(items=over_stdio_elsewhere)
+        dropped = set(map(id, over_stdio_elsewhere))
+        items[:] = [item for item in items if id(item) not in dropped]
 
 
 @pytest.fixture(scope="session")
@@ -398,10 +415,15 @@ def transport(request: pytest.FixtureRequest) -> str:
 def pytest_configure(config: pytest.Config) -> None:
     import random
 
+    coverage = config.pluginmanager.get_plugin("tests.tier_coverage")
+    coverage.tier_of = lambda backend: coverage.tier_of_backend(backend, _BOLT_TIER_URLS)
+
     from hypothesis import core
     from hypothesis import settings as hypothesis_settings
 
     seed = config.getoption("--hypothesis-seed") or os.environ.get("WRITE_GATE_HYPOTHESIS_SEED")
+    if hasattr(config, "workerinput"):  # an xdist worker draws from the seed the controller printed
+        seed = config.workerinput["hypothesis_seed"]
     seed = int(seed) if seed is not None else random.randrange(2**32)
     core.global_force_seed = seed  # every @given test draws from this seed
     config.stash[HYPOTHESIS_SEED] = seed
@@ -411,6 +433,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 HYPOTHESIS_SEED = pytest.StashKey[int]()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist's controller hands its seed to each worker."""
+    node.workerinput["hypothesis_seed"] = node.config.stash[HYPOTHESIS_SEED]
 
 
 def pytest_report_header(config: pytest.Config) -> str:

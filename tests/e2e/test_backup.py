@@ -19,7 +19,7 @@ from write_gate.serving.config import BackendKind, Settings
 from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 
 def cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:

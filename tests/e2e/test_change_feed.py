@@ -33,7 +33,11 @@ from write_gate.surface.server import build_server
 
 # resources/subscribe is the handshake-era protocol's (every released client speaks it); the SDK warns it is gone from
 # 2026-07-28 on, where subscriptions/listen replaces it.
-pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")]
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.every_tier,
+    pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning"),
+]
 
 PROV = {"source": "feed-test", "extraction_method": "manual", "reliability": 0.8}
 PERSON_AREA, ORG_AREA, ALL = "write-gate://changes/Person", "write-gate://changes/Organization", "write-gate://changes"

@@ -25,7 +25,7 @@ from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 EXPORT_SCHEMAS = TESTS / "schemas" / "exports"
 PERSON = 'Person:{"name":"Mercury"}'
@@ -253,6 +253,7 @@ async def test_bad_filters_are_refused_with_a_code(client: Client) -> None:
         assert (await rejected(client, "export_graph", args))["error_code"] == "INVALID_INPUT", args
 
 
+@pytest.mark.every_transport
 async def test_progress_is_reported_while_paging(
     settings: Settings, graph_with_data: GraphBackend, transport: str
 ) -> None:

@@ -24,7 +24,7 @@ from write_gate.serving.history_keeper import keep_history_pruned, prune_once
 from write_gate.store.history_pruning import prune_history
 from write_gate.store.migrations import migrate
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 RETENTION_DAYS = 30.0
 

@@ -20,7 +20,7 @@ from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 POLICY_SCHEMAS = TESTS / "schemas" / "policies"
 # Ledger again, naming no policy and no half-life.
@@ -45,6 +45,7 @@ def by_name(views: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {view["name"]: view for view in views}
 
 
+@pytest.mark.every_transport
 async def test_get_schema_shows_each_entrys_policy_and_half_life_and_the_gates_defaults(
     policies: Settings, graph: GraphBackend, transport: str
 ) -> None:

@@ -29,7 +29,7 @@ from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import load_into_graph, read_sources
 from write_gate.surface.write_guard import REPLAYED_META
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 PROV = {"source": "crm", "extraction_method": "manual", "reliability": 0.8}
 CLIENTS, REPEATS = 3, 4  # the storm: each key sent by 3 sessions, 4 times each, all at once

@@ -33,7 +33,7 @@ from write_gate.serving.config import Settings
 from write_gate.store.bundled import bundled
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 RPG = bundled("schemas") / "examples" / "rpg"  # its labels have typed tools (add_location)
 
@@ -112,6 +112,7 @@ def ada(team: str, **extra: Any) -> dict[str, Any]:
     }
 
 
+@pytest.mark.every_transport
 async def test_two_spaces_see_nothing_of_each_other(fleet: Settings, transport: str) -> None:
     async with as_agent(fleet, "alice", transport) as alice, as_agent(fleet, "bob", transport) as bob:
         await ok(alice, "write_node", ada("a"))

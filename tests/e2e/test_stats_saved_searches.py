@@ -25,7 +25,7 @@ from write_gate.store.bundled import bundled
 from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 REGISTERED = "['Person', 'Organization', 'Entity']"
 RPG = bundled("schemas") / "examples" / "rpg"
