@@ -69,7 +69,12 @@ def text_of(path: Path) -> str:
 def blocks(path: Path | None = None) -> list[Block]:
     """Every fenced block of one document, or of all of them in reading order."""
     if path is None:
-        return [found for document in documents() for found in blocks(document)]
+        return [found for document in documents() for found in parsed(document)]
+    return list(parsed(path))
+
+
+@cache  # the documents do not change while the tests run; each test asks for blocks many times
+def parsed(path: Path) -> tuple[Block, ...]:
     lines = text_of(path).splitlines()
     found, i = [], 0
     while i < len(lines):
@@ -83,7 +88,7 @@ def blocks(path: Path | None = None) -> list[Block]:
         key = marker.group(1) if marker else body[0].strip()
         found.append(Block(path, start + 1, lang, "\n".join(body) + "\n", key))
         i = end + 1
-    return found
+    return tuple(found)
 
 
 def prose(line: str) -> str:
