@@ -1,5 +1,5 @@
 """The import formats read into records (import_records.py): json, jsonl, csv and graphml, each in the gate's
-form (docs: README "Imports") and in memory-mcp's and the official server's. Pure: text in, records out.
+form (docs/interchange/import.md) and in memory-mcp's and the official server's. Pure: text in, records out.
 
 A whole-file problem (not JSON at all, no sections) is a ValueError; a bad item is a record with its problem,
 so the rest still imports."""

@@ -68,7 +68,7 @@ def formula_provider(
         shown = ", ".join(allowed[:6]) + (f", ... ({len(allowed)} in all)" if len(allowed) > 6 else "")
         raise ConfigurationError(
             f"{stamps_setting}={stamps} is not a method the {settings.formula_provider!r} formula provider "
-            f'accepts; set it to one that is: {shown} (README "Formula providers")'
+            f"accepts; set it to one that is: {shown} (see docs/provenance/formulas.md)"
         )
     return provider
 

@@ -148,7 +148,7 @@ class Settings(BaseSettings):
     max_list_length: int = Field(default=10_000, ge=1)
     max_batch_items: int = Field(default=10_000, ge=1)
 
-    # Safe retries (README "Fleets: safe retries"): how long a write's idempotency_key answers its first outcome;
+    # Safe retries (docs/fleets/safe-retries.md): how long a write's idempotency_key answers its first outcome;
     # how long a repeat waits for a call still running with its key; after how long a claim whose gate never
     # stored an outcome counts as stale (its repeats are told IDEMPOTENCY_OUTCOME_UNKNOWN, never run again).
     idempotency_retention_hours: float = Field(default=24.0, gt=0, allow_inf_nan=False)

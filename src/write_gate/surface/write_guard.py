@@ -1,5 +1,5 @@
-"""What stands before every write and admin call, whatever its tool: the agent's limits (README "Fleets: limits
-per agent") and its idempotency key (README "Fleets: safe retries"). Reads pass straight through.
+"""What stands before every write and admin call, whatever its tool: the agent's limits (docs/fleets/limits.md)
+and its idempotency key (docs/fleets/safe-retries.md). Reads pass straight through.
 
 Order: the key's form and the grant's batch size (both decided by the arguments alone, so nothing is claimed);
 then the key's claim, which may answer the key's first outcome again without running anything or counting
