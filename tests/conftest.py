@@ -242,24 +242,30 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = [item for item in items if id(item) not in dropped]
 
 
+# A gate's polls (another gate's registry change, the change feed's watcher) made short, so a test that waits for one
+# waits a tenth of a second, not the production interval. The settle horizon stays as configured: it is a margin
+# for concurrent writers, and tests that need none set it to 0 themselves.
+SHORT_POLLS = {"registry_poll_seconds": 0.1, "change_poll_seconds": 0.1}
+
+
 @pytest.fixture(scope="session")
 def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """Base settings for one engine; each test then gets its own graph on it."""
     if request.param == "memgraph":
         container, url = _start_memgraph()
         request.addfinalizer(container.stop)
-        return Settings(backend=BackendKind.MEMGRAPH, memgraph_url=url, query_timeout_seconds=20)
+        return Settings(backend=BackendKind.MEMGRAPH, memgraph_url=url, query_timeout_seconds=20, **SHORT_POLLS)
     if request.param == "bolt":
         # The Memgraph backend and the real neo4j driver, against a Bolt double that runs every statement on
         # FalkorDB (tests/bolt_double): the driver path and statement shapes, not Memgraph's own semantics.
         url = _start_bolt_tier(request, tmp_path_factory.mktemp("bolt"))
-        return Settings(backend=BackendKind.MEMGRAPH, memgraph_url=url, query_timeout_seconds=20)
+        return Settings(backend=BackendKind.MEMGRAPH, memgraph_url=url, query_timeout_seconds=20, **SHORT_POLLS)
     if request.param == "falkordb":
         process, url = start_falkordb_server(tmp_path_factory.mktemp("falkordb"))
         request.addfinalizer(lambda: stop_server(process))
-        return Settings(backend=BackendKind.FALKORDB, falkordb_url=url)
+        return Settings(backend=BackendKind.FALKORDB, falkordb_url=url, **SHORT_POLLS)
     data_dir = tmp_path_factory.mktemp("embedded")
-    settings = Settings(backend=BackendKind.EMBEDDED, data_dir=data_dir, embedded_fsync="everysec")
+    settings = Settings(backend=BackendKind.EMBEDDED, data_dir=data_dir, embedded_fsync="everysec", **SHORT_POLLS)
     # Hold the embedded server for the whole session, so tests join it instead of restarting it.
     keeper = EmbeddedEngine(settings.data_dir, settings.embedded_fsync.value)
     keeper.join()
@@ -342,6 +348,9 @@ def settings_env(settings: Settings) -> dict[str, str]:
         WRITE_GATE_MEMORY_EXTRACTION_METHOD=settings.memory_extraction_method,
         WRITE_GATE_MEMORY_RELIABILITY=str(settings.memory_reliability),
         WRITE_GATE_QUARANTINE_MAX_ENTRIES=str(settings.quarantine_max_entries),
+        WRITE_GATE_REGISTRY_POLL_SECONDS=str(settings.registry_poll_seconds),
+        WRITE_GATE_CHANGE_POLL_SECONDS=str(settings.change_poll_seconds),
+        WRITE_GATE_CHANGE_SETTLE_SECONDS=str(settings.change_settle_seconds),
     )
     if settings.memory_source:
         env["WRITE_GATE_MEMORY_SOURCE"] = settings.memory_source
