@@ -671,12 +671,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except BaseExceptionGroup as group:  # serve opens the engine inside the MCP server's task group
-        engine = group.subgroup((BackendUnavailable, BackendError))
-        if engine is None:
+        engine_failures = group.subgroup((BackendUnavailable, BackendError))
+        if engine_failures is None:
             raise
-        while isinstance(engine, BaseExceptionGroup):
-            engine = engine.exceptions[0]
-        print(f"error: graph engine: {engine}", file=sys.stderr)
+        first: BaseException = engine_failures
+        while isinstance(first, BaseExceptionGroup):  # the first engine failure, however deeply nested
+            first = first.exceptions[0]
+        print(f"error: graph engine: {first}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -115,7 +115,8 @@ async def open_gate(
         loaded = await keeper.attempt()
         if not keep_loading:
             if not loaded:
-                raise gate.load_error  # type: ignore[misc]  # attempt() always sets it when it fails
+                assert gate.load_error is not None  # attempt() always sets it when it fails
+                raise gate.load_error
             yield gate
             return
         async with anyio.create_task_group() as tasks:

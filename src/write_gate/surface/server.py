@@ -176,6 +176,12 @@ class GateServer(Server[Services]):
     """The SDK's server, whose capabilities say `tools.listChanged` on every transport: a refresh that changes
     the generated tools sends `notifications/tools/list_changed`, over stdio and HTTP alike."""
 
+    # What /health, the space look-ups and the HTTP token verifier read: the default space's services and the
+    # spaces while the lifespan runs (None outside it), and the agents file's identities (set by build_server).
+    services: Services | None = None
+    spaces: Spaces | None = None
+    identities: Identities
+
     def create_initialization_options(
         self,
         notification_options: NotificationOptions | None = None,
@@ -204,7 +210,7 @@ class GateServer(Server[Services]):
         return capabilities
 
 
-def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: bool = True) -> Server[Services]:
+def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: bool = True) -> GateServer:
     # The memory profile stamps its writes with the configured method: one the provider refuses stops the start.
     formula_provider(settings, stamps=settings.memory_extraction_method if profile == "memory" else None)
     selection = ToolSelection.parse(settings.tools)
@@ -288,8 +294,8 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
                     functools.partial(listening, name),
                 )
             services = spaced[settings.default_space]
-            server.services = services  # type: ignore[attr-defined]  # for /health
-            server.spaces = spaces  # type: ignore[attr-defined]
+            server.services = services  # for /health
+            server.spaces = spaces
             try:
                 async with anyio.create_task_group() as tasks:
                     for watcher in watchers.values():
@@ -298,13 +304,13 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
                     tasks.cancel_scope.cancel()
             finally:
                 listens.close()
-                server.services = server.spaces = None  # type: ignore[attr-defined]
+                server.services = server.spaces = None
                 spaced.clear()
                 watchers.clear()
 
     def space_of(agent: Agent, requested: object | None = None) -> str | None:
         """The space the call works in (None: spaces are off); SPACE_NOT_GRANTED as a GateRejection."""
-        spaces: Spaces | None = server.spaces  # type: ignore[attr-defined]
+        spaces: Spaces | None = server.spaces
         return spaces.space_for(agent.grant, requested) if spaces is not None and spaces.enabled else None
 
     def space_services(ctx: GateContext, agent: Agent, requested: object | None = None) -> Services:
@@ -325,7 +331,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         return space, ctx.lifespan_context if space is None else spaced[space], rest, None
 
     def spaces_of(agent: Agent) -> list[str]:
-        spaces: Spaces | None = server.spaces  # type: ignore[attr-defined]
+        spaces: Spaces | None = server.spaces
         return spaces.granted(agent.grant) if spaces is not None else []
 
     def in_agent_space(ctx: GateContext) -> GateContext:
@@ -474,8 +480,8 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             on_completion=complete,
             on_set_logging_level=session_log.set_level,
         )
-    server.services = server.spaces = None  # type: ignore[attr-defined]
-    server.identities = identities  # type: ignore[attr-defined]  # the HTTP token verifier reads the same file
+    server.services = server.spaces = None
+    server.identities = identities  # the HTTP token verifier reads the same file
     return server
 
 
@@ -518,7 +524,7 @@ def http_app(
     Built from the SDK's parts rather than `Server.streamable_http_app`, whose auth would advertise an OAuth
     authorization server the gate does not have (see http_auth)."""
     server = build_server(settings, profile=profile, auto_migrate=auto_migrate)
-    agents: LiveAgents | None = server.identities.agents  # type: ignore[attr-defined]
+    agents: LiveAgents | None = server.identities.agents
     if agents is None and require_auth:
         raise ValueError(
             "HTTP needs WRITE_GATE_AGENTS_FILE (agents and their tokens); "
@@ -543,19 +549,19 @@ def http_app(
     )
 
     async def health(_request: Request) -> JSONResponse:
-        services = server.services  # type: ignore[attr-defined]
+        services = server.services
         if services is None:
             return JSONResponse({"status": "starting", "version": __version__}, status_code=503)
         engine, registry = await gate_health(services.gate)
         healthy = engine == "reachable" and registry["loaded"]
-        body = {
+        body: dict[str, Any] = {
             "status": "ok" if healthy else "degraded",
             "engine": engine,
             "backend": settings.backend.value,
             "registry": registry,
             "version": __version__,
         }
-        spaces: Spaces | None = server.spaces  # type: ignore[attr-defined]
+        spaces: Spaces | None = server.spaces
         if spaces is not None and spaces.enabled:  # each space's engine connection and registry, by name
             body["spaces"] = {}
             for name, gate in spaces.gates.items():

@@ -73,7 +73,8 @@ class ToolSpec:
     annotations: types.ToolAnnotations
     handler: Handler
     # The text content, where a profile's clients expect something other than the structured result as JSON.
-    text: Callable[[BaseModel], str] | None = None
+    # It takes the handler's answer: an output_model (Any, as Handler's request, so each may name its own model).
+    text: Callable[[Any], str] | None = None
     # The advertised input schema, where input_model's is rendered otherwise (a batch leaves its items undescribed).
     input_schema: dict[str, Any] | None = None
     # The registry label a generated tool writes (typed tools), for WRITE_GATE_TOOLS' `typed:<Label>`.

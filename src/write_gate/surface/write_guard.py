@@ -116,8 +116,11 @@ class WriteGuard:
                 return await run(spec, services, arguments, call)
         except GateRejection as exc:
             return rejection(exc)
-        with anyio.CancelScope(shield=True):  # claimed keys are always settled or released
-            return await self._keyed(spec, services, arguments, call, run, key)
+        # Claimed keys are always settled or released. (The answer is returned outside the scope: a cancel scope
+        # may swallow its own cancellation, so the checker cannot tell the block always returns.)
+        with anyio.CancelScope(shield=True):
+            answer = await self._keyed(spec, services, arguments, call, run, key)
+        return answer
 
     async def _keyed(
         self, spec: ToolSpec, services: Services, arguments: dict[str, Any], call: Call, run: Run, key: str
