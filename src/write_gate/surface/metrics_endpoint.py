@@ -6,15 +6,21 @@ needs a bearer token whose grant names `metrics` (or the admin group, or `*`): `
 conflicts) are sampled at each scrape, and only then.
 """
 
+import contextlib
+from collections.abc import Iterator
+
+import uvicorn
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.transport_security import TransportSecurityMiddleware
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from write_gate.access.agents import LiveAgents
 from write_gate.serving.telemetry import Metrics
+from write_gate.surface.http_security import transport_security
 from write_gate.surface.operations import Operations
 
 METRICS_PATH = "/metrics"
@@ -54,3 +60,21 @@ def metrics_route(operations: Operations, security: TransportSecurityMiddleware,
         return await exposition(operations, metrics)
 
     return Route(METRICS_PATH, scrape, methods=["GET"])
+
+
+class _OwnSignals(uvicorn.Server):
+    """uvicorn's server without its signal handlers: the stdio server owns the process's signals."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+async def serve_metrics(operations: Operations, port: int) -> None:
+    """/metrics alone on 127.0.0.1:`port`, beside the stdio pipe (`serve --metrics-port`) until cancelled: no token
+    (the pipe has none to check), the Host and Origin rules applied as on HTTP."""
+    local = operations.settings.model_copy(update={"host": "127.0.0.1", "port": port})
+    security = TransportSecurityMiddleware(transport_security(local))
+    app = Starlette(routes=[metrics_route(operations, security, None)])
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, access_log=False, lifespan="off")
+    await _OwnSignals(config).serve()
