@@ -47,6 +47,17 @@ def _target(ctx: ServerRequestContext[Any, Any]) -> str | None:
     return None
 
 
+def _tool_error(result: HandlerResult) -> dict[str, Any] | None:
+    """A tool result that reaches the wire as an error (a model, or the dict a later stage serialises): its
+    structured content; None for a success."""
+    if isinstance(result, CallToolResult):
+        return (result.structured_content or {}) if result.is_error else None
+    if isinstance(result, dict) and result.get("isError") is True:
+        structured = result.get("structuredContent")
+        return structured if isinstance(structured, dict) else {}
+    return None
+
+
 class McpSpans:
     """Context-tier middleware (the SDK's `ServerMiddleware`): wraps every request and notification."""
 
@@ -82,10 +93,10 @@ class McpSpans:
         ) as span:
             try:
                 result = await call_next(ctx)
-                if ctx.method == "tools/call" and isinstance(result, CallToolResult) and result.is_error:
+                if ctx.method == "tools/call" and (rejection := _tool_error(result)) is not None:
                     error_type = "tool_error"
                     span.set_attribute("error.type", error_type)
-                    code = (result.structured_content or {}).get("error_code")
+                    code = rejection.get("error_code")
                     if isinstance(code, str):
                         span.set_attribute("write_gate.error_code", code)
                     span.set_status(StatusCode.ERROR)
