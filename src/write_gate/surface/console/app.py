@@ -7,7 +7,7 @@ Safe by default (docs/console.md):
   grant (`admin` or `*` among its tools), checked again at every request against the agents file as it is now;
 - the session cookie is HttpOnly and SameSite=Strict (Secure behind an https public URL), scoped to /console;
 - every POST carries the session's CSRF token (a form field, or the X-CSRF-Token header of a script's request);
-- every response forbids inline scripts and styles, framing and referrers (the one-time link never leaks);
+- every response forbids inline scripts and styles, framing, and referrers to other origins;
 - a refusal is the tools' structured rejection, `{"status": "rejected", "error_code", "message", "details"}`.
 """
 
@@ -43,7 +43,7 @@ SECURITY_HEADERS = {
     "content-security-policy": CSP,
     "x-content-type-options": "nosniff",
     "x-frame-options": "DENY",
-    "referrer-policy": "no-referrer",
+    "referrer-policy": "same-origin",  # never across origins; "no-referrer" would make a POST's Origin "null"
     "cross-origin-opener-policy": "same-origin",
     "cross-origin-resource-policy": "same-origin",
 }
