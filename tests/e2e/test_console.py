@@ -1,7 +1,8 @@
 """The web console as a person uses it: a real browser (Playwright for Python driving Debian's chromium) against
 `write-gate serve --transport http`, on the embedded engine and on the Bolt tier. It logs in, replays a quarantined
 write, resolves a conflict, watches a change arrive, explores a neighbourhood, and is refused without the admin
-grant, without a CSRF token and from another origin; each page's screenshot goes to docs/console/ (embedded run).
+grant, without a CSRF token and from another origin; each page's screenshot is taken (to docs/console/ with
+WRITE_GATE_CONSOLE_SCREENSHOTS=docs/console, on the embedded run).
 The same gate's /metrics is scraped and parsed. One browser serves the whole module (docs/console.md)."""
 
 import json
@@ -37,7 +38,9 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-SCREENSHOTS = TESTS.parent / "docs" / "console"
+# The documentation's screenshots are written where this names (`WRITE_GATE_CONSOLE_SCREENSHOTS=docs/console`, on the
+# embedded run); otherwise to the test's own folder, so a test run leaves the repository as it was.
+SCREENSHOTS = os.environ.get("WRITE_GATE_CONSOLE_SCREENSHOTS")
 CONFLICT_SCHEMAS = TESTS / "schemas" / "conflicts"
 WAIT_MS = 60_000  # how long the page may take to show what the test waits for (a loaded machine), never a sleep
 
@@ -107,7 +110,8 @@ async def test_an_operator_works_through_the_console(
     from playwright.async_api import expect
 
     shots = engine.backend.value == "embedded"  # the documentation's screenshots, from one run
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    shots_dir = Path(SCREENSHOTS) if SCREENSHOTS else tmp_path / "screenshots"
+    shots_dir.mkdir(parents=True, exist_ok=True)
     await migrate(graph)  # the shipped registry first, so the test's Person (city: keep_both) is the one in force
     await load_into_graph(graph, read_sources([CONFLICT_SCHEMAS]))
     tokens = agents_file(tmp_path / "agents.toml")
@@ -135,7 +139,7 @@ async def test_an_operator_works_through_the_console(
 
             async def shot(name: str) -> None:
                 if shots:
-                    await page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+                    await page.screenshot(path=str(shots_dir / f"{name}.png"), full_page=True)
 
             # Not logged in: the login page. A reader's token is refused: the console needs the admin grant.
             await page.goto("/console/")
