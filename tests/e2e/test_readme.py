@@ -122,6 +122,12 @@ STATS_TOOLS = (
 
 # Each test, and the blocks (by key) or sh commands it runs.
 RUN = {
+    "tests/unit/test_console_docs.py::test_the_pages_command_lines_are_the_clis": [
+        "console:add-operator",
+        "console:console-command",
+        "observability:scraper",
+        "observability:stdio",
+    ],
     "test_first_command_serves": ["uv run write-gate serve"],
     "test_tool_calls_answer_as_shown": [
         *(
@@ -237,6 +243,8 @@ CLAUDE_CODE = "claude mcp add write-gate -- uv --directory /path/to/write-gate r
 
 # What cannot run here: why, and which test checks it as far as it can.
 EXEMPT = {
+    "Write Gate console, as agent 'console'. Open this link (it works once):": "what `write-gate console` prints; "
+    "tests/e2e/test_console.py::test_the_console_command_opens_once_by_its_printed_link starts it and opens the link",
     "uv run pytest": "the suite itself; running it from inside the suite would recurse",
     "uv run mkdocs serve": "serves until stopped; tests/e2e/test_docs_site.py builds the same site with --strict",
     CLAUDE_CODE: "no Claude Code here; test_claude_code_line_is_the_desktop_entry checks it starts the server the "

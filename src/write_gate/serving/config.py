@@ -175,6 +175,19 @@ class Settings(BaseSettings):
     session_idle_seconds: float = Field(default=1800.0, gt=0)
     max_sessions: int = Field(default=10_000, ge=1)
 
+    # Monitoring (docs/observability.md): Prometheus metrics at /metrics over HTTP (off: no counting at all); over
+    # stdio, a port on 127.0.0.1 to serve them on beside the pipe (none: no metrics). Traces follow OpenTelemetry's
+    # own variables (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_EXPORTER).
+    metrics: bool = True
+    metrics_port: int | None = Field(default=None, ge=1, le=65535)
+    # The web console at /console over HTTP (docs/console.md); `write-gate console` serves it on its own.
+    console: bool = True
+    console_port: int = Field(default=8765, ge=1, le=65535)
+    # How long a console login lasts without a request (its session cookie is then refused).
+    console_session_idle_seconds: float = Field(default=8 * 3600.0, gt=0)
+    # How often an open console page asks for new changes (the history page's live list); 0: it never asks.
+    console_poll_seconds: float = Field(default=2.0, ge=0)
+
     # Spaces: isolated graphs in the one engine (one graph each on FalkorDB, one database each on Memgraph),
     # chosen per agent by its grant; empty: no spaces, the one graph as before. The default space is today's
     # graph (WRITE_GATE_GRAPH_NAME / MEMGRAPH_DATABASE); another is `<that name>__<space>`.
