@@ -204,7 +204,8 @@ def _start_bolt_tier(request: pytest.FixtureRequest, directory: Path) -> str:
 #   store, an import) runs on every tier: embedded FalkorDB, external FalkorDB, the Bolt tier (the Memgraph backend
 #   through the real driver) and Memgraph where Docker is. Every statement shape runs there (test_statement_shapes).
 # - unmarked: behaviour above the engine (argument validation, answers' shapes, transports, logs, CLI parsing) runs
-#   on the embedded engine only.
+#   on the embedded engine only. So does a test marked `one_tier` in a module marked `every_tier`: a test of a process
+#   or a command (a stdio server, `write-gate export`) whose statements the module's other tests run on every tier.
 # - `@pytest.mark.every_transport`: a test of what crosses the wire runs in process and over stdio; unmarked, a test
 #   asking for `transport` runs in process only. A transport is a wire, not an engine: over stdio on one tier (a stdio
 #   server is a process start of a few seconds; the statements it sends are the in-process ones).
@@ -221,7 +222,9 @@ def _parametrized_by_the_test(metafunc: pytest.Metafunc, name: str) -> bool:
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "engine" in metafunc.fixturenames and not _parametrized_by_the_test(metafunc, "engine"):
-        every = metafunc.definition.get_closest_marker("every_tier") is not None
+        definition = metafunc.definition
+        every = definition.get_closest_marker("every_tier") is not None
+        every = every and definition.get_closest_marker("one_tier") is None
         metafunc.parametrize("engine", TIERS if every else ONE_TIER, indirect=True, scope="session")
     if "transport" in metafunc.fixturenames and not _parametrized_by_the_test(metafunc, "transport"):
         every = metafunc.definition.get_closest_marker("every_transport") is not None

@@ -236,6 +236,7 @@ async def test_a_subscriber_hears_writes_in_its_area_by_another_gate_and_none_ou
         assert await heard.until(5) == [PERSON_AREA, ALL, PERSON_AREA, ALL, ALL]  # the area's is not sent
 
 
+@pytest.mark.one_tier
 async def test_a_subscriber_hears_its_own_gates_writes_and_another_process(
     settings: Settings, matrix_graph: GraphBackend
 ) -> None:

@@ -291,6 +291,7 @@ async def test_export_is_an_admin_tool(settings: Settings, graph_with_data: Grap
             assert denied["error_code"] == "PERMISSION_DENIED"
 
 
+@pytest.mark.one_tier
 async def test_in_both_profiles_and_over_stdio(settings: Settings, graph_with_data: GraphBackend) -> None:
     async with open_client(settings, "stdio", profile="memory") as client:
         await ok(
@@ -309,6 +310,7 @@ def cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.one_tier
 async def test_the_cli_exports_every_format_with_the_same_filters(
     client: Client, settings: Settings, tmp_path: Path
 ) -> None:

@@ -92,6 +92,7 @@ async def test_a_served_gate_prunes_at_start(settings: Settings, graph: GraphBac
     assert await people(graph) == 1
 
 
+@pytest.mark.one_tier
 async def test_the_cli_prunes_and_prints_how_many_records_went(settings: Settings, graph: GraphBackend) -> None:
     await create_records(graph)
     kept_all = prune(settings, retention=0)  # 0: keep every record

@@ -76,6 +76,7 @@ async def test_get_schema_shows_each_entrys_policy_and_half_life_and_the_gates_d
         assert "conflict_policy" not in ledger["property_types"]["balance"]
 
 
+@pytest.mark.one_tier
 async def test_bad_values_are_refused_at_load_naming_the_file_and_the_field(settings: Settings, tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     for entry, field in (
@@ -167,6 +168,7 @@ async def test_without_a_half_life_the_effective_confidence_is_the_stored_one(
         assert "provenance" not in plain  # not asked for: the answer is the one it always was
 
 
+@pytest.mark.one_tier
 async def test_stdio_reads_weigh_with_the_setting(policies: Settings, graph: GraphBackend) -> None:
     """WRITE_GATE_DECAY_HALF_LIFE_DAYS reaches `write-gate serve` as JSON."""
     async with open_client(policies, "stdio") as client:

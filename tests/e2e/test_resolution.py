@@ -283,6 +283,7 @@ async def test_bad_merges_get_structured_rejections(client: Client) -> None:
     assert bad["error_code"] == "INVALID_INPUT"
 
 
+@pytest.mark.one_tier
 async def test_aliases_hold_across_gates_batches_and_the_memory_profile(
     client: Client, settings: Settings, graph: GraphBackend
 ) -> None:

@@ -128,6 +128,7 @@ async def test_a_retry_storm_of_appended_observations_answers_the_first_outcome(
         assert opened["entities"][0]["observations"] == ["likes tea"]
 
 
+@pytest.mark.one_tier
 async def test_a_client_that_gave_up_gets_the_first_outcome_and_the_graph_changed_once(
     settings: Settings, graph: GraphBackend
 ) -> None:

@@ -235,6 +235,7 @@ async def registry_names(settings: Settings, space: str) -> set[str]:
         await backend.close()
 
 
+@pytest.mark.one_tier
 async def test_the_graph_commands_work_in_the_space_they_name(settings: Settings, tmp_path: Path) -> None:
     """schema load, import, export and backup with --space, each on that space's graph only (per-space registry)."""
     fleet = spaced(settings, tmp_path, shared=False)
@@ -259,12 +260,14 @@ async def test_the_graph_commands_work_in_the_space_they_name(settings: Settings
     assert unserved.returncode == 2 and "team_z: not a space this gate serves" in unserved.stderr
 
 
+@pytest.mark.one_tier
 async def test_a_shared_registry_is_loaded_into_the_default_space_whichever_is_named(fleet: Settings) -> None:
     loaded = run(fleet, "schema", "load", "--space", "team_b", str(COMPOSITE_SCHEMAS))
     assert loaded.returncode == 0, loaded.stderr
     assert "City" in await registry_names(fleet, "team_a") and "City" not in await registry_names(fleet, "team_b")
 
 
+@pytest.mark.one_tier
 async def test_a_fleet_over_http_works_in_the_spaces_its_tokens_grant(fleet: Settings, tmp_path: Path) -> None:
     """Real tokens from `agents add --spaces`; /health reports each space; each team's writes stay in its space."""
     agents = tmp_path / "tokens.toml"
