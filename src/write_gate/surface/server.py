@@ -34,6 +34,7 @@ from write_gate.core.idempotency import KEY_ARGUMENT
 from write_gate.core.model import ErrorCode, GateRejection, Rejected, validation_problems
 from write_gate.core.quarantine import rejected_calls
 from write_gate.core.registry import RegistrySnapshot
+from write_gate.core.toolsets import TYPED, served_toolsets
 from write_gate.core.values import check_storable
 from write_gate.engines import BackendUnavailable
 from write_gate.services.gate import Gate
@@ -47,13 +48,14 @@ from write_gate.serving.config import Settings
 from write_gate.serving.spaces import Spaces, open_spaces
 from write_gate.surface import http_auth, schema_resources, session_log
 from write_gate.surface.change_resources import AREA, CHANGES, ChangeResources, ChangeSubscriptions
-from write_gate.surface.connections import Connections
+from write_gate.surface.connections import Connections, connection_of
 from write_gate.surface.http_auth import AgentsTokenVerifier
 from write_gate.surface.http_security import public_url, transport_security, unlisted_wildcard_bind
 from write_gate.surface.listen_streams import ListenStreams
 from write_gate.surface.malformed import AnswerMalformedPosts
 from write_gate.surface.mcp_context import GateContext
 from write_gate.surface.profiles import PROFILES
+from write_gate.surface.session_toolsets import SessionToolsets, ToolsetLists
 from write_gate.surface.space_argument import take_space, with_space
 from write_gate.surface.sse_events import EventLog, ResumableSessionManager
 from write_gate.surface.tool_spec import Call, Services, ToolSpec
@@ -210,13 +212,20 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
     selection = ToolSelection.parse(settings.tools)
     static = {spec.name: spec for spec in PROFILES[profile] if selection.offers(spec.name, spec.group)}
     taken = {spec.name for spec in PROFILES[profile]}
+    generated = profile == "gate"  # typed tools are the gate profile's friendlier front door
+    # What each session lists (docs/toolsets.md): the profile's default sets and those asked for, the sets an agent's
+    # grant names, and those its session enabled; WRITE_GATE_TOOLS and the grant still decide what may be called.
+    known_sets = frozenset(spec.toolset for spec in PROFILES[profile] if spec.toolset) | (
+        {TYPED} if generated else set()
+    )
+    served_sets = served_toolsets(profile, settings.toolsets, settings.dynamic_toolsets)
+    lists = ToolsetLists(served_sets, frozenset(known_sets), selection)
     identities = Identities(settings)
     guard = WriteGuard(settings)  # limits per agent and idempotency keys, before every write and admin call
 
     async def run(spec: ToolSpec, services: Services, arguments: dict[str, Any], context: Call) -> types.CallToolResult:
         return await call(spec, services, arguments, context, settings)
 
-    generated = profile == "gate"  # typed tools are the gate profile's friendlier front door
     tables: dict[int, tuple[RegistrySnapshot | None, dict[str, ToolSpec], types.ListToolsResult]] = {}
     spaced: dict[str, Services] = {}  # each space's services, while the server runs (one without spaces: one)
 
@@ -377,13 +386,18 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         except GateRejection:
             services = ctx.lifespan_context  # no space to work in: every call says so
         specs, listed = table(services)
-        tools = [tool for tool in listed.tools if grant.allows_tool(tool.name, specs[tool.name].group)]
+        sets = lists.listed_sets(grant, connection_of(ctx))
+        tools = [tool for tool in listed.tools if lists.lists(specs[tool.name], grant, sets)]
         if len(tools) < len(listed.tools):  # the grant hides some: a brief schema must not refer to one of them
             names = {tool.name for tool in tools}
             tools = [specs[tool.name].to_mcp(names) if specs[tool.name].brief else tool for tool in tools]
         if len(spaces_of(agent)) > 1:  # only an agent with a choice of spaces is offered the `space` argument
             tools = [with_space(tool) for tool in tools]
         return types.ListToolsResult(tools=tools)
+
+    async def list_changed(ctx: GateContext) -> None:
+        """`notifications/tools/list_changed` to this session alone, on the stream of the request that changed it."""
+        await ctx.session.send_notification(types.ToolListChangedNotification(), related_request_id=ctx.request_id)
 
     def writer_for(agent: Agent, client: str | None) -> WriterContext:
         return WriterContext(
@@ -401,7 +415,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         decision = Decision(agent.id, tool)
         if spec is None:
             result = _result(Rejected(error_code=ErrorCode.INVALID_INPUT, message=f"{tool} is not offered"), True)
-        elif not agent.grant.allows_tool(spec.name, spec.group):
+        elif not agent.grant.allows_tool(spec.name, spec.group, spec.toolset):
             message = f"this agent may not use {tool}"
             result = _result(Rejected(error_code=ErrorCode.PERMISSION_DENIED, message=message), is_error=True)
         else:
@@ -421,14 +435,15 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             # A protocol error, as the MCP specification has it for tools/call of an unknown tool.
             decision.done({"error_code": ErrorCode.INVALID_INPUT.value}, True)
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
-        if not agent.grant.allows_tool(spec.name, spec.group):
+        if not agent.grant.allows_tool(spec.name, spec.group, spec.toolset):
             message = f"this agent may not use {params.name}"
             result = _result(Rejected(error_code=ErrorCode.PERMISSION_DENIED, message=message), is_error=True)
         elif refused is not None:  # a space the grant does not cover
             result = _result(refused.rejected, is_error=True)
         else:
             writer = writer_for(agent, _client_name(ctx))
-            context = Call(agent=agent, writer=writer, progress=ctx.session.report_progress)
+            discovery = SessionToolsets(lists, specs, agent, connection_of(ctx), functools.partial(list_changed, ctx))
+            context = Call(agent=agent, writer=writer, progress=ctx.session.report_progress, discovery=discovery)
             result = await guard.call(spec, services, arguments, context, run)
             if params.name == "refresh_schema_cache" and not result.is_error and set(table(services)[0]) != set(specs):
                 await registry_changed()
