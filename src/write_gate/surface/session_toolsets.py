@@ -46,9 +46,10 @@ class ToolsetLists:
         return self.served | grant.named_toolsets() | enabled_on(connection)
 
     def lists(self, spec: ToolSpec, grant: Grant, sets: Collection[str]) -> bool:
-        """Whether a session with `sets` listed shows this tool to an agent of `grant`."""
-        shown = spec.toolset in sets or self.selection.names(spec.name, spec.group, spec.label)
-        return shown and grant.allows_tool(spec.name, spec.group, spec.toolset)
+        """Whether a session with `sets` listed shows this tool to an agent of `grant`: one of its sets, or named
+        outright (by the grant, or by WRITE_GATE_TOOLS), and allowed."""
+        named = spec.name in grant.tools or self.selection.names(spec.name, spec.group, spec.label)
+        return (spec.toolset in sets or named) and grant.allows_tool(spec.name, spec.group, spec.toolset)
 
 
 class SessionToolsets:
