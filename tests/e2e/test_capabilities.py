@@ -20,6 +20,7 @@ from mcp.shared.exceptions import MCPError
 
 from tests.conftest import (
     ADMIN_READS,
+    DISCOVERY_TOOLS,
     FEED_TOOLS,
     GATE_DEFAULT_TOOLS,
     KNOWLEDGE_TOOLS,
@@ -162,7 +163,8 @@ async def test_relationship_writes_are_not_idempotent_and_node_writes_are(
         **PROV,
     }
     node = {"label": "Person", "merge_keys": {"name": "Ada"}, "properties": {"age": 36}, **PROV}
-    async with legacy(settings) as client:
+    every = every_toolset(settings).model_copy(update={"dynamic_toolsets": True})  # every tool's hints
+    async with legacy(every) as client:
         tools = {t.name: t.annotations for t in (await client.list_tools()).tools}
         unweighted = {k: v for k, v in rel.items() if k != "weight"}
         first = (await client.call_tool("write_relationship", unweighted)).structured_content["weight"]
@@ -175,7 +177,7 @@ async def test_relationship_writes_are_not_idempotent_and_node_writes_are(
     rows = await matrix_graph.read(Statement("MATCH (n:Person {name: 'Ada'}) RETURN count(n) AS c, n.age AS age"))
     assert rows == [{"c": 1, "age": 36}] and hint(tools["write_node"], "idempotent_hint") is True
     for name, hints in tools.items():
-        read_only = name in READ_TOOLS | ADMIN_READS
+        read_only = name in READ_TOOLS | ADMIN_READS | DISCOVERY_TOOLS
         assert hint(hints, "open_world_hint") is False and hint(hints, "read_only_hint") is read_only, name
         # A read-only tool's is not read; a merge deletes what it re-points and drops what joined the two nodes.
         # resolve_conflict may overwrite the value in place with the held one. remove_tags and set_entity_parent

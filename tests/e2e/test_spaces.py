@@ -148,7 +148,7 @@ async def test_a_grant_with_both_spaces_reads_each_by_choice_and_works_in_its_fi
     fleet: Settings, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="write_gate.decisions")
-    async with as_agent(fleet, "carol") as carol:
+    async with as_agent(fleet.model_copy(update={"toolsets": "all"}), "carol") as carol:  # every tool listed
         await ok(carol, "write_node", ada("a"))
         await ok(carol, "write_node", {**ada("b"), "space": "team_b"})
         # Each decision's log line says the space it worked in.
