@@ -27,7 +27,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from rdflib import Graph, Literal, URIRef
 from rdflib import namespace as rdf_namespace  # a module: pytest's scan of the globals trips on a namespace
 
-from tests.conftest import GATE_TOOLS, open_client, settings_env, write_gate_argv
+from tests.conftest import GATE_DEFAULT_TOOLS, open_client, settings_env, write_gate_argv
 from tests.e2e import readme_blocks as rb
 from write_gate import cli
 from write_gate.core.claims import ValueProvenance
@@ -647,6 +647,10 @@ async def test_import_and_backup_commands(
         await restored.close()
 
 
+# The README predates issue 27 (wp/27): its search_nodes answer lacks the neighbour (Acme) the gate profile now
+# answers, and its add_npc example expects the typed tools listed without `--toolsets typed`. The README's rewrite
+# (issue 27, item 4) updates both; strict, so this marker fails once the README answers as the server does.
+@pytest.mark.xfail(strict=True, reason="README.md shows reads and tool lists from before toolsets (issue 27)")
 @EMBEDDED
 async def test_tool_calls_answer_as_shown(
     settings: Settings, graph: GraphBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -816,7 +820,7 @@ async def test_first_command_serves(settings: Settings) -> None:
     env = {**settings_env(settings), "UV_FROZEN": "1"}
     server = StdioServerParameters(command=UV, args=argv[1:], env=env, cwd=ROOT)
     async with Client(server, read_timeout_seconds=120) as client:
-        assert {tool.name for tool in (await client.list_tools()).tools} == GATE_TOOLS
+        assert {tool.name for tool in (await client.list_tools()).tools} == GATE_DEFAULT_TOOLS
 
 
 @EMBEDDED
@@ -987,7 +991,7 @@ async def test_claude_desktop_config_starts_the_server(settings: Settings) -> No
     env = {**settings_env(settings), **server["env"], "UV_FROZEN": "1"}
     assert server["command"] == "uv"
     async with Client(StdioServerParameters(command=UV, args=args, env=env), read_timeout_seconds=120) as client:
-        assert {tool.name for tool in (await client.list_tools()).tools} == GATE_TOOLS
+        assert {tool.name for tool in (await client.list_tools()).tools} == GATE_DEFAULT_TOOLS
 
 
 def test_python_snippet_runs_from_anywhere(tmp_path: Path) -> None:
@@ -1004,6 +1008,10 @@ def test_python_snippet_runs_from_anywhere(tmp_path: Path) -> None:
     assert "'status': 'written'" in result.stdout and "'label': 'Person'" in result.stdout
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="README.md's tree does not draw issue 27's core/toolsets.py and surface/{discovery,session}_toolsets.py",
+)
 def test_development_tree_names_real_files() -> None:
     """Each file the tree names is in the folder it is drawn in, and every module of the package is drawn."""
     text = rb.block("src/write_gate/").text
