@@ -30,18 +30,26 @@ RPG = ROOT / "schemas" / "examples" / "rpg"
 class Case:
     name: str  # as the table's first column says it
     profile: str
-    options: tuple[str, ...] = ()
+    toolsets: str = ""  # --toolsets
+    dynamic: bool = False  # --dynamic-toolsets
     rpg: bool = False
+
+    @property
+    def options(self) -> list[str]:
+        return [
+            *(["--toolsets", self.toolsets] if self.toolsets else []),
+            *(["--dynamic-toolsets"] if self.dynamic else []),
+        ]
 
 
 CASES = (
     Case("memory profile", "memory"),
-    Case("memory profile, `--toolsets all`", "memory", ("--toolsets", "all")),
+    Case("memory profile, `--toolsets all`", "memory", "all"),
     Case("gate profile", "gate"),
-    Case("gate profile, `--toolsets all`", "gate", ("--toolsets", "all")),
+    Case("gate profile, `--toolsets all`", "gate", "all"),
     Case("gate profile + rpg schemas", "gate", rpg=True),
-    Case("gate profile + rpg schemas, `--toolsets all`", "gate", ("--toolsets", "all"), rpg=True),
-    Case("gate profile, `--dynamic-toolsets`", "gate", ("--dynamic-toolsets",)),
+    Case("gate profile + rpg schemas, `--toolsets all`", "gate", "all", rpg=True),
+    Case("gate profile, `--dynamic-toolsets`", "gate", dynamic=True),
 )
 
 
@@ -73,7 +81,9 @@ async def measure(case: Case, command: list[str], pythonpath: str | None = None)
         server = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
         info = Implementation(name="tool-lists", version="1")
         async with Client(server, mode="legacy", read_timeout_seconds=120, client_info=info) as client:
-            tools = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in (await client.list_tools()).tools]
+            tools = [
+                t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in (await client.list_tools()).tools
+            ]
     return len(tools), tools_bytes(tools)
 
 
