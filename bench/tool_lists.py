@@ -93,7 +93,7 @@ def table(after: dict[str, tuple[int, int]], before: dict[str, tuple[int, int]] 
     if before is not None:
         head, rule = "| configuration | before: tools | before: bytes | tools | bytes |", "|---|---|---|---|---|"
     lines = [head, rule]
-    for case in CASES:
+    for case in [case for case in CASES if case.name in after]:
         was = ""
         if before is not None:
             tools, size = before.get(case.name, (None, None))
@@ -107,10 +107,11 @@ async def main() -> None:
     parser.add_argument("--write-gate", help="the server command to measure (default: this environment's)")
     parser.add_argument("--pythonpath", help="PYTHONPATH for that command (another checkout's src)")
     parser.add_argument("--json", action="store_true", help="print {case: [tools, bytes]} instead of the table")
+    parser.add_argument("--only", help="measure this configuration only (as the table's first column names it)")
     args = parser.parse_args()
     command = shlex.split(args.write_gate) if args.write_gate else default_command()
     figures = {}
-    for case in CASES:
+    for case in [case for case in CASES if args.only in (None, case.name)]:
         try:
             figures[case.name] = await measure(case, command, args.pythonpath)
         except Exception as exc:  # an older build without the case's options: the table says n/a
