@@ -8,7 +8,14 @@ scenario creates, it deletes at its end.
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.conftest import DISCOVERY_TOOLS, FEED_TOOLS, KNOWLEDGE_TOOLS, QUARANTINE_TOOLS, STATS_TOOLS
+from tests.conftest import (
+    DISCOVERY_TOOLS,
+    FEED_TOOLS,
+    KNOWLEDGE_TOOLS,
+    MEMORY_DEFAULT_TOOLS,
+    QUARANTINE_TOOLS,
+    STATS_TOOLS,
+)
 
 PROV = {"source": "client-tier", "extraction_method": "manual"}
 ADA = {"label": "Person", "merge_keys": {"name": "Ada"}, "properties": {"age": 36}, **PROV}
@@ -158,15 +165,7 @@ TOOLS = {
         *(f"{verb}_{t}" for t in RPG_TYPES for verb in ("add", "update", "delete")),
     },
     "memory": {
-        "create_entities",
-        "create_relations",
-        "add_observations",
-        "delete_entities",
-        "delete_observations",
-        "delete_relations",
-        "read_graph",
-        "search_nodes",
-        "open_nodes",
+        *MEMORY_DEFAULT_TOOLS,
         "search_nodes_ranked",
         "get_history",
         "list_conflicts",
