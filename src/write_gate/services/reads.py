@@ -86,8 +86,8 @@ ShowProvenance = Annotated[
 
 
 IncludeArchived = Annotated[bool, Field(description="Archived entities too.")]
-# MemoryMesh's neighbour-inclusive reads (services/neighbourhood.py): the gate profile's default, the memory
-# profile's on request.
+# MemoryMesh's neighbour-inclusive reads (with_neighbours, below): the gate profile's default, the memory profile's
+# on request.
 Neighbors = Annotated[bool, Field(description="Each match's neighbours (the other ends of its relations) too.")]
 
 

@@ -215,9 +215,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
     generated = profile == "gate"  # typed tools are the gate profile's friendlier front door
     # What each session lists (docs/toolsets.md): the profile's default sets and those asked for, the sets an agent's
     # grant names, and those its session enabled; WRITE_GATE_TOOLS and the grant still decide what may be called.
-    known_sets = frozenset(spec.toolset for spec in PROFILES[profile] if spec.toolset) | (
-        {TYPED} if generated else set()
-    )
+    known_sets = {spec.toolset for spec in PROFILES[profile] if spec.toolset} | ({TYPED} if generated else set())
     served_sets = served_toolsets(profile, settings.toolsets, settings.dynamic_toolsets)
     lists = ToolsetLists(served_sets, frozenset(known_sets), selection)
     identities = Identities(settings)
@@ -388,7 +386,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         specs, listed = table(services)
         sets = lists.listed_sets(grant, connection_of(ctx))
         tools = [tool for tool in listed.tools if lists.lists(specs[tool.name], grant, sets)]
-        if len(tools) < len(listed.tools):  # the grant hides some: a brief schema must not refer to one of them
+        if len(tools) < len(listed.tools):  # some are not listed: a brief schema must not refer to one of them
             names = {tool.name for tool in tools}
             tools = [specs[tool.name].to_mcp(names) if specs[tool.name].brief else tool for tool in tools]
         if len(spaces_of(agent)) > 1:  # only an agent with a choice of spaces is offered the `space` argument
