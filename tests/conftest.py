@@ -113,7 +113,7 @@ READ_TOOLS = {
 ADMIN_READS = {"export_graph", "list_quarantine"}
 
 
-def every_toolset(settings: "Settings") -> "Settings":
+def every_toolset(settings: Settings) -> Settings:
     """The settings with `--toolsets all`: every tool listed, as before toolsets (for tests of the whole list)."""
     return settings.model_copy(update={"toolsets": "all"})
 
