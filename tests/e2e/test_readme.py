@@ -30,7 +30,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from rdflib import Graph, Literal, URIRef
 from rdflib import namespace as rdf_namespace  # a module: pytest's scan of the globals trips on a namespace
 
-from tests.conftest import GATE_TOOLS, open_client, settings_env, write_gate_argv
+from tests.conftest import GATE_DEFAULT_TOOLS, open_client, settings_env, write_gate_argv
 from tests.e2e import readme_blocks as rb
 from write_gate import cli
 from write_gate.core.claims import ValueProvenance
@@ -861,7 +861,7 @@ async def test_first_command_serves(settings: Settings) -> None:
     env = {**settings_env(settings), "UV_FROZEN": "1"}
     server = StdioServerParameters(command=UV, args=argv[1:], env=env, cwd=ROOT)
     async with Client(server, read_timeout_seconds=120) as client:
-        assert {tool.name for tool in (await client.list_tools()).tools} == GATE_TOOLS
+        assert {tool.name for tool in (await client.list_tools()).tools} == GATE_DEFAULT_TOOLS
 
 
 @EMBEDDED
@@ -1032,7 +1032,7 @@ async def test_claude_desktop_config_starts_the_server(settings: Settings) -> No
     env = {**settings_env(settings), **server["env"], "UV_FROZEN": "1"}
     assert server["command"] == "uv"
     async with Client(StdioServerParameters(command=UV, args=args, env=env), read_timeout_seconds=120) as client:
-        assert {tool.name for tool in (await client.list_tools()).tools} == GATE_TOOLS
+        assert {tool.name for tool in (await client.list_tools()).tools} == GATE_DEFAULT_TOOLS
 
 
 def test_claude_code_line_is_the_desktop_entry() -> None:
