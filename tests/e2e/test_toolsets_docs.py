@@ -125,11 +125,13 @@ async def test_the_discovery_answers_are_as_shown(settings: Settings, tmp_path: 
     reader = settings.model_copy(update={"agents_file": agents.path, "agent": "reader", "dynamic_toolsets": True})
     async with Client(build_server(reader, auto_migrate=False), mode="legacy") as client:
         rb.assert_matches(
-            await ok(client, "list_toolsets", {}), json.loads(block(TOOLSETS_PAGE, "answer:list_toolsets#discovery").text)
+            await ok(client, "list_toolsets", {}),
+            json.loads(block(TOOLSETS_PAGE, "answer:list_toolsets#discovery").text),
         )
         call = json.loads(block(TOOLSETS_PAGE, "call:enable_toolset#discovery").text)
         rb.assert_matches(
-            await ok(client, "enable_toolset", call), json.loads(block(TOOLSETS_PAGE, "answer:enable_toolset#discovery").text)
+            await ok(client, "enable_toolset", call),
+            json.loads(block(TOOLSETS_PAGE, "answer:enable_toolset#discovery").text),
         )
         denied = await rejected(client, "enable_toolset", {"toolset": "quarantine"})
         rb.assert_matches(denied, json.loads(block(TOOLSETS_PAGE, "answer:enable_toolset#denied").text))
