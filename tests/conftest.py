@@ -151,7 +151,12 @@ def _start_memgraph() -> tuple[Any, str]:
     )
     container.start()
     url = f"bolt://{container.get_container_host_ip()}:{container.get_exposed_port(7687)}"
+    _MEMGRAPH_URLS.add(url)
     return container, url
+
+
+# The real Memgraph's URL, where Docker started one: every other Memgraph backend talks to a Bolt double.
+_MEMGRAPH_URLS: set[str] = set()
 
 
 def start_falkordb_server(
@@ -262,8 +267,31 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("transport", TRANSPORTS if every else ONE_TRANSPORT, indirect=True)
 
 
+# Modules whose tests run longest (processes, fleets, fuzzers, browsers, clients we did not write): run first, so the
+# workers finish together rather than one waiting on a long test at the end.
+LONGEST_FIRST = (
+    "tests/clients/",
+    "tests/official_memory/",
+    "tests/e2e/test_storms.py",
+    "tests/e2e/test_bench.py",
+    "tests/e2e/test_bad_input.py",
+    "tests/e2e/test_fuzz_all_tools.py",
+    "tests/e2e/test_import_export.py",
+    "tests/e2e/test_engine_down.py",
+    "tests/e2e/test_console.py",
+    "tests/e2e/test_http.py",
+    "tests/e2e/test_concurrency.py",
+)
+
+
+def _longest_first(item: pytest.Item) -> int:
+    path = item.nodeid.split("::", 1)[0]
+    return 0 if path.startswith(LONGEST_FIRST) else 1
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Over stdio on the one tier only (the rule above)."""
+    """Over stdio on the one tier only (the rule above); the longest modules first."""
+    items.sort(key=_longest_first)  # stable: pytest's grouping by engine tier holds within each part
     over_stdio_elsewhere = [
         item
         for item in items
@@ -463,7 +491,7 @@ def pytest_configure(config: pytest.Config) -> None:
     import random
 
     coverage = config.pluginmanager.get_plugin("tests.tier_coverage")
-    coverage.tier_of = lambda backend: coverage.tier_of_backend(backend, _BOLT_TIER_URLS)
+    coverage.tier_of = lambda backend: coverage.tier_of_backend(backend, _MEMGRAPH_URLS)
 
     from hypothesis import core
     from hypothesis import settings as hypothesis_settings

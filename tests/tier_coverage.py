@@ -107,11 +107,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
-def tier_of_backend(backend: Any, bolt_urls: set[str]) -> str:
+def tier_of_backend(backend: Any, memgraph_urls: set[str]) -> str:
+    """`memgraph_urls`: the real Memgraph's (testcontainers); any other Memgraph backend talks to a Bolt double."""
     if isinstance(backend, EmbeddedBackend):
         return "embedded"
     if isinstance(backend, FalkorDBBackend):
         return "falkordb"
     if isinstance(backend, MemgraphBackend):
-        return "bolt" if getattr(backend, "tier_url", None) in bolt_urls else "memgraph"
+        return "memgraph" if getattr(backend, "tier_url", None) in memgraph_urls else "bolt"
     return "unknown"

@@ -43,7 +43,10 @@ class Counted:
 
 @pytest.fixture
 async def served(settings: Settings) -> AsyncIterator[tuple[Client, Counted]]:
-    server = build_server(settings, profile="memory")
+    # The gate's own polls (registry, change feed) would be counted too: at the production interval, none falls
+    # in a test.
+    quiet = settings.model_copy(update={"registry_poll_seconds": 3600, "change_poll_seconds": 3600})
+    server = build_server(quiet, profile="memory")
     async with Client(server) as client:
         counted = Counted(server.services.gate.backend)  # type: ignore[attr-defined]
         await ok(client, "create_entities", {"entities": ENTITIES})

@@ -312,7 +312,9 @@ async def test_refresh_adds_and_removes_tools_and_says_so(settings: Settings, gr
         if isinstance(message, types.ToolListChangedNotification):
             changes.append(message.method)
 
-    server = build_server(typed_listed(settings), auto_migrate=False)
+    # No registry poll in the test's time: it would notice the loads below first, and announce them itself.
+    quiet = typed_listed(settings).model_copy(update={"registry_poll_seconds": 3600})
+    server = build_server(quiet, auto_migrate=False)
     async with Client(server, mode="legacy", message_handler=on_message) as client:
 
         async def typed() -> set[str]:
