@@ -423,7 +423,8 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         ),
         "quarantine_remove": lambda: Statement(quarantine_cypher.REMOVE.text, {"ids": [s("id")]}),
         "quarantine_claim": lambda: Statement(
-            quarantine_cypher.CLAIM.text, {"id": s("id"), "now": s("time"), "stale_before": s("time")}
+            quarantine_cypher.CLAIM.text,
+            {"id": s("id"), "claims": m.n(6), "now": s("time"), "stale_before": s("time")},
         ),
         "quarantine_release": lambda: Statement(quarantine_cypher.RELEASE.text, {"id": s("id")}),
     }

@@ -4,6 +4,8 @@ What is kept and how is decided in core.quarantine; the statements are core.cyph
 fails a call: an entry the engine does not take is logged and let go. A replay runs each entry through the
 call path the surface hands it (`Rerun`: the same validation, registry, grants and provenance as a fresh call,
 as the agent that sent it); an entry that now succeeds is removed, one still rejected stays with its new code.
+Replays running at once try each entry once: a replay claims an entry only if no replay has claimed it since
+this one picked its entries (core.cypher.quarantine.CLAIM).
 """
 
 import logging
@@ -206,8 +208,8 @@ class Quarantine:
         outcomes = []
         for row in rows:
             entry = row["entry"]
-            if not await self._claim(entry["id"]):
-                continue  # another replay runs it now, and reports it
+            if not await self._claim(entry["id"], entry.get("claims") or 0):
+                continue  # another replay runs it now or has tried it since this one began, and reports it
             arguments = parse_arguments(entry.get("arguments"))
             tool, agent = entry.get("tool", ""), entry.get("agent", "")
             is_error, answer = await rerun(tool, arguments, agent, entry.get("source"))
@@ -229,9 +231,12 @@ class Quarantine:
         written = sum(outcome.status == "written" for outcome in outcomes)
         return Replayed(replayed=len(outcomes), written=written, rejected=len(outcomes) - written, outcomes=outcomes)
 
-    async def _claim(self, entry_id: str) -> bool:
+    async def _claim(self, entry_id: str, claims: int) -> bool:
+        """Whether this replay may try the entry: no replay holds it, and none claimed it since this replay picked
+        it (`claims` is the count it saw then), so an entry is never tried twice by replays running at once."""
         now = datetime.now(UTC)
-        params = {"id": entry_id, "now": as_utc_text(now), "stale_before": as_utc_text(now - CLAIM_STALE)}
+        stale_before = as_utc_text(now - CLAIM_STALE)
+        params = {"id": entry_id, "claims": claims, "now": as_utc_text(now), "stale_before": stale_before}
         return bool(await run_write(self.gate.backend, Statement(cypher.CLAIM.text, params)))
 
     async def _settle(self, entry_id: str, code: str | None, answer: Mapping[str, Any]) -> None:
