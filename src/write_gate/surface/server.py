@@ -211,7 +211,9 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
     static = {spec.name: spec for spec in PROFILES[profile] if selection.offers(spec.name, spec.group)}
     taken = {spec.name for spec in PROFILES[profile]}
     identities = Identities(settings)
-    guard = WriteGuard(settings)  # limits per agent and idempotency keys, before every write and admin call
+    # Limits per agent and idempotency keys, before every write and admin call; rate buckets in the default space's
+    # graph, so an agent's limit is one across spaces (and across gates on that graph).
+    guard = WriteGuard(settings, buckets=lambda _services: spaced[settings.default_space].gate.backend)
 
     async def run(spec: ToolSpec, services: Services, arguments: dict[str, Any], context: Call) -> types.CallToolResult:
         return await call(spec, services, arguments, context, settings)
