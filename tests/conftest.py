@@ -26,6 +26,8 @@ from write_gate.serving.config import BackendKind, Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
 from write_gate.surface.server import build_server
 
+pytest_plugins = ["tests.tier_coverage"]
+
 TESTS = Path(__file__).parent
 MATRIX_SCHEMAS = TESTS / "schemas" / "matrix"
 EVENT_SCHEMAS = TESTS / "schemas" / "matrix_event"
@@ -202,9 +204,11 @@ def _start_bolt_tier(request: pytest.FixtureRequest, directory: Path) -> str:
 #   store, an import) runs on every tier: embedded FalkorDB, external FalkorDB, the Bolt tier (the Memgraph backend
 #   through the real driver) and Memgraph where Docker is. Every statement shape runs there (test_statement_shapes).
 # - unmarked: behaviour above the engine (argument validation, answers' shapes, transports, logs, CLI parsing) runs
-#   on the embedded engine only.
+#   on the embedded engine only. So does a test marked `one_tier` in a module marked `every_tier`: a test of a process
+#   or a command (a stdio server, `write-gate export`) whose statements the module's other tests run on every tier.
 # - `@pytest.mark.every_transport`: a test of what crosses the wire runs in process and over stdio; unmarked, a test
-#   asking for `transport` runs in process only.
+#   asking for `transport` runs in process only. A transport is a wire, not an engine: over stdio on one tier (a stdio
+#   server is a process start of a few seconds; the statements it sends are the in-process ones).
 # tests/tier_coverage.py fails the run when a module that sends statements did not send them on every tier.
 TIERS = ["embedded", "falkordb", "bolt", pytest.param("memgraph", marks=pytest.mark.memgraph)]
 ONE_TIER = ["embedded"]
@@ -218,11 +222,33 @@ def _parametrized_by_the_test(metafunc: pytest.Metafunc, name: str) -> bool:
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "engine" in metafunc.fixturenames and not _parametrized_by_the_test(metafunc, "engine"):
-        every = metafunc.definition.get_closest_marker("every_tier") is not None
+        definition = metafunc.definition
+        every = definition.get_closest_marker("every_tier") is not None
+        every = every and definition.get_closest_marker("one_tier") is None
         metafunc.parametrize("engine", TIERS if every else ONE_TIER, indirect=True, scope="session")
     if "transport" in metafunc.fixturenames and not _parametrized_by_the_test(metafunc, "transport"):
         every = metafunc.definition.get_closest_marker("every_transport") is not None
         metafunc.parametrize("transport", TRANSPORTS if every else ONE_TRANSPORT, indirect=True)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Over stdio on the one tier only (the rule above)."""
+    over_stdio_elsewhere = [
+        item
+        for item in items
+        if (params := getattr(getattr(item, "callspec", None), "params", {})).get("transport") == "stdio"
+        and params.get("engine", ONE_TIER[0]) != ONE_TIER[0]
+    ]
+    if over_stdio_elsewhere:
+        config.hook.pytest_deselected(items=over_stdio_elsewhere)
+        dropped = set(map(id, over_stdio_elsewhere))
+        items[:] = [item for item in items if id(item) not in dropped]
+
+
+# A gate's polls (another gate's registry change, the change feed's watcher) made short, so a test that waits for one
+# waits a tenth of a second, not the production interval. The settle horizon stays as configured: it is a margin
+# for concurrent writers, and tests that need none set it to 0 themselves.
+SHORT_POLLS = {"registry_poll_seconds": 0.1, "change_poll_seconds": 0.1}
 
 
 @pytest.fixture(scope="session")
@@ -231,18 +257,18 @@ def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     if request.param == "memgraph":
         container, url = _start_memgraph()
         request.addfinalizer(container.stop)
-        return Settings(backend=BackendKind.MEMGRAPH, memgraph_url=url, query_timeout_seconds=20)
+        return Settings(backend=BackendKind.MEMGRAPH, memgraph_url=url, query_timeout_seconds=20, **SHORT_POLLS)
     if request.param == "bolt":
         # The Memgraph backend and the real neo4j driver, against a Bolt double that runs every statement on
         # FalkorDB (tests/bolt_double): the driver path and statement shapes, not Memgraph's own semantics.
         url = _start_bolt_tier(request, tmp_path_factory.mktemp("bolt"))
-        return Settings(backend=BackendKind.MEMGRAPH, memgraph_url=url, query_timeout_seconds=20)
+        return Settings(backend=BackendKind.MEMGRAPH, memgraph_url=url, query_timeout_seconds=20, **SHORT_POLLS)
     if request.param == "falkordb":
         process, url = start_falkordb_server(tmp_path_factory.mktemp("falkordb"))
         request.addfinalizer(lambda: stop_server(process))
-        return Settings(backend=BackendKind.FALKORDB, falkordb_url=url)
+        return Settings(backend=BackendKind.FALKORDB, falkordb_url=url, **SHORT_POLLS)
     data_dir = tmp_path_factory.mktemp("embedded")
-    settings = Settings(backend=BackendKind.EMBEDDED, data_dir=data_dir, embedded_fsync="everysec")
+    settings = Settings(backend=BackendKind.EMBEDDED, data_dir=data_dir, embedded_fsync="everysec", **SHORT_POLLS)
     # Hold the embedded server for the whole session, so tests join it instead of restarting it.
     keeper = EmbeddedEngine(settings.data_dir, settings.embedded_fsync.value)
     keeper.join()
@@ -325,6 +351,9 @@ def settings_env(settings: Settings) -> dict[str, str]:
         WRITE_GATE_MEMORY_EXTRACTION_METHOD=settings.memory_extraction_method,
         WRITE_GATE_MEMORY_RELIABILITY=str(settings.memory_reliability),
         WRITE_GATE_QUARANTINE_MAX_ENTRIES=str(settings.quarantine_max_entries),
+        WRITE_GATE_REGISTRY_POLL_SECONDS=str(settings.registry_poll_seconds),
+        WRITE_GATE_CHANGE_POLL_SECONDS=str(settings.change_poll_seconds),
+        WRITE_GATE_CHANGE_SETTLE_SECONDS=str(settings.change_settle_seconds),
     )
     if settings.memory_source:
         env["WRITE_GATE_MEMORY_SOURCE"] = settings.memory_source
@@ -398,10 +427,15 @@ def transport(request: pytest.FixtureRequest) -> str:
 def pytest_configure(config: pytest.Config) -> None:
     import random
 
+    coverage = config.pluginmanager.get_plugin("tests.tier_coverage")
+    coverage.tier_of = lambda backend: coverage.tier_of_backend(backend, _BOLT_TIER_URLS)
+
     from hypothesis import core
     from hypothesis import settings as hypothesis_settings
 
     seed = config.getoption("--hypothesis-seed") or os.environ.get("WRITE_GATE_HYPOTHESIS_SEED")
+    if hasattr(config, "workerinput"):  # an xdist worker draws from the seed the controller printed
+        seed = config.workerinput["hypothesis_seed"]
     seed = int(seed) if seed is not None else random.randrange(2**32)
     core.global_force_seed = seed  # every @given test draws from this seed
     config.stash[HYPOTHESIS_SEED] = seed
@@ -411,6 +445,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 HYPOTHESIS_SEED = pytest.StashKey[int]()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist's controller hands its seed to each worker."""
+    node.workerinput["hypothesis_seed"] = node.config.stash[HYPOTHESIS_SEED]
 
 
 def pytest_report_header(config: pytest.Config) -> str:

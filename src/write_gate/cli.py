@@ -30,12 +30,16 @@ logger = logging.getLogger("write_gate")
 
 
 async def _serve_stdio(settings: Settings, profile: str, auto_migrate: bool) -> None:
-    from write_gate.surface.server import build_server, initialization_options
+    from write_gate.surface.metrics_endpoint import serve_metrics
+    from write_gate.surface.server import build_server, initialization_options, served_telemetry
     from write_gate.surface.stdio_transport import stdio_transport
 
-    server = build_server(settings, profile=profile, auto_migrate=auto_migrate)
+    telemetry = served_telemetry(settings, metrics=settings.metrics_port is not None)
+    server = build_server(settings, profile=profile, auto_migrate=auto_migrate, telemetry=telemetry)
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(_stop_on_signal, tasks.cancel_scope)
+        if settings.metrics_port is not None:
+            tasks.start_soon(serve_metrics, server.operations, settings.metrics_port)
         async with stdio_transport() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, initialization_options(server))
         tasks.cancel_scope.cancel()  # stdin closed: served to the end, nothing left to watch
@@ -78,7 +82,8 @@ async def _with_backend(settings: Settings, work: Callable[..., Awaitable[int]])
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    overrides = {name: getattr(args, name) for name in ("host", "port") if getattr(args, name) is not None}
+    given = ("host", "port", "metrics_port")
+    overrides = {name: getattr(args, name) for name in given if getattr(args, name) is not None}
     settings = settings.model_copy(update=overrides)
     if args.transport == "http":
         try:
@@ -88,6 +93,19 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
             return 2
     else:
         anyio.run(_serve_stdio, settings, args.profile, not args.no_migrate)
+    return 0
+
+
+def cmd_console(args: argparse.Namespace, settings: Settings) -> int:
+    import uvicorn
+
+    from write_gate.surface.console.standalone import HOST, console_app
+
+    if args.port is not None:
+        settings = settings.model_copy(update={"console_port": args.port})
+    settings = settings.model_copy(update={"port": settings.console_port})
+    app = console_app(settings, auto_migrate=not args.no_migrate)
+    uvicorn.run(app, host=HOST, port=settings.port, log_config=None, log_level=None, access_log=False)
     return 0
 
 
@@ -546,7 +564,19 @@ def parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--no-auth", action="store_true", help="HTTP without bearer tokens (development only)")
     serve.add_argument("--no-migrate", action="store_true", help="do not apply pending migrations at start-up")
+    serve.add_argument(
+        "--metrics-port",
+        type=_port,
+        help="stdio: serve Prometheus metrics at http://127.0.0.1:PORT/metrics (default: WRITE_GATE_METRICS_PORT)",
+    )
     serve.set_defaults(func=cmd_serve)
+
+    console = sub.add_parser(
+        "console", help="the web console on 127.0.0.1, opened by the one-time link it prints (docs/operations/console.md)"
+    )
+    console.add_argument("--port", type=_port, help="default: WRITE_GATE_CONSOLE_PORT, else 8765")
+    console.add_argument("--no-migrate", action="store_true", help="do not apply pending migrations at start-up")
+    console.set_defaults(func=cmd_console)
 
     mig = sub.add_parser("migrate", help="apply pending migrations, each once, recorded in the graph")
     mig.add_argument("--migrations", type=Path, default=None, help="folder of migrations (default: the bundled one)")
@@ -684,12 +714,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except BaseExceptionGroup as group:  # serve opens the engine inside the MCP server's task group
-        engine = group.subgroup((BackendUnavailable, BackendError))
-        if engine is None:
+        engine_failures = group.subgroup((BackendUnavailable, BackendError))
+        if engine_failures is None:
             raise
-        while isinstance(engine, BaseExceptionGroup):
-            engine = engine.exceptions[0]
-        print(f"error: graph engine: {engine}", file=sys.stderr)
+        first: BaseException = engine_failures
+        while isinstance(first, BaseExceptionGroup):  # the first engine failure, however deeply nested
+            first = first.exceptions[0]
+        print(f"error: graph engine: {first}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

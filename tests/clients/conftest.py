@@ -3,6 +3,7 @@ and the clients we did not write, installed into a cache: the Python SDK 1.x in 
 TypeScript SDKs with `npm ci` from the lock files committed beside their drivers. Each skips, saying why in
 one line, where it cannot be installed."""
 
+import fcntl
 import hashlib
 import json
 import os
@@ -12,6 +13,7 @@ import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -124,6 +126,26 @@ def node_project(name: str, source: Path | None = None) -> Path:
     source = source or HERE / name
     lock = (source / "package-lock.json").read_bytes()
     target = CACHE / f"{name}-{hashlib.sha256(lock).hexdigest()[:12]}"
+    with installing(target):
+        _npm_ci(name, source, target)
+    for driver in [*source.glob("*.mjs"), HERE / "driver.mjs"]:
+        shutil.copy(driver, target / driver.name)
+    return target
+
+
+@contextmanager
+def installing(target: Path) -> Iterator[None]:
+    """One installer of `target` at a time, across the test workers of a run and across runs."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / f"{target.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _npm_ci(name: str, source: Path, target: Path) -> None:
     if not (target / "node_modules" / ".write-gate-installed").exists():
         target.mkdir(parents=True, exist_ok=True)
         for file in ("package.json", "package-lock.json"):
@@ -138,9 +160,6 @@ def node_project(name: str, source: Path | None = None) -> Path:
         if done.returncode != 0:
             pytest.skip(f"npm ci for {name} failed: {(done.stderr or done.stdout).strip().splitlines()[-1:]}")
         (target / "node_modules" / ".write-gate-installed").touch()
-    for driver in [*source.glob("*.mjs"), HERE / "driver.mjs"]:
-        shutil.copy(driver, target / driver.name)
-    return target
 
 
 def python_sdk_v1() -> Path:
@@ -150,6 +169,12 @@ def python_sdk_v1() -> Path:
         pytest.skip("uv is needed to install the Python SDK 1.x and is not on PATH")
     venv = CACHE / f"python-{PY1_REQUIREMENT.replace('==', '-')}"
     python = venv / "bin" / "python"
+    with installing(venv):
+        _make_venv(uv, venv, python)
+    return python
+
+
+def _make_venv(uv: str, venv: Path, python: Path) -> None:
     if not (venv / ".write-gate-installed").exists():
         steps = [
             [uv, "venv", "--quiet", "--python", sys.executable, str(venv)],
@@ -160,7 +185,6 @@ def python_sdk_v1() -> Path:
             if done.returncode != 0:
                 pytest.skip(f"could not install {PY1_REQUIREMENT}: {done.stderr.strip().splitlines()[-1:]}")
         (venv / ".write-gate-installed").touch()
-    return python
 
 
 def run_driver(argv: list[str], config: dict, tmp_path: Path, cwd: Path | None = None) -> dict:

@@ -1,12 +1,24 @@
-"""README.md's fenced blocks, each with a stable id, and the comparison of a real answer with a shown one."""
+"""The fenced blocks of README.md and of the documentation site's pages (docs/), each with a stable id, and the
+comparison of a real answer with a shown one.
+
+The documents are read in the order a reader meets them: README.md (the site's home), then the pages in the order
+of mkdocs.yml's `nav`, then any page under docs/ that the nav does not name (the strict build refuses those, but
+their blocks are still found here, so none escapes its test)."""
 
 import re
 import shlex
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-README = Path(__file__).parents[2] / "README.md"
+import yaml
+
+ROOT = Path(__file__).parents[2]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+MKDOCS = ROOT / "mkdocs.yml"
+HOME = "index.md"  # the site's home page: README.md, made so by docs/_hooks/readme_home.py
 # `<!-- readme-test: ID -->` on the line before a fence names the block (where its first line is not unique).
 MARKER = re.compile(r"<!--\s*readme-test:\s*(\S+)\s*-->")
 
@@ -21,14 +33,49 @@ VARYING = {
 
 @dataclass(frozen=True)
 class Block:
+    path: Path  # the document
     line: int  # of the opening fence, for messages
     lang: str
     text: str
     key: str  # the marker, else the first line
 
+    @property
+    def where(self) -> str:
+        return f"{self.path.relative_to(ROOT)} line {self.line}"
 
-def blocks(path: Path = README) -> list[Block]:
-    lines = path.read_text(encoding="utf-8").splitlines()
+
+def nav_pages(nav: Any) -> list[str]:
+    """The page paths of an mkdocs `nav`, in order: a page is a string, a titled page or section a one-key map."""
+    if isinstance(nav, str):
+        return [nav]
+    if isinstance(nav, dict):
+        return [page for value in nav.values() for page in nav_pages(value)]
+    return [page for item in nav for page in nav_pages(item)]
+
+
+@cache
+def documents() -> tuple[Path, ...]:
+    """README.md, then the site's pages in nav order, then the pages the nav leaves out."""
+    listed = [DOCS / page for page in nav_pages(yaml.safe_load(MKDOCS.read_text(encoding="utf-8"))["nav"])]
+    pages = [page for page in listed if page != DOCS / HOME]
+    unlisted = sorted(set(DOCS.rglob("*.md")) - set(pages))
+    return (README, *pages, *unlisted)
+
+
+def text_of(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def blocks(path: Path | None = None) -> list[Block]:
+    """Every fenced block of one document, or of all of them in reading order."""
+    if path is None:
+        return [found for document in documents() for found in parsed(document)]
+    return list(parsed(path))
+
+
+@cache  # the documents do not change while the tests run; each test asks for blocks many times
+def parsed(path: Path) -> tuple[Block, ...]:
+    lines = text_of(path).splitlines()
     found, i = [], 0
     while i < len(lines):
         if not lines[i].lstrip().startswith("```"):  # indented fences too (in a list item), so none escapes
@@ -39,9 +86,24 @@ def blocks(path: Path = README) -> list[Block]:
         body = lines[start + 1 : end]
         marker = MARKER.search(lines[start - 1]) if start else None
         key = marker.group(1) if marker else body[0].strip()
-        found.append(Block(start + 1, lang, "\n".join(body) + "\n", key))
+        found.append(Block(path, start + 1, lang, "\n".join(body) + "\n", key))
         i = end + 1
-    return found
+    return tuple(found)
+
+
+def prose(line: str) -> str:
+    """A line without its code spans: a marker or figure shown as code is an example, not one."""
+    return re.sub(r"`[^`]*`", "", line)
+
+
+def markers() -> list[tuple[Path, int, str]]:
+    """Every `readme-test` marker: its document, line and id (a marker must stand right before a fence)."""
+    return [
+        (path, n, match.group(1))
+        for path in documents()
+        for n, line in enumerate(text_of(path).splitlines(), 1)
+        if (match := MARKER.search(prose(line)))
+    ]
 
 
 def commands(block: Block) -> list[str]:
@@ -67,14 +129,14 @@ def ids(all_blocks: list[Block]) -> list[str]:
 
 def block(key: str) -> Block:
     matches = [b for b in blocks() if b.key == key]
-    assert len(matches) == 1, f"README.md has {len(matches)} blocks keyed {key!r}"
+    assert len(matches) == 1, f"the README and docs have {len(matches)} blocks keyed {key!r}"
     return matches[0]
 
 
 def sh_block(command: str) -> Block:
     """The `sh` block that holds this command."""
     matches = [b for b in blocks() if b.lang == "sh" and command in commands(b)]
-    assert len(matches) == 1, f"README.md has {len(matches)} sh blocks with {command!r}"
+    assert len(matches) == 1, f"the README and docs have {len(matches)} sh blocks with {command!r}"
     return matches[0]
 
 

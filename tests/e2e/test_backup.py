@@ -19,7 +19,7 @@ from write_gate.serving.config import BackendKind, Settings
 from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 
 def cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
@@ -142,6 +142,7 @@ async def test_a_backup_restores_the_same_graph_which_then_serves(
         assert linus["properties"]["written_by"] == "dave-bot"
 
 
+@pytest.mark.one_tier
 async def test_a_restore_refuses_a_graph_that_is_not_empty(written: Settings, tmp_path: Path) -> None:
     file = tmp_path / "graph.backup.jsonl"
     assert cli(written, "backup", str(file)).returncode == 0
@@ -150,6 +151,7 @@ async def test_a_restore_refuses_a_graph_that_is_not_empty(written: Settings, tm
     assert "RESTORE_TARGET_NOT_EMPTY" in again.stderr
 
 
+@pytest.mark.one_tier
 async def test_a_restore_refuses_a_bad_file_naming_the_line_and_writes_nothing(
     settings: Settings, graph: GraphBackend, tmp_path: Path
 ) -> None:

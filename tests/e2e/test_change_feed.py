@@ -33,7 +33,11 @@ from write_gate.surface.server import build_server
 
 # resources/subscribe is the handshake-era protocol's (every released client speaks it); the SDK warns it is gone from
 # 2026-07-28 on, where subscriptions/listen replaces it.
-pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")]
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.every_tier,
+    pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning"),
+]
 
 PROV = {"source": "feed-test", "extraction_method": "manual", "reliability": 0.8}
 PERSON_AREA, ORG_AREA, ALL = "write-gate://changes/Person", "write-gate://changes/Organization", "write-gate://changes"
@@ -232,6 +236,7 @@ async def test_a_subscriber_hears_writes_in_its_area_by_another_gate_and_none_ou
         assert await heard.until(5) == [PERSON_AREA, ALL, PERSON_AREA, ALL, ALL]  # the area's is not sent
 
 
+@pytest.mark.one_tier
 async def test_a_subscriber_hears_its_own_gates_writes_and_another_process(
     settings: Settings, matrix_graph: GraphBackend
 ) -> None:

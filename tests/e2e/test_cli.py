@@ -27,7 +27,8 @@ def run(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 async def test_serve_on_a_fresh_data_dir_is_ready_to_use(fresh: Settings) -> None:
-    """The README's first command: migrations and the core registry are applied at start-up."""
+    """The README's first command, `uv run write-gate serve`: migrations and the core registry are applied at
+    start-up."""
     command, *args = write_gate_argv("serve")
     params = StdioServerParameters(command=command, args=args, env=settings_env(fresh))
     async with Client(params, read_timeout_seconds=60) as client:

@@ -9,7 +9,7 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 
 async def test_16_sessions_overlapping_keys(settings: Settings, matrix_graph: GraphBackend) -> None:

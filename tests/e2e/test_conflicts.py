@@ -22,7 +22,7 @@ from write_gate.services import pipeline
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 SCHEMAS = Path(__file__).parent.parent / "schemas" / "conflicts"
 API = {"source": "api", "extraction_method": "manual", "reliability": 1.0}

@@ -22,7 +22,7 @@ from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import BackendKind, Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 PERSON = {"label": "Person", "source": "t", "extraction_method": "api"}
 
 

@@ -25,7 +25,7 @@ from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 EXPORT_SCHEMAS = TESTS / "schemas" / "exports"
 PERSON = 'Person:{"name":"Mercury"}'
@@ -253,6 +253,7 @@ async def test_bad_filters_are_refused_with_a_code(client: Client) -> None:
         assert (await rejected(client, "export_graph", args))["error_code"] == "INVALID_INPUT", args
 
 
+@pytest.mark.every_transport
 async def test_progress_is_reported_while_paging(
     settings: Settings, graph_with_data: GraphBackend, transport: str
 ) -> None:
@@ -290,6 +291,7 @@ async def test_export_is_an_admin_tool(settings: Settings, graph_with_data: Grap
             assert denied["error_code"] == "PERMISSION_DENIED"
 
 
+@pytest.mark.one_tier
 async def test_in_both_profiles_and_over_stdio(settings: Settings, graph_with_data: GraphBackend) -> None:
     async with open_client(settings, "stdio", profile="memory") as client:
         await ok(
@@ -308,6 +310,7 @@ def cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.one_tier
 async def test_the_cli_exports_every_format_with_the_same_filters(
     client: Client, settings: Settings, tmp_path: Path
 ) -> None:

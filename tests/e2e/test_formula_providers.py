@@ -137,7 +137,8 @@ async def test_typed_tools_advertise_and_take_the_providers_methods(
 async def test_the_memory_profile_stamps_the_configured_method(
     settings: Settings, graph: GraphBackend, provider: str, method: str, confidence: float
 ) -> None:
-    """README: with these providers, WRITE_GATE_MEMORY_EXTRACTION_METHOD names a grade or scale value."""
+    """docs/provenance/formulas.md: with these providers, WRITE_GATE_MEMORY_EXTRACTION_METHOD names a grade or
+    scale value."""
     await load_into_graph(graph, read_sources([TESTS / "schemas" / "memory"]))
     memory = settings.model_copy(update={"formula_provider": provider, "memory_extraction_method": method})
     async with open_client(memory, "in_process", profile="memory") as client:

@@ -19,7 +19,7 @@ from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 
 @pytest.fixture
@@ -204,6 +204,7 @@ async def test_the_grant_holds_for_the_hierarchy_type_labels_and_the_archive(
     assert await child_of(graph) == set()
 
 
+@pytest.mark.every_transport
 async def test_the_knowledge_tools_answer_over_both_transports(
     settings: Settings, graph: GraphBackend, transport: str
 ) -> None:

@@ -21,7 +21,7 @@ from write_gate.serving.config import Settings
 from write_gate.store.bundled import bundled
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 RPG = bundled("schemas") / "examples" / "rpg"
 PROV = {"source": "dm-notes", "extraction_method": "manual", "reliability": 0.8}
@@ -342,6 +342,7 @@ async def test_list_conflicts_filters_by_status_label_and_property_and_pages(
     assert bad["error_code"] == "INVALID_INPUT" and wrong_status["error_code"] == "INVALID_INPUT"
 
 
+@pytest.mark.one_tier
 async def test_the_history_tools_answer_in_the_memory_profile_over_stdio(
     settings: Settings, matrix_graph: GraphBackend
 ) -> None:

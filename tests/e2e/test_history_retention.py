@@ -24,7 +24,7 @@ from write_gate.serving.history_keeper import keep_history_pruned, prune_once
 from write_gate.store.history_pruning import prune_history
 from write_gate.store.migrations import migrate
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 RETENTION_DAYS = 30.0
 
@@ -92,6 +92,7 @@ async def test_a_served_gate_prunes_at_start(settings: Settings, graph: GraphBac
     assert await people(graph) == 1
 
 
+@pytest.mark.one_tier
 async def test_the_cli_prunes_and_prints_how_many_records_went(settings: Settings, graph: GraphBackend) -> None:
     await create_records(graph)
     kept_all = prune(settings, retention=0)  # 0: keep every record

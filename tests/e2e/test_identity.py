@@ -19,7 +19,7 @@ from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 # Everything JSON can carry that an engine stores: no NUL, no lone surrogates (both are INVALID_INPUT).
 names = st.one_of(

@@ -22,7 +22,7 @@ from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 FEW = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 MESH_PROV = {"source": "identity-test", "extraction_method": "manual", "reliability": 0.8}

@@ -19,7 +19,7 @@ from write_gate.serving.config import Settings
 from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 CHILD_OF_SCHEMAS = TESTS / "schemas" / "child_of"
 
@@ -339,6 +339,7 @@ async def test_progress_is_reported_to_a_client_that_asks(client: Client) -> Non
     assert seen == [(500, 600), (600, 600)]
 
 
+@pytest.mark.one_tier
 async def test_progress_reaches_a_client_over_streamable_http(
     settings: Settings, graph: GraphBackend, tmp_path: Path
 ) -> None:
@@ -364,6 +365,7 @@ def cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.one_tier
 async def test_the_cli_imports_by_format_and_strategy(settings: Settings, graph: GraphBackend, tmp_path: Path) -> None:
     cli_settings = settings.model_copy(update={"agent": "cli-importer"})
     folder = tmp_path / "export"

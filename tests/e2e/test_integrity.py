@@ -17,7 +17,7 @@ from write_gate.serving.config import Settings
 from write_gate.store.bundled import bundled
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 PROV = {"source": "integrity", "extraction_method": "api"}
 
 
@@ -207,6 +207,7 @@ async def stamps(graph: GraphBackend) -> tuple[dict[str, tuple[str, str]], dict[
 WRITERS = {"in_process": "carol", "stdio": None}
 
 
+@pytest.mark.every_transport
 async def test_every_write_path_stamps_the_agent_that_wrote(
     settings: Settings, graph: GraphBackend, transport: str
 ) -> None:

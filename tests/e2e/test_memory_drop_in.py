@@ -1,6 +1,6 @@
-"""Memory-profile behaviours the README's drop-in table states that the side-by-side comparison with the
-official server (tests/official_memory) does not reach: deleting by another spelling of a type, and what a
-refused call says about each item."""
+"""Memory-profile behaviours the drop-in table (docs/clients/memory-profile.md) states that the side-by-side
+comparison with the official server (tests/official_memory) does not reach: deleting by another spelling of a
+type, and what a refused call says about each item."""
 
 from collections.abc import AsyncIterator
 

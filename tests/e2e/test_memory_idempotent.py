@@ -14,7 +14,7 @@ from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 # Every node and relationship the memory profile writes, all of their properties (the registry's own aside).
 NODES = Statement(

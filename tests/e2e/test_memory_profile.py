@@ -14,7 +14,7 @@ from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 # The official server's nine, the history reads, statistics and saved searches.
 MEMORY_TOOLS = {
@@ -280,6 +280,7 @@ async def test_open_several_nodes_gets_every_connecting_relation(m: Memory) -> N
 # 8.7 persistence, and the gate underneath
 
 
+@pytest.mark.one_tier
 async def test_data_survives_a_new_session(settings: Settings, m: Memory) -> None:
     await m("create_entities", entities=[entity("Alice", observations=["x"]), entity("Bob")])
     await m("create_relations", relations=[rel("Alice", "Bob")])

@@ -20,7 +20,7 @@ from write_gate.serving.config import Settings
 from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import SchemaFileError, load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 MEMORYMESH = TESTS / "schemas" / "memorymesh"
 PROV = {"source": "campaign-log", "extraction_method": "manual", "reliability": 0.8}

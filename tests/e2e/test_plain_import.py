@@ -1,7 +1,9 @@
-"""`write-gate import FILE` without `--format` (issue 26, item 2), through the real CLI in a subprocess on every
-engine tier: the file's content tells its kind. The gate's own jsonl export round-trips losslessly (ids, labels,
-keys, from_id/to_id, tags, importance, properties, weights: two nodes of one name under two labels stay two);
-memory-mcp's lines keep their tags and importance; the official server's lines take the official path as before."""
+"""`write-gate import FILE` without `--format` (issue 26, item 2), through the real CLI in a subprocess: the file's
+content tells its kind. The gate's own jsonl export round-trips losslessly (ids, labels, keys, from_id/to_id, tags,
+importance, properties, weights: two nodes of one name under two labels stay two); memory-mcp's lines keep their
+tags and importance; the official server's lines take the official path as before. The kind is decided above the
+engine, and the import's statements run on every tier in test_import_strategies.py: these process tests run on
+one."""
 
 import json
 import subprocess
@@ -16,7 +18,7 @@ from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
+pytestmark = pytest.mark.anyio
 
 EXPORTS = TESTS / "schemas" / "exports"
 PROV = {"source": "wiki", "extraction_method": "manual", "reliability": 0.8}

@@ -20,7 +20,7 @@ from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 POLICY_SCHEMAS = TESTS / "schemas" / "policies"
 # Ledger again, naming no policy and no half-life.
@@ -45,6 +45,7 @@ def by_name(views: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {view["name"]: view for view in views}
 
 
+@pytest.mark.every_transport
 async def test_get_schema_shows_each_entrys_policy_and_half_life_and_the_gates_defaults(
     policies: Settings, graph: GraphBackend, transport: str
 ) -> None:
@@ -75,6 +76,7 @@ async def test_get_schema_shows_each_entrys_policy_and_half_life_and_the_gates_d
         assert "conflict_policy" not in ledger["property_types"]["balance"]
 
 
+@pytest.mark.one_tier
 async def test_bad_values_are_refused_at_load_naming_the_file_and_the_field(settings: Settings, tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     for entry, field in (
@@ -166,6 +168,7 @@ async def test_without_a_half_life_the_effective_confidence_is_the_stored_one(
         assert "provenance" not in plain  # not asked for: the answer is the one it always was
 
 
+@pytest.mark.one_tier
 async def test_stdio_reads_weigh_with_the_setting(policies: Settings, graph: GraphBackend) -> None:
     """WRITE_GATE_DECAY_HALF_LIFE_DAYS reaches `write-gate serve` as JSON."""
     async with open_client(policies, "stdio") as client:

@@ -20,7 +20,7 @@ from write_gate.serving.config import Settings
 from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 SCHEMAS = TESTS / "schemas" / "properties"
 PROV = {"source": "crm", "extraction_method": "manual"}
@@ -137,6 +137,7 @@ async def test_remap_keeps_unknown_names_and_allow_is_the_gate_as_it_was(
     assert agent_written(await stored(registry, "Loose", "l1")) == {"name": "l1", "Age": "thirty", "e_mail": "x"}
 
 
+@pytest.mark.every_transport
 async def test_the_gates_setting_applies_to_entries_without_a_policy(
     settings: Settings, registry: GraphBackend, transport: str
 ) -> None:

@@ -23,7 +23,7 @@ from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 WG = "urn:write-gate:vocab#"
 ADA_BOT = "ada-bot"
@@ -189,6 +189,7 @@ async def test_filters_and_archived_as_in_every_export(client: Client) -> None:
     assert (await rejected(client, "export_graph", {"format": "prov-xml"}))["error_code"] == "INVALID_INPUT"
 
 
+@pytest.mark.one_tier
 async def test_the_cli_exports_prov_with_the_same_filters(written: Settings, tmp_path: Path) -> None:
     out = tmp_path / "people.ttl"
     argv = write_gate_argv("export", "--format", "prov-turtle", "--labels", "Person", "-o", str(out))

@@ -23,7 +23,7 @@ from write_gate.serving.assembly import open_gate
 from write_gate.serving.config import BackendKind, Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 PEOPLE = TESTS / "schemas" / "quarantine"
 VEHICLE = TESTS / "schemas" / "quarantine_vehicle"
 # Text an agent might send that looks like Cypher, with both kinds of quote: stored and replayed as a value.
@@ -60,6 +60,7 @@ async def vehicles(graph: GraphBackend) -> dict[str, dict[str, Any]]:
     return {row["v"]["plate"]: row["v"] for row in rows}
 
 
+@pytest.mark.every_transport
 async def test_a_replay_after_a_schema_load_writes_exactly_the_matching_rejections(
     settings: Settings, people: GraphBackend, transport: str
 ) -> None:
@@ -372,7 +373,6 @@ async def test_a_claimed_entry_waits_for_its_replay_and_a_stale_claim_is_taken_o
         ]
 
 
-@pytest.mark.every_tier
 async def test_two_replays_at_once_try_each_still_refused_entry_once(
     settings: Settings, people: GraphBackend, tmp_path: Path
 ) -> None:

@@ -20,7 +20,7 @@ from write_gate.serving.config import Settings
 from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 PEOPLE = {
     "Alice Smith": {"role": "Engineer at Acme", "notes": ["leads the search team", "likes graph databases"]},

@@ -1,9 +1,12 @@
-"""Every fenced block of README.md is run, or checked as far as it can be here, so docs and server cannot drift.
+"""Every fenced block of README.md and of the documentation's pages (docs/, in mkdocs.yml's nav) is run, or checked
+as far as it can be here, so docs and server cannot drift.
 
-A block or command that no test below covers fails `test_every_block_is_run_or_exempt`: add it to RUN with the
-test that runs it, or to EXEMPT with why it cannot run here and what is checked instead."""
+A block or command that no test covers fails `test_every_block_is_run_or_exempt`: add it to RUN with the test that
+runs it (here, or `tests/<path>.py::test_name` in another module), or to EXEMPT with why it cannot run here and
+what is checked instead. docs/development/docs.md says how a page's blocks are named and tested."""
 
 import contextlib
+import importlib
 import io
 import itertools
 import json
@@ -46,7 +49,7 @@ from write_gate.surface.server import build_server
 pytestmark = pytest.mark.anyio
 # One engine is enough: the README's behaviour on every engine is the matrix's business.
 EMBEDDED = pytest.mark.parametrize("engine", ["embedded"], indirect=True)
-ROOT = rb.README.parent
+ROOT = rb.ROOT
 NOW = "2026-01-02T00:00:00.000Z"
 UV = shutil.which("uv") or "uv"
 
@@ -119,6 +122,12 @@ STATS_TOOLS = (
 
 # Each test, and the blocks (by key) or sh commands it runs.
 RUN = {
+    "tests/unit/test_console_docs.py::test_the_pages_command_lines_are_the_clis": [
+        "console:add-operator",
+        "console:console-command",
+        "observability:scraper",
+        "observability:stdio",
+    ],
     "test_first_command_serves": ["uv run write-gate serve"],
     "test_tool_calls_answer_as_shown": [
         *(
@@ -137,6 +146,8 @@ RUN = {
         "answer:write_nodes",
         "answer:refresh_schema_cache",
         "my-schemas/npc.json",
+        "call:write_relationship#refused",
+        "answer:write_relationship#refused",
     ],
     "test_property_names_example": [
         "my-schemas/contacts.json",
@@ -228,9 +239,16 @@ RUN = {
     ],
 }
 
+CLAUDE_CODE = "claude mcp add write-gate -- uv --directory /path/to/write-gate run write-gate serve"
+
 # What cannot run here: why, and which test checks it as far as it can.
 EXEMPT = {
+    "Write Gate console, as agent 'console'. Open this link (it works once):": "what `write-gate console` prints; "
+    "tests/e2e/test_console.py::test_the_console_command_opens_once_by_its_printed_link starts it and opens the link",
     "uv run pytest": "the suite itself; running it from inside the suite would recurse",
+    "uv run mkdocs serve": "serves until stopped; tests/e2e/test_docs_site.py builds the same site with --strict",
+    CLAUDE_CODE: "no Claude Code here; test_claude_code_line_is_the_desktop_entry checks it starts the server the "
+    "Claude Desktop entry starts, which test_claude_desktop_config_starts_the_server runs",
     "docker compose up": "no Docker here; test_compose_commands checks the files and services it names",
     "MEMGRAPH_USER=gate MEMGRAPH_PASSWORD=... docker compose -f docker-compose.yml -f docker-compose.publish-bolt.yml "
     "up --build": "no Docker here; test_compose_commands checks the files and the variables it names",
@@ -241,14 +259,34 @@ EXEMPT = {
 }
 
 
+def defined(test: str) -> bool:
+    """A RUN name: a test of this module, or `tests/<path>.py::test_name` in another."""
+    if "::" not in test:
+        return test in globals()
+    path, name = test.split("::")
+    return hasattr(importlib.import_module(path.removesuffix(".py").replace("/", ".")), name)
+
+
 def test_every_block_is_run_or_exempt() -> None:
     found = rb.ids(rb.blocks())
     run = [key for keys in RUN.values() for key in keys]
-    assert len(found) == len(set(found)), "two README blocks share a key: give one a <!-- readme-test: ID --> marker"
+    assert len(found) == len(set(found)), "two blocks share a key: give one a <!-- readme-test: ID --> marker"
     assert len(run) == len(set(run)) and not set(run) & set(EXEMPT)
-    assert set(found) - set(run) - set(EXEMPT) == set(), "README blocks no test runs: add them to RUN or EXEMPT"
-    assert set(run) | set(EXEMPT) == set(found), "RUN or EXEMPT name blocks the README no longer has"
-    assert set(RUN) <= set(globals()), "RUN names a test that does not exist"
+    where = {key: b.where for b in rb.blocks() for key in rb.ids([b])}
+    unrun = sorted((where[key], key) for key in set(found) - set(run) - set(EXEMPT))
+    assert unrun == [], f"blocks no test runs (add them to RUN or EXEMPT): {unrun}"
+    gone = (set(run) | set(EXEMPT)) - set(found)
+    assert gone == set(), f"RUN or EXEMPT name blocks no page has: {gone}"
+    missing = [test for test in RUN if not defined(test)]
+    assert missing == [], f"RUN names tests that do not exist: {missing}"
+
+
+def test_every_marker_names_a_block() -> None:
+    """A `readme-test` marker stands on the line right before a fence: one elsewhere names nothing, and the block
+    it meant would go by its first line."""
+    for path, n, key in rb.markers():
+        lines = rb.text_of(path).splitlines()
+        assert n < len(lines) and lines[n].lstrip().startswith("```"), f"{path.relative_to(ROOT)} line {n}: {key}"
 
 
 # --- helpers -------------------------------------------------------------------------------------------
@@ -507,7 +545,8 @@ async def test_prov_example(settings: Settings, graph: GraphBackend) -> None:
     rb.assert_matches(answer, json_block("answer:export_graph#prov"), "PROV example")
     exported = timeless(answer["content"])
     assert timeless(rb.block("turtle:prov-excerpt").text) - exported == set()
-    query = re.search(r"`(SELECT \?value \?agent WHERE [^`]+)`", rb.README.read_text(encoding="utf-8")).group(1)
+    page = rb.text_of(rb.block("turtle:prov-excerpt").path)
+    query = re.search(r"`(SELECT \?value \?agent WHERE [^`]+)`", page).group(1)
     prefixes = "PREFIX prov: <http://www.w3.org/ns/prov#>\nPREFIX wg: <urn:write-gate:vocab#>\n"
     said = {(str(v), str(a)) for v, a in Graph().parse(data=answer["content"], format="turtle").query(prefixes + query)}
     assert said == {
@@ -651,8 +690,9 @@ async def test_import_and_backup_commands(
 async def test_tool_calls_answer_as_shown(
     settings: Settings, graph: GraphBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each answer block, in the README's order, is what the server answers to its call block (or implied call),
-    through a real MCP client session on a freshly migrated graph as `write-gate serve` makes it."""
+    """Each answer block, in reading order (the README, then the pages), is what the server answers to its call
+    block (or implied call), through a real MCP client session on a freshly migrated graph as `write-gate serve`
+    makes it; then the README's refused call."""
     await migrate(graph)
     async with open_client(settings, "in_process") as client:
         # `answer:<tool>#<example>`: a section's own example, run by its own test (its registry differs).
@@ -673,7 +713,12 @@ async def test_tool_calls_answer_as_shown(
             if tool == "find_duplicates":
                 await acme_and_acmee(client)
             request = IMPLIED_REQUESTS[tool] if tool in IMPLIED_REQUESTS else json_block(f"call:{tool}")
-            rb.assert_matches(await call(client, tool, request), json.loads(answer.text), f"README line {answer.line}")
+            rb.assert_matches(await call(client, tool, request), json.loads(answer.text), answer.where)
+        # The README's third call: a type nobody registered, refused.
+        refused = await client.call_tool("write_relationship", json_block("call:write_relationship#refused"))
+        assert refused.is_error and refused.structured_content is not None
+        rb.assert_matches(refused.structured_content, json_block("answer:write_relationship#refused"), "refused")
+        assert "WORKS_FOR" in refused.structured_content["details"]["known_types"]
 
 
 async def acme_and_acmee(client: Client) -> None:
@@ -731,7 +776,7 @@ async def test_property_names_example(
             answer = rb.block(f"answer:write_node#{example}")
             result = await client.call_tool("write_node", json_block(f"call:write_node#{example}"))
             assert result.structured_content is not None
-            rb.assert_matches(result.structured_content, json.loads(answer.text), f"README line {answer.line}")
+            rb.assert_matches(result.structured_content, json.loads(answer.text), answer.where)
     rows = await graph.read(Statement("MATCH (n:Contact) RETURN properties(n) AS p"))
     [node] = [row["p"] for row in rows]
     assert (node["name"], node["age"], node["email"]) == ("Ann", 41, "ann@example.org")
@@ -760,7 +805,7 @@ async def test_conflicts_example(
         assert first is not None and "conflicts" not in first
         kept = (await llm_bot.call_tool("write_node", guess)).structured_content
         answer = rb.block("answer:write_node#conflict-kept")
-        rb.assert_matches(kept, json.loads(answer.text), f"README line {answer.line}")
+        rb.assert_matches(kept, json.loads(answer.text), answer.where)
         email = await llm_bot.call_tool("write_node", {**guess, "properties": {"email": "al@guess.example"}})
         refused = email.structured_content or {}
         assert email.is_error and refused["error_code"] == "CONFLICT"
@@ -990,6 +1035,21 @@ async def test_claude_desktop_config_starts_the_server(settings: Settings) -> No
         assert {tool.name for tool in (await client.list_tools()).tools} == GATE_TOOLS
 
 
+def test_claude_code_line_is_the_desktop_entry() -> None:
+    """`claude mcp add NAME -- COMMAND ARGS...` registers a stdio server: the README's line names the server and the
+    command line of the Claude Desktop (and Cursor) entry, which test_claude_desktop_config_starts_the_server runs."""
+    words = rb.argv(rb.commands(rb.sh_block(CLAUDE_CODE))[0])
+    entry = json.loads(rb.block('{"mcpServers": {"write-gate": {').text)["mcpServers"]
+    assert words[:3] == ["claude", "mcp", "add"] and words[4] == "--"
+    [name] = entry
+    assert words[3] == name and words[5:] == [entry[name]["command"], *entry[name]["args"]]
+    # What the entry's env sets is the default, so the Claude Code line, which sets none, serves the same gate.
+    defaults = Settings()
+    for variable, value in entry[name]["env"].items():
+        default = getattr(defaults, variable.removeprefix("WRITE_GATE_").lower())
+        assert getattr(default, "value", default) == value, variable
+
+
 def test_python_snippet_runs_from_anywhere(tmp_path: Path) -> None:
     """The snippet, run as a script from a folder outside the checkout with the reader's path filled in, writes
     its node. Its server gets the SDK's default environment, so HOME points the data folder into tmp_path."""
@@ -1034,8 +1094,9 @@ NPX_UNPINNED = {"@modelcontextprotocol/server-memory": "quoted as the line in th
 
 def test_npx_commands_are_pinned() -> None:
     """`npx pkg` runs whatever is newest, which may not run on the reader's Node (the Inspector after 1.0.3 needs
-    Node 22.7.5): every npx line the README gives names a version."""
-    found = re.findall(r"npx (?:-y )?(@?[\w./-]+?)(@\d[\w.]*)?[\s`]", rb.README.read_text())
+    Node 22.7.5): every npx line the README and the pages give names a version."""
+    text = "\n".join(rb.text_of(path) for path in rb.documents())
+    found = re.findall(r"npx (?:-y )?(@?[\w./-]+?)(@\d[\w.]*)?[\s`]", text)
     assert found
     for package, version in found:
         assert version or package in NPX_UNPINNED, f"npx {package} is not pinned"

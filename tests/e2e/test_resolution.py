@@ -18,7 +18,7 @@ from write_gate.store.bundled import bundled
 from write_gate.store.schema_files import load_into_graph, read_sources
 from write_gate.surface.server import build_server
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 RPG = bundled("schemas") / "examples" / "rpg"
 PROV = {"source": "crm", "extraction_method": "manual", "reliability": 0.8}
@@ -283,6 +283,7 @@ async def test_bad_merges_get_structured_rejections(client: Client) -> None:
     assert bad["error_code"] == "INVALID_INPUT"
 
 
+@pytest.mark.one_tier
 async def test_aliases_hold_across_gates_batches_and_the_memory_profile(
     client: Client, settings: Settings, graph: GraphBackend
 ) -> None:

@@ -13,7 +13,7 @@ from tests.conftest import ok
 from write_gate.serving.config import Settings
 from write_gate.surface.server import build_server
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 # One entity in each of three labels, so a page crosses labels; Zoe and Ada know Acme.
 ENTITIES = [

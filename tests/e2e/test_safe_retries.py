@@ -29,7 +29,7 @@ from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import load_into_graph, read_sources
 from write_gate.surface.write_guard import REPLAYED_META
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 PROV = {"source": "crm", "extraction_method": "manual", "reliability": 0.8}
 CLIENTS, REPEATS = 3, 4  # the storm: each key sent by 3 sessions, 4 times each, all at once
@@ -128,6 +128,7 @@ async def test_a_retry_storm_of_appended_observations_answers_the_first_outcome(
         assert opened["entities"][0]["observations"] == ["likes tea"]
 
 
+@pytest.mark.one_tier
 async def test_a_client_that_gave_up_gets_the_first_outcome_and_the_graph_changed_once(
     settings: Settings, graph: GraphBackend
 ) -> None:

@@ -33,7 +33,7 @@ from write_gate.serving.config import Settings
 from write_gate.store.bundled import bundled
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 RPG = bundled("schemas") / "examples" / "rpg"  # its labels have typed tools (add_location)
 
@@ -112,6 +112,7 @@ def ada(team: str, **extra: Any) -> dict[str, Any]:
     }
 
 
+@pytest.mark.every_transport
 async def test_two_spaces_see_nothing_of_each_other(fleet: Settings, transport: str) -> None:
     async with as_agent(fleet, "alice", transport) as alice, as_agent(fleet, "bob", transport) as bob:
         await ok(alice, "write_node", ada("a"))
@@ -234,6 +235,7 @@ async def registry_names(settings: Settings, space: str) -> set[str]:
         await backend.close()
 
 
+@pytest.mark.one_tier
 async def test_the_graph_commands_work_in_the_space_they_name(settings: Settings, tmp_path: Path) -> None:
     """schema load, import, export and backup with --space, each on that space's graph only (per-space registry)."""
     fleet = spaced(settings, tmp_path, shared=False)
@@ -258,12 +260,14 @@ async def test_the_graph_commands_work_in_the_space_they_name(settings: Settings
     assert unserved.returncode == 2 and "team_z: not a space this gate serves" in unserved.stderr
 
 
+@pytest.mark.one_tier
 async def test_a_shared_registry_is_loaded_into_the_default_space_whichever_is_named(fleet: Settings) -> None:
     loaded = run(fleet, "schema", "load", "--space", "team_b", str(COMPOSITE_SCHEMAS))
     assert loaded.returncode == 0, loaded.stderr
     assert "City" in await registry_names(fleet, "team_a") and "City" not in await registry_names(fleet, "team_b")
 
 
+@pytest.mark.one_tier
 async def test_a_fleet_over_http_works_in_the_spaces_its_tokens_grant(fleet: Settings, tmp_path: Path) -> None:
     """Real tokens from `agents add --spaces`; /health reports each space; each team's writes stay in its space."""
     agents = tmp_path / "tokens.toml"
@@ -291,7 +295,7 @@ async def test_a_subscriber_hears_only_its_own_spaces_writes_and_changes_since_r
 ) -> None:
     """The change feed per space: alice (team_a) subscribed to every change hears carol's write in team_a and
     nothing of bob's in team_b, reads only team_a's in the resource and in changes_since."""
-    fleet = fleet.model_copy(update={"change_poll_seconds": 0.2, "change_settle_seconds": 0})
+    fleet = fleet.model_copy(update={"change_poll_seconds": 0.05, "change_settle_seconds": 0})
     heard = Heard()
     async with (
         subscriber(fleet.model_copy(update={"agent": "alice"}), heard) as alice,
@@ -300,7 +304,7 @@ async def test_a_subscriber_hears_only_its_own_spaces_writes_and_changes_since_r
     ):
         await alice.subscribe_resource(ALL)
         await ok(bob, "write_node", ada("team_b"))  # another space: alice's gate never hears of it
-        await anyio.sleep(1.5)  # several of the watchers' polls
+        await anyio.sleep(0.3)  # several of the watchers' polls
         assert heard.uris == []
         await ok(carol, "write_node", {**ada("team_a"), "space": "team_a"})
         assert await heard.until(1) == [ALL]
@@ -311,5 +315,5 @@ async def test_a_subscriber_hears_only_its_own_spaces_writes_and_changes_since_r
         assert [c["agent"] for c in changes] == ["carol"]
         bobs = (await ok(bob, "changes_since", {}))["changes"]
         assert [c["agent"] for c in bobs] == ["bob"]
-        await anyio.sleep(1.0)
+        await anyio.sleep(0.3)  # several polls again
         assert heard.uris == [ALL]  # still one: bob's write was never told to alice

@@ -25,7 +25,7 @@ from write_gate.store.bundled import bundled
 from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 REGISTERED = "['Person', 'Organization', 'Entity']"
 RPG = bundled("schemas") / "examples" / "rpg"
@@ -403,7 +403,6 @@ async def test_concurrent_updates_each_land_none_lost(client: Client, graph: Gra
     assert len(answers) == len(updates)
 
 
-@pytest.mark.every_tier
 async def test_the_stats_say_which_entities_the_reads_show_and_which_are_archived(
     settings: Settings, matrix_graph: GraphBackend
 ) -> None:

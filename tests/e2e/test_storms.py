@@ -197,6 +197,7 @@ async def test_repeated_sigkills_of_the_engine_and_of_gates_while_they_write(tmp
     after_last_kill: Counter[int] = Counter()
     new_keys_under_kills = 0  # acknowledged between the first kill and the last
     kills: Counter[str] = Counter()
+    writing, acknowledged_by = anyio.Event(), set()  # set once every writer has had a write acknowledged
 
     async def writer(slot: int) -> None:
         """One client; when its gate is killed, it starts another gate (a new writer name) and goes on."""
@@ -213,6 +214,10 @@ async def test_repeated_sigkills_of_the_engine_and_of_gates_while_they_write(tmp
                             acknowledged = await write_fresh(client, ledger, name, value)
                         else:
                             acknowledged = await write(client, ledger, name, KEYS[value % len(KEYS)], value)
+                        if acknowledged and not writing.is_set():
+                            acknowledged_by.add(slot)
+                            if len(acknowledged_by) == 3:
+                                writing.set()
                         if acknowledged and fresh and kills.total() and not stop.is_set():
                             new_keys_under_kills += 1
                         if acknowledged and stop.is_set():
@@ -221,7 +226,8 @@ async def test_repeated_sigkills_of_the_engine_and_of_gates_while_they_write(tmp
                 generation += 1
 
     async def killer() -> None:
-        await anyio.sleep(6)  # the gates are up and writing
+        with anyio.fail_after(120):  # the gates are up and writing: each writer has a write acknowledged
+            await writing.wait()
         for round_ in range(6):
             if round_ % 2 == 0:
                 with anyio.fail_after(30):  # the gates start it again at their next call

@@ -13,7 +13,7 @@ from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 KNOWLEDGE_SCHEMAS = TESTS / "schemas" / "knowledge"
 

@@ -22,7 +22,7 @@ from write_gate.store.bundled import bundled
 from write_gate.store.schema_files import SchemaFileError, load_into_graph, read_sources
 from write_gate.surface.server import build_server
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 RPG = bundled("schemas") / "examples" / "rpg"
 PROV = {"source": "dm-notes", "extraction_method": "manual", "reliability": 0.8}

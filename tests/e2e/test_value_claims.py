@@ -15,7 +15,7 @@ from write_gate.serving.config import Settings
 from write_gate.store.bundled import bundled
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 RPG = bundled("schemas") / "examples" / "rpg"
 API = {"source": "api", "extraction_method": "manual", "reliability": 1.0}

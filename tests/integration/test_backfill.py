@@ -14,7 +14,7 @@ from write_gate.serving.config import Settings
 from write_gate.store.backfill import backfill_identity
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 OLD_NODES = [
     ("Person", {"name": "Émile", "age": 40}),

@@ -7,7 +7,7 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.engines import BackendError, ConstraintViolation, GraphBackend
 from write_gate.serving.config import BackendKind, Settings
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 AWKWARD = ['a"b', "a'b", "back\\slash", "`tick`", 'x" }) MATCH (n) DETACH DELETE n //', "line\nbreak", "ünï ☃ 𝄞"]
 

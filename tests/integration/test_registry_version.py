@@ -11,7 +11,7 @@ from write_gate.serving.config import BackendKind, Settings
 from write_gate.store.graph_registry import GraphRegistrySource
 from write_gate.store.migrations import migrate
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 VERSIONS = Statement("MATCH (v:WriteGateRegistry) RETURN v.name AS name, v.version AS version ORDER BY version")
 

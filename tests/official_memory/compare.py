@@ -1,7 +1,7 @@
 """What tells the memory profile's answers and graph from the official memory server's: pure, no I/O.
 
-`EXPECTED` is the one allow-list: each difference the drop-in keeps on purpose, with its reason (the README's
-"The memory profile" table says the same). A `Comparison` takes both answers to each step of a script and
+`EXPECTED` is the one allow-list: each difference the drop-in keeps on purpose, with its reason (the table of
+docs/clients/memory-profile.md says the same). A `Comparison` takes both answers to each step of a script and
 both whole graphs after it, undoes each expected difference where it occurs (noting its id), and reports
 whatever still differs. The test fails on any report, and on an expected difference that never occurred.
 """

@@ -7,7 +7,8 @@ from typing import Any
 from tests.conftest import FEED_TOOLS, INTERCHANGE_TOOLS, KNOWLEDGE_TOOLS, QUARANTINE_TOOLS, STATS_TOOLS
 
 Report = list[str]
-# The writes whose idempotentHint is true here and false there: a repeat skips what exists (README, Capabilities).
+# The writes whose idempotentHint is true here and false there: a repeat skips what exists
+# (docs/clients/capabilities.md).
 IDEMPOTENT_HERE = {"create_entities", "create_relations", "add_observations"}
 KNOWLEDGE_GRAPH = "memory://knowledge-graph"
 # The registry's resources, and the graph's statistics (get_graph_stats).

@@ -3,6 +3,8 @@ each rejects, that the agent's reliability does not move them, what typed tools 
 start-up check of a method the server would stamp itself."""
 
 import math
+import re
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -23,7 +25,7 @@ from write_gate.serving.config import ConfigurationError, Settings
 ADMIRALTY = AdmiraltyFormulaProvider()
 STIX = StixFormulaProvider()
 
-# Written out by hand from README "Formula providers" (letter A 1.0, B 0.8, C 0.6, D 0.4, E 0.2, F 0.5; digit
+# Written out by hand from docs/provenance/formulas.md (letter A 1.0, B 0.8, C 0.6, D 0.4, E 0.2, F 0.5; digit
 # 1 0.9, 2 0.7, 3 0.5, 4 0.3, 5 0.1, 6 0.5), not computed from the provider's own tables.
 ADMIRALTY_TABLE = {
     "A": [0.9, 0.7, 0.5, 0.3, 0.1, 0.5],
@@ -39,7 +41,7 @@ ADMIRALTY_EXPECTED = {
     for digit, value in zip("123456", row, strict=True)
 }
 
-# STIX 2.1, Appendix A "Confidence Scales", as the README's table spells each value.
+# STIX 2.1, Appendix A "Confidence Scales", as the table of docs/provenance/formulas.md spells each value.
 STIX_EXPECTED = {
     "nlmh:none": 0.0,
     "nlmh:low": 0.15,
@@ -187,7 +189,8 @@ def test_a_stamped_method_the_provider_refuses_is_one_clear_line(provider: str) 
     message = str(caught.value)
     assert "\n" not in message
     assert message.startswith(f"WRITE_GATE_MEMORY_EXTRACTION_METHOD=llm is not a method the '{provider}' formula")
-    assert 'README "Formula providers"' in message
+    page = re.search(r"\(see (docs/[\w/-]+\.md)\)$", message)
+    assert page and (Path(__file__).parents[2] / page.group(1)).is_file(), message  # a page that says which
 
 
 def test_a_stamped_method_the_provider_accepts_passes() -> None:

@@ -18,6 +18,7 @@ from write_gate.core.cypher import aliases as alias_cypher
 from write_gate.core.cypher import archive, hierarchy, history_reads, text_search
 from write_gate.core.cypher import backup as backup_cypher
 from write_gate.core.cypher import change_feed as change_feed_cypher
+from write_gate.core.cypher import console as console_cypher
 from write_gate.core.cypher import exports as export_cypher
 from write_gate.core.cypher import idempotency as idempotency_cypher
 from write_gate.core.cypher import quarantine as quarantine_cypher
@@ -400,6 +401,17 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
             },
         ),
         "read_quarantine_count": lambda: quarantine_cypher.COUNT,
+        "read_console_writes_per_minute": lambda: Statement(
+            console_cypher.WRITES_PER_MINUTE.text, {"since": s("time")}
+        ),
+        "read_console_rejections_per_minute": lambda: Statement(
+            console_cypher.REJECTIONS_PER_MINUTE.text, {"since": s("time")}
+        ),
+        "read_console_agent_writes": lambda: console_cypher.AGENT_WRITES,
+        "read_console_agent_rejections": lambda: console_cypher.AGENT_REJECTIONS,
+        "read_console_fallback_drift": lambda: Statement(
+            console_cypher.fallback_drift("Entity").text, {"limit": m.n(1)}
+        ),
         "quarantine_drop_oldest": lambda: Statement(quarantine_cypher.DROP_OLDEST.text, {"excess": m.n(2)}),
         "read_quarantine_list": lambda: Statement(
             quarantine_cypher.LIST.text,

@@ -1,5 +1,5 @@
 """The package's layers, held against its imports: each module imports only from its own layer or those below,
-and only the MCP surface imports the MCP SDK or Starlette. README "Development" draws the same order."""
+and only the MCP surface imports the MCP SDK or Starlette. docs/development/layout.md draws the same order."""
 
 import ast
 from pathlib import Path

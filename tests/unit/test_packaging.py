@@ -80,3 +80,9 @@ def test_the_wheel_ships_py_typed_and_the_bundled_registry(tmp_path: Path) -> No
     assert modules <= names, sorted(modules - names)
     assert any(n.startswith("write_gate/_bundled/schemas/") for n in names)
     assert any(n.startswith("write_gate/_bundled/migrations/") for n in names)
+    # The console's templates and static files (the vendored graph library and its licence too): nothing is fetched
+    # at run time.
+    console = ROOT / "src" / "write_gate" / "surface" / "console"
+    assets = {f"write_gate/{p.relative_to(ROOT / 'src' / 'write_gate')}" for p in console.rglob("*") if p.is_file()}
+    assets = {name for name in assets if "__pycache__" not in name}
+    assert {"write_gate/surface/console/static/vendor/cytoscape/LICENSE"} <= assets <= names, sorted(assets - names)

@@ -32,7 +32,9 @@ def effective_confidence(confidence: float, at: str, now: datetime, half_life: f
     if half_life is None:
         return confidence
     age_days = max(0.0, (now - parse_at(at)).total_seconds() / SECONDS_PER_DAY)
-    return round(confidence * 0.5 ** (age_days / half_life), CONFIDENCE_DECIMALS)
+    # A float power may be complex in general, so typeshed types it Any; a positive base keeps this one real.
+    factor: float = 0.5 ** (age_days / half_life)
+    return round(confidence * factor, CONFIDENCE_DECIMALS)
 
 
 def weigher(

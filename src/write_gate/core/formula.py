@@ -47,7 +47,7 @@ class FlatFormulaProvider:
         return reliability
 
 
-BUILT_IN: dict[str, type] = {
+BUILT_IN: dict[str, type[FormulaProvider]] = {
     "default": DefaultFormulaProvider,
     "flat": FlatFormulaProvider,
     "admiralty": AdmiraltyFormulaProvider,

@@ -86,10 +86,12 @@ def _record(**values: Any) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
 
 
-def _claim_list(claim: ValueProvenance | None) -> list[Any] | None:
-    if claim is None:
-        return None
+def _claim_fields(claim: ValueProvenance) -> list[Any]:
     return [claim.agent, claim.source, claim.extraction_method, claim.confidence, claim.at]
+
+
+def _claim_list(claim: ValueProvenance | None) -> list[Any] | None:
+    return None if claim is None else _claim_fields(claim)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -104,7 +106,7 @@ def set_changes(
     before = before or {}
     # What every record of this write shares, built once: a batch writes tens of thousands of them.
     shared = _record(change_id=ctx.change_id, at=ctx.at, revision=ctx.revision, op=Op.SET.value, **subject.fields())
-    claim, agent = _claim_list(ctx.claim), ctx.claim.agent
+    claim, agent = _claim_fields(ctx.claim), ctx.claim.agent
     records = []
     for prop, after in written.items():
         old = before.get(prop)

@@ -64,7 +64,7 @@ class EntityFilter:
         return {"k_tags": tags, "k_min_importance": self.min_importance, "k_max_importance": self.max_importance}
 
 
-def depth_first(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def depth_first[R: Mapping[str, Any]](rows: Sequence[R]) -> list[R]:
     """Descendants in depth-first order (each right after its parent's earlier siblings' subtrees, siblings by
     name), from each one's path between it and the node (`path_ids`, `path_names`: from the descendant up)."""
 

@@ -41,7 +41,9 @@ def _between(type_: str, outgoing: bool, node: End, other: End) -> Subject:
     return Subject.relationship(type_, start.label, start.key, end.label, end.key)
 
 
-def _copied(subject: Subject, values: Mapping[str, Any], names: Sequence[str], ctx: MergeContext) -> list[dict]:
+def _copied(
+    subject: Subject, values: Mapping[str, Any], names: Sequence[str], ctx: MergeContext
+) -> list[dict[str, Any]]:
     records = []
     for name in names:
         claim = parse_claim(values.get(claim_name(name)))

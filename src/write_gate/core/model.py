@@ -7,13 +7,11 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    SerializerFunctionWrapHandler,
     StrictBool,
     StrictFloat,
     StrictInt,
     StrictStr,
     ValidationError,
-    model_serializer,
 )
 
 from write_gate.core.claims import ValueProvenance
@@ -159,14 +157,7 @@ class MeetsConflicts(BaseModel):
     """A write's answer lists `conflicts` only when it met some, so a write that met none answers as before."""
 
     # Values another writer claims that this write met, and what each one's conflict policy did.
-    conflicts: list[ConflictMet] = Field(default_factory=list)
-
-    @model_serializer(mode="wrap")
-    def _without_no_conflicts(self, handler: SerializerFunctionWrapHandler):  # noqa: ANN202 - keeps the schema
-        data = handler(self)
-        if not data.get("conflicts"):
-            data.pop("conflicts", None)
-        return data
+    conflicts: list[ConflictMet] = Field(default_factory=list, exclude_if=lambda conflicts: not conflicts)
 
 
 class NodeWritten(MeetsConflicts):

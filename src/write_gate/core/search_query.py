@@ -329,7 +329,8 @@ def recall(node: Node, syntax: Syntax) -> str | None:
             return None
         joined = " ".join(kept) if syntax == "redisearch" else " AND ".join(kept)
         return kept[0] if len(kept) == 1 else f"({joined})"
-    if any(p is None for p in parts):
+    present = [p for p in parts if p is not None]
+    if len(present) < len(parts):
         return None
-    joined = " | ".join(parts) if syntax == "redisearch" else " OR ".join(parts)  # type: ignore[arg-type]
+    joined = " | ".join(present) if syntax == "redisearch" else " OR ".join(present)
     return f"({joined})"

@@ -2,7 +2,7 @@
 how rare it is among the candidates), computed with the judging, each term counted once per candidate."""
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from write_gate.core.search_query import Document, Node, Term, evaluate, leaves, occurrences
@@ -30,7 +30,8 @@ def judge_and_score(tree: Node, docs: Sequence[Document]) -> list[Judged]:
     return out
 
 
-def _holds(index: dict[Term, int], row: list[int]):  # noqa: ANN202 - a closure over one row
+def _holds(index: dict[Term, int], row: list[int]) -> Callable[[Term], bool]:
+    """A closure over one row: whether each term occurs in it."""
     return lambda term: row[index[term]] > 0
 
 

@@ -27,7 +27,9 @@ class ConstraintViolation(BackendError):
 
 
 class GraphBackend(Protocol):
-    dialect: Dialect
+    # Read-only here, so a backend may hold its own engine's dialect (MemgraphDialect, FalkorDBDialect).
+    @property
+    def dialect(self) -> Dialect: ...
 
     async def write(self, statement: Statement) -> list[Row]:
         """Run one statement in one transaction; return its rows as dicts."""

@@ -103,6 +103,7 @@ class EmbeddedEngine:
         while True:
             found = engine_process.probe(socket_path, folder)
             if found.state is State.SERVING:
+                assert found.pid is not None  # a serving engine's probe names its process
                 self.pid = found.pid
                 return found.pid
             lock = try_lock(folder.engine_lock)
@@ -152,8 +153,8 @@ class EmbeddedEngine:
     def leave(self) -> None:
         """Stop using the engine; the last gate out shuts it down (SIGTERM: redis' graceful shutdown, which
         flushes the append-only file) and waits until it is gone."""
-        folder = self.folder
-        if folder is None or self._gate_lock is None:
+        folder, socket_path = self.folder, self.socket_path  # join() sets both
+        if folder is None or socket_path is None or self._gate_lock is None:
             return
         if self._recorder is not None:
             # Everything this gate was told is written is in the files by now (the engine writes its
@@ -169,7 +170,7 @@ class EmbeddedEngine:
         if last is None:
             return  # other gates still use it
         try:
-            found = engine_process.probe(self.socket_path, folder)
+            found = engine_process.probe(socket_path, folder)
             pid = found.pid if found.state in (State.SERVING, State.BUSY) else None
             if is_locked(folder.engine_lock) and (pid := pid or read_holder(folder.engine_lock)):
                 with contextlib.suppress(ProcessLookupError):
@@ -236,6 +237,7 @@ class EmbeddedBackend(FalkorDBBackend):
                 return False
             if pid == before:
                 return False
+            assert self.engine.folder is not None  # ensure_running answered: the engine has joined its folder
             logger.warning("the embedded engine was gone; process %s serves %s now", pid, self.engine.folder.root)
             await FalkorDBBackend.close(self)
             self._connect(f"unix://{self.engine.socket_path}")

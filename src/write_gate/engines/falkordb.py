@@ -105,10 +105,8 @@ class FalkorDBBackend:
         await self._ddl(self.dialect.create_index(label, prop))
 
     async def ensure_unique(self, label: str, prop: str) -> None:
-        # FalkorDBDialect says why there is no constraint here; the index is what remains.
+        # FalkorDBDialect.create_unique_constraint says why there is no constraint here; the index is what remains.
         await self.ensure_index(label, prop)
-        if (ddl := self.dialect.create_unique_constraint(label, prop)) is not None:
-            await self._ddl(ddl)
 
     async def ensure_text_index(self, label: str) -> bool:
         await self._ddl(self.dialect.create_text_index(label))

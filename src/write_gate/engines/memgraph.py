@@ -94,7 +94,7 @@ class MemgraphBackend:
         @neo4j.unit_of_work(timeout=self._timeout)
         async def work(tx: neo4j.AsyncManagedTransaction) -> list[Row]:
             try:
-                result = await tx.run(statement.text, dict(statement.params))  # type: ignore[arg-type]
+                result = await tx.run(statement.text, dict(statement.params))
                 rows = [{key: plain(value) for key, value in record.items()} async for record in result]
                 summary = await result.consume()
             except TransientError as exc:
@@ -150,7 +150,7 @@ class MemgraphBackend:
         try:
             with anyio.fail_after(self._deadline):
                 async with self._driver.session(database=self._database) as session:
-                    result = await session.run(text)  # type: ignore[arg-type]  # validated, quoted names only
+                    result = await session.run(text)  # validated, quoted names only
                     await result.consume()
         except TimeoutError as exc:
             raise self._late(self._deadline) from exc

@@ -122,12 +122,12 @@ async def _restore(
             restored.nodes += len(chunk)
             advance(len(chunk))
     rels = sorted(contents.relationships, key=lambda r: r.type)
-    for type_, group in groupby(rels, key=lambda r: r.type):
+    for type_, same_type in groupby(rels, key=lambda r: r.type):
         statement = restore_relationships(type_)
-        for chunk in _chunks(list(group), batch_size):
-            rows = [{"from": engine_ids[r.start], "to": engine_ids[r.end], "props": r.properties} for r in chunk]
+        for rel_chunk in _chunks(list(same_type), batch_size):
+            rows = [{"from": engine_ids[r.start], "to": engine_ids[r.end], "props": r.properties} for r in rel_chunk]
             [row] = await backend.write(Statement(statement.text, {"rows": rows}))
             restored.relationships += row["created"]
-            advance(len(chunk))
+            advance(len(rel_chunk))
     restored.indexes = await recreate_indexes(backend)
     return restored

@@ -1,5 +1,5 @@
 """The import formats read into records (import_records.py): json, jsonl, csv and graphml, each in the gate's
-form (docs: README "Imports") and in memory-mcp's and the official server's. Pure: text in, records out.
+form (docs/interchange/import.md) and in memory-mcp's and the official server's. Pure: text in, records out.
 
 A whole-file problem (not JSON at all, no sections) is a ValueError; a bad item is a record with its problem,
 so the rest still imports."""
@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 from typing import Any, Literal
 
-from write_gate.interchange.import_records import Parsed, entity, relation, split_id
+from write_gate.interchange.import_records import Parsed, Where, entity, relation, split_id
 
 ImportFormat = Literal["json", "jsonl", "csv", "graphml"]
 
@@ -121,7 +121,7 @@ def _csv_records(text: str) -> list[Parsed]:
         gate = "id" in (reader.fieldnames or []) or "from_id" in (reader.fieldnames or [])
         make = entity if name == "entities" else relation
         for row in reader:
-            where = ("line", first + reader.line_num - 1)
+            where: Where = ("line", first + reader.line_num - 1)
             try:
                 data = _gate_row(row) if gate else _memory_row(row)
             except ValueError as exc:  # a JSON column that is not JSON, a number that is not one

@@ -127,7 +127,7 @@ def relation(where: Where, data: Any) -> Parsed:
     return _parse(where, data, RelationRecord)
 
 
-def _parse(where: Where, data: Any, model: type[_Record]) -> Parsed:
+def _parse(where: Where, data: Any, model: type[EntityRecord] | type[RelationRecord]) -> Parsed:
     if not isinstance(data, dict):
         return Parsed(where, None, "not a JSON object")
     try:

@@ -257,8 +257,8 @@ async def import_records(
         done += 1
         if done % every == 0:
             await progress(done, total)
-    for parsed, record in relations:
-        await run.relation(parsed, record)
+    for parsed, link in relations:
+        await run.relation(parsed, link)
         done += 1
         if done % every == 0:
             await progress(done, total)

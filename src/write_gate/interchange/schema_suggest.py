@@ -10,7 +10,7 @@ label and unknown relation types be rejected.
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +66,38 @@ def suggest(items: Iterable[Line | BadLine], registry: SchemaRegistry) -> Sugges
             entity_types[item.item.entityType] += 1
         else:
             relation_types[item.item.relationType] += 1
+    return suggest_counts(entity_types, relation_types, registry)
+
+
+def _text(value: Any) -> str | None:
+    return value.lstrip(":") or None if isinstance(value, str) else None
+
+
+def drift_counts(calls: Iterable[tuple[str, Mapping[str, Any]]]) -> tuple[Counter[str], Counter[str]]:
+    """The entity and relation types rejected write calls (tool, arguments) named, counted: what a fleet sent
+    that the registry did not take (the console's drift candidates, beside what the fallback label holds)."""
+    entity_types: Counter[str] = Counter()
+    relation_types: Counter[str] = Counter()
+    for tool, arguments in calls:
+        if tool == "write_node" and (label := _text(arguments.get("label"))):
+            entity_types[label] += 1
+        elif tool == "write_relationship":
+            if kind := _text(arguments.get("type")):
+                relation_types[kind] += 1
+            for end in ("from_label", "to_label"):
+                if label := _text(arguments.get(end)):
+                    entity_types[label] += 1
+        for entity in arguments.get("entities") or () if tool == "create_entities" else ():
+            if isinstance(entity, Mapping) and (label := _text(entity.get("entityType"))):
+                entity_types[label] += 1
+        for relation in arguments.get("relations") or () if tool == "create_relations" else ():
+            if isinstance(relation, Mapping) and (kind := _text(relation.get("relationType"))):
+                relation_types[kind] += 1
+    return entity_types, relation_types
+
+
+def suggest_counts(entity_types: Counter[str], relation_types: Counter[str], registry: SchemaRegistry) -> Suggestion:
+    """Draft entries for the entity and relation types (as written, with their uses) the registry does not cover."""
     out = Suggestion()
     unknown_labels: Counter[str] = Counter()
     for written, uses in sorted(entity_types.items()):

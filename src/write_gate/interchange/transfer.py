@@ -1,14 +1,14 @@
 """`write-gate import`: moving a memory server's data in (the graph out is interchange.exporting)."""
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from write_gate.access.agents import Agent
 from write_gate.core.model import GateRejection
 from write_gate.interchange.formats import BadLine, Line
-from write_gate.services.memory import ItemOutcome, MemoryService, WriterContext
+from write_gate.services.memory import EntityIn, ItemOutcome, MemoryService, RelationIn, WriterContext
 
 # --- import --------------------------------------------------------------------------------------
 
@@ -29,18 +29,16 @@ class ImportReport:
         }
 
 
-def _record(report: ImportReport, kind: str, lines: list[Line], outcomes: list[ItemOutcome]) -> None:
+def _record(report: ImportReport, kind: str, batch: Sequence[tuple[int, Any]], outcomes: list[ItemOutcome]) -> None:
     for outcome in outcomes:
-        line = lines[outcome.index]
+        number, _item = batch[outcome.index]
         report.counts[f"{kind} {outcome.status}"] += 1
         if outcome.status == "rejected":
             report.rejected.append(
-                {"line": line.number, "kind": kind, "error_code": outcome.error_code, "message": outcome.message}
+                {"line": number, "kind": kind, "error_code": outcome.error_code, "message": outcome.message}
             )
         if outcome.remapped_from:
-            report.remapped.append(
-                {"line": line.number, "kind": kind, "from": outcome.remapped_from, "to": outcome.label}
-            )
+            report.remapped.append({"line": number, "kind": kind, "from": outcome.remapped_from, "to": outcome.label})
 
 
 async def import_lines(
@@ -55,8 +53,9 @@ async def import_lines(
 ) -> ImportReport:
     """Entities first (so relations find their endpoints), in batches; every line gets an outcome."""
     report = ImportReport()
-    entities: list[Line] = []
-    relations: list[Line] = []
+    # Each item with its line's number, entities and relations apart.
+    entities: list[tuple[int, EntityIn]] = []
+    relations: list[tuple[int, RelationIn]] = []
     for item in items:
         if isinstance(item, BadLine):
             report.counts["line rejected"] += 1
@@ -64,30 +63,34 @@ async def import_lines(
                 {"line": item.number, "kind": "line", "error_code": "INVALID_INPUT", "message": item.reason}
             )
             advance(1)
+        elif isinstance(item.item, EntityIn):
+            entities.append((item.number, item.item))
         else:
-            (entities if item.kind == "entity" else relations).append(item)
+            relations.append((item.number, item.item))
     would_create: dict[str, str] = {}
     try:
         for start in range(0, len(entities), batch_size):
-            batch = entities[start : start + batch_size]
+            entity_batch = entities[start : start + batch_size]
             outcomes, _ = await memory.create_entities(
-                [line.item for line in batch], writer, agent, atomic=False, write=not dry_run
+                [entity for _number, entity in entity_batch], writer, agent, atomic=False, write=not dry_run
             )
-            _record(report, "entity", batch, outcomes)
-            would_create.update({batch[o.index].item.name: o.label for o in outcomes if o.status == "created"})
-            advance(len(batch))
+            _record(report, "entity", entity_batch, outcomes)
+            would_create.update(
+                {entity_batch[o.index][1].name: o.label for o in outcomes if o.status == "created" and o.label}
+            )
+            advance(len(entity_batch))
         for start in range(0, len(relations), batch_size):
-            batch = relations[start : start + batch_size]
+            relation_batch = relations[start : start + batch_size]
             outcomes, _ = await memory.create_relations(
-                [line.item for line in batch],
+                [relation for _number, relation in relation_batch],
                 writer,
                 agent,
                 atomic=False,
                 write=not dry_run,
                 known=would_create if dry_run else None,
             )
-            _record(report, "relation", batch, outcomes)
-            advance(len(batch))
+            _record(report, "relation", relation_batch, outcomes)
+            advance(len(relation_batch))
     except GateRejection as exc:
         # The engine went away mid-import: what was written stays written, and the report says where it stopped.
         report.stopped = f"{exc.rejected.error_code}: {exc.rejected.message}"

@@ -135,7 +135,7 @@ class _Chunk:
     """A chunk's statement, ready to run, and what each of its items answers once it lands."""
 
     statement: Statement
-    answers: dict[int, Callable[[Mapping[str, Any]], ItemOutcome]]
+    answers: Mapping[int, Callable[[Mapping[str, Any]], ItemOutcome]]
 
 
 async def write_nodes(gate: Gate, items: list[WriteNodeRequest | ValidationError], agent: Agent) -> BatchWritten:

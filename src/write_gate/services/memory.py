@@ -258,7 +258,7 @@ class MemoryService:
                 subject = Subject.node(label, identity_key(keys))
                 changes = created_changes(subject, {**keys, **plan.properties}, change, plan.provenance)
                 # Guarded at revision 0 (it is new): it starts at revision 1, as its records (the guard's) say.
-                write = write_node(
+                node_write = write_node(
                     label,
                     keys,
                     plan.properties,
@@ -267,7 +267,7 @@ class MemoryService:
                     plan.result.property_remaps,
                     Guard(0, True, changes, [], change.change_id),
                 )
-                statement = create_node_if_name_absent(scope, entity.name, write)
+                statement = create_node_if_name_absent(scope, entity.name, node_write)
                 rows = await run_write(gate.backend, statement)
                 if not (rows and rows[0]["written"]):
                     outcomes[i] = ItemOutcome(

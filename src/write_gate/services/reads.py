@@ -539,7 +539,8 @@ class Reader:
 
     def name_scope(self) -> NameScope:
         registry = self._registry()
-        keyed, other = [], []
+        keyed: list[str] = []
+        other: list[str] = []
         for label in registry.all_canonical_labels():
             entry = registry.get_entry(label)
             (keyed if entry is not None and entry.merge_keys == ("name",) else other).append(label)

@@ -1,7 +1,8 @@
 """Seed 004's tags and importance: `add_tags`, `remove_tags`, `set_importance`, `add_tags_to_multiple_entities`.
 Each answers what the entity's tags (or importance) now are."""
 
-from typing import Annotated
+from collections.abc import Mapping
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
@@ -65,7 +66,7 @@ class EntityImportance(BaseModel):
 async def _retag(
     gate: Gate, target: Located, tags: list[str], add: bool, ctx: WriterContext, agent: Agent
 ) -> EntityTags:
-    def change(current: dict) -> dict:
+    def change(current: Mapping[str, Any]) -> dict[str, Any]:
         return {TAGS: tags_with(current, tags) if add else tags_without(current, tags)}
 
     after = await update_entity(gate, target, change, ctx, agent)

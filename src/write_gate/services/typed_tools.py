@@ -10,7 +10,7 @@ import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Protocol, cast
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
 
@@ -134,6 +134,20 @@ def _type_schema(entry: SchemaEntry, mode: Mode, *, beside_add: bool) -> dict[st
     # writes names the entry does not define (drift of a defined name is remapped to it, and stays closed).
     open_ = typed_tool_policy(entry) is not UndeclaredPolicy.REJECT and mode != "delete"
     return {"type": "object", "properties": fields, "required": required, "additionalProperties": open_}
+
+
+class ClaimArguments(Protocol):
+    """The claim an add_ or update_ request carries: the fields request_model gives the model it builds for them
+    (built at run time, so the checker knows them only through this)."""
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def extraction_method(self) -> str: ...
+
+    @property
+    def reliability(self) -> float: ...
 
 
 # null is taken as "not given", and advertised as nothing but a number.
@@ -268,7 +282,7 @@ class TypedPlan:
 def plan_typed_write(
     entry: SchemaEntry,
     mode: Literal["add", "update"],
-    request: BaseModel,
+    request: ClaimArguments,
     parsed: Parsed,
     found: Mapping[str, list[str]],
     gate: Gate,
@@ -483,10 +497,11 @@ async def run_typed(entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Ga
     if mode == "delete":
         return await _delete(entry, request, gate, agent)
     parsed = parse_values(entry, mode, getattr(request, tool_type_name(entry.label)), gate)
+    claim = cast(ClaimArguments, request)  # an add_ or update_ request: request_model gave it these fields
     found = await find_targets(gate, parsed.names_to_find())
     node = Endpoint(entry.label, parsed.merge_keys)
     try:
-        plan = plan_typed_write(entry, mode, request, parsed, found, gate, gate.stamp(agent))
+        plan = plan_typed_write(entry, mode, claim, parsed, found, gate, gate.stamp(agent))
     except GateRejection as exc:  # a target not found by name: an update's missing node is said first
         if mode == "update" and exc.rejected.error_code is ErrorCode.ENDPOINT_NOT_FOUND:
             await _check_node(gate, entry, node)
@@ -510,7 +525,7 @@ async def run_typed(entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Ga
         parsed = redirected
         node = Endpoint(entry.label, parsed.merge_keys)
         found = await find_targets(gate, parsed.names_to_find())
-        plan = plan_typed_write(entry, mode, request, parsed, found, gate, gate.stamp(agent))
+        plan = plan_typed_write(entry, mode, claim, parsed, found, gate, gate.stamp(agent))
     else:
         raise contention()
     if rows and rows[0]["written"]:

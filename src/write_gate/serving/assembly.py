@@ -15,7 +15,9 @@ from write_gate.services.gate import Gate
 from write_gate.serving.config import BackendKind, ConfigurationError, Settings
 from write_gate.serving.history_keeper import keep_history_pruned
 from write_gate.serving.idempotency_keeper import keep_idempotency_pruned
+from write_gate.serving.instrumented_backend import InstrumentedBackend
 from write_gate.serving.registry_keeper import RegistryKeeper
+from write_gate.serving.telemetry import EngineTarget, Telemetry
 from write_gate.store.graph_registry import GraphRegistrySource
 from write_gate.store.migrations import migrate
 
@@ -48,6 +50,13 @@ async def open_backend(settings: Settings) -> GraphBackend:
     )
 
 
+def engine_target(settings: Settings) -> EngineTarget:
+    """What a statement's span names: the engine's kind and the graph (FalkorDB) or database (Memgraph)."""
+    if settings.backend is BackendKind.MEMGRAPH:
+        return EngineTarget("memgraph", settings.memgraph_database or "memgraph")
+    return EngineTarget("falkordb", settings.graph_name)
+
+
 MEMORY_METHOD_SETTING = "WRITE_GATE_MEMORY_EXTRACTION_METHOD"
 
 
@@ -68,7 +77,7 @@ def formula_provider(
         shown = ", ".join(allowed[:6]) + (f", ... ({len(allowed)} in all)" if len(allowed) > 6 else "")
         raise ConfigurationError(
             f"{stamps_setting}={stamps} is not a method the {settings.formula_provider!r} formula provider "
-            f'accepts; set it to one that is: {shown} (README "Formula providers")'
+            f"accepts; set it to one that is: {shown} (see docs/provenance/formulas.md)"
         )
     return provider
 
@@ -96,14 +105,18 @@ async def open_gate(
     keep_loading: bool = False,
     on_registry_change: Callable[[], Awaitable[None]] | None = None,
     registry: GraphBackend | None = None,
+    telemetry: Telemetry | None = None,
 ) -> AsyncIterator[Gate]:
     """Open the engine, apply pending migrations, load the registry; close the engine on exit.
 
     `keep_loading` (a server): start even if the engine or registry is not there yet, keep retrying, and
     poll the registry's version while running. Otherwise (the CLI) a failed first load is an error.
-    `registry`: another graph's backend (kept open by the caller) whose registry this gate uses (shared spaces)."""
+    `registry`: another graph's backend (kept open by the caller) whose registry this gate uses (shared spaces).
+    `telemetry`: with metrics or tracing on, every statement of this gate is counted, timed and traced."""
     formula_provider(settings)  # a bad provider spec fails start-up, loudly
     backend = await open_backend(settings)
+    if telemetry is not None and telemetry.on:
+        backend = InstrumentedBackend(backend, telemetry, engine_target(settings))
     try:
         gate = build_gate(settings, backend, registry)
         keeper = RegistryKeeper(
@@ -115,7 +128,8 @@ async def open_gate(
         loaded = await keeper.attempt()
         if not keep_loading:
             if not loaded:
-                raise gate.load_error  # type: ignore[misc]  # attempt() always sets it when it fails
+                assert gate.load_error is not None  # attempt() always sets it when it fails
+                raise gate.load_error
             yield gate
             return
         async with anyio.create_task_group() as tasks:

@@ -148,7 +148,7 @@ class Settings(BaseSettings):
     max_list_length: int = Field(default=10_000, ge=1)
     max_batch_items: int = Field(default=10_000, ge=1)
 
-    # Safe retries (README "Fleets: safe retries"): how long a write's idempotency_key answers its first outcome;
+    # Safe retries (docs/fleets/safe-retries.md): how long a write's idempotency_key answers its first outcome;
     # how long a repeat waits for a call still running with its key; after how long a claim whose gate never
     # stored an outcome counts as stale (its repeats are told IDEMPOTENCY_OUTCOME_UNKNOWN, never run again).
     idempotency_retention_hours: float = Field(default=24.0, gt=0, allow_inf_nan=False)
@@ -174,6 +174,19 @@ class Settings(BaseSettings):
     # An HTTP session with no request in flight for this long is closed; its id then answers 404.
     session_idle_seconds: float = Field(default=1800.0, gt=0)
     max_sessions: int = Field(default=10_000, ge=1)
+
+    # Monitoring (docs/observability.md): Prometheus metrics at /metrics over HTTP (off: no counting at all); over
+    # stdio, a port on 127.0.0.1 to serve them on beside the pipe (none: no metrics). Traces follow OpenTelemetry's
+    # own variables (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_EXPORTER).
+    metrics: bool = True
+    metrics_port: int | None = Field(default=None, ge=1, le=65535)
+    # The web console at /console over HTTP (docs/console.md); `write-gate console` serves it on its own.
+    console: bool = True
+    console_port: int = Field(default=8765, ge=1, le=65535)
+    # How long a console login lasts without a request (its session cookie is then refused).
+    console_session_idle_seconds: float = Field(default=8 * 3600.0, gt=0)
+    # How often an open console page asks for new changes (the history page's live list); 0: it never asks.
+    console_poll_seconds: float = Field(default=2.0, ge=0)
 
     # Spaces: isolated graphs in the one engine (one graph each on FalkorDB, one database each on Memgraph),
     # chosen per agent by its grant; empty: no spaces, the one graph as before. The default space is today's

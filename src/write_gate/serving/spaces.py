@@ -14,6 +14,7 @@ from write_gate.core.spaces import granted_spaces
 from write_gate.services.gate import Gate
 from write_gate.serving.assembly import open_backend, open_gate
 from write_gate.serving.config import ConfigurationError, Settings
+from write_gate.serving.telemetry import Telemetry
 
 
 class Spaces:
@@ -60,12 +61,13 @@ async def open_spaces(
     auto_migrate: bool = True,
     keep_loading: bool = False,
     on_registry_change: Callable[[], Awaitable[None]] | None = None,
+    telemetry: Telemetry | None = None,
 ) -> AsyncIterator[Spaces]:
     """Every served space's gate (registry-holding spaces first, so the others can read it)."""
     names = settings.spaces or [settings.default_space]
     ordered = sorted(names, key=lambda name: settings.registry_space(name) != name)
     options: dict[str, Any] = dict(
-        auto_migrate=auto_migrate, keep_loading=keep_loading, on_registry_change=on_registry_change
+        auto_migrate=auto_migrate, keep_loading=keep_loading, on_registry_change=on_registry_change, telemetry=telemetry
     )
     async with AsyncExitStack() as stack:
         gates: dict[str, Gate] = {}

@@ -34,8 +34,8 @@ def _json_text(field: str) -> Callable[[BaseModel], str]:
     )
 
 
-def _message(result: BaseModel) -> str:
-    return result.message  # type: ignore[attr-defined]
+def _message(result: Done) -> str:
+    return result.message
 
 
 # Hints as the official server's, except idempotentHint on the three writes: it says false, but here a name or

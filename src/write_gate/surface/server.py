@@ -4,6 +4,7 @@ import dataclasses
 import functools
 import json
 import logging
+import time
 import warnings
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
@@ -18,12 +19,13 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.models import InitializationOptions
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+from mcp.server.transport_security import TransportSecurityMiddleware
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from pydantic import BaseModel, ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp
 
 from write_gate import __version__
@@ -44,15 +46,21 @@ from write_gate.serving.assembly import formula_provider
 from write_gate.serving.audit import Decision
 from write_gate.serving.change_watcher import ChangeWatcher
 from write_gate.serving.config import Settings
+from write_gate.serving.gauges import sample_gauges
 from write_gate.serving.spaces import Spaces, open_spaces
+from write_gate.serving.telemetry import Metrics, Telemetry, tracing_from_environment
 from write_gate.surface import http_auth, schema_resources, session_log
 from write_gate.surface.change_resources import AREA, CHANGES, ChangeResources, ChangeSubscriptions
 from write_gate.surface.connections import Connections
+from write_gate.surface.console.app import console_mount
 from write_gate.surface.http_auth import AgentsTokenVerifier
 from write_gate.surface.http_security import public_url, transport_security, unlisted_wildcard_bind
 from write_gate.surface.listen_streams import ListenStreams
 from write_gate.surface.malformed import AnswerMalformedPosts
 from write_gate.surface.mcp_context import GateContext
+from write_gate.surface.mcp_spans import McpSpans
+from write_gate.surface.metrics_endpoint import metrics_route
+from write_gate.surface.operations import Operations
 from write_gate.surface.profiles import PROFILES
 from write_gate.surface.space_argument import take_space, with_space
 from write_gate.surface.sse_events import EventLog, ResumableSessionManager
@@ -180,6 +188,10 @@ class Identities:
         agents, bearer, client_id = self.agents, token.token, token.client_id
         return lambda: (agents.by_token(bearer) if agents else None) or Agent(client_id, NO_GRANT)
 
+    def listed(self, agent_id: str) -> bool:
+        """Whether the agents file names this agent (only such names label metrics)."""
+        return self.agents is not None and self.agents.by_id(agent_id) is not None
+
     def replaying(self, agent_id: str) -> Agent:
         """The agent a quarantined call is replayed as: its grant in the agents file as it is now; with no file,
         fully trusted (as stdio trusts it); one the file no longer lists gets no grant (PERMISSION_DENIED)."""
@@ -191,6 +203,13 @@ class Identities:
 class GateServer(Server[Services]):
     """The SDK's server, whose capabilities say `tools.listChanged` on every transport: a refresh that changes
     the generated tools sends `notifications/tools/list_changed`, over stdio and HTTP alike."""
+
+    # What /health, the space look-ups and the HTTP token verifier read: the default space's services and the
+    # spaces while the lifespan runs (None outside it), and the agents file's identities (set by build_server).
+    services: Services | None = None
+    spaces: Spaces | None = None
+    identities: Identities
+    operations: Operations  # the console's way in (surface/console)
 
     def create_initialization_options(
         self,
@@ -220,13 +239,19 @@ class GateServer(Server[Services]):
         return capabilities
 
 
-def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: bool = True) -> Server[Services]:
+def build_server(
+    settings: Settings, *, profile: str = "gate", auto_migrate: bool = True, telemetry: Telemetry | None = None
+) -> GateServer:
+    """`telemetry`: the metrics and tracing to keep (serving/telemetry.py); none by default."""
+    telemetry = telemetry or Telemetry()
     # The memory profile stamps its writes with the configured method: one the provider refuses stops the start.
     formula_provider(settings, stamps=settings.memory_extraction_method if profile == "memory" else None)
     selection = ToolSelection.parse(settings.tools)
     static = {spec.name: spec for spec in PROFILES[profile] if selection.offers(spec.name, spec.group)}
     taken = {spec.name for spec in PROFILES[profile]}
     identities = Identities(settings)
+    telemetry.listing(identities.listed)
+    metrics = telemetry.metrics
     # Limits per agent and idempotency keys, before every write and admin call; rate buckets in the default space's
     # graph, so an agent's limit is one across spaces (and across gates on that graph).
     guard = WriteGuard(settings, buckets=lambda _services: spaced[settings.default_space].gate.backend)
@@ -287,6 +312,7 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             auto_migrate=auto_migrate,
             keep_loading=True,
             on_registry_change=registry_changed if generated else None,
+            telemetry=telemetry,
         ) as spaces:
             hierarchy = HierarchySettings(settings.hierarchy_type, settings.hierarchy_max_depth)
             for name, gate in spaces.gates.items():
@@ -308,8 +334,8 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
                     functools.partial(listening, name),
                 )
             services = spaced[settings.default_space]
-            server.services = services  # type: ignore[attr-defined]  # for /health
-            server.spaces = spaces  # type: ignore[attr-defined]
+            server.services = services  # for /health
+            server.spaces = spaces
             try:
                 async with anyio.create_task_group() as tasks:
                     for watcher in watchers.values():
@@ -318,13 +344,13 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
                     tasks.cancel_scope.cancel()
             finally:
                 listens.close()
-                server.services = server.spaces = None  # type: ignore[attr-defined]
+                server.services = server.spaces = None
                 spaced.clear()
                 watchers.clear()
 
     def space_of(agent: Agent, requested: object | None = None) -> str | None:
         """The space the call works in (None: spaces are off); SPACE_NOT_GRANTED as a GateRejection."""
-        spaces: Spaces | None = server.spaces  # type: ignore[attr-defined]
+        spaces: Spaces | None = server.spaces
         return spaces.space_for(agent.grant, requested) if spaces is not None and spaces.enabled else None
 
     def space_services(ctx: GateContext, agent: Agent, requested: object | None = None) -> Services:
@@ -345,12 +371,12 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         return space, ctx.lifespan_context if space is None else spaced[space], rest, None
 
     def spaces_of(agent: Agent) -> list[str]:
-        spaces: Spaces | None = server.spaces  # type: ignore[attr-defined]
+        spaces: Spaces | None = server.spaces
         return spaces.granted(agent.grant) if spaces is not None else []
 
     def in_space(agent: Agent, space: str) -> bool:
         """Whether the agent may still work in `space` (always, with spaces off)."""
-        spaces: Spaces | None = server.spaces  # type: ignore[attr-defined]
+        spaces: Spaces | None = server.spaces
         return spaces is None or not spaces.enabled or space in spaces.granted(agent.grant)
 
     def in_agent_space(ctx: GateContext) -> GateContext:
@@ -435,27 +461,31 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
         decision.done(result.structured_content, bool(result.is_error))
         return bool(result.is_error), result.structured_content or {}
 
-    async def call_tool(ctx: GateContext, params: types.CallToolRequestParams) -> types.CallToolResult:
-        connections.add(ctx)
-        agent = identities.agent(ctx)
-        space, services, arguments, refused = pick_space(ctx, agent, params.arguments)
-        specs, _ = table(services)
-        spec = specs.get(params.name)
-        decision = Decision(agent.id, params.name, space)
-        if spec is None:
-            # A protocol error, as the MCP specification has it for tools/call of an unknown tool.
-            decision.done({"error_code": ErrorCode.INVALID_INPUT.value}, True)
-            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
+    async def perform(
+        agent: Agent,
+        spec: ToolSpec,
+        specs: dict[str, ToolSpec],
+        services: Services,
+        space: str | None,
+        arguments: dict[str, Any] | None,
+        refused: GateRejection | None,
+        client: str | None,
+        progress: Any = None,
+    ) -> types.CallToolResult:
+        """One call of a known tool, whoever asks (an MCP client, the console): the grant, the space, the guard,
+        the call; then its decision log, the change feed's nudge, the quarantine and the metrics."""
+        started = time.perf_counter()
+        decision = Decision(agent.id, spec.name, space)
         if not agent.grant.allows_tool(spec.name, spec.group):
-            message = f"this agent may not use {params.name}"
+            message = f"this agent may not use {spec.name}"
             result = _result(Rejected(error_code=ErrorCode.PERMISSION_DENIED, message=message), is_error=True)
         elif refused is not None:  # a space the grant does not cover
             result = _result(refused.rejected, is_error=True)
         else:
-            writer = writer_for(agent, _client_name(ctx))
-            context = Call(agent=agent, writer=writer, progress=ctx.session.report_progress)
+            writer = writer_for(agent, client)
+            context = Call(agent=agent, writer=writer, progress=progress) if progress else Call(agent, writer)
             result = await guard.call(spec, services, arguments, context, run)
-            if params.name == "refresh_schema_cache" and not result.is_error and set(table(services)[0]) != set(specs):
+            if spec.name == "refresh_schema_cache" and not result.is_error and set(table(services)[0]) != set(specs):
                 await registry_changed()
         is_read = spec.group == "read"
         if not is_read:
@@ -470,12 +500,76 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             # (it is kept in that space, where a replay runs it).
             kept = {k: v for k, v in (arguments or {}).items() if k != KEY_ARGUMENT}
             rejections = rejected_calls(spec.name, kept, answer, bool(result.is_error), spec.label)
-            await services.quarantine.keep(rejections, agent.id, settings.memory_source or _client_name(ctx))
+            await services.quarantine.keep(rejections, agent.id, settings.memory_source or client)
+        if metrics is not None:
+            code = (result.structured_content or {}).get("error_code")
+            seconds = time.perf_counter() - started
+            label = telemetry.agent_label(agent.id)
+            metrics.call(spec.name, label, seconds, bool(result.is_error), code, replayed)
+        return result
+
+    async def call_tool(ctx: GateContext, params: types.CallToolRequestParams) -> types.CallToolResult:
+        connections.add(ctx)
+        agent = identities.agent(ctx)
+        space, services, arguments, refused = pick_space(ctx, agent, params.arguments)
+        specs, _ = table(services)
+        spec = specs.get(params.name)
+        if spec is None:
+            # A protocol error, as the MCP specification has it for tools/call of an unknown tool.
+            Decision(agent.id, params.name, space).done({"error_code": ErrorCode.INVALID_INPUT.value}, True)
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
+        client = _client_name(ctx)
+        result = await perform(
+            agent, spec, specs, services, space, arguments, refused, client, ctx.session.report_progress
+        )
         structured = result.structured_content or {}
+        is_read = spec.group == "read"
         level = session_log.decision_level(is_read, bool(result.is_error), structured.get("error_code"))
         data = session_log.decision_data(agent.id, params.name, structured, bool(result.is_error))
         await session_log.send_decision(ctx, level, data)
         return result
+
+    def served() -> Services:
+        services: Services | None = server.services
+        if services is None:
+            raise GateRejection(ErrorCode.BACKEND_UNAVAILABLE, "the gate is starting: try again in a moment")
+        return services
+
+    def services_for(agent: Agent, requested: str | None = None) -> tuple[str | None, Services]:
+        """The space an operator's call works in (the grant's default unless one is asked for) and its services;
+        SPACE_NOT_GRANTED as a GateRejection."""
+        default = served()
+        space = space_of(agent, requested)
+        return space, default if space is None else spaced[space]
+
+    async def operate(
+        agent: Agent, tool: str, arguments: dict[str, Any] | None, space: str | None = None, client: str = "console"
+    ) -> types.CallToolResult:
+        """A tool call made in process on behalf of `agent` (the console's actions): the path an MCP client's
+        call takes, with the same grant, guard, history, quarantine and metrics."""
+        try:
+            picked, services = services_for(agent, space)
+        except GateRejection as exc:
+            return _result(exc.rejected, is_error=True)
+        specs, _ = table(services)
+        spec = specs.get(tool)
+        if spec is None:
+            return _result(Rejected(error_code=ErrorCode.INVALID_INPUT, message=f"{tool} is not offered"), True)
+        return await perform(agent, spec, specs, services, picked, arguments, None, client)
+
+    def offered(agent: Agent) -> list[ToolSpec]:
+        """The tools this agent sees in its default space (what tools/list answers it, less the `space` argument)."""
+        try:
+            _, services = services_for(agent)
+        except GateRejection:
+            return []
+        specs, _ = table(services)
+        return [spec for spec in specs.values() if agent.grant.allows_tool(spec.name, spec.group)]
+
+    async def gauges() -> None:
+        """The metrics that are read from the graph rather than counted: sampled at each scrape."""
+        if metrics is not None:
+            await sample_gauges(metrics, {name: services.gate for name, services in spaced.items()})
 
     with warnings.catch_warnings():
         # MCP logging is deprecated from protocol 2026-07-28 on, where requests opt in per call; clients of the
@@ -499,8 +593,20 @@ def build_server(settings: Settings, *, profile: str = "gate", auto_migrate: boo
             on_completion=complete,
             on_set_logging_level=session_log.set_level,
         )
-    server.services = server.spaces = None  # type: ignore[attr-defined]
-    server.identities = identities  # type: ignore[attr-defined]  # the HTTP token verifier reads the same file
+    # The SDK's own span middleware uses the process-wide tracer; the gate's uses the one it was given, and none
+    # at all when tracing is off.
+    server.middleware = [McpSpans(telemetry.tracing)] if telemetry.tracing is not None else []
+    server.services = server.spaces = None
+    server.identities = identities  # the HTTP token verifier reads the same file
+    server.operations = Operations(  # the console's way in (surface/console)
+        settings=settings,
+        agents=identities.agents,
+        call=operate,
+        services=services_for,
+        offered=offered,
+        telemetry=telemetry,
+        sample_gauges=gauges,
+    )
     return server
 
 
@@ -535,15 +641,27 @@ def initialization_options(server: Server[Services]) -> InitializationOptions:
 # --- streamable HTTP: bearer tokens, Host/Origin checks, idle sessions, /health --------------------------
 
 
+def served_telemetry(settings: Settings, *, metrics: bool) -> Telemetry:
+    """What a served gate keeps for monitoring: metrics when asked for, traces when OpenTelemetry is configured."""
+    return Telemetry(Metrics() if metrics else None, tracing_from_environment())
+
+
 def http_app(
-    settings: Settings, *, profile: str = "gate", auto_migrate: bool = True, require_auth: bool = True
+    settings: Settings,
+    *,
+    profile: str = "gate",
+    auto_migrate: bool = True,
+    require_auth: bool = True,
+    telemetry: Telemetry | None = None,
 ) -> Starlette:
     """The gate over streamable HTTP at /mcp. With an agents file every request needs a bearer token
     (401 naming the protected-resource metadata without a known one); `GET /health` answers without one.
     Built from the SDK's parts rather than `Server.streamable_http_app`, whose auth would advertise an OAuth
-    authorization server the gate does not have (see http_auth)."""
-    server = build_server(settings, profile=profile, auto_migrate=auto_migrate)
-    agents: LiveAgents | None = server.identities.agents  # type: ignore[attr-defined]
+    authorization server the gate does not have (see http_auth). Beside it: /metrics (surface/metrics_endpoint)
+    and the console at /console (surface/console), each as the settings say."""
+    telemetry = telemetry or served_telemetry(settings, metrics=settings.metrics)
+    server = build_server(settings, profile=profile, auto_migrate=auto_migrate, telemetry=telemetry)
+    agents: LiveAgents | None = server.identities.agents
     if agents is None and require_auth:
         raise ValueError(
             "HTTP needs WRITE_GATE_AGENTS_FILE (agents and their tokens); "
@@ -568,19 +686,19 @@ def http_app(
     )
 
     async def health(_request: Request) -> JSONResponse:
-        services = server.services  # type: ignore[attr-defined]
+        services = server.services
         if services is None:
             return JSONResponse({"status": "starting", "version": __version__}, status_code=503)
         engine, registry = await gate_health(services.gate)
         healthy = engine == "reachable" and registry["loaded"]
-        body = {
+        body: dict[str, Any] = {
             "status": "ok" if healthy else "degraded",
             "engine": engine,
             "backend": settings.backend.value,
             "registry": registry,
             "version": __version__,
         }
-        spaces: Spaces | None = server.spaces  # type: ignore[attr-defined]
+        spaces: Spaces | None = server.spaces
         if spaces is not None and spaces.enabled:  # each space's engine connection and registry, by name
             body["spaces"] = {}
             for name, gate in spaces.gates.items():
@@ -591,7 +709,13 @@ def http_app(
         return JSONResponse(body, status_code=200 if healthy else 503)
 
     endpoint: ASGIApp = AnswerMalformedPosts(StreamableHTTPASGIApp(sessions), max_body=2 * settings.max_request_bytes)
-    routes = [Route("/health", health, methods=["GET"])]
+    routes: list[BaseRoute] = [Route("/health", health, methods=["GET"])]
+    operations: Operations = server.operations
+    security = TransportSecurityMiddleware(transport_security(settings))
+    if telemetry.metrics is not None:
+        routes.append(metrics_route(operations, security, agents))
+    if settings.console:
+        routes.append(console_mount(operations, security, public_url(settings)))
     middleware = []
     if agents is not None:
         public = public_url(settings)

@@ -11,6 +11,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from mcp.server.lowlevel import Server
 from mcp.server.streamable_http import EventCallback, EventId, EventMessage, EventStore, StreamId
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import JSONRPCMessage
@@ -88,8 +89,8 @@ class SessionEvents(EventStore):
 class ResumableSessionManager(StreamableHTTPSessionManager):
     """The SDK's session manager, giving each new session its own view of one bounded event log."""
 
-    def __init__(self, *args: Any, events: EventLog, **kwargs: Any) -> None:
-        super().__init__(*args, event_store=events.session(), **kwargs)
+    def __init__(self, app: Server[Any], *, events: EventLog, **kwargs: Any) -> None:
+        super().__init__(app, event_store=events.session(), **kwargs)
         self.events = events
 
     def _admit_session(self, requestor: Any) -> Any:

@@ -9,7 +9,7 @@ The end of stdin reaches the SDK only once every request read has been answered 
 """
 
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator
 from contextlib import asynccontextmanager
 from io import TextIOWrapper
 from typing import Any
@@ -28,7 +28,7 @@ class _AnsweredLines:
     messages, which are answered on the transport's own write stream (so one writer owns stdout). Its end is
     held back until the requests it passed on are answered."""
 
-    def __init__(self, source: Any, owed: AnswersOwed) -> None:
+    def __init__(self, source: AsyncIterable[str], owed: AnswersOwed) -> None:
         self._source = source
         self._owed = owed
         self._answers: Any = None
@@ -50,6 +50,7 @@ class _AnsweredLines:
                 self._owed.read(message)
                 yield line
                 continue
+            assert error is not None  # read_line answers a message or the error for a line that is none
             await self._ready.wait()
             try:
                 await self._answers.send(SessionMessage(error))
@@ -62,7 +63,7 @@ class _AnsweredLines:
 async def stdio_transport() -> AsyncIterator[tuple[Any, Any]]:
     """`(read_stream, write_stream)` for `Server.run`, over this process's stdin and stdout: on the event loop
     when they are pipes (stdio_pipes), else through the SDK's threads."""
-    source = await pipe_lines(0)
+    source: AsyncIterable[str] | None = await pipe_lines(0)
     stdin = None
     if source is None:
         # Invalid UTF-8 becomes U+FFFD rather than ending the transport (the SDK decodes the same way).
@@ -73,6 +74,7 @@ async def stdio_transport() -> AsyncIterator[tuple[Any, Any]]:
     try:
         async with (
             pipe_stdout() as stdout,  # None: the SDK claims stdout and writes it from its thread
+            # The SDK types stdin as an anyio AsyncFile but only iterates its lines, which _AnsweredLines gives.
             stdio_server(stdin=lines, stdout=stdout) as (read_stream, write_stream),  # type: ignore[arg-type]
         ):
             lines.answer_on(write_stream)

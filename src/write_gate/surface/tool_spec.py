@@ -39,7 +39,7 @@ class Services:
     quarantine: Quarantine | None = None
     rerun: Rerun | None = None
     change_settle_seconds: float = 1.0  # changes_since's horizon (core.change_feed)
-    space: str = ""  # the space these serve (README "Fleets: spaces"); the one graph's when spaces are off
+    space: str = ""  # the space these serve (docs/fleets/spaces.md); the one graph's when spaces are off
 
 
 # MCP progress for the call (`notifications/progress`); a no-op when the request carries no progressToken.
@@ -73,7 +73,8 @@ class ToolSpec:
     annotations: types.ToolAnnotations
     handler: Handler
     # The text content, where a profile's clients expect something other than the structured result as JSON.
-    text: Callable[[BaseModel], str] | None = None
+    # It takes the handler's answer: an output_model (Any, as Handler's request, so each may name its own model).
+    text: Callable[[Any], str] | None = None
     # The advertised input schema, where input_model's is rendered otherwise (a batch leaves its items undescribed).
     input_schema: dict[str, Any] | None = None
     # The registry label a generated tool writes (typed tools), for WRITE_GATE_TOOLS' `typed:<Label>`.
@@ -110,7 +111,7 @@ IDEMPOTENCY_KEY_SCHEMA = {"type": "string", "minLength": 1, "maxLength": MAX_KEY
 
 
 def with_idempotency_key(schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema with the optional `idempotency_key` argument (README "Fleets: safe retries")."""
+    """The schema with the optional `idempotency_key` argument (docs/fleets/safe-retries.md)."""
     return {**schema, "properties": {**schema.get("properties", {}), KEY_ARGUMENT: IDEMPOTENCY_KEY_SCHEMA}}
 
 

@@ -4,6 +4,7 @@ from typing import Any
 
 from write_gate.core.registry import SchemaEntry, SchemaRegistry
 from write_gate.services.typed_tools import (
+    Mode,
     TypedDeleted,
     TypedWritten,
     generatable,
@@ -14,7 +15,7 @@ from write_gate.services.typed_tools import (
 from write_gate.surface.tool_schemas import input_schema
 from write_gate.surface.tool_spec import Handler, ToolSpec, lean_hints
 
-_TYPED_VERBS: dict[str, str] = {
+_TYPED_VERBS: dict[Mode, str] = {
     "add": "Create (or update) a {label}{description}.",
     "update": "Set the given fields of an existing {label} (found by {keys}){rels}.",
     "delete": "Delete a {label} and its relationships.",
@@ -41,7 +42,7 @@ def typed_specs(registry: SchemaRegistry, method_schema: dict[str, Any]) -> tupl
                     name=f"{mode}_{tool_type_name(label)}",
                     title=None,  # `add_npc` says what "Add a Npc" did
                     description=description,
-                    input_model=request_model(entry, mode, method_schema),  # type: ignore[arg-type]
+                    input_model=request_model(entry, mode, method_schema),
                     output_model=TypedDeleted if mode == "delete" else TypedWritten,
                     # MERGE, or a relationship replaced by the same one: a repeat changes nothing; unless it
                     # writes relationships, whose weight a repeat averages again (as write_relationship's).
@@ -61,5 +62,5 @@ def typed_specs(registry: SchemaRegistry, method_schema: dict[str, Any]) -> tupl
     return tuple(specs)
 
 
-def _typed_handler(entry: SchemaEntry, mode: str) -> Handler:
-    return lambda s, req, call: run_typed(entry, mode, req, s.gate, call.agent)  # type: ignore[arg-type]
+def _typed_handler(entry: SchemaEntry, mode: Mode) -> Handler:
+    return lambda s, req, call: run_typed(entry, mode, req, s.gate, call.agent)

@@ -1,5 +1,5 @@
-"""What stands before every write and admin call, whatever its tool: the agent's limits (README "Fleets: limits
-per agent") and its idempotency key (README "Fleets: safe retries"). Reads pass straight through.
+"""What stands before every write and admin call, whatever its tool: the agent's limits (docs/fleets/limits.md)
+and its idempotency key (docs/fleets/safe-retries.md). Reads pass straight through.
 
 Order: the key's form and the grant's batch size (both decided by the arguments alone, so nothing is claimed);
 then the key's claim, which may answer the key's first outcome again without running anything or counting
@@ -113,8 +113,11 @@ class WriteGuard:
                 return await run(spec, services, arguments, call)
         except GateRejection as exc:
             return rejection(exc)
-        with anyio.CancelScope(shield=True):  # claimed keys are always settled or released
-            return await self._keyed(spec, services, arguments, call, run, key)
+        # Claimed keys are always settled or released. (The answer is returned outside the scope: a cancel scope
+        # may swallow its own cancellation, so the checker cannot tell the block always returns.)
+        with anyio.CancelScope(shield=True):
+            answer = await self._keyed(spec, services, arguments, call, run, key)
+        return answer
 
     async def _keyed(
         self, spec: ToolSpec, services: Services, arguments: dict[str, Any], call: Call, run: Run, key: str

@@ -1,0 +1,4 @@
+MATCH (n:`Entity`) WHERE n._schema_remap_from IS NOT NULL
+RETURN n._schema_remap_from AS written, count(n) AS uses
+ORDER BY uses DESC, written
+LIMIT $limit
