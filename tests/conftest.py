@@ -47,7 +47,33 @@ INTERCHANGE_TOOLS = {"export_graph", "import_graph"}
 QUARANTINE_TOOLS = {"list_quarantine", "replay_quarantine", "discard_quarantine"}
 # The change feed's read (issue 15, item 4), offered in both profiles.
 FEED_TOOLS = {"changes_since"}
-# The gate profile's tools: the writes, the reads, entity resolution and the history; no raw Cypher tool.
+# Discovery on demand (issue 27): listed in the --dynamic-toolsets mode only, in both profiles; read-only.
+DISCOVERY_TOOLS = {"list_toolsets", "enable_toolset"}
+# What each profile lists by default (core.toolsets): the gate's writes, reads and schema; the official nine.
+GATE_DEFAULT_TOOLS = {
+    "write_node",
+    "write_relationship",
+    "write_nodes",
+    "write_relationships",
+    "search_nodes",
+    "open_nodes",
+    "read_graph",
+    "get_schema",
+    "refresh_schema_cache",
+}
+MEMORY_DEFAULT_TOOLS = {
+    "create_entities",
+    "create_relations",
+    "add_observations",
+    "delete_entities",
+    "delete_observations",
+    "delete_relations",
+    "read_graph",
+    "search_nodes",
+    "open_nodes",
+}
+# The gate profile's tools as `--toolsets all` lists them (every set but discovery): the writes, the reads, entity
+# resolution and the history; no raw Cypher tool.
 GATE_TOOLS = {
     "write_node",
     "write_relationship",
@@ -71,7 +97,7 @@ GATE_TOOLS = {
     "import_graph",
     *QUARANTINE_TOOLS,
 }
-# The gate profile's read-only tools (the `read` group).
+# The gate profile's read-only tools (the `read` group), discovery's aside.
 READ_TOOLS = {
     "search_nodes",
     "search_nodes_ranked",
@@ -87,6 +113,11 @@ READ_TOOLS = {
 }
 # Read-only tools of the `admin` group: they change nothing, but no reader or writer grant sees them.
 ADMIN_READS = {"export_graph", "list_quarantine"}
+
+
+def every_toolset(settings: Settings) -> Settings:
+    """The settings with `--toolsets all`: every tool listed, as before toolsets (for tests of the whole list)."""
+    return settings.model_copy(update={"toolsets": "all"})
 
 
 @pytest.fixture(scope="session")
@@ -357,6 +388,10 @@ def settings_env(settings: Settings) -> dict[str, str]:
     )
     if settings.memory_source:
         env["WRITE_GATE_MEMORY_SOURCE"] = settings.memory_source
+    if settings.toolsets:
+        env["WRITE_GATE_TOOLSETS"] = settings.toolsets
+    if settings.dynamic_toolsets:
+        env["WRITE_GATE_DYNAMIC_TOOLSETS"] = "true"
     if settings.agent:
         env["WRITE_GATE_AGENT"] = settings.agent
     if settings.fallback_label:

@@ -15,6 +15,7 @@ import anyio
 from write_gate import __version__
 from write_gate.access.agents import AgentsFileError
 from write_gate.core.model import GateRejection
+from write_gate.core.toolsets import TOOLSETS, parse_toolsets
 from write_gate.engines import BackendError, BackendUnavailable
 from write_gate.serving import logs
 from write_gate.serving.assembly import open_backend
@@ -82,9 +83,16 @@ async def _with_backend(settings: Settings, work: Callable[..., Awaitable[int]])
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    given = ("host", "port", "metrics_port")
+    given = ("host", "port", "metrics_port", "toolsets")
     overrides = {name: getattr(args, name) for name in given if getattr(args, name) is not None}
+    if args.dynamic_toolsets:
+        overrides["dynamic_toolsets"] = True
     settings = settings.model_copy(update=overrides)
+    try:  # a name that is no toolset: one line, before anything starts
+        parse_toolsets(settings.toolsets)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if args.transport == "http":
         try:
             _serve_http(settings, args.profile, not args.no_migrate, not args.no_auth)
@@ -560,7 +568,18 @@ def parser() -> argparse.ArgumentParser:
         "--profile",
         choices=["gate", "memory"],
         default="gate",
-        help="gate: the typed write tools and the read tools; memory: the official memory server's nine tools",
+        help="gate: the writes, the reads and the schema; memory: the official memory server's nine tools "
+        "(more with --toolsets)",
+    )
+    serve.add_argument(
+        "--toolsets",
+        help=f"toolsets listed beside the profile's defaults ({', '.join(TOOLSETS)}; all: every one); "
+        "default: WRITE_GATE_TOOLSETS",
+    )
+    serve.add_argument(
+        "--dynamic-toolsets",
+        action="store_true",
+        help="discovery mode: agents also see list_toolsets and enable_toolset (default: WRITE_GATE_DYNAMIC_TOOLSETS)",
     )
     serve.add_argument("--no-auth", action="store_true", help="HTTP without bearer tokens (development only)")
     serve.add_argument("--no-migrate", action="store_true", help="do not apply pending migrations at start-up")
@@ -572,7 +591,8 @@ def parser() -> argparse.ArgumentParser:
     serve.set_defaults(func=cmd_serve)
 
     console = sub.add_parser(
-        "console", help="the web console on 127.0.0.1, opened by the one-time link it prints (docs/operations/console.md)"
+        "console",
+        help="the web console on 127.0.0.1, opened by the one-time link it prints (docs/operations/console.md)",
     )
     console.add_argument("--port", type=_port, help="default: WRITE_GATE_CONSOLE_PORT, else 8765")
     console.add_argument("--no-migrate", action="store_true", help="do not apply pending migrations at start-up")
@@ -631,7 +651,9 @@ def parser() -> argparse.ArgumentParser:
         default="writer",
         help="full: every tool; writer: read and write tools; reader: read tools only",
     )
-    add.add_argument("--tools", nargs="+", help="tool names or groups (read, write, admin, *) instead")
+    add.add_argument(
+        "--tools", nargs="+", help="tool names, groups (read, write, admin, *) or toolsets (also listed to it) instead"
+    )
     add.add_argument("--labels", nargs="+", help='labels it may write (default: "*", any)')
     add.add_argument("--types", nargs="+", help='relationship types it may write (default: "*")')
     add.add_argument("--max-writes-per-minute", type=_positive_int, help="write and admin calls a minute, per gate")

@@ -91,7 +91,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Serve
             # The memory profile rejects unknown entity types here, so its rejection can be shown.
             unknown_label_policy="reject" if profile == "memory" else "remap",
         )
-        env = settings_env(settings) | {"WRITE_GATE_MAX_BATCH_ITEMS": "5"}
+        # Every toolset listed (and in the gate profile discovery's two tools), so each client meets every schema.
+        env = settings_env(settings) | {"WRITE_GATE_MAX_BATCH_ITEMS": "5", "WRITE_GATE_TOOLSETS": "all"}
+        if profile == "gate":
+            env["WRITE_GATE_DYNAMIC_TOOLSETS"] = "true"
         subprocess.run(write_gate_argv("migrate"), env=env, check=True, capture_output=True, timeout=120)
         if profile == "gate":
             rpg = str(bundled("schemas") / "examples" / "rpg")

@@ -8,7 +8,14 @@ scenario creates, it deletes at its end.
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.conftest import FEED_TOOLS, KNOWLEDGE_TOOLS, QUARANTINE_TOOLS, STATS_TOOLS
+from tests.conftest import (
+    DISCOVERY_TOOLS,
+    FEED_TOOLS,
+    KNOWLEDGE_TOOLS,
+    MEMORY_DEFAULT_TOOLS,
+    QUARANTINE_TOOLS,
+    STATS_TOOLS,
+)
 
 PROV = {"source": "client-tier", "extraction_method": "manual"}
 ADA = {"label": "Person", "merge_keys": {"name": "Ada"}, "properties": {"age": 36}, **PROV}
@@ -116,7 +123,8 @@ MEMORY: list[Call] = [
 ]
 
 SCENARIOS = {"gate": GATE, "memory": MEMORY}
-# The tools each profile lists (gate: the nine, and the typed tools of the rpg examples).
+# The tools each profile lists with every toolset (gate: discovery's two too, and the typed tools of the rpg
+# examples).
 RPG_TYPES = [
     "artifact",
     "currency",
@@ -153,18 +161,11 @@ TOOLS = {
         "export_graph",
         "import_graph",
         *QUARANTINE_TOOLS,
+        *DISCOVERY_TOOLS,
         *(f"{verb}_{t}" for t in RPG_TYPES for verb in ("add", "update", "delete")),
     },
     "memory": {
-        "create_entities",
-        "create_relations",
-        "add_observations",
-        "delete_entities",
-        "delete_observations",
-        "delete_relations",
-        "read_graph",
-        "search_nodes",
-        "open_nodes",
+        *MEMORY_DEFAULT_TOOLS,
         "search_nodes_ranked",
         "get_history",
         "list_conflicts",

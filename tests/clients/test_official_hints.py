@@ -1,7 +1,7 @@
-"""The memory profile's tools against the official memory server's own tools/list (from npm): the same names,
-titles and hints, except idempotentHint on the three writes, which the official server marks false but which
-here skip what exists (names, relations, observations), so a repeat changes nothing. The profile's three extra
-reads (search_nodes_ranked, get_history, list_conflicts) are the gate's own: the official server has none."""
+"""The memory profile's tools against the official memory server's own tools/list (from npm): the same names (no
+more: the profile's other tools are toolsets it lists only when asked), titles and hints, except idempotentHint on
+the three writes, which the official server marks false but which here skip what exists (names, relations,
+observations), so a repeat changes nothing."""
 
 import json
 import subprocess
@@ -10,22 +10,11 @@ from pathlib import Path
 import pytest
 
 from tests.clients.conftest import node_project
-from tests.conftest import FEED_TOOLS, INTERCHANGE_TOOLS, KNOWLEDGE_TOOLS, QUARANTINE_TOOLS, STATS_TOOLS, open_client
+from tests.conftest import open_client
 from write_gate.serving.config import Settings
 
 pytestmark = [pytest.mark.clients, pytest.mark.anyio]
 SKIPPING_WRITES = {"create_entities", "create_relations", "add_observations"}
-# Not the official server's: the gate's own reads, seed 004's knowledge, statistics and saved searches, the interchange.
-EXTRA_READS = {
-    "search_nodes_ranked",
-    "get_history",
-    "list_conflicts",
-    *FEED_TOOLS,
-    *INTERCHANGE_TOOLS,
-    *KNOWLEDGE_TOOLS,
-    *STATS_TOOLS,
-    *QUARANTINE_TOOLS,
-}
 
 
 async def test_memory_profile_hints_match_the_official_server(settings: Settings, tmp_path: Path) -> None:
@@ -41,10 +30,8 @@ async def test_memory_profile_hints_match_the_official_server(settings: Settings
     official = {tool["name"]: tool for tool in json.loads(done.stdout.strip().splitlines()[-1])}
     async with open_client(settings, "in_process", profile="memory") as client:
         ours = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert set(ours) == set(official) | EXTRA_READS
+    assert set(ours) == set(official)
     for name, tool in ours.items():
-        if name in EXTRA_READS:
-            continue
         hints = tool.annotations.model_dump(by_alias=True, exclude_none=True)
         expected = {k: v for k, v in official[name]["annotations"].items() if k != "title"}
         if name in SKIPPING_WRITES:

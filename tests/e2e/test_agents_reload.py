@@ -14,7 +14,7 @@ import pytest
 import tomli_w
 from mcp import Client, StdioServerParameters
 
-from tests.conftest import READ_TOOLS, settings_env, write_gate_argv
+from tests.conftest import GATE_DEFAULT_TOOLS, READ_TOOLS, settings_env, write_gate_argv
 from tests.e2e.http_process import INITIALIZE, agents_command, http_gate, mcp_client, mcp_post
 from write_gate.serving.config import BackendKind, Settings
 
@@ -82,9 +82,16 @@ async def test_grant_changes_apply_to_an_open_session(fleet: Fleet) -> None:
         assert not (await client.call_tool("write_node", person("Carol"))).is_error
 
         fleet.edit("carol", tools=["read"])
-        assert {tool.name for tool in (await client.list_tools()).tools} == READ_TOOLS
+        assert {tool.name for tool in (await client.list_tools()).tools} == READ_TOOLS & GATE_DEFAULT_TOOLS
         denied = await client.call_tool("write_node", person("Carol"))
         assert denied.structured_content["error_code"] == "PERMISSION_DENIED"
+
+        fleet.edit("carol", tools=["read", "history"])  # a toolset named: listed, and its tools allowed
+        assert {tool.name for tool in (await client.list_tools()).tools} == READ_TOOLS & GATE_DEFAULT_TOOLS | {
+            "get_history",
+            "list_conflicts",
+            "resolve_conflict",
+        }
 
         fleet.edit("carol", tools=["read", "write"], labels=["Organization"])
         denied = await client.call_tool("write_node", person("Carol"))
@@ -122,7 +129,7 @@ async def test_over_stdio_grant_changes_apply_without_a_restart(tmp_path: Path) 
         assert not (await client.call_tool("write_node", person("Erin"))).is_error
 
         fleet.edit("erin", tools=["read"])
-        assert {tool.name for tool in (await client.list_tools()).tools} == READ_TOOLS
+        assert {tool.name for tool in (await client.list_tools()).tools} == READ_TOOLS & GATE_DEFAULT_TOOLS
         denied = await client.call_tool("write_node", person("Erin"))
         assert denied.structured_content["error_code"] == "PERMISSION_DENIED"
 

@@ -20,12 +20,15 @@ from mcp.shared.exceptions import MCPError
 
 from tests.conftest import (
     ADMIN_READS,
+    DISCOVERY_TOOLS,
     FEED_TOOLS,
+    GATE_DEFAULT_TOOLS,
     KNOWLEDGE_TOOLS,
     MATRIX_SCHEMAS,
     QUARANTINE_TOOLS,
     READ_TOOLS,
     STATS_TOOLS,
+    every_toolset,
     hint,
     settings_env,
     start_falkordb_server,
@@ -67,9 +70,13 @@ PROV = {"source": "caps", "extraction_method": "manual"}
 # with admiralty). Then issue 15's quarantine (list_quarantine, replay_quarantine, discard_quarantine; admin, both
 # profiles, each with its idempotency_key): 2,275 more in the gate profile (36,706 measured), 2,275 with the rpg
 # schemas (71,714; 72,880 with admiralty). Then issue 15's changes_since (a read in both profiles): 829 more
-# (37,535 measured; 72,543 with the rpg schemas, 73,709 with admiralty).
-GATE_BUDGET = 37_683
-RPG_BUDGET = 73_860
+# (37,535 measured; 72,543 with the rpg schemas, 73,709 with admiralty). Then issue 27: the default list is the
+# core and schema toolsets (9 tools, 11,717 bytes; the typed tools are a toolset too), held to 12 tools and
+# 12,000 bytes; every set (--toolsets all) lists what these budgets hold, with search_nodes' and open_nodes' new
+# `neighbors` argument (284 bytes: 37,819 measured; 72,827 with the rpg schemas).
+GATE_BUDGET = 37_967
+RPG_BUDGET = 74_144
+DEFAULT_TOOLS_MAX, DEFAULT_BYTES_MAX = 12, 12_000
 
 
 def legacy(settings: Settings, **kwargs: Any) -> Client:
@@ -90,7 +97,8 @@ async def test_capabilities_over_stdio_say_what_the_server_does(settings: Settin
 
 @pytest.fixture(scope="module")
 def full_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, Settings]]:
-    """`write-gate serve --transport http` with one agent of the full grant (refresh_schema_cache included)."""
+    """`write-gate serve --transport http --toolsets all` with one agent of the full grant (refresh_schema_cache
+    included)."""
     tmp = tmp_path_factory.mktemp("caps-http")
     agents_file = tmp / "agents.toml"
     settings = Settings(backend=BackendKind.EMBEDDED, data_dir=tmp / "data", embedded_fsync="everysec")
@@ -98,7 +106,10 @@ def full_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, s
     port = free_port()
     env = settings_env(settings) | {"WRITE_GATE_PORT": str(port), "WRITE_GATE_AGENTS_FILE": str(agents_file)}
     process = subprocess.Popen(
-        write_gate_argv("serve", "--transport", "http"), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        write_gate_argv("serve", "--transport", "http", "--toolsets", "all"),  # the typed tools listed too
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
     for _ in range(300):
@@ -152,7 +163,8 @@ async def test_relationship_writes_are_not_idempotent_and_node_writes_are(
         **PROV,
     }
     node = {"label": "Person", "merge_keys": {"name": "Ada"}, "properties": {"age": 36}, **PROV}
-    async with legacy(settings) as client:
+    every = every_toolset(settings).model_copy(update={"dynamic_toolsets": True})  # every tool's hints
+    async with legacy(every) as client:
         tools = {t.name: t.annotations for t in (await client.list_tools()).tools}
         unweighted = {k: v for k, v in rel.items() if k != "weight"}
         first = (await client.call_tool("write_relationship", unweighted)).structured_content["weight"]
@@ -165,7 +177,7 @@ async def test_relationship_writes_are_not_idempotent_and_node_writes_are(
     rows = await matrix_graph.read(Statement("MATCH (n:Person {name: 'Ada'}) RETURN count(n) AS c, n.age AS age"))
     assert rows == [{"c": 1, "age": 36}] and hint(tools["write_node"], "idempotent_hint") is True
     for name, hints in tools.items():
-        read_only = name in READ_TOOLS | ADMIN_READS
+        read_only = name in READ_TOOLS | ADMIN_READS | DISCOVERY_TOOLS
         assert hint(hints, "open_world_hint") is False and hint(hints, "read_only_hint") is read_only, name
         # A read-only tool's is not read; a merge deletes what it re-points and drops what joined the two nodes.
         # resolve_conflict may overwrite the value in place with the held one. remove_tags and set_entity_parent
@@ -272,15 +284,20 @@ async def test_decisions_are_logged_at_or_above_the_session_level_without_values
 
 
 async def test_write_gate_tools_offers_only_the_selected_tools(settings: Settings, graph: GraphBackend) -> None:
+    """WRITE_GATE_TOOLS decides what is offered at all; the toolsets what is listed of it, except what it names
+    outright (typed:Npc), which is listed whatever its set."""
     await load_into_graph(graph, read_sources([MATRIX_SCHEMAS, RPG]))
+    npc = {"add_npc", "update_npc", "delete_npc"}
     chosen = settings.model_copy(update={"tools": "read, typed:Npc"})
     async with Client(build_server(chosen, auto_migrate=False)) as client:
         names = {t.name for t in (await client.list_tools()).tools}
         with pytest.raises(MCPError) as hidden:
             await client.call_tool("write_node", {"label": "Person", "merge_keys": {"name": "Ada"}, **PROV})
-    assert names == READ_TOOLS | {"add_npc", "update_npc", "delete_npc"}
+    assert names == (READ_TOOLS & GATE_DEFAULT_TOOLS) | npc
     assert hidden.value.code == types.INVALID_PARAMS
-    no_typed = settings.model_copy(update={"tools": "*,-typed,-refresh_schema_cache"})
+    async with Client(build_server(every_toolset(chosen), auto_migrate=False)) as client:
+        assert {t.name for t in (await client.list_tools()).tools} == READ_TOOLS | npc
+    no_typed = every_toolset(settings).model_copy(update={"tools": "*,-typed,-refresh_schema_cache"})
     async with Client(build_server(no_typed, auto_migrate=False)) as client:
         names = {t.name for t in (await client.list_tools()).tools}
     assert names == {
@@ -312,18 +329,24 @@ async def test_write_gate_tools_offers_only_the_selected_tools(settings: Setting
 async def test_tool_definitions_stay_under_budget_and_every_answer_matches_its_schema(
     settings: Settings, graph: GraphBackend
 ) -> None:
-    async with Client(build_server(settings, auto_migrate=False)) as client:
+    async def listed(client: Client) -> list[dict[str, Any]]:
+        return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in (await client.list_tools()).tools]
+
+    async with Client(build_server(every_toolset(settings), auto_migrate=False)) as client:
         await client.call_tool("refresh_schema_cache", {})
-        gate = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in (await client.list_tools()).tools]
+        gate = await listed(client)
     await load_into_graph(graph, read_sources([RPG]))
+    async with Client(build_server(every_toolset(settings), auto_migrate=False)) as client:
+        rpg = await listed(client)
     async with Client(build_server(settings, auto_migrate=False)) as client:
-        rpg = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in (await client.list_tools()).tools]
+        default = await listed(client)  # the rpg schemas loaded: their typed tools are a toolset not listed
     print(
         f"\ntools/list: gate {len(gate)} tools {schema_bytes(gate)} bytes; with rpg {len(rpg)} tools "
-        f"{schema_bytes(rpg)} bytes"
+        f"{schema_bytes(rpg)} bytes; by default {len(default)} tools {schema_bytes(default)} bytes"
     )
     assert len(gate) == 39 and schema_bytes(gate) <= GATE_BUDGET
     assert len(rpg) == 72 and schema_bytes(rpg) <= RPG_BUDGET
+    assert len(default) <= DEFAULT_TOOLS_MAX and schema_bytes(default) <= DEFAULT_BYTES_MAX
     for tool in rpg:
         assert tool["outputSchema"]["type"] == "object" and "$defs" not in json.dumps(tool["inputSchema"]), tool["name"]
         jsonschema.Draft202012Validator.check_schema(tool["outputSchema"])
@@ -339,7 +362,7 @@ async def test_grading_providers_advertise_a_pattern_not_every_method(
     would cost 3.3 KB (9.7 KB); a pattern keeps admiralty within the RPG budget. stix, at ~49 KB, is not: it is
     opt-in and its pattern is the exact list of what it accepts."""
     await load_into_graph(graph, read_sources([RPG]))
-    grading = settings.model_copy(update={"formula_provider": provider})
+    grading = every_toolset(settings).model_copy(update={"formula_provider": provider})
     async with Client(build_server(grading, auto_migrate=False)) as client:
         tools = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in (await client.list_tools()).tools]
     print(f"\ntools/list with rpg and the {provider} provider: {len(tools)} tools {schema_bytes(tools)} bytes")

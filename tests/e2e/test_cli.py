@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.conftest import GATE_TOOLS, MATRIX_SCHEMAS, settings_env, write_gate_argv
+from tests.conftest import GATE_DEFAULT_TOOLS, MATRIX_SCHEMAS, settings_env, write_gate_argv
 from write_gate.core.cypher.statement import Statement
 from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import BackendKind, Settings
@@ -33,7 +33,7 @@ async def test_serve_on_a_fresh_data_dir_is_ready_to_use(fresh: Settings) -> Non
     params = StdioServerParameters(command=command, args=args, env=settings_env(fresh))
     async with Client(params, read_timeout_seconds=60) as client:
         tools = sorted(tool.name for tool in (await client.list_tools()).tools)
-        assert tools == sorted(GATE_TOOLS)
+        assert tools == sorted(GATE_DEFAULT_TOOLS)  # the profile's default toolsets
         result = await client.call_tool(
             "write_node",
             {"label": "User", "merge_keys": {"name": "Ada"}, "source": "readme", "extraction_method": "manual"},

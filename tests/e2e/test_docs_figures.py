@@ -7,6 +7,7 @@ its number of tools and its size (compact JSON, UTF-8, as `schema_bytes` counts 
 fails too, and `<!-- tools-list: other: whose -->` marks figures that are not this server's. (docs/development/
 docs.md says the same for writers.)"""
 
+import os
 import re
 import shlex
 from dataclasses import dataclass
@@ -133,6 +134,8 @@ async def measure(settings: Settings, spec: str, monkeypatch: pytest.MonkeyPatch
     """The tools a client lists from a fresh server so configured, on a graph of its own (the n-th), and their size."""
     profile, env, paths = configuration(spec)
     own = settings.model_copy(update={"graph_name": f"{settings.graph_name}_{n}"})
+    for name in [name for name in os.environ if name.startswith("WRITE_GATE_")]:  # none left from the last one
+        monkeypatch.delenv(name)
     for name, value in {**settings_env(own), **env}.items():
         monkeypatch.setenv(name, value)
     configured = Settings()

@@ -293,7 +293,8 @@ async def test_export_is_an_admin_tool(settings: Settings, graph_with_data: Grap
 
 @pytest.mark.one_tier
 async def test_in_both_profiles_and_over_stdio(settings: Settings, graph_with_data: GraphBackend) -> None:
-    async with open_client(settings, "stdio", profile="memory") as client:
+    interchange = settings.model_copy(update={"toolsets": "interchange"})  # WRITE_GATE_TOOLSETS lists it
+    async with open_client(interchange, "stdio", profile="memory") as client:
         await ok(
             client, "create_entities", {"entities": [{"name": "Mercury", "entityType": "Person", "observations": []}]}
         )

@@ -53,7 +53,8 @@ def case(request: pytest.FixtureRequest) -> Case:
 @pytest.fixture
 async def client(settings: Settings, graph: GraphBackend, case: Case) -> AsyncIterator[Client]:
     await load_into_graph(graph, read_sources([MATRIX_SCHEMAS, RPG]))
-    async with open_client(settings.model_copy(update={"formula_provider": case.provider}), "in_process") as client:
+    provider = settings.model_copy(update={"formula_provider": case.provider, "toolsets": "typed"})  # typed listed
+    async with open_client(provider, "in_process") as client:
         yield client
 
 
@@ -88,7 +89,7 @@ async def test_writes_are_stamped_with_the_providers_confidence(
     assert (await call(client, "write_relationship", works))["confidence"] == case.edge_confidence
 
     # Read back through the gate's own read tool, and in the graph.
-    [entity] = (await call(client, "open_nodes", {"names": ["Ada"]}))["entities"]
+    [entity] = (await call(client, "open_nodes", {"names": ["Ada"], "neighbors": False}))["entities"]
     assert entity["properties"]["confidence"] == case.node_confidence
     assert entity["properties"]["extraction_method"] == case.node_method
     [relation] = [r for r in (await call(client, "open_nodes", {"names": ["Ada"]}))["relations"]]

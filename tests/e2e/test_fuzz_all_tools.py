@@ -62,7 +62,14 @@ class Fuzzer:
 
 @pytest.fixture(scope="module")
 def fuzzer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzzer]:
-    config = Settings(data_dir=tmp_path_factory.mktemp("fuzz-all"), embedded_fsync="everysec", max_string_length=50_000)
+    config = Settings(
+        data_dir=tmp_path_factory.mktemp("fuzz-all"),
+        embedded_fsync="everysec",
+        max_string_length=50_000,
+        # Every tool listed, so every one is fuzzed: every toolset, and discovery's two.
+        toolsets="all",
+        dynamic_toolsets=True,
+    )
     with start_blocking_portal() as portal:
         backend = portal.call(open_backend, config)
         portal.call(load_into_graph, backend, read_sources([RPG, MATRIX_SCHEMAS]))

@@ -10,7 +10,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.conftest import CLIENT_NAME, TESTS, ok, open_client, rejected
+from tests.conftest import CLIENT_NAME, TESTS, every_toolset, ok, open_client, rejected
 from tests.e2e.test_integrity import limited_agent
 from tests.e2e.test_tags_archive import KNOWLEDGE_SCHEMAS, person
 from write_gate.access.agents import Grant
@@ -190,7 +190,9 @@ async def test_the_grant_holds_for_the_hierarchy_type_labels_and_the_archive(
     async with open_client(settings, "in_process") as gate:
         for name in ("Ada", "Math"):
             await person(gate, name)
-    writer = limited_agent(settings, tmp_path, Grant(tools=("read", "write"), relationship_types=("KNOWS",)))
+    # Every toolset listed: what the grant hides is what it does not allow.
+    grant = Grant(tools=("read", "write"), relationship_types=("KNOWS",))
+    writer = limited_agent(every_toolset(settings), tmp_path, grant)
     async with open_client(writer, "in_process") as client:
         listed = {t.name for t in (await client.list_tools()).tools}
         assert "set_entity_parent" in listed and "archive_entities" not in listed and "restore_entities" not in listed

@@ -348,7 +348,8 @@ async def test_the_history_tools_answer_in_the_memory_profile_over_stdio(
 ) -> None:
     await seed_changes(matrix_graph)
     await seed_conflicts(matrix_graph)
-    async with open_client(settings, "stdio", profile="memory") as client:
+    listed = settings.model_copy(update={"toolsets": "history"})  # WRITE_GATE_TOOLSETS over stdio
+    async with open_client(listed, "stdio", profile="memory") as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         changes = await history(client, label="Person", merge_keys={"name": "Ada"}, limit=1)
         conflicts = (await ok(client, "list_conflicts", {"property": "email"}))["conflicts"]

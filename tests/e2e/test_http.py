@@ -67,8 +67,14 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
         capture_output=True,
         timeout=60,
     )
-    # --host and --port (http_gate passes a free port) win over the environment, which names a port in use.
-    env = {"WRITE_GATE_AGENTS_FILE": str(agents_file), "WRITE_GATE_HOST": "0.0.0.0", "WRITE_GATE_PORT": "1"}
+    # --host and --port (http_gate passes a free port) win over the environment, which names a port in use. Every
+    # toolset is listed, so a list shows all that a grant allows.
+    env = {
+        "WRITE_GATE_AGENTS_FILE": str(agents_file),
+        "WRITE_GATE_HOST": "0.0.0.0",
+        "WRITE_GATE_PORT": "1",
+        "WRITE_GATE_TOOLSETS": "all",
+    }
     with http_gate(settings, tmp / "gate.log", "--host", "127.0.0.1", **env) as gate:
         yield Fleet(gate.url, settings, tokens, gate.process, gate.log)
 

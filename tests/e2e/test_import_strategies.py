@@ -45,7 +45,7 @@ async def imported(client: Client, fmt: str, data: str, **args: Any) -> dict[str
 
 
 async def entity(client: Client, name: str) -> dict[str, Any]:
-    [found] = (await ok(client, "open_nodes", {"names": [name]}))["entities"]
+    [found] = (await ok(client, "open_nodes", {"names": [name], "neighbors": False}))["entities"]
     return found
 
 

@@ -81,7 +81,8 @@ async def test_a_stream_hears_the_tool_list_change_when_the_registry_does(
     settings: Settings, graph: GraphBackend
 ) -> None:
     await load_into_graph(graph, read_sources([MATRIX_SCHEMAS]))
-    async with modern(settings) as client, client.listen(tools_list_changed=True) as tools:
+    typed = settings.model_copy(update={"toolsets": "typed"})  # the generated tools listed
+    async with modern(typed) as client, client.listen(tools_list_changed=True) as tools:
         assert tools.honored.tools_list_changed is True
         await load_into_graph(graph, read_sources([RPG / "npc.schema.json", RPG / "location.schema.json"]))
         await ok(client, "refresh_schema_cache", {})

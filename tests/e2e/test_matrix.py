@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import CLIENT_NAME, EVENT_SCHEMAS, GATE_TOOLS, hint, open_client
+from tests.conftest import CLIENT_NAME, EVENT_SCHEMAS, GATE_DEFAULT_TOOLS, hint, open_client
 from write_gate import __version__
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import UnknownLabelPolicy
@@ -200,7 +200,7 @@ async def test_row10_refresh_after_registering_event(client: Client, graph: Grap
 
 async def test_tools_list_is_exactly_the_gate(client: Client) -> None:
     tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert set(tools) == GATE_TOOLS  # the three writes and the four reads; no raw Cypher tool
+    assert set(tools) == GATE_DEFAULT_TOOLS  # the writes, the reads and the schema (by default); no raw Cypher tool
     for tool in tools.values():
         assert tool.output_schema is not None and tool.annotations is not None
     for name in ("search_nodes", "open_nodes", "read_graph", "get_schema"):

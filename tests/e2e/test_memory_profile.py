@@ -8,7 +8,17 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import CLIENT_NAME, FEED_TOOLS, KNOWLEDGE_TOOLS, QUARANTINE_TOOLS, STATS_TOOLS, TESTS, open_client
+from tests.conftest import (
+    CLIENT_NAME,
+    FEED_TOOLS,
+    KNOWLEDGE_TOOLS,
+    MEMORY_DEFAULT_TOOLS,
+    QUARANTINE_TOOLS,
+    STATS_TOOLS,
+    TESTS,
+    every_toolset,
+    open_client,
+)
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
@@ -16,17 +26,9 @@ from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
-# The official server's nine, the history reads, statistics and saved searches.
+# With every toolset: the official server's nine, the history reads, statistics and saved searches.
 MEMORY_TOOLS = {
-    "create_entities",
-    "create_relations",
-    "add_observations",
-    "delete_entities",
-    "delete_observations",
-    "delete_relations",
-    "read_graph",
-    "search_nodes",
-    "open_nodes",
+    *MEMORY_DEFAULT_TOOLS,
     "search_nodes_ranked",
     "get_history",
     "list_conflicts",
@@ -85,8 +87,11 @@ def rel(a: str, b: str, kind: str = "knows") -> dict[str, str]:
     return {"from": a, "to": b, "relationType": kind}
 
 
-async def test_the_nine_tools_and_the_history_reads(memory: Client) -> None:
-    assert {t.name for t in (await memory.list_tools()).tools} == MEMORY_TOOLS
+async def test_the_nine_tools_and_the_history_reads(memory: Client, settings: Settings) -> None:
+    """By default the official nine only (a drop-in by its list too); the rest with --toolsets all."""
+    assert {t.name for t in (await memory.list_tools()).tools} == MEMORY_DEFAULT_TOOLS
+    async with open_client(every_toolset(settings), "in_process", profile="memory") as everything:
+        assert {t.name for t in (await everything.list_tools()).tools} == MEMORY_TOOLS
 
 
 # 8.1 entities

@@ -23,15 +23,21 @@ from write_gate.store.schema_files import SchemaFileError, load_into_graph, read
 pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 MEMORYMESH = TESTS / "schemas" / "memorymesh"
+
+
+def typed_listed(settings: Settings) -> Settings:
+    return settings.model_copy(update={"toolsets": "typed"})
+
+
 PROV = {"source": "campaign-log", "extraction_method": "manual", "reliability": 0.8}
 MERGE = {"endpoint_policy": "merge_endpoints"}
 
 
 @pytest.fixture
 async def mesh(settings: Settings, graph: GraphBackend) -> AsyncIterator[Client]:
-    """MemoryMesh's files alone: no fallback label."""
+    """MemoryMesh's files alone: no fallback label; their typed tools listed (the `typed` toolset)."""
     await load_into_graph(graph, read_sources([MEMORYMESH]))
-    async with open_client(settings, "in_process") as client:
+    async with open_client(typed_listed(settings), "in_process") as client:
         yield client
 
 
@@ -39,7 +45,7 @@ async def mesh(settings: Settings, graph: GraphBackend) -> AsyncIterator[Client]
 async def world(settings: Settings, graph: GraphBackend) -> AsyncIterator[Client]:
     """MemoryMesh's files beside a registry with Person, Organization and the fallback Entity."""
     await load_into_graph(graph, read_sources([MEMORYMESH, MATRIX_SCHEMAS]))
-    async with open_client(settings, "in_process") as client:
+    async with open_client(typed_listed(settings), "in_process") as client:
         yield client
 
 

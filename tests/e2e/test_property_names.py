@@ -34,7 +34,7 @@ async def registry(graph: GraphBackend) -> GraphBackend:
 
 @pytest.fixture
 async def client(settings: Settings, registry: GraphBackend) -> AsyncIterator[Client]:
-    async with open_client(settings, "in_process") as c:
+    async with open_client(settings.model_copy(update={"toolsets": "typed"}), "in_process") as c:  # typed listed
         yield c
 
 

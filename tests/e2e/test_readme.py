@@ -30,7 +30,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from rdflib import Graph, Literal, URIRef
 from rdflib import namespace as rdf_namespace  # a module: pytest's scan of the globals trips on a namespace
 
-from tests.conftest import GATE_TOOLS, open_client, settings_env, write_gate_argv
+from tests.conftest import GATE_DEFAULT_TOOLS, open_client, settings_env, write_gate_argv
 from tests.e2e import readme_blocks as rb
 from write_gate import cli
 from write_gate.core.claims import ValueProvenance
@@ -122,6 +122,22 @@ STATS_TOOLS = (
 
 # Each test, and the blocks (by key) or sh commands it runs.
 RUN = {
+    "tests/e2e/test_toolsets_docs.py::test_the_commands_serve_what_the_page_says": [
+        "write-gate serve --toolsets history,search",
+        "write-gate serve --profile memory --toolsets all",
+        "write-gate serve --dynamic-toolsets",
+    ],
+    "tests/e2e/test_toolsets_docs.py::test_the_historian_sees_and_may_do_what_the_page_says": ["agents:historian"],
+    "tests/e2e/test_toolsets_docs.py::test_the_discovery_answers_are_as_shown": [
+        "answer:list_toolsets#discovery",
+        "call:enable_toolset#discovery",
+        "answer:enable_toolset#discovery",
+        "answer:enable_toolset#denied",
+    ],
+    "tests/e2e/test_toolsets_docs.py::test_the_neighbours_example_answers_as_shown": [
+        "call:open_nodes#neighbours",
+        "answer:open_nodes#neighbours",
+    ],
     "tests/unit/test_console_docs.py::test_the_pages_command_lines_are_the_clis": [
         "console:add-operator",
         "console:console-command",
@@ -694,7 +710,8 @@ async def test_tool_calls_answer_as_shown(
     block (or implied call), through a real MCP client session on a freshly migrated graph as `write-gate serve`
     makes it; then the README's refused call."""
     await migrate(graph)
-    async with open_client(settings, "in_process") as client:
+    # The typed tools (add_npc) are listed as their page says: with `--toolsets typed`.
+    async with open_client(settings.model_copy(update={"toolsets": "typed"}), "in_process") as client:
         # `answer:<tool>#<example>`: a section's own example, run by its own test (its registry differs).
         answers = [b for b in rb.blocks() if b.key.startswith("answer:") and "#" not in b.key]
         assert [b.key for b in answers] == [
@@ -861,7 +878,7 @@ async def test_first_command_serves(settings: Settings) -> None:
     env = {**settings_env(settings), "UV_FROZEN": "1"}
     server = StdioServerParameters(command=UV, args=argv[1:], env=env, cwd=ROOT)
     async with Client(server, read_timeout_seconds=120) as client:
-        assert {tool.name for tool in (await client.list_tools()).tools} == GATE_TOOLS
+        assert {tool.name for tool in (await client.list_tools()).tools} == GATE_DEFAULT_TOOLS
 
 
 @EMBEDDED
@@ -1032,7 +1049,7 @@ async def test_claude_desktop_config_starts_the_server(settings: Settings) -> No
     env = {**settings_env(settings), **server["env"], "UV_FROZEN": "1"}
     assert server["command"] == "uv"
     async with Client(StdioServerParameters(command=UV, args=args, env=env), read_timeout_seconds=120) as client:
-        assert {tool.name for tool in (await client.list_tools()).tools} == GATE_TOOLS
+        assert {tool.name for tool in (await client.list_tools()).tools} == GATE_DEFAULT_TOOLS
 
 
 def test_claude_code_line_is_the_desktop_entry() -> None:

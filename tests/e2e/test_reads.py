@@ -223,13 +223,16 @@ async def test_search_pages_matches_and_filters_by_label(client: Client) -> None
 
 
 async def test_search_finds_text_in_lists_and_the_relations_of_matches_come_along(client: Client) -> None:
-    """As the official memory server: the matching entities, and every relation touching one of them
-    (not the entities at their other ends)."""
+    """The matching entities, every relation touching one of them and, in the gate profile, the entities at their
+    other ends (MemoryMesh's neighbours); `neighbors: false` answers as the official memory server does."""
     await write(client, "Person", "Ada", observations=["Wrote the first program"])
     await write(client, "Person", "Charles")
     await link(client, "Ada", "Charles")
+    official = await call(client, "search_nodes", query="first PROGRAM", neighbors=False)
+    assert [e["name"] for e in official["entities"]] == ["Ada"]
     result = await call(client, "search_nodes", query="first PROGRAM")
-    assert [e["name"] for e in result["entities"]] == ["Ada"]
+    assert [e["name"] for e in result["entities"]] == ["Ada", "Charles"]
+    assert result["relations"] == official["relations"]
     assert result["relations"] == [
         {
             "from": "Ada",
@@ -298,13 +301,15 @@ async def test_search_folds_case_with_full_unicode_on_both_sides(client: Client,
 
 async def test_a_hub_answers_a_bounded_page_of_its_relations_and_pages_the_rest(client: Client) -> None:
     """Read amplification: a node with thousands of relationships answers `relations_limit` of them per
-    read, names itself in `truncated`, and open_nodes' cursor pages through every one."""
+    read, names itself in `truncated`, and open_nodes' cursor pages through every one. Its neighbours are
+    bounded alike: the other ends of the relations answered, no more."""
     spokes = [f"s{i:04d}" for i in range(1200)]
     await write_people(client, ["Hub", *spokes])
     await link_all(client, [("Hub", spoke) for spoke in spokes])
     for tool, args in (("open_nodes", {"names": ["Hub"]}), ("search_nodes", {"query": "hub", "limit": 1})):
         result = await call(client, tool, **args)
-        assert [e["name"] for e in result["entities"]] == ["Hub"]
+        hub, *neighbours = [e["name"] for e in result["entities"]]
+        assert hub == "Hub" and neighbours == [r["to"] for r in result["relations"]]
         assert len(result["relations"]) == 100 and result["truncated"] == ["Hub"]
     seen: set[str] = set()
     cursor = None

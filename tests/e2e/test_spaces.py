@@ -149,7 +149,7 @@ async def test_a_grant_with_both_spaces_reads_each_by_choice_and_works_in_its_fi
     fleet: Settings, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="write_gate.decisions")
-    async with as_agent(fleet, "carol") as carol:
+    async with as_agent(fleet.model_copy(update={"toolsets": "all"}), "carol") as carol:  # every tool listed
         await ok(carol, "write_node", ada("a"))
         await ok(carol, "write_node", {**ada("b"), "space": "team_b"})
         # Each decision's log line says the space it worked in.
@@ -201,7 +201,7 @@ async def test_a_per_space_registry_knows_a_label_only_in_the_space_it_was_loade
 
 
 async def test_a_shared_registry_loaded_once_serves_every_space(fleet: Settings) -> None:
-    async with as_agent(fleet, "bob") as bob:
+    async with as_agent(fleet.model_copy(update={"toolsets": "typed"}), "bob") as bob:  # typed tools listed
         assert "Person" in {e["name"] for e in (await ok(bob, "get_schema", {}))["node_labels"]}
         await ok(bob, "write_node", ada("b"))
         tools = {tool.name for tool in (await bob.list_tools()).tools}

@@ -13,7 +13,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.conftest import MATRIX_SCHEMAS, ok, open_client, rejected
+from tests.conftest import MATRIX_SCHEMAS, every_toolset, ok, open_client, rejected
 from write_gate.access.agents import AgentsFile, Grant
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.registry import ConflictPolicy
@@ -320,7 +320,7 @@ async def test_a_reader_lists_and_counts_but_may_not_save_or_run(
     agents.add("reader", Grant(tools=("read",)))
     agents.save()
     reader = settings.model_copy(update={"agents_file": tmp_path / "agents.toml", "agent": "reader"})
-    async with open_client(reader, "in_process") as client:
+    async with open_client(every_toolset(reader), "in_process") as client:  # what the grant hides, not a toolset
         listed = {tool.name for tool in (await client.list_tools()).tools}
         assert {"get_graph_stats", "list_saved_searches"} <= listed
         assert not listed & {"save_search", "update_saved_search", "delete_saved_search", "execute_saved_search"}
@@ -359,7 +359,7 @@ async def test_a_label_whose_typed_tools_would_take_a_saved_search_tools_name_ge
     entry = {"name": "SAVED_SEARCH", "merge_keys": ["name"], "typed_tools": True, "property_types": {"name": "string"}}
     (tmp_path / "registry.json").write_text(json.dumps({"entries": [entry]}))
     await load_into_graph(graph, read_sources([MATRIX_SCHEMAS, RPG / "currency.schema.json", tmp_path]))
-    async with open_client(settings, "in_process") as client:
+    async with open_client(every_toolset(settings), "in_process") as client:
         tools = {tool.name for tool in (await client.list_tools()).tools}
         await ok(client, "save_search", {"name": "s", "query": "a"})
         assert (await ok(client, "delete_saved_search", {"name": "s"})) == {"deleted": "s"}

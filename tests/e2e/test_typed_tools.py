@@ -30,8 +30,9 @@ PROV = {"source": "dm-notes", "extraction_method": "manual", "reliability": 0.8}
 
 @pytest.fixture
 async def rpg(settings: Settings, graph: GraphBackend) -> AsyncIterator[Client]:
+    """The rpg registry's typed tools, listed (their toolset: they are not in the default list)."""
     await load_into_graph(graph, read_sources([RPG, MATRIX_SCHEMAS]))
-    async with open_client(settings, "in_process") as client:
+    async with open_client(typed_listed(settings), "in_process") as client:
         yield client
 
 
@@ -40,6 +41,10 @@ async def located(graph: GraphBackend, name: str) -> list[str]:
         Statement("MATCH (:Npc {name: $name})-[:LOCATED_IN]->(l) RETURN l.name AS l ORDER BY l", {"name": name})
     )
     return [r["l"] for r in rows]
+
+
+def typed_listed(settings: Settings) -> Settings:
+    return settings.model_copy(update={"toolsets": "typed"})
 
 
 GANDALF = {"npc": {"name": "Gandalf", "role": "Wizard", "status": "Active"}, **PROV}
@@ -93,7 +98,7 @@ async def test_three_schema_files_give_nine_tools(settings: Settings, graph: Gra
     await load_into_graph(
         graph, read_sources([RPG / "npc.schema.json", RPG / "location.schema.json", RPG / "currency.schema.json"])
     )
-    async with open_client(settings, "in_process") as client:
+    async with open_client(typed_listed(settings), "in_process") as client:
         names = {t.name for t in (await client.list_tools()).tools}
     typed = {n for n in names - GATE_TOOLS if n.split("_", 1)[0] in ("add", "update", "delete")}
     assert typed == {f"{verb}_{t}" for verb in ("add", "update", "delete") for t in ("npc", "location", "currency")}
@@ -131,8 +136,8 @@ async def test_update_refers_to_add_for_its_fields_only_where_add_is_listed(
     agents.save()
     listings = {}
     for case, changes in {
-        "both": {},
-        "selection": {"tools": "typed:Npc,-add_npc"},
+        "both": {"toolsets": "typed"},
+        "selection": {"tools": "typed:Npc,-add_npc"},  # named outright: listed without the typed toolset
         "grant": {"agents_file": tmp_path / "agents.toml", "agent": "updater"},
     }.items():
         async with Client(build_server(settings.model_copy(update=changes), auto_migrate=False)) as client:
@@ -145,7 +150,7 @@ async def test_update_refers_to_add_for_its_fields_only_where_add_is_listed(
         assert (
             "add_npc" not in listings[case] and listings[case]["update_npc"]["properties"]["npc"]["properties"] == whole
         )
-    assert set(listings["grant"]) == {"update_npc", "add_location"}
+    assert set(listings["grant"]) == {"update_npc", "add_location"}  # named by the grant: listed
 
 
 # 14.2 dynamic tools
@@ -253,17 +258,17 @@ async def test_update_with_merge_endpoints_and_a_relationship_property(rpg: Clie
 # 14.3 neighbour-inclusive reads on typed nodes
 
 
-async def test_search_and_open_include_the_relations_of_matches(rpg: Client) -> None:
+async def test_search_and_open_include_the_relations_and_neighbours_of_matches(rpg: Client) -> None:
     await ok(rpg, "add_location", {"location": {"name": "Rivendell", "atmosphere": "Peaceful"}, **PROV})
     await ok(rpg, "add_location", {"location": {"name": "Bree"}, **PROV})
     await ok(rpg, "add_npc", {**GANDALF, "npc": {**GANDALF["npc"], "currentLocation": "Rivendell"}})
     found = await ok(rpg, "search_nodes", {"query": "wizard"})
-    assert [e["name"] for e in found["entities"]] == ["Gandalf"]
+    assert [e["name"] for e in found["entities"]] == ["Gandalf", "Rivendell"]
     assert [(r["from"], r["relationType"], r["to"]) for r in found["relations"]] == [
         ("Gandalf", "LOCATED_IN", "Rivendell")
     ]
     opened = await ok(rpg, "open_nodes", {"names": ["Rivendell"]})
-    assert [e["name"] for e in opened["entities"]] == ["Rivendell"]
+    assert [e["name"] for e in opened["entities"]] == ["Rivendell", "Gandalf"]
     assert [(r["from"], r["to"]) for r in opened["relations"]] == [("Gandalf", "Rivendell")]
 
 
@@ -307,7 +312,7 @@ async def test_refresh_adds_and_removes_tools_and_says_so(settings: Settings, gr
         if isinstance(message, types.ToolListChangedNotification):
             changes.append(message.method)
 
-    server = build_server(settings, auto_migrate=False)
+    server = build_server(typed_listed(settings), auto_migrate=False)
     async with Client(server, mode="legacy", message_handler=on_message) as client:
 
         async def typed() -> set[str]:
@@ -344,7 +349,7 @@ async def test_a_registry_change_made_elsewhere_is_announced_to_connected_sessio
         if isinstance(message, types.ToolListChangedNotification):
             heard.set()
 
-    polling = settings.model_copy(update={"registry_poll_seconds": 0.2})
+    polling = typed_listed(settings).model_copy(update={"registry_poll_seconds": 0.2})
     async with Client(build_server(polling, auto_migrate=False), mode="legacy", message_handler=on_message) as client:
         assert not {t.name for t in (await client.list_tools()).tools if t.name.endswith("_npc")}
         await load_into_graph(graph, read_sources([RPG / "npc.schema.json", RPG / "location.schema.json"]))

@@ -57,15 +57,8 @@ EXPECTED: dict[str, str] = {
     "and titles are the official ones",
     "read_arguments": "the reads take optional arguments the official server's do not: limit and cursor "
     "(paging), labels (a filter), relations_limit (open_nodes), provenance (each value's claim, and a filter by it), "
-    "tags, minImportance and maxImportance (seed 004's filters), includeArchived (archived entities too)",
-    "extra_tools": "tools beside the official nine: search_nodes_ranked (seed 004's ranked, fuzzy and boolean "
-    "search), get_history and list_conflicts (what changed, and the conflicts writes met), seed 004's knowledge "
-    "tools (add_tags, remove_tags, set_importance, add_tags_to_multiple_entities, set_entity_parent, get_parent, "
-    "get_children, get_ancestors, get_descendants, get_subtree, archive_entities, restore_entities), get_graph_stats "
-    "and the saved searches (save_search, execute_saved_search, list_, update_ and delete_saved_search), export_graph "
-    "(the graph as json, jsonl, csv, graphml, gexf, markdown, dot, mermaid or PROV-O) and import_graph (seed 004's "
-    "imports, admin), changes_since (the change feed) and the quarantine's tools (list_, replay_ and "
-    "discard_quarantine, admin); an agent written for the official server need never call them",
+    "tags, minImportance and maxImportance (seed 004's filters), includeArchived (archived entities too), "
+    "neighbors (MemoryMesh's neighbours too; false by default here, as the official answers)",
     "idempotency_key": "every write tool takes an optional idempotency_key (safe retries: a repeat answers the "
     "first outcome); a call without it is the official call",
     "output_schemas": "each output schema is anyOf the success (every official key, extras beside) and the "

@@ -4,8 +4,6 @@ and resource templates, and the capabilities at `initialize`. Pure: `note` recor
 from collections.abc import Callable
 from typing import Any
 
-from tests.conftest import FEED_TOOLS, INTERCHANGE_TOOLS, KNOWLEDGE_TOOLS, QUARANTINE_TOOLS, STATS_TOOLS
-
 Report = list[str]
 # The writes whose idempotentHint is true here and false there: a repeat skips what exists
 # (docs/clients/capabilities.md).
@@ -19,7 +17,8 @@ SCHEMA_RESOURCES = {
     "write-gate://changes",
     "write-gate://changes/{label}",
 }
-# The reads' optional arguments beside the official ones: paging, a label filter, relations per entity.
+# The reads' optional arguments beside the official ones: paging, a label filter, relations per entity, MemoryMesh's
+# neighbours.
 READ_ARGUMENTS = {
     "limit",
     "cursor",
@@ -30,17 +29,7 @@ READ_ARGUMENTS = {
     "minImportance",
     "maxImportance",
     "includeArchived",
-}
-# Read-only tools beside the official nine: the history of what changed, and the conflicts writes met.
-EXTRA_TOOLS = {
-    "search_nodes_ranked",
-    "get_history",
-    "list_conflicts",
-    *FEED_TOOLS,
-    *INTERCHANGE_TOOLS,
-    *KNOWLEDGE_TOOLS,
-    *STATS_TOOLS,
-    *QUARANTINE_TOOLS,
+    "neighbors",
 }
 
 
@@ -53,9 +42,7 @@ def compare_listings(ours: dict[str, Any], theirs: dict[str, Any], note: Callabl
 
 
 def _tools(ours: dict[str, Any], theirs: dict[str, Any], note: Callable[[str], None]) -> Report:
-    if set(ours) - set(theirs) == EXTRA_TOOLS and set(theirs) <= set(ours):
-        note("extra_tools")
-        ours = {name: tool for name, tool in ours.items() if name not in EXTRA_TOOLS}
+    """The same tools, no more (the profile's other tools are toolsets it lists only when asked: issue 27)."""
     if set(ours) != set(theirs):
         return [f"tools: ours {sorted(ours)} theirs {sorted(theirs)}"]
     report = []

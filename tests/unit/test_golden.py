@@ -220,6 +220,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_ids_by_name": lambda: read_cypher.ids_by_name(["Person", "Organization"], ["Npc"]),
         "read_expand": lambda: read_cypher.expand(outgoing_only=False),
         "read_expand_outgoing": lambda: read_cypher.expand(outgoing_only=True),
+        "read_expand_neighbours": lambda: read_cypher.expand(outgoing_only=False, neighbours=True),
         "read_relationship_types_of": lambda: read_cypher.RELATIONSHIP_TYPES_OF,
         "read_label_count": lambda: read_cypher.label_count("Person"),
         "read_relationship_count": lambda: read_cypher.relationship_count("KNOWS"),

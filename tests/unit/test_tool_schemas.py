@@ -6,7 +6,7 @@ import jsonschema
 import pytest
 from pydantic import ValidationError
 
-from tests.conftest import ADMIN_READS, KNOWLEDGE_ADMIN, QUARANTINE_TOOLS, READ_TOOLS
+from tests.conftest import ADMIN_READS, DISCOVERY_TOOLS, KNOWLEDGE_ADMIN, QUARANTINE_TOOLS, READ_TOOLS
 from write_gate.access.tool_selection import ToolSelection
 from write_gate.core.model import (
     ErrorCode,
@@ -112,12 +112,13 @@ def test_tool_selection(text: str, offered: list[str], hidden: list[str]) -> Non
 
 
 def test_tool_groups_come_from_the_annotations() -> None:
-    """Read-only tools are the `read` group; refresh_schema_cache (which changes the gate, not the graph), the
+    """Read-only tools are the `read` group (list_toolsets and enable_toolset among them: they change only what a
+    session lists); refresh_schema_cache (which changes the gate, not the graph), the
     archive's two tools, export_graph (read-only, but the whole graph at once) and import_graph (a whole file, or
     a restore) `admin`; every other tool, generated ones included, `write`."""
     specs = [*PROFILES["gate"], *PROFILES["memory"], *typed_specs(NPC_REGISTRY, {"enum": ["api"]})]
     groups = {spec.name: spec.group for spec in specs}
-    assert {n for n, g in groups.items() if g == "read"} == READ_TOOLS
+    assert {n for n, g in groups.items() if g == "read"} == READ_TOOLS | DISCOVERY_TOOLS
     admin = {"refresh_schema_cache", "import_graph", *KNOWLEDGE_ADMIN, *ADMIN_READS, *QUARANTINE_TOOLS}
     assert {n for n, g in groups.items() if g == "admin"} == admin
     writes = ("write_nodes", "create_entities", "delete_relations", "add_npc", "merge_entities")

@@ -24,13 +24,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.core.spaces import ANY_SPACE, check_space_name, choose_space
+from write_gate.core.toolsets import TOOLSETS
 
 logger = logging.getLogger(__name__)
 
 
 class Grant(BaseModel):
-    """Which tools an agent sees (names, or the groups read / write / admin / *), and which labels and
-    relationship types it may write ("*" for any)."""
+    """Which tools an agent may use (names, the groups read / write / admin / *, or toolsets, which it is then
+    also shown: core.toolsets), and which labels and relationship types it may write ("*" for any)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -54,9 +55,13 @@ class Grant(BaseModel):
         """The space a call of this agent works in (SPACE_NOT_GRANTED for one it may not use)."""
         return choose_space(self.spaces, served, default, requested)
 
-    def allows_tool(self, tool: str, group: str) -> bool:
-        """`group`: the tool's (ToolSpec.group: read, write or admin)."""
-        return "*" in self.tools or tool in self.tools or group in self.tools
+    def allows_tool(self, tool: str, group: str, toolset: str | None = None) -> bool:
+        """`group`: the tool's (ToolSpec.group: read, write or admin); `toolset`: the set it is listed in."""
+        return "*" in self.tools or tool in self.tools or group in self.tools or toolset in self.tools
+
+    def named_toolsets(self) -> frozenset[str]:
+        """The toolsets the grant names: listed to the agent beside the server's."""
+        return frozenset(self.tools) & TOOLSETS.keys()
 
     def check_labels(self, labels: Iterable[str]) -> None:
         denied = sorted({label for label in labels if "*" not in self.labels and label not in self.labels})

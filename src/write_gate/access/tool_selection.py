@@ -3,7 +3,10 @@
 A comma- or space-separated list of items, each a tool name (`write_node`), a group (`read`, `write`,
 `admin`, `typed` for every generated tool), `typed:<Label>` (one label's add/update/delete), or `*`.
 An item starting with `-` takes tools away: `*,-typed` offers everything but the generated tools,
-`read,typed:Npc` the four reads and Npc's three. Only exclusions means "everything but". Pure.
+`read,typed:Npc` the reads and Npc's three. Only exclusions means "everything but". Pure.
+
+It decides what a server offers at all (what may be called); the toolsets (core.toolsets) what is listed among
+that. A tool named outright (its name, `typed`, `typed:<Label>`) is listed whatever its set.
 """
 
 import re
@@ -36,6 +39,12 @@ class ToolSelection:
         None for the fixed tools."""
         keys = {"*", name, group} | ({"typed", f"typed:{label}"} if label is not None else set())
         return not keys.isdisjoint(self.include) and keys.isdisjoint(self.exclude)
+
+    def names(self, name: str, group: str, label: str | None = None) -> bool:
+        """Whether the tool is named outright (by its name, or a generated one by `typed` or `typed:<Label>`), not
+        only through `*` or a group: it is then listed even outside the listed toolsets."""
+        keys = {name} | ({"typed", f"typed:{label}"} if label is not None else set())
+        return not keys.isdisjoint(self.include) and self.offers(name, group, label)
 
 
 EVERYTHING = ToolSelection(frozenset({"*"}), frozenset())

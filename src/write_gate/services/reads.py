@@ -13,7 +13,7 @@ import base64
 import binascii
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -86,6 +86,9 @@ ShowProvenance = Annotated[
 
 
 IncludeArchived = Annotated[bool, Field(description="Archived entities too.")]
+# MemoryMesh's neighbour-inclusive reads (with_neighbours, below): the gate profile's default, the memory profile's
+# on request.
+Neighbors = Annotated[bool, Field(description="Each match's neighbours (the other ends of its relations) too.")]
 
 
 class ReadGraphRequest(ReadRequest):
@@ -114,6 +117,7 @@ class SearchNodesRequest(ReadRequest):
     minImportance: ImportanceBound = None  # noqa: N815
     maxImportance: ImportanceBound = None  # noqa: N815
     includeArchived: IncludeArchived = False  # noqa: N815
+    neighbors: Neighbors = False
 
     def entity_filter(self) -> EntityFilter:
         tags = tuple(self.tags) if self.tags is not None else None
@@ -126,6 +130,17 @@ class OpenNodesRequest(ReadRequest):
     cursor: Annotated[str | None, Field(description="next_cursor of the last answer: more relations.")] = None
     provenance: ShowProvenance = None
     includeArchived: IncludeArchived = False  # noqa: N815
+    neighbors: Neighbors = False
+
+
+# The gate profile's search_nodes and open_nodes: with neighbours unless asked not to (the memory profile keeps the
+# official server's answers: services/memory.py).
+class NeighbourSearchRequest(SearchNodesRequest):
+    neighbors: Neighbors = True
+
+
+class NeighbourOpenRequest(OpenNodesRequest):
+    neighbors: Neighbors = True
 
 
 # Only in an answer that asked for provenance: by default the answer is the one it always was.
@@ -359,6 +374,25 @@ def shape(rows: Iterable[Row], page: Sequence[int], show_claims: bool = False, d
     return Expanded(result, resume, tuple(listed), {i: nodes[i][1] for i in listed})
 
 
+# --- neighbours (pure) ----------------------------------------------------------------------------
+
+
+def with_neighbours(expanded: Expanded, rows: Iterable[Row], show_claims: bool, decay: Decay | None) -> Expanded:
+    """MemoryMesh's neighbour-inclusive answer (seed 000, tests 14.3): after the page's entities, the entity at the
+    other end of each relation answered (rows of read_cypher.expand with `neighbours`), once each, in relation
+    order. The relations stay those touching the page, so a neighbour's own other relations are not followed;
+    they are bounded as the relations are (per entity), so a hub adds at most a page of neighbours."""
+    page = set(expanded.ids)
+    found: dict[int, Entity] = {}
+    for row in sorted((row for row in rows if row["rid"] is not None), key=lambda row: row["rid"]):
+        other, labels = row["mid"], row["mlabels"]
+        if other in page or other in found or not RESERVED_LABELS.isdisjoint(labels):
+            continue
+        found[other] = to_entity(labels, row["mprops"], show_claims, decay.of_node(labels) if decay else None)
+    entities = [*expanded.result.entities, *found.values()]
+    return replace(expanded, result=expanded.result.model_copy(update={"entities": entities}))
+
+
 # --- the reader ---------------------------------------------------------------------------------
 
 
@@ -405,11 +439,13 @@ class Reader:
         after_relation: int = -1,
         show_claims: bool = False,
         include_archived: bool = False,
+        neighbours: bool = False,
     ) -> Expanded:
-        """Archived entities in `page`, and relations to archived ones, only with `include_archived`."""
+        """Archived entities in `page`, and relations to archived ones, only with `include_archived`; with
+        `neighbours`, the entities at the other ends of the relations answered too, from the same statement."""
         if not page:
             return Expanded(GraphResult(entities=[], relations=[]), None)
-        statement = read_cypher.expand(outgoing_only)
+        statement = read_cypher.expand(outgoing_only, neighbours=neighbours)
         params = {
             "ids": page,
             "after": after_relation,
@@ -417,7 +453,9 @@ class Reader:
             "include_archived": include_archived,
         }
         rows = await self.read(Statement(statement.text, params))
-        return shape(rows, page, show_claims, self._decay() if show_claims else None)
+        decay = self._decay() if show_claims else None
+        expanded = shape(rows, page, show_claims, decay)
+        return with_neighbours(expanded, rows, show_claims, decay) if neighbours else expanded
 
     def labels_to_read(self, requested: list[str] | None) -> list[str]:
         if requested:
@@ -507,6 +545,7 @@ class Reader:
             outgoing_only=False,
             show_claims=show,
             include_archived=request.includeArchived,
+            neighbours=request.neighbors,
         )
         return expanded.result.model_copy(update={"next_cursor": next_cursor})
 
@@ -528,6 +567,7 @@ class Reader:
             after_relation=after,
             show_claims=show,
             include_archived=request.includeArchived,
+            neighbours=request.neighbors,
         )
         resume = expanded.resume_after
         next_cursor = encode_cursor("open", r=resume) if resume is not None else None

@@ -161,6 +161,10 @@ class Settings(BaseSettings):
     # Which tools the server offers at all (names, groups read/write/admin/typed, typed:<Label>, -exclusions);
     # an agent's grant narrows it further. See tool_selection.py.
     tools: str = "*"
+    # Which toolsets every agent is shown beside the profile's defaults (core.toolsets; `all`: every one), and the
+    # discovery mode, where an agent also sees list_toolsets and enable_toolset (docs/tools/toolsets.md).
+    toolsets: str = ""
+    dynamic_toolsets: bool = False
 
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)

@@ -2,8 +2,8 @@
 
 Both are off unless asked for, and cost nothing then: no wrapper around the engine, no counter on the call path.
 - Metrics: one CollectorRegistry per server (never the process-wide default, so two servers in one process never
-  mix their counts), scraped at /metrics (docs/operations/observability.md). An agent label carries only names the agents
-  file lists (every other caller is `unlisted`): label values an agent could choose would grow without bound.
+  mix their counts), scraped at /metrics (docs/operations/observability.md). An agent label carries only names the
+  agents file lists (every other caller is `unlisted`): label values an agent could choose would grow without bound.
 - Traces: a server span per MCP request (surface/mcp_spans.py) and a child span per engine statement carrying its
   shape (the statement's text: values are always parameters, and parameters are never recorded). On when the
   standard OpenTelemetry variables name an exporter (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_TRACES_EXPORTER`), or

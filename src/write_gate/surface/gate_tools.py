@@ -25,7 +25,7 @@ from write_gate.services.history import (
     get_history,
     list_conflicts,
 )
-from write_gate.services.reads import GraphResult, OpenNodesRequest, ReadGraphRequest, SearchNodesRequest
+from write_gate.services.reads import GraphResult, NeighbourOpenRequest, NeighbourSearchRequest, ReadGraphRequest
 from write_gate.services.resolution import (
     DuplicatesFound,
     EntitiesMerged,
@@ -129,9 +129,9 @@ READ_GRAPH = ToolSpec(
 SEARCH_NODES = ToolSpec(
     name="search_nodes",
     title="Search Nodes",
-    description="Entities whose name, type or text contains query (case-insensitive), and the relations "
-    "touching them; answers like read_graph." + _PAGED,
-    input_model=SearchNodesRequest,
+    description="Entities whose name, type or text contains query (case-insensitive), their neighbours and the "
+    "relations touching them; answers like read_graph." + _PAGED,
+    input_model=NeighbourSearchRequest,
     output_model=GraphResult,
     annotations=READ,
     handler=lambda s, req, _call: s.gate.reader.search_nodes(req),
@@ -153,9 +153,9 @@ SEARCH_NODES_RANKED = ToolSpec(
 OPEN_NODES = ToolSpec(
     name="open_nodes",
     title="Open Nodes",
-    description="Entities with exactly these names (case-sensitive), and the relations touching them; answers "
-    "like read_graph.",
-    input_model=OpenNodesRequest,
+    description="Entities with exactly these names (case-sensitive), their neighbours and the relations touching "
+    "them; answers like read_graph.",
+    input_model=NeighbourOpenRequest,
     output_model=GraphResult,
     annotations=READ,
     handler=lambda s, req, _call: s.gate.reader.open_nodes(req),

@@ -121,10 +121,23 @@ _OFFICIAL_READ = hints(read_only=True)
 MEMORY_READ_GRAPH = replace(READ_GRAPH, input_model=ReadGraphArgs, annotations=_OFFICIAL_READ)
 
 
-MEMORY_SEARCH_NODES = replace(SEARCH_NODES, input_model=SearchNodesArgs, annotations=_OFFICIAL_READ)
+# The official answers: the matches and the relations touching them (neighbors: true adds MemoryMesh's neighbours).
+MEMORY_SEARCH_NODES = replace(
+    SEARCH_NODES,
+    description="Entities whose name, type or text contains query (case-insensitive), and the relations touching "
+    "them; answers like read_graph. Paged: pass next_cursor back as cursor.",
+    input_model=SearchNodesArgs,
+    annotations=_OFFICIAL_READ,
+)
 
 
-MEMORY_OPEN_NODES = replace(OPEN_NODES, input_model=OpenNodesArgs, annotations=_OFFICIAL_READ)
+MEMORY_OPEN_NODES = replace(
+    OPEN_NODES,
+    description="Entities with exactly these names (case-sensitive), and the relations touching them; answers like "
+    "read_graph.",
+    input_model=OpenNodesArgs,
+    annotations=_OFFICIAL_READ,
+)
 
 
 async def _second(pair: Awaitable[tuple[Any, BaseModel]]) -> BaseModel:

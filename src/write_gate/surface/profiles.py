@@ -1,6 +1,8 @@
-"""The two profiles a server offers: the gate's tools, or the official memory server's."""
+"""The two profiles a server offers: the gate's tools, or the official memory server's. Each lists only its
+default toolsets unless asked for more (core.toolsets)."""
 
 from write_gate.surface.change_feed_tools import CHANGES_SINCE
+from write_gate.surface.discovery_tools import DISCOVERY_TOOLS
 from write_gate.surface.gate_tools import (
     FIND_DUPLICATES,
     GET_HISTORY,
@@ -58,6 +60,7 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         EXPORT_GRAPH,
         IMPORT_GRAPH,
         *QUARANTINE_TOOLS,
+        *DISCOVERY_TOOLS,
     ),
     # Seed 001's nine tools (read_graph, search_nodes and open_nodes are the same implementation as above), then
     # seed 004's ranked search and the history reads, statistics and saved searches.
@@ -80,5 +83,6 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         EXPORT_GRAPH,
         IMPORT_GRAPH,
         *QUARANTINE_TOOLS,
+        *DISCOVERY_TOOLS,
     ),
 }

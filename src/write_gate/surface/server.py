@@ -36,6 +36,7 @@ from write_gate.core.idempotency import KEY_ARGUMENT
 from write_gate.core.model import ErrorCode, GateRejection, Rejected, validation_problems
 from write_gate.core.quarantine import rejected_calls
 from write_gate.core.registry import RegistrySnapshot
+from write_gate.core.toolsets import TYPED, served_toolsets
 from write_gate.core.values import check_storable
 from write_gate.engines import BackendUnavailable
 from write_gate.services.gate import Gate
@@ -51,7 +52,7 @@ from write_gate.serving.spaces import Spaces, open_spaces
 from write_gate.serving.telemetry import Metrics, Telemetry, tracing_from_environment
 from write_gate.surface import http_auth, schema_resources, session_log
 from write_gate.surface.change_resources import AREA, CHANGES, ChangeResources, ChangeSubscriptions
-from write_gate.surface.connections import Connections
+from write_gate.surface.connections import Connections, connection_of
 from write_gate.surface.console.app import console_mount
 from write_gate.surface.http_auth import AgentsTokenVerifier
 from write_gate.surface.http_security import public_url, transport_security, unlisted_wildcard_bind
@@ -62,6 +63,7 @@ from write_gate.surface.mcp_spans import McpSpans
 from write_gate.surface.metrics_endpoint import metrics_route
 from write_gate.surface.operations import Operations
 from write_gate.surface.profiles import PROFILES
+from write_gate.surface.session_toolsets import SessionToolsets, ToolsetLists
 from write_gate.surface.space_argument import take_space, with_space
 from write_gate.surface.sse_events import EventLog, ResumableSessionManager
 from write_gate.surface.tool_spec import Call, Services, ToolSpec
@@ -249,6 +251,13 @@ def build_server(
     selection = ToolSelection.parse(settings.tools)
     static = {spec.name: spec for spec in PROFILES[profile] if selection.offers(spec.name, spec.group)}
     taken = {spec.name for spec in PROFILES[profile]}
+    generated = profile == "gate"  # typed tools are the gate profile's friendlier front door
+    # What each session lists (docs/tools/toolsets.md): the profile's default sets and those asked for, the sets an
+    # agent's grant names, and those its session enabled; WRITE_GATE_TOOLS and the grant still decide what may be
+    # called.
+    known_sets = {spec.toolset for spec in PROFILES[profile] if spec.toolset} | ({TYPED} if generated else set())
+    served_sets = served_toolsets(profile, settings.toolsets, settings.dynamic_toolsets)
+    lists = ToolsetLists(served_sets, frozenset(known_sets), selection)
     identities = Identities(settings)
     telemetry.listing(identities.listed)
     metrics = telemetry.metrics
@@ -259,7 +268,6 @@ def build_server(
     async def run(spec: ToolSpec, services: Services, arguments: dict[str, Any], context: Call) -> types.CallToolResult:
         return await call(spec, services, arguments, context, settings)
 
-    generated = profile == "gate"  # typed tools are the gate profile's friendlier front door
     tables: dict[int, tuple[RegistrySnapshot | None, dict[str, ToolSpec], types.ListToolsResult]] = {}
     spaced: dict[str, Services] = {}  # each space's services, while the server runs (one without spaces: one)
 
@@ -428,13 +436,18 @@ def build_server(
         except GateRejection:
             services = ctx.lifespan_context  # no space to work in: every call says so
         specs, listed = table(services)
-        tools = [tool for tool in listed.tools if grant.allows_tool(tool.name, specs[tool.name].group)]
-        if len(tools) < len(listed.tools):  # the grant hides some: a brief schema must not refer to one of them
+        sets = lists.listed_sets(grant, connection_of(ctx))
+        tools = [tool for tool in listed.tools if lists.lists(specs[tool.name], grant, sets)]
+        if len(tools) < len(listed.tools):  # some are not listed: a brief schema must not refer to one of them
             names = {tool.name for tool in tools}
             tools = [specs[tool.name].to_mcp(names) if specs[tool.name].brief else tool for tool in tools]
         if len(spaces_of(agent)) > 1:  # only an agent with a choice of spaces is offered the `space` argument
             tools = [with_space(tool) for tool in tools]
         return types.ListToolsResult(tools=tools)
+
+    async def list_changed(ctx: GateContext) -> None:
+        """`notifications/tools/list_changed` to this session alone, on the stream of the request that changed it."""
+        await ctx.session.send_notification(types.ToolListChangedNotification(), related_request_id=ctx.request_id)
 
     def writer_for(agent: Agent, client: str | None) -> WriterContext:
         return WriterContext(
@@ -452,7 +465,7 @@ def build_server(
         decision = Decision(agent.id, tool)
         if spec is None:
             result = _result(Rejected(error_code=ErrorCode.INVALID_INPUT, message=f"{tool} is not offered"), True)
-        elif not agent.grant.allows_tool(spec.name, spec.group):
+        elif not agent.grant.allows_tool(spec.name, spec.group, spec.toolset):
             message = f"this agent may not use {tool}"
             result = _result(Rejected(error_code=ErrorCode.PERMISSION_DENIED, message=message), is_error=True)
         else:
@@ -471,19 +484,22 @@ def build_server(
         refused: GateRejection | None,
         client: str | None,
         progress: Any = None,
+        discovery: Any = None,
     ) -> types.CallToolResult:
         """One call of a known tool, whoever asks (an MCP client, the console): the grant, the space, the guard,
         the call; then its decision log, the change feed's nudge, the quarantine and the metrics."""
         started = time.perf_counter()
         decision = Decision(agent.id, spec.name, space)
-        if not agent.grant.allows_tool(spec.name, spec.group):
+        if not agent.grant.allows_tool(spec.name, spec.group, spec.toolset):
             message = f"this agent may not use {spec.name}"
             result = _result(Rejected(error_code=ErrorCode.PERMISSION_DENIED, message=message), is_error=True)
         elif refused is not None:  # a space the grant does not cover
             result = _result(refused.rejected, is_error=True)
         else:
             writer = writer_for(agent, client)
-            context = Call(agent=agent, writer=writer, progress=progress) if progress else Call(agent, writer)
+            context = Call(agent, writer, discovery=discovery)
+            if progress is not None:
+                context = dataclasses.replace(context, progress=progress)
             result = await guard.call(spec, services, arguments, context, run)
             if spec.name == "refresh_schema_cache" and not result.is_error and set(table(services)[0]) != set(specs):
                 await registry_changed()
@@ -519,8 +535,9 @@ def build_server(
             Decision(agent.id, params.name, space).done({"error_code": ErrorCode.INVALID_INPUT.value}, True)
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
         client = _client_name(ctx)
+        discovery = SessionToolsets(lists, specs, agent, connection_of(ctx), functools.partial(list_changed, ctx))
         result = await perform(
-            agent, spec, specs, services, space, arguments, refused, client, ctx.session.report_progress
+            agent, spec, specs, services, space, arguments, refused, client, ctx.session.report_progress, discovery
         )
         structured = result.structured_content or {}
         is_read = spec.group == "read"
@@ -564,7 +581,7 @@ def build_server(
         except GateRejection:
             return []
         specs, _ = table(services)
-        return [spec for spec in specs.values() if agent.grant.allows_tool(spec.name, spec.group)]
+        return [spec for spec in specs.values() if agent.grant.allows_tool(spec.name, spec.group, spec.toolset)]
 
     async def gauges() -> None:
         """The metrics that are read from the graph rather than counted: sampled at each scrape."""

@@ -6,7 +6,7 @@ There is no raw Cypher tool in any profile, by design: every write goes through 
 
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 from pydantic import BaseModel, ConfigDict
@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 from write_gate.access.agents import Agent
 from write_gate.core.idempotency import KEY_ARGUMENT, MAX_KEY_LENGTH
 from write_gate.core.knowledge import DEFAULT_HIERARCHY_TYPE
+from write_gate.core.toolsets import toolset_of
 from write_gate.services.gate import Gate
 from write_gate.services.hierarchy import HierarchySettings
 from write_gate.services.memory import (
@@ -22,6 +23,9 @@ from write_gate.services.memory import (
 )
 from write_gate.services.quarantine import Quarantine, Rerun
 from write_gate.surface.tool_schemas import input_schema, output_schema
+
+if TYPE_CHECKING:
+    from write_gate.surface.discovery_tools import Discovery
 
 
 class NoArguments(BaseModel):
@@ -52,12 +56,13 @@ async def _no_progress(_progress: float, _total: float | None = None, _message: 
 
 @dataclass(frozen=True)
 class Call:
-    """Per call: the agent (identity and grant), the memory profile's provenance defaults, and the call's
-    progress channel."""
+    """Per call: the agent (identity and grant), the memory profile's provenance defaults, the call's
+    progress channel, and its session's toolsets."""
 
     agent: Agent
     writer: WriterContext
     progress: ReportProgress = _no_progress
+    discovery: "Discovery | None" = None  # the session's toolsets (list_toolsets, enable_toolset)
 
 
 Handler = Callable[[Services, Any, Call], Awaitable[BaseModel]]
@@ -89,6 +94,11 @@ class ToolSpec:
     def group(self) -> str:
         """What grants and WRITE_GATE_TOOLS call it: from its annotations, so the two never disagree."""
         return "admin" if self.admin else "read" if self.annotations.read_only_hint else "write"
+
+    @property
+    def toolset(self) -> str | None:
+        """The set it is listed in (core.toolsets); None only for a tool no set holds, which no test allows."""
+        return toolset_of(self.name, generated=self.label is not None)
 
     def to_mcp(self, listed: Collection[str] = ()) -> types.Tool:
         """`listed`: the names of the tools offered beside it."""

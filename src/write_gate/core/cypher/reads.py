@@ -98,13 +98,15 @@ def ids_by_name(keyed_by_name: list[str], other: list[str]) -> Statement | None:
 _NODE = "id(n) AS id, labels(n) AS labels, properties(n) AS props"
 
 
-@functools.lru_cache(maxsize=2)
-def expand(outgoing_only: bool) -> Statement:
+@functools.lru_cache(maxsize=4)
+def expand(outgoing_only: bool, *, neighbours: bool = False) -> Statement:
     """Each node of `ids` with at most `per_node` of its relationships after relationship id `after` (in id
     order; outgoing ones only for read_graph), each with the other end's name and `_key` (for naming it),
     and `more` when it has others beyond them. A node with none gives one row (rid null). Archived nodes, and
-    relationships to them, only when `$include_archived`."""
+    relationships to them, only when `$include_archived`. With `neighbours`, the other end's labels and
+    properties too (MemoryMesh's neighbour-inclusive reads), in the same round trip."""
     pattern = "(n)-[r]->(o)" if outgoing_only else "(n)-[r]-(o)"
+    other = ", labels(m) AS mlabels, properties(m) AS mprops" if neighbours else ""
     return Statement(
         "UNWIND $ids AS i\n"
         f"MATCH (n) WHERE id(n) = i AND ($include_archived OR {not_archived('n')})\n"
@@ -117,7 +119,7 @@ def expand(outgoing_only: bool) -> Statement:
         " ELSE startNode(r) END AS m\n"
         f"RETURN {_NODE}, more,\n"
         "       id(r) AS rid, type(r) AS rtype, id(startNode(r)) AS rstart, properties(r) AS rprops,\n"
-        f"       id(m) AS mid, m.name AS mname, m.{KEY_FIELD} AS mkey"
+        f"       id(m) AS mid, m.name AS mname, m.{KEY_FIELD} AS mkey{other}"
     )
 
 
