@@ -178,9 +178,6 @@ def cmd_schema_suggest(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-_SUFFIX_FORMATS = {".json": "json", ".jsonl": "jsonl", ".csv": "csv", ".graphml": "graphml"}
-
-
 def import_text(path: Path, fmt: str) -> str:
     """The file's text; a csv import may be a directory of nodes.csv and edges.csv, read as one sectioned text."""
     if fmt == "csv" and path.is_dir():
@@ -195,12 +192,15 @@ def cmd_import_formats(args: argparse.Namespace, settings: Settings, writer: "Wr
     from rich.console import Console
 
     from write_gate.interchange.import_parsers import PARSERS
+    from write_gate.interchange.import_sniffing import sniff
     from write_gate.interchange.importer import import_records
     from write_gate.serving.spaces import open_space_gate
 
-    fmt = args.format or _SUFFIX_FORMATS.get(args.file.suffix, "csv" if args.file.is_dir() else "jsonl")
+    fmt = args.format or ("csv" if args.file.is_dir() else None)
     try:
-        items = PARSERS[fmt](import_text(args.file, fmt))
+        text = import_text(args.file, fmt or "jsonl")
+        fmt = fmt or sniff(text).format  # --strategy alone: the format its content tells
+        items = PARSERS[fmt](text)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         print(f"error: {args.file}: {exc}", file=sys.stderr)
         return 1
@@ -244,6 +244,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
 
     from write_gate.access.agents import Agent
     from write_gate.interchange.formats import parse_memory_file
+    from write_gate.interchange.import_sniffing import sniff
     from write_gate.interchange.transfer import import_lines
     from write_gate.services.memory import MemoryService, WriterContext
     from write_gate.serving.assembly import MEMORY_METHOD_SETTING, formula_provider
@@ -260,11 +261,20 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     agent = Agent(settings.agent or f"import:{args.file.name}")
     if args.format or args.strategy:
         return cmd_import_formats(args, settings, writer, agent)
+    if args.file.is_dir():  # nodes.csv and edges.csv
+        return cmd_import_formats(args, settings, writer, agent)
     try:
-        items = list(parse_memory_file(args.file.read_text(encoding="utf-8")))
+        text = args.file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         print(f"error: {args.file}: {exc}", file=sys.stderr)
         return 1
+    sniffed = sniff(text)
+    if not sniffed.official:  # the gate's own export, memory-mcp's, a GraphML or CSV file: read it all
+        print(f"{args.file} is {sniffed.whose}: imported as --format {sniffed.format}", file=sys.stderr)
+        return cmd_import_formats(
+            argparse.Namespace(**{**vars(args), "format": sniffed.format}), settings, writer, agent
+        )
+    items = list(parse_memory_file(text))
     console = Console(stderr=True)
 
     async def work():
@@ -607,11 +617,14 @@ def parser() -> argparse.ArgumentParser:
     _in_space(suggest).set_defaults(func=cmd_schema_suggest)
     imp = sub.add_parser(
         "import",
-        help="import an official memory server's memory.jsonl (or memory.json); with --format or --strategy, "
-        "json, jsonl, csv or graphml under a merge strategy",
+        help="import a file, its kind told by its content: the official memory server's memory.jsonl (or "
+        "memory.json) as that server would write it; the gate's own export, memory-mcp's file, GraphML or CSV as "
+        "with --format; --format or --strategy choose json, jsonl, csv or graphml under a merge strategy",
     )
     imp.add_argument("file", type=Path, help="the file (csv: also a directory of nodes.csv and edges.csv)")
-    imp.add_argument("--format", choices=["json", "jsonl", "csv", "graphml"], help="default: by the file's suffix")
+    imp.add_argument(
+        "--format", choices=["json", "jsonl", "csv", "graphml"], help="default: told by the file's content"
+    )
     imp.add_argument(
         "--strategy",
         choices=["skip", "update", "replace", "merge", "fail"],

@@ -84,3 +84,24 @@ def test_agents_add_sets_the_limits(tmp_path: Path) -> None:
     assert "null" not in path.read_text()
     bad = subprocess.run([*argv[:-1], "0", "--file", str(path)], capture_output=True, text=True)
     assert bad.returncode == 2 and "positive" in bad.stderr
+
+
+async def test_two_gate_processes_on_one_graph_allow_an_agent_its_rate_once(
+    settings: Settings, matrix_graph: GraphBackend, tmp_path: Path
+) -> None:
+    """Issue 26, item 5: an agent limited to 2 writes a minute writes through two `write-gate serve` processes on
+    one graph, in turn: the graph holds its bucket, so the first two writes pass and the next two are refused
+    (a token comes back after 30 s). With a bucket in each process, all four passed."""
+    agents = AgentsFile(tmp_path / "agents.toml", {})
+    agents.add("limited", Grant(max_writes_per_minute=2))
+    agents.save()
+    granted = settings.model_copy(update={"agents_file": agents.path, "agent": "limited"})
+    outcomes = []
+    async with open_client(granted, "stdio") as first, open_client(granted, "stdio") as second:
+        for n, client in enumerate((first, second, first, second)):
+            result = await client.call_tool("write_node", person(f"Turn{n}"))
+            outcomes.append(result.structured_content["error_code"] if result.is_error else "written")
+            refusal = result.structured_content
+    assert outcomes == ["written", "written", "RATE_LIMITED", "RATE_LIMITED"]
+    assert "counted across every gate on this graph" in refusal["message"]
+    assert refusal["details"]["shared"] == "graph"

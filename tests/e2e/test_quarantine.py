@@ -371,3 +371,41 @@ async def test_a_claimed_entry_waits_for_its_replay_and_a_stale_claim_is_taken_o
         assert [(row["q"]["id"], row["q"].get("replaying"), row["q"].get("replays")) for row in rows] == [
             (held["id"], None, None)  # as it was: claim let go, no replay counted
         ]
+
+
+async def test_two_replays_at_once_try_each_still_refused_entry_once(
+    settings: Settings, people: GraphBackend, tmp_path: Path
+) -> None:
+    """Issue 26, item 1: two operators on two gates replay the same label at the same moment. Entries that now
+    succeed are written once; each still refused one (its type check fails; its agent was removed) is tried by one
+    replay only: it is in exactly one answer, and its `replays` count is 1. Before, a refused entry let its claim
+    go when its try ended, and the other replay, which had picked it at its start, tried it again."""
+    writer = Grant(tools=("read", "write"), labels=("Vehicle",), relationship_types=())
+    path = _agents(tmp_path / "agents.toml", cars=writer, bikes=writer, operator=Grant())
+    settings = strict(settings, agents_file=path)
+    async with open_client(settings.model_copy(update={"agent": "cars"}), "in_process") as cars:
+        for number in range(6):
+            await rejected(cars, "write_node", vehicle(f"OK-{number}"))
+            await rejected(cars, "write_node", vehicle(f"TYPE-{number}", wheels="four"))
+    async with open_client(settings.model_copy(update={"agent": "bikes"}), "in_process") as bikes:
+        for number in range(6):
+            await rejected(bikes, "write_node", vehicle(f"GONE-{number}"))
+    _agents(path, cars=writer, operator=Grant())  # bikes is no longer granted: its entries stay refused
+    await load_into_graph(people, read_sources([VEHICLE]))
+    reports: list[dict[str, Any]] = []
+
+    async def replay(admin: Client) -> None:
+        reports.append(await ok(admin, "replay_quarantine", {"label": "Vehicle"}))
+
+    operator = settings.model_copy(update={"agent": "operator"})
+    async with open_client(operator, "in_process") as first, open_client(operator, "in_process") as second:
+        async with anyio.create_task_group() as tasks:  # both sessions are open: the two calls start together
+            tasks.start_soon(replay, first)
+            tasks.start_soon(replay, second)
+        left = await entries(first)
+    tried = [outcome["id"] for report in reports for outcome in report["outcomes"]]
+    assert len(tried) == len(set(tried)) == 18, sorted(tried)  # each entry in exactly one answer
+    written = [o for report in reports for o in report["outcomes"] if o["status"] == "written"]
+    assert len(written) == 6 and set(await vehicles(people)) == {f"OK-{n}" for n in range(6)}
+    assert sorted(e["error_code"] for e in left) == ["PERMISSION_DENIED"] * 6 + ["SCHEMA_TYPE_MISMATCH"] * 6
+    assert [e["replays"] for e in left] == [1] * 12  # each tried once

@@ -401,3 +401,21 @@ async def test_concurrent_updates_each_land_none_lost(client: Client, graph: Gra
     assert row["p"]["_rev"] == 1 + len(updates)
     assert {"description": row["p"]["description"], "limit": row["p"]["limit"]} in updates
     assert len(answers) == len(updates)
+
+
+async def test_the_stats_say_which_entities_the_reads_show_and_which_are_archived(
+    settings: Settings, matrix_graph: GraphBackend
+) -> None:
+    """Issue 26, item 6: every read hides archived entities, so the answer says which count is which:
+    `totalEntities` (memory-mcp's name, as it always counted: every entity held) is `activeEntities` (what the
+    reads show) plus `archivedEntities`; `entityTypesCounts` counts what totalEntities does."""
+    async with open_client(settings, "in_process") as client:
+        for name in ("Ada", "Bob", "Old"):
+            await ok(client, "write_node", node("Person", name, "hr", importance=1 if name == "Old" else 9))
+        await ok(client, "write_node", node("Organization", "Acme", "registry"))
+        assert (await ok(client, "archive_entities", {"importanceLessThan": 5}))["entityNames"] == ["Old"]
+        stats = await ok(client, "get_graph_stats", {})
+        shown = (await ok(client, "read_graph", {}))["entities"]
+    assert (stats["totalEntities"], stats["activeEntities"], stats["archivedEntities"]) == (4, 3, 1)
+    assert stats["activeEntities"] == len(shown) == stats["totalEntities"] - stats["archivedEntities"]
+    assert stats["entityTypesCounts"] == {"Organization": 1, "Person": 3}

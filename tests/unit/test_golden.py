@@ -22,6 +22,7 @@ from write_gate.core.cypher import console as console_cypher
 from write_gate.core.cypher import exports as export_cypher
 from write_gate.core.cypher import idempotency as idempotency_cypher
 from write_gate.core.cypher import quarantine as quarantine_cypher
+from write_gate.core.cypher import rate_limits as rate_cypher
 from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher import records as record_cypher
 from write_gate.core.cypher import resolution as resolution_cypher
@@ -436,9 +437,13 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         ),
         "quarantine_remove": lambda: Statement(quarantine_cypher.REMOVE.text, {"ids": [s("id")]}),
         "quarantine_claim": lambda: Statement(
-            quarantine_cypher.CLAIM.text, {"id": s("id"), "now": s("time"), "stale_before": s("time")}
+            quarantine_cypher.CLAIM.text,
+            {"id": s("id"), "claims": m.n(6), "now": s("time"), "stale_before": s("time")},
         ),
         "quarantine_release": lambda: Statement(quarantine_cypher.RELEASE.text, {"id": s("id")}),
+        "rate_take": lambda: Statement(
+            rate_cypher.TAKE.text, {"agent": s("agent"), "per_minute": m.n(7), "now": m.f(8)}
+        ),
     }
 
 

@@ -38,8 +38,8 @@ class Grant(BaseModel):
     tools: tuple[str, ...] = ("*",)
     labels: tuple[str, ...] = ("*",)
     relationship_types: tuple[str, ...] = ("*",)
-    # Limits per agent (docs/fleets/limits.md); none by default. Write and admin calls a minute, in
-    # each gate process; items in one list argument of a write or admin call (WRITE_GATE_MAX_BATCH_ITEMS too).
+    # Limits per agent (docs/fleets/limits.md); none by default. Write and admin calls a minute, counted in the
+    # graph for every gate on it; items in one list argument of a write or admin call (WRITE_GATE_MAX_BATCH_ITEMS too).
     max_writes_per_minute: int | None = Field(default=None, ge=1)
     max_batch_items: int | None = Field(default=None, ge=1)
     # The spaces it may use when the server serves several (WRITE_GATE_SPACES), its default first; empty: the

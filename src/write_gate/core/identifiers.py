@@ -43,6 +43,7 @@ RESERVED_LABELS = frozenset(
         "SavedSearch",
         "WriteGateIdempotency",  # safe retries' records (core.idempotency)
         "WriteGateQuarantine",
+        "WriteGateRate",  # write-rate buckets (core.rate_limit)
     }
 )
 

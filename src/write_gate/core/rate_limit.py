@@ -1,36 +1,19 @@
-"""Limits per agent (issue 15, item 5): a token bucket per agent, decided purely (the caller passes the time).
+"""Limits per agent (issue 15, item 5; shared by every gate on a graph since issue 26, item 5): a token bucket per
+agent. An agent granted N writes a minute holds a bucket of N tokens that refills at N a minute; a write takes
+one. So it may write N at once, then one every 60/N seconds, however many gates it writes through.
 
-An agent granted N writes a minute holds a bucket of N tokens that refills at N a minute; a write takes one. So
-it may write N at once, then one every 60/N seconds. The buckets live in one gate process: N gates on one graph
-each allow the rate.
+The bucket is a `:WriteGateRate` node in the graph (core.cypher.rate_limits takes a token in one statement, so
+the gates on one graph count together); what is decided here is what a refusal says.
 """
 
-from dataclasses import dataclass
+import math
 
+RATE_LABEL = "WriteGateRate"
 SECONDS_PER_MINUTE = 60.0
 
 
-@dataclass
-class Bucket:
-    tokens: float
-    at: float  # when `tokens` was counted (a monotonic clock's seconds)
-
-
-class RateLimiter:
-    def __init__(self) -> None:
-        self._buckets: dict[str, tuple[int, Bucket]] = {}
-
-    def take(self, agent_id: str, per_minute: int, now: float) -> float:
-        """Take a token from the agent's bucket: 0.0 when it had one, else the seconds until it will (> 0),
-        and nothing is taken. A changed limit starts a full bucket."""
-        held = self._buckets.get(agent_id)
-        if held is None or held[0] != per_minute:
-            held = self._buckets[agent_id] = (per_minute, Bucket(float(per_minute), now))
-        bucket = held[1]
-        rate = per_minute / SECONDS_PER_MINUTE  # tokens a second
-        bucket.tokens = min(float(per_minute), bucket.tokens + max(0.0, now - bucket.at) * rate)
-        bucket.at = now
-        if bucket.tokens >= 1.0:
-            bucket.tokens -= 1.0
-            return 0.0
-        return (1.0 - bucket.tokens) / rate
+def wait_seconds(tokens: float, per_minute: int) -> float:
+    """How long until a bucket holding `tokens` (< 1) has one, rounded up to a tenth of a second, never 0 (a
+    quotient a float's last digit puts just past a tenth is not rounded up for that)."""
+    rate = per_minute / SECONDS_PER_MINUTE  # tokens a second
+    return max(0.1, math.ceil(round((1.0 - tokens) / rate * 10, 6)) / 10)

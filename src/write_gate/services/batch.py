@@ -35,6 +35,7 @@ from write_gate.core.model import (
     validation_problems,
 )
 from write_gate.services.gate import Gate, Planned, read_to_write, run_write
+from write_gate.services.grant_checks import check_relationship_write
 from write_gate.services.pipeline import chunks, collector_paused, pipelined
 
 
@@ -296,9 +297,8 @@ async def write_relationships(
                 if isinstance(request, ValidationError):
                     raise request
                 plan = plan_relationship_write(request, gate.registry, gate.policy, gate.provider, stamp)
-                agent.grant.check_types([plan.result.type])
-                if plan.merge_endpoints:
-                    agent.grant.check_labels([plan.start.label, plan.end.label])
+                ends = [plan.start.label, plan.end.label]
+                check_relationship_write(agent.grant, [plan.result.type], ends, plan.merge_endpoints)
             except (GateRejection, ValidationError) as exc:
                 outcomes[i] = _rejected(i, exc)
                 continue

@@ -34,6 +34,7 @@ from write_gate.core.registry import RegistrySnapshot, RegistrySource, SchemaEnt
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend
 from write_gate.engines.errors import engine_failure
 from write_gate.services.aliases import addressed_to, survivor_of
+from write_gate.services.grant_checks import check_relationship_write
 from write_gate.services.reads import Reader
 from write_gate.services.search import Searcher
 
@@ -255,9 +256,7 @@ class Gate:
                 request, self.registry, self.policy, self.provider, self.stamp(agent), free_text_type=free_text
             )
             start, end, result = plan.start, plan.end, plan.result
-            agent.grant.check_types([result.type])
-            if plan.merge_endpoints:  # it may create its endpoints
-                agent.grant.check_labels([start.label, end.label])
+            check_relationship_write(agent.grant, [result.type], [start.label, end.label], plan.merge_endpoints)
             read = current_relationship(result.type, start.label, end.label)
             [found] = await read_to_write(
                 self.backend, Statement(read.text, {"from_key": start.key, "to_key": end.key})

@@ -4,6 +4,8 @@ What is kept and how is decided in core.quarantine; the statements are core.cyph
 fails a call: an entry the engine does not take is logged and let go. A replay runs each entry through the
 call path the surface hands it (`Rerun`: the same validation, registry, grants and provenance as a fresh call,
 as the agent that sent it); an entry that now succeeds is removed, one still rejected stays with its new code.
+Replays running at once try each entry once: a replay claims an entry only if no replay held it when this one
+picked its entries and none has claimed it since (core.cypher.quarantine.CLAIM counts the claims).
 """
 
 import logging
@@ -206,8 +208,8 @@ class Quarantine:
         outcomes = []
         for row in rows:
             entry = row["entry"]
-            if not await self._claim(entry["id"]):
-                continue  # another replay runs it now, and reports it
+            if not await self._claim(entry):
+                continue  # another replay runs it now or has tried it since this one began, and reports it
             arguments = parse_arguments(entry.get("arguments"))
             tool, agent = entry.get("tool", ""), entry.get("agent", "")
             is_error, answer = await rerun(tool, arguments, agent, entry.get("source"))
@@ -229,9 +231,17 @@ class Quarantine:
         written = sum(outcome.status == "written" for outcome in outcomes)
         return Replayed(replayed=len(outcomes), written=written, rejected=len(outcomes) - written, outcomes=outcomes)
 
-    async def _claim(self, entry_id: str) -> bool:
+    async def _claim(self, entry: Mapping[str, Any]) -> bool:
+        """Whether this replay may try the entry, as it was when this replay picked it: no replay held it then
+        (that try ends after this replay began), and none has claimed it since (`claims`, the count seen then).
+        So replays running at once never try an entry twice."""
         now = datetime.now(UTC)
-        params = {"id": entry_id, "now": as_utc_text(now), "stale_before": as_utc_text(now - CLAIM_STALE)}
+        stale_before = as_utc_text(now - CLAIM_STALE)
+        held = entry.get("replaying")
+        if isinstance(held, str) and held >= stale_before:
+            return False
+        claims = entry.get("claims") or 0
+        params = {"id": entry["id"], "claims": claims, "now": as_utc_text(now), "stale_before": stale_before}
         return bool(await run_write(self.gate.backend, Statement(cypher.CLAIM.text, params)))
 
     async def _settle(self, entry_id: str, code: str | None, answer: Mapping[str, Any]) -> None:

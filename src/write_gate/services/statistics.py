@@ -41,10 +41,13 @@ class DayGrowth(BaseModel):
     relations: int
 
 
-# Every answer has every field; only the totals are required, so the output schema stays short.
+# Every answer has every field; only the totals are required, so the output schema stays short. Every read hides
+# archived entities, and memory-mcp's `totalEntities` counts every entity held, so the answer names both halves:
+# totalEntities = activeEntities (what reads show) + archivedEntities. The breakdowns count what totalEntities does.
 class GraphStats(BaseModel):
     totalEntities: int  # noqa: N815
     totalRelations: int  # noqa: N815
+    activeEntities: int = 0  # noqa: N815 - not archived: the entities every read shows
     entityTypesCounts: dict[str, int] = Field(default_factory=dict)  # noqa: N815
     relationTypesCounts: dict[str, int] = Field(default_factory=dict)  # noqa: N815
     oldestEntity: Dated | None = None  # noqa: N815 - by last_updated
@@ -57,7 +60,7 @@ class GraphStats(BaseModel):
     relationConfidence: ConfidenceStats | None = None  # noqa: N815
     growth: list[DayGrowth] = Field(default_factory=list)  # entities and relations first written, per day
     growthBy: str = GROWTH_BY  # noqa: N815
-    archivedEntities: int = 0  # noqa: N815
+    archivedEntities: int = 0  # noqa: N815 - hidden from reads until restored; in totalEntities
     conflictsOpen: int = 0  # noqa: N815
 
 
@@ -97,6 +100,7 @@ async def get_graph_stats(gate: Gate) -> GraphStats:
     return GraphStats(
         totalEntities=entities.total,
         totalRelations=relations.total,
+        activeEntities=entities.total - entities.archived,
         entityTypesCounts=_sorted(entities.per_name),
         relationTypesCounts=_sorted(relations.per_name),
         oldestEntity=_dated(ends.get("oldest")),

@@ -40,6 +40,7 @@ from write_gate.core.values import check_protected, clean_map
 from write_gate.services.aliases import survivor_of
 from write_gate.services.change_records import change_stamp
 from write_gate.services.gate import MAX_ATTEMPTS, Gate, Planned, backoff, contention, run_write
+from write_gate.services.grant_checks import check_relationship_write
 
 Mode = Literal["add", "update", "delete"]
 # The call's own arguments beside the type's object: no type may be named like one.
@@ -507,9 +508,9 @@ async def run_typed(entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Ga
         raise
     for attempt in range(MAX_ATTEMPTS):
         await backoff(attempt)
-        agent.grant.check_types(link.type for link in plan.links)
-        if getattr(request, "endpoint_policy", None) == "merge_endpoints":
-            agent.grant.check_labels(target.label for target in plan.targets())
+        creates_targets = getattr(request, "endpoint_policy", None) == "merge_endpoints"
+        types, targets = (link.type for link in plan.links), (target.label for target in plan.targets())
+        check_relationship_write(agent.grant, types, targets, creates_targets)
         key = identity_key(parsed.merge_keys)
         guarded = await _guarded(gate, entry, key, parsed, plan)
         rows = await run_write(gate.backend, plan.compile(guarded.write, guarded.as_guard(guarded.revision == 0)))

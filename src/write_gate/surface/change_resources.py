@@ -3,12 +3,17 @@
 `notifications/resources/updated` when a write lands there, and reads for the newest changes.
 
 Only an agent that may watch the area (`access.change_areas`) subscribes or reads; only sessions subscribed to
-an area hear of it.
+an area hear of it. A subscription outlives the request that made it, so whether its agent may still watch is
+asked again, of the agents file as it is then, before each notification: one whose grant no longer lets it
+(its reads taken away, its space, the agent removed or, over HTTP, its token re-keyed) is dropped instead, and
+the log says so. It hears nothing after its grant changed.
 """
 
 import contextlib
 import json
+import logging
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 import mcp_types as types
 from mcp.server.connection import Connection
@@ -24,6 +29,8 @@ from write_gate.services.history import filter_label
 from write_gate.surface.connections import connection_of
 from write_gate.surface.mcp_context import GateContext
 from write_gate.surface.schema_resources import protocol_error
+
+logger = logging.getLogger(__name__)
 
 JSON = "application/json"
 RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for an unknown resource URI
@@ -44,34 +51,58 @@ AREA = types.ResourceTemplate(
 )
 
 
+@dataclass(frozen=True)
+class Watch:
+    """What a subscription or listen stream watches: an area of a space, and whether its agent still may."""
+
+    space: str
+    area: Area
+    allowed: Callable[[], bool]  # asks the agents file as it is now
+
+
 class ChangeSubscriptions:
-    """Each client connection's subscribed URIs, as the client wrote them, with the space and area each names
-    (labels resolved). Kept per connection (a request's session lives for that request only) until it closes.
-    A subscription hears of its own space's writes only: the space its agent works in when it subscribed."""
+    """Each client connection's subscribed URIs, as the client wrote them, with what each watches (labels
+    resolved). Kept per connection (a request's session lives for that request only) until it closes. A
+    subscription hears of its own space's writes only: the space its agent works in when it subscribed."""
 
     def __init__(self) -> None:
-        self._by_connection: dict[Connection, dict[str, tuple[str, Area]]] = {}
+        self._by_connection: dict[Connection, dict[str, Watch]] = {}
 
-    def add(self, connection: Connection, uri: str, area: Area, space: str = "") -> None:
+    def add(self, connection: Connection, uri: str, watch: Watch) -> None:
         if connection not in self._by_connection:
             self._by_connection[connection] = {}
             connection.exit_stack.callback(self._by_connection.pop, connection, None)
-        self._by_connection[connection][uri] = (space, area)
+        self._by_connection[connection][uri] = watch
 
     def remove(self, connection: Connection, uri: str) -> None:
         self._by_connection.get(connection, {}).pop(uri, None)
 
     def listening(self, space: str = "") -> bool:
-        return any(s == space for subscribed in self._by_connection.values() for s, _ in subscribed.values())
+        return any(w.space == space for subscribed in self._by_connection.values() for w in subscribed.values())
 
     async def notify(self, labels: Iterable[str], space: str = "") -> None:
-        """Send `resources/updated` for each subscribed URI of `space` whose area a change to `labels` touched."""
+        """Send `resources/updated` for each subscribed URI of `space` whose area a change to `labels` touched,
+        if its agent still may watch it; a subscription whose agent may not any more is dropped."""
         touched = touched_uris(labels)
         for connection, subscribed in list(self._by_connection.items()):
-            for uri, (subscribed_space, area) in list(subscribed.items()):
-                if subscribed_space == space and area.uri in touched:
-                    with contextlib.suppress(Exception):  # a gone or deaf client loses nothing
-                        await connection.send_resource_updated(uri)
+            for uri, watch in list(subscribed.items()):
+                if watch.space != space or watch.area.uri not in touched:
+                    continue
+                if not watch.allowed():
+                    subscribed.pop(uri, None)
+                    revoked("change subscription", uri)
+                    continue
+                with contextlib.suppress(Exception):  # a gone or deaf client loses nothing
+                    await connection.send_resource_updated(uri)
+
+
+def revoked(kind: str, uri: str) -> None:
+    logger.info(
+        "%s to %s ended: its agent may no longer read it",
+        kind,
+        uri,
+        extra={"event": "change_watch_revoked", "uri": uri},
+    )
 
 
 def _denied(message: str) -> MCPError:
@@ -95,24 +126,43 @@ def resolve_area(gate: Gate, uri: str, agent: Agent, offered: bool) -> Area | No
 
 
 class ChangeResources:
-    """The subscribe, unsubscribe and read handlers, for the agent each session's identity gives."""
+    """The subscribe, unsubscribe and read handlers, for the agent each session's identity gives.
 
-    def __init__(self, subscriptions: ChangeSubscriptions, agent_of: Callable[[GateContext], Agent], offered: bool):
+    `caller_of`: for a request, a function that looks its caller up again in the agents file as it is then (for
+    what outlives the request); `in_space`: whether an agent may still work in a space."""
+
+    def __init__(
+        self,
+        subscriptions: ChangeSubscriptions,
+        caller_of: Callable[[GateContext], Callable[[], Agent]],
+        offered: bool,
+        in_space: Callable[[Agent, str], bool] = lambda _agent, _space: True,
+    ):
         self.subscriptions = subscriptions
-        self._agent_of = agent_of
+        self._caller_of = caller_of
         self._offered = offered
+        self._in_space = in_space
 
     def area(self, ctx: GateContext, uri: str) -> Area:
         """The area a URI to subscribe to names; a protocol error for one that is no change resource or may not be
         watched."""
-        area = resolve_area(ctx.lifespan_context.gate, uri, self._agent_of(ctx), self._offered)
+        area = resolve_area(ctx.lifespan_context.gate, uri, self._caller_of(ctx)(), self._offered)
         if area is None:
             raise MCPError(types.INVALID_PARAMS, "only change resources take subscriptions", {"uri": uri})
         return area
 
+    def watch(self, ctx: GateContext, uri: str) -> Watch:
+        """What a subscription or stream on `uri` watches, from this request on (a protocol error as `area`)."""
+        area, caller, space = self.area(ctx, uri), self._caller_of(ctx), ctx.lifespan_context.space
+
+        def allowed() -> bool:
+            agent = caller()
+            return may_watch(agent.grant, area.label) and self._in_space(agent, space)
+
+        return Watch(space, area, allowed)
+
     async def subscribe(self, ctx: GateContext, params: types.SubscribeRequestParams) -> types.EmptyResult:
-        area = self.area(ctx, params.uri)
-        self.subscriptions.add(connection_of(ctx), params.uri, area, ctx.lifespan_context.space)
+        self.subscriptions.add(connection_of(ctx), params.uri, self.watch(ctx, params.uri))
         return types.EmptyResult()
 
     async def unsubscribe(self, ctx: GateContext, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
@@ -122,7 +172,7 @@ class ChangeResources:
     async def read(self, ctx: GateContext, uri: str) -> types.ReadResourceResult | None:
         """The newest changes of a change resource; None for a URI that is no change resource."""
         gate = ctx.lifespan_context.gate
-        area = resolve_area(gate, uri, self._agent_of(ctx), self._offered)
+        area = resolve_area(gate, uri, self._caller_of(ctx)(), self._offered)
         if area is None:
             return None
         try:

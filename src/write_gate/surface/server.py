@@ -6,7 +6,7 @@ import json
 import logging
 import time
 import warnings
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -156,6 +156,9 @@ def _access_token(ctx: GateContext) -> AccessToken | None:
     return user.access_token if isinstance(user, AuthenticatedUser) else get_access_token()
 
 
+NO_GRANT = Grant(tools=(), labels=(), relationship_types=())  # an agent the agents file does not know, over HTTP
+
+
 class Identities:
     """Who the caller is: the verified token's agent over HTTP; WRITE_GATE_AGENT or the client's name
     from the handshake over stdio. The agents file, as it is at each call, gives the grant; an agent it does
@@ -169,10 +172,23 @@ class Identities:
         token = _access_token(ctx)
         if token is not None:
             known = self.agents.by_id(token.client_id) if self.agents else None
-            return known or Agent(token.client_id, Grant(tools=(), labels=(), relationship_types=()))
-        name = self.settings.agent or _client_name(ctx) or "unknown-client"
+            return known or Agent(token.client_id, NO_GRANT)
+        return self._named(self.settings.agent or _client_name(ctx) or "unknown-client")
+
+    def _named(self, name: str) -> Agent:
+        """An agent known by name (stdio): the agents file's, or trusted fully when the file does not list it."""
         known = self.agents.by_id(name) if self.agents else None
         return known or Agent(name, FULL)
+
+    def caller(self, ctx: GateContext) -> Callable[[], Agent]:
+        """The request's caller, looked up again at each call in the agents file as it is then: for what outlives
+        the request (a change subscription, a listen stream). Over HTTP by its bearer token, so a removed or
+        re-keyed agent is nobody; over stdio by its name, as `agent` does."""
+        token = _access_token(ctx)
+        if token is None:
+            return functools.partial(self._named, self.settings.agent or _client_name(ctx) or "unknown-client")
+        agents, bearer, client_id = self.agents, token.token, token.client_id
+        return lambda: (agents.by_token(bearer) if agents else None) or Agent(client_id, NO_GRANT)
 
     def listed(self, agent_id: str) -> bool:
         """Whether the agents file names this agent (only such names label metrics)."""
@@ -183,7 +199,7 @@ class Identities:
         fully trusted (as stdio trusts it); one the file no longer lists gets no grant (PERMISSION_DENIED)."""
         if self.agents is None:
             return Agent(agent_id, FULL)
-        return self.agents.by_id(agent_id) or Agent(agent_id, Grant(tools=(), labels=(), relationship_types=()))
+        return self.agents.by_id(agent_id) or Agent(agent_id, NO_GRANT)
 
 
 class GateServer(Server[Services]):
@@ -245,7 +261,9 @@ def build_server(
     identities = Identities(settings)
     telemetry.listing(identities.listed)
     metrics = telemetry.metrics
-    guard = WriteGuard(settings)  # limits per agent and idempotency keys, before every write and admin call
+    # Limits per agent and idempotency keys, before every write and admin call; rate buckets in the default space's
+    # graph, so an agent's limit is one across spaces (and across gates on that graph).
+    guard = WriteGuard(settings, buckets=lambda _services: spaced[settings.default_space].gate.backend)
 
     async def run(spec: ToolSpec, services: Services, arguments: dict[str, Any], context: Call) -> types.CallToolResult:
         return await call(spec, services, arguments, context, settings)
@@ -276,7 +294,9 @@ def build_server(
 
     connections = Connections()  # the clients that listed or called tools, until each disconnects
     subscriptions = ChangeSubscriptions()
-    changes = ChangeResources(subscriptions, identities.agent, offered="changes_since" in static)
+    changes = ChangeResources(
+        subscriptions, identities.caller, offered="changes_since" in static, in_space=lambda a, s: in_space(a, s)
+    )
     listens = ListenStreams(changes)  # the 2026-07-28 protocol's subscriptions/listen streams
     watchers: dict[str, ChangeWatcher] = {}  # each space's, while the server runs
 
@@ -361,6 +381,11 @@ def build_server(
     def spaces_of(agent: Agent) -> list[str]:
         spaces: Spaces | None = server.spaces
         return spaces.granted(agent.grant) if spaces is not None else []
+
+    def in_space(agent: Agent, space: str) -> bool:
+        """Whether the agent may still work in `space` (always, with spaces off)."""
+        spaces: Spaces | None = server.spaces
+        return spaces is None or not spaces.enabled or space in spaces.granted(agent.grant)
 
     def in_agent_space(ctx: GateContext) -> GateContext:
         """The request as seen from the agent's default space (resources read the space the agent works in)."""

@@ -8,7 +8,6 @@ claimed, so a client that gave up still finds the outcome stored when it retries
 """
 
 import json
-import math
 import time
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
@@ -19,8 +18,9 @@ import mcp_types as types
 
 from write_gate.core.idempotency import KEY_ARGUMENT, MAX_KEY_LENGTH, Window, kept, scope
 from write_gate.core.model import ErrorCode, GateRejection
-from write_gate.core.rate_limit import RateLimiter
+from write_gate.engines import GraphBackend
 from write_gate.services.idempotency import Claim, IdempotencyRecords, Stored
+from write_gate.services.rate_limits import take_write
 from write_gate.serving.config import Settings
 from write_gate.surface.tool_spec import Call, Services, ToolSpec
 
@@ -76,31 +76,28 @@ def _replayed(stored: Stored) -> types.CallToolResult:
 
 
 class WriteGuard:
-    """One per server: the rate buckets live here (per process)."""
+    """One per server. The rate buckets live in the graph (services.rate_limits), so every gate on it counts an
+    agent's writes together; `buckets` names the graph that holds them for a call (the default space's, with
+    spaces: an agent's limit is one, whichever space it writes in)."""
 
-    def __init__(self, settings: Settings, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        clock: Callable[[], float] = time.time,
+        buckets: Callable[[Services], GraphBackend] = lambda services: services.gate.backend,
+    ) -> None:
         self.settings = settings
         self.clock = clock
-        self.limiter = RateLimiter()
+        self.buckets = buckets
         self.window = Window(
             retention=timedelta(hours=settings.idempotency_retention_hours),
             stale=timedelta(seconds=settings.idempotency_stale_seconds),
         )
 
-    def check_rate(self, call: Call) -> None:
+    async def check_rate(self, call: Call, services: Services) -> None:
         per_minute = call.agent.grant.max_writes_per_minute
-        if per_minute is None:
-            return
-        wait = self.limiter.take(call.agent.id, per_minute, self.clock())
-        if wait > 0:
-            seconds = math.ceil(wait * 10) / 10  # never 0: the bucket is short of a token
-            raise GateRejection(
-                ErrorCode.RATE_LIMITED,
-                f"over this agent's {per_minute} writes a minute; retry in {seconds:g} seconds",
-                retry_after_seconds=seconds,
-                limit="max_writes_per_minute",
-                max=per_minute,
-            )
+        if per_minute is not None:
+            await take_write(self.buckets(services), call.agent.id, per_minute, self.clock())
 
     async def call(
         self, spec: ToolSpec, services: Services, arguments: dict[str, Any] | None, call: Call, run: Run
@@ -112,7 +109,7 @@ class WriteGuard:
             key = _key(arguments)
             check_grant_batch(arguments, call.agent.grant.max_batch_items)
             if key is None:
-                self.check_rate(call)
+                await self.check_rate(call, services)
                 return await run(spec, services, arguments, call)
         except GateRejection as exc:
             return rejection(exc)
@@ -145,7 +142,7 @@ class WriteGuard:
         claimed: Claim,
     ) -> types.CallToolResult:
         try:
-            self.check_rate(call)
+            await self.check_rate(call, services)
         except GateRejection as exc:
             await records.release(claimed)
             return rejection(exc)

@@ -1,3 +1,4 @@
-MATCH (q:WriteGateQuarantine) WHERE q.id = $id AND (q.replaying IS NULL OR q.replaying < $stale_before)
-SET q.replaying = $now
+MATCH (q:WriteGateQuarantine) WHERE q.id = $id AND coalesce(q.claims, 0) = $claims
+  AND (q.replaying IS NULL OR q.replaying < $stale_before)
+SET q.replaying = $now, q.claims = $claims + 1
 RETURN q.id AS id

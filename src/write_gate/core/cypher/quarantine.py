@@ -49,12 +49,15 @@ SELECT = Statement(
     "LIMIT $limit"
 )
 
-# Parameters: `id`, `now`, `stale_before`. A replay's claim on an entry, so two replays never both run it: a row
-# only for the replay that set it (the engine runs the two SETs one after the other). A claim older than
-# `stale_before` was left by a gate that stopped mid-replay, and is taken over.
+# Parameters: `id`, `claims` (the entry's count as the replay picked it), `now`, `stale_before`. A replay's claim on
+# an entry, so two replays never both run it: a row only for the replay that set it (the engine runs the two SETs
+# one after the other). Every claim counts, so an entry another replay claimed (and perhaps tried and let go)
+# since this one picked it is not this replay's to try. A claim older than `stale_before` was left by a gate that
+# stopped mid-replay, and is taken over.
 CLAIM = Statement(
-    f"MATCH {_Q} WHERE q.id = $id AND (q.replaying IS NULL OR q.replaying < $stale_before)\n"
-    "SET q.replaying = $now\n"
+    f"MATCH {_Q} WHERE q.id = $id AND coalesce(q.claims, 0) = $claims\n"
+    "  AND (q.replaying IS NULL OR q.replaying < $stale_before)\n"
+    "SET q.replaying = $now, q.claims = $claims + 1\n"
     "RETURN q.id AS id"
 )
 
