@@ -41,6 +41,14 @@ def _record(report: ImportReport, kind: str, batch: Sequence[tuple[int, Any]], o
             report.remapped.append({"line": number, "kind": kind, "from": outcome.remapped_from, "to": outcome.label})
 
 
+def _repeat(outcome: ItemOutcome) -> ItemOutcome:
+    if outcome.status != "created":
+        return outcome
+    return ItemOutcome(
+        index=outcome.index, status="skipped", label=outcome.label, message="an entity with this name exists"
+    )
+
+
 async def import_lines(
     memory: MemoryService,
     items: Iterable[Line | BadLine],
@@ -74,6 +82,8 @@ async def import_lines(
             outcomes, _ = await memory.create_entities(
                 [entity for _number, entity in entity_batch], writer, agent, atomic=False, write=not dry_run
             )
+            if dry_run:  # a name an earlier batch would create is there by now in a real import: it is skipped
+                outcomes = [_repeat(o) if entity_batch[o.index][1].name in would_create else o for o in outcomes]
             _record(report, "entity", entity_batch, outcomes)
             would_create.update(
                 {entity_batch[o.index][1].name: o.label for o in outcomes if o.status == "created" and o.label}
