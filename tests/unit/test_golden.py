@@ -496,6 +496,7 @@ RUN_TIME_PARAMETERS = {
     "since": None,
     "status": "open",
     "after_at": None,
+    "after_seq": None,
     "after_id": None,
     "after_property": None,
     # The change feed: nothing stamped after the end of 2026 answered yet.

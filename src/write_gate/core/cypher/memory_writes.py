@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from write_gate.core.claims import claim_name
+from write_gate.core.cypher.change_order import next_seq
 from write_gate.core.cypher.clauses import (
     match_node,
     refresh_search_text,
@@ -54,7 +55,8 @@ def create_relationship_if_absent(
         f"OPTIONAL MATCH (a)-[existing:{quote(type_)}]->(b)",
         "WITH a, b, existing WHERE existing IS NULL",
         f"CREATE (a)-[r:{quote(type_)}]->(b)",
-        relationship_set(remapped_from is not None) + ",\n    r.weight = 1.0, r.created_at = $last_updated, r._rev = 1",
+        relationship_set(remapped_from is not None)
+        + ",\n    r.weight = 1.0, r.created_at = $last_updated, r._rev = 1, r._seq = $last_updated",
         append_changes(),
         "RETURN count(r) AS created",
     ]
@@ -109,7 +111,8 @@ def add_observations(
     after = "coalesce(n.observations, []) + [i IN new | $contents[i]]"
     text = (
         f"{_BY_ID}\n"
-        "WITH n, [i IN range(0, size($contents) - 1) WHERE NOT $contents[i] IN coalesce(n.observations, [])] AS new\n"
+        "WITH n, [i IN range(0, size($contents) - 1) WHERE NOT $contents[i] IN coalesce(n.observations, [])] AS new,\n"
+        f"     {next_seq(['n'])} AS seq\n"
         "WHERE size(new) > 0\n"  # nothing new: nothing changes, not even the stamp (a repeat is a no-op)
         f"{append_changes(observations_change('n', after))}\n"
         f"SET n.observations = {after},\n"
@@ -141,7 +144,8 @@ def delete_observations(
     text = (
         f"{_BY_ID}\n"
         f"WITH n, coalesce(n.observations, []) AS obs, coalesce(n.{FOLD_PREFIX}observations, []) AS folded\n"
-        "WITH n, obs, folded, [i IN range(0, size(obs) - 1) WHERE NOT obs[i] IN $observations] AS keep\n"
+        "WITH n, obs, folded, [i IN range(0, size(obs) - 1) WHERE NOT obs[i] IN $observations] AS keep,\n"
+        f"     {next_seq(['n'])} AS seq\n"
         "WHERE size(keep) < size(obs)\n"
         f"{append_changes(observations_change('n', after))}\n"
         f"SET n.observations = {after},\n"
