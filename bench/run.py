@@ -37,14 +37,13 @@ from mcp import Client, StdioServerParameters
 
 from write_gate import __version__
 from write_gate.access.agents import Agent
-from write_gate.core.cypher.batch_writes import node_row, write_nodes_batch
+from write_gate.core.cypher.deciding_writes import node_values, node_write, stamp_params
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import plan_node_write
-from write_gate.core.history import Subject
-from write_gate.core.identity import identity_key
+from write_gate.core.identity import identity_key, label_fold
 from write_gate.core.model import WriteNodeRequest
 from write_gate.services.batch import WriteNodesRequest, checked, write_nodes
-from write_gate.services.gate import Gate, Planned
+from write_gate.services.gate import Gate, new_id
 from write_gate.services.pipeline import chunks
 from write_gate.serving import logs
 from write_gate.serving.assembly import open_gate
@@ -133,13 +132,14 @@ async def gate_overhead(calls: int) -> None:
 
 
 def raw_batch_statements(gate: Gate, rows: list[dict[str, Any]], agent: Agent) -> list[Statement]:
-    """The statements write_nodes sends for `rows` of new nodes, built ahead with the gate's own planning, guard
-    and row builder (as gate_overhead builds its MERGE): every row carries its provenance, claims, folded search
-    text and history records, chunk by chunk as the gate sends them."""
-    stamp, entry = gate.stamp(agent), gate.registry.get_entry("Person")
+    """The statements write_nodes sends for `rows` of new nodes, built ahead with the gate's own planning and row
+    builder (as gate_overhead builds its MERGE): every row carries its values, claims and folded search text, and
+    each statement decides and records them, chunk by chunk as the gate sends them."""
+    stamp = gate.stamp(agent)
+    text = node_write("Person", remapped=False, batch=True)
     statements = []
     for chunk in chunks(rows):
-        built = []
+        built, provenances = [], []
         for i, row in enumerate(chunk):
             plan = plan_node_write(
                 WriteNodeRequest.model_validate(row),
@@ -149,23 +149,22 @@ def raw_batch_statements(gate: Gate, rows: list[dict[str, Any]], agent: Agent) -
                 stamp,
                 compile_statement=False,
             )
-            result, key = plan.result, identity_key(plan.result.merge_keys)
-            planned = Planned(plan.properties, result.merge_keys, plan.provenance)
-            guarded = gate.guard(Subject.node("Person", key), entry, None, planned)
-            built.append(
-                node_row(
-                    i,
-                    "Person",
-                    key,
-                    result.merge_keys,
-                    guarded.write,
-                    plan.provenance,
-                    result.remapped_from,
-                    result.property_remaps,
-                    guarded.as_guard(True),
-                )
+            result = plan.result
+            values = node_values(
+                "Person",
+                result.merge_keys,
+                plan.properties,
+                plan.provenance,
+                result.remapped_from,
+                result.property_remaps,
+                new_id(),
+                batch=True,
             )
-        statements.append(Statement(write_nodes_batch("Person"), {"rows": built}))
+            if not provenances:
+                provenances.append(stamp_params(plan.provenance))
+            built.append({**values, "i": i, "p": 0})
+        params = {"rows": built, "provenances": provenances, "label_fold": label_fold("Person", None)}
+        statements.append(Statement(text, params))
     return statements
 
 

@@ -205,9 +205,11 @@ async def test_merge_entities_records_what_moved_and_what_went(settings: Setting
         bob_new = await history(client, **rel_ref("WORKS_FOR", ("Person", "Bob"), ("Organization", "Acme")))
         alice_new = await history(client, **rel_ref("WORKS_FOR", ("Person", "Alice"), ("Organization", "Acme")))
     # The merge's records, apart from those of the writes that made the nodes and relationships.
-    merged_ids = {c["change_id"] for c in bob_new + alice_new}
+    merged_ids = {c["change_id"] for c in bob_new}  # Bob's relationship to Acme: made by the merge alone
     assert len(merged_ids) == 1
-    survivor, bob_old = ([c for c in cs if c["change_id"] in merged_ids] for cs in (survivor, bob_old))
+    survivor, bob_old, alice_new = (
+        [c for c in cs if c["change_id"] in merged_ids] for cs in (survivor, bob_old, alice_new)
+    )
     # The survivor gained Acmee's founding year, with the claim it had there.
     [founded] = survivor
     assert (founded["op"], founded["property"], founded["before"], founded["after"]) == ("set", "founded", None, 1990)

@@ -14,7 +14,7 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.engines import BackendError, GraphBackend
 from write_gate.serving.config import Settings
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 ALL_SHAPES = sorted(set(shapes("falkordb")) | set(shapes("memgraph")))
 

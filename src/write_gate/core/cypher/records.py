@@ -78,13 +78,6 @@ def guarded_relationship_set(remapped: bool, source: str = "$", carried: tuple[s
 # --- what a guarded write reads first (read-only) ---------------------------------------------------------
 
 
-def current_nodes(label: str) -> Statement:
-    """The stored properties of the nodes of `keys` that exist (aliases included: the caller redirects)."""
-    return Statement(
-        f"UNWIND $keys AS k\nMATCH (n:{quote(label)} {{{KEY_FIELD}: k}})\nRETURN k AS key, properties(n) AS props"
-    )
-
-
 def current_relationship(type_: str, from_label: str, to_label: str) -> Statement:
     """Whether each endpoint exists and is an alias, and the relationship's stored properties (null: none).
     Parameters: `from_key`, `to_key`."""
@@ -94,16 +87,6 @@ def current_relationship(type_: str, from_label: str, to_label: str) -> Statemen
         f"OPTIONAL MATCH (a)-[r:{quote(type_)}]->(b)\n"
         f"RETURN a IS NOT NULL AS from_found, b IS NOT NULL AS to_found, a.{ALIAS_OF} AS from_alias,\n"
         f"       b.{ALIAS_OF} AS to_alias, CASE WHEN r IS NULL THEN null ELSE properties(r) END AS props"
-    )
-
-
-def current_relationships(type_: str, from_label: str, to_label: str) -> Statement:
-    """The stored properties of the relationships between the endpoint pairs of `pairs` that have one."""
-    return Statement(
-        "UNWIND $pairs AS p\n"
-        f"MATCH (a:{quote(from_label)} {{{KEY_FIELD}: p.from_key}})-[r:{quote(type_)}]->"
-        f"(b:{quote(to_label)} {{{KEY_FIELD}: p.to_key}})\n"
-        "RETURN p.from_key AS from_key, p.to_key AS to_key, properties(r) AS props"
     )
 
 

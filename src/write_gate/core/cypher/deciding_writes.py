@@ -1,0 +1,344 @@
+"""Writes that decide inside their own statement (issue 28, items 1 and 4): one round trip for a write that meets
+no other writer's value, its change record included.
+
+The statement merges the subject, then compares each incoming value with what the subject holds: a value another
+writer claims (another agent, or another source: `core.conflicts.is_conflict`) that the write would change is a
+clash. With none, the write is the one `core.guard` would have decided (every incoming value written, none
+weighed), so the statement makes it and appends its record (`core.history`: every value it changes, none for one
+written again unchanged; every value and the identity when it created the subject), with its revision and its
+`seq` (core/cypher/change_order.py). With a clash it changes nothing and answers what the subject holds, and the
+gate decides under the conflict policies and writes guarded by the revision (core/cypher/records.py), as it did
+for every write before. An alias writes nothing and answers no row (the gate follows it).
+
+Both engines decide it right: FalkorDB runs a graph's writes one at a time, and Memgraph refuses one of two
+transactions that write one node or relationship (the driver runs it again, on what the other wrote).
+
+"Unchanged" is the gate's: the same type and value, so 1 and 1.0 differ (Cypher's `=` holds them equal): a
+value whose incoming form holds numbers is also compared as text (`toString`), element by element for a list;
+the write names those properties in `numbers` and `number_lists`. FalkorDB evaluates every branch of a CASE,
+so no expression here applies a function to a value that may not be of its type.
+
+Parameters (`$`, or a batch row's `row.`): `key`; `values` (the agent's properties), `extra` (what the gate sets
+beside them: claims, folded text, remap breadcrumbs), `numbers`, `number_lists` (absent: none), `change_id`; a
+node's `identity` (set when created) and `key_names`; a relationship's `from_key`, `to_key`, `weight` and stubs.
+And, shared by a batch's rows (`$`): the provenance stamp and `claim` (the write's value claim).
+"""
+
+import functools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from write_gate.core.claims import CLAIM_PREFIX, claim_properties
+from write_gate.core.cypher.aliases import unless_alias
+from write_gate.core.cypher.change_order import next_seq, set_seq
+from write_gate.core.cypher.clauses import (
+    identity_properties,
+    match_node,
+    merge_stub,
+    property_breadcrumb,
+    refresh_search_text,
+    stamp,
+    stub_properties,
+)
+from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
+from write_gate.core.history import (
+    AFTER_VALUES,
+    BEFORE_CLAIMS,
+    BEFORE_VALUES,
+    CHANGE_LABEL,
+    PROPERTIES,
+    REVISION_FIELD,
+    Op,
+)
+from write_gate.core.identifiers import quote
+from write_gate.core.identity import KEY_FIELD, LABEL_FOLD_FIELD, folded_properties, identity_key, label_fold
+
+_CREATED = 0  # the revision a statement gives what its MERGE created, until its write moves it to 1
+
+
+def _sources(batch: bool) -> tuple[str, str, tuple[str, ...]]:
+    """Where a statement takes an item's parameters, and the write's provenance stamp; the variables a batch's
+    rows carry through every WITH."""
+    return ("row.", "prov.", ("row", "prov")) if batch else ("$", "$", ())
+
+
+def _rows(batch: bool) -> list[str]:
+    """A batch's rows, each with its provenance from the batch's table of them (most batches have one)."""
+    return ["UNWIND $rows AS row", "WITH row, $provenances[row.p] AS prov"] if batch else []
+
+
+def _literal(name: str) -> str:
+    """A validated identifier (a label or type) as a Cypher string: it holds no quote or backslash."""
+    assert name.replace("_", "a").isalnum() and name.isascii(), name
+    return f"'{name}'"
+
+
+def _same(stored: str, incoming: str, name: str, src: str) -> str:
+    """Whether `stored` is `incoming` to the gate (core/history.py's `_same`): equal, and of one type. Every part is
+    safe for any value: FalkorDB evaluates each branch of a CASE, so a function only ever sees a value of its type
+    (a number's text is compared only where both are that number, a list's items only where both are that list)."""
+    equal = f"{stored} = {incoming}"
+    number, numbers = f"coalesce({name} IN {src}numbers, false)", f"coalesce({name} IN {src}number_lists, false)"
+    as_text = (
+        f"toString(CASE WHEN {number} AND {equal} THEN {stored} ELSE 0 END)"
+        f" = toString(CASE WHEN {number} THEN {incoming} ELSE 0 END)"
+    )
+    items_as_text = (
+        f"[x IN CASE WHEN {numbers} AND {equal} THEN {stored} ELSE [] END | toString(x)]"
+        f" = [x IN CASE WHEN {numbers} THEN {incoming} ELSE [] END | toString(x)]"
+    )
+    return f"(coalesce({equal}, false) AND {as_text} AND {items_as_text})"
+
+
+def _claim_of(name: str) -> str:
+    return f"now['{CLAIM_PREFIX}' + {name}]"
+
+
+def _clashes(src: str, shared: str) -> str:
+    """The incoming values that would change a value another writer claims."""
+    claim = _claim_of("k")
+    other_writer = f"({claim}[0] <> {shared}written_by OR {claim}[1] <> {shared}source)"
+    same = _same("now[k]", f"{src}values[k]", "k", src)
+    return (
+        f"[k IN keys({src}values) WHERE now[k] IS NOT NULL AND {claim} IS NOT NULL AND {other_writer} AND NOT {same}]"
+    )
+
+
+def _changed(src: str) -> str:
+    """The incoming values that differ from what the subject holds (all of them, when it was just created)."""
+    return f"[k IN keys({src}values) WHERE created OR NOT {_same('now[k]', f'{src}values[k]', 'k', src)}]"
+
+
+def _record(subject: str, var: str, after: str, src: str, shared: str) -> str:
+    """The change record of the values `changed` (see core/history.py), `after` giving each one's new value."""
+    return (
+        f"{{change_id: {src}change_id, at: {shared}last_updated, seq: seq, "
+        f"revision: coalesce({var}.{REVISION_FIELD}, 0) + 1, op: '{Op.SET.value}', {subject}, "
+        f"agent: {shared}written_by, claim: {shared}claim, {PROPERTIES}: changed, "
+        f"{BEFORE_VALUES}: [k IN changed | CASE WHEN created OR now[k] IS NULL THEN [] ELSE [now[k]] END], "
+        f"{AFTER_VALUES}: [k IN changed | [{after}]], "
+        f"{BEFORE_CLAIMS}: [k IN changed | CASE WHEN created THEN [] ELSE coalesce({_claim_of('k')}, []) END]}}"
+    )
+
+
+def _write_if_clear(sets: list[str]) -> list[str]:
+    """The write and its record, when nothing clashed (`go`); nothing otherwise."""
+    return [
+        "FOREACH (w IN CASE WHEN go THEN [1] ELSE [] END |",
+        "  SET " + ",\n      ".join(sets),
+        f"  FOREACH (h IN CASE WHEN size(record.{PROPERTIES}) > 0 THEN [1] ELSE [] END |"
+        f" CREATE (c:{CHANGE_LABEL}) SET c += record))",
+    ]
+
+
+@functools.lru_cache(maxsize=1024)
+def node_write(label: str, remapped: bool, batch: bool) -> str:
+    """Single (`$`) or a batch's rows (`UNWIND $rows AS row`, each answered by its `i`). Returns `written` (false:
+    a clash; `current` holds what the node holds), no row for an alias. A batch's rows carry `remapped_from`
+    (null: none, which leaves an earlier breadcrumb alone) and the label's folded text only when remapped
+    (`label_fold`, else the shared one)."""
+    src, shared, carried = _sources(batch)
+    keep = ", ".join((*carried, "n"))
+    subject = f"subject: 'node', label: {_literal(label)}, key: {src}key"
+    after = f"coalesce({src}values[k], {src}identity[k])"
+    created = f"n += {src}identity, n.{REVISION_FIELD} = {_CREATED}"
+    if batch:
+        created += ", n._f__label = coalesce(row.label_fold, $label_fold), n.created_at = prov.last_updated"
+    sets = [f"n += {src}values", f"n += {src}extra", stamp("n", shared), "n._stub = null"]
+    if batch:
+        sets.append("n._schema_remap_from = coalesce(row.remapped_from, n._schema_remap_from)")
+    elif remapped:
+        sets.append("n._schema_remap_from = $remapped_from")
+    sets += [f"n.{REVISION_FIELD} = coalesce(n.{REVISION_FIELD}, 0) + 1", set_seq("n")]
+    lines = [
+        *_rows(batch),
+        f"MERGE (n:{quote(label)} {{{KEY_FIELD}: {src}key}})",
+        f"ON CREATE SET {created}",
+        unless_alias("n", carried=carried),
+        f"WITH {keep}, properties(n) AS now, n.{REVISION_FIELD} = {_CREATED} AS created, "
+        f"{next_seq(['n'], f'{shared}last_updated')} AS seq",
+        f"WITH {keep}, now, created, seq, {_clashes(src, shared)} AS clashes,\n"
+        f"     CASE WHEN created THEN {src}key_names ELSE [] END + {_changed(src)} AS changed",
+        f"WITH {keep}, seq, size(clashes) = 0 AS go,\n     {_record(subject, 'n', after, src, shared)} AS record",
+        *_write_if_clear(sets),
+        f"WITH {keep}, go",
+        f"SET n._search = CASE WHEN go THEN {_search_text('n')} ELSE n._search END",
+        f"RETURN {_answer(batch, 'n')}",
+    ]
+    return "\n".join(lines)
+
+
+def _answer(batch: bool, var: str) -> str:
+    """Whether it was written, and else what the subject holds (for the gate to decide on); a batch's row `i`."""
+    written = f"go AS written, CASE WHEN go THEN null ELSE properties({var}) END AS current"
+    return f"row.i AS i, {written}" if batch else written
+
+
+def _search_text(var: str) -> str:
+    """The node's search text as `refresh_search_text` computes it (the expression of its SET)."""
+    return refresh_search_text(var).split(" = ", 1)[1]
+
+
+@functools.lru_cache(maxsize=1024)
+def relationship_write(
+    type_: str, from_label: str, to_label: str, merge_endpoints: bool, remapped: bool, batch: bool
+) -> str:
+    """As `node_write`, for a relationship between two nodes found by identity (or merged as stubs): its weight
+    started (1.0 unless given) or averaged with the one given, and recorded with the values when it changes.
+    Returns `written`, `current`, `weight`, `from_stub`, `to_stub`; no row when an endpoint is missing (unless
+    merged) or an alias."""
+    src, shared, carried = _sources(batch)
+    if merge_endpoints:
+        ends = [
+            *merge_stub("a", from_label, f"{src}from_key", f"{src}from_stub", shared),
+            *merge_stub("b", to_label, f"{src}to_key", f"{src}to_stub", shared),
+        ]
+    else:
+        ends = [match_node("a", from_label, f"{src}from_key"), match_node("b", to_label, f"{src}to_key")]
+    keep = ", ".join((*carried, "a", "b", "r"))
+    subject = (
+        f"subject: 'relationship', label: {_literal(type_)}, from_label: {_literal(from_label)}, "
+        f"from_key: {src}from_key, to_label: {_literal(to_label)}, to_key: {src}to_key"
+    )
+    weight = (
+        f"CASE WHEN created OR {src}weight IS NULL THEN coalesce(now.weight, {src}weight, 1.0)"
+        f" ELSE (coalesce(now.weight, 1.0) + {src}weight) / 2 END"
+    )
+    sets = ["r.weight = weight", f"r += {src}values", f"r += {src}extra", stamp("r", shared)]
+    if batch:
+        sets.append("r._schema_remap_from = coalesce(row.remapped_from, r._schema_remap_from)")
+    elif remapped:
+        sets.append("r._schema_remap_from = $remapped_from")
+    sets += [f"r.{REVISION_FIELD} = coalesce(r.{REVISION_FIELD}, 0) + 1", set_seq("r")]
+    lines = [
+        *_rows(batch),
+        *ends,
+        unless_alias("a", "b", carried=carried),
+        f"MERGE (a)-[r:{quote(type_)}]->(b)",
+        f"ON CREATE SET r.{REVISION_FIELD} = {_CREATED}, r.created_at = {shared}last_updated",
+        f"WITH {keep}, properties(r) AS now, r.{REVISION_FIELD} = {_CREATED} AS created, "
+        f"{next_seq(['r'], f'{shared}last_updated')} AS seq",
+        f"WITH {keep}, now, created, seq, {weight} AS weight",
+        # A weight is a stored value like any other: its change is recorded with the write's (issue 26, item 3).
+        f"WITH {keep}, now, created, seq, weight, {_clashes(src, shared)} AS clashes,\n"
+        f"     {_changed(src)} + CASE WHEN created OR NOT coalesce(now.weight = weight, false)"
+        " THEN ['weight'] ELSE [] END AS changed",
+        f"WITH {keep}, seq, weight, size(clashes) = 0 AS go,\n"
+        f"     {_record(subject, 'r', f"CASE WHEN k = 'weight' THEN weight ELSE {src}values[k] END", src, shared)}"
+        " AS record",
+        *_write_if_clear(sets),
+        f"WITH {keep}, go",
+        f"RETURN {_answer(batch, 'r')}, r.weight AS weight, a._stub = true AS from_stub, b._stub = true AS to_stub",
+    ]
+    return "\n".join(lines)
+
+
+# --- parameters ----------------------------------------------------------------------------------------------
+
+
+def value_kinds(values: Mapping[str, Any], *, batch: bool) -> dict[str, list[str]]:
+    """`numbers` and `number_lists`: the properties whose value holds a number (compared as text too, so 1 and
+    1.0 differ); a batch row leaves out an empty one (a missing field reads as null)."""
+    numbers, lists = [], []
+    for name, value in values.items():
+        kind = type(value)
+        if kind is int or kind is float:
+            numbers.append(name)
+        elif kind is list and any(type(item) is int or type(item) is float for item in value):
+            lists.append(name)
+    if not batch:
+        return {"numbers": numbers, "number_lists": lists}
+    out = {}
+    if numbers:
+        out["numbers"] = numbers
+    if lists:
+        out["number_lists"] = lists
+    return out
+
+
+def stamp_params(provenance: Provenance) -> dict[str, Any]:
+    """The write's provenance stamp and its value claim: a single write's parameters, a batch's table entry."""
+    return {**provenance.params(), "claim": provenance.claim()}
+
+
+def node_values(
+    label: str,
+    merge_keys: Mapping[str, Any],
+    properties: Mapping[str, Any],
+    provenance: Provenance,
+    remapped_from: str | None,
+    property_remaps: Sequence[str],
+    change_id: str,
+    *,
+    batch: bool,
+) -> dict[str, Any]:
+    """An item's parameters (a single write's own, or a batch row's: the batch adds `i` and `p`)."""
+    claim = provenance.claim()
+    extra = {
+        **claim_properties(properties, claim),
+        **folded_properties(properties),
+        **property_breadcrumb(property_remaps),
+    }
+    out: dict[str, Any] = {
+        "key": identity_key(merge_keys),
+        "key_names": list(merge_keys),
+        "values": dict(properties),
+        "extra": extra,
+        "change_id": change_id,
+        **value_kinds(properties, batch=batch),
+    }
+    if batch:
+        out["identity"] = {**merge_keys, **claim_properties(merge_keys, claim), **folded_properties(merge_keys)}
+        out["remapped_from"] = remapped_from
+        if remapped_from is not None:
+            out["label_fold"] = label_fold(label, remapped_from)
+        return out
+    out["identity"] = identity_properties(label, merge_keys, provenance)
+    if remapped_from is not None:
+        extra[LABEL_FOLD_FIELD] = label_fold(label, remapped_from)
+        out["remapped_from"] = remapped_from
+    return {**out, **stamp_params(provenance)}
+
+
+def relationship_values(
+    start: Endpoint,
+    end: Endpoint,
+    merge_endpoints: bool,
+    properties: Mapping[str, Any],
+    provenance: Provenance,
+    weight: float | None,
+    remapped_from: str | None,
+    property_remaps: Sequence[str],
+    change_id: str,
+    *,
+    batch: bool,
+) -> dict[str, Any]:
+    """As `node_values`, for a relationship."""
+    out: dict[str, Any] = {
+        "from_key": start.key,
+        "to_key": end.key,
+        "values": dict(properties),
+        "extra": {**claim_properties(properties, provenance.claim()), **property_breadcrumb(property_remaps)},
+        "weight": weight,
+        "change_id": change_id,
+        **value_kinds(properties, batch=batch),
+    }
+    if merge_endpoints:
+        out["from_stub"] = stub_properties(start.label, start.keys, provenance)
+        out["to_stub"] = stub_properties(end.label, end.keys, provenance)
+    if batch:
+        return {**out, "remapped_from": remapped_from}
+    if remapped_from is not None:
+        out["remapped_from"] = remapped_from
+    return {**out, **stamp_params(provenance)}
+
+
+def node_statement(label: str, params: dict[str, Any]) -> Statement:
+    return Statement(node_write(label, "remapped_from" in params, False), params)
+
+
+def relationship_statement(
+    type_: str, start: Endpoint, end: Endpoint, merge_endpoints: bool, params: dict[str, Any]
+) -> Statement:
+    text = relationship_write(type_, start.label, end.label, merge_endpoints, "remapped_from" in params, False)
+    return Statement(text, params)
