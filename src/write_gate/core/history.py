@@ -9,7 +9,8 @@ one record holding every value it had. Records are never updated; a retention se
 A record's values are lists aligned with its `properties`, the only form both engines store (FalkorDB has no
 map properties and no null inside a list): `before_values[i]` is `[]` when the value was absent and `[v]`
 otherwise (`v` may itself be a list), `after_values[i]` likewise (`[]`: removed), `before_claims[i]` the
-replaced claim or `[]`, and `claims[i]`, where a record carries one (a merge copies values with the claims they
+replaced claim or `[]` (both lists left out when the write created its subject: nothing was before), and
+`claims[i]`, where a record carries one (a merge copies values with the claims they
 had), the claim of the value written, else the record's own `claim`. Records written before this form hold one
 value each (`property`, `before`, `after`, `before_claim`, and absent values left out); `value_changes` reads
 both forms as one entry per value, which is what the tools answer. See docs/history.md.
@@ -135,16 +136,8 @@ def set_changes(
 ) -> list[dict[str, Any]]:
     """The record of a write of `written` on a subject that held `before` (None: it did not exist): one record
     for every value it changes, none when it changes none (a value written again unchanged is no change)."""
-    before = before or {}
-    names, befores, afters, claims = [], [], [], []
-    for prop, after in written.items():
-        old = before.get(prop)
-        if prop in before and _same(old, after):
-            continue
-        names.append(prop)
-        befores.append(wrapped(old))
-        afters.append(wrapped(after))
-        claims.append(_stored_claim(before.get("_p_" + prop)))
+    held = before or {}
+    names = [prop for prop, after in written.items() if prop not in held or not _same(held[prop], after)]
     if not names:
         return []
     record = _record(
@@ -157,7 +150,11 @@ def set_changes(
         agent=ctx.claim.agent,
         claim=_claim_list(ctx.claim),
     )
-    return [{**record, PROPERTIES: names, BEFORE_VALUES: befores, AFTER_VALUES: afters, BEFORE_CLAIMS: claims}]
+    record |= {PROPERTIES: names, AFTER_VALUES: [wrapped(written[prop]) for prop in names]}
+    if before is not None:  # nothing was before a subject the write created: those lists are left out
+        record[BEFORE_VALUES] = [wrapped(held.get(prop)) for prop in names]
+        record[BEFORE_CLAIMS] = [_stored_claim(held.get("_p_" + prop)) for prop in names]
+    return [record]
 
 
 def delete_changes(

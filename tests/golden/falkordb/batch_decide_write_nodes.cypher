@@ -1,13 +1,13 @@
 UNWIND $rows AS row
 WITH row, $provenances[row.p] AS prov
 MERGE (n:`Person` {_key: row.key})
-ON CREATE SET n += row.identity, n._rev = 0, n._f__label = coalesce(row.label_fold, $label_fold), n.created_at = prov.last_updated
+ON CREATE SET n += row.identity, n._search = row.search, n._rev = 0, n._f__label = coalesce(row.label_fold, $label_fold), n.created_at = prov.last_updated
 WITH row, prov, n WHERE n._alias_of IS NULL
 WITH row, prov, n, properties(n) AS now, n._rev = 0 AS created, reduce(seq_max = prov.last_updated, seq_prev IN [n._seq] | CASE WHEN seq_prev >= seq_max THEN substring(seq_prev, 0, 24) + '#' + substring(toString(1000001 + CASE WHEN size(seq_prev) > 24 THEN toInteger(substring(seq_prev, 25, 6)) ELSE 0 END), 1, 6) ELSE seq_max END) AS seq
 WITH row, prov, n, now, created, seq, [k IN keys(row.values) WHERE now[k] IS NOT NULL AND now['_p_' + k] IS NOT NULL AND (now['_p_' + k][0] <> prov.written_by OR now['_p_' + k][1] <> prov.source) AND NOT (coalesce(now[k] = row.values[k], false) AND toString(CASE WHEN coalesce(k IN row.numbers, false) AND now[k] = row.values[k] THEN now[k] ELSE 0 END) = toString(CASE WHEN coalesce(k IN row.numbers, false) THEN row.values[k] ELSE 0 END) AND [x IN CASE WHEN coalesce(k IN row.number_lists, false) AND now[k] = row.values[k] THEN now[k] ELSE [] END | toString(x)] = [x IN CASE WHEN coalesce(k IN row.number_lists, false) THEN row.values[k] ELSE [] END | toString(x)])] AS clashes,
      CASE WHEN created THEN row.key_names ELSE [] END + [k IN keys(row.values) WHERE created OR NOT (coalesce(now[k] = row.values[k], false) AND toString(CASE WHEN coalesce(k IN row.numbers, false) AND now[k] = row.values[k] THEN now[k] ELSE 0 END) = toString(CASE WHEN coalesce(k IN row.numbers, false) THEN row.values[k] ELSE 0 END) AND [x IN CASE WHEN coalesce(k IN row.number_lists, false) AND now[k] = row.values[k] THEN now[k] ELSE [] END | toString(x)] = [x IN CASE WHEN coalesce(k IN row.number_lists, false) THEN row.values[k] ELSE [] END | toString(x)])] AS changed
-WITH row, prov, n, seq, size(clashes) = 0 AS go,
-     {change_id: row.change_id, at: prov.last_updated, seq: seq, revision: coalesce(n._rev, 0) + 1, op: 'set', subject: 'node', label: 'Person', key: row.key, agent: prov.written_by, claim: prov.claim, properties: changed, before_values: [k IN changed | CASE WHEN created OR now[k] IS NULL THEN [] ELSE [now[k]] END], after_values: [k IN changed | [coalesce(row.values[k], row.identity[k])]], before_claims: [k IN changed | CASE WHEN created THEN [] ELSE coalesce(now['_p_' + k], []) END]} AS record
+WITH row, prov, n, seq, created, size(clashes) = 0 AS go,
+     {change_id: row.change_id, at: prov.last_updated, seq: seq, revision: coalesce(n._rev, 0) + 1, op: 'set', subject: 'node', label: 'Person', key: row.key, agent: prov.written_by, claim: prov.claim, properties: changed, before_values: CASE WHEN created THEN null ELSE [k IN changed | CASE WHEN now[k] IS NULL THEN [] ELSE [now[k]] END] END, after_values: [k IN changed | [coalesce(row.values[k], row.identity[k])]], before_claims: CASE WHEN created THEN null ELSE [k IN changed | coalesce(now['_p_' + k], [])] END} AS record
 FOREACH (w IN CASE WHEN go THEN [1] ELSE [] END |
   SET n += row.values,
       n += row.extra,
@@ -17,6 +17,6 @@ FOREACH (w IN CASE WHEN go THEN [1] ELSE [] END |
       n._rev = coalesce(n._rev, 0) + 1,
       n._seq = seq
   FOREACH (h IN CASE WHEN size(record.properties) > 0 THEN [1] ELSE [] END | CREATE (c:WriteGateChange) SET c += record))
-WITH row, prov, n, go
-SET n._search = CASE WHEN go THEN reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\t' + coalesce(x, ''))) ELSE n._search END
+WITH row, prov, n, go, created
+FOREACH (w IN CASE WHEN go AND NOT created THEN [1] ELSE [] END | SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\t' + coalesce(x, ''))))
 RETURN row.i AS i, go AS written, CASE WHEN go THEN null ELSE properties(n) END AS current

@@ -78,8 +78,16 @@ def property_breadcrumb(property_remaps: Sequence[str]) -> dict[str, list[str]]:
 def stub_properties(label: str, keys: Mapping[str, Any], provenance: Provenance) -> dict[str, Any]:
     """A stub is created with nothing but its keys, so its whole search text is known here."""
     props = identity_properties(label, keys, provenance)
-    texts = [text for name, values in props.items() if name.startswith(FOLD_PREFIX) for text in values]
-    return {**props, SEARCH_FIELD: "".join(SEPARATOR + text for text in texts)}
+    return {**props, SEARCH_FIELD: search_text(props)}
+
+
+def search_text(*maps: Mapping[str, Any]) -> str:
+    """The search text of a node created with these properties (their `_f_` lists, in order): what
+    `refresh_search_text` would compute from them, known before the write that creates it."""
+    texts = [
+        text for props in maps for name, values in props.items() if name.startswith(FOLD_PREFIX) for text in values
+    ]
+    return "".join(SEPARATOR + text for text in texts)
 
 
 def match_node(var: str, label: str, param: str) -> str:

@@ -37,6 +37,7 @@ from write_gate.core.cypher.clauses import (
     merge_stub,
     property_breadcrumb,
     refresh_search_text,
+    search_text,
     stamp,
     stub_properties,
 )
@@ -51,7 +52,14 @@ from write_gate.core.history import (
     Op,
 )
 from write_gate.core.identifiers import quote
-from write_gate.core.identity import KEY_FIELD, LABEL_FOLD_FIELD, folded_properties, identity_key, label_fold
+from write_gate.core.identity import (
+    KEY_FIELD,
+    LABEL_FOLD_FIELD,
+    SEARCH_FIELD,
+    folded_properties,
+    identity_key,
+    label_fold,
+)
 
 _CREATED = 0  # the revision a statement gives what its MERGE created, until its write moves it to 1
 
@@ -115,9 +123,11 @@ def _record(subject: str, var: str, after: str, src: str, shared: str) -> str:
         f"{{change_id: {src}change_id, at: {shared}last_updated, seq: seq, "
         f"revision: coalesce({var}.{REVISION_FIELD}, 0) + 1, op: '{Op.SET.value}', {subject}, "
         f"agent: {shared}written_by, claim: {shared}claim, {PROPERTIES}: changed, "
-        f"{BEFORE_VALUES}: [k IN changed | CASE WHEN created OR now[k] IS NULL THEN [] ELSE [now[k]] END], "
+        # Nothing before a subject the write created: its lists of what was before are left out.
+        f"{BEFORE_VALUES}: CASE WHEN created THEN null ELSE"
+        " [k IN changed | CASE WHEN now[k] IS NULL THEN [] ELSE [now[k]] END] END, "
         f"{AFTER_VALUES}: [k IN changed | [{after}]], "
-        f"{BEFORE_CLAIMS}: [k IN changed | CASE WHEN created THEN [] ELSE coalesce({_claim_of('k')}, []) END]}}"
+        f"{BEFORE_CLAIMS}: CASE WHEN created THEN null ELSE [k IN changed | coalesce({_claim_of('k')}, [])] END}}"
     )
 
 
@@ -141,7 +151,7 @@ def node_write(label: str, remapped: bool, batch: bool) -> str:
     keep = ", ".join((*carried, "n"))
     subject = f"subject: 'node', label: {_literal(label)}, key: {src}key"
     after = f"coalesce({src}values[k], {src}identity[k])"
-    created = f"n += {src}identity, n.{REVISION_FIELD} = {_CREATED}"
+    created = f"n += {src}identity, n.{SEARCH_FIELD} = {src}search, n.{REVISION_FIELD} = {_CREATED}"
     if batch:
         created += ", n._f__label = coalesce(row.label_fold, $label_fold), n.created_at = prov.last_updated"
     sets = [f"n += {src}values", f"n += {src}extra", stamp("n", shared), "n._stub = null"]
@@ -159,10 +169,14 @@ def node_write(label: str, remapped: bool, batch: bool) -> str:
         f"{next_seq(['n'], f'{shared}last_updated')} AS seq",
         f"WITH {keep}, now, created, seq, {_clashes(src, shared)} AS clashes,\n"
         f"     CASE WHEN created THEN {src}key_names ELSE [] END + {_changed(src)} AS changed",
-        f"WITH {keep}, seq, size(clashes) = 0 AS go,\n     {_record(subject, 'n', after, src, shared)} AS record",
+        f"WITH {keep}, seq, created, size(clashes) = 0 AS go,\n"
+        f"     {_record(subject, 'n', after, src, shared)} AS record",
         *_write_if_clear(sets),
-        f"WITH {keep}, go",
-        f"SET n._search = CASE WHEN go THEN {_search_text('n')} ELSE n._search END",
+        # What it was created with is known before the write (the search text it was created with); a change to
+        # a node that was there rebuilds it from what it holds now (after a WITH: FalkorDB sees a SET's values then).
+        f"WITH {keep}, go, created",
+        f"FOREACH (w IN CASE WHEN go AND NOT created THEN [1] ELSE [] END |"
+        f" SET n.{SEARCH_FIELD} = {_search_text('n')})",
         f"RETURN {_answer(batch, 'n')}",
     ]
     return "\n".join(lines)
@@ -274,28 +288,27 @@ def node_values(
 ) -> dict[str, Any]:
     """An item's parameters (a single write's own, or a batch row's: the batch adds `i` and `p`)."""
     claim = provenance.claim()
-    extra = {
-        **claim_properties(properties, claim),
-        **folded_properties(properties),
-        **property_breadcrumb(property_remaps),
-    }
+    folds, key_folds = folded_properties(properties), folded_properties(merge_keys)
+    label_texts = {LABEL_FOLD_FIELD: label_fold(label, remapped_from)}
+    extra = {**claim_properties(properties, claim), **folds, **property_breadcrumb(property_remaps)}
     out: dict[str, Any] = {
         "key": identity_key(merge_keys),
         "key_names": list(merge_keys),
         "values": dict(properties),
         "extra": extra,
+        "search": search_text(key_folds, label_texts, folds),  # what a node it creates is found by
         "change_id": change_id,
         **value_kinds(properties, batch=batch),
     }
     if batch:
-        out["identity"] = {**merge_keys, **claim_properties(merge_keys, claim), **folded_properties(merge_keys)}
+        out["identity"] = {**merge_keys, **claim_properties(merge_keys, claim), **key_folds}
         out["remapped_from"] = remapped_from
         if remapped_from is not None:
-            out["label_fold"] = label_fold(label, remapped_from)
+            out["label_fold"] = label_texts[LABEL_FOLD_FIELD]
         return out
     out["identity"] = identity_properties(label, merge_keys, provenance)
     if remapped_from is not None:
-        extra[LABEL_FOLD_FIELD] = label_fold(label, remapped_from)
+        extra.update(label_texts)
         out["remapped_from"] = remapped_from
     return {**out, **stamp_params(provenance)}
 
