@@ -8,6 +8,6 @@ SET n.observations = coalesce(n.observations, []) + [i IN new | $contents[i]],
     n._p_observations = $claim,
     n._rev = coalesce(n._rev, 0) + 1, n._seq = seq,
     n.last_updated = $last_updated, n.updated_by = $updated_by
-WITH n, new
-SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\t' + coalesce(x, '')))
+WITH n, new, properties(n) AS searched
+SET n._search = reduce(s = '', k IN [k IN keys(searched) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN searched[k] | t + '\t' + coalesce(x, '')))
 RETURN [i IN new | $contents[i]] AS added

@@ -3,8 +3,8 @@ MERGE (n:`Npc` {_key: $key})
 ON CREATE SET n += $identity
 WITH n, t0 WHERE n._alias_of IS NULL AND t0._alias_of IS NULL
 SET n += $properties, n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.written_by = $written_by, n.last_updated = $last_updated, n.updated_by = $updated_by, n._stub = null
-WITH n, t0
-SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\t' + coalesce(x, '')))
+WITH n, t0, properties(n) AS searched
+SET n._search = reduce(s = '', k IN [k IN keys(searched) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN searched[k] | t + '\t' + coalesce(x, '')))
 WITH n, t0
 OPTIONAL MATCH (n)-[old0:`LOCATED_IN`]->(x0) WHERE NOT id(x0) IN [id(t0)]
 WITH n, t0, collect(old0) AS stale0

@@ -5,8 +5,8 @@ MERGE (t1:`Faction` {_key: $to1_key})
 ON CREATE SET t1 += $to1_stub, t1._stub = true, t1.confidence = $confidence, t1.source = $source, t1.extraction_method = $extraction_method, t1.write_gate_version = $write_gate_version, t1.written_by = $written_by, t1.last_updated = $last_updated, t1.updated_by = $updated_by
 WITH n, t0, t1 WHERE n._alias_of IS NULL AND t0._alias_of IS NULL AND t1._alias_of IS NULL
 SET n += $properties, n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.written_by = $written_by, n.last_updated = $last_updated, n.updated_by = $updated_by, n._stub = null
-WITH n, t0, t1
-SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\t' + coalesce(x, '')))
+WITH n, t0, t1, properties(n) AS searched
+SET n._search = reduce(s = '', k IN [k IN keys(searched) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN searched[k] | t + '\t' + coalesce(x, '')))
 WITH n, t0, t1
 OPTIONAL MATCH (n)-[old0:`LOCATED_IN`]->(x0) WHERE NOT id(x0) IN [id(t0)]
 WITH n, t0, t1, collect(old0) AS stale0

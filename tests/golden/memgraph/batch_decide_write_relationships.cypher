@@ -6,10 +6,10 @@ WITH row, prov, a, b WHERE a._alias_of IS NULL AND b._alias_of IS NULL
 MERGE (a)-[r:`WORKS_FOR`]->(b)
 ON CREATE SET r._rev = 0, r.created_at = prov.last_updated
 WITH row, prov, a, b, r, properties(r) AS now, r._rev = 0 AS created, reduce(seq_max = prov.last_updated, seq_prev IN [r._seq] | CASE WHEN seq_prev >= seq_max THEN substring(seq_prev, 0, 24) + '#' + substring(toString(1000001 + CASE WHEN size(seq_prev) > 24 THEN toInteger(substring(seq_prev, 25, 6)) ELSE 0 END), 1, 6) ELSE seq_max END) AS seq
-WITH row, prov, a, b, r, now, created, seq, CASE WHEN created OR row.weight IS NULL THEN coalesce(now.weight, row.weight, 1.0) ELSE (coalesce(now.weight, 1.0) + row.weight) / 2 END AS weight
-WITH row, prov, a, b, r, now, created, seq, weight, [k IN keys(row.values) WHERE now[k] IS NOT NULL AND now['_p_' + k] IS NOT NULL AND (now['_p_' + k][0] <> prov.written_by OR now['_p_' + k][1] <> prov.source) AND NOT (coalesce(now[k] = row.values[k], false) AND toString(CASE WHEN coalesce(k IN row.numbers, false) AND now[k] = row.values[k] THEN now[k] ELSE 0 END) = toString(CASE WHEN coalesce(k IN row.numbers, false) THEN row.values[k] ELSE 0 END) AND [x IN CASE WHEN coalesce(k IN row.number_lists, false) AND now[k] = row.values[k] THEN now[k] ELSE [] END | toString(x)] = [x IN CASE WHEN coalesce(k IN row.number_lists, false) THEN row.values[k] ELSE [] END | toString(x)])] AS clashes,
-     [k IN keys(row.values) WHERE created OR NOT (coalesce(now[k] = row.values[k], false) AND toString(CASE WHEN coalesce(k IN row.numbers, false) AND now[k] = row.values[k] THEN now[k] ELSE 0 END) = toString(CASE WHEN coalesce(k IN row.numbers, false) THEN row.values[k] ELSE 0 END) AND [x IN CASE WHEN coalesce(k IN row.number_lists, false) AND now[k] = row.values[k] THEN now[k] ELSE [] END | toString(x)] = [x IN CASE WHEN coalesce(k IN row.number_lists, false) THEN row.values[k] ELSE [] END | toString(x)])] + CASE WHEN created OR NOT coalesce(now.weight = weight, false) THEN ['weight'] ELSE [] END AS changed
-WITH row, prov, a, b, r, seq, weight, size(clashes) = 0 AS go,
+WITH row, prov, a, b, r, now, created, seq, CASE WHEN created OR row.weight IS NULL THEN coalesce(now.weight, row.weight, 1.0) ELSE (coalesce(now.weight, 1.0) + row.weight) / 2 END AS weight, [k IN keys(row.values) WHERE created OR NOT (coalesce(now[k] = row.values[k], false) AND toString(CASE WHEN coalesce(k IN row.numbers, false) AND now[k] = row.values[k] THEN now[k] ELSE 0 END) = toString(CASE WHEN coalesce(k IN row.numbers, false) THEN row.values[k] ELSE 0 END) AND [x IN CASE WHEN coalesce(k IN row.number_lists, false) AND now[k] = row.values[k] THEN now[k] ELSE [] END | toString(x)] = [x IN CASE WHEN coalesce(k IN row.number_lists, false) THEN row.values[k] ELSE [] END | toString(x)])] AS changing
+WITH row, prov, a, b, r, now, created, seq, weight, size([k IN changing WHERE now[k] IS NOT NULL AND now['_p_' + k] IS NOT NULL AND (now['_p_' + k][0] <> prov.written_by OR now['_p_' + k][1] <> prov.source)]) = 0 AS go,
+     changing + CASE WHEN created OR NOT coalesce(now.weight = weight, false) THEN ['weight'] ELSE [] END AS changed
+WITH row, prov, a, b, r, now, seq, weight, go,
      {change_id: row.change_id, at: prov.last_updated, seq: seq, revision: coalesce(r._rev, 0) + 1, op: 'set', subject: 'relationship', label: 'WORKS_FOR', from_label: 'Person', from_key: row.from_key, to_label: 'Organization', to_key: row.to_key, agent: prov.written_by, claim: prov.claim, properties: changed, before_values: CASE WHEN created THEN null ELSE [k IN changed | CASE WHEN now[k] IS NULL THEN [] ELSE [now[k]] END] END, after_values: [k IN changed | [CASE WHEN k = 'weight' THEN weight ELSE row.values[k] END]], before_claims: CASE WHEN created THEN null ELSE [k IN changed | coalesce(now['_p_' + k], [])] END} AS record
 FOREACH (w IN CASE WHEN go THEN [1] ELSE [] END |
   SET r.weight = weight,
@@ -19,6 +19,7 @@ FOREACH (w IN CASE WHEN go THEN [1] ELSE [] END |
       r._schema_remap_from = coalesce(row.remapped_from, r._schema_remap_from),
       r._rev = coalesce(r._rev, 0) + 1,
       r._seq = seq
-  FOREACH (h IN CASE WHEN size(record.properties) > 0 THEN [1] ELSE [] END | CREATE (c:WriteGateChange) SET c += record))
-WITH row, prov, a, b, r, go
-RETURN row.i AS i, go AS written, CASE WHEN go THEN null ELSE properties(r) END AS current, r.weight AS weight, a._stub = true AS from_stub, b._stub = true AS to_stub
+  FOREACH (h IN CASE WHEN size(record.properties) > 0 THEN [1] ELSE [] END | CREATE (c:WriteGateChange) SET c += record)
+)
+WITH row, prov, a, b, r, now, go
+RETURN row.i AS i, go AS written, CASE WHEN go THEN null ELSE now END AS current, r.weight AS weight, a._stub = true AS from_stub, b._stub = true AS to_stub

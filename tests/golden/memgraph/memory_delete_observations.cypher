@@ -9,5 +9,5 @@ SET n.observations = [i IN keep | obs[i]],
     n._p_observations = $claim,
     n._rev = coalesce(n._rev, 0) + 1, n._seq = seq,
     n.last_updated = $last_updated, n.updated_by = $updated_by
-WITH n
-SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\t' + coalesce(x, '')))
+WITH n, properties(n) AS searched
+SET n._search = reduce(s = '', k IN [k IN keys(searched) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN searched[k] | t + '\t' + coalesce(x, '')))

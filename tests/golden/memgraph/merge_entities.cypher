@@ -26,8 +26,8 @@ SET kept.`email` = coalesce(kept.`email`, $fill_0),
     kept._rev = coalesce(kept._rev, 0) + 1, kept._seq = seq, m._seq = seq,
     m._alias_of = kept._key, m._alias_label = $survivor_label,
     m.last_updated = $last_updated, m.updated_by = $updated_by
-WITH kept, seq
-SET kept._search = reduce(s = '', k IN [k IN keys(kept) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(kept)[k] | t + '\t' + coalesce(x, '')))
+WITH kept, seq, properties(kept) AS searched
+SET kept._search = reduce(s = '', k IN [k IN keys(searched) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN searched[k] | t + '\t' + coalesce(x, '')))
 FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record, h.seq = seq)
 FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record)
 RETURN kept._key AS survivor

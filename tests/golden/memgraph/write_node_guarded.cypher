@@ -9,6 +9,6 @@ SET n += $properties,
     n._rev = $revision + 1, n._seq = seq
 FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record, h.seq = seq)
 FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record)
-WITH n
-SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\t' + coalesce(x, '')))
+WITH n, properties(n) AS searched
+SET n._search = reduce(s = '', k IN [k IN keys(searched) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN searched[k] | t + '\t' + coalesce(x, '')))
 RETURN count(n) AS written

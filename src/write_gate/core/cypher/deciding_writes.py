@@ -36,8 +36,8 @@ from write_gate.core.cypher.clauses import (
     match_node,
     merge_stub,
     property_breadcrumb,
-    refresh_search_text,
     search_text,
+    search_text_of,
     stamp,
     stub_properties,
 )
@@ -53,6 +53,7 @@ from write_gate.core.history import (
 )
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import (
+    FOLD_PREFIX,
     KEY_FIELD,
     LABEL_FOLD_FIELD,
     SEARCH_FIELD,
@@ -102,19 +103,25 @@ def _claim_of(name: str) -> str:
     return f"now['{CLAIM_PREFIX}' + {name}]"
 
 
-def _clashes(src: str, shared: str) -> str:
-    """The incoming values that would change a value another writer claims."""
-    claim = _claim_of("k")
-    other_writer = f"({claim}[0] <> {shared}written_by OR {claim}[1] <> {shared}source)"
-    same = _same("now[k]", f"{src}values[k]", "k", src)
-    return (
-        f"[k IN keys({src}values) WHERE now[k] IS NOT NULL AND {claim} IS NOT NULL AND {other_writer} AND NOT {same}]"
-    )
-
-
-def _changed(src: str) -> str:
+def _changing(src: str) -> str:
     """The incoming values that differ from what the subject holds (all of them, when it was just created)."""
     return f"[k IN keys({src}values) WHERE created OR NOT {_same('now[k]', f'{src}values[k]', 'k', src)}]"
+
+
+def _clear(shared: str) -> str:
+    """No value `changing` would change is another writer's (another agent, or another source)."""
+    claim = _claim_of("k")
+    other_writer = f"({claim}[0] <> {shared}written_by OR {claim}[1] <> {shared}source)"
+    return f"size([k IN changing WHERE now[k] IS NOT NULL AND {claim} IS NOT NULL AND {other_writer}]) = 0"
+
+
+def _retexts(src: str) -> str:
+    """Whether the write changes the node's folded text: a value it writes holds text, or held some."""
+    fold = f"'{FOLD_PREFIX}' + k"
+    return (
+        f"any(k IN keys({src}values) WHERE size(coalesce(now[{fold}], [])) > 0"
+        f" OR size(coalesce({src}extra[{fold}], [])) > 0)"
+    )
 
 
 def _record(subject: str, var: str, after: str, src: str, shared: str) -> str:
@@ -131,13 +138,16 @@ def _record(subject: str, var: str, after: str, src: str, shared: str) -> str:
     )
 
 
-def _write_if_clear(sets: list[str]) -> list[str]:
-    """The write and its record, when nothing clashed (`go`); nothing otherwise."""
+def _write_if_clear(sets: list[str], *more: str) -> list[str]:
+    """The write and its record (and `more` clauses), when nothing clashed (`go`); nothing otherwise. A FOREACH
+    runs its clauses only for the items of its list, so what they compute is computed only then."""
     return [
         "FOREACH (w IN CASE WHEN go THEN [1] ELSE [] END |",
         "  SET " + ",\n      ".join(sets),
         f"  FOREACH (h IN CASE WHEN size(record.{PROPERTIES}) > 0 THEN [1] ELSE [] END |"
-        f" CREATE (c:{CHANGE_LABEL}) SET c += record))",
+        f" CREATE (c:{CHANGE_LABEL}) SET c += record)",
+        *(f"  {clause}" for clause in more),
+        ")",
     ]
 
 
@@ -160,6 +170,10 @@ def node_write(label: str, remapped: bool, batch: bool) -> str:
     elif remapped:
         sets.append("n._schema_remap_from = $remapped_from")
     sets += [f"n.{REVISION_FIELD} = coalesce(n.{REVISION_FIELD}, 0) + 1", set_seq("n")]
+    retext = _retexts(src) + (" OR row.remapped_from IS NOT NULL" if batch else " OR true" if remapped else "")
+    # A node it created has the search text it was created with (known before the write); one that was there gets
+    # its own rebuilt where the write changes its text, from what it held and the folded text the write sets.
+    search = f"{search_text_of('now', unless_in=f'{src}extra')} + {search_text_of(f'{src}extra')}"
     lines = [
         *_rows(batch),
         f"MERGE (n:{quote(label)} {{{KEY_FIELD}: {src}key}})",
@@ -167,30 +181,23 @@ def node_write(label: str, remapped: bool, batch: bool) -> str:
         unless_alias("n", carried=carried),
         f"WITH {keep}, properties(n) AS now, n.{REVISION_FIELD} = {_CREATED} AS created, "
         f"{next_seq(['n'], f'{shared}last_updated')} AS seq",
-        f"WITH {keep}, now, created, seq, {_clashes(src, shared)} AS clashes,\n"
-        f"     CASE WHEN created THEN {src}key_names ELSE [] END + {_changed(src)} AS changed",
-        f"WITH {keep}, seq, created, size(clashes) = 0 AS go,\n"
-        f"     {_record(subject, 'n', after, src, shared)} AS record",
-        *_write_if_clear(sets),
-        # What it was created with is known before the write (the search text it was created with); a change to
-        # a node that was there rebuilds it from what it holds now (after a WITH: FalkorDB sees a SET's values then).
-        f"WITH {keep}, go, created",
-        f"FOREACH (w IN CASE WHEN go AND NOT created THEN [1] ELSE [] END |"
-        f" SET n.{SEARCH_FIELD} = {_search_text('n')})",
-        f"RETURN {_answer(batch, 'n')}",
+        f"WITH {keep}, now, created, seq, {_changing(src)} AS changing",
+        f"WITH {keep}, now, created, seq, {_clear(shared)} AS go, NOT created AND ({retext}) AS retext,\n"
+        f"     CASE WHEN created THEN {src}key_names ELSE [] END + changing AS changed",
+        f"WITH {keep}, now, seq, go, retext, {_record(subject, 'n', after, src, shared)} AS record",
+        *_write_if_clear(
+            sets, f"FOREACH (texts IN CASE WHEN retext THEN [1] ELSE [] END | SET n.{SEARCH_FIELD} = {search})"
+        ),
+        f"RETURN {_answer(batch)}",
     ]
     return "\n".join(lines)
 
 
-def _answer(batch: bool, var: str) -> str:
-    """Whether it was written, and else what the subject holds (for the gate to decide on); a batch's row `i`."""
-    written = f"go AS written, CASE WHEN go THEN null ELSE properties({var}) END AS current"
+def _answer(batch: bool) -> str:
+    """Whether it was written, and else what the subject holds (for the gate to decide on: it wrote nothing, so
+    what it read); a batch's row `i`."""
+    written = "go AS written, CASE WHEN go THEN null ELSE now END AS current"
     return f"row.i AS i, {written}" if batch else written
-
-
-def _search_text(var: str) -> str:
-    """The node's search text as `refresh_search_text` computes it (the expression of its SET)."""
-    return refresh_search_text(var).split(" = ", 1)[1]
 
 
 @functools.lru_cache(maxsize=1024)
@@ -232,17 +239,17 @@ def relationship_write(
         f"ON CREATE SET r.{REVISION_FIELD} = {_CREATED}, r.created_at = {shared}last_updated",
         f"WITH {keep}, properties(r) AS now, r.{REVISION_FIELD} = {_CREATED} AS created, "
         f"{next_seq(['r'], f'{shared}last_updated')} AS seq",
-        f"WITH {keep}, now, created, seq, {weight} AS weight",
+        f"WITH {keep}, now, created, seq, {weight} AS weight, {_changing(src)} AS changing",
         # A weight is a stored value like any other: its change is recorded with the write's (issue 26, item 3).
-        f"WITH {keep}, now, created, seq, weight, {_clashes(src, shared)} AS clashes,\n"
-        f"     {_changed(src)} + CASE WHEN created OR NOT coalesce(now.weight = weight, false)"
-        " THEN ['weight'] ELSE [] END AS changed",
-        f"WITH {keep}, seq, weight, size(clashes) = 0 AS go,\n"
+        f"WITH {keep}, now, created, seq, weight, {_clear(shared)} AS go,\n"
+        "     changing + CASE WHEN created OR NOT coalesce(now.weight = weight, false) THEN ['weight'] ELSE [] END"
+        " AS changed",
+        f"WITH {keep}, now, seq, weight, go,\n"
         f"     {_record(subject, 'r', f"CASE WHEN k = 'weight' THEN weight ELSE {src}values[k] END", src, shared)}"
         " AS record",
         *_write_if_clear(sets),
-        f"WITH {keep}, go",
-        f"RETURN {_answer(batch, 'r')}, r.weight AS weight, a._stub = true AS from_stub, b._stub = true AS to_stub",
+        f"WITH {keep}, now, go",  # after a WITH: FalkorDB sees the weight a SET wrote
+        f"RETURN {_answer(batch)}, r.weight AS weight, a._stub = true AS from_stub, b._stub = true AS to_stub",
     ]
     return "\n".join(lines)
 
@@ -300,6 +307,8 @@ def node_values(
         "change_id": change_id,
         **value_kinds(properties, batch=batch),
     }
+    if remapped_from is not None:
+        extra.update(label_texts)  # the label as written, folded: a node that was there is found by it too
     if batch:
         out["identity"] = {**merge_keys, **claim_properties(merge_keys, claim), **key_folds}
         out["remapped_from"] = remapped_from
@@ -308,7 +317,6 @@ def node_values(
         return out
     out["identity"] = identity_properties(label, merge_keys, provenance)
     if remapped_from is not None:
-        extra.update(label_texts)
         out["remapped_from"] = remapped_from
     return {**out, **stamp_params(provenance)}
 
