@@ -14,12 +14,12 @@ Both engines decide it right: FalkorDB runs a graph's writes one at a time, and 
 transactions that write one node or relationship (the driver runs it again, on what the other wrote).
 
 "Unchanged" is the gate's: the same type and value, so 1 and 1.0 differ (Cypher's `=` holds them equal): a
-value whose incoming form holds numbers is also compared as text (`toString`), element by element for a list;
-the write names those properties in `numbers` and `number_lists`. FalkorDB evaluates every branch of a CASE,
-so no expression here applies a function to a value that may not be of its type.
+number is also compared as text (`toString`); the write names those properties in `numbers`. Lists compare item
+by item, in Cypher as in Python ([1] is [1.0]). FalkorDB evaluates every branch of a CASE, so no expression here
+applies a function to a value that may not be of its type.
 
 Parameters (`$`, or a batch row's `row.`): `key`; `values` (the agent's properties), `extra` (what the gate sets
-beside them: claims, folded text, remap breadcrumbs), `numbers`, `number_lists` (absent: none), `change_id`; a
+beside them: claims, folded text, remap breadcrumbs), `numbers` (absent: none), `change_id`; a
 node's `identity` (set when created) and `key_names`; a relationship's `from_key`, `to_key`, `weight` and stubs.
 And, shared by a batch's rows (`$`): the provenance stamp and `claim` (the write's value claim).
 """
@@ -83,20 +83,16 @@ def _literal(name: str) -> str:
 
 
 def _same(stored: str, incoming: str, name: str, src: str) -> str:
-    """Whether `stored` is `incoming` to the gate (core/history.py's `_same`): equal, and of one type. Every part is
-    safe for any value: FalkorDB evaluates each branch of a CASE, so a function only ever sees a value of its type
-    (a number's text is compared only where both are that number, a list's items only where both are that list)."""
+    """Whether `stored` is `incoming` to the gate (core/history.py's `_same`): equal, and of one type, so 1 and 1.0
+    differ (lists compare item by item as Cypher and Python both do: [1] is [1.0]). Safe for any value: FalkorDB
+    evaluates each branch of a CASE, so `toString` only ever sees the number (else 0)."""
     equal = f"{stored} = {incoming}"
-    number, numbers = f"coalesce({name} IN {src}numbers, false)", f"coalesce({name} IN {src}number_lists, false)"
+    number = f"coalesce({name} IN {src}numbers, false)"
     as_text = (
         f"toString(CASE WHEN {number} AND {equal} THEN {stored} ELSE 0 END)"
         f" = toString(CASE WHEN {number} THEN {incoming} ELSE 0 END)"
     )
-    items_as_text = (
-        f"[x IN CASE WHEN {numbers} AND {equal} THEN {stored} ELSE [] END | toString(x)]"
-        f" = [x IN CASE WHEN {numbers} THEN {incoming} ELSE [] END | toString(x)]"
-    )
-    return f"(coalesce({equal}, false) AND {as_text} AND {items_as_text})"
+    return f"(coalesce({equal}, false) AND {as_text})"
 
 
 def _claim_of(name: str) -> str:
@@ -258,23 +254,10 @@ def relationship_write(
 
 
 def value_kinds(values: Mapping[str, Any], *, batch: bool) -> dict[str, list[str]]:
-    """`numbers` and `number_lists`: the properties whose value holds a number (compared as text too, so 1 and
-    1.0 differ); a batch row leaves out an empty one (a missing field reads as null)."""
-    numbers, lists = [], []
-    for name, value in values.items():
-        kind = type(value)
-        if kind is int or kind is float:
-            numbers.append(name)
-        elif kind is list and any(type(item) is int or type(item) is float for item in value):
-            lists.append(name)
-    if not batch:
-        return {"numbers": numbers, "number_lists": lists}
-    out = {}
-    if numbers:
-        out["numbers"] = numbers
-    if lists:
-        out["number_lists"] = lists
-    return out
+    """`numbers`: the properties whose value is a number (compared as text too, so 1 and 1.0 differ); a batch row
+    leaves it out when there are none (a missing field reads as null)."""
+    numbers = [name for name, value in values.items() if type(value) is int or type(value) is float]
+    return {"numbers": numbers} if numbers or not batch else {}
 
 
 def stamp_params(provenance: Provenance) -> dict[str, Any]:
