@@ -4,6 +4,7 @@ the statement judges "unchanged" as the gate does (the same type and value: 1 an
 another writer's value is decided under the policies, as before. And a relationship's weight is a value like any
 other (issue 26, item 3): when it starts or is averaged, get_history and changes_since show the change."""
 
+import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -175,3 +176,20 @@ async def test_a_weight_that_starts_or_is_averaged_is_recorded_and_fed(gates) ->
     fed = (await ok(llm, "changes_since", {"cursor": feed, "limit": 500, "labels": ["KNOWS"]}))["changes"]
     fed_weights = [(p["before"], p["after"]) for c in fed for p in c["properties"] if p["property"] == "weight"]
     assert fed_weights == list(reversed(weights))
+
+
+async def test_an_import_writes_a_chunk_of_records_in_one_statement(gates) -> None:
+    """import_graph through the batch path (issue 28, item 4): one read of which entities exist and one statement
+    for the chunk's new ones; a record whose identity the chunk has seen already is written on its own after it, as
+    before (here: skipped, it exists by then); relations alike."""
+    api, sent, _ = gates
+    people = [{"type": "entity", "name": f"p{i}", "entityType": "Person", "observations": [f"o{i}"]} for i in range(40)]
+    links = [{"type": "relation", "from": f"p{i}", "to": f"p{i + 1}", "relationType": "KNOWS"} for i in range(20)]
+    lines = [*people, {"type": "entity", "name": "p3", "entityType": "Person"}, *links]
+    before = sent.now
+    answer = await ok(api, "import_graph", {"format": "jsonl", "data": "\n".join(json.dumps(r) for r in lines)})
+    assert (answer["entitiesCreated"], answer["entitiesSkipped"], answer["relationsCreated"]) == (40, 1, 20)
+    reads, writes = sent.since(before)
+    assert writes == 2 and reads <= 6, (reads, writes)  # one statement for the people, one for the links
+    [made] = await history(api, **{**KNOWS_REF, "from_keys": {"name": "p0"}, "to_keys": {"name": "p1"}})
+    assert (made["property"], made["after"]) == ("weight", 1.0)

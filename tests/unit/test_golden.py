@@ -118,6 +118,10 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "write_relationship_guarded_merge_endpoints_remapped": lambda: write_relationship(
             "WORKS_FOR", alice, acme, {}, prov, s(":EMPLOYED_BY"), True, None, (), Guard(m.n(6), False)
         ),
+        "read_current_nodes": lambda: record_cypher.current_nodes("Person"),
+        "read_current_relationships": lambda: record_cypher.current_relationships(
+            "WORKS_FOR", "Person", "Organization"
+        ),
         "read_current_relationship": lambda: Statement(
             record_cypher.current_relationship("WORKS_FOR", "Person", "Organization").text,
             {"from_key": alice.key, "to_key": acme.key},

@@ -137,7 +137,15 @@ class _Chunk:
     answers: dict[int, Callable[[Mapping[str, Any]], ItemOutcome]]
 
 
-async def write_nodes(gate: Gate, items: list[WriteNodeRequest | ValidationError], agent: Agent) -> BatchWritten:
+async def write_nodes(
+    gate: Gate,
+    items: list[WriteNodeRequest | ValidationError],
+    agent: Agent,
+    *,
+    free_text: bool = False,
+    also_declared: frozenset[str] = frozenset(),
+) -> BatchWritten:
+    """`free_text` and `also_declared` as plan_node_write takes them (an import of memory files)."""
     stamp = gate.stamp(agent)
     outcomes: list[ItemOutcome | None] = [None] * len(items)
     groups: dict[str, list[_PlannedNode]] = defaultdict(list)
@@ -147,7 +155,14 @@ async def write_nodes(gate: Gate, items: list[WriteNodeRequest | ValidationError
                 if isinstance(request, ValidationError):
                     raise request
                 plan = plan_node_write(
-                    request, gate.registry, gate.policy, gate.provider, stamp, compile_statement=False
+                    request,
+                    gate.registry,
+                    gate.policy,
+                    gate.provider,
+                    stamp,
+                    compile_statement=False,
+                    free_text_label=free_text,
+                    also_declared=also_declared,
                 )
                 agent.grant.check_labels([plan.result.label])
             except (GateRejection, ValidationError) as exc:
@@ -162,7 +177,8 @@ async def write_nodes(gate: Gate, items: list[WriteNodeRequest | ValidationError
             # writes it (to the survivor; decided under the conflict policies).
             for item in wave:
                 if outcomes[item.i] is None:
-                    outcomes[item.i] = await _one_node(gate, item.i, cast(WriteNodeRequest, items[item.i]), agent)
+                    request = cast(WriteNodeRequest, items[item.i])
+                    outcomes[item.i] = await _one_node(gate, item.i, request, agent, free_text, also_declared)
     return _summary(gate, outcomes)
 
 
@@ -236,17 +252,26 @@ def _node_answer(i: int, result: NodeWritten, _row: Mapping[str, Any]) -> ItemOu
     return _node_written(i, result, [])
 
 
-async def _one_node(gate: Gate, i: int, request: WriteNodeRequest, agent: Agent) -> ItemOutcome:
+async def _one_node(
+    gate: Gate,
+    i: int,
+    request: WriteNodeRequest,
+    agent: Agent,
+    free_text: bool = False,
+    also_declared: frozenset[str] = frozenset(),
+) -> ItemOutcome:
     try:
-        result = await gate.write_node(request, agent)
+        result = await gate.write_node(request, agent, free_text=free_text, also_declared=also_declared)
     except GateRejection as exc:
         return _rejected(i, exc)
     return _node_written(i, result, result.conflicts)
 
 
-async def _one_relationship(gate: Gate, i: int, request: WriteRelationshipRequest, agent: Agent) -> ItemOutcome:
+async def _one_relationship(
+    gate: Gate, i: int, request: WriteRelationshipRequest, agent: Agent, free_text: bool = False
+) -> ItemOutcome:
     try:
-        result = await gate.write_relationship(request, agent)
+        result = await gate.write_relationship(request, agent, free_text=free_text)
     except GateRejection as exc:
         return _rejected(i, exc)
     return _relationship_written(i, result)
@@ -287,8 +312,9 @@ def _relationship_written(i: int, result: RelationshipWritten) -> ItemOutcome:
 
 
 async def write_relationships(
-    gate: Gate, items: list[WriteRelationshipRequest | ValidationError], agent: Agent
+    gate: Gate, items: list[WriteRelationshipRequest | ValidationError], agent: Agent, *, free_text: bool = False
 ) -> BatchWritten:
+    """`free_text`: types are any text (an import of memory files), as plan_relationship_write takes it."""
     stamp = gate.stamp(agent)
     outcomes: list[ItemOutcome | None] = [None] * len(items)
     groups: dict[tuple[str, str, str, bool], list[_PlannedRelationship]] = defaultdict(list)
@@ -297,7 +323,9 @@ async def write_relationships(
             try:
                 if isinstance(request, ValidationError):
                     raise request
-                plan = plan_relationship_write(request, gate.registry, gate.policy, gate.provider, stamp)
+                plan = plan_relationship_write(
+                    request, gate.registry, gate.policy, gate.provider, stamp, free_text_type=free_text
+                )
                 agent.grant.check_types([plan.result.type])
                 if plan.merge_endpoints:
                     agent.grant.check_labels([plan.start.label, plan.end.label])
@@ -314,7 +342,7 @@ async def write_relationships(
             for item in wave:
                 if outcomes[item.i] is None:
                     request = cast(WriteRelationshipRequest, items[item.i])
-                    outcomes[item.i] = await _one_relationship(gate, item.i, request, agent)
+                    outcomes[item.i] = await _one_relationship(gate, item.i, request, agent, free_text)
     return _summary(gate, outcomes)
 
 

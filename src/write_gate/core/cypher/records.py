@@ -78,6 +78,23 @@ def guarded_relationship_set(remapped: bool, source: str = "$", carried: tuple[s
 # --- what a guarded write reads first (read-only) ---------------------------------------------------------
 
 
+def current_nodes(label: str) -> Statement:
+    """The stored properties of the nodes of `keys` that exist (aliases included: the caller follows them)."""
+    return Statement(
+        f"UNWIND $keys AS k\nMATCH (n:{quote(label)} {{{KEY_FIELD}: k}})\nRETURN k AS key, properties(n) AS props"
+    )
+
+
+def current_relationships(type_: str, from_label: str, to_label: str) -> Statement:
+    """Which endpoint pairs of `pairs` have a relationship of `type_` between them."""
+    return Statement(
+        "UNWIND $pairs AS p\n"
+        f"MATCH (a:{quote(from_label)} {{{KEY_FIELD}: p.from_key}})-[r:{quote(type_)}]->"
+        f"(b:{quote(to_label)} {{{KEY_FIELD}: p.to_key}})\n"
+        "RETURN DISTINCT p.from_key AS from_key, p.to_key AS to_key"
+    )
+
+
 def current_relationship(type_: str, from_label: str, to_label: str) -> Statement:
     """Whether each endpoint exists and is an alias, and the relationship's stored properties (null: none).
     Parameters: `from_key`, `to_key`."""
