@@ -138,7 +138,12 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "memory_create_node_if_name_absent": lambda: create_node_if_name_absent(
             NameScope(("Person", "Organization"), ("Npc",)),
             s("Alice"),
-            write_node("Person", {"name": s("Alice")}, {}, prov, None, (), Guard(0, True, records)),
+            deciding.node_statement(
+                "Person",
+                deciding.node_values(
+                    "Person", {"name": s("Alice")}, {"observations": [s("o")]}, prov, None, (), s("c"), batch=False
+                ),
+            ),
         ),
         "memory_add_observations": lambda: add_observations(
             m.n(3), s("Alice"), [s("x")], change, s("agent"), prov.claim()
@@ -511,6 +516,7 @@ RUN_TIME_PARAMETERS = {
     "rows": [],
     "cursor": -1,
     "limit": 10,
+    "take": 11,
     "after": "",
     "query": "ada",
     "names": ["Ada"],

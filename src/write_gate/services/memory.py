@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from write_gate.access.agents import Agent
 from write_gate.core.claims import claim_value
+from write_gate.core.cypher.deciding_writes import node_statement, node_values
 from write_gate.core.cypher.memory_writes import (
     add_observations,
     create_node_if_name_absent,
@@ -22,12 +23,9 @@ from write_gate.core.cypher.memory_writes import (
     delete_observations,
     delete_relationship,
 )
-from write_gate.core.cypher.records import Guard
-from write_gate.core.cypher.writes import write_node
 from write_gate.core.decisions import check_types, plan_node_write, plan_relationship_write, resolve_relationship_type
 from write_gate.core.formula import compute_confidence
 from write_gate.core.history import Subject
-from write_gate.core.identity import identity_key
 from write_gate.core.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
 from write_gate.core.values import value_kind
 from write_gate.services.aliases import survivor_names
@@ -254,20 +252,19 @@ class MemoryService:
                 continue
             seen.add(entity.name)
             if write:
-                keys = {"name": entity.name}
-                subject = Subject.node(label, identity_key(keys))
-                changes = created_changes(subject, {**keys, **plan.properties}, change, plan.provenance)
-                # Guarded at revision 0 (it is new): it starts at revision 1, as its records (the guard's) say.
-                write = write_node(
+                # The write that decides in its statement (core/cypher/deciding_writes.py): the node is new, so it
+                # is created with its search text and its record, under the call's change id.
+                values = node_values(
                     label,
-                    keys,
+                    {"name": entity.name},
                     plan.properties,
                     plan.provenance,
                     plan.result.remapped_from,
                     plan.result.property_remaps,
-                    Guard(0, True, changes, [], change.change_id),
+                    change.change_id,
+                    batch=False,
                 )
-                statement = create_node_if_name_absent(scope, entity.name, write)
+                statement = create_node_if_name_absent(scope, entity.name, node_statement(label, values))
                 rows = await run_write(gate.backend, statement)
                 if not (rows and rows[0]["written"]):
                     outcomes[i] = ItemOutcome(

@@ -8,7 +8,7 @@ open that continues from a cursor, and an open that found an alias (followed to 
 
 from write_gate.core.cypher.memory_reads import open_with_neighbours, search_with_neighbours
 from write_gate.core.cypher.statement import Statement
-from write_gate.core.identity import fold, identity_key
+from write_gate.core.identity import KEY_FIELD, fold, identity_key
 from write_gate.services.reads import (
     DEFAULT_RELATIONS_LIMIT,
     GraphResult,
@@ -34,20 +34,21 @@ async def search_nodes(reader: Reader, request: SearchNodesRequest) -> GraphResu
     params = {
         "query": fold(request.query),
         "after": position["a"] if position is not None and labels[0] == position["l"] else "",
-        "limit": request.limit + 1,  # one more: is there a next page
+        "limit": request.limit,
+        "take": request.limit + 1,  # one more from each label: is there a next page
         "per_node": DEFAULT_RELATIONS_LIMIT,
         "include_archived": request.includeArchived,
     }
     rows = await reader.read(Statement(statement.text, params))
-    # Label after label (sorted), each in `_key` order: the page is the first `limit` of them.
-    found = sorted({(row["part"], row["key"], row["id"]) for row in rows})
-    page = [node_id for _, _, node_id in found[: request.limit]]
+    # The page in its order: label after label (sorted), each in `_key` order.
+    placed = sorted({(row["at"], row["id"]) for row in rows})
+    page = [node_id for _, node_id in placed]
     next_cursor = None
-    if len(found) > request.limit:
-        part, key, _ = found[request.limit - 1]
-        next_cursor = encode_cursor("search", l=labels[part], a=key)
-    on_page = set(page)
-    expanded = shape([row for row in rows if row["id"] in on_page], page)
+    if rows and rows[0]["next"]:
+        last = next(row for row in rows if row["id"] == page[-1])
+        label = next(label for label in labels if label in last["labels"])
+        next_cursor = encode_cursor("search", l=label, a=last["props"][KEY_FIELD])
+    expanded = shape(rows, page)
     return expanded.result.model_copy(update={"next_cursor": next_cursor})
 
 
