@@ -1,7 +1,8 @@
 """The order of one subject's changes under concurrent gates (issue 28, item 3), on every engine: several
 `write-gate serve` processes on one graph, each an agent of its own, write one property of one Person at once.
 get_history lists every revision once, newest first, and changes_since hands a poller reading while they write
-each change once, each one after the change it followed (its `before` is the `after` before it)."""
+each change once, each one after the change it followed (its `before` is the `after` before it). And the `seq`
+a statement gives a change sorts after its subject's last one, whatever the writer's clock says."""
 
 from typing import Any
 
@@ -9,6 +10,8 @@ import anyio
 import pytest
 
 from tests.conftest import MATRIX_SCHEMAS, ok, open_client
+from write_gate.core.cypher.change_order import next_seq
+from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
@@ -85,3 +88,25 @@ async def test_one_subjects_changes_are_listed_and_fed_in_revision_order_across_
     assert chained([(c["before"], c["after"]) for c in reversed(history)])
     assert len(fed) == written and fed[0][0] is None and chained(fed)
     assert fed == [(c["before"], c["after"]) for c in reversed(history)]
+
+
+AT = "2026-11-22T08:00:00.000Z"
+SEQ_CASES = [
+    ([None], AT),  # a subject's first change: the writer's time
+    (["2026-11-22T07:00:00.000Z"], AT),  # after an earlier one
+    ([AT], AT + "#"),  # the same millisecond: just after it
+    ([AT + "##"], AT + "###"),
+    (["2026-11-22T09:00:00.000Z#"], "2026-11-22T09:00:00.000Z##"),  # a writer whose clock lags: still after it
+    ([None, AT + "#", "2026-11-22T07:00:00.000Z"], AT + "##"),  # a change to several subjects: after each one's
+]
+
+
+async def test_a_changes_seq_sorts_after_its_subjects_last_whatever_the_writers_clock(graph: GraphBackend) -> None:
+    await graph.write(Statement("CREATE (:Probe)"))
+    for previous, expected in SEQ_CASES:
+        text = f"WITH $previous AS p RETURN {next_seq([], '$at', ['p']).replace('seq_of._seq', 'seq_of')} AS seq"
+        [row] = await graph.write(Statement(text, {"at": AT, "previous": previous}))
+        assert row["seq"] == expected, previous
+        assert all(row["seq"] > p for p in previous if p is not None)
+    [row] = await graph.write(Statement(f"MATCH (n:Probe) RETURN {next_seq(['n'], '$at')} AS seq", {"at": AT}))
+    assert row["seq"] == AT

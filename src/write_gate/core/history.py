@@ -17,9 +17,9 @@ both forms as one entry per value, which is what the tools answer. See docs/hist
 
 Order: `seq` is text that sorts as the subject's changes happened. It is the writer's `at`, unless the subject's
 last change (`_seq` on the node or relationship, set by the same statement) sorts at or after it: then that one
-with a counter after it (`<at>#000001`, `#000002`, ...). The statement computes it from what it reads, so two
-gates racing on one subject cannot stamp them out of order, whatever their clocks (core/cypher/change_order.py).
-A record built here carries `seq` = `at` until the statement that writes it puts the computed one in.
+with a `#` after it. The statement computes it from what it reads, so two gates racing on one subject cannot
+stamp them out of order, whatever their clocks (core/cypher/change_order.py). A record built here carries `seq` =
+`at` until the statement that writes it puts the computed one in.
 
 Every conflict (`core.conflicts`) leaves one `:WriteGateConflict` record: `settled` when its policy decided
 it, `open` when it waits for `resolve_conflict` (keep_both), `resolved` once one has picked a claim.

@@ -3,7 +3,7 @@ WITH row, $provenances[row.p] AS prov
 MERGE (n:`Person` {_key: row.key})
 ON CREATE SET n += row.identity, n._search = row.search, n._rev = 0, n._f__label = coalesce(row.label_fold, $label_fold), n.created_at = prov.last_updated
 WITH row, prov, n WHERE n._alias_of IS NULL
-WITH row, prov, n, properties(n) AS now, n._rev = 0 AS created, reduce(seq_max = prov.last_updated, seq_prev IN [n._seq] | CASE WHEN seq_prev >= seq_max THEN substring(seq_prev, 0, 24) + '#' + substring(toString(1000001 + CASE WHEN size(seq_prev) > 24 THEN toInteger(substring(seq_prev, 25, 6)) ELSE 0 END), 1, 6) ELSE seq_max END) AS seq
+WITH row, prov, n, properties(n) AS now, n._rev = 0 AS created, CASE WHEN coalesce(n._seq, '') >= prov.last_updated THEN n._seq + '#' ELSE prov.last_updated END AS seq
 WITH row, prov, n, now, created, seq, [k IN keys(row.values) WHERE created OR NOT (coalesce(now[k] = row.values[k], false) AND toString(CASE WHEN coalesce(k IN row.numbers, false) AND now[k] = row.values[k] THEN now[k] ELSE 0 END) = toString(CASE WHEN coalesce(k IN row.numbers, false) THEN row.values[k] ELSE 0 END))] AS changing
 WITH row, prov, n, now, created, seq, size([k IN changing WHERE now[k] IS NOT NULL AND now['_p_' + k] IS NOT NULL AND (now['_p_' + k][0] <> prov.written_by OR now['_p_' + k][1] <> prov.source)]) = 0 AS go, NOT created AND (any(k IN keys(row.values) WHERE size(coalesce(now['_f_' + k], [])) > 0 OR size(coalesce(row.extra['_f_' + k], [])) > 0) OR row.remapped_from IS NOT NULL) AS retext,
      CASE WHEN created THEN row.key_names ELSE [] END + changing AS changed

@@ -5,7 +5,7 @@ ON CREATE SET b += $to_stub, b._stub = true, b.confidence = $confidence, b.sourc
 WITH a, b WHERE a._alias_of IS NULL AND b._alias_of IS NULL
 MERGE (a)-[r:`WORKS_FOR`]->(b)
 ON CREATE SET r._rev = 0, r.created_at = $last_updated
-WITH a, b, r, properties(r) AS now, r._rev = 0 AS created, reduce(seq_max = $last_updated, seq_prev IN [r._seq] | CASE WHEN seq_prev >= seq_max THEN substring(seq_prev, 0, 24) + '#' + substring(toString(1000001 + CASE WHEN size(seq_prev) > 24 THEN toInteger(substring(seq_prev, 25, 6)) ELSE 0 END), 1, 6) ELSE seq_max END) AS seq
+WITH a, b, r, properties(r) AS now, r._rev = 0 AS created, CASE WHEN coalesce(r._seq, '') >= $last_updated THEN r._seq + '#' ELSE $last_updated END AS seq
 WITH a, b, r, now, created, seq, CASE WHEN created OR $weight IS NULL THEN coalesce(now.weight, $weight, 1.0) ELSE (coalesce(now.weight, 1.0) + $weight) / 2 END AS weight, [k IN keys($values) WHERE created OR NOT (coalesce(now[k] = $values[k], false) AND toString(CASE WHEN coalesce(k IN $numbers, false) AND now[k] = $values[k] THEN now[k] ELSE 0 END) = toString(CASE WHEN coalesce(k IN $numbers, false) THEN $values[k] ELSE 0 END))] AS changing
 WITH a, b, r, now, created, seq, weight, size([k IN changing WHERE now[k] IS NOT NULL AND now['_p_' + k] IS NOT NULL AND (now['_p_' + k][0] <> $written_by OR now['_p_' + k][1] <> $source)]) = 0 AS go,
      changing + CASE WHEN created OR NOT coalesce(now.weight = weight, false) THEN ['weight'] ELSE [] END AS changed

@@ -1,7 +1,7 @@
 MATCH (n) WHERE id(n) = $id AND n.name = $name
 WITH n, coalesce(n.observations, []) AS obs, coalesce(n._f_observations, []) AS folded
 WITH n, obs, folded, [i IN range(0, size(obs) - 1) WHERE NOT obs[i] IN $observations] AS keep,
-     reduce(seq_max = $at, seq_prev IN [n._seq] | CASE WHEN seq_prev >= seq_max THEN substring(seq_prev, 0, 24) + '#' + substring(toString(1000001 + CASE WHEN size(seq_prev) > 24 THEN toInteger(substring(seq_prev, 25, 6)) ELSE 0 END), 1, 6) ELSE seq_max END) AS seq
+     CASE WHEN coalesce(n._seq, '') >= $at THEN n._seq + '#' ELSE $at END AS seq
 WHERE size(keep) < size(obs)
 FOREACH (c IN [{change_id: $change_id, at: $at, agent: $agent, op: 'set', subject: 'node', label: labels(n)[0], key: n._key, revision: coalesce(n._rev, 0) + 1, seq: seq, properties: ['observations'], before_values: [CASE WHEN n.observations IS NULL THEN [] ELSE [n.observations] END], after_values: [[[i IN keep | obs[i]]]], before_claims: [coalesce(n._p_observations, [])], claim: $claim}] | CREATE (h:WriteGateChange) SET h += c)
 SET n.observations = [i IN keep | obs[i]],

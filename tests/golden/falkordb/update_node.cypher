@@ -1,6 +1,6 @@
 MATCH (n:`Person` {_key: $key})
 WITH n WHERE n._alias_of IS NULL
-WITH n, reduce(seq_max = $last_updated, seq_prev IN [n._seq] | CASE WHEN seq_prev >= seq_max THEN substring(seq_prev, 0, 24) + '#' + substring(toString(1000001 + CASE WHEN size(seq_prev) > 24 THEN toInteger(substring(seq_prev, 25, 6)) ELSE 0 END), 1, 6) ELSE seq_max END) AS seq
+WITH n, CASE WHEN coalesce(n._seq, '') >= $last_updated THEN n._seq + '#' ELSE $last_updated END AS seq
 WHERE coalesce(n._rev, 0) = $revision
 SET n += $properties,
     n.last_updated = $last_updated, n.updated_by = $updated_by,

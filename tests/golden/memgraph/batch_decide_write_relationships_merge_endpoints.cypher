@@ -7,7 +7,7 @@ ON CREATE SET b += row.to_stub, b._stub = true, b.confidence = prov.confidence, 
 WITH row, prov, a, b WHERE a._alias_of IS NULL AND b._alias_of IS NULL
 MERGE (a)-[r:`WORKS_FOR`]->(b)
 ON CREATE SET r._rev = 0, r.created_at = prov.last_updated
-WITH row, prov, a, b, r, properties(r) AS now, r._rev = 0 AS created, reduce(seq_max = prov.last_updated, seq_prev IN [r._seq] | CASE WHEN seq_prev >= seq_max THEN substring(seq_prev, 0, 24) + '#' + substring(toString(1000001 + CASE WHEN size(seq_prev) > 24 THEN toInteger(substring(seq_prev, 25, 6)) ELSE 0 END), 1, 6) ELSE seq_max END) AS seq
+WITH row, prov, a, b, r, properties(r) AS now, r._rev = 0 AS created, CASE WHEN coalesce(r._seq, '') >= prov.last_updated THEN r._seq + '#' ELSE prov.last_updated END AS seq
 WITH row, prov, a, b, r, now, created, seq, CASE WHEN created OR row.weight IS NULL THEN coalesce(now.weight, row.weight, 1.0) ELSE (coalesce(now.weight, 1.0) + row.weight) / 2 END AS weight, [k IN keys(row.values) WHERE created OR NOT (coalesce(now[k] = row.values[k], false) AND toString(CASE WHEN coalesce(k IN row.numbers, false) AND now[k] = row.values[k] THEN now[k] ELSE 0 END) = toString(CASE WHEN coalesce(k IN row.numbers, false) THEN row.values[k] ELSE 0 END))] AS changing
 WITH row, prov, a, b, r, now, created, seq, weight, size([k IN changing WHERE now[k] IS NOT NULL AND now['_p_' + k] IS NOT NULL AND (now['_p_' + k][0] <> prov.written_by OR now['_p_' + k][1] <> prov.source)]) = 0 AS go,
      changing + CASE WHEN created OR NOT coalesce(now.weight = weight, false) THEN ['weight'] ELSE [] END AS changed

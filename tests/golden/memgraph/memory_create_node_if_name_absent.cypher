@@ -6,7 +6,7 @@ WHERE existing IS NULL
 MERGE (n:`Person` {_key: $key})
 ON CREATE SET n += $identity, n._search = $search, n._rev = 0
 WITH n WHERE n._alias_of IS NULL
-WITH n, properties(n) AS now, n._rev = 0 AS created, reduce(seq_max = $last_updated, seq_prev IN [n._seq] | CASE WHEN seq_prev >= seq_max THEN substring(seq_prev, 0, 24) + '#' + substring(toString(1000001 + CASE WHEN size(seq_prev) > 24 THEN toInteger(substring(seq_prev, 25, 6)) ELSE 0 END), 1, 6) ELSE seq_max END) AS seq
+WITH n, properties(n) AS now, n._rev = 0 AS created, CASE WHEN coalesce(n._seq, '') >= $last_updated THEN n._seq + '#' ELSE $last_updated END AS seq
 WITH n, now, created, seq, [k IN keys($values) WHERE created OR NOT (coalesce(now[k] = $values[k], false) AND toString(CASE WHEN coalesce(k IN $numbers, false) AND now[k] = $values[k] THEN now[k] ELSE 0 END) = toString(CASE WHEN coalesce(k IN $numbers, false) THEN $values[k] ELSE 0 END))] AS changing
 WITH n, now, created, seq, size([k IN changing WHERE now[k] IS NOT NULL AND now['_p_' + k] IS NOT NULL AND (now['_p_' + k][0] <> $written_by OR now['_p_' + k][1] <> $source)]) = 0 AS go, NOT created AND (any(k IN keys($values) WHERE size(coalesce(now['_f_' + k], [])) > 0 OR size(coalesce($extra['_f_' + k], [])) > 0)) AS retext,
      CASE WHEN created THEN $key_names ELSE [] END + changing AS changed

@@ -4,7 +4,7 @@ WHERE id(kept) <> id(m) AND kept._alias_of IS NULL AND m._alias_of IS NULL
 OPTIONAL MATCH (m)-[seen]-()
 WITH kept, m, collect(DISTINCT seen) AS rels
 WITH kept, m, [r IN rels | toString(id(r)) + '@' + coalesce(r.last_updated, '')] AS seen,
-     reduce(seq_max = $last_updated, seq_prev IN [kept._seq, m._seq] + [seq_of IN rels | seq_of._seq] | CASE WHEN seq_prev >= seq_max THEN substring(seq_prev, 0, 24) + '#' + substring(toString(1000001 + CASE WHEN size(seq_prev) > 24 THEN toInteger(substring(seq_prev, 25, 6)) ELSE 0 END), 1, 6) ELSE seq_max END) AS seq
+     reduce(seq_max = $last_updated, seq_prev IN [kept._seq, m._seq] + [seq_of IN rels | seq_of._seq] | CASE WHEN coalesce(seq_prev, '') >= seq_max THEN seq_prev + '#' ELSE seq_max END) AS seq
 WHERE size(seen) = size($seen) AND all(f IN seen WHERE f IN $seen)
 OPTIONAL MATCH (m)-[rest]-()
 WITH kept, m, seq, collect(DISTINCT rest) AS leftover

@@ -5,7 +5,7 @@ ON CREATE SET b += $to_stub, b._stub = true, b.confidence = $confidence, b.sourc
 WITH a, b WHERE a._alias_of IS NULL AND b._alias_of IS NULL
 MERGE (a)-[r:`WORKS_FOR`]->(b)
 ON CREATE SET r.created_at = $last_updated
-WITH a, b, r, reduce(seq_max = $last_updated, seq_prev IN [r._seq] | CASE WHEN seq_prev >= seq_max THEN substring(seq_prev, 0, 24) + '#' + substring(toString(1000001 + CASE WHEN size(seq_prev) > 24 THEN toInteger(substring(seq_prev, 25, 6)) ELSE 0 END), 1, 6) ELSE seq_max END) AS seq
+WITH a, b, r, CASE WHEN coalesce(r._seq, '') >= $last_updated THEN r._seq + '#' ELSE $last_updated END AS seq
 WHERE coalesce(r._rev, 0) = $revision
 SET r.weight = CASE WHEN $fresh OR $weight IS NULL THEN coalesce(r.weight, $weight, 1.0) ELSE (coalesce(r.weight, 1.0) + $weight) / 2 END,
     r += $properties,
