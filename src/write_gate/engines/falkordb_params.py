@@ -30,38 +30,37 @@ def _key(name: Any) -> str:
     return "`" + key + "`"
 
 
-def literal(value: Any) -> str:
-    """One value as a Cypher literal."""
-    encode = _BY_TYPE.get(type(value))
+def literal(value: Any, seen: dict[int, str] | None = None) -> str:
+    """One value as a Cypher literal. `seen`: the lists written so far in one header, by identity (a batch's rows
+    share their claim lists: each is written once, then reused)."""
+    kind = type(value)
+    encode = _SCALARS.get(kind)
     if encode is not None:
         return encode(value)
+    seen = {} if seen is None else seen
+    if kind is dict:
+        return "{" + ",".join([_key(k) + ":" + literal(v, seen) for k, v in value.items()]) + "}"
+    if kind is list:
+        done = seen.get(id(value))
+        if done is None:
+            done = seen[id(value)] = "[" + ",".join([literal(v, seen) for v in value]) + "]"
+        return done
     if value is None:
         return "null"
     if isinstance(value, str):
         return _string(value)
     if isinstance(value, Mapping):
-        return _map(value)
+        return "{" + ",".join([_key(k) + ":" + literal(v, seen) for k, v in value.items()]) + "}"
     if isinstance(value, list | tuple):
-        return _list(value)
+        return "[" + ",".join([literal(v, seen) for v in value]) + "]"
     return str(value)
 
 
-def _list(values: Any) -> str:
-    return "[" + ",".join([literal(v) for v in values]) + "]"
-
-
-def _map(values: Mapping[Any, Any]) -> str:
-    return "{" + ",".join([_key(k) + ":" + literal(v) for k, v in values.items()]) + "}"
-
-
-_BY_TYPE: dict[type, Callable[[Any], str]] = {
+_SCALARS: dict[type, Callable[[Any], str]] = {
     str: _string,
     int: str,
     float: repr,
     bool: lambda v: "true" if v else "false",
-    list: _list,
-    tuple: _list,
-    dict: _map,
 }
 
 
@@ -69,4 +68,5 @@ def params_header(params: Mapping[str, Any]) -> str:
     """`CYPHER a=1 b="x" ` (empty without parameters), to put before the statement's text."""
     if not params:
         return ""
-    return "CYPHER " + "".join([_key(name) + "=" + literal(value) + " " for name, value in params.items()])
+    seen: dict[int, str] = {}  # alive while the header is written: an id stays its object's
+    return "CYPHER " + "".join([_key(name) + "=" + literal(value, seen) + " " for name, value in params.items()])
