@@ -4,13 +4,14 @@
     uv run --group bench python bench/run.py --quick    # small sizes, to check the harness
     uv run --group bench python bench/run.py --only-scale --sizes 100000,1000000   # section 5 alone
 
-1. Gate overhead: write_node through the gate in process (no transport) against the same parameterised
-   MERGE run directly with the same client on the same engine.
-2. Batch ingest: write_nodes of 10,000 items against the same statements (the gate's UNWIND, rows and all)
-   built ahead and run back to back.
+1. Gate overhead: write_node through the gate in process (no transport) against the plain parameterised
+   MERGE of the same key and properties, run directly with the same client on the same engine.
+2. Batch ingest: write_nodes of 10,000 items against an UNWIND of the plain MERGE of the same rows, and the
+   gate's own statements built ahead, each run back to back.
 3. End to end over MCP stdio with the SDK client, against the official memory server
    (@modelcontextprotocol/server-memory, installed from npm by this script): the same agent workload on
-   both, for each N; and the transport's floor, an empty tool on the same SDK and transport.
+   both, for each N (1,000, 2,000 and 10,000 entities); and the transport's floor, an empty tool on the same
+   SDK and transport.
 4. Reads: search_nodes and open_nodes at 100,000 nodes on the embedded engine.
 5. Scale (bench/scale.py): the graph grown through write_nodes to each size in --sizes, each operation's cost
    and the server's memory at each size.
@@ -429,17 +430,18 @@ def machine() -> str:
 
 
 def batch_notes(b: dict[str, Any]) -> list[str]:
-    if "rounds" not in b:  # measured before the raw side was the gate's own statements
+    if "plain_rate" not in b:  # measured before the raw side was the plain MERGE
         return []
     return [
         f"Batch ingest, measured by `{b['command']}` on {b['date']} (load average {b['load']}): each round "
-        f"writes {b['items']:,} new :Person nodes (a name, two properties) both ways, on one engine, alternating. "
+        f"writes {b['items']:,} new :Person nodes (a name, two properties) three ways, on one engine, alternating. "
         "**write_nodes** is the tool's whole path: the batch validated in one call, each item planned (identifier, "
-        "value and registry rules, confidence), one read of which nodes exist, each item's write decided (claims, "
-        "folded search text, a history record per value), then one guarded `UNWIND` statement per chunk of "
-        "1,000, the next chunk decided while the engine writes the one before. **raw** runs those same "
-        "statements (same text, same rows: provenance, `_p_` claims, `_f_` folds, `:WriteGateChange` records), "
-        "built ahead with the gate's own builders, back to back, with nothing else to do.",
+        "value and registry rules, confidence), its row built (values, claims, folded search text), then one "
+        "`UNWIND` statement per chunk of 1,000 that decides each row (another writer's value: left to the single "
+        "tool) and writes it with its one change record, the next chunk built while the engine writes the one "
+        "before. **plain** is an `UNWIND` of the plain parameterised MERGE of the same rows and properties (no "
+        "provenance, claims, search text or history), chunk by chunk: the target's measure. **raw** runs the "
+        "gate's own statements, built ahead, back to back.",
         "",
     ]
 
@@ -475,8 +477,8 @@ def scale_section() -> list[str]:
         "write. At each size: the median per-item cost of those batch calls, the median of each other "
         "operation (write_node of a new node, search_nodes with limit 20, open_nodes of one name, successive "
         "read_graph pages of 100), the resident memory of the engine (redis-server) and of the gate process, "
-        "and the data folder on disk. Every write also leaves its `:WriteGateChange` records (one per value), "
-        "which are in the graph, the memory and the disk figures.",
+        "and the data folder on disk. Every write also leaves its `:WriteGateChange` record (one per write), "
+        "which is in the graph, the memory and the disk figures.",
         "",
         *scale.report_lines(sc),
         "",
@@ -496,13 +498,17 @@ def report(command: str, out: Path) -> None:
         "",
         "## Gate overhead and batch ingest (in process, no transport)",
         "",
-        "| measure | gate | raw engine | ratio | target |",
-        "|---|---|---|---|---|",
-        f"| write_node, median of {o['calls']} | {o['gate_ms']:.3f} ms | {o['raw_ms']:.3f} ms "
-        f"(same MERGE, same client) | {o['ratio']:.2f}x | <= 1.15x |",
+        "| measure | gate | plain MERGE (the target's measure) | ratio | target | the gate's own statement raw |",
+        "|---|---|---|---|---|---|",
+        f"| write_node, median of {o['calls']} | {o['gate_ms']:.3f} ms | {o.get('plain_ms', o['raw_ms']):.3f} ms "
+        f"| {o['ratio']:.2f}x | <= 1.3x | {o['raw_ms']:.3f} ms |",
         f"| batch ingest of {b['items']:,} nodes, median of {b.get('rounds', 1)} | {b['gate_rate']:,.0f} nodes/s "
-        f"(write_nodes) | {b['raw_rate']:,.0f} nodes/s (the same statements, built ahead) | {b['ratio']:.2f}x of raw "
-        "| >= 0.8x |",
+        f"| {b.get('plain_rate', b['raw_rate']):,.0f} nodes/s | {b['ratio']:.2f}x of its rate | >= 0.5x "
+        f"| {b['raw_rate']:,.0f} nodes/s |",
+        "",
+        "write_node is the tool's whole path in process (planning, one statement that decides, records and writes, "
+        "the answer) on an existing node (500 names, each written again); the plain MERGE sets the same key and "
+        "properties: `MERGE (n:Person {_key: $key}) ON CREATE SET n += $keys SET n += $properties`.",
         "",
         *batch_notes(b),
         f"## End to end over MCP stdio, against the official memory server ({OFFICIAL} {RESULTS['official_version']})",
@@ -562,25 +568,35 @@ def report(command: str, out: Path) -> None:
         *kept_sections(out),
         "## Against the targets",
         "",
-        f"- Gate overhead {o['ratio']:.2f}x the raw MERGE (target 1.15x): the gate's checks, provenance and "
-        "result cost tens of microseconds a call in Python on top of the engine's round trip.",
-        f"- Batch ingest {b['ratio']:.2f}x the rate of the same statements run raw (target 0.8x): the engine "
-        "work is identical; the gate adds checking and stamping each item in Python (its model, identifier "
-        "and value rules, registry resolution, confidence, claims, search text, history records), which it "
-        "does for one chunk while the engine writes the one before.",
-        "- End to end, writes and opens stay flat as the graph grows while the official server's grow "
-        "linearly (it reads and rewrites its whole file on every call); they are not yet within 1.5x of the "
-        "transport floor (one or two engine round trips and the gate's checks on top of it).",
-        "- `search_nodes`: every write keeps a lower-cased search text on its node, so a search runs its exact "
-        "per-property test only on the nodes whose text contains the query. That took it from 140 ms to "
-        "13 ms at 10,000 entities (now below the official server) and from 770 ms to 78 ms at 100,000 "
-        "nodes; it is still a scan of every node's text, so it grows with the graph and stays above the "
-        "floor: its meaning is the official server's substring match, which no word index answers whole. "
-        "`search_nodes_ranked` (whole words, on the engine's full-text index) stays flat as the graph grows: "
-        "see its own section.",
+        *target_lines(o, b),
         "",
     ]
     out.write_text("\n".join(lines))
+
+
+def target_lines(o: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """Each target of issue 28, met or not, from this run's figures (see the section on issue 28 for why)."""
+
+    def said(met: bool) -> str:
+        return "met" if met else "**missed**"
+
+    lines = [
+        f"- write_node {o['ratio']:.2f}x the plain parameterised MERGE in process (target at most 1.3x): "
+        f"{said(o['ratio'] <= 1.3)}.",
+        f"- write_nodes {b['ratio']:.2f}x the rate of an UNWIND of the plain MERGE of the same rows (target at least "
+        f"0.5x): {said(b['ratio'] >= 0.5)}.",
+    ]
+    for n, row in sorted(RESULTS["e2e"].items(), key=lambda item: int(item[0])):
+        behind = [op for op in ("create", "relate", "search", "open") if row["gate"][op] >= row["official"][op]]
+        far = [op for op in ("create", "open") if row["gate"][op] > 2 * row["floor"]]
+        behind_text = ": behind on " + ", ".join(behind) if behind else ""
+        far_text = " (" + ", ".join(f"{op} {row['gate'][op] / row['floor']:.2f}x" for op in far) + ")" if far else ""
+        lines.append(
+            f"- over stdio at {int(n):,} entities: ahead of the official server on {4 - len(behind)} of 4 "
+            f"operations ({said(not behind)}{behind_text}); create and open within 2x the floor: "
+            f"{said(not far)}{far_text}."
+        )
+    return lines
 
 
 def measured(command: str) -> dict[str, str]:
@@ -625,7 +641,7 @@ async def main(args: argparse.Namespace) -> None:
     await gate_overhead(500 if args.quick else 3000)
     await batch_ingest(2000 if args.quick else 10_000)
     RESULTS["batch"].update(measured(command))
-    await end_to_end([200, 1000] if args.quick else [1000, 10_000])
+    await end_to_end([200, 1000] if args.quick else [1000, 2000, 10_000])
     await reads_at_scale(10_000 if args.quick else 100_000)
     sizes = sizes or (QUICK_SCALE_SIZES if args.quick else SCALE_SIZES)
     await scale_section_run(sizes, command + (f" --sizes {args.sizes}" if args.sizes else ""))

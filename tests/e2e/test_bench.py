@@ -50,8 +50,8 @@ def run_script(name: str, *args: str) -> str:
 
 def per_row_scans(plan: str) -> list[str]:
     """The scans of a FalkorDB plan that run once per incoming row: a label (or all-node) scan fed by an
-    `Argument` (the operation that hands it each row of what came before), where the rows come from anything
-    but an aggregation (one row)."""
+    `Argument` (the operation that hands it each row of what came before), where those rows are more than one
+    (not an aggregation's, nor a projection of nothing's)."""
     lines = [(len(line) - len(line.lstrip()), line.strip()) for line in plan.splitlines() if line.strip()]
     parent: dict[int, int] = {}
     stack: list[int] = []
@@ -68,6 +68,17 @@ def per_row_scans(plan: str) -> list[str]:
     def below(i: int) -> list[int]:
         return [j for c in children.get(i, []) for j in (c, *below(c))]
 
+    def one_row(i: int) -> bool:
+        """Whether the operations at `i` hand on one row: an aggregation, or a projection of nothing, under
+        operations that only pass rows on."""
+        name, kids = lines[i][1], children.get(i, [])
+        if name.startswith("Aggregate"):
+            return True
+        if not kids:
+            return name.startswith("Project")
+        passing = name.startswith(("Project", "Filter", "Sort", "Limit", "Skip", "Distinct"))
+        return passing and len(kids) == 1 and one_row(kids[0])
+
     found = []
     for i, (_, name) in enumerate(lines):
         scan = "Label Scan" in name or "All Node Scan" in name
@@ -78,7 +89,7 @@ def per_row_scans(plan: str) -> list[str]:
             up = parent[node]
             first = children[up][0]
             if first != node and node not in below(first):
-                if not lines[first][1].startswith("Aggregate"):
+                if not one_row(first):
                     found.append(name)
                 break
             node = up
@@ -133,8 +144,13 @@ def test_a_plan_that_scans_per_row_is_found() -> None:
         "        Node By Label Scan | (v:WriteGateRegistry)\n            Argument\n"
         "        MergeCreate\n            Argument"
     )
+    # The memory profile's search: each label's OPTIONAL MATCH fed the one row gathered so far.
+    gathered = (
+        "Results\n    Aggregate\n        Apply\n            Project\n            Optional\n"
+        "                Filter\n                    Node By Label Scan | (x0:Document)\n                        Argument"
+    )
     assert per_row_scans(old) == ["Node By Label Scan | (a:Person)", "Node By Label Scan | (b:Person)"]
-    assert per_row_scans(new) == per_row_scans(search) == per_row_scans(once) == []
+    assert per_row_scans(new) == per_row_scans(search) == per_row_scans(once) == per_row_scans(gathered) == []
 
 
 async def test_every_section_sends_no_statement_that_scans_a_label_per_row(
