@@ -82,12 +82,21 @@ def _literal(name: str) -> str:
     return f"'{name}'"
 
 
-def _same(stored: str, incoming: str, name: str, src: str) -> str:
+# The item's values, what the gate sets beside them and which are numbers, each read from the parameters once: a
+# parameter read again and again costs FalkorDB a copy each time (about 0.15 ms of a single write's 0.7).
+_BOUND = "values, extra, numbers"
+
+
+def _bound(src: str) -> str:
+    return f"{src}values AS values, {src}extra AS extra, coalesce({src}numbers, []) AS numbers"
+
+
+def _same(stored: str, incoming: str, name: str) -> str:
     """Whether `stored` is `incoming` to the gate (core/history.py's `_same`): equal, and of one type, so 1 and 1.0
     differ (lists compare item by item as Cypher and Python both do: [1] is [1.0]). Safe for any value: FalkorDB
     evaluates each branch of a CASE, so `toString` only ever sees the number (else 0)."""
     equal = f"{stored} = {incoming}"
-    number = f"coalesce({name} IN {src}numbers, false)"
+    number = f"{name} IN numbers"
     as_text = (
         f"toString(CASE WHEN {number} AND {equal} THEN {stored} ELSE 0 END)"
         f" = toString(CASE WHEN {number} THEN {incoming} ELSE 0 END)"
@@ -99,9 +108,9 @@ def _claim_of(name: str) -> str:
     return f"now['{CLAIM_PREFIX}' + {name}]"
 
 
-def _changing(src: str) -> str:
+def _changing() -> str:
     """The incoming values that differ from what the subject holds (all of them, when it was just created)."""
-    return f"[k IN keys({src}values) WHERE created OR NOT {_same('now[k]', f'{src}values[k]', 'k', src)}]"
+    return f"[k IN keys(values) WHERE created OR NOT {_same('now[k]', 'values[k]', 'k')}]"
 
 
 def _clear(shared: str) -> str:
@@ -111,13 +120,10 @@ def _clear(shared: str) -> str:
     return f"size([k IN changing WHERE now[k] IS NOT NULL AND {claim} IS NOT NULL AND {other_writer}]) = 0"
 
 
-def _retexts(src: str) -> str:
+def _retexts() -> str:
     """Whether the write changes the node's folded text: a value it writes holds text, or held some."""
     fold = f"'{FOLD_PREFIX}' + k"
-    return (
-        f"any(k IN keys({src}values) WHERE size(coalesce(now[{fold}], [])) > 0"
-        f" OR size(coalesce({src}extra[{fold}], [])) > 0)"
-    )
+    return f"any(k IN keys(values) WHERE size(coalesce(now[{fold}], [])) > 0 OR size(coalesce(extra[{fold}], [])) > 0)"
 
 
 def _record(subject: str, var: str, after: str, src: str, shared: str) -> str:
@@ -154,30 +160,31 @@ def node_write(label: str, remapped: bool, batch: bool) -> str:
     (null: none, which leaves an earlier breadcrumb alone) and the label's folded text only when remapped
     (`label_fold`, else the shared one)."""
     src, shared, carried = _sources(batch)
-    keep = ", ".join((*carried, "n"))
+    found = ", ".join((*carried, "n"))
+    keep = f"{found}, {_BOUND}"
     subject = f"subject: 'node', label: {_literal(label)}, key: {src}key"
-    after = f"coalesce({src}values[k], {src}identity[k])"
+    after = f"coalesce(values[k], {src}identity[k])"
     created = f"n += {src}identity, n.{SEARCH_FIELD} = {src}search, n.{REVISION_FIELD} = {_CREATED}"
     if batch:
         created += ", n._f__label = coalesce(row.label_fold, $label_fold), n.created_at = prov.last_updated"
-    sets = [f"n += {src}values", f"n += {src}extra", stamp("n", shared), "n._stub = null"]
+    sets = ["n += values", "n += extra", stamp("n", shared), "n._stub = null"]
     if batch:
         sets.append("n._schema_remap_from = coalesce(row.remapped_from, n._schema_remap_from)")
     elif remapped:
         sets.append("n._schema_remap_from = $remapped_from")
     sets += [f"n.{REVISION_FIELD} = coalesce(n.{REVISION_FIELD}, 0) + 1", set_seq("n")]
-    retext = _retexts(src) + (" OR row.remapped_from IS NOT NULL" if batch else " OR true" if remapped else "")
+    retext = _retexts() + (" OR row.remapped_from IS NOT NULL" if batch else " OR true" if remapped else "")
     # A node it created has the search text it was created with (known before the write); one that was there gets
     # its own rebuilt where the write changes its text, from what it held and the folded text the write sets.
-    search = f"{search_text_of('now', unless_in=f'{src}extra')} + {search_text_of(f'{src}extra')}"
+    search = f"{search_text_of('now', unless_in='extra')} + {search_text_of('extra')}"
     lines = [
         *_rows(batch),
         f"MERGE (n:{quote(label)} {{{KEY_FIELD}: {src}key}})",
         f"ON CREATE SET {created}",
         unless_alias("n", carried=carried),
-        f"WITH {keep}, properties(n) AS now, n.{REVISION_FIELD} = {_CREATED} AS created, "
+        f"WITH {found}, {_bound(src)}, properties(n) AS now, n.{REVISION_FIELD} = {_CREATED} AS created, "
         f"{next_seq(['n'], f'{shared}last_updated')} AS seq",
-        f"WITH {keep}, now, created, seq, {_changing(src)} AS changing",
+        f"WITH {keep}, now, created, seq, {_changing()} AS changing",
         f"WITH {keep}, now, created, seq, {_clear(shared)} AS go, NOT created AND ({retext}) AS retext,\n"
         f"     CASE WHEN created THEN {src}key_names ELSE [] END + changing AS changed",
         f"WITH {keep}, now, seq, go, retext, {_record(subject, 'n', after, src, shared)} AS record",
@@ -212,7 +219,8 @@ def relationship_write(
         ]
     else:
         ends = [match_node("a", from_label, f"{src}from_key"), match_node("b", to_label, f"{src}to_key")]
-    keep = ", ".join((*carried, "a", "b", "r"))
+    found = ", ".join((*carried, "a", "b", "r"))
+    keep = f"{found}, {_BOUND}"
     subject = (
         f"subject: 'relationship', label: {_literal(type_)}, from_label: {_literal(from_label)}, "
         f"from_key: {src}from_key, to_label: {_literal(to_label)}, to_key: {src}to_key"
@@ -221,7 +229,7 @@ def relationship_write(
         f"CASE WHEN created OR {src}weight IS NULL THEN coalesce(now.weight, {src}weight, 1.0)"
         f" ELSE (coalesce(now.weight, 1.0) + {src}weight) / 2 END"
     )
-    sets = ["r.weight = weight", f"r += {src}values", f"r += {src}extra", stamp("r", shared)]
+    sets = ["r.weight = weight", "r += values", "r += extra", stamp("r", shared)]
     if batch:
         sets.append("r._schema_remap_from = coalesce(row.remapped_from, r._schema_remap_from)")
     elif remapped:
@@ -233,18 +241,18 @@ def relationship_write(
         unless_alias("a", "b", carried=carried),
         f"MERGE (a)-[r:{quote(type_)}]->(b)",
         f"ON CREATE SET r.{REVISION_FIELD} = {_CREATED}, r.created_at = {shared}last_updated",
-        f"WITH {keep}, properties(r) AS now, r.{REVISION_FIELD} = {_CREATED} AS created, "
+        f"WITH {found}, {_bound(src)}, properties(r) AS now, r.{REVISION_FIELD} = {_CREATED} AS created, "
         f"{next_seq(['r'], f'{shared}last_updated')} AS seq",
-        f"WITH {keep}, now, created, seq, {weight} AS weight, {_changing(src)} AS changing",
+        f"WITH {keep}, now, created, seq, {weight} AS weight, {_changing()} AS changing",
         # A weight is a stored value like any other: its change is recorded with the write's (issue 26, item 3).
         f"WITH {keep}, now, created, seq, weight, {_clear(shared)} AS go,\n"
         "     changing + CASE WHEN created OR NOT coalesce(now.weight = weight, false) THEN ['weight'] ELSE [] END"
         " AS changed",
         f"WITH {keep}, now, seq, weight, go,\n"
-        f"     {_record(subject, 'r', f"CASE WHEN k = 'weight' THEN weight ELSE {src}values[k] END", src, shared)}"
+        f"     {_record(subject, 'r', "CASE WHEN k = 'weight' THEN weight ELSE values[k] END", src, shared)}"
         " AS record",
         *_write_if_clear(sets),
-        f"WITH {keep}, now, go",  # after a WITH: FalkorDB sees the weight a SET wrote
+        f"WITH {found}, now, go",  # after a WITH: FalkorDB sees the weight a SET wrote
         f"RETURN {_answer(batch)}, r.weight AS weight, a._stub = true AS from_stub, b._stub = true AS to_stub",
     ]
     return "\n".join(lines)
