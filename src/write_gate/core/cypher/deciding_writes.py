@@ -114,10 +114,10 @@ def _changing() -> str:
 
 
 def _clear(shared: str) -> str:
-    """No value `changing` would change is another writer's (another agent, or another source)."""
+    """No value the write changes (`changed`) is another writer's (another agent, or another source)."""
     claim = _claim_of("k")
     other_writer = f"({claim}[0] <> {shared}written_by OR {claim}[1] <> {shared}source)"
-    return f"size([k IN changing WHERE now[k] IS NOT NULL AND {claim} IS NOT NULL AND {other_writer}]) = 0"
+    return f"size([k IN changed WHERE now[k] IS NOT NULL AND {claim} IS NOT NULL AND {other_writer}]) = 0"
 
 
 def _retexts() -> str:
@@ -184,10 +184,10 @@ def node_write(label: str, remapped: bool, batch: bool) -> str:
         unless_alias("n", carried=carried),
         f"WITH {found}, {_bound(src)}, properties(n) AS now, n.{REVISION_FIELD} = {_CREATED} AS created, "
         f"{next_seq(['n'], f'{shared}last_updated')} AS seq",
-        f"WITH {keep}, now, created, seq, {_changing()} AS changing",
-        f"WITH {keep}, now, created, seq, {_clear(shared)} AS go, NOT created AND ({retext}) AS retext,\n"
-        f"     CASE WHEN created THEN {src}key_names ELSE [] END + changing AS changed",
-        f"WITH {keep}, now, seq, go, retext, {_record(subject, 'n', after, src, shared)} AS record",
+        f"WITH {keep}, now, created, seq, CASE WHEN created THEN {src}key_names ELSE [] END + {_changing()} AS changed",
+        # A node it created holds only its identity, this writer's: nothing to clash with.
+        f"WITH {keep}, now, seq, {_clear(shared)} AS go, NOT created AND ({retext}) AS retext,\n"
+        f"     {_record(subject, 'n', after, src, shared)} AS record",
         *_write_if_clear(
             sets, f"FOREACH (texts IN CASE WHEN retext THEN [1] ELSE [] END | SET n.{SEARCH_FIELD} = {search})"
         ),
@@ -243,12 +243,11 @@ def relationship_write(
         f"ON CREATE SET r.{REVISION_FIELD} = {_CREATED}, r.created_at = {shared}last_updated",
         f"WITH {found}, {_bound(src)}, properties(r) AS now, r.{REVISION_FIELD} = {_CREATED} AS created, "
         f"{next_seq(['r'], f'{shared}last_updated')} AS seq",
-        f"WITH {keep}, now, created, seq, {weight} AS weight, {_changing()} AS changing",
+        f"WITH {keep}, now, created, seq, {weight} AS weight",
         # A weight is a stored value like any other: its change is recorded with the write's (issue 26, item 3).
-        f"WITH {keep}, now, created, seq, weight, {_clear(shared)} AS go,\n"
-        "     changing + CASE WHEN created OR NOT coalesce(now.weight = weight, false) THEN ['weight'] ELSE [] END"
-        " AS changed",
-        f"WITH {keep}, now, seq, weight, go,\n"
+        f"WITH {keep}, now, created, seq, weight, {_changing()}"
+        " + CASE WHEN created OR NOT coalesce(now.weight = weight, false) THEN ['weight'] ELSE [] END AS changed",
+        f"WITH {keep}, now, seq, weight, {_clear(shared)} AS go,\n"
         f"     {_record(subject, 'r', "CASE WHEN k = 'weight' THEN weight ELSE values[k] END", src, shared)}"
         " AS record",
         *_write_if_clear(sets),
