@@ -5,8 +5,7 @@ WITH coalesce(x0, x1, x2) AS existing
 WHERE existing IS NULL
 MERGE (n:`Person` {_key: $key})
 ON CREATE SET n += $identity, n._search = $search, n._rev = 0
-WITH n WHERE n._alias_of IS NULL
-WITH n, $values AS values, $extra AS extra, coalesce($numbers, []) AS numbers, properties(n) AS now, n._rev = 0 AS created, CASE WHEN coalesce(n._seq, '') >= $last_updated THEN n._seq + '#' ELSE $last_updated END AS seq
+WITH n, $values AS values, $extra AS extra, coalesce($numbers, []) AS numbers, properties(n) AS now, n._rev = 0 AS created, CASE WHEN coalesce(n._seq, '') >= $last_updated THEN n._seq + '#' ELSE $last_updated END AS seq WHERE n._alias_of IS NULL
 WITH n, values, extra, numbers, now, created, seq, CASE WHEN created THEN $key_names ELSE [] END + [k IN keys(values) WHERE created OR NOT (coalesce(now[k] = values[k], false) AND toString(CASE WHEN k IN numbers AND now[k] = values[k] THEN now[k] ELSE 0 END) = toString(CASE WHEN k IN numbers THEN values[k] ELSE 0 END))] AS changed
 WITH n, values, extra, numbers, now, seq, size([k IN changed WHERE now[k] IS NOT NULL AND now['_p_' + k] IS NOT NULL AND (now['_p_' + k][0] <> $written_by OR now['_p_' + k][1] <> $source)]) = 0 AS go, NOT created AND (any(k IN keys(values) WHERE size(coalesce(now['_f_' + k], [])) > 0 OR size(coalesce(extra['_f_' + k], [])) > 0)) AS retext,
      {change_id: $change_id, at: $last_updated, seq: seq, revision: coalesce(n._rev, 0) + 1, op: 'set', subject: 'node', label: 'Person', key: $key, agent: $written_by, claim: $claim, properties: changed, before_values: CASE WHEN created THEN null ELSE [k IN changed | CASE WHEN now[k] IS NULL THEN [] ELSE [now[k]] END] END, after_values: [k IN changed | [coalesce(values[k], $identity[k])]], before_claims: CASE WHEN created THEN null ELSE [k IN changed | coalesce(now['_p_' + k], [])] END} AS record
