@@ -147,7 +147,8 @@ def test_a_plan_that_scans_per_row_is_found() -> None:
     # The memory profile's search: each label's OPTIONAL MATCH fed the one row gathered so far.
     gathered = (
         "Results\n    Aggregate\n        Apply\n            Project\n            Optional\n"
-        "                Filter\n                    Node By Label Scan | (x0:Document)\n                        Argument"
+        "                Filter\n                    Node By Label Scan | (x0:Document)\n"
+        "                        Argument"
     )
     assert per_row_scans(old) == ["Node By Label Scan | (a:Person)", "Node By Label Scan | (b:Person)"]
     assert per_row_scans(new) == per_row_scans(search) == per_row_scans(once) == per_row_scans(gathered) == []
