@@ -237,15 +237,9 @@ class _Import:
     # -- relations ------------------------------------------------------------------------------------
 
     async def endpoint(self, node_id: str | None, name: str | None) -> tuple[str, dict[str, Any]] | None:
-        if node_id:
-            return self.by_id.get(node_id) or split_id(node_id)
-        if name is None:
-            return None
-        if name in self.by_name:
-            return self.by_name[name]
-        found = await self.gate.reader.find_by_names([name])
-        hits = found.get(name)
-        return (hits[0][1][0], {"name": name}) if hits else None
+        unknown = not node_id and name is not None and name not in self.by_name
+        found = await self.gate.reader.find_by_names([name]) if unknown and name is not None else {}
+        return self.known_endpoint(node_id, name, found)
 
     def relationship_request(
         self, record: RelationRecord, start: tuple[str, dict[str, Any]], end: tuple[str, dict[str, Any]]
@@ -360,7 +354,7 @@ class _Import:
     def known_endpoint(
         self, node_id: str | None, name: str | None, found: dict[str, list[tuple[int, list[str]]]]
     ) -> tuple[str, dict[str, Any]] | None:
-        """As `endpoint`, from this file's entities and the names looked up for the chunk."""
+        """By the id the file gives it, by a name this file's entities have, or by a name `found` looked up."""
         if node_id:
             return self.by_id.get(node_id) or split_id(node_id)
         if name is None:
