@@ -41,6 +41,7 @@ from write_gate.core.cypher.memory_writes import (
     delete_observations,
     delete_relationship,
 )
+from write_gate.core.cypher.memory_writes import create_node as memory_create_node
 from write_gate.core.cypher.records import Guard
 from write_gate.core.cypher.registry_nodes import (
     APPLIED_MIGRATIONS,
@@ -138,11 +139,27 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "memory_create_node_if_name_absent": lambda: create_node_if_name_absent(
             NameScope(("Person", "Organization"), ("Npc",)),
             s("Alice"),
-            deciding.node_statement(
-                "Person",
-                deciding.node_values(
-                    "Person", {"name": s("Alice")}, {"observations": [s("o")]}, prov, None, (), s("c"), batch=False
-                ),
+            Statement(
+                memory_create_node("Person", False).text,
+                {
+                    **deciding.node_values(
+                        "Person", {"name": s("Alice")}, {"observations": [s("o")]}, prov, None, (), s("c"), batch=False
+                    ),
+                    "changes": records,
+                },
+            ),
+        ),
+        "memory_create_node_if_name_absent_remapped": lambda: create_node_if_name_absent(
+            NameScope(("Person",), ()),
+            s("Alice"),
+            Statement(
+                memory_create_node("Person", True).text,
+                {
+                    **deciding.node_values(
+                        "Person", {"name": s("Alice")}, {}, prov, s(":person"), (), s("c"), batch=False
+                    ),
+                    "changes": records,
+                },
             ),
         ),
         "memory_add_observations": lambda: add_observations(

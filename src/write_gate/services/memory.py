@@ -14,15 +14,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from write_gate.access.agents import Agent
 from write_gate.core.claims import claim_value
-from write_gate.core.cypher.deciding_writes import node_statement, node_values
+from write_gate.core.cypher.deciding_writes import node_values
 from write_gate.core.cypher.memory_writes import (
     add_observations,
+    create_node,
     create_node_if_name_absent,
     create_relationship_if_absent,
     delete_nodes,
     delete_observations,
     delete_relationship,
 )
+from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import check_types, plan_node_write, plan_relationship_write, resolve_relationship_type
 from write_gate.core.formula import compute_confidence
 from write_gate.core.history import Subject
@@ -252,11 +254,12 @@ class MemoryService:
                 continue
             seen.add(entity.name)
             if write:
-                # The write that decides in its statement (core/cypher/deciding_writes.py): the node is new, so it
-                # is created with its search text and its record, under the call's change id.
+                # The node is new (the statement finds the name nowhere first): created with what it holds, its
+                # search text and its record (core.history, from nothing), under the call's change id.
+                keys = {"name": entity.name}
                 values = node_values(
                     label,
-                    {"name": entity.name},
+                    keys,
                     plan.properties,
                     plan.provenance,
                     plan.result.remapped_from,
@@ -264,7 +267,11 @@ class MemoryService:
                     change.change_id,
                     batch=False,
                 )
-                statement = create_node_if_name_absent(scope, entity.name, node_statement(label, values))
+                subject = Subject.node(label, values["key"])
+                changes = created_changes(subject, {**keys, **plan.properties}, change, plan.provenance)
+                text = create_node(label, plan.result.remapped_from is not None).text
+                create = Statement(text, {**values, "changes": changes})
+                statement = create_node_if_name_absent(scope, entity.name, create)
                 rows = await run_write(gate.backend, statement)
                 if not (rows and rows[0]["written"]):
                     outcomes[i] = ItemOutcome(

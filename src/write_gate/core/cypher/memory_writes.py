@@ -2,12 +2,13 @@
 then addressed by id, guarded by the name: an id the engine reused since the lookup matches nothing.
 """
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from write_gate.core.claims import claim_name
-from write_gate.core.cypher.change_order import next_seq
+from write_gate.core.cypher.change_order import next_seq, set_seq
 from write_gate.core.cypher.clauses import (
     match_node,
     refresh_search_text,
@@ -25,10 +26,12 @@ from write_gate.core.cypher.history_writes import (
     observations_change,
 )
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
+from write_gate.core.history import REVISION_FIELD
 from write_gate.core.identifiers import CHANGE_FIELDS, quote
 from write_gate.core.identity import (
     FOLD_PREFIX,
     KEY_FIELD,
+    SEARCH_FIELD,
     fold,
     identity_key,
 )
@@ -83,9 +86,8 @@ class NameScope:
 def create_node_if_name_absent(scope: NameScope, name: str, write: Statement) -> Statement:
     """The memory profile's create: names are unique across labels, as in the official server. One statement
     checks every registered label and writes only if the name is nowhere; so the check and the write are
-    atomic, and it costs one round trip. `write` is write_node's guarded statement: the node is new, so its
-    records (`core.history.set_changes` from nothing) are known before it runs, and its guard carries them; they
-    are appended only when the write goes ahead."""
+    atomic, and it costs one round trip. `write` is `create_node`'s: the node is new, so what it holds and its
+    record (`core.history.set_changes` from nothing) are known before it runs."""
     lookups = [
         f"OPTIONAL MATCH (x{i}:{quote(label)} {{{KEY_FIELD}: $name_key}})"
         for i, label in enumerate(scope.keyed_by_name)
@@ -99,6 +101,24 @@ def create_node_if_name_absent(scope: NameScope, name: str, write: Statement) ->
     found = "coalesce(" + ", ".join(f"x{i}" for i in range(len(lookups))) + ")" if lookups else "null"
     text = "\n".join([*lookups, f"WITH {found} AS existing", "WHERE existing IS NULL", write.text])
     return Statement(text, {**write.params, "name": name, "name_key": identity_key({"name": name})})
+
+
+@functools.lru_cache(maxsize=256)
+def create_node(label: str, remapped: bool) -> Statement:
+    """A node the statement has found absent (`create_node_if_name_absent`), created with everything it holds
+    (`$identity`, `$values`, `$extra`, its search text `$search`, the provenance stamp, revision 1 and its first
+    change's `seq`, its `at`) and its record (`$changes`, one record). A CREATE, not a MERGE: the look-up before it
+    has just found no node of this identity (on Memgraph, a create racing it meets the `_key` constraint, and the
+    retried statement then finds the node). `remapped`: its label as written, `$remapped_from`. Returns
+    `written`."""
+    remap = ", n._schema_remap_from = $remapped_from" if remapped else ""
+    return Statement(
+        f"CREATE (n:{quote(label)} {{{KEY_FIELD}: $key}})\n"
+        "SET n += $identity, n += $values, n += $extra, "
+        f"n.{SEARCH_FIELD} = $search, {stamp('n')}, n.{REVISION_FIELD} = 1, {set_seq('n', '$last_updated')}{remap}\n"
+        f"{append_changes()}\n"
+        "RETURN true AS written"
+    )
 
 
 def add_observations(
