@@ -8,6 +8,7 @@ FalkorDB does not read. Maps' keys are backtick-quoted, as the client quotes the
 or holding a backtick) is refused here too.
 """
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from json.encoder import encode_basestring  # type: ignore[attr-defined]  # the C encoder, non-ASCII kept
@@ -23,6 +24,7 @@ def _string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+@functools.lru_cache(maxsize=4096)  # a batch's rows repeat their keys' names
 def _key(name: Any) -> str:
     key = name if isinstance(name, str) else str(name)
     if not key or "`" in key:
