@@ -1,8 +1,7 @@
 """How many statements a memory-profile call sends to the engine (issue 13: a round trip costs more than the
 gate's checks). Counted on the served gate's own backend while a real MCP client calls the tools: the engine
-answers every statement, the count only watches them go by. A search's page and an open's look-up bring the
-found entities' neighbours in the same statement, across every registered label (issue 28, item 5), and a name
-look-up says which names are aliases, so no second statement asks."""
+answers every statement, the count only watches them go by. A read page is one statement across every
+registered label, and a name look-up says which names are aliases, so no second statement asks."""
 
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -60,9 +59,9 @@ async def statements_of(served: tuple[Client, Counted], tool: str, args: dict[st
     return counted.statements - before, answer
 
 
-async def test_a_search_is_one_statement_with_the_neighbours_however_many_labels(served) -> None:
+async def test_a_search_is_one_page_statement_and_one_expand_however_many_labels(served) -> None:
     sent, answer = await statements_of(served, "search_nodes", {"query": "rockets"})
-    assert sent == 1
+    assert sent == 2
     # Label after label (sorted), each in name order; the relations of every entity found.
     assert [e["name"] for e in answer["entities"]] == ["Acme", "Ada", "Zoe", "Orbit"]
     assert sorted((r["from"], r["to"]) for r in answer["relations"]) == [("Ada", "Acme"), ("Zoe", "Acme")]
@@ -74,16 +73,16 @@ async def test_a_search_walked_one_entity_a_page_crosses_every_label_once(served
         sent, page = await statements_of(
             served, "search_nodes", {"query": "rockets", "limit": 1, **({"cursor": cursor} if cursor else {})}
         )
-        assert sent == 1
+        assert sent == 2
         seen += [e["name"] for e in page["entities"]]
         if (cursor := page["next_cursor"]) is None:
             break
     assert seen == ["Acme", "Ada", "Zoe", "Orbit"] and cursor is None
 
 
-async def test_open_nodes_is_one_look_up_with_the_neighbours(served) -> None:
+async def test_open_nodes_is_a_name_look_up_and_an_expand(served) -> None:
     sent, answer = await statements_of(served, "open_nodes", {"names": ["Ada", "Orbit", "nobody"]})
-    assert sent == 1
+    assert sent == 2
     assert [e["name"] for e in answer["entities"]] == ["Ada", "Orbit"]
 
 

@@ -21,7 +21,6 @@ from write_gate.core.cypher import change_feed as change_feed_cypher
 from write_gate.core.cypher import deciding_writes as deciding
 from write_gate.core.cypher import exports as export_cypher
 from write_gate.core.cypher import idempotency as idempotency_cypher
-from write_gate.core.cypher import memory_reads as memory_read_cypher
 from write_gate.core.cypher import quarantine as quarantine_cypher
 from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher import records as record_cypher
@@ -287,10 +286,6 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_page_search_knowledge": lambda: read_cypher.page_of_labels(("Person",), searching=True, knowledge=True),
         "read_ids_with_matching_claims": lambda: read_cypher.IDS_WITH_MATCHING_CLAIMS,
         "read_ids_by_name": lambda: read_cypher.ids_by_name(["Person", "Organization"], ["Npc"]),
-        # The memory profile's search and open, with the found nodes' neighbours in the same statement.
-        "read_memory_search": lambda: memory_read_cypher.search_with_neighbours(("Organization", "Person"), False),
-        "read_memory_search_archived": lambda: memory_read_cypher.search_with_neighbours(("Person",), True),
-        "read_memory_open": lambda: memory_read_cypher.open_with_neighbours(("Person", "Organization"), ("Npc",)),
         "read_expand": lambda: read_cypher.expand(outgoing_only=False),
         "read_expand_outgoing": lambda: read_cypher.expand(outgoing_only=True),
         "read_relationship_types_of": lambda: read_cypher.RELATIONSHIP_TYPES_OF,
@@ -533,7 +528,6 @@ RUN_TIME_PARAMETERS = {
     "rows": [],
     "cursor": -1,
     "limit": 10,
-    "take": 11,
     "after": "",
     "query": "ada",
     "names": ["Ada"],

@@ -7,7 +7,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from write_gate.services import memory_reads
 from write_gate.services.memory import (
     AddObservationsRequest,
     CreateEntitiesRequest,
@@ -122,21 +121,10 @@ _OFFICIAL_READ = hints(read_only=True)
 MEMORY_READ_GRAPH = replace(READ_GRAPH, input_model=ReadGraphArgs, annotations=_OFFICIAL_READ)
 
 
-# The drop-in's search and open: one statement each, the same answers (services/memory_reads.py).
-MEMORY_SEARCH_NODES = replace(
-    SEARCH_NODES,
-    input_model=SearchNodesArgs,
-    annotations=_OFFICIAL_READ,
-    handler=lambda s, req, _call: memory_reads.search_nodes(s.gate.reader, req),
-)
+MEMORY_SEARCH_NODES = replace(SEARCH_NODES, input_model=SearchNodesArgs, annotations=_OFFICIAL_READ)
 
 
-MEMORY_OPEN_NODES = replace(
-    OPEN_NODES,
-    input_model=OpenNodesArgs,
-    annotations=_OFFICIAL_READ,
-    handler=lambda s, req, _call: memory_reads.open_nodes(s.gate.reader, req),
-)
+MEMORY_OPEN_NODES = replace(OPEN_NODES, input_model=OpenNodesArgs, annotations=_OFFICIAL_READ)
 
 
 async def _second(pair: Awaitable[tuple[Any, BaseModel]]) -> BaseModel:
