@@ -285,8 +285,7 @@ def plan_node_write(
         if compile_statement
         else Statement("")
     )
-    # Built from values checked above, so not validated again: a batch plans an answer for each of its items.
-    result = NodeWritten.model_construct(
+    result = NodeWritten(
         label=entry.label,
         merge_keys=merge_keys,
         confidence=confidence,

@@ -284,9 +284,8 @@ def _refuse_all(indexes: Iterable[int], exc: GateRejection, outcomes: list[ItemO
 
 
 def _node_written(i: int, result: NodeWritten, conflicts: list[ConflictMet]) -> ItemOutcome:
-    """An item written, as its single tool would have answered it (batched, or redirected past an alias): from
-    its checked plan, so not validated again."""
-    return ItemOutcome.model_construct(
+    """An item written, as its single tool would have answered it (batched, or redirected past an alias)."""
+    return ItemOutcome(
         index=i,
         status="written",
         label=result.label,
