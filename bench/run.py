@@ -618,12 +618,14 @@ def save_and_render() -> None:
 async def main(args: argparse.Namespace) -> None:
     base = "uv run --group bench python bench/run.py"
     sizes = [int(n) for n in args.sizes.split(",")] if args.sizes else None
-    if args.only_reads or args.only_batch or args.only_scale:
+    if args.only_reads or args.only_batch or args.only_scale or args.only_overhead:
         # Re-measure some sections, keeping the other figures of bench/results.json.
         RESULTS.update(json.loads((ROOT / "bench" / "results.json").read_text()))
         if args.only_reads:
             await reads_at_scale(100_000)
             RESULTS["reads"]["command"] = f"{base} --only-reads"
+        if args.only_overhead:
+            await gate_overhead(3000)
         if args.only_batch:
             await batch_ingest(10_000)
             RESULTS["batch"].update(measured(f"{base} --only-batch"))
@@ -661,6 +663,7 @@ if __name__ == "__main__":
     parser.add_argument("--report-only", action="store_true", help="re-render from bench/results.json")
     parser.add_argument("--only-reads", action="store_true", help="re-measure the reads at 100,000 nodes only")
     parser.add_argument("--only-batch", action="store_true", help="re-measure the batch ingest only")
+    parser.add_argument("--only-overhead", action="store_true", help="re-measure the gate overhead only")
     parser.add_argument("--only-scale", action="store_true", help="re-measure the scale section only")
     parser.add_argument("--sizes", help="graph sizes for the scale section, e.g. 100000,1000000")
     anyio.run(main, parser.parse_args())
