@@ -127,9 +127,17 @@ async def graph_state(backend: GraphBackend) -> tuple[list, list, list, list]:
     )
 
     def strip(p: dict) -> dict:
-        """Without the times of the writes: when a node or value was written, each claim's last item."""
-        timeless = {k: v for k, v in p.items() if k not in ("last_updated", "created_at")}
-        return {k: v[:-1] if k.startswith("_p_") or k.endswith("claim") else v for k, v in timeless.items()}
+        """Without the times of the writes: when a node or value was written, its order (a time, or after one),
+        each claim's last item."""
+        timeless = {k: v for k, v in p.items() if k not in ("last_updated", "created_at", "_seq", "seq")}
+        return {
+            k: [c[:-1] for c in v]
+            if k.endswith("claims")
+            else v[:-1]
+            if k.startswith("_p_") or k.endswith("claim")
+            else v
+            for k, v in timeless.items()
+        }
 
     return (
         sorted((row["l"], sorted(strip(row["p"]).items())) for row in nodes),

@@ -1,14 +1,28 @@
 """The benchmark harness runs: every script in bench/ at a tiny size, so a change that breaks one fails here
-rather than on the day someone measures. Figures are printed by the scripts, never asserted."""
+rather than on the day someone measures. Figures are printed by the scripts, never asserted.
+
+A tiny size hides what only grows with the graph: a statement that scans every node of a label once per row of
+its UNWIND runs fast at 100 nodes and never ends at 100,000 (issue 26, item 7: the reads section linked 50,000
+pairs by an unindexed `name`). So each section of bench/run.py also runs with every statement it sends explained
+by the engine first, and no plan may scan a label (or every node) per row: a scan under an `Argument` is one.
+That holds at any size, so the tiny run meets the failure the full one would."""
 
 import importlib.util
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
+from mcp import Client
+
+from write_gate.core.cypher.statement import Statement
+from write_gate.engines.falkordb import FalkorDBBackend
+from write_gate.serving.config import Settings
+from write_gate.surface.server import build_server
 
 pytestmark = pytest.mark.anyio
 
@@ -32,6 +46,131 @@ def run_script(name: str, *args: str) -> str:
     )
     assert result.returncode == 0, result.stderr[-3000:]
     return result.stdout
+
+
+def per_row_scans(plan: str) -> list[str]:
+    """The scans of a FalkorDB plan that run once per incoming row: a label (or all-node) scan fed by an
+    `Argument` (the operation that hands it each row of what came before), where those rows are more than one
+    (not an aggregation's, nor a projection of nothing's)."""
+    lines = [(len(line) - len(line.lstrip()), line.strip()) for line in plan.splitlines() if line.strip()]
+    parent: dict[int, int] = {}
+    stack: list[int] = []
+    for i, (depth, _) in enumerate(lines):
+        while stack and lines[stack[-1]][0] >= depth:
+            stack.pop()
+        if stack:
+            parent[i] = stack[-1]
+        stack.append(i)
+    children: dict[int, list[int]] = {}
+    for child, up in parent.items():
+        children.setdefault(up, []).append(child)
+
+    def below(i: int) -> list[int]:
+        return [j for c in children.get(i, []) for j in (c, *below(c))]
+
+    def one_row(i: int) -> bool:
+        """Whether the operations at `i` hand on one row: an aggregation, or a projection of nothing, under
+        operations that only pass rows on."""
+        name, kids = lines[i][1], children.get(i, [])
+        if name.startswith("Aggregate"):
+            return True
+        if not kids:
+            return name.startswith("Project")
+        passing = name.startswith(("Project", "Filter", "Sort", "Limit", "Skip", "Distinct"))
+        return passing and len(kids) == 1 and one_row(kids[0])
+
+    found = []
+    for i, (_, name) in enumerate(lines):
+        scan = "Label Scan" in name or "All Node Scan" in name
+        if not scan or not any(lines[j][1].startswith("Argument") for j in below(i)):
+            continue
+        node = i
+        while node in parent:  # up to the operation whose first child feeds the rows: what kind of rows
+            up = parent[node]
+            first = children[up][0]
+            if first != node and node not in below(first):
+                if not one_row(first):
+                    found.append(name)
+                break
+            node = up
+    return found
+
+
+class ExplainedFirst:
+    """Every statement with an UNWIND a FalkorDB backend sends, explained by its engine (the same graph, with its
+    indexes) before it runs; the distinct plans that scan per row are kept."""
+
+    def __init__(self) -> None:
+        self.explained: set[str] = set()
+        self.scanning: dict[str, list[str]] = {}
+
+    def wrap(self, run: Any) -> Any:
+        async def explained_first(backend: FalkorDBBackend, statement: Statement, read_only: bool) -> Any:
+            if "UNWIND" in statement.text and statement.text not in self.explained:
+                self.explained.add(statement.text)
+                _db, graph = await backend._connected()  # noqa: SLF001 - the engine's own plan of the statement
+                plan = str(await graph.explain(statement.text, dict(statement.params)))
+                if scans := per_row_scans(plan):
+                    self.scanning[statement.text] = scans
+            return await run(backend, statement, read_only)
+
+        return explained_first
+
+
+@pytest.fixture
+def explained(monkeypatch: pytest.MonkeyPatch) -> Iterator[ExplainedFirst]:
+    watch = ExplainedFirst()
+    monkeypatch.setattr(FalkorDBBackend, "_run", watch.wrap(FalkorDBBackend._run))  # noqa: SLF001
+    yield watch
+
+
+def test_a_plan_that_scans_per_row_is_found() -> None:
+    """The plan FalkorDB gave the reads section's old link statement (`name`, unindexed), and the one it gives
+    now (`_key`)."""
+    old = (
+        "Create\n    Apply\n        Unwind\n        Cartesian Product\n            Filter\n"
+        "                Node By Label Scan | (a:Person)\n                    Argument\n"
+        "            Filter\n                Node By Label Scan | (b:Person)\n                    Argument"
+    )
+    new = (
+        "Create\n    Apply\n        Unwind\n        Cartesian Product\n"
+        "            Node By Index Scan | (a:Person)\n                Argument\n"
+        "            Node By Index Scan | (b:Person)\n                Argument"
+    )
+    search = "Results\n    Project\n        Filter\n            Node By Label Scan | (n:Person)"
+    # A MERGE after an aggregation (the schema load's registry version) is fed one row.
+    once = (
+        "Results\n    Merge\n        Aggregate\n            Unwind\n"
+        "        Node By Label Scan | (v:WriteGateRegistry)\n            Argument\n"
+        "        MergeCreate\n            Argument"
+    )
+    # The memory profile's search: each label's OPTIONAL MATCH fed the one row gathered so far.
+    gathered = (
+        "Results\n    Aggregate\n        Apply\n            Project\n            Optional\n"
+        "                Filter\n                    Node By Label Scan | (x0:Document)\n"
+        "                        Argument"
+    )
+    assert per_row_scans(old) == ["Node By Label Scan | (a:Person)", "Node By Label Scan | (b:Person)"]
+    assert per_row_scans(new) == per_row_scans(search) == per_row_scans(once) == per_row_scans(gathered) == []
+
+
+async def test_every_section_sends_no_statement_that_scans_a_label_per_row(
+    monkeypatch: pytest.MonkeyPatch, explained: ExplainedFirst, tmp_path: Path
+) -> None:
+    """Sections 1, 2, 4 and 5 of bench/run.py as they run, and section 3's workload on the memory profile in
+    process (the script runs it over stdio against `write-gate serve --profile memory`, and the official server)."""
+    pytest.importorskip("psutil", reason="bench/run.py needs the bench group's psutil")
+    monkeypatch.syspath_prepend(str(BENCH))
+    run = bench_module("run")
+    await run.gate_overhead(20)
+    await run.batch_ingest(1500, rounds=1)
+    await run.reads_at_scale(200)
+    settings = Settings(data_dir=tmp_path / "e2e")
+    async with Client(build_server(settings, profile="memory")) as client:
+        await run.workload(client, 60, "gate", [])
+    await bench_module("scale").scale([150])
+    assert len(explained.explained) >= 5, explained.explained  # the batches, the links, the memory tools' lookups
+    assert explained.scanning == {}
 
 
 async def test_run_sections_without_npm(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,6 +17,7 @@ from mcp import Client
 
 from tests.conftest import ok, open_client, rejected
 from write_gate.core.cypher.statement import Statement
+from write_gate.core.history import value_changes
 from write_gate.engines import GraphBackend
 from write_gate.services import pipeline
 from write_gate.serving.config import Settings
@@ -59,10 +60,14 @@ async def value(graph: GraphBackend, name: str, prop: str, label: str = "Person"
 
 
 async def changes(graph: GraphBackend, prop: str) -> list[dict[str, Any]]:
+    """The recorded changes of `prop`, one by one (a record holds every value its write changed), by revision."""
     rows = await graph.read(
-        Statement("MATCH (h:WriteGateChange {property: $p}) RETURN properties(h) AS h ORDER BY h.revision", {"p": prop})
+        Statement(
+            "MATCH (h:WriteGateChange) WHERE $p IN h.properties RETURN properties(h) AS h ORDER BY h.revision",
+            {"p": prop},
+        )
     )
-    return [row["h"] for row in rows]
+    return [c for row in rows for c in value_changes(row["h"]) if c["property"] == prop]
 
 
 async def conflict_records(graph: GraphBackend) -> list[dict[str, Any]]:

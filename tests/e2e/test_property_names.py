@@ -63,13 +63,13 @@ async def stored(graph: GraphBackend, label: str, name: str) -> dict[str, Any] |
     if not rows:
         return None
     [row] = rows
-    gate_owned = ("_f_", "_search", "_key", "_rev", CLAIM_PREFIX)
+    gate_owned = ("_f_", "_search", "_key", "_rev", "_seq", CLAIM_PREFIX)
     return {k: v for k, v in row["p"].items() if not k.startswith(gate_owned)}
 
 
 def agent_written(props: dict[str, Any]) -> dict[str, Any]:
     """Without the gate's stamps and each value's claim."""
-    stamps = {*PROTECTED_FIELDS, "_stub", "_rev"}  # the stamps a node carries; a relationship keeps its weight
+    stamps = {*PROTECTED_FIELDS, "_stub", "_rev", "_seq"}  # the stamps a node carries; a relationship keeps its weight
     return {k: v for k, v in props.items() if k not in stamps and not k.startswith(CLAIM_PREFIX)}
 
 

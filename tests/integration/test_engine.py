@@ -19,6 +19,22 @@ async def test_values_round_trip_as_parameters(graph: GraphBackend) -> None:
     assert [r["s"] for r in rows] == AWKWARD
 
 
+# Every escape a parameter's text can need: those FalkorDB reads (\n \t \r \b \f), the control characters it does
+# not (sent raw), separators, non-ASCII, quotes and backslashes together (engines/falkordb_params.py).
+ESCAPES = ["\r\b\f", "ctl \x01\x07\x0b\x1f\x7f", "sep \u2028\u2029 \u0085", "\\u0041 \\n", 'mix "\\\n\t é 😀', ""]
+
+
+@pytest.mark.every_tier
+async def test_every_string_and_nested_value_reads_back_as_sent(graph: GraphBackend) -> None:
+    nested = {"m": {"k": ESCAPES, "n": [1, 2.5, True, None, [["deep"]]]}}
+    for i, text in enumerate(ESCAPES):
+        await graph.write(Statement("CREATE (n:Probe {i: $i, s: $s, l: $l})", {"i": i, "s": text, "l": [text, text]}))
+    rows = await graph.read(Statement("MATCH (n:Probe) RETURN n.s AS s, n.l AS l ORDER BY n.i"))
+    assert [r["s"] for r in rows] == ESCAPES and [r["l"] for r in rows] == [[t, t] for t in ESCAPES]
+    [row] = await graph.read(Statement("RETURN $m AS m", nested))
+    assert row["m"] == nested["m"]
+
+
 async def test_reads_are_read_only_at_the_engine(graph: GraphBackend) -> None:
     await graph.write(Statement("CREATE (:Existing)"))
     with pytest.raises(BackendError):

@@ -19,6 +19,7 @@ from write_gate.core.cypher import archive, hierarchy, history_reads, text_searc
 from write_gate.core.cypher import backup as backup_cypher
 from write_gate.core.cypher import change_feed as change_feed_cypher
 from write_gate.core.cypher import console as console_cypher
+from write_gate.core.cypher import deciding_writes as deciding
 from write_gate.core.cypher import exports as export_cypher
 from write_gate.core.cypher import idempotency as idempotency_cypher
 from write_gate.core.cypher import quarantine as quarantine_cypher
@@ -28,7 +29,6 @@ from write_gate.core.cypher import records as record_cypher
 from write_gate.core.cypher import resolution as resolution_cypher
 from write_gate.core.cypher import saved_searches as saved_search_cypher
 from write_gate.core.cypher import statistics as statistics_cypher
-from write_gate.core.cypher.batch_writes import write_nodes_batch, write_relationships_batch
 from write_gate.core.cypher.dialect import FalkorDBDialect, MemgraphDialect
 from write_gate.core.cypher.entity_updates import update_node
 from write_gate.core.cypher.history_retention import prune_changes, prune_conflicts
@@ -42,6 +42,7 @@ from write_gate.core.cypher.memory_writes import (
     delete_observations,
     delete_relationship,
 )
+from write_gate.core.cypher.memory_writes import create_node as memory_create_node
 from write_gate.core.cypher.records import Guard
 from write_gate.core.cypher.registry_nodes import (
     APPLIED_MIGRATIONS,
@@ -94,6 +95,11 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
     acme = Endpoint("Organization", {"name": s("Acme"), "country": s("NL")})
     change = ChangeStamp(s("change"), s("time"), s("agent"))
     records = [{"change_id": s("change"), "property": "age", "after": m.n(6)}]
+    node_item = ({"name": s("Alice")}, {"age": m.n(1), "nick": s("Al"), "scores": [m.f(2)]}, prov)
+
+    def rel_item(merge_endpoints: bool) -> tuple:
+        return (alice, acme, merge_endpoints, {"since": m.n(2)}, prov, m.f(1))
+
     return {
         "write_node": lambda: write_node("Person", {"name": s("Alice")}, {"age": m.n(1)}, prov, None),
         "write_node_remapped": lambda: write_node("Person", {"name": s("Alice")}, {}, prov, s(":person")),
@@ -116,12 +122,12 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
             "WORKS_FOR", alice, acme, {}, prov, s(":EMPLOYED_BY"), True, None, (), Guard(m.n(6), False)
         ),
         "read_current_nodes": lambda: record_cypher.current_nodes("Person"),
+        "read_current_relationships": lambda: record_cypher.current_relationships(
+            "WORKS_FOR", "Person", "Organization"
+        ),
         "read_current_relationship": lambda: Statement(
             record_cypher.current_relationship("WORKS_FOR", "Person", "Organization").text,
             {"from_key": alice.key, "to_key": acme.key},
-        ),
-        "read_current_relationships": lambda: record_cypher.current_relationships(
-            "WORKS_FOR", "Person", "Organization"
         ),
         "read_registry": lambda: READ_REGISTRY,
         "registry_version": lambda: REGISTRY_VERSION,
@@ -134,7 +140,28 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "memory_create_node_if_name_absent": lambda: create_node_if_name_absent(
             NameScope(("Person", "Organization"), ("Npc",)),
             s("Alice"),
-            write_node("Person", {"name": s("Alice")}, {}, prov, None, (), Guard(0, True, records)),
+            Statement(
+                memory_create_node("Person", False).text,
+                {
+                    **deciding.node_values(
+                        "Person", {"name": s("Alice")}, {"observations": [s("o")]}, prov, None, (), s("c"), batch=False
+                    ),
+                    "changes": records,
+                },
+            ),
+        ),
+        "memory_create_node_if_name_absent_remapped": lambda: create_node_if_name_absent(
+            NameScope(("Person",), ()),
+            s("Alice"),
+            Statement(
+                memory_create_node("Person", True).text,
+                {
+                    **deciding.node_values(
+                        "Person", {"name": s("Alice")}, {}, prov, s(":person"), (), s("c"), batch=False
+                    ),
+                    "changes": records,
+                },
+            ),
         ),
         "memory_add_observations": lambda: add_observations(
             m.n(3), s("Alice"), [s("x")], change, s("agent"), prov.claim()
@@ -205,12 +232,55 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "typed_delete_granted_types": lambda: typed_delete("Npc", {"name": s("Gandalf")}, ["LOCATED_IN"], change),
         "relationship_types_of": lambda: relationship_types_of(alice),
         "count_matching": lambda: count_matching(alice),
-        "batch_write_nodes": lambda: Statement(write_nodes_batch("Person")),
-        "batch_write_relationships": lambda: Statement(
-            write_relationships_batch("WORKS_FOR", "Person", "Organization", False)
+        # Writes that decide inside their statement (write_node, write_relationship and their batches).
+        "decide_write_node": lambda: deciding.node_statement(
+            "Person", deciding.node_values("Person", *node_item, None, (), s("change"), batch=False)
         ),
-        "batch_write_relationships_merge_endpoints": lambda: Statement(
-            write_relationships_batch("WORKS_FOR", "Person", "Organization", True)
+        "decide_write_node_remapped": lambda: deciding.node_statement(
+            "Person",
+            deciding.node_values("Person", *node_item, s(":person"), (s("Age→age"),), s("change"), batch=False),
+        ),
+        "decide_write_relationship": lambda: deciding.relationship_statement(
+            "WORKS_FOR",
+            alice,
+            acme,
+            False,
+            deciding.relationship_values(*rel_item(False), None, (), s("c"), batch=False),
+        ),
+        "decide_write_relationship_merge_endpoints_remapped": lambda: deciding.relationship_statement(
+            "WORKS_FOR",
+            alice,
+            acme,
+            True,
+            deciding.relationship_values(*rel_item(True), s(":EMPLOYED_BY"), (), s("c"), batch=False),
+        ),
+        "batch_decide_write_nodes": lambda: Statement(
+            deciding.node_write("Person", remapped=False, batch=True),
+            {
+                "rows": [
+                    {**deciding.node_values("Person", *node_item, None, (), s("change"), batch=True), "i": 0, "p": 0}
+                ],
+                "provenances": [deciding.stamp_params(prov)],
+                "label_fold": [s("person")],
+            },
+        ),
+        "batch_decide_write_relationships": lambda: Statement(
+            deciding.relationship_write("WORKS_FOR", "Person", "Organization", False, remapped=False, batch=True),
+            {
+                "rows": [
+                    {**deciding.relationship_values(*rel_item(False), None, (), s("c"), batch=True), "i": 0, "p": 0}
+                ],
+                "provenances": [deciding.stamp_params(prov)],
+            },
+        ),
+        "batch_decide_write_relationships_merge_endpoints": lambda: Statement(
+            deciding.relationship_write("WORKS_FOR", "Person", "Organization", True, remapped=False, batch=True),
+            {
+                "rows": [
+                    {**deciding.relationship_values(*rel_item(True), None, (), s("c"), batch=True), "i": 0, "p": 0}
+                ],
+                "provenances": [deciding.stamp_params(prov)],
+            },
         ),
         "read_page": lambda: read_cypher.page_of_labels(("Organization", "Person"), searching=False),
         "read_page_search": lambda: read_cypher.page_of_labels(("Organization", "Person"), searching=True),
@@ -514,6 +584,7 @@ RUN_TIME_PARAMETERS = {
     "since": None,
     "status": "open",
     "after_at": None,
+    "after_seq": None,
     "after_id": None,
     "after_property": None,
     # The change feed: nothing stamped after the end of 2026 answered yet.

@@ -57,7 +57,8 @@ def test_an_absent_subject_has_nothing_to_conflict_with_under_any_policy() -> No
     for policy in ConflictPolicy:
         out = guarded(None, {"age": 3}, policy)
         assert out.write == {"age": 3} and out.met == [] and out.revision == 0
-        assert [c["property"] for c in out.changes] == ["name", "age"]
+        [record] = out.changes
+        assert record["properties"] == ["name", "age"]
 
 
 def test_an_existing_subject_still_meets_its_policies() -> None:

@@ -1,4 +1,5 @@
-"""Change and conflict records (core.history), built purely: exact maps, absent values left out."""
+"""Change and conflict records (core.history), built purely: exact maps, one change record per write (its
+values in aligned lists), read back one value at a time as the tools answer (absent values left out)."""
 
 from write_gate.core.claims import ValueProvenance, claim_name
 from write_gate.core.conflicts import Conflict, Outcome
@@ -8,6 +9,7 @@ from write_gate.core.history import (
     conflict_records,
     delete_changes,
     set_changes,
+    value_changes,
 )
 from write_gate.core.registry import ConflictPolicy
 
@@ -22,20 +24,36 @@ ALICE = Subject.node("Person", '{"name":"Alice"}')
 CTX = WriteContext("c1", AT, 3, LLM)
 
 
-def test_a_record_per_changed_value_none_for_an_unchanged_one() -> None:
-    before = {"age": 36, claim_name("age"): API_LIST, "city": "Oslo", "n": 1}
-    records = set_changes(ALICE, before, {"age": 99, "city": "Oslo", "nick": "Al", "n": 1.0}, CTX)
-    common = {"change_id": "c1", "at": AT, "revision": 3, "op": "set", "subject": "node", "label": "Person"}
-    common |= {"key": '{"name":"Alice"}', "claim": LLM_LIST, "agent": "llm-bot"}
-    assert records == [
+def test_one_record_per_write_of_every_changed_value_none_for_an_unchanged_one() -> None:
+    before = {"age": 36, claim_name("age"): API_LIST, "city": "Oslo", "n": 1, "tags": ["a"]}
+    written = {"age": 99, "city": "Oslo", "nick": "Al", "n": 1.0, "tags": ["a", "b"]}
+    [record] = set_changes(ALICE, before, written, CTX)
+    common = {"change_id": "c1", "at": AT, "seq": AT, "revision": 3, "op": "set", "subject": "node"}
+    common |= {"label": "Person", "key": '{"name":"Alice"}', "agent": "llm-bot", "claim": LLM_LIST}
+    assert record == {
+        **common,
+        "properties": ["age", "nick", "n", "tags"],
+        "before_values": [[36], [], [1], [["a"]]],  # [] for none, else the value in a list of one
+        "after_values": [[99], ["Al"], [1.0], [["a", "b"]]],
+        "before_claims": [API_LIST, [], [], []],
+    }
+    assert value_changes(record) == [
         {**common, "property": "age", "before": 36, "after": 99, "before_claim": API_LIST},
         {**common, "property": "nick", "after": "Al"},  # new: no before, no before_claim
         {**common, "property": "n", "before": 1, "after": 1.0},  # 1.0 is another value than 1
+        {**common, "property": "tags", "before": ["a"], "after": ["a", "b"]},
     ]
+    assert set_changes(ALICE, before, {"city": "Oslo"}, CTX) == []  # nothing changed: no record
+
+
+def test_a_record_of_the_one_value_form_reads_as_itself() -> None:
+    old = {"change_id": "c0", "at": AT, "op": "set", "subject": "node", "label": "Person", "property": "age"}
+    assert value_changes({**old, "after": 3}) == [{**old, "after": 3}]
 
 
 def test_a_new_subject_records_every_value() -> None:
-    assert [r["property"] for r in set_changes(ALICE, None, {"name": "Alice", "age": 1}, CTX)] == ["name", "age"]
+    [record] = set_changes(ALICE, None, {"name": "Alice", "age": 1}, CTX)
+    assert [c["property"] for c in value_changes(record)] == ["name", "age"]
 
 
 def test_a_relationship_subject_names_both_endpoints() -> None:
@@ -54,10 +72,18 @@ def test_a_relationship_subject_names_both_endpoints() -> None:
 
 def test_a_delete_keeps_every_value_with_its_claim_and_nothing_gate_owned() -> None:
     before = {"age": 36, claim_name("age"): API_LIST, "name": "Alice", "_key": "k", "_f_name": ["alice"], "x": None}
-    records = delete_changes(ALICE, before, "c2", AT, "admin-bot", revision=4)
-    common = {"change_id": "c2", "at": AT, "revision": 4, "op": "delete", "subject": "node", "label": "Person"}
-    common |= {"key": '{"name":"Alice"}', "agent": "admin-bot"}
-    assert records == [
+    [record] = delete_changes(ALICE, before, "c2", AT, "admin-bot", revision=4)
+    common = {"change_id": "c2", "at": AT, "seq": AT, "revision": 4, "op": "delete", "subject": "node"}
+    common |= {"label": "Person", "key": '{"name":"Alice"}', "agent": "admin-bot"}
+    assert record == {
+        **common,
+        "properties": ["age", "name"],
+        "before_values": [[36], ["Alice"]],
+        "after_values": [[], []],
+        "before_claims": [API_LIST, []],
+    }
+    assert delete_changes(ALICE, {"_key": "k"}, "c3", AT, "admin-bot") == []  # nothing held: no record
+    assert value_changes(record) == [
         {**common, "property": "age", "before": 36, "before_claim": API_LIST},
         {**common, "property": "name", "before": "Alice"},
     ]

@@ -1,8 +1,9 @@
 """A merge's change records (pure): what the survivor gains, each relationship of the merged node as deleted, and
-what the survivor's relationships gain in their place; nothing for a value it already had."""
+what the survivor's relationships gain in their place; nothing for a value it already had. One record per
+subject; `value_changes` reads each as the values the tools answer."""
 
 from write_gate.core.claims import claim_name
-from write_gate.core.history import Subject
+from write_gate.core.history import Subject, value_changes
 from write_gate.core.merge_history import End, MergeContext, held_open, merge_changes
 from write_gate.core.merging import Link, union
 
@@ -10,7 +11,7 @@ CLAIM = ["crm-bot", "crm", "manual", 0.8, "2026-01-01T00:00:00.000Z"]
 CTX = MergeContext("c1", "2026-02-01T00:00:00.000Z", "lead", End("Organization", "acme"), End("Organization", "acmee"))
 BOB = End("Person", "bob")
 ALICE = End("Person", "alice")
-SHARED = {"change_id": "c1", "at": "2026-02-01T00:00:00.000Z", "agent": "lead"}
+SHARED = {"change_id": "c1", "at": "2026-02-01T00:00:00.000Z", "seq": "2026-02-01T00:00:00.000Z", "agent": "lead"}
 
 
 def rel(type_: str, start: End, end: End) -> dict:
@@ -25,8 +26,21 @@ def rel(type_: str, start: End, end: End) -> dict:
 
 
 def test_the_survivor_gains_the_values_it_lacked_with_their_claims() -> None:
-    fill = {"founded": 1990, "_p_founded": CLAIM, "_f_founded": ["1990"]}
-    [founded] = merge_changes(CTX, fill, [], 1, 2)
+    fill = {"founded": 1990, "_p_founded": CLAIM, "_f_founded": ["1990"], "url": "https://acme.example"}
+    [record] = merge_changes(CTX, fill, [], 1, 2)
+    node = {"subject": "node", "label": "Organization", "key": "acme"}
+    assert record == {
+        **SHARED,
+        "op": "set",
+        **node,
+        "properties": ["founded", "url"],
+        "before_values": [[], []],
+        "after_values": [[1990], ["https://acme.example"]],
+        "before_claims": [[], []],
+        "claims": [CLAIM, []],  # url had no claim on the merged node: none is made up
+    }
+    founded, url = value_changes(record)
+    assert "claim" not in url
     assert founded == {
         **SHARED,
         "op": "set",
@@ -41,7 +55,7 @@ def test_the_survivor_gains_the_values_it_lacked_with_their_claims() -> None:
 
 def test_a_moved_relationship_is_deleted_and_made_again_on_the_survivor() -> None:
     link = Link(10, "WORKS_FOR", False, 5, {"since": 2019, "_p_since": CLAIM, "_rev": 3}, None)
-    gone, made = merge_changes(CTX, {}, [(link, BOB)], 1, 2)
+    gone, made = (change for record in merge_changes(CTX, {}, [(link, BOB)], 1, 2) for change in value_changes(record))
     old, new = rel("WORKS_FOR", BOB, CTX.merged), rel("WORKS_FOR", BOB, CTX.survivor)
     assert gone == {**SHARED, "op": "delete", **old, "property": "since", "before": 2019, "before_claim": CLAIM}
     assert made == {**SHARED, "op": "set", **new, "property": "since", "after": 2019, "claim": CLAIM}
@@ -50,7 +64,9 @@ def test_a_moved_relationship_is_deleted_and_made_again_on_the_survivor() -> Non
 def test_a_relationship_folded_into_the_survivors_records_only_what_it_lacked() -> None:
     twin = {"since": 2020, "role": "cto"}
     link = Link(11, "WORKS_FOR", False, 6, {"since": 2021, "role": "cto", "team": "r&d"}, twin)
-    changes = merge_changes(CTX, {}, [(link, ALICE)], 1, 2)
+    records = merge_changes(CTX, {}, [(link, ALICE)], 1, 2)
+    assert len(records) == 2  # one per subject: the relationship that went, the one that gained
+    changes = [change for record in records for change in value_changes(record)]
     assert [(c["op"], c["property"]) for c in changes] == [
         ("delete", "role"),
         ("delete", "since"),

@@ -1,11 +1,14 @@
 """The change feed, decided purely: its areas (resource URIs), its horizon, grouping records into changes, and
 which polled changes are new to a watcher.
 
-Order: oldest first by (`at`, `change_id`): `at` is the writing gate's clock, so the order is the same from
-every gate that reads it. A reader must not step past a change that has yet to commit with an earlier `at` (a
-long batch stamped when it started, or a gate whose clock runs behind). The feed therefore answers only changes
-stamped at or before its horizon, `now - settle`: a change that commits within `settle` seconds of its stamp
-is never skipped; one that commits later than that (or whose gate's clock lags by more) can be.
+Order: oldest first by (`seq`, `change_id`): `seq` is the writing gate's `at`, moved past the subject's last
+change when that one sorts later (core/cypher/change_order.py), so every subject's changes come in the order
+they were made, and the order is the same from every gate that reads it. A reader must not step past a change
+that has yet to commit with an earlier `seq` (a long batch stamped when it started, or a gate whose clock runs
+behind). The feed therefore answers only changes ordered at or before its horizon, `now - settle`: a change that
+commits within `settle` seconds of its stamp is never skipped; one that commits later than that (or whose gate's
+clock lags by more) can be. A change to a subject is never answered before the one it followed: that one
+committed first (the statement that made the later change read it) and sorts first.
 """
 
 from collections.abc import Iterable, Mapping
@@ -15,6 +18,7 @@ from typing import Any
 
 from write_gate.core.clock import as_utc_text
 from write_gate.core.decay import parse_at
+from write_gate.core.history import value_changes
 
 CHANGES_URI = "write-gate://changes"
 AREA_TEMPLATE = CHANGES_URI + "/{label}"
@@ -70,12 +74,13 @@ def _part_order(item: tuple[tuple[Any, ...], Any]) -> tuple[int, list[str]]:
 def group_changes(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Rows of `at`, `change_id` and their `records` as changes: one per change and subject and op (a merge
     deletes one subject and sets another under one id), in the rows' order, deletes first within a change, then
-    by subject; properties by name."""
+    by subject; properties by name (each record's values one by one: `core.history.value_changes`)."""
     changes = []
     for row in rows:
         parts: dict[tuple[Any, ...], list[Mapping[str, Any]]] = {}
-        for record in row["records"]:
-            parts.setdefault((*_subject(record), record.get("op")), []).append(record)
+        for stored in row["records"]:
+            for record in value_changes(stored):
+                parts.setdefault((*_subject(record), record.get("op")), []).append(record)
         for (*_, op), records in sorted(parts.items(), key=_part_order):
             first = records[0]
             changes.append(

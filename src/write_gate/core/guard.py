@@ -37,6 +37,15 @@ def revision_of(current: Mapping[str, Any] | None) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
+def next_weight(current: Any, given: float | None, fresh: bool) -> float:
+    """A relationship's weight after a write, as the statements compute it (core/cypher/records.py): started
+    (the one given, else 1.0), or averaged with the one given."""
+    stored = current if isinstance(current, int | float) and not isinstance(current, bool) else None
+    if fresh or given is None:
+        return stored if stored is not None else (given if given is not None else 1.0)
+    return ((stored if stored is not None else 1.0) + given) / 2
+
+
 def guard_write(
     subject: Subject,
     current: Mapping[str, Any] | None,
@@ -47,11 +56,13 @@ def guard_write(
     weigh: Callable[[ValueProvenance], float],
     change_id: str,
     new_id: Callable[[], str],
+    computed: Mapping[str, Any] | None = None,
 ) -> Guarded:
     """`current`: the subject's stored properties, None when it does not exist yet (then its `identity`, the
-    merge keys it is created with, is recorded as written too). Raises CONFLICT under a `reject` policy."""
+    merge keys it is created with, is recorded as written too). `computed`: values the statement itself sets
+    (a relationship's weight), recorded when they change. Raises CONFLICT under a `reject` policy."""
     if current is None:
-        return fresh_write(subject, incoming, identity, claim, change_id)
+        return fresh_write(subject, incoming, identity, claim, change_id, computed)
     decision = decide(current, incoming, claim, policy_of, weigh)
     revision = revision_of(current)
     ctx = WriteContext(change_id, claim.at, revision + 1, claim)
@@ -70,7 +81,7 @@ def guard_write(
     return Guarded(
         write=decision.write,
         revision=revision,
-        changes=set_changes(subject, current, decision.write, ctx),
+        changes=set_changes(subject, current, {**decision.write, **(computed or {})}, ctx),
         conflicts=conflict_records(subject, decision.conflicts, ctx, ids),
         met=met,
         change_id=change_id,
@@ -78,12 +89,17 @@ def guard_write(
 
 
 def fresh_write(
-    subject: Subject, incoming: Mapping[str, Any], identity: Mapping[str, Any], claim: ValueProvenance, change_id: str
+    subject: Subject,
+    incoming: Mapping[str, Any],
+    identity: Mapping[str, Any],
+    claim: ValueProvenance,
+    change_id: str,
+    computed: Mapping[str, Any] | None = None,
 ) -> Guarded:
     """`guard_write` for a subject absent when read: no value to conflict with, so every incoming one is written
     (no policy to weigh, nothing to decide), and the identity it is created with is recorded as written too."""
     ctx = WriteContext(change_id, claim.at, 1, claim)
-    written = {**identity, **incoming}
+    written = {**identity, **incoming, **(computed or {})}
     return Guarded(
         write=dict(incoming),
         revision=0,

@@ -1,10 +1,10 @@
 """The change records of one merge (`core.merging`), from what the merge was planned on.
 
 A merge moves values; it loses none (the merged node stays, as an alias, with its own values). What it
-records: each value copied onto the survivor (set, nothing before, with the claim it had on the merged node);
-each relationship of the merged node as deleted (every value it held); and each value the survivor's
-relationship gains in its place (set, as copied, with its claim). A value the survivor already had is not
-overwritten, so it is no change.
+records: the values copied onto the survivor (set, nothing before, each with the claim it had on the merged
+node); each relationship of the merged node as deleted (every value it held); and the values the survivor's
+relationship gains in its place (set, as copied, with their claims). One record per subject. A value the
+survivor already had is not overwritten, so it is no change.
 """
 
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -13,7 +13,19 @@ from typing import Any
 
 from write_gate.core.claims import claim_name, is_claim, parse_claim
 from write_gate.core.conflicts import Conflict, Outcome
-from write_gate.core.history import Op, Subject, WriteContext, conflict_records, delete_changes
+from write_gate.core.history import (
+    AFTER_VALUES,
+    BEFORE_CLAIMS,
+    BEFORE_VALUES,
+    CLAIMS,
+    PROPERTIES,
+    Op,
+    Subject,
+    WriteContext,
+    conflict_records,
+    delete_changes,
+    wrapped,
+)
 from write_gate.core.merging import Conflict as MergeConflict
 from write_gate.core.merging import Link, is_data
 from write_gate.core.registry import ConflictPolicy
@@ -44,21 +56,24 @@ def _between(type_: str, outgoing: bool, node: End, other: End) -> Subject:
 def _copied(
     subject: Subject, values: Mapping[str, Any], names: Sequence[str], ctx: MergeContext
 ) -> list[dict[str, Any]]:
-    records = []
-    for name in names:
-        claim = parse_claim(values.get(claim_name(name)))
-        record = {
-            "change_id": ctx.change_id,
-            "at": ctx.at,
-            "op": Op.SET.value,
-            **subject.fields(),
-            "property": name,
-            "after": values[name],
-            "claim": None if claim is None else values[claim_name(name)],
+    """One record of the values copied onto `subject` (nothing before them), each with the claim it had."""
+    if not names:
+        return []
+    record = {"change_id": ctx.change_id, "at": ctx.at, "seq": ctx.at, "op": Op.SET.value, **subject.fields()}
+    return [
+        {
+            **record,
             "agent": ctx.agent,
+            PROPERTIES: list(names),
+            BEFORE_VALUES: [[] for _ in names],
+            AFTER_VALUES: [wrapped(values[name]) for name in names],
+            BEFORE_CLAIMS: [[] for _ in names],
+            CLAIMS: [
+                values[claim_name(name)] if parse_claim(values.get(claim_name(name))) is not None else []
+                for name in names
+            ],
         }
-        records.append({k: v for k, v in record.items() if v is not None})
-    return records
+    ]
 
 
 def _recorded(name: str) -> bool:

@@ -1,6 +1,13 @@
 """import_graph and `write-gate import --format`: records (import_records.py) written through the gate, each as a
 write_node / write_relationship would be (registry, grant, computed provenance, claims, history, the guarded
-retry), under a merge strategy (core/import_merge.py) for what exists already."""
+retry), under a merge strategy (core/import_merge.py) for what exists already.
+
+A chunk of records is decided together: one read per label says which of its entities exist (one per type and
+endpoint labels, which relations), and what it writes goes through the batch tools' path (services/batch.py:
+one statement per chunk that decides and records each item as its single tool would). A record whose identity
+the chunk has seen already, or that names an alias, is written on its own after the chunk, as before: it must
+see what the one before it wrote, and an alias is followed to its survivor. A dry run writes nothing and reads
+item by item."""
 
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -9,7 +16,7 @@ from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_seri
 
 from write_gate.access.agents import Agent
 from write_gate.core.cypher.aliases import ALIAS_OF
-from write_gate.core.cypher.records import current_relationship
+from write_gate.core.cypher.records import current_nodes, current_relationship, current_relationships
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import plan_node_write, plan_relationship_write
 from write_gate.core.identity import identity_key
@@ -19,14 +26,26 @@ from write_gate.core.knowledge import KNOWLEDGE_PROPERTIES as KNOWN_EVERYWHERE
 from write_gate.core.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
 from write_gate.interchange.import_records import EntityRecord, Parsed, RelationRecord, split_id
 from write_gate.services.aliases import survivor_of
+from write_gate.services.batch import ItemOutcome, write_nodes, write_relationships
 from write_gate.services.gate import Gate, read_to_write
 from write_gate.services.memory import MEMORY_PROPERTIES, WriterContext
+from write_gate.services.pipeline import chunks
 
 # The values every label takes whatever its entry declares: the memory profile's observations, the knowledge
 # tools' tags and importance (see import_records.values).
 KNOWLEDGE_PROPERTIES = MEMORY_PROPERTIES | KNOWN_EVERYWHERE
 
 Progress = Callable[[int, int], Awaitable[None]]
+Counts = dict[str, str]
+ENTITY_COUNTS: Counts = {"create": "entitiesCreated", "overwrite": "entitiesUpdated", "skip": "entitiesSkipped"}
+RELATION_COUNTS: Counts = {"create": "relationsCreated", "overwrite": "relationsUpdated", "skip": "relationsSkipped"}
+
+
+def _refusal(outcome: ItemOutcome) -> GateRejection:
+    """A batch item's refusal, as its single tool would have raised it."""
+    return GateRejection(
+        outcome.error_code or ErrorCode.INVALID_INPUT, outcome.message or "", **(outcome.details or {})
+    )
 
 
 async def no_progress(_done: int, _total: int) -> None:
@@ -132,12 +151,70 @@ class _Import:
         except GateRejection as exc:
             self.refused(parsed, "entity", exc)
             return
+        self.entity_done(record, label, keys, action)
+
+    def entity_done(self, record: EntityRecord, label: str, keys: dict[str, Any], action: str) -> None:
         self.by_name.setdefault(record.display_name, (label, keys))
         self.written.add((label, identity_key(keys)))
         if record.id:
             self.by_id[record.id] = (label, keys)
-        counts = {"create": "entitiesCreated", "overwrite": "entitiesUpdated", "skip": "entitiesSkipped"}
+        self.count(ENTITY_COUNTS, action)
+
+    def count(self, counts: Counts, action: str) -> None:
         setattr(self.answer, counts[action], getattr(self.answer, counts[action]) + 1)
+
+    async def entities(self, chunk: list[tuple[Parsed, EntityRecord]]) -> None:
+        """A chunk of entities: planned, one read per label of which exist, decided, written in one batch."""
+        planned = []
+        for parsed, record in chunk:
+            try:
+                request = self.node_request(record, record.values())
+                label, keys = self.planned(request)
+            except GateRejection as exc:
+                self.refused(parsed, "entity", exc)
+                continue
+            planned.append((parsed, record, request, label, keys))
+        current = await self.existing({(label, identity_key(keys)) for *_, label, keys in planned})
+        batch, alone, seen = [], [], set()
+        for parsed, record, request, label, keys in planned:
+            identity = (label, identity_key(keys))
+            props = current.get(identity)
+            if identity in seen or identity in self.written or (props is not None and props.get(ALIAS_OF) is not None):
+                alone.append((parsed, record))  # after the batch: it sees what was written before it, or follows
+                continue
+            seen.add(identity)
+            action = entity_action(self.strategy, props is not None)
+            if action == "merge":
+                values = merged_values(props or {}, request.properties)
+                action = "overwrite" if values else "skip"
+                request = request.model_copy(update={"properties": values})
+            if action == "skip" or self.dry_run:
+                self.entity_done(record, label, keys, action)
+            else:
+                batch.append((parsed, record, request, label, keys, action))
+        if batch:
+            requests = [item[2] for item in batch]
+            answer = await write_nodes(
+                self.gate, list(requests), self.agent, free_text=True, also_declared=KNOWLEDGE_PROPERTIES
+            )
+            for (parsed, record, _, label, keys, action), outcome in zip(batch, answer.items, strict=True):
+                if outcome.status == "written":
+                    self.entity_done(record, label, keys, action)
+                else:
+                    self.refused(parsed, "entity", _refusal(outcome))
+        for parsed, record in alone:
+            await self.entity(parsed, record)
+
+    async def existing(self, identities: set[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
+        """What each of these nodes (label, identity key) holds, for those that exist: one read per label."""
+        by_label: dict[str, list[str]] = {}
+        for label, key in identities:
+            by_label.setdefault(label, []).append(key)
+        found: dict[tuple[str, str], dict[str, Any]] = {}
+        for label, keys in by_label.items():
+            rows = await read_to_write(self.gate.backend, Statement(current_nodes(label).text, {"keys": keys}))
+            found.update({(label, row["key"]): row["props"] for row in rows})
+        return found
 
     async def refuse_existing(self, entities: list[tuple[Parsed, EntityRecord]]) -> None:
         """`fail`: before any write, every entity that exists; one is enough to refuse the whole import."""
@@ -160,25 +237,15 @@ class _Import:
     # -- relations ------------------------------------------------------------------------------------
 
     async def endpoint(self, node_id: str | None, name: str | None) -> tuple[str, dict[str, Any]] | None:
-        if node_id:
-            return self.by_id.get(node_id) or split_id(node_id)
-        if name is None:
-            return None
-        if name in self.by_name:
-            return self.by_name[name]
-        found = await self.gate.reader.find_by_names([name])
-        hits = found.get(name)
-        return (hits[0][1][0], {"name": name}) if hits else None
+        unknown = not node_id and name is not None and name not in self.by_name
+        found = await self.gate.reader.find_by_names([name]) if unknown and name is not None else {}
+        return self.known_endpoint(node_id, name, found)
 
-    async def relation(self, parsed: Parsed, record: RelationRecord) -> None:
-        start = await self.endpoint(record.from_id, record.from_)
-        end = await self.endpoint(record.to_id, record.to)
-        if start is None or end is None:
-            missing = "from" if start is None else "to"
-            self.problem(parsed, "relation", ErrorCode.ENDPOINT_NOT_FOUND, f"its {missing} entity is not found")
-            return
+    def relationship_request(
+        self, record: RelationRecord, start: tuple[str, dict[str, Any]], end: tuple[str, dict[str, Any]]
+    ) -> WriteRelationshipRequest:
         source, method = record.claim()
-        request = WriteRelationshipRequest(
+        return WriteRelationshipRequest(
             type=record.relationType,
             from_label=start[0],
             from_keys=start[1],
@@ -190,6 +257,15 @@ class _Import:
             reliability=self.writer.reliability,
             weight=record.weight,
         )
+
+    async def relation(self, parsed: Parsed, record: RelationRecord) -> None:
+        start = await self.endpoint(record.from_id, record.from_)
+        end = await self.endpoint(record.to_id, record.to)
+        if start is None or end is None:
+            missing = "from" if start is None else "to"
+            self.problem(parsed, "relation", ErrorCode.ENDPOINT_NOT_FOUND, f"its {missing} entity is not found")
+            return
+        request = self.relationship_request(record, start, end)
         gate = self.gate
         try:
             plan = plan_relationship_write(
@@ -213,8 +289,94 @@ class _Import:
         except GateRejection as exc:
             self.refused(parsed, "relation", exc)
             return
-        counts = {"create": "relationsCreated", "overwrite": "relationsUpdated", "skip": "relationsSkipped"}
-        setattr(self.answer, counts[action], getattr(self.answer, counts[action]) + 1)
+        self.count(RELATION_COUNTS, action)
+
+    async def relations(self, chunk: list[tuple[Parsed, RelationRecord]]) -> None:
+        """A chunk of relations: endpoints found (names this file does not give looked up at once), planned, one
+        read per type and endpoint labels of which exist, decided, written in one batch."""
+        unknown = {
+            name
+            for _, record in chunk
+            for node_id, name in ((record.from_id, record.from_), (record.to_id, record.to))
+            if not node_id and name is not None and name not in self.by_name
+        }
+        found = await self.gate.reader.find_by_names(unknown) if unknown else {}
+        gate, planned = self.gate, []
+        for parsed, record in chunk:
+            ends = [
+                self.known_endpoint(node_id, name, found)
+                for node_id, name in ((record.from_id, record.from_), (record.to_id, record.to))
+            ]
+            if ends[0] is None or ends[1] is None:
+                missing = "from" if ends[0] is None else "to"
+                self.problem(parsed, "relation", ErrorCode.ENDPOINT_NOT_FOUND, f"its {missing} entity is not found")
+                continue
+            request = self.relationship_request(record, ends[0], ends[1])
+            try:
+                plan = plan_relationship_write(
+                    request, gate.registry, gate.policy, gate.provider, gate.stamp(self.agent), free_text_type=True
+                )
+                self.agent.grant.check_types([plan.result.type])
+            except GateRejection as exc:
+                self.refused(parsed, "relation", exc)
+                continue
+            planned.append(
+                (
+                    parsed,
+                    record,
+                    request,
+                    (plan.result.type, plan.start.label, plan.end.label),
+                    (plan.start.key, plan.end.key),
+                )
+            )
+        related = await self.related({(shape, keys) for *_, shape, keys in planned})
+        batch, alone, seen = [], [], set()
+        for parsed, record, request, shape, keys in planned:
+            if (shape, keys) in seen:
+                alone.append((parsed, record))  # after the batch: it sees what the one before it wrote
+                continue
+            seen.add((shape, keys))
+            action = relation_action(self.strategy, (shape, keys) in related)
+            if action == "skip":
+                self.count(RELATION_COUNTS, action)
+            else:
+                batch.append((parsed, request, action))
+        if batch:
+            answer = await write_relationships(gate, [item[1] for item in batch], self.agent, free_text=True)
+            for (parsed, _, action), outcome in zip(batch, answer.items, strict=True):
+                if outcome.status == "written":
+                    self.count(RELATION_COUNTS, action)
+                else:
+                    self.refused(parsed, "relation", _refusal(outcome))
+        for parsed, record in alone:
+            await self.relation(parsed, record)
+
+    def known_endpoint(
+        self, node_id: str | None, name: str | None, found: dict[str, list[tuple[int, list[str]]]]
+    ) -> tuple[str, dict[str, Any]] | None:
+        """By the id the file gives it, by a name this file's entities have, or by a name `found` looked up."""
+        if node_id:
+            return self.by_id.get(node_id) or split_id(node_id)
+        if name is None:
+            return None
+        if name in self.by_name:
+            return self.by_name[name]
+        hits = found.get(name)
+        return (hits[0][1][0], {"name": name}) if hits else None
+
+    async def related(
+        self, wanted: set[tuple[tuple[str, str, str], tuple[str, str]]]
+    ) -> set[tuple[tuple[str, str, str], tuple[str, str]]]:
+        """Which of these (type and endpoint labels, endpoint keys) have their relationship: one read per shape."""
+        by_shape: dict[tuple[str, str, str], list[dict[str, str]]] = {}
+        for shape, (from_key, to_key) in wanted:
+            by_shape.setdefault(shape, []).append({"from_key": from_key, "to_key": to_key})
+        have = set()
+        for shape, pairs in by_shape.items():
+            read = current_relationships(*shape)
+            rows = await read_to_write(self.gate.backend, Statement(read.text, {"pairs": pairs}))
+            have |= {(shape, (row["from_key"], row["to_key"])) for row in rows}
+        return have
 
 
 def _parent_links(
@@ -252,15 +414,18 @@ async def import_records(
     if strategy == "fail":
         await run.refuse_existing(entities)
     total, done = len(entities) + len(relations), 0
-    for parsed, record in entities:
-        await run.entity(parsed, record)
-        done += 1
-        if done % every == 0:
-            await progress(done, total)
-    for parsed, link in relations:
-        await run.relation(parsed, link)
-        done += 1
-        if done % every == 0:
-            await progress(done, total)
-    await progress(total, total)
+    for chunk in chunks(entities, every):
+        await run.entities(chunk)
+        done += len(chunk)
+        await progress(done, total)
+    for rchunk in chunks(relations, every):
+        if dry_run:  # nothing written: each relation's endpoints checked as it is read
+            for parsed, record in rchunk:
+                await run.relation(parsed, record)
+        else:
+            await run.relations(rchunk)
+        done += len(rchunk)
+        await progress(done, total)
+    if not total:
+        await progress(0, 0)
     return run.answer

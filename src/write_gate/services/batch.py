@@ -1,7 +1,9 @@
 """`write_nodes` and `write_relationships`: many items in one call, each checked like its single-item tool,
 the valid ones written with one UNWIND statement per label (or relationship type and endpoint shape) and
-chunk of items, each chunk read and decided while the engine writes the one before (services/pipeline.py),
-and an outcome for every item in input order."""
+chunk of items, each chunk's rows built while the engine writes the one before (services/pipeline.py), each
+statement deciding its rows as write_node's does (core/cypher/deciding_writes.py: what the write shares, its
+provenance stamp, sent once per chunk), and an outcome for every item in input order. An item that meets
+another writer's value, or names an alias, is written as its single tool writes it."""
 
 import functools
 from collections import defaultdict
@@ -12,18 +14,16 @@ from typing import Annotated, Any, Literal, cast
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidatorFunctionWrapHandler, WrapValidator
 
 from write_gate.access.agents import Agent
-from write_gate.core.cypher.aliases import ALIAS_OF
-from write_gate.core.cypher.batch_writes import (
-    node_row,
-    relationship_row,
-    write_nodes_batch,
-    write_relationships_batch,
+from write_gate.core.cypher.deciding_writes import (
+    node_values,
+    node_write,
+    relationship_values,
+    relationship_write,
+    stamp_params,
 )
-from write_gate.core.cypher.records import current_nodes, current_relationships
-from write_gate.core.cypher.statement import Statement
+from write_gate.core.cypher.statement import Provenance, Statement
 from write_gate.core.decisions import NodePlan, RelationshipPlan, plan_node_write, plan_relationship_write
-from write_gate.core.history import Subject
-from write_gate.core.identity import identity_key
+from write_gate.core.identity import identity_key, label_fold
 from write_gate.core.model import (
     ConflictMet,
     ErrorCode,
@@ -34,7 +34,7 @@ from write_gate.core.model import (
     WriteRelationshipRequest,
     validation_problems,
 )
-from write_gate.services.gate import Gate, Planned, read_to_write, run_write
+from write_gate.services.gate import Gate, new_id, run_write
 from write_gate.services.grant_checks import check_relationship_write
 from write_gate.services.pipeline import chunks, collector_paused, pipelined
 
@@ -138,7 +138,15 @@ class _Chunk:
     answers: Mapping[int, Callable[[Mapping[str, Any]], ItemOutcome]]
 
 
-async def write_nodes(gate: Gate, items: list[WriteNodeRequest | ValidationError], agent: Agent) -> BatchWritten:
+async def write_nodes(
+    gate: Gate,
+    items: list[WriteNodeRequest | ValidationError],
+    agent: Agent,
+    *,
+    free_text: bool = False,
+    also_declared: frozenset[str] = frozenset(),
+) -> BatchWritten:
+    """`free_text` and `also_declared` as plan_node_write takes them (an import of memory files)."""
     stamp = gate.stamp(agent)
     outcomes: list[ItemOutcome | None] = [None] * len(items)
     groups: dict[str, list[_PlannedNode]] = defaultdict(list)
@@ -148,7 +156,14 @@ async def write_nodes(gate: Gate, items: list[WriteNodeRequest | ValidationError
                 if isinstance(request, ValidationError):
                     raise request
                 plan = plan_node_write(
-                    request, gate.registry, gate.policy, gate.provider, stamp, compile_statement=False
+                    request,
+                    gate.registry,
+                    gate.policy,
+                    gate.provider,
+                    stamp,
+                    compile_statement=False,
+                    free_text_label=free_text,
+                    also_declared=also_declared,
                 )
                 agent.grant.check_labels([plan.result.label])
             except (GateRejection, ValidationError) as exc:
@@ -156,14 +171,15 @@ async def write_nodes(gate: Gate, items: list[WriteNodeRequest | ValidationError
                 continue
             groups[plan.result.label].append(_PlannedNode(i, plan, identity_key(plan.result.merge_keys)))
     for label, planned in groups.items():
-        text = write_nodes_batch(label)
+        text = node_write(label, remapped=False, batch=True)
         for wave in _waves(planned, lambda item: item.key):
             await _write_node_wave(gate, label, text, wave, outcomes)
-            # An item that did not land names an alias, or its node moved since it was read: written as
-            # write_node writes it (to the survivor; read and decided again).
+            # An item that did not land names an alias, or met another writer's value: written as write_node
+            # writes it (to the survivor; decided under the conflict policies).
             for item in wave:
                 if outcomes[item.i] is None:
-                    outcomes[item.i] = await _one_node(gate, item.i, cast(WriteNodeRequest, items[item.i]), agent)
+                    request = cast(WriteNodeRequest, items[item.i])
+                    outcomes[item.i] = await _one_node(gate, item.i, request, agent, free_text, also_declared)
     return _summary(gate, outcomes)
 
 
@@ -174,47 +190,48 @@ class _PlannedNode:
     key: str  # its identity key
 
 
+class _Provenances:
+    """A batch's table of provenance stamps (most batches have one), each row naming its own by position."""
+
+    def __init__(self) -> None:
+        self.table: list[dict[str, Any]] = []
+        self._index: dict[Provenance, int] = {}
+
+    def of(self, provenance: Provenance) -> int:
+        index = self._index.get(provenance)
+        if index is None:
+            index = self._index[provenance] = len(self.table)
+            self.table.append(stamp_params(provenance))
+        return index
+
+
 async def _write_node_wave(
     gate: Gate, label: str, text: str, wave: list[_PlannedNode], outcomes: list[ItemOutcome | None]
 ) -> None:
-    """One read answers which of the wave's nodes exist and what they hold; then chunk by chunk, each item
-    decided under the conflict policies and written guarded. An item's outcome is set when it is written or
-    refused, left None when it did not land (it names an alias, or its node moved since it was read)."""
-    try:
-        found = await read_to_write(gate.backend, Statement(current_nodes(label).text, {"keys": [n.key for n in wave]}))
-    except GateRejection as exc:
-        _refuse_all((n.i for n in wave), exc, outcomes)
-        return
-    current = {row["key"]: row["props"] for row in found}
-    entry = gate.registry.get_entry(label)
+    """Chunk by chunk, each item's row built while the engine writes the chunk before, each chunk one statement
+    that decides and writes every row it can (core/cypher/deciding_writes.py). An item's outcome is set when it
+    is written, left None when it did not land (it names an alias, or met another writer's value)."""
+    shared = {"label_fold": label_fold(label, None)}
 
     def prepare(chunk: list[_PlannedNode]) -> _Chunk | None:
-        rows, answers = [], {}
+        rows, answers, provenances = [], {}, _Provenances()
         for n in chunk:
-            props, result, plan = current.get(n.key), n.plan.result, n.plan
-            if props is not None and props.get(ALIAS_OF) is not None:
-                continue  # left to write_node, which follows the alias
-            try:
-                planned = Planned(plan.properties, result.merge_keys, plan.provenance)
-                guarded = gate.guard(Subject.node(label, n.key), entry, props, planned)
-            except GateRejection as exc:
-                outcomes[n.i] = _rejected(n.i, exc)
-                continue
-            rows.append(
-                node_row(
-                    n.i,
-                    label,
-                    n.key,
-                    result.merge_keys,
-                    guarded.write,
-                    plan.provenance,
-                    result.remapped_from,
-                    result.property_remaps,
-                    guarded.as_guard(props is None),
-                )
+            plan, result = n.plan, n.plan.result
+            row = node_values(
+                label,
+                result.merge_keys,
+                plan.properties,
+                plan.provenance,
+                result.remapped_from,
+                result.property_remaps,
+                new_id(),
+                batch=True,
             )
-            answers[n.i] = functools.partial(_node_answer, n.i, result, guarded.met)
-        return _Chunk(Statement(text, {"rows": rows}), answers) if rows else None
+            row["i"], row["p"] = n.i, provenances.of(plan.provenance)
+            rows.append(row)
+            answers[n.i] = functools.partial(_node_answer, n.i, result)
+        params = {**shared, "rows": rows, "provenances": provenances.table}
+        return _Chunk(Statement(text, params), answers) if rows else None
 
     await pipelined(chunks(wave), prepare, lambda chunk: _land(gate, chunk, outcomes))
 
@@ -228,24 +245,34 @@ async def _land(gate: Gate, chunk: _Chunk, outcomes: list[ItemOutcome | None]) -
         _refuse_all(chunk.answers, exc, outcomes)
         return
     for row in returned:
-        outcomes[row["i"]] = chunk.answers[row["i"]](row)
+        if row["written"]:  # else it met another writer's value: left to the single tool's path
+            outcomes[row["i"]] = chunk.answers[row["i"]](row)
 
 
-def _node_answer(i: int, result: NodeWritten, met: list[ConflictMet], _row: Mapping[str, Any]) -> ItemOutcome:
-    return _node_written(i, result, met)
+def _node_answer(i: int, result: NodeWritten, _row: Mapping[str, Any]) -> ItemOutcome:
+    return _node_written(i, result, [])
 
 
-async def _one_node(gate: Gate, i: int, request: WriteNodeRequest, agent: Agent) -> ItemOutcome:
+async def _one_node(
+    gate: Gate,
+    i: int,
+    request: WriteNodeRequest,
+    agent: Agent,
+    free_text: bool = False,
+    also_declared: frozenset[str] = frozenset(),
+) -> ItemOutcome:
     try:
-        result = await gate.write_node(request, agent)
+        result = await gate.write_node(request, agent, free_text=free_text, also_declared=also_declared)
     except GateRejection as exc:
         return _rejected(i, exc)
     return _node_written(i, result, result.conflicts)
 
 
-async def _one_relationship(gate: Gate, i: int, request: WriteRelationshipRequest, agent: Agent) -> ItemOutcome:
+async def _one_relationship(
+    gate: Gate, i: int, request: WriteRelationshipRequest, agent: Agent, free_text: bool = False
+) -> ItemOutcome:
     try:
-        result = await gate.write_relationship(request, agent)
+        result = await gate.write_relationship(request, agent, free_text=free_text)
     except GateRejection as exc:
         return _rejected(i, exc)
     return _relationship_written(i, result)
@@ -286,8 +313,9 @@ def _relationship_written(i: int, result: RelationshipWritten) -> ItemOutcome:
 
 
 async def write_relationships(
-    gate: Gate, items: list[WriteRelationshipRequest | ValidationError], agent: Agent
+    gate: Gate, items: list[WriteRelationshipRequest | ValidationError], agent: Agent, *, free_text: bool = False
 ) -> BatchWritten:
+    """`free_text`: types are any text (an import of memory files), as plan_relationship_write takes it."""
     stamp = gate.stamp(agent)
     outcomes: list[ItemOutcome | None] = [None] * len(items)
     groups: dict[tuple[str, str, str, bool], list[_PlannedRelationship]] = defaultdict(list)
@@ -296,7 +324,9 @@ async def write_relationships(
             try:
                 if isinstance(request, ValidationError):
                     raise request
-                plan = plan_relationship_write(request, gate.registry, gate.policy, gate.provider, stamp)
+                plan = plan_relationship_write(
+                    request, gate.registry, gate.policy, gate.provider, stamp, free_text_type=free_text
+                )
                 ends = [plan.start.label, plan.end.label]
                 check_relationship_write(agent.grant, [plan.result.type], ends, plan.merge_endpoints)
             except (GateRejection, ValidationError) as exc:
@@ -312,7 +342,7 @@ async def write_relationships(
             for item in wave:
                 if outcomes[item.i] is None:
                     request = cast(WriteRelationshipRequest, items[item.i])
-                    outcomes[item.i] = await _one_relationship(gate, item.i, request, agent)
+                    outcomes[item.i] = await _one_relationship(gate, item.i, request, agent, free_text)
     return _summary(gate, outcomes)
 
 
@@ -332,53 +362,32 @@ async def _write_relationship_wave(
 ) -> None:
     """As `_write_node_wave`, for relationships of one type and endpoint shape."""
     type_, from_label, to_label, merge_endpoints = shape
-    pairs = [{"from_key": r.keys[0], "to_key": r.keys[1]} for r in wave]
-    try:
-        read = current_relationships(type_, from_label, to_label)
-        found = await read_to_write(gate.backend, Statement(read.text, {"pairs": pairs}))
-    except GateRejection as exc:
-        _refuse_all((r.i for r in wave), exc, outcomes)
-        return
-    current = {(row["from_key"], row["to_key"]): row["props"] for row in found}
-    entry = gate.registry.get_relationship(type_)
-    text = write_relationships_batch(type_, from_label, to_label, merge_endpoints)
+    text = relationship_write(type_, from_label, to_label, merge_endpoints, remapped=False, batch=True)
 
     def prepare(chunk: list[_PlannedRelationship]) -> _Chunk | None:
-        rows, answers = [], {}
+        rows, answers, provenances = [], {}, _Provenances()
         for r in chunk:
             plan = r.plan
-            props = current.get(r.keys)
-            subject = Subject.relationship(type_, from_label, r.keys[0], to_label, r.keys[1])
-            try:
-                guarded = gate.guard(subject, entry, props, Planned(plan.properties, {}, plan.provenance))
-            except GateRejection as exc:
-                outcomes[r.i] = _rejected(r.i, exc)
-                continue
-            rows.append(
-                relationship_row(
-                    r.i,
-                    plan.start,
-                    plan.end,
-                    r.keys,
-                    merge_endpoints,
-                    guarded.write,
-                    plan.provenance,
-                    plan.property_remaps,
-                    r.weight,
-                    plan.result.remapped_from,
-                    guarded.as_guard(props is None),
-                )
+            row = relationship_values(
+                plan.start,
+                plan.end,
+                merge_endpoints,
+                plan.properties,
+                plan.provenance,
+                r.weight,
+                plan.result.remapped_from,
+                plan.property_remaps,
+                new_id(),
+                batch=True,
             )
-            answers[r.i] = functools.partial(_relationship_answer, r.i, plan.result, guarded.met)
-        return _Chunk(Statement(text, {"rows": rows}), answers) if rows else None
+            row["i"], row["p"] = r.i, provenances.of(plan.provenance)
+            rows.append(row)
+            answers[r.i] = functools.partial(_relationship_answer, r.i, plan.result)
+        return _Chunk(Statement(text, {"rows": rows, "provenances": provenances.table}), answers) if rows else None
 
     await pipelined(chunks(wave), prepare, lambda chunk: _land(gate, chunk, outcomes))
 
 
-def _relationship_answer(
-    i: int, result: RelationshipWritten, met: list[ConflictMet], row: Mapping[str, Any]
-) -> ItemOutcome:
+def _relationship_answer(i: int, result: RelationshipWritten, row: Mapping[str, Any]) -> ItemOutcome:
     stubs = [side for side in ("from", "to") if row[f"{side}_stub"]]
-    return _relationship_written(
-        i, result.model_copy(update={"weight": row["weight"], "stub_endpoints": stubs, "conflicts": met})
-    )
+    return _relationship_written(i, result.model_copy(update={"weight": row["weight"], "stub_endpoints": stubs}))

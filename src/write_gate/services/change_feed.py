@@ -12,6 +12,7 @@ from write_gate.core.claims import ValueProvenance, parse_claim
 from write_gate.core.clock import utc_now
 from write_gate.core.cypher.change_feed import CHANGES_AFTER, LATEST_CHANGES
 from write_gate.core.cypher.statement import Statement
+from write_gate.core.model import GateRejection
 from write_gate.services.gate import Gate
 from write_gate.services.history import filter_label, subject_of_record
 from write_gate.services.reads import Cursor, decode_cursor, encode_cursor
@@ -19,7 +20,19 @@ from write_gate.services.reads import Cursor, decode_cursor, encode_cursor
 MAX_LIMIT = 500
 LATEST = 20  # the changes a change resource's read answers
 _KIND = "changes"
-_START = {"a": "", "c": ""}  # before every record: a first call reads from the oldest kept one
+_START = {"s": "", "c": ""}  # before every record: a first call reads from the oldest kept one
+
+
+def feed_position(cursor: str | None) -> dict[str, Any]:
+    """A changes_since cursor's position: `s` (seq) and `c` (change id); a cursor from before `seq` existed holds
+    the `at` in `a`, which is the seq of every record of its time (core/history.py)."""
+    if cursor is None:
+        return _START
+    try:
+        return decode_cursor(cursor, _KIND, s=str, c=str) or _START
+    except GateRejection:
+        old = decode_cursor(cursor, _KIND, a=str, c=str) or {}
+        return {"s": old["a"], "c": old["c"]}
 
 
 class ChangesSinceRequest(BaseModel):
@@ -78,20 +91,20 @@ def _labels(gate: Gate, labels: list[str] | None) -> list[str] | None:
 
 
 async def changes_since(gate: Gate, request: ChangesSinceRequest, settle_seconds: float) -> ChangesFeed:
-    position = decode_cursor(request.cursor, _KIND, a=str, c=str) or _START
+    position = feed_position(request.cursor)
     params = {
         "labels": _labels(gate, request.labels),
-        "after_at": position["a"],
+        "after_seq": position["s"],
         "after_id": position["c"],
         "horizon": horizon(utc_now(), settle_seconds),
         "limit": request.limit + 1,  # one more: is there a next page
     }
     rows = await gate.reader.read(Statement(CHANGES_AFTER.text, params))
     page = rows[: request.limit]
-    last = page[-1] if page else {"at": position["a"], "change_id": position["c"]}
+    last = page[-1] if page else {"seq": position["s"], "change_id": position["c"]}
     return ChangesFeed(
         changes=[_change(group) for group in group_changes(page)],
-        next_cursor=encode_cursor(_KIND, a=last["at"], c=last["change_id"]),
+        next_cursor=encode_cursor(_KIND, s=last["seq"], c=last["change_id"]),
         more=len(rows) > request.limit,
     )
 

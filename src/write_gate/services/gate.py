@@ -5,20 +5,26 @@ import os
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 
 from write_gate.access.agents import Agent
 from write_gate.core.clock import utc_now
-from write_gate.core.cypher.aliases import ALIAS_OF, alias_target
+from write_gate.core.cypher.aliases import alias_target
+from write_gate.core.cypher.deciding_writes import (
+    node_statement,
+    node_values,
+    relationship_statement,
+    relationship_values,
+)
 from write_gate.core.cypher.records import current_relationship
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.cypher.writes import write_node, write_relationship
 from write_gate.core.decay import parse_at, weigher
 from write_gate.core.decisions import Policy, Stamp, plan_node_write, plan_relationship_write
 from write_gate.core.formula import FormulaProvider
-from write_gate.core.guard import Guarded, fresh_write, guard_write
+from write_gate.core.guard import Guarded, fresh_write, guard_write, next_weight
 from write_gate.core.history import Subject
 from write_gate.core.identity import identity_key
 from write_gate.core.model import (
@@ -59,6 +65,11 @@ def contention() -> GateRejection:
         reason="contention",
         attempts=MAX_ATTEMPTS,
     )
+
+
+def _stubs(row: Mapping[str, Any]) -> list[str]:
+    """The endpoints a relationship write created as stubs."""
+    return [side for side, key in (("from", "from_stub"), ("to", "to_stub")) if row.get(key)]
 
 
 def _missing_endpoint(start: Endpoint, end: Endpoint, found: Mapping[str, Any]) -> GateRejection:
@@ -171,13 +182,23 @@ class Gate:
         return Stamp(self.version, utc_now(), agent.id)
 
     def guard(
-        self, subject: Subject, entry: SchemaEntry | None, current: Mapping[str, Any] | None, plan: Planned
+        self,
+        subject: Subject,
+        entry: SchemaEntry | None,
+        current: Mapping[str, Any] | None,
+        plan: Planned,
+        *,
+        weight: float | None | Literal[False] = False,
     ) -> Guarded:
         """The write decided under the conflict policies (the entry's, else the gate's) on what `subject` held
-        when read, with its records (core/guard.py)."""
+        when read, with its records (core/guard.py). `weight`: a relationship's, as given (None: not given), its
+        change recorded with the values'."""
         claim = plan.provenance.value_claim()
+        computed = None
+        if weight is not False:
+            computed = {"weight": next_weight((current or {}).get("weight"), weight, current is None)}
         if current is None:  # nothing to weigh: the fast path of every new node a batch creates
-            return fresh_write(subject, plan.properties, plan.identity, claim, new_id())
+            return fresh_write(subject, plan.properties, plan.identity, claim, new_id(), computed)
         default = self.policy.conflicts
         return guard_write(
             subject,
@@ -189,6 +210,7 @@ class Gate:
             weigher(entry.half_life_days if entry else None, self.policy.half_life_by_method, parse_at(claim.at)),
             change_id=new_id(),
             new_id=new_id,
+            computed=computed,
         )
 
     async def current_node(self, label: str, key: str) -> dict[str, Any] | None:
@@ -204,8 +226,10 @@ class Gate:
         free_text: bool = False,
         also_declared: frozenset[str] = frozenset(),
     ) -> NodeWritten:
-        """Read the node, decide, write guarded by the revision read; a node that moved in between (another
-        writer, or a merge that made it an alias) is read and decided again. `free_text` and `also_declared` as
+        """One statement that decides and writes (core/cypher/deciding_writes.py). Where it meets another writer's
+        value it writes nothing and answers what the node holds: decided here under the conflict policies and
+        written guarded by that revision; a node that moved in between (another writer, or a merge that made it
+        an alias) is decided again. An alias is followed to its survivor. `free_text` and `also_declared` as
         plan_node_write takes them (an import of memory files)."""
         for attempt in range(MAX_ATTEMPTS):
             await backoff(attempt)
@@ -221,13 +245,25 @@ class Gate:
             )
             result = plan.result
             agent.grant.check_labels([result.label])
-            key = identity_key(result.merge_keys)
-            current = await self.current_node(result.label, key)
-            if current is not None and current.get(ALIAS_OF) is not None:
+            values = node_values(
+                result.label,
+                result.merge_keys,
+                plan.properties,
+                plan.provenance,
+                result.remapped_from,
+                result.property_remaps,
+                new_id(),
+                batch=False,
+            )
+            rows = await run_write(self.backend, node_statement(result.label, values))
+            if not rows:  # an alias: write to its survivor
                 request = await self._redirected(request, result.label, result.merge_keys, "label", "merge_keys")
                 continue
+            if rows[0]["written"]:
+                return result
+            current = rows[0]["current"]  # it met another writer's value: decided here, written guarded
             guarded = self.guard(
-                Subject.node(result.label, key),
+                Subject.node(result.label, values["key"]),
                 self.registry.get_entry(result.label),
                 current,
                 Planned(plan.properties, result.merge_keys, plan.provenance),
@@ -239,7 +275,7 @@ class Gate:
                 plan.provenance,
                 result.remapped_from,
                 result.property_remaps,
-                guarded.as_guard(current is None),
+                guarded.as_guard(False),
             )
             written = await run_write(self.backend, statement)
             if written and written[0]["written"]:
@@ -249,7 +285,8 @@ class Gate:
     async def write_relationship(
         self, request: WriteRelationshipRequest, agent: Agent, *, free_text: bool = False
     ) -> RelationshipWritten:
-        """As write_node: read (the endpoints and the relationship), decide, write guarded, again if it moved."""
+        """As write_node: one statement that decides and writes; where it meets another writer's value, decided here
+        and written guarded. No row: an endpoint is missing or an alias, which a read tells apart."""
         for attempt in range(MAX_ATTEMPTS):
             await backoff(attempt)
             plan = plan_relationship_write(
@@ -257,24 +294,45 @@ class Gate:
             )
             start, end, result = plan.start, plan.end, plan.result
             check_relationship_write(agent.grant, [result.type], [start.label, end.label], plan.merge_endpoints)
-            read = current_relationship(result.type, start.label, end.label)
-            [found] = await read_to_write(
-                self.backend, Statement(read.text, {"from_key": start.key, "to_key": end.key})
+            values = relationship_values(
+                start,
+                end,
+                plan.merge_endpoints,
+                plan.properties,
+                plan.provenance,
+                request.weight,
+                result.remapped_from,
+                plan.property_remaps,
+                new_id(),
+                batch=False,
             )
-            if found["from_alias"] is not None or found["to_alias"] is not None:
-                for side, endpoint in (("from", start), ("to", end)):
-                    request = await self._redirected(
-                        request, endpoint.label, endpoint.keys, f"{side}_label", f"{side}_keys"
-                    )
-                continue
-            if not plan.merge_endpoints and not (found["from_found"] and found["to_found"]):
-                raise _missing_endpoint(start, end, found)
-            current = found["props"]
+            rows = await run_write(
+                self.backend, relationship_statement(result.type, start, end, plan.merge_endpoints, values)
+            )
+            if not rows:
+                read = current_relationship(result.type, start.label, end.label)
+                [found] = await read_to_write(
+                    self.backend, Statement(read.text, {"from_key": start.key, "to_key": end.key})
+                )
+                if found["from_alias"] is not None or found["to_alias"] is not None:
+                    for side, endpoint in (("from", start), ("to", end)):
+                        request = await self._redirected(
+                            request, endpoint.label, endpoint.keys, f"{side}_label", f"{side}_keys"
+                        )
+                    continue
+                if not plan.merge_endpoints and not (found["from_found"] and found["to_found"]):
+                    raise _missing_endpoint(start, end, found)
+                continue  # both there now: written between the two statements
+            row = rows[0]
+            if row["written"]:
+                return result.model_copy(update={"stub_endpoints": _stubs(row), "weight": row["weight"]})
+            current = row["current"]  # it met another writer's value: decided here, written guarded
             guarded = self.guard(
                 Subject.relationship(result.type, start.label, start.key, end.label, end.key),
                 self.registry.get_relationship(result.type),
                 current,
                 Planned(plan.properties, {}, plan.provenance),
+                weight=request.weight,
             )
             statement = write_relationship(
                 result.type,
@@ -286,12 +344,15 @@ class Gate:
                 plan.merge_endpoints,
                 request.weight,
                 plan.property_remaps,
-                guarded.as_guard(current is None),
+                guarded.as_guard(False),
             )
-            rows = await run_write(self.backend, statement)
-            if rows:
-                stubs = [side for side, key in (("from", "from_stub"), ("to", "to_stub")) if rows[0].get(key)]
-                update = {"stub_endpoints": stubs, "weight": rows[0]["weight"], "conflicts": guarded.met}
+            written = await run_write(self.backend, statement)
+            if written:
+                update = {
+                    "stub_endpoints": _stubs(written[0]),
+                    "weight": written[0]["weight"],
+                    "conflicts": guarded.met,
+                }
                 return result.model_copy(update=update)
         raise contention()
 

@@ -11,6 +11,7 @@ from write_gate.core.clock import as_utc_text
 from write_gate.core.cypher.history_reads import CONFLICTS, changes_of
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import Policy, UnknownLabelPolicy, resolve_label, resolve_relationship_type
+from write_gate.core.history import value_changes
 from write_gate.core.identifiers import normalize_identifier
 from write_gate.core.identity import identity_key
 from write_gate.core.model import ErrorCode, GateRejection, KeyValue
@@ -142,25 +143,49 @@ def _change(record: dict[str, Any]) -> Change:
     )
 
 
+def history_position(cursor: str | None) -> dict[str, Any]:
+    """A get_history cursor's position: `s` (seq), `c` (change id), `p` (property); a cursor from before `seq`
+    existed holds the `at` in `a`, which is the seq of every record of its time (core/history.py)."""
+    if cursor is None:
+        return {}
+    try:
+        return decode_cursor(cursor, "history", s=str, c=str, p=str) or {}
+    except GateRejection:
+        old = decode_cursor(cursor, "history", a=str, c=str, p=str) or {}
+        return {"s": old["a"], "c": old["c"], "p": old["p"]}
+
+
 async def get_history(gate: Gate, request: GetHistoryRequest) -> History:
     relationship, subject = _subject_params(gate, request)
-    position = decode_cursor(request.cursor, "history", a=str, c=str, p=str) or {}
+    position = history_position(request.cursor)
     prop = normalize_identifier(request.property, "property") if request.property is not None else None
     params = {
         **subject,
         "property": prop,
         "since": as_utc_text(request.since) if request.since is not None else None,
-        "after_at": position.get("a"),
+        "after_seq": position.get("s"),
         "after_id": position.get("c"),
         "after_property": position.get("p"),
-        "limit": request.limit + 1,  # one more: is there a next page
+        # Records: each holds at least one value past the cursor, but the cursor's own may hold none more; and
+        # one more value than the page says whether there is a next one.
+        "limit": request.limit + 2,
     }
     rows = await gate.reader.read(Statement(changes_of(relationship).text, params))
-    page = rows[: request.limit]
-    more = len(rows) > request.limit
-    last = page[-1] if page else None
-    cursor = encode_cursor("history", a=last["at"], c=last["change_id"], p=last["property"]) if more and last else None
-    return History(changes=[_change(row["change"]) for row in page], next_cursor=cursor)
+    after = (position["s"], position["c"], position["p"]) if position else None
+    entries: list[tuple[tuple[str, str, str], dict[str, Any]]] = []
+    for row in rows:
+        values = value_changes(row["change"])
+        for value in sorted(values, key=lambda v: str(v.get("property")), reverse=True):
+            place = (row["seq"], row["change_id"], str(value.get("property")))
+            if (prop is None or value.get("property") == prop) and (after is None or place < after):
+                entries.append((place, value))
+    page = entries[: request.limit]
+    more = len(entries) > request.limit
+    cursor = None
+    if more and page:
+        seq, change_id, property_ = page[-1][0]
+        cursor = encode_cursor("history", s=seq, c=change_id, p=property_)
+    return History(changes=[_change(value) for _, value in page], next_cursor=cursor)
 
 
 def subject_of_record(record: dict[str, Any]) -> dict[str, Any]:

@@ -14,20 +14,20 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from write_gate.access.agents import Agent
 from write_gate.core.claims import claim_value
+from write_gate.core.cypher.deciding_writes import node_values
 from write_gate.core.cypher.memory_writes import (
     add_observations,
+    create_node,
     create_node_if_name_absent,
     create_relationship_if_absent,
     delete_nodes,
     delete_observations,
     delete_relationship,
 )
-from write_gate.core.cypher.records import Guard
-from write_gate.core.cypher.writes import write_node
+from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import check_types, plan_node_write, plan_relationship_write, resolve_relationship_type
 from write_gate.core.formula import compute_confidence
 from write_gate.core.history import Subject
-from write_gate.core.identity import identity_key
 from write_gate.core.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
 from write_gate.core.values import value_kind
 from write_gate.services.aliases import survivor_names
@@ -254,20 +254,24 @@ class MemoryService:
                 continue
             seen.add(entity.name)
             if write:
+                # The node is new (the statement finds the name nowhere first): created with what it holds, its
+                # search text and its record (core.history, from nothing), under the call's change id.
                 keys = {"name": entity.name}
-                subject = Subject.node(label, identity_key(keys))
-                changes = created_changes(subject, {**keys, **plan.properties}, change, plan.provenance)
-                # Guarded at revision 0 (it is new): it starts at revision 1, as its records (the guard's) say.
-                node_write = write_node(
+                values = node_values(
                     label,
                     keys,
                     plan.properties,
                     plan.provenance,
                     plan.result.remapped_from,
                     plan.result.property_remaps,
-                    Guard(0, True, changes, [], change.change_id),
+                    change.change_id,
+                    batch=False,
                 )
-                statement = create_node_if_name_absent(scope, entity.name, node_write)
+                subject = Subject.node(label, values["key"])
+                changes = created_changes(subject, {**keys, **plan.properties}, change, plan.provenance)
+                text = create_node(label, plan.result.remapped_from is not None).text
+                create = Statement(text, {**values, "changes": changes})
+                statement = create_node_if_name_absent(scope, entity.name, create)
                 rows = await run_write(gate.backend, statement)
                 if not (rows and rows[0]["written"]):
                     outcomes[i] = ItemOutcome(

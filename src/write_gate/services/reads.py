@@ -26,7 +26,7 @@ from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher.memory_writes import NameScope
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decay import parse_at, weigher
-from write_gate.core.history import REVISION_FIELD
+from write_gate.core.history import REVISION_FIELD, SEQ_FIELD
 from write_gate.core.identifiers import RESERVED_LABELS, normalize_identifier
 from write_gate.core.identity import FOLD_PREFIX, KEY_FIELD, SEARCH_FIELD, fold, identity_key
 from write_gate.core.knowledge import ARCHIVED_AT, ARCHIVED_BY, MAX_IMPORTANCE, MIN_IMPORTANCE, EntityFilter
@@ -202,9 +202,9 @@ def decode_cursor(cursor: str | None, kind: str, **shape: type) -> dict[str, Any
 
 # --- shaping (pure) ----------------------------------------------------------------------------
 
-# Shown elsewhere (name, observations) or the gate's own bookkeeping (identity, search text, revision, the
-# archive's marks).
-_HIDDEN = ("name", "observations", KEY_FIELD, SEARCH_FIELD, REVISION_FIELD, ARCHIVED_AT, ARCHIVED_BY)
+# Shown elsewhere (name, observations) or the gate's own bookkeeping (identity, search text, revision and the
+# order of its changes, the archive's marks).
+_HIDDEN = ("name", "observations", KEY_FIELD, SEARCH_FIELD, REVISION_FIELD, SEQ_FIELD, ARCHIVED_AT, ARCHIVED_BY)
 
 
 def display_name(props: Mapping[str, Any]) -> str | None:
@@ -295,7 +295,7 @@ def to_relation(
         from_=start,
         to=end,
         relationType=type_,
-        properties={k: v for k, v in plain.items() if k != REVISION_FIELD},
+        properties={k: v for k, v in plain.items() if k not in (REVISION_FIELD, SEQ_FIELD)},
         combined_weight=combined_weight,
         provenance=_weighed(claims, weigh) if show_claims else None,
     )

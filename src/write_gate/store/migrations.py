@@ -16,6 +16,7 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.store.backfill import backfill_identity
 from write_gate.store.bundled import bundled
+from write_gate.store.history_order import backfill_change_order
 from write_gate.store.schema_files import load_into_graph, read_sources
 from write_gate.store.text_indexes import index_search_text
 
@@ -33,6 +34,8 @@ class JsonMigration(BaseModel):
     backfill_identity: bool = False
     # Index every registered label's search text for the ranked search (see text_indexes.py).
     text_indexes: bool = False
+    # Give change records written before the write decided their order their `seq` (see history_order.py).
+    backfill_change_order: bool = False
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,8 @@ async def _apply(backend: GraphBackend, migration: Migration, schemas_dir: Path)
         await backfill_identity(backend)
     if spec.text_indexes:
         await index_search_text(backend)
+    if spec.backfill_change_order:
+        await backfill_change_order(backend)
 
 
 async def migrate(backend: GraphBackend, folder: Path | None = None, schemas_dir: Path | None = None) -> list[str]:

@@ -3,19 +3,20 @@ MATCH (m:`Person` {_key: $merged_key})
 WHERE id(kept) <> id(m) AND kept._alias_of IS NULL AND m._alias_of IS NULL
 OPTIONAL MATCH (m)-[seen]-()
 WITH kept, m, collect(DISTINCT seen) AS rels
-WITH kept, m, [r IN rels | toString(id(r)) + '@' + coalesce(r.last_updated, '')] AS seen
+WITH kept, m, [r IN rels | toString(id(r)) + '@' + coalesce(r.last_updated, '')] AS seen,
+     reduce(seq_max = $last_updated, seq_prev IN [kept._seq, m._seq] + [seq_of IN rels | seq_of._seq] | CASE WHEN coalesce(seq_prev, '') >= seq_max THEN seq_prev + '#' ELSE seq_max END) AS seq
 WHERE size(seen) = size($seen) AND all(f IN seen WHERE f IN $seen)
 OPTIONAL MATCH (m)-[rest]-()
-WITH kept, m, collect(DISTINCT rest) AS leftover
+WITH kept, m, seq, collect(DISTINCT rest) AS leftover
 FOREACH (d IN leftover | DELETE d)
 SET kept._f__alias = coalesce(kept._f__alias, []) + $alias_text,
     kept._stub = CASE WHEN m._stub IS NULL THEN null ELSE kept._stub END,
     kept.last_updated = $last_updated, kept.updated_by = $updated_by,
-    kept._rev = coalesce(kept._rev, 0) + 1,
+    kept._rev = coalesce(kept._rev, 0) + 1, kept._seq = seq, m._seq = seq,
     m._alias_of = kept._key, m._alias_label = $survivor_label,
     m.last_updated = $last_updated, m.updated_by = $updated_by
-WITH kept
-SET kept._search = reduce(s = '', k IN [k IN keys(kept) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(kept)[k] | t + '\t' + coalesce(x, '')))
-FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record)
+WITH kept, seq, properties(kept) AS searched
+SET kept._search = reduce(s = '', k IN [k IN keys(searched) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN searched[k] | t + '\t' + coalesce(x, '')))
+FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record, h.seq = seq)
 FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record)
 RETURN kept._key AS survivor

@@ -5,12 +5,13 @@ ON CREATE SET b += $to_stub, b._stub = true, b.confidence = $confidence, b.sourc
 WITH a, b WHERE a._alias_of IS NULL AND b._alias_of IS NULL
 MERGE (a)-[r:`WORKS_FOR`]->(b)
 ON CREATE SET r.created_at = $last_updated
-WITH a, b, r WHERE coalesce(r._rev, 0) = $revision
+WITH a, b, r, CASE WHEN coalesce(r._seq, '') >= $last_updated THEN r._seq + '#' ELSE $last_updated END AS seq
+WHERE coalesce(r._rev, 0) = $revision
 SET r.weight = CASE WHEN $fresh OR $weight IS NULL THEN coalesce(r.weight, $weight, 1.0) ELSE (coalesce(r.weight, 1.0) + $weight) / 2 END,
     r += $properties,
     r.confidence = $confidence, r.source = $source, r.extraction_method = $extraction_method, r.write_gate_version = $write_gate_version, r.written_by = $written_by, r.last_updated = $last_updated, r.updated_by = $updated_by,
-    r._rev = $revision + 1,
+    r._rev = $revision + 1, r._seq = seq,
     r._schema_remap_from = $remapped_from
-FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record)
+FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record, h.seq = seq)
 FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record)
 RETURN a._stub = true AS from_stub, b._stub = true AS to_stub, r.weight AS weight

@@ -3,16 +3,7 @@ OPTIONAL MATCH (x1:`Organization` {_key: $name_key})
 OPTIONAL MATCH (x2:`Npc`) WHERE x2.name = $name
 WITH coalesce(x0, x1, x2) AS existing
 WHERE existing IS NULL
-MERGE (n:`Person` {_key: $key})
-ON CREATE SET n += $identity
-WITH n WHERE n._alias_of IS NULL
-WITH n WHERE coalesce(n._rev, 0) = $revision
-SET n += $properties,
-    n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.written_by = $written_by, n.last_updated = $last_updated, n.updated_by = $updated_by,
-    n._stub = null,
-    n._rev = $revision + 1
-FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record)
-FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record)
-WITH n
-SET n._search = reduce(s = '', k IN [k IN keys(n) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN properties(n)[k] | t + '\t' + coalesce(x, '')))
-RETURN count(n) AS written
+CREATE (n:`Person` {_key: $key})
+SET n += $identity, n += $values, n += $extra, n._search = $search, n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.written_by = $written_by, n.last_updated = $last_updated, n.updated_by = $updated_by, n._rev = 1, n._seq = $last_updated
+FOREACH (c IN $changes | CREATE (h:WriteGateChange) SET h += c)
+RETURN true AS written

@@ -6,7 +6,7 @@ Each mark (and its removal) is one change record, as `history_writes` records th
 import functools
 
 from write_gate.core.cypher.aliases import not_alias
-from write_gate.core.cypher.history_writes import append_changes, bump_revision, property_change
+from write_gate.core.cypher.history_writes import append_changes, bump_revision, property_change, with_seq
 from write_gate.core.cypher.reads import not_archived
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
@@ -40,6 +40,7 @@ def candidates(labels: tuple[str, ...]) -> Statement:
 ARCHIVE = Statement(
     "UNWIND $ids AS i\n"
     f"MATCH (n) WHERE id(n) = i AND {not_alias('n')} AND {not_archived('n')} AND {_matches('n')}\n"
+    f"{with_seq('n', 'n')}\n"
     f"{append_changes(property_change('n', ARCHIVED_AT, '$at'))}\n"
     f"SET n.{ARCHIVED_AT} = $at, n.{ARCHIVED_BY} = $agent, {bump_revision('n')}\n"
     "RETURN id(n) AS id"
@@ -50,6 +51,7 @@ ARCHIVE = Statement(
 RESTORE = Statement(
     "UNWIND $ids AS i\n"
     f"MATCH (n) WHERE id(n) = i AND n.{ARCHIVED_AT} IS NOT NULL\n"
+    f"{with_seq('n', 'n')}\n"
     f"{append_changes(property_change('n', ARCHIVED_AT, 'null'))}\n"
     f"SET n.{ARCHIVED_AT} = null, n.{ARCHIVED_BY} = null, {bump_revision('n')}\n"
     "RETURN id(n) AS id"

@@ -27,10 +27,20 @@ assert SEPARATOR == "\t"  # the literal above is that character, written the way
 
 def refresh_search_text(var: str, carried: str | None = None) -> str:
     """`WITH ...` then `SET var._search = ...`. The WITH is needed: FalkorDB evaluates the properties of a
-    node SET earlier in the same clause chain as they were before that SET, and sees them after a WITH."""
-    folded = f"[k IN keys({var}) WHERE k STARTS WITH '{FOLD_PREFIX}']"
-    joined = f"reduce(t = s, x IN properties({var})[k] | t + {_SEPARATOR_LITERAL} + coalesce(x, ''))"
-    return f"WITH {carried or var}\nSET {var}.{SEARCH_FIELD} = reduce(s = '', k IN {folded} | {joined})"
+    node SET earlier in the same clause chain as they were before that SET, and sees them after a WITH. The
+    node's properties are read once (`searched`), not once per folded list."""
+    return (
+        f"WITH {carried or var}, properties({var}) AS searched\nSET {var}.{SEARCH_FIELD} = {search_text_of('searched')}"
+    )
+
+
+def search_text_of(props: str, unless_in: str | None = None) -> str:
+    """The search text of the properties map `props`: the join of its folded `_f_` lists (`unless_in`: but for those
+    the map `unless_in` holds too)."""
+    other = f" AND NOT k IN keys({unless_in})" if unless_in else ""
+    folded = f"[k IN keys({props}) WHERE k STARTS WITH '{FOLD_PREFIX}'{other}]"
+    joined = f"reduce(t = s, x IN {props}[k] | t + {_SEPARATOR_LITERAL} + coalesce(x, ''))"
+    return f"reduce(s = '', k IN {folded} | {joined})"
 
 
 def stamp(var: str, source: str = "$", fields: tuple[str, ...] = PROVENANCE_FIELDS) -> str:
@@ -78,8 +88,16 @@ def property_breadcrumb(property_remaps: Sequence[str]) -> dict[str, list[str]]:
 def stub_properties(label: str, keys: Mapping[str, Any], provenance: Provenance) -> dict[str, Any]:
     """A stub is created with nothing but its keys, so its whole search text is known here."""
     props = identity_properties(label, keys, provenance)
-    texts = [text for name, values in props.items() if name.startswith(FOLD_PREFIX) for text in values]
-    return {**props, SEARCH_FIELD: "".join(SEPARATOR + text for text in texts)}
+    return {**props, SEARCH_FIELD: search_text(props)}
+
+
+def search_text(*maps: Mapping[str, Any]) -> str:
+    """The search text of a node created with these properties (their `_f_` lists, in order): what
+    `refresh_search_text` would compute from them, known before the write that creates it."""
+    texts = [
+        text for props in maps for name, values in props.items() if name.startswith(FOLD_PREFIX) for text in values
+    ]
+    return "".join(SEPARATOR + text for text in texts)
 
 
 def match_node(var: str, label: str, param: str) -> str:

@@ -39,7 +39,8 @@ def set_parent(type_: str, child_label: str, parent_label: str) -> Statement:
                 append_changes(deleted_relationships("old")),
                 "FOREACH (gone IN old | DELETE gone)",
                 f"CREATE (child)-[r:{t}]->(parent)",
-                relationship_set(False) + ",\n    r.weight = 1.0, r.created_at = $last_updated, r._rev = 1",
+                relationship_set(False)
+                + ",\n    r.weight = 1.0, r.created_at = $last_updated, r._rev = 1, r._seq = $at",
                 append_changes(),
                 "RETURN count(r) AS written",
             ]

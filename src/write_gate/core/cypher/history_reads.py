@@ -1,12 +1,15 @@
 """Read-only statements over the change and conflict records (`core.history`), newest first, keyset-paged.
 
-Optional filters are parameters that may be null (no filter), so each tool has one statement text. A page
-resumes strictly after the last record answered, by its sort key: (`at`, `change_id`, `property`) for changes
-(unique for one subject: a change records each property once) and (`at`, `conflict_id`) for conflicts.
+Optional filters are parameters that may be null (no filter), so each tool has one statement text. Changes sort
+by (`seq`, `change_id`): a subject's order (core/cypher/change_order.py); a record written before `seq` existed
+sorts by its `at`. A page of changes is a page of values: a record of the one-per-write form holds several
+(`core.history.value_changes` splits it), so the statement answers the records from the cursor's own on
+(`after_seq`, `after_id`; a record of the one-value form strictly after `after_property` there) and the service
+cuts the page. Conflicts page by (`at`, `conflict_id`).
 """
 
 from write_gate.core.cypher.statement import Statement
-from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL
+from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL, PROPERTIES
 
 _NODE = "h.subject = 'node' AND h.label = $label AND h.key = $key"
 _RELATIONSHIP = (
@@ -15,19 +18,23 @@ _RELATIONSHIP = (
 )
 
 
+_SEQ = "coalesce(h.seq, h.at)"
+
+
 def changes_of(relationship: bool) -> Statement:
     """Parameters: `label` and `key` (a node) or `label` (the type), `from_label`, `from_key`, `to_label`,
-    `to_key` (a relationship); `property`, `since` (ISO text), `after_at`, `after_id`, `after_property` (the
-    cursor's), each null for none; `limit`."""
+    `to_key` (a relationship); `property`, `since` (ISO text), `after_seq`, `after_id`, `after_property` (the
+    cursor's), each null for none; `limit` (records)."""
     return Statement(
         f"MATCH (h:{CHANGE_LABEL})\n"
         f"WHERE {_RELATIONSHIP if relationship else _NODE}\n"
-        "  AND ($property IS NULL OR h.property = $property)\n"
+        f"  AND ($property IS NULL OR h.property = $property OR $property IN coalesce(h.{PROPERTIES}, []))\n"
         "  AND ($since IS NULL OR h.at >= $since)\n"
-        "  AND ($after_at IS NULL OR h.at < $after_at OR (h.at = $after_at AND (h.change_id < $after_id"
-        " OR (h.change_id = $after_id AND h.property < $after_property))))\n"
-        "RETURN properties(h) AS change, h.at AS at, h.change_id AS change_id, h.property AS property\n"
-        "ORDER BY at DESC, change_id DESC, property DESC\n"
+        f"  AND ($after_seq IS NULL OR {_SEQ} < $after_seq OR ({_SEQ} = $after_seq AND (h.change_id < $after_id"
+        f" OR (h.change_id = $after_id AND (h.{PROPERTIES} IS NOT NULL OR h.property < $after_property)))))\n"
+        f"RETURN properties(h) AS change, {_SEQ} AS seq, h.change_id AS change_id,"
+        " coalesce(h.property, '') AS property\n"
+        "ORDER BY seq DESC, change_id DESC, property DESC\n"
         "LIMIT $limit"
     )
 

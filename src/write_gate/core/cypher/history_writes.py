@@ -4,21 +4,33 @@ that makes the change, so a change and its record land together or not at all.
 Deletes build their records in Cypher, from the node or relationship as the statement matched it: a cascading
 delete removes every relationship the node has when it runs, including one written after any read the service
 could have made, so only the statement itself knows exactly what it deletes. The record maps are those of
-`core.history.delete_changes` (tests compare the two): one per value not starting with `_`, its claim beside
-it; a null in a map is not stored, so an absent claim or revision is left out, as there.
+`core.history.delete_changes` (tests compare the two): one per subject, every value not starting with `_`,
+its claim beside it; a null in a map is not stored, so an absent revision is left out, as there.
 
 Writes whose `before` is known in Python (a create guarded by absence) pass `core.history` records as a
 parameter (`append_changes`); the observations list, whose `before` only the statement sees, is recorded from
 inside it (`observations_change`).
 
-The records of one call share its `ChangeStamp`'s parameters: `change_id`, `at`, `agent`.
+The records of one call share its `ChangeStamp`'s parameters: `change_id`, `at`, `agent`. Each record's `seq`
+(core/cypher/change_order.py) is computed by the statement: a write computes it in a `WITH` before it changes
+the subject (the records and the subject's `_seq` then take that one value); a delete computes each deleted
+subject's from what it held.
 """
 
 from dataclasses import dataclass
 from typing import Any
 
 from write_gate.core.claims import CLAIM_PREFIX
-from write_gate.core.history import CHANGE_LABEL, REVISION_FIELD, Op
+from write_gate.core.cypher.change_order import next_seq, set_seq
+from write_gate.core.history import (
+    AFTER_VALUES,
+    BEFORE_CLAIMS,
+    BEFORE_VALUES,
+    CHANGE_LABEL,
+    PROPERTIES,
+    REVISION_FIELD,
+    Op,
+)
 from write_gate.core.identity import KEY_FIELD
 
 _SHARED = "change_id: $change_id, at: $at, agent: $agent"
@@ -36,9 +48,11 @@ class ChangeStamp:
         return {"change_id": self.change_id, "at": self.at, "agent": self.agent}
 
 
-def append_changes(source: str = "$changes") -> str:
-    """Append each record map of the list `source` as one change record."""
-    return f"FOREACH (c IN {source} | CREATE (h:{CHANGE_LABEL}) SET h += c)"
+def append_changes(source: str = "$changes", seq: str | None = None) -> str:
+    """Append each record map of the list `source` as one change record; `seq`, an expression for the records
+    whose maps carry none of their own (a parameter's)."""
+    extra = f", h.seq = {seq}" if seq else ""
+    return f"FOREACH (c IN {source} | CREATE (h:{CHANGE_LABEL}) SET h += c{extra})"
 
 
 def node_subject(var: str) -> str:
@@ -54,13 +68,15 @@ def relationship_subject(var: str) -> str:
 
 
 def _deleted(var: str, subject: str) -> str:
-    """The list of a deleted node's or relationship's records: one per value it holds."""
+    """The list of a deleted node's or relationship's record (none when it held no value)."""
     values = f"properties({var})"
-    return (
-        f"[k IN keys({var}) WHERE NOT k STARTS WITH '_' | {{{_SHARED}, op: '{Op.DELETE.value}', {subject}, "
-        f"revision: {var}.{REVISION_FIELD}, property: k, before: {values}[k], "
-        f"before_claim: {values}['{CLAIM_PREFIX}' + k]}}]"
+    names = f"[k IN keys({var}) WHERE NOT k STARTS WITH '_'"
+    record = (
+        f"{{{_SHARED}, op: '{Op.DELETE.value}', {subject}, revision: {var}.{REVISION_FIELD}, "
+        f"seq: {next_seq([var])}, {PROPERTIES}: {names}], {BEFORE_VALUES}: {names} | [{values}[k]]], "
+        f"{AFTER_VALUES}: {names} | []], {BEFORE_CLAIMS}: {names} | coalesce({values}['{CLAIM_PREFIX}' + k], [])]}}"
     )
+    return f"[record IN [{record}] WHERE size(record.{PROPERTIES}) > 0]"
 
 
 def deleted_node(var: str) -> str:
@@ -99,23 +115,30 @@ def nodes_deleted_with_relationships(list_var: str) -> list[str]:
     ]
 
 
-def observations_change(var: str, after: str) -> str:
-    """A one-record list: the observations list as it is now (`before`, absent when there was none) and as
-    `after` makes it, with the writer's `$claim`; its revision is the one the same statement sets."""
+def observations_change(var: str, after: str, seq: str = "seq") -> str:
+    """A one-record list: the observations list as it is now (`before`, none when there was none) and as `after`
+    makes it, with the writer's `$claim`; its revision and `seq` are the ones the same statement sets."""
     return (
-        f"[{{{_SHARED}, op: '{Op.SET.value}', {node_subject(var)}, "
-        f"revision: {_next_revision(var)}, property: 'observations', "
-        f"before: {var}.observations, after: {after}, before_claim: {var}.{CLAIM_PREFIX}observations, claim: $claim}}]"
+        f"[{{{_SHARED}, op: '{Op.SET.value}', {node_subject(var)}, revision: {_next_revision(var)}, seq: {seq}, "
+        f"{PROPERTIES}: ['observations'], {BEFORE_VALUES}: [{_wrapped(f'{var}.observations')}], "
+        f"{AFTER_VALUES}: [[{after}]], {BEFORE_CLAIMS}: [coalesce({var}.{CLAIM_PREFIX}observations, [])], "
+        "claim: $claim}]"
     )
 
 
-def property_change(var: str, prop: str, after: str) -> str:
+def property_change(var: str, prop: str, after: str, seq: str = "seq") -> str:
     """A one-record list: the node's `prop` as it is now (`before`) and as `after` makes it (a gate-owned mark
-    such as the archive's, which carries no claim); its revision is the one the same statement sets."""
+    such as the archive's, which carries no claim); its revision and `seq` are the ones the same statement sets."""
     return (
-        f"[{{{_SHARED}, op: '{Op.SET.value}', {node_subject(var)}, "
-        f"revision: {_next_revision(var)}, property: '{prop}', before: {var}.{prop}, after: {after}}}]"
+        f"[{{{_SHARED}, op: '{Op.SET.value}', {node_subject(var)}, revision: {_next_revision(var)}, seq: {seq}, "
+        f"{PROPERTIES}: ['{prop}'], {BEFORE_VALUES}: [{_wrapped(f'{var}.{prop}')}], "
+        f"{AFTER_VALUES}: [{_wrapped(after)}], {BEFORE_CLAIMS}: [[]]}}]"
     )
+
+
+def _wrapped(value: str) -> str:
+    """As `core.history.wrapped`: [] for none, else [value]."""
+    return f"CASE WHEN {value} IS NULL THEN [] ELSE [{value}] END"
 
 
 def _next_revision(var: str) -> str:
@@ -123,6 +146,11 @@ def _next_revision(var: str) -> str:
     return f"coalesce({var}.{REVISION_FIELD}, 0) + 1"
 
 
-def bump_revision(var: str) -> str:
-    """A SET item: one more accepted write (`core.history.REVISION_FIELD`)."""
-    return f"{var}.{REVISION_FIELD} = {_next_revision(var)}"
+def bump_revision(var: str, seq: str = "seq") -> str:
+    """SET items: one more accepted write (`core.history.REVISION_FIELD`), its change the subject's last."""
+    return f"{var}.{REVISION_FIELD} = {_next_revision(var)}, {set_seq(var, seq)}"
+
+
+def with_seq(carried: str, *subjects: str) -> str:
+    """`WITH carried, <the change's seq> AS seq`: before a write to `subjects` that records its change."""
+    return f"WITH {carried}, {next_seq(subjects)} AS seq"

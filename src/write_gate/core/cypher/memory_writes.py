@@ -2,11 +2,13 @@
 then addressed by id, guarded by the name: an id the engine reused since the lookup matches nothing.
 """
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from write_gate.core.claims import claim_name
+from write_gate.core.cypher.change_order import next_seq, set_seq
 from write_gate.core.cypher.clauses import (
     match_node,
     refresh_search_text,
@@ -24,10 +26,12 @@ from write_gate.core.cypher.history_writes import (
     observations_change,
 )
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
+from write_gate.core.history import REVISION_FIELD
 from write_gate.core.identifiers import CHANGE_FIELDS, quote
 from write_gate.core.identity import (
     FOLD_PREFIX,
     KEY_FIELD,
+    SEARCH_FIELD,
     fold,
     identity_key,
 )
@@ -54,7 +58,8 @@ def create_relationship_if_absent(
         f"OPTIONAL MATCH (a)-[existing:{quote(type_)}]->(b)",
         "WITH a, b, existing WHERE existing IS NULL",
         f"CREATE (a)-[r:{quote(type_)}]->(b)",
-        relationship_set(remapped_from is not None) + ",\n    r.weight = 1.0, r.created_at = $last_updated, r._rev = 1",
+        relationship_set(remapped_from is not None)
+        + ",\n    r.weight = 1.0, r.created_at = $last_updated, r._rev = 1, r._seq = $last_updated",
         append_changes(),
         "RETURN count(r) AS created",
     ]
@@ -81,9 +86,8 @@ class NameScope:
 def create_node_if_name_absent(scope: NameScope, name: str, write: Statement) -> Statement:
     """The memory profile's create: names are unique across labels, as in the official server. One statement
     checks every registered label and writes only if the name is nowhere; so the check and the write are
-    atomic, and it costs one round trip. `write` is write_node's guarded statement: the node is new, so its
-    records (`core.history.set_changes` from nothing) are known before it runs, and its guard carries them; they
-    are appended only when the write goes ahead."""
+    atomic, and it costs one round trip. `write` is `create_node`'s: the node is new, so what it holds and its
+    record (`core.history.set_changes` from nothing) are known before it runs."""
     lookups = [
         f"OPTIONAL MATCH (x{i}:{quote(label)} {{{KEY_FIELD}: $name_key}})"
         for i, label in enumerate(scope.keyed_by_name)
@@ -99,6 +103,24 @@ def create_node_if_name_absent(scope: NameScope, name: str, write: Statement) ->
     return Statement(text, {**write.params, "name": name, "name_key": identity_key({"name": name})})
 
 
+@functools.lru_cache(maxsize=256)
+def create_node(label: str, remapped: bool) -> Statement:
+    """A node the statement has found absent (`create_node_if_name_absent`), created with everything it holds
+    (`$identity`, `$values`, `$extra`, its search text `$search`, the provenance stamp, revision 1 and its first
+    change's `seq`, its `at`) and its record (`$changes`, one record). A CREATE, not a MERGE: the look-up before it
+    has just found no node of this identity (on Memgraph, a create racing it meets the `_key` constraint, and the
+    retried statement then finds the node). `remapped`: its label as written, `$remapped_from`. Returns
+    `written`."""
+    remap = ", n._schema_remap_from = $remapped_from" if remapped else ""
+    return Statement(
+        f"CREATE (n:{quote(label)} {{{KEY_FIELD}: $key}})\n"
+        "SET n += $identity, n += $values, n += $extra, "
+        f"n.{SEARCH_FIELD} = $search, {stamp('n')}, n.{REVISION_FIELD} = 1, {set_seq('n', '$last_updated')}{remap}\n"
+        f"{append_changes()}\n"
+        "RETURN true AS written"
+    )
+
+
 def add_observations(
     node_id: int, name: str, contents: list[str], change: ChangeStamp, updated_by: str, claim: list[Any]
 ) -> Statement:
@@ -109,7 +131,8 @@ def add_observations(
     after = "coalesce(n.observations, []) + [i IN new | $contents[i]]"
     text = (
         f"{_BY_ID}\n"
-        "WITH n, [i IN range(0, size($contents) - 1) WHERE NOT $contents[i] IN coalesce(n.observations, [])] AS new\n"
+        "WITH n, [i IN range(0, size($contents) - 1) WHERE NOT $contents[i] IN coalesce(n.observations, [])] AS new,\n"
+        f"     {next_seq(['n'])} AS seq\n"
         "WHERE size(new) > 0\n"  # nothing new: nothing changes, not even the stamp (a repeat is a no-op)
         f"{append_changes(observations_change('n', after))}\n"
         f"SET n.observations = {after},\n"
@@ -141,7 +164,8 @@ def delete_observations(
     text = (
         f"{_BY_ID}\n"
         f"WITH n, coalesce(n.observations, []) AS obs, coalesce(n.{FOLD_PREFIX}observations, []) AS folded\n"
-        "WITH n, obs, folded, [i IN range(0, size(obs) - 1) WHERE NOT obs[i] IN $observations] AS keep\n"
+        "WITH n, obs, folded, [i IN range(0, size(obs) - 1) WHERE NOT obs[i] IN $observations] AS keep,\n"
+        f"     {next_seq(['n'])} AS seq\n"
         "WHERE size(keep) < size(obs)\n"
         f"{append_changes(observations_change('n', after))}\n"
         f"SET n.observations = {after},\n"

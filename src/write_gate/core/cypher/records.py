@@ -1,13 +1,16 @@
 """The clauses of a guarded write: the revision guard, the next revision, and the records appended with it.
 
 The records are created by the write's own statement, so a change and its history land together or not at
-all; `FOREACH ... CREATE ... SET h += record` runs on both engines and creates nothing for an empty list.
+all; `FOREACH ... CREATE ... SET h += record` runs on both engines and creates nothing for an empty list. The
+guard computes the change's `seq` from the subject's last one (core/cypher/change_order.py), and the write sets
+it on the subject and on its record.
 """
 
 from dataclasses import dataclass, field
 from typing import Any
 
 from write_gate.core.cypher.aliases import ALIAS_OF
+from write_gate.core.cypher.change_order import next_seq, set_seq
 from write_gate.core.cypher.clauses import refresh_search_text, stamp
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL, REVISION_FIELD
@@ -30,19 +33,25 @@ class Guard:
         return values | ({"change_id": self.change_id} if self.change_id else {})
 
 
-def revision_guard(var: str, source: str = "$", carried: tuple[str, ...] = ()) -> str:
-    """Carry on only if the subject is still at the revision the write was decided on (absent counts as 0)."""
-    return f"WITH {', '.join((*carried, var))} WHERE coalesce({var}.{REVISION_FIELD}, 0) = {source}revision"
+def revision_guard(var: str, source: str = "$", carried: tuple[str, ...] = (), at: str | None = None) -> str:
+    """Carry on only if the subject is still at the revision the write was decided on (absent counts as 0), with
+    the `seq` of the change (`at`: its records' time, the provenance's `last_updated` unless given)."""
+    at = at or f"{source}last_updated"
+    return (
+        f"WITH {', '.join((*carried, var))}, {next_seq([var], at)} AS seq\n"
+        f"WHERE coalesce({var}.{REVISION_FIELD}, 0) = {source}revision"
+    )
 
 
 def next_revision(var: str, source: str = "$") -> str:
-    """For the write's SET clause."""
-    return f"{var}.{REVISION_FIELD} = {source}revision + 1"
+    """For the write's SET clause (after `revision_guard`): the revision, and the subject's last change."""
+    return f"{var}.{REVISION_FIELD} = {source}revision + 1, {set_seq(var)}"
 
 
 def append_records(source: str = "$") -> list[str]:
+    """After `revision_guard` (its `seq` in scope)."""
     return [
-        f"FOREACH (record IN {source}changes | CREATE (h:{CHANGE_LABEL}) SET h += record)",
+        f"FOREACH (record IN {source}changes | CREATE (h:{CHANGE_LABEL}) SET h += record, h.seq = seq)",
         f"FOREACH (record IN {source}conflicts | CREATE (h:{CONFLICT_LABEL}) SET h += record)",
     ]
 
@@ -70,9 +79,19 @@ def guarded_relationship_set(remapped: bool, source: str = "$", carried: tuple[s
 
 
 def current_nodes(label: str) -> Statement:
-    """The stored properties of the nodes of `keys` that exist (aliases included: the caller redirects)."""
+    """The stored properties of the nodes of `keys` that exist (aliases included: the caller follows them)."""
     return Statement(
         f"UNWIND $keys AS k\nMATCH (n:{quote(label)} {{{KEY_FIELD}: k}})\nRETURN k AS key, properties(n) AS props"
+    )
+
+
+def current_relationships(type_: str, from_label: str, to_label: str) -> Statement:
+    """Which endpoint pairs of `pairs` have a relationship of `type_` between them."""
+    return Statement(
+        "UNWIND $pairs AS p\n"
+        f"MATCH (a:{quote(from_label)} {{{KEY_FIELD}: p.from_key}})-[r:{quote(type_)}]->"
+        f"(b:{quote(to_label)} {{{KEY_FIELD}: p.to_key}})\n"
+        "RETURN DISTINCT p.from_key AS from_key, p.to_key AS to_key"
     )
 
 
@@ -85,16 +104,6 @@ def current_relationship(type_: str, from_label: str, to_label: str) -> Statemen
         f"OPTIONAL MATCH (a)-[r:{quote(type_)}]->(b)\n"
         f"RETURN a IS NOT NULL AS from_found, b IS NOT NULL AS to_found, a.{ALIAS_OF} AS from_alias,\n"
         f"       b.{ALIAS_OF} AS to_alias, CASE WHEN r IS NULL THEN null ELSE properties(r) END AS props"
-    )
-
-
-def current_relationships(type_: str, from_label: str, to_label: str) -> Statement:
-    """The stored properties of the relationships between the endpoint pairs of `pairs` that have one."""
-    return Statement(
-        "UNWIND $pairs AS p\n"
-        f"MATCH (a:{quote(from_label)} {{{KEY_FIELD}: p.from_key}})-[r:{quote(type_)}]->"
-        f"(b:{quote(to_label)} {{{KEY_FIELD}: p.to_key}})\n"
-        "RETURN p.from_key AS from_key, p.to_key AS to_key, properties(r) AS props"
     )
 
 
@@ -120,7 +129,7 @@ def take_incoming_on_node(label: str) -> Statement:
     return Statement(
         f"{_OPEN_CONFLICT}\n"
         f"MATCH (n:{quote(label)} {{{KEY_FIELD}: $key}})\n"
-        f"{revision_guard('n', carried=('c',))}\n"
+        f"{revision_guard('n', carried=('c',), at='$resolved_at')}\n"
         f"SET n += $properties, {next_revision('n')},\n    {_RESOLVED}\n"
         + "\n".join(append_records())
         + f"\n{refresh_search_text('n')}\nRETURN count(n) AS resolved"
@@ -133,7 +142,7 @@ def take_incoming_on_relationship(type_: str, from_label: str, to_label: str) ->
         f"{_OPEN_CONFLICT}\n"
         f"MATCH (a:{quote(from_label)} {{{KEY_FIELD}: $from_key}})-[r:{quote(type_)}]->"
         f"(b:{quote(to_label)} {{{KEY_FIELD}: $to_key}})\n"
-        f"{revision_guard('r', carried=('c',))}\n"
+        f"{revision_guard('r', carried=('c',), at='$resolved_at')}\n"
         f"SET r += $properties, {next_revision('r')},\n    {_RESOLVED}\n"
         + "\n".join(append_records())
         + "\nRETURN count(r) AS resolved"

@@ -11,6 +11,7 @@ went are recorded by the same statement (`$changes`, `core.merge_history`, built
 from collections.abc import Sequence
 
 from write_gate.core.cypher.aliases import ALIAS_FOLD, ALIAS_LABEL, ALIAS_OF, not_alias
+from write_gate.core.cypher.change_order import next_seq, set_seq
 from write_gate.core.cypher.clauses import refresh_search_text
 from write_gate.core.cypher.reads import not_archived
 from write_gate.core.cypher.records import append_records
@@ -74,7 +75,9 @@ def merge_into(survivor_label: str, merged_label: str, groups: Sequence[Group], 
         f"WHERE id(kept) <> id(m) AND {not_alias('kept')} AND {not_alias('m')}{lacks}",
         "OPTIONAL MATCH (m)-[seen]-()",
         "WITH kept, m, collect(DISTINCT seen) AS rels",
-        f"WITH kept, m, [r IN rels | {_fingerprint('r')}] AS seen",
+        # The merge's records sort after every change the two nodes and the merged one's relationships had.
+        f"WITH kept, m, [r IN rels | {_fingerprint('r')}] AS seen,\n"
+        f"     {next_seq(['kept', 'm'], '$last_updated', ['rels'])} AS seq",
         "WHERE size(seen) = size($seen) AND all(f IN seen WHERE f IN $seen)",
     ]
     for j, group in enumerate(groups):
@@ -88,11 +91,11 @@ def merge_into(survivor_label: str, merged_label: str, groups: Sequence[Group], 
         if group.keys:
             copies = ", ".join(f"{n}.{quote(k)} = coalesce({n}.{quote(k)}, {r}.{quote(k)})" for k in group.keys)
             lines.append(f"SET {copies}")
-        lines += [f"DELETE {r}", f"WITH kept, m, count(*) AS moved{j}"]
+        lines += [f"DELETE {r}", f"WITH kept, m, seq, count(*) AS moved{j}"]
     # What is left are relationships between the two nodes (and loops): the survivor's loops now, dropped.
     lines += [
         "OPTIONAL MATCH (m)-[rest]-()",
-        "WITH kept, m, collect(DISTINCT rest) AS leftover",
+        "WITH kept, m, seq, collect(DISTINCT rest) AS leftover",
         "FOREACH (d IN leftover | DELETE d)",
     ]
     sets = [f"kept.{quote(k)} = coalesce(kept.{quote(k)}, $fill_{i})" for i, k in enumerate(fill)]
@@ -101,13 +104,13 @@ def merge_into(survivor_label: str, merged_label: str, groups: Sequence[Group], 
         "kept._stub = CASE WHEN m._stub IS NULL THEN null ELSE kept._stub END",
         "kept.last_updated = $last_updated, kept.updated_by = $updated_by",
         # A write decided on the survivor before the merge must decide again (core/cypher/records.py's guard).
-        f"kept.{REVISION_FIELD} = coalesce(kept.{REVISION_FIELD}, 0) + 1",
+        f"kept.{REVISION_FIELD} = coalesce(kept.{REVISION_FIELD}, 0) + 1, {set_seq('kept')}, {set_seq('m')}",
         f"m.{ALIAS_OF} = kept.{KEY_FIELD}, m.{ALIAS_LABEL} = $survivor_label",
         "m.last_updated = $last_updated, m.updated_by = $updated_by",
     ]
     lines += [
         "SET " + ",\n    ".join(sets),
-        refresh_search_text("kept"),
+        refresh_search_text("kept", "kept, seq"),
         *append_records(),
         f"RETURN kept.{KEY_FIELD} AS survivor",
     ]

@@ -32,13 +32,21 @@ class Provenance:
         return {**values, "updated_by": self.written_by}
 
     def claim(self) -> list[Any]:
-        """What each value this write sets is stamped with (`core.claims`)."""
-        return claim_value(self.written_by, self.source, self.extraction_method, self.confidence, self.last_updated)
+        """What each value this write sets is stamped with (`core.claims`): one list per distinct provenance (a
+        batch's items mostly share theirs, and the engine's parameters are written once for each list), never
+        changed by its users."""
+        return _claim(self)
 
     def value_claim(self) -> ValueProvenance:
         """The same claim, as conflicts compare it: one object per distinct provenance (the items of a batch
         mostly share theirs), never changed by its users."""
         return _value_claim(self)
+
+
+@functools.lru_cache(maxsize=1024)
+def _claim(provenance: Provenance) -> list[Any]:
+    p = provenance
+    return claim_value(p.written_by, p.source, p.extraction_method, p.confidence, p.last_updated)
 
 
 @functools.lru_cache(maxsize=1024)
