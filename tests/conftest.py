@@ -1,7 +1,9 @@
 """Shared fixtures: a real engine (embedded and external FalkorDB and the Bolt tier always, Memgraph where Docker
 is), a fresh graph per test, and real MCP client sessions (in-process and over stdio against `write-gate serve`)."""
 
+import io
 import json
+import logging
 import os
 import shutil
 import socket
@@ -9,14 +11,17 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager, redirect_stderr, redirect_stdout
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client, Implementation, StdioServerParameters
 
+from write_gate import cli
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.engines.embedded import EmbeddedEngine
@@ -437,6 +442,56 @@ def write_gate_argv(*args: str) -> list[str]:
     """The `write-gate` command line, from this interpreter's environment."""
     exe = shutil.which("write-gate", path=str(Path(sys.executable).parent))
     return [exe, *args] if exe else [sys.executable, "-m", "write_gate.cli", *args]
+
+
+@dataclass(frozen=True)
+class CommandRun:
+    """What a `write-gate` command did, named as subprocess.CompletedProcess names it."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_write_gate(*args: str, env: Mapping[str, str], cwd: Path | None = None) -> CommandRun:
+    """`write-gate ARGS` run in this process through the console script's own `main`: the same parser and code,
+    without the 3 to 8 s of an interpreter's start-up, imports and coverage per command. `env` is the whole
+    environment it runs in, as a subprocess's would be (`settings_env(settings)`), and `cwd` its working folder;
+    both are put back afterwards. It runs in a thread of its own, as `main` runs its own event loop. An exception
+    `main` lets out fails the test that ran it (the console script would print a traceback); only SystemExit (an
+    argparse usage error) is an exit code. Keep a real subprocess where the process is the point: a server, its
+    signals, the entry point itself (tests/e2e/test_cli.py runs each command family through it)."""
+    with ThreadPoolExecutor(1, thread_name_prefix="write-gate-cli") as thread:
+        return thread.submit(_main_in, list(args), dict(env), cwd).result()
+
+
+def _main_in(argv: list[str], env: dict[str, str], cwd: Path | None) -> CommandRun:
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    out, err = io.StringIO(), io.StringIO()
+    _set_environment(env)
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                code = cli.main(argv)
+            except SystemExit as exit_:  # argparse: a usage error (2), --help or --version (0)
+                code = exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
+        return CommandRun(code, out.getvalue(), err.getvalue())
+    finally:  # main routes logging to its own handler on stderr: give pytest's back
+        root.handlers[:] = handlers
+        root.setLevel(level)
+        logging.captureWarnings(False)
+        os.chdir(saved_cwd)
+        _set_environment(saved_env)
+
+
+def _set_environment(env: dict[str, str]) -> None:
+    for name in set(os.environ) - set(env):
+        del os.environ[name]
+    os.environ.update(env)
 
 
 @asynccontextmanager

@@ -1,5 +1,6 @@
-"""`write-gate serve --transport http` as a separate process on a free port, agents made with the real
-`write-gate agents` command, and raw HTTP requests whose headers (Host, Origin) the test chooses."""
+"""`write-gate serve --transport http` as a separate process on a free port, agents made with the
+`write-gate agents` command (in process: tests/conftest.py's run_write_gate), and raw HTTP requests whose headers
+(Host, Origin) the test chooses."""
 
 import http.client
 import json
@@ -16,7 +17,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from tests.conftest import settings_env, write_gate_argv
+from tests.conftest import run_write_gate, settings_env, write_gate_argv
 from write_gate.serving.config import Settings
 
 INITIALIZE = {
@@ -34,10 +35,8 @@ def free_port() -> int:
 
 
 def agents_command(settings: Settings, *args: str) -> str:
-    """Run `write-gate agents ...`; its standard output (a new token, for `add`)."""
-    result = subprocess.run(
-        write_gate_argv("agents", *args), env=settings_env(settings), capture_output=True, text=True, timeout=60
-    )
+    """Run `write-gate agents ...` in process; its standard output (a new token, for `add`)."""
+    result = run_write_gate("agents", *args, env=settings_env(settings))
     assert result.returncode == 0, result.stderr
     return result.stdout.strip()
 

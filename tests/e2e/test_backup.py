@@ -3,14 +3,22 @@ merge and its alias, history, conflicts, the registry) comes back node by node a
 fresh graph on the same tier, and the restored gate serves at once."""
 
 import json
-import subprocess
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import MATRIX_SCHEMAS, is_bolt_tier, ok, open_client, rejected, settings_env, write_gate_argv
+from tests.conftest import (
+    MATRIX_SCHEMAS,
+    CommandRun,
+    is_bolt_tier,
+    ok,
+    open_client,
+    rejected,
+    run_write_gate,
+    settings_env,
+)
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.interchange.backup import dump
@@ -22,10 +30,9 @@ from write_gate.store.schema_files import load_into_graph, read_sources
 pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 
-def cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        write_gate_argv(*args), env=settings_env(settings), capture_output=True, text=True, timeout=600
-    )
+def cli(settings: Settings, *args: str) -> CommandRun:
+    """`write-gate ARGS`, in process."""
+    return run_write_gate(*args, env=settings_env(settings))
 
 
 async def fresh_graph(settings: Settings) -> Settings:

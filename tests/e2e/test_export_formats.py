@@ -7,7 +7,6 @@ import csv
 import io
 import json
 import re
-import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ import pydot
 import pytest
 from mcp import Client
 
-from tests.conftest import TESTS, ok, open_client, rejected, settings_env, write_gate_argv
+from tests.conftest import TESTS, CommandRun, ok, open_client, rejected, run_write_gate, settings_env
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identity import identity_key
 from write_gate.engines import GraphBackend
@@ -305,10 +304,9 @@ async def test_in_both_profiles_and_over_stdio(settings: Settings, graph_with_da
         assert (line["id"], line["name"], line["observations"]) == (PERSON, "Mercury", [])
 
 
-def cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        write_gate_argv("export", *args), env=settings_env(settings), capture_output=True, text=True, timeout=300
-    )
+def cli(settings: Settings, *args: str) -> CommandRun:
+    """`write-gate export ARGS`, in process."""
+    return run_write_gate("export", *args, env=settings_env(settings))
 
 
 @pytest.mark.one_tier

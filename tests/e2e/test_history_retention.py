@@ -6,14 +6,13 @@ look records up by. The records are made here with a plain CREATE: they are plai
 import logging
 import re
 import socket
-import subprocess
 from datetime import timedelta
 from typing import Any
 
 import anyio
 import pytest
 
-from tests.conftest import is_bolt_tier, ok, open_client, settings_env, write_gate_argv
+from tests.conftest import CommandRun, is_bolt_tier, ok, open_client, run_write_gate, settings_env
 from write_gate.core.clock import as_utc_text, utc_now
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decay import parse_at
@@ -74,11 +73,10 @@ async def people(graph: GraphBackend) -> int:
     return (await graph.read(Statement("MATCH (p:Person) RETURN count(p) AS n")))[0]["n"]
 
 
-def prune(settings: Settings, *args: str, retention: float = RETENTION_DAYS) -> subprocess.CompletedProcess[str]:
+def prune(settings: Settings, *args: str, retention: float = RETENTION_DAYS) -> CommandRun:
+    """`write-gate history prune ARGS` under this retention, in process."""
     env = {**settings_env(settings), "WRITE_GATE_HISTORY_RETENTION_DAYS": str(retention)}
-    return subprocess.run(
-        write_gate_argv("history", "prune", *args), env=env, capture_output=True, text=True, timeout=120
-    )
+    return run_write_gate("history", "prune", *args, env=env)
 
 
 async def test_a_served_gate_prunes_at_start(settings: Settings, graph: GraphBackend) -> None:

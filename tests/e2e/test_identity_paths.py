@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
-from tests.conftest import TESTS, open_client, settings_env, write_gate_argv
+from tests.conftest import TESTS, open_client, run_write_gate, settings_env
 from tests.e2e.test_identity import names, nodes_named, ok
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
@@ -191,9 +191,10 @@ async def test_typed_tools_find_generated_names(mesh: Client, graph: GraphBacken
 
 
 async def cli(settings: Settings, *args: str) -> str:
-    done = await anyio.run_process(write_gate_argv(*args), env=settings_env(settings), check=False)
-    assert done.returncode == 0, done.stderr.decode()
-    return done.stderr.decode()
+    """`write-gate ARGS`, in process; what it printed on stderr."""
+    done = await anyio.to_thread.run_sync(lambda: run_write_gate(*args, env=settings_env(settings)))
+    assert done.returncode == 0, done.stderr
+    return done.stderr
 
 
 def records_keys(line: dict) -> tuple[str, ...]:
@@ -201,7 +202,7 @@ def records_keys(line: dict) -> tuple[str, ...]:
     return official or ("type", "from", "to", "relationType")
 
 
-# The hard names always, beside a few drawn ones: each example costs three `write-gate` processes.
+# The hard names always, beside a few drawn ones: each example runs three `write-gate` commands.
 HARD = [" Spaced ", "", "Émile", unicodedata.normalize("NFD", "Émile"), "\x01ctl", "x" * 5000]
 
 

@@ -2,7 +2,6 @@
 merge strategy on entities that exist, dryRun, per-item errors, provenance from the records, progress."""
 
 import json
-import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -10,7 +9,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import CLIENT_NAME, TESTS, ok, open_client, rejected, settings_env, write_gate_argv
+from tests.conftest import CLIENT_NAME, TESTS, CommandRun, ok, open_client, rejected, run_write_gate, settings_env
 from tests.e2e.http_process import http_gate, mcp_client
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identity import identity_key
@@ -359,10 +358,9 @@ async def test_progress_reaches_a_client_over_streamable_http(
     assert seen == [(500, 600), (600, 600)]
 
 
-def cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        write_gate_argv(*args), env=settings_env(settings), capture_output=True, text=True, timeout=600
-    )
+def cli(settings: Settings, *args: str) -> CommandRun:
+    """`write-gate ARGS`, in process."""
+    return run_write_gate(*args, env=settings_env(settings))
 
 
 @pytest.mark.one_tier

@@ -1,18 +1,17 @@
-"""`write-gate import FILE` without `--format` (issue 26, item 2), through the real CLI in a subprocess: the file's
-content tells its kind. The gate's own jsonl export round-trips losslessly (ids, labels, keys, from_id/to_id, tags,
-importance, properties, weights: two nodes of one name under two labels stay two); memory-mcp's lines keep their
-tags and importance; the official server's lines take the official path as before. The kind is decided above the
-engine, and the import's statements run on every tier in test_import_strategies.py: these process tests run on
-one."""
+"""`write-gate import FILE` without `--format` (issue 26, item 2), through the CLI's own `main` in process
+(tests/conftest.py's run_write_gate): the file's content tells its kind. The gate's own jsonl export round-trips
+losslessly (ids, labels, keys, from_id/to_id, tags, importance, properties, weights: two nodes of one name under two
+labels stay two); memory-mcp's lines keep their tags and importance; the official server's lines take the official
+path as before. The kind is decided above the engine, and the import's statements run on every tier in
+test_import_strategies.py: these command tests run on one."""
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import TESTS, ok, open_client, settings_env, write_gate_argv
+from tests.conftest import TESTS, CommandRun, ok, open_client, run_write_gate, settings_env
 from write_gate.engines import GraphBackend
 from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import Settings
@@ -38,10 +37,9 @@ ENTITY_FIELDS = ("id", "label", "keys", "name", "entityType", "observations", "t
 RELATION_FIELDS = ("from", "to", "from_id", "to_id", "relationType", "weight", "properties")
 
 
-def cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        write_gate_argv(*args), env=settings_env(settings), capture_output=True, text=True, timeout=600
-    )
+def cli(settings: Settings, *args: str) -> CommandRun:
+    """`write-gate ARGS`, in process."""
+    return run_write_gate(*args, env=settings_env(settings))
 
 
 async def exported(settings: Settings) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -4,14 +4,13 @@ property's `conflict_policy` load from a schema file and get_schema shows them b
 that shows claims gives each its effective confidence, halved after one half-life."""
 
 import json
-import subprocess
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import TESTS, ok, open_client, settings_env, write_gate_argv
+from tests.conftest import TESTS, ok, open_client, run_write_gate, settings_env
 from write_gate.core.clock import as_utc_text
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decay import parse_at
@@ -88,13 +87,7 @@ async def test_bad_values_are_refused_at_load_naming_the_file_and_the_field(sett
         ),
     ):
         bad.write_text(json.dumps(entry))
-        run = subprocess.run(
-            write_gate_argv("schema", "load", str(bad)),
-            env=settings_env(settings),
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        run = run_write_gate("schema", "load", str(bad), env=settings_env(settings))  # in process
         assert run.returncode == 1
         assert str(bad) in run.stderr and field in run.stderr and "nothing was loaded" in run.stderr
 

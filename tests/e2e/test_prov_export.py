@@ -3,13 +3,11 @@ export, in each serialisation, parses with rdflib (JSON-LD also with pyld, a sec
 same graph, which SPARQL then asks who wrote what, when, and by which write, value by value."""
 
 import json
-import subprocess
 from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 from mcp import Client
 from pyld import jsonld
@@ -17,7 +15,7 @@ from rdflib import Graph, Literal, URIRef
 from rdflib import namespace as ns  # as a module: pytest's scan of the globals trips on a namespace
 from rdflib.compare import isomorphic
 
-from tests.conftest import TESTS, ok, open_client, rejected, settings_env, write_gate_argv
+from tests.conftest import TESTS, ok, open_client, rejected, run_write_gate, settings_env
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
@@ -192,10 +190,8 @@ async def test_filters_and_archived_as_in_every_export(client: Client) -> None:
 @pytest.mark.one_tier
 async def test_the_cli_exports_prov_with_the_same_filters(written: Settings, tmp_path: Path) -> None:
     out = tmp_path / "people.ttl"
-    argv = write_gate_argv("export", "--format", "prov-turtle", "--labels", "Person", "-o", str(out))
-    done = await anyio.to_thread.run_sync(
-        lambda: subprocess.run(argv, env=settings_env(written), capture_output=True, text=True, timeout=300)
-    )
+    args = ("export", "--format", "prov-turtle", "--labels", "Person", "-o", str(out))
+    done = run_write_gate(*args, env=settings_env(written))  # in process
     assert done.returncode == 0, done.stderr
     assert "exported 1 entities and 0 relations" in done.stderr
     prov = Graph().parse(out, format="turtle")

@@ -10,7 +10,6 @@ import importlib
 import io
 import itertools
 import json
-import logging
 import os
 import re
 import shutil
@@ -30,7 +29,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from rdflib import Graph, Literal, URIRef
 from rdflib import namespace as rdf_namespace  # a module: pytest's scan of the globals trips on a namespace
 
-from tests.conftest import GATE_DEFAULT_TOOLS, open_client, settings_env, write_gate_argv
+from tests.conftest import GATE_DEFAULT_TOOLS, open_client, run_write_gate, settings_env, write_gate_argv
 from tests.e2e import readme_blocks as rb
 from write_gate import cli
 from write_gate.core.claims import ValueProvenance
@@ -308,13 +307,11 @@ def test_every_marker_names_a_block() -> None:
 # --- helpers -------------------------------------------------------------------------------------------
 
 
-async def write_gate(
-    monkeypatch: pytest.MonkeyPatch, settings: Settings, command: str, cwd: Path, **env: str
-) -> tuple[int, str]:
+async def write_gate(settings: Settings, command: str, cwd: Path, **env: str) -> tuple[int, str]:
     """A README line, `[VAR=value ...] [uv run] write-gate ...`, run against the test's graph in this process
-    through the console script's own `main`: the same parser and code without an interpreter's start-up per line
-    (`uv run` itself is run for real by test_first_command_serves). Its variables win over the test's; returns
-    the exit code and what it printed."""
+    (tests/conftest.py's run_write_gate: the console script's own `main`, without an interpreter's start-up per
+    line; `uv run` itself is run for real by test_first_command_serves). Its variables win over the test's;
+    returns the exit code and what it printed."""
     words = rb.argv(command)
     while "=" in words[0]:
         name, _, value = words.pop(0).partition("=")
@@ -322,24 +319,9 @@ async def write_gate(
     if words[:2] == ["uv", "run"]:
         words = words[2:]
     assert words[0] == "write-gate", command
-    for name in [n for n in os.environ if n.startswith(("WRITE_GATE_", "MEMGRAPH_", "FALKORDB_"))]:
-        monkeypatch.delenv(name)
-    for name, value in {**settings_env(settings), **env}.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.chdir(cwd)
-    return await anyio.to_thread.run_sync(_main, words[1:])
-
-
-def _main(argv: list[str]) -> tuple[int, str]:
-    root, out = logging.getLogger(), io.StringIO()
-    handlers, level = root.handlers[:], root.level
-    try:
-        with contextlib.redirect_stdout(out):
-            return cli.main(argv), out.getvalue()
-    finally:  # main routes logging to its own handler: give pytest's back
-        root.handlers[:] = handlers
-        root.setLevel(level)
-        logging.captureWarnings(False)
+    environment = {**settings_env(settings), **env}
+    done = await anyio.to_thread.run_sync(lambda: run_write_gate(*words[1:], env=environment, cwd=cwd))
+    return done.returncode, done.stdout
 
 
 def json_block(key: str) -> Any:
@@ -600,9 +582,7 @@ async def test_export_example(settings: Settings, graph: GraphBackend) -> None:
 
 
 @EMBEDDED
-async def test_quarantine_example(
-    settings: Settings, graph: GraphBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_quarantine_example(settings: Settings, graph: GraphBackend, tmp_path: Path) -> None:
     """The quarantine's worked example: fleet-a's vehicle rejected and kept, listed, then written by the replay
     after the schema load, as fleet-a, and gone from the quarantine."""
     await migrate(graph)
@@ -616,7 +596,7 @@ async def test_quarantine_example(
         (tmp_path / "my-schemas").mkdir()
         (tmp_path / "my-schemas" / "vehicle.json").write_text(rb.block("my-schemas/vehicle.json").text)
         command = "write-gate schema load my-schemas/vehicle.json"
-        assert rb.sh_block(command) and (await write_gate(monkeypatch, settings, command, tmp_path))[0] == 0
+        assert rb.sh_block(command) and (await write_gate(settings, command, tmp_path))[0] == 0
         await call(operator, "refresh_schema_cache", {})
         replayed = await call(operator, "replay_quarantine", json_block("call:replay_quarantine#quarantine"))
         rb.assert_matches(replayed, json_block("answer:replay_quarantine#quarantine"), "replay_quarantine example")
@@ -681,19 +661,17 @@ async def test_limits_per_agent_example(settings: Settings, graph: GraphBackend,
 
 
 @EMBEDDED
-async def test_import_and_backup_commands(
-    settings: Settings, graph: GraphBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_import_and_backup_commands(settings: Settings, graph: GraphBackend, tmp_path: Path) -> None:
     """The section's commands as shown: a dry run of a csv import, then a backup of the graph restored into an
     empty one, which then holds the same nodes."""
     await migrate(graph)
     (tmp_path / "people.csv").write_text("# ENTITIES\nname,entityType,observations\nAda,Person,counts\n")
     [dry, backup, restore] = rb.commands(rb.sh_block("write-gate backup graph.backup.jsonl"))
-    code, _ = await write_gate(monkeypatch, settings, dry, tmp_path)
+    code, _ = await write_gate(settings, dry, tmp_path)
     assert code == 0 and await graph.read(Statement("MATCH (n:Person) RETURN n")) == []  # a dry run
-    assert (await write_gate(monkeypatch, settings, backup, tmp_path))[0] == 0
+    assert (await write_gate(settings, backup, tmp_path))[0] == 0
     empty = settings.model_copy(update={"graph_name": settings.graph_name + "_restored"})
-    assert (await write_gate(monkeypatch, empty, restore, tmp_path))[0] == 0
+    assert (await write_gate(empty, restore, tmp_path))[0] == 0
     count = Statement("MATCH (n) RETURN count(n) AS n")
     restored = await open_backend(empty)
     try:
@@ -703,9 +681,7 @@ async def test_import_and_backup_commands(
 
 
 @EMBEDDED
-async def test_tool_calls_answer_as_shown(
-    settings: Settings, graph: GraphBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_tool_calls_answer_as_shown(settings: Settings, graph: GraphBackend, tmp_path: Path) -> None:
     """Each answer block, in reading order (the README, then the pages), is what the server answers to its call
     block (or implied call), through a real MCP client session on a freshly migrated graph as `write-gate serve`
     makes it; then the README's refused call."""
@@ -722,7 +698,7 @@ async def test_tool_calls_answer_as_shown(
         for answer in answers:
             tool = answer.key.removeprefix("answer:")
             if tool == "add_npc":
-                await load_npc_and_rivendell(settings, client, tmp_path, monkeypatch)
+                await load_npc_and_rivendell(settings, client, tmp_path)
             if tool == "search_nodes":
                 # The shown entity has an observation the README's write_node did not give: add it as a user would.
                 alice = {**json_block("call:write_node"), "properties": {"age": 30, "observations": ["Likes tea"]}}
@@ -761,15 +737,13 @@ async def acme_and_acmee(client: Client) -> None:
         assert (await call(client, "write_relationship", rel))["status"] == "written"
 
 
-async def load_npc_and_rivendell(
-    settings: Settings, client: Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def load_npc_and_rivendell(settings: Settings, client: Client, tmp_path: Path) -> None:
     """The add_npc example's setting: the README's Npc entry loaded with `write-gate schema load`, the typed
     tools refreshed, and the Location it names written."""
     path = tmp_path / "my-schemas" / "npc.json"
     path.parent.mkdir()
     path.write_text(rb.block("my-schemas/npc.json").text)
-    assert (await write_gate(monkeypatch, settings, f"write-gate schema load {path}", tmp_path))[0] == 0
+    assert (await write_gate(settings, f"write-gate schema load {path}", tmp_path))[0] == 0
     assert (await call(client, "refresh_schema_cache", {}))["status"] == "refreshed"
     assert "add_npc" in {tool.name for tool in (await client.list_tools()).tools}
     rivendell = {"label": "Location", "merge_keys": {"name": "Rivendell"}, "source": "dm-notes",
@@ -778,16 +752,14 @@ async def load_npc_and_rivendell(
 
 
 @EMBEDDED
-async def test_property_names_example(
-    settings: Settings, graph: GraphBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_property_names_example(settings: Settings, graph: GraphBackend, tmp_path: Path) -> None:
     """The Property names section: its registry file loaded with `write-gate schema load`, then each write_node
     call answers as shown, and the graph holds what the section says."""
     await migrate(graph)
     path = tmp_path / "my-schemas" / "contacts.json"
     path.parent.mkdir()
     path.write_text(rb.block("my-schemas/contacts.json").text)
-    assert (await write_gate(monkeypatch, settings, f"write-gate schema load {path}", tmp_path))[0] == 0
+    assert (await write_gate(settings, f"write-gate schema load {path}", tmp_path))[0] == 0
     async with open_client(settings, "in_process") as client:
         for example in PROPERTY_EXAMPLES:
             answer = rb.block(f"answer:write_node#{example}")
@@ -802,16 +774,14 @@ async def test_property_names_example(
 
 
 @EMBEDDED
-async def test_conflicts_example(
-    settings: Settings, graph: GraphBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_conflicts_example(settings: Settings, graph: GraphBackend, tmp_path: Path) -> None:
     """The Conflicts section's worked example, as api-bot and llm-bot: each answer and refusal as the section
     tells it, and resolve_conflict writing the held value with its own claim."""
     await migrate(graph)
     path = tmp_path / "my-schemas" / "people.json"
     path.parent.mkdir()
     path.write_text(rb.block("my-schemas/people.json").text)
-    assert (await write_gate(monkeypatch, settings, f"write-gate schema load {path}", tmp_path))[0] == 0
+    assert (await write_gate(settings, f"write-gate schema load {path}", tmp_path))[0] == 0
     alice = json_block("call:write_node#conflict-api")
     guess = json_block("call:write_node#conflict-kept")
     async with (
@@ -850,15 +820,13 @@ async def test_conflicts_example(
 
 
 @EMBEDDED
-async def test_conflict_policies_example(
-    settings: Settings, graph: GraphBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_conflict_policies_example(settings: Settings, graph: GraphBackend, tmp_path: Path) -> None:
     """The Conflict policies section: its file loads with `write-gate schema load`, and get_schema shows the entry's
     policy and half-life, the property's own policy, and the gate's defaults."""
     path = tmp_path / "my-schemas" / "ledger.json"
     path.parent.mkdir()
     path.write_text(rb.block("my-schemas/ledger.json").text)
-    assert (await write_gate(monkeypatch, settings, f"write-gate schema load {path}", tmp_path))[0] == 0
+    assert (await write_gate(settings, f"write-gate schema load {path}", tmp_path))[0] == 0
     async with open_client(settings, "in_process") as client:
         schema = await call(client, "get_schema", {})
     [account] = [entry for entry in schema["node_labels"] if entry["name"] == "Account"]
@@ -882,10 +850,10 @@ async def test_first_command_serves(settings: Settings) -> None:
 
 
 @EMBEDDED
-async def test_rpg_examples_load(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_rpg_examples_load(settings: Settings) -> None:
     command = "uv run write-gate schema load schemas/examples/rpg"
     assert rb.commands(rb.sh_block(command)) == [command]
-    code, out = await write_gate(monkeypatch, settings, command, ROOT)
+    code, out = await write_gate(settings, command, ROOT)
     assert code == 0 and "loaded 18 registry entries" in out
 
 
@@ -933,9 +901,7 @@ def assert_options_exist(command: str) -> None:
 
 
 @EMBEDDED
-async def test_commands_table(
-    settings: Settings, graph: GraphBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_commands_table(settings: Settings, graph: GraphBackend, tmp_path: Path) -> None:
     """The Commands block: each synopsis's options are the parser's, and each line runs, without its optional
     parts, against a fresh graph, with the README's extra.json and an official memory file where it names them."""
     link_schemas(tmp_path)
@@ -952,7 +918,7 @@ async def test_commands_table(
         # A restore writes into an empty graph only: the backup line's file, restored into a second graph.
         target = settings.model_copy(update={"graph_name": settings.graph_name + "_restored"})
         target = target if words[1] == "restore" else settings
-        assert (await write_gate(monkeypatch, target, line, tmp_path, WRITE_GATE_AGENTS_FILE=agents))[0] == 0, line
+        assert (await write_gate(target, line, tmp_path, WRITE_GATE_AGENTS_FILE=agents))[0] == 0, line
     # What the lines did, in the graph and the files: the extra entries loaded beside the core ones, the import.
     names = {row["name"] for row in await graph.read(Statement("MATCH (s:Schema) RETURN s.name AS name"))}
     assert {"Team", "COACHES", "Person", "WORKS_FOR"} <= names
@@ -962,12 +928,10 @@ async def test_commands_table(
 
 
 @EMBEDDED
-async def test_agents_commands_write_the_file_shown(
-    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_agents_commands_write_the_file_shown(settings: Settings, tmp_path: Path) -> None:
     """The two `agents add` lines, run as shown, write the agents file the toml block shows (hashes aside)."""
     for command in rb.commands(rb.sh_block(f"{AGENTS_ADD} analyst --grant reader --file agents.toml")):
-        code, out = await write_gate(monkeypatch, settings, command, tmp_path)
+        code, out = await write_gate(settings, command, tmp_path)
         assert code == 0 and re.fullmatch(r"wg_\S+\n", out)  # the token, printed once, as the block shows it
     written = tomllib.loads((tmp_path / "agents.toml").read_text())
     shown = tomllib.loads(rb.block("[agents.crawler]").text)
@@ -1028,7 +992,7 @@ async def test_memgraph_commands(settings: Settings, monkeypatch: pytest.MonkeyP
     `serve --transport http` is given the settings its variables name (it runs until stopped)."""
     migrate_line, serve_line = rb.commands(rb.sh_block(f"{MEMGRAPH_ENV} uv run write-gate migrate"))
     here = migrate_line.replace("bolt://db:7687", settings.memgraph_url)
-    code, out = await write_gate(monkeypatch, settings, here, tmp_path)
+    code, out = await write_gate(settings, here, tmp_path)
     assert code == 0 and "0002_core_registry" in out
     words = rb.argv(serve_line)
     for word in words:
@@ -1131,7 +1095,7 @@ async def test_spaces_example(
     *adds, load, serve = rb.commands(rb.sh_block(SPACES_COMMANDS[0]))
     assert [*adds, load, serve] == SPACES_COMMANDS
     for command in adds:
-        code, out = await write_gate(monkeypatch, settings, command, tmp_path)
+        code, out = await write_gate(settings, command, tmp_path)
         assert code == 0 and re.fullmatch(r"wg_\S+\n", out)
     written = tomllib.loads((tmp_path / "agents.toml").read_text())
     shown = tomllib.loads(rb.block("spaces-agents").text)
@@ -1139,7 +1103,7 @@ async def test_spaces_example(
         for agent in agents["agents"].values():
             assert re.fullmatch(r"[0-9a-f]{4}(\.\.\.|[0-9a-f]{60})", agent.pop("token_sha256"))
     assert written == shown
-    assert (await write_gate(monkeypatch, settings, load, tmp_path))[0] == 0
+    assert (await write_gate(settings, load, tmp_path))[0] == 0
     assert "Npc" in {row["name"] for row in await graph.read(Statement("MATCH (s:Schema) RETURN s.name AS name"))}
     words = rb.argv(serve)
     for word in words:

@@ -5,7 +5,6 @@ on every engine tier (a graph per space on FalkorDB, a database per space on the
 
 import json
 import logging
-import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -19,11 +18,12 @@ from mcp import Client
 from tests.conftest import (
     COMPOSITE_SCHEMAS,
     MATRIX_SCHEMAS,
+    CommandRun,
     ok,
     open_client,
     rejected,
+    run_write_gate,
     settings_env,
-    write_gate_argv,
 )
 from tests.e2e.http_process import agents_command, http_gate, mcp_client, request
 from tests.e2e.test_change_feed import ALL, Heard, subscriber
@@ -221,10 +221,9 @@ async def test_a_shared_registry_loaded_once_serves_every_space(fleet: Settings)
 # --- the commands, and a fleet over HTTP ---------------------------------------------------------------------
 
 
-def run(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        write_gate_argv(*args), env=settings_env(settings), capture_output=True, text=True, timeout=120
-    )
+def run(settings: Settings, *args: str) -> CommandRun:
+    """`write-gate ARGS`, in process."""
+    return run_write_gate(*args, env=settings_env(settings))
 
 
 async def registry_names(settings: Settings, space: str) -> set[str]:
