@@ -160,3 +160,22 @@ async def test_with_nothing_configured_no_span_is_made_and_no_engine_is_wrapped(
         await client.call_tool("search_nodes", {"query": "x"})
         gate = server.services.gate
         assert type(gate.backend).__name__ != "InstrumentedBackend"
+
+
+async def test_a_trace_context_the_propagators_cannot_read_starts_a_trace_of_its_own(settings: Settings, graph) -> None:
+    """`_meta` is the agent's to fill: a number where W3C text belongs (in `traceparent`, `tracestate` or
+    `baggage`) never fails the call, whose span then starts a trace of its own. A tracer without a meter still
+    makes every span."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    server = build_server(settings, auto_migrate=False, telemetry=Telemetry(tracing=Tracing.from_providers(provider)))
+    parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    carriers = [{"traceparent": 5}, {"traceparent": parent, "tracestate": 5}, {"baggage": 5}, {"baggage": [1]}]
+    async with Client(server) as client:
+        exporter.clear()
+        for meta in carriers:
+            answer = await client.call_tool("search_nodes", {"query": "x"}, meta=meta)
+            assert not answer.is_error, (meta, answer.content)
+    calls = [s for s in exporter.get_finished_spans() if s.name == "tools/call search_nodes"]
+    assert len(calls) == len(carriers) and all(s.parent is None for s in calls)
