@@ -18,7 +18,7 @@ from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from opentelemetry.trace import SpanKind
+from opentelemetry.trace import SpanKind, StatusCode
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -26,6 +26,8 @@ from tests.conftest import MATRIX_SCHEMAS, ok, rejected
 from tests.e2e.http_process import free_port, request
 from tests.e2e.stdio_process import RawStdio
 from write_gate.access.agents import AgentsFile, Grant
+from write_gate.core.cypher.statement import Statement
+from write_gate.engines import BackendError
 from write_gate.serving.config import Settings
 from write_gate.serving.telemetry import Metrics, Telemetry, Tracing, tracing_from_environment
 from write_gate.store.schema_files import load_into_graph, read_sources
@@ -160,6 +162,24 @@ async def test_a_rejection_marks_its_span_as_a_tool_error(settings: Settings, gr
     assert spans["tools/call write_node"].attributes["error.type"] == "tool_error"
     assert spans["tools/call write_node"].attributes["write_gate.error_code"] == "INVALID_INPUT"
     assert spans["tools/call search_nodes"].parent is None
+
+
+async def test_a_statement_the_engine_refuses_is_counted_as_an_error_and_its_span_marked(
+    settings: Settings, graph
+) -> None:
+    tracing, exporter, _ = _tracing()
+    metrics = Metrics()
+    server = build_server(settings, auto_migrate=False, telemetry=Telemetry(metrics, tracing))
+    async with Client(server) as client:
+        await ok(client, "search_nodes", {"query": "x"})
+        engine = server.services.gate.backend  # the instrumented engine every tool's statements go through
+        with pytest.raises(BackendError):
+            await engine.read(Statement("RETURN $x +", {"x": SECRET}))  # a statement the engine cannot parse
+        found = samples(metrics)
+    assert value(found, "write_gate_engine_statements_total", operation="read", outcome="error") == 1
+    [failed] = [s for s in exporter.get_finished_spans() if s.attributes.get("db.query.text") == "RETURN $x +"]
+    assert failed.status.status_code is StatusCode.ERROR and failed.attributes["error.type"]
+    assert SECRET not in json.dumps([dict(failed.attributes), failed.status.description], default=str)
 
 
 async def test_with_nothing_configured_no_span_is_made_and_no_engine_is_wrapped(settings: Settings, graph) -> None:
