@@ -218,6 +218,13 @@ def stop_server(process: subprocess.Popen[bytes]) -> None:
 
 # The URLs of the session's Bolt doubles: settings naming one are the Bolt tier, not real Memgraph.
 _BOLT_TIER_URLS: set[str] = set()
+_BOLT_DOUBLES: dict[str, Any] = {}  # by URL: their fault hooks, for a test on the Bolt tier to arm
+
+
+def bolt_faults(settings: Settings) -> Any:
+    """The fault hooks (tests/bolt_double/faults.py) of the Bolt double these settings name. A test arms them for
+    its own statements and clears them when it ends: the double serves the worker's whole session."""
+    return _BOLT_DOUBLES[settings.memgraph_url].faults
 
 
 def is_bolt_tier(settings: Settings) -> bool:
@@ -235,6 +242,7 @@ def _start_bolt_tier(request: pytest.FixtureRequest, directory: Path) -> str:
     url = runner.start()
     request.addfinalizer(runner.stop)
     _BOLT_TIER_URLS.add(url)
+    _BOLT_DOUBLES[url] = runner.double
     return url
 
 

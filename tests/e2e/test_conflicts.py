@@ -4,10 +4,11 @@ with nothing lost (every accepted change is in the history, each replacing the v
 
 tests/schemas/conflicts/registry.json sets the policies: Person.email reject, Person.city keep_both,
 Person.rank higher_confidence_wins, Person.age the gate's default (last_writer_wins), Rumour keep_both for
-every property, KNOWS higher_confidence_wins.
+every property, KNOWS higher_confidence_wins (its `place` keep_both).
 """
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from write_gate.engines import GraphBackend
 from write_gate.services import pipeline
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
+from write_gate.surface.server import build_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
@@ -303,3 +305,165 @@ async def test_a_merge_holds_the_merged_nodes_differing_value_open(
     assert await value(graph, "Jo", "age") == 31
     assert (await value(graph, "Jo", "_p_age"))[:2] == ["llm-bot", "llm"]
     assert await value(graph, "Jo", "nickname") == "J"  # what only the merged node had was copied
+
+
+def met(start: str, end: str, place: str, prov: dict[str, Any]) -> dict[str, Any]:
+    """KNOWS with its `place` (keep_both, the property's own policy over the type's higher_confidence_wins)."""
+    ends = {"from_label": "Person", "from_keys": {"name": start}, "to_label": "Person", "to_keys": {"name": end}}
+    return {"type": "KNOWS", **ends, "properties": {"place": place}, **prov}
+
+
+async def relationship(graph: GraphBackend, start: str, end: str) -> dict[str, Any] | None:
+    rows = await graph.read(
+        Statement(
+            "MATCH (:Person {name: $a})-[r:KNOWS]->(:Person {name: $b}) RETURN properties(r) AS r",
+            {"a": start, "b": end},
+        )
+    )
+    return rows[0]["r"] if rows else None
+
+
+async def test_a_relationships_held_value_is_resolved_onto_the_relationship(
+    loaded: Settings, api_bot: Client, llm_bot: Client, graph: GraphBackend
+) -> None:
+    for name in ("Eve", "Fay", "Gil"):
+        await ok(api_bot, "write_node", person(name, {}, API))
+    await ok(api_bot, "write_relationship", met("Eve", "Fay", "Oslo", API))
+    held = await ok(llm_bot, "write_relationship", met("Eve", "Fay", "Rome", LLM))
+    [conflict] = held["conflicts"]
+    assert (conflict["property"], conflict["outcome"], conflict["current_value"]) == ("place", "open", "Oslo")
+    listed = (await ok(api_bot, "list_conflicts", {"status": "open"}))["conflicts"]
+    assert [c["subject"]["type"] for c in listed] == ["KNOWS"]
+
+    taken = await ok(api_bot, "resolve_conflict", {"conflict_id": conflict["conflict_id"], "pick": "incoming"})
+    assert (taken["value"], taken["claim"]["agent"], taken["claim"]["source"]) == ("Rome", "llm-bot", "llm")
+    stored = await relationship(graph, "Eve", "Fay")
+    assert stored is not None and stored["place"] == "Rome"
+    assert stored["_p_place"][:3] == ["llm-bot", "llm", "llm"]  # the held claim, not the resolver's
+    [record] = [r for r in await conflict_records(graph) if r["conflict_id"] == conflict["conflict_id"]]
+    assert (record["status"], record["picked"], record["resolved_by"]) == ("resolved", "incoming", "api-bot")
+    resolve = [c for c in await changes(graph, "place") if c["op"] == "resolve"]
+    assert [(c["before"], c["after"], c["agent"]) for c in resolve] == [("Oslo", "Rome", "api-bot")]
+
+    # A relationship deleted before the resolve: nothing is written, and the conflict stays open.
+    await ok(api_bot, "write_relationship", met("Eve", "Gil", "Oslo", API))
+    [gone] = (await ok(llm_bot, "write_relationship", met("Eve", "Gil", "Rome", LLM)))["conflicts"]
+    async with open_client(loaded.model_copy(update={"agent": "api-bot"}), "in_process", "memory") as memory:
+        await ok(memory, "delete_relations", {"relations": [{"from": "Eve", "to": "Gil", "relationType": "KNOWS"}]})
+    refused = await rejected(api_bot, "resolve_conflict", {"conflict_id": gone["conflict_id"], "pick": "incoming"})
+    assert (refused["error_code"], refused["details"]["reason"]) == ("INVALID_INPUT", "subject_gone")
+    assert await relationship(graph, "Eve", "Gil") is None
+    [record] = [r for r in await conflict_records(graph) if r["conflict_id"] == gone["conflict_id"]]
+    assert record["status"] == "open"
+
+
+async def test_a_node_merged_away_or_a_damaged_record_is_refused_and_nothing_written(
+    api_bot: Client, llm_bot: Client, graph: GraphBackend
+) -> None:
+    await ok(api_bot, "write_node", person("Hana", {"city": "Oslo"}, API))
+    [merged_away] = (await ok(llm_bot, "write_node", person("Hana", {"city": "Rome"}, LLM)))["conflicts"]
+    await ok(api_bot, "write_node", person("Hannah", {}, API))
+    merge = {"survivor": {"label": "Person", "merge_keys": {"name": "Hannah"}}}
+    await ok(api_bot, "merge_entities", {**merge, "merged": [{"label": "Person", "merge_keys": {"name": "Hana"}}]})
+    refused = await rejected(
+        api_bot, "resolve_conflict", {"conflict_id": merged_away["conflict_id"], "pick": "incoming"}
+    )
+    assert (refused["error_code"], refused["details"]["reason"]) == ("INVALID_INPUT", "subject_gone")
+    assert await value(graph, "Hannah", "city") == "Oslo"  # the survivor took the merged node's value; no Rome
+
+    await ok(api_bot, "write_node", person("Ivo", {"city": "Oslo"}, API))
+    [damaged] = (await ok(llm_bot, "write_node", person("Ivo", {"city": "Rome"}, LLM)))["conflicts"]
+    await graph.write(
+        Statement(
+            "MATCH (c:WriteGateConflict {conflict_id: $id}) SET c.incoming_claim = null",
+            {"id": damaged["conflict_id"]},
+        )
+    )
+    refused = await rejected(api_bot, "resolve_conflict", {"conflict_id": damaged["conflict_id"], "pick": "incoming"})
+    assert (refused["error_code"], refused["details"]["reason"]) == ("INVALID_INPUT", "damaged")
+    assert await value(graph, "Ivo", "city") == "Oslo"
+
+
+class Interleaved:
+    """The resolving gate's engine, with another gate's call run just before a chosen statement (`times` times):
+    two concurrent agents' interleaving made certain instead of left to the scheduler. Every statement runs on the
+    real engine, the other gate's included."""
+
+    def __init__(self, inner: GraphBackend, before: str, other: Any, times: int = 1) -> None:
+        self.inner, self.before, self.other, self.times = inner, before, other, times
+        self.dialect = inner.dialect
+
+    async def write(self, statement: Statement) -> list[dict[str, Any]]:
+        if self.before in statement.text and self.times > 0:
+            self.times -= 1
+            await self.other()
+        return await self.inner.write(statement)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+@asynccontextmanager
+async def resolver(loaded: Settings) -> AsyncIterator[tuple[Client, Any]]:
+    """A client of a gate built here, and that gate (so a test can interleave another agent's call)."""
+    server = build_server(loaded.model_copy(update={"agent": "resolver"}), auto_migrate=False)
+    async with Client(server) as client:
+        yield client, server.services.gate
+
+
+KEEP_CURRENT_WRITE = "RETURN count(c) AS resolved"
+TAKE_INCOMING_WRITE = "RETURN count(n) AS resolved"
+
+
+async def test_a_resolve_that_loses_the_race_to_another_resolver_writes_nothing(
+    loaded: Settings, api_bot: Client, llm_bot: Client, graph: GraphBackend
+) -> None:
+    async with resolver(loaded) as (client, gate):
+        for name, pick, before, other in (
+            ("Jan", "current", KEEP_CURRENT_WRITE, "incoming"),
+            ("Kim", "incoming", TAKE_INCOMING_WRITE, "current"),
+        ):
+            await ok(api_bot, "write_node", person(name, {"city": "Oslo"}, API))
+            [held] = (await ok(llm_bot, "write_node", person(name, {"city": "Rome"}, LLM)))["conflicts"]
+            conflict = {"conflict_id": held["conflict_id"]}
+
+            async def first(conflict: dict[str, Any] = conflict, other: str = other) -> None:
+                await ok(api_bot, "resolve_conflict", {**conflict, "pick": other})
+
+            gate.backend = Interleaved(gate.backend, before, first)
+            late = await rejected(client, "resolve_conflict", {**conflict, "pick": pick})
+            assert (late["error_code"], late["details"]["reason"]) == ("INVALID_INPUT", "not_open"), name
+            assert late["details"]["conflict_status"] == "resolved"
+            gate.backend = gate.backend.inner
+            [record] = [r for r in await conflict_records(graph) if r["conflict_id"] == held["conflict_id"]]
+            assert (record["picked"], record["resolved_by"]) == (other, "api-bot")  # the winner's pick stands
+            assert await value(graph, name, "city") == ("Rome" if other == "incoming" else "Oslo")
+
+
+async def test_a_resolve_reads_again_when_the_subject_moves_and_gives_up_if_it_never_settles(
+    loaded: Settings, api_bot: Client, llm_bot: Client, graph: GraphBackend
+) -> None:
+    async with resolver(loaded) as (client, gate):
+        ages = iter(range(100))
+
+        async def another_write(name: str) -> None:
+            await ok(api_bot, "write_node", person(name, {"age": next(ages)}, API))
+
+        for name in ("Lea", "Max"):
+            await ok(api_bot, "write_node", person(name, {"city": "Oslo"}, API))
+        [lea] = (await ok(llm_bot, "write_node", person("Lea", {"city": "Rome"}, LLM)))["conflicts"]
+        [max_] = (await ok(llm_bot, "write_node", person("Max", {"city": "Rome"}, LLM)))["conflicts"]
+
+        # Once: the write finds a newer revision, reads the node again, and lands beside the other write.
+        gate.backend = Interleaved(gate.backend, TAKE_INCOMING_WRITE, lambda: another_write("Lea"))
+        await ok(client, "resolve_conflict", {"conflict_id": lea["conflict_id"], "pick": "incoming"})
+        assert gate.backend.times == 0
+        assert (await value(graph, "Lea", "city"), await value(graph, "Lea", "age")) == ("Rome", 0)
+
+        # At every attempt: it gives up, having written nothing, and the conflict stays open.
+        gate.backend = Interleaved(gate.backend.inner, TAKE_INCOMING_WRITE, lambda: another_write("Max"), times=100)
+        busy = await rejected(client, "resolve_conflict", {"conflict_id": max_["conflict_id"], "pick": "incoming"})
+        assert (busy["error_code"], busy["details"]["reason"]) == ("CONFLICT", "contention")
+        assert await value(graph, "Max", "city") == "Oslo"
+        [record] = [r for r in await conflict_records(graph) if r["conflict_id"] == max_["conflict_id"]]
+        assert record["status"] == "open"

@@ -8,9 +8,11 @@ import pytest
 
 from tests.conftest import open_client
 from write_gate.access.agents import Agent
+from write_gate.core.cypher.statement import Statement
 from write_gate.interchange.formats import parse_memory_file
 from write_gate.interchange.transfer import ImportReport, import_lines
 from write_gate.services.memory import MemoryService, WriterContext
+from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import Settings
 from write_gate.serving.spaces import open_space_gate
 
@@ -27,9 +29,11 @@ LINES = [
 WRITER = WriterContext(source="import:memory.jsonl", extraction_method="parsed", reliability=0.5)
 
 
-async def run_import(settings: Settings, *, dry_run: bool, batch_size: int = 2) -> ImportReport:
+async def run_import(
+    settings: Settings, *, dry_run: bool, batch_size: int = 2, space: str | None = None
+) -> ImportReport:
     text = "".join(json.dumps(line) + "\n" for line in LINES)
-    async with open_space_gate(settings, None, auto_migrate=True) as gate:
+    async with open_space_gate(settings, space, auto_migrate=True) as gate:
         items = list(parse_memory_file(text))
         return await import_lines(
             MemoryService(gate), items, WRITER, Agent("importer"), batch_size=batch_size, dry_run=dry_run
@@ -55,3 +59,20 @@ async def test_a_file_imports_line_by_line_with_each_outcome(settings: Settings)
     ]
     again = await run_import(settings, dry_run=False, batch_size=500)  # one batch, every line known: all skipped
     assert again.counts["entity skipped"] == 3 and again.counts["relation skipped"] == 1
+
+
+async def test_a_file_imported_into_a_space_takes_the_registry_the_default_space_holds(settings: Settings) -> None:
+    """`import --space team_b` with the registry shared: the registry is read from the default space's graph, and
+    every line is written in team_b's graph alone."""
+    spaced = settings.model_copy(update={"spaces": ["main", "team_b"], "default_space": "main"})
+    async with open_space_gate(spaced, None, auto_migrate=True):
+        pass  # the default space migrated first: it holds the registry
+    report = await run_import(spaced, dry_run=False, space="team_b")
+    assert report.counts["entity created"] == 2 and report.counts["relation created"] == 1
+    for space, names in (("team_b", ["Ada", "Analytical Engine"]), ("main", [])):
+        backend = await open_backend(spaced.for_space(space))  # the space's own graph, read past the gate
+        try:
+            rows = await backend.read(Statement("MATCH (n) WHERE n:Person OR n:Project RETURN n.name AS name"))
+        finally:
+            await backend.close()
+        assert sorted(row["name"] for row in rows) == names, space

@@ -204,6 +204,21 @@ async def test_chained_merges_lead_to_the_last_survivor(client: Client, graph: G
     assert [e["name"] for e in (await ok(client, "open_nodes", {"names": ["Al"]}))["entities"]] == ["A. M. Turing"]
 
 
+async def test_an_alias_leads_to_a_survivor_whose_identity_is_hashed(client: Client, graph: GraphBackend) -> None:
+    """A name past 1,024 characters is stored as a digest in `_key`, which cannot be read back: the survivor's
+    keys come from its properties, as its entry names them."""
+    long = "Alice " + "of the very long name " * 60
+    for name in (long, "Ally"):
+        await node(client, "Person", name)
+    await ok(client, "merge_entities", {"survivor": ref("Person", long), "merged": [ref("Person", "Ally")]})
+    written = await ok(
+        client, "write_node", {"label": "Person", "merge_keys": {"name": "Ally"}, "properties": {"age": 41}, **PROV}
+    )
+    assert written["merge_keys"] == {"name": long}
+    assert (await props(graph, "Person", long))["age"] == 41
+    assert [e["name"] for e in (await ok(client, "open_nodes", {"names": ["Ally"]}))["entities"]] == [long]
+
+
 async def test_concurrent_merges_and_writes_lose_nothing(client: Client, graph: GraphBackend) -> None:
     await alicia_and_alice(client)
     outcomes: list[dict[str, Any]] = []
@@ -345,10 +360,19 @@ async def test_typed_tools_write_through_aliases(settings: Settings, graph: Grap
     assert await edges(graph) == [("Olorin", "LOCATED_IN", "Rivendell")]  # moved by the second merge
 
 
-async def test_a_write_to_an_alias_whose_survivor_was_deleted_is_refused(client: Client, settings: Settings) -> None:
+async def test_an_alias_whose_survivor_was_deleted_refuses_writes_and_names_nothing_to_reads(
+    client: Client, settings: Settings
+) -> None:
     await alicia_and_alice(client)
     await ok(client, "merge_entities", {"survivor": ref("Person", "Alice"), "merged": [ref("Person", "Alicia")]})
     async with open_client(settings, "in_process", profile="memory") as memory:
         await ok(memory, "delete_entities", {"entityNames": ["Alice"]})
-    refused = await rejected(client, "write_node", {"label": "Person", "merge_keys": {"name": "Alicia"}, **PROV})
-    assert (refused["error_code"], refused["details"]["reason"]) == ("INVALID_INPUT", "survivor_deleted")
+        refused = await rejected(client, "write_node", {"label": "Person", "merge_keys": {"name": "Alicia"}, **PROV})
+        assert (refused["error_code"], refused["details"]["reason"]) == ("INVALID_INPUT", "survivor_deleted")
+        tagged = await rejected(client, "add_tags", {"entityName": "Alicia", "tags": ["x"]})  # a write by name too
+        assert (tagged["error_code"], tagged["details"]["reason"]) == ("INVALID_INPUT", "survivor_deleted")
+        # A read: the name leads to no entity now, and the others asked for are answered (it was refused whole,
+        # "nothing was written").
+        for reader in (client, memory):
+            opened = await ok(reader, "open_nodes", {"names": ["Alicia", "Carol"]})
+            assert [e["name"] for e in opened["entities"]] == ["Carol"]

@@ -13,11 +13,12 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.conftest import TESTS, ok, open_client, rejected
+from tests.bolt_double import Action
+from tests.conftest import TESTS, bolt_faults, ok, open_client, rejected
 from tests.e2e.test_backup import fresh_graph, write_as_several_agents
 from tests.e2e.test_engine_down import PERSON, REMOTE, Remote, code, eventually, serve
 from write_gate.core.clock import as_utc_text
-from write_gate.core.cypher.idempotency import IDEMPOTENCY_LABEL
+from write_gate.core.cypher.idempotency import CLAIM, IDEMPOTENCY_LABEL, RELEASE
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.idempotency import arguments_digest, record_id, scope
 from write_gate.engines import GraphBackend
@@ -27,6 +28,7 @@ from write_gate.serving.idempotency_keeper import prune_once
 from write_gate.store.bundled import bundled
 from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import load_into_graph, read_sources
+from write_gate.surface.server import build_server
 from write_gate.surface.write_guard import REPLAYED_META
 
 pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
@@ -213,8 +215,15 @@ async def test_a_claim_left_by_a_stopped_gate_is_waited_for_then_refused_never_r
     args = person("Ada")
     await claim_left_behind(graph, agent, "fresh", "write_node", args, ago=1)
     await claim_left_behind(graph, agent, "stale", "write_node", args, ago=3600)
-    await claim_left_behind(graph, agent, "expired", "write_node", args, ago=3 * 86400)
+    await claim_left_behind(graph, agent, "pruned", "write_node", args, ago=3 * 86400)
     async with open_client(quick, "in_process") as client:
+
+        async def pruned_at_start() -> bool:  # the keeper's first prune has run
+            return record_id(scope(agent), "pruned") not in {r["id"] for r in await records(graph)}
+
+        await eventually(pruned_at_start)
+        # A record past the window that no prune has reached yet: the call with its key forgets it.
+        await claim_left_behind(graph, agent, "expired", "write_node", args, ago=3 * 86400)
         running = await rejected(client, "write_node", {**args, "idempotency_key": "fresh"})
         assert running["error_code"] == "IDEMPOTENCY_IN_PROGRESS"
         assert 0 < running["details"]["retry_after_seconds"] <= 5
@@ -301,3 +310,80 @@ async def test_a_typed_tool_takes_a_key_too(settings: Settings, graph: GraphBack
         assert (again.structured_content, (again.meta or {}).get(REPLAYED_META)) == (first, True)
         reused = await rejected(client, "add_npc", {**gandalf, "npc": {**gandalf["npc"], "status": "Gone"}})
         assert reused["error_code"] == "IDEMPOTENCY_KEY_REUSED"
+
+
+@pytest.mark.parametrize("engine", ["bolt"], indirect=True)
+async def test_a_claim_the_engine_failed_to_check_is_withdrawn_and_a_failed_settle_leaves_it_pending(
+    settings: Settings, matrix_graph: GraphBackend
+) -> None:
+    """Memgraph out of memory (the Bolt double's fault) at two moments of a keyed call. At the read that checks the
+    new claim is alone: the call does not run, and its claim is withdrawn, so the retry runs at once (a claim left
+    behind would answer IDEMPOTENCY_IN_PROGRESS, then OUTCOME_UNKNOWN, for a call that never ran). At the write
+    that stores the outcome: the call's own answer still goes out, and the claim stays pending, as documented."""
+    graph = matrix_graph
+    faults = bolt_faults(settings)
+    quick = settings.model_copy(update={"idempotency_wait_seconds": 0.3})
+    async with open_client(quick, "in_process") as client:
+        checked = {**person("Ada"), "idempotency_key": "checked"}
+        faults.arm(Action.OUT_OF_MEMORY, match="RETURN properties(k) AS record")
+        try:
+            failed = await rejected(client, "write_node", checked)
+        finally:
+            faults.clear()
+        assert (failed["error_code"], failed["details"]["reason"]) == ("BACKEND_UNAVAILABLE", "storage")
+        assert await records(graph) == []
+        retried = await client.call_tool("write_node", checked)
+        assert not retried.is_error and (retried.meta or {}).get(REPLAYED_META) is None, retried.structured_content
+
+        settled = {**person("Bob"), "idempotency_key": "settled"}
+        faults.arm(Action.OUT_OF_MEMORY, match="SET k.state = 'done'")
+        try:
+            await ok(client, "write_node", settled)
+        finally:
+            faults.clear()
+        repeat = await rejected(client, "write_node", settled)
+        assert repeat["error_code"] == "IDEMPOTENCY_IN_PROGRESS"
+    assert len(await graph.read(Statement("MATCH (n:Person) RETURN n"))) == 2
+
+
+class TwinClaim:
+    """A gate's engine where its first claim of a key meets a twin: the record another gate's concurrent MERGE created
+    beside it (FalkorDB does not serialise a MERGE's match with its create), which that gate withdraws once it too
+    finds two. Both records are real, written by the statements the other gate would have sent."""
+
+    def __init__(self, inner: GraphBackend, graph: GraphBackend) -> None:
+        self.inner, self.graph, self.dialect = inner, graph, inner.dialect
+        self.twin: dict[str, Any] | None = None
+        self.withdrawn = False
+
+    async def write(self, statement: Statement) -> list[dict[str, Any]]:
+        rows = await self.inner.write(statement)
+        if statement.text == CLAIM.text and self.twin is None:
+            self.twin = {**rows[0]["record"], "claim": "the-other-gate"}
+            await self.graph.write(Statement(f"CREATE (k:{IDEMPOTENCY_LABEL}) SET k = $twin", {"twin": self.twin}))
+        elif statement.text == RELEASE.text and self.twin is not None and not self.withdrawn:
+            self.withdrawn = True  # this gate withdrew on seeing two; so does the other
+            await self.graph.write(Statement(RELEASE.text, {"id": self.twin["id"], "claim": self.twin["claim"]}))
+        return rows
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+@pytest.mark.one_tier
+async def test_a_claim_that_meets_a_twin_withdraws_and_claims_again_and_the_key_runs_once(
+    settings: Settings, matrix_graph: GraphBackend
+) -> None:
+    graph = matrix_graph
+    server = build_server(settings, auto_migrate=False)
+    async with Client(server) as client:
+        gate = server.services.gate
+        gate.backend = twin = TwinClaim(gate.backend, graph)
+        keyed = {**person("Ada"), "properties": {"born": 1815}, "idempotency_key": "twin"}
+        first = await client.call_tool("write_node", keyed)
+        assert not first.is_error and twin.withdrawn, first.structured_content
+        again = await client.call_tool("write_node", keyed)
+        assert (again.structured_content, (again.meta or {}).get(REPLAYED_META)) == (first.structured_content, True)
+    [record] = await records(graph)
+    assert record["state"] == "done" and record["claim"] != "the-other-gate"
+    assert len(await graph.read(Statement("MATCH (n:Person) RETURN n"))) == 1

@@ -1,11 +1,14 @@
 """The console's sessions and form parsing, decided without a browser: the one-time link works once, an idle
-session ends, a CSRF token must match, and a subject's keys typed badly get the tools' INVALID_INPUT."""
+session ends, the least recently seen goes first past the limit, a CSRF token must match, and a subject's keys typed
+badly get the tools' INVALID_INPUT; and what the pages draw from a claim and a neighbourhood."""
+
+from datetime import UTC, datetime
 
 import pytest
 
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.surface.console.sessions import Sessions
-from write_gate.surface.console.views import parse_keys, parse_time
+from write_gate.surface.console.views import effective, neighbourhood, parse_keys, parse_time
 
 
 def test_the_one_time_link_works_once_and_a_new_one_replaces_it() -> None:
@@ -40,3 +43,34 @@ def test_keys_as_a_person_types_them() -> None:
     with pytest.raises(GateRejection):
         parse_time("yesterday", "since")
     assert parse_time("2026-11-22T08:05", "since").isoformat() == "2026-11-22T08:05:00+00:00"
+
+
+def test_past_its_limit_the_least_recently_seen_session_goes_first() -> None:
+    now = [0.0]
+    sessions = Sessions(60, clock=lambda: now[0])
+    sessions.MAX = 2
+    first, second = sessions.start("a"), sessions.start("b")
+    now[0] = 1.0
+    assert sessions.get(first.id) is first  # seen again: now the second is the least recently seen
+    third = sessions.start("c")
+    assert sessions.get(second.id) is None
+    assert sessions.get(first.id) is first and sessions.get(third.id) is third
+
+
+def test_a_value_without_a_claim_has_no_effective_confidence_and_a_drawing_keeps_to_the_centre() -> None:
+    assert effective(None, 30.0, {}, datetime.now(UTC)) is None
+    relations = [
+        {"from": "Alice", "to": "Bob", "relationType": "KNOWS"},
+        {"from": "Bob", "to": "Carol", "relationType": "KNOWS"},  # not Alice's: left out
+        {"from": "Dan", "to": "Alice", "relationType": "LIKES"},
+    ]
+    drawn = neighbourhood({"name": "Alice", "entityType": "Person"}, relations, {"Bob": "Person"})
+    assert [(n["id"], n["type"], n["centre"]) for n in drawn["nodes"]] == [
+        ("Alice", "Person", True),
+        ("Bob", "Person", False),
+        ("Dan", None, False),
+    ]
+    assert [(e["id"], e["source"], e["target"], e["type"]) for e in drawn["edges"]] == [
+        ("e0", "Alice", "Bob", "KNOWS"),
+        ("e2", "Dan", "Alice", "LIKES"),
+    ]

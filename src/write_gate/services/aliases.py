@@ -52,12 +52,15 @@ def _keys(registry: SchemaRegistry, label: str, key: str, props: dict[str, Any])
     return {name: props.get(name) for name in (entry.merge_keys if entry else ())}
 
 
+SURVIVOR_DELETED = "survivor_deleted"
+
+
 def _broken(label: Any) -> Survivor:
     # The survivor was deleted after the merge (deletes do not follow aliases), or the chain is corrupt.
     raise GateRejection(
         ErrorCode.INVALID_INPUT,
         "this key was merged into a node that no longer exists; nothing was written",
-        reason="survivor_deleted",
+        reason=SURVIVOR_DELETED,
     )
 
 
@@ -80,11 +83,21 @@ class Alias:
     key: str
 
 
-async def survivor_ids(read: Read, registry: SchemaRegistry, aliases: list[Alias]) -> dict[int, int]:
-    """For the aliases found, their survivor's id (a read shows the survivor, never the alias)."""
+async def survivor_ids(
+    read: Read, registry: SchemaRegistry, aliases: list[Alias], gone: set[int] | None = None
+) -> dict[int, int]:
+    """For the aliases found, their survivor's id (a read shows the survivor, never the alias). An alias whose
+    survivor no longer exists is refused (survivor_deleted), or, given `gone` (a read: the name leads to no
+    entity now, and the other names are still answered), added to it."""
     found: dict[int, int] = {}
     for alias in aliases:
-        survivor = await _chain_end(read, registry, alias.label, alias.key)
+        try:
+            survivor = await _chain_end(read, registry, alias.label, alias.key)
+        except GateRejection as exc:
+            if gone is None or exc.rejected.details.get("reason") != SURVIVOR_DELETED:
+                raise
+            gone.add(alias.id)
+            continue
         hits = await read(Statement(node_id(survivor.label).text, {"key": identity_key(survivor.keys)}))
         if hits:
             found[alias.id] = hits[0]["id"]

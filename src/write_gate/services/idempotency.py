@@ -94,10 +94,17 @@ class IdempotencyRecords:
         """Whether this call's claim is the key's only record. An engine that does not serialise a MERGE's match
         with its create (FalkorDB under concurrent writers) can let two calls create a record each: a claim
         counts only when, once written, it is alone, and one that is not withdraws. Two winners would need each
-        to be alone after both were written; both may withdraw, and then both claim again."""
-        if [record["claim"] for record in await self._read(rid)] == [mine]:
+        to be alone after both were written; both may withdraw, and then both claim again. A check the engine
+        fails withdraws the claim too: the call will not run, and its retry must not wait on a claim nobody holds."""
+        release = Statement(cypher.RELEASE.text, {"id": rid, "claim": mine})
+        try:
+            records = await self._read(rid)
+        except GateRejection:
+            await self._quietly("released", release)
+            raise
+        if [record["claim"] for record in records] == [mine]:
             return True
-        await run_write(self.backend, Statement(cypher.RELEASE.text, {"id": rid, "claim": mine}))
+        await run_write(self.backend, release)
         return False
 
     def _answer(self, verdict: Verdict, record: dict[str, Any]) -> Stored:

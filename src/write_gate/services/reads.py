@@ -553,8 +553,9 @@ class Reader:
         position = decode_cursor(request.cursor, "open", r=int)
         named = await self.named(request.names)
         page = sorted({node_id for hits in named.found.values() for node_id, _ in hits})
-        survivors = await survivor_ids(self.read, self._registry(), named.aliases)  # an alias opens its survivor
-        page = sorted({survivors.get(node_id, node_id) for node_id in page})
+        gone: set[int] = set()  # aliases whose survivor was deleted: their names lead to no entity
+        survivors = await survivor_ids(self.read, self._registry(), named.aliases, gone)  # an alias opens its survivor
+        page = sorted({survivors.get(node_id, node_id) for node_id in page if node_id not in gone})
         claims, show = claims_asked(request.provenance)
         if page and claims is not None and claims.active:
             matching = Statement(read_cypher.IDS_WITH_MATCHING_CLAIMS.text, {"ids": page, **claims.params()})

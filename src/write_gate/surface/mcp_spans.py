@@ -25,13 +25,13 @@ from write_gate.serving.telemetry import Tracing
 
 
 def parent_context(meta: Mapping[str, Any] | None) -> Context | None:
-    """The W3C trace context in `_meta`, or None (no carrier, or no valid `traceparent`) so the span starts a
-    trace of its own."""
+    """The W3C trace context in `_meta`, or None (no carrier, no valid `traceparent`, or values that are not
+    text) so the span starts a trace of its own."""
     if not meta:
         return None
     try:
         context = extract(dict(meta))
-    except (ValueError, TypeError):
+    except Exception:  # the propagators raise TypeError, AttributeError... on a number where text belongs
         return None
     return context if get_current_span(context).get_span_context().is_valid else None
 

@@ -1,0 +1,68 @@
+"""The import formats' parsers (interchange/import_parsers.py) on what files get wrong, decided without an engine: a
+whole-file problem is a ValueError naming it, a bad item a record with its problem (the rest still imports), and
+memory-mcp's joined lists read as lists."""
+
+import pytest
+
+from write_gate.interchange.import_parsers import parse_csv, parse_graphml, parse_json
+
+
+@pytest.mark.parametrize(
+    "text,problem",
+    [
+        ("{not json", "not a JSON document: Expecting property name enclosed in double quotes (line 1)"),
+        ('{"entities": {"Ada": {}}, "relations": []}', '"entities" and "relations" must be lists'),
+    ],
+)
+def test_a_json_file_that_is_no_import_is_refused_whole(text: str, problem: str) -> None:
+    with pytest.raises(ValueError) as refused:
+        parse_json(text)
+    assert str(refused.value) == problem
+
+
+def test_a_csv_row_whose_json_column_does_not_parse_is_refused_alone() -> None:
+    text = "\n".join(
+        [
+            "# ENTITIES",
+            "id,label,keys,observations",
+            'Person:a,Person,"{""name"": ""Ada""}","[""wrote programs""]"',
+            "Person:b,Person,{not json,[]",
+            'Person:c,Person,"{""name"": ""Cy""}",',
+        ]
+    )
+    ada, bad, cy = parse_csv(text)
+    assert ada.record is not None and ada.record.keys == {"name": "Ada"}
+    assert (bad.where, bad.record, bad.problem) == (("line", 4), None, "a column does not parse: JSONDecodeError")
+    assert cy.record is not None and cy.record.observations is None
+
+
+def test_memory_mcps_csv_lists_are_joined_by_semicolons_or_bars_and_a_blank_one_is_empty() -> None:
+    text = "\n".join(
+        [
+            "# ENTITIES",
+            "name,entityType,observations,tags",
+            "Ada,person,wrote programs; liked maths,math|pioneer",
+            'Cy,person,"  ",',
+        ]
+    )
+    ada, cy = (parsed.record for parsed in parse_csv(text))
+    assert ada is not None and (ada.observations, ada.tags) == (["wrote programs", "liked maths"], ["math", "pioneer"])
+    assert cy is not None and cy.observations == []
+
+
+GRAPHML = """<?xml version="1.0" encoding="UTF-8"?>
+<graphml xmlns="http://graphml.graphdrawing.org/xmlns">
+  <key id="t" for="node" attr.name="entityType" attr.type="string"/>
+  <key id="o" for="node" attr.name="observations" attr.type="string"/>
+  <key id="g" for="node" attr.name="tags" attr.type="int"/>
+  <graph edgedefault="directed">
+    <node id="Ada"><data key="t">person</data><data key="o">wrote programs; liked maths</data></node>
+    <node id="Cy"><data key="t">person</data><data key="g">5</data></node>
+  </graph>
+</graphml>"""
+
+
+def test_graphml_lists_that_are_no_json_are_read_as_joined_text_and_a_number_is_no_list() -> None:
+    ada, cy = parse_graphml(GRAPHML)
+    assert ada.record is not None and ada.record.observations == ["wrote programs", "liked maths"]
+    assert cy.record is None and cy.problem is not None and "tags" in cy.problem
