@@ -1,4 +1,4 @@
-"""docs/history.md shows what the gate does: its two writes, made here as shown, leave the record it shows (as
+"""docs/provenance/change-record.md shows what the gate does: its two writes, made here as shown, leave the record it shows (as
 stored) and get_history answers what it shows, on every engine. "..." stands for any value (an id, a time, a
 claim), as in README.md's blocks (tests/e2e/readme_blocks.py)."""
 
@@ -17,7 +17,7 @@ from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
-PAGE = Path(__file__).parents[2] / "docs" / "history.md"
+PAGE = Path(__file__).parents[2] / "docs" / "provenance" / "change-record.md"
 
 
 def shown(key: str) -> Any:
