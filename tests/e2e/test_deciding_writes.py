@@ -75,8 +75,9 @@ class Sent:
 
 @asynccontextmanager
 async def served(settings: Settings, agent: str) -> AsyncIterator[tuple[Client, Sent]]:
-    # The feed answers every change at once (no settling time: these tests write, then read).
-    update = {"agent": agent, "change_settle_seconds": 0.0}
+    # The feed answers every change at once (no settling time: these tests write, then read); the registry's and
+    # the feed's polls wait an hour, so that the statements counted are the calls' own.
+    update = {"agent": agent, "change_settle_seconds": 0.0, "registry_poll_seconds": 3600, "change_poll_seconds": 3600}
     server = build_server(settings.model_copy(update=update), auto_migrate=False)
     async with Client(server) as client:
         yield client, Sent(server.services.gate.backend)  # type: ignore[attr-defined]

@@ -1,6 +1,6 @@
-"""docs/provenance/change-record.md shows what the gate does: its two writes, made here as shown, leave the record it shows (as
-stored) and get_history answers what it shows, on every engine. "..." stands for any value (an id, a time, a
-claim), as in README.md's blocks (tests/e2e/readme_blocks.py)."""
+"""docs/provenance/change-record.md shows what the gate does: its two writes, made here as shown, leave the
+record it shows (as stored) and get_history answers what it shows, on every engine. "..." stands for any
+value (an id, a time, a claim), as in README.md's blocks (tests/e2e/readme_blocks.py)."""
 
 import json
 from pathlib import Path

@@ -244,6 +244,14 @@ RUN = {
         "meta:write_relationship#retry",
     ],
     "test_limits_per_agent_example": ["agents:limits", "answer:write_node#limited"],
+    "tests/e2e/test_history_doc.py::test_the_page_shows_what_its_writes_record_and_get_history_answers": [
+        '{"label": "Person", "merge_keys": {"name": "Ada"}, "properties": {"age": 36}, "source": "crm", '
+        '"extraction_method": "api"}',
+        '{"label": "Person", "merge_keys": {"name": "Ada"}, "properties": {"age": 37, "city": "Oslo"}, '
+        '"source": "crm", "extraction_method": "api"}',
+        "second-record",
+        "get-history",
+    ],
     "test_spaces_example": [
         *SPACES_COMMANDS,
         "spaces-agents",
