@@ -300,8 +300,11 @@ def build_server(
     listens = ListenStreams(changes)  # the 2026-07-28 protocol's subscriptions/listen streams
     watchers: dict[str, ChangeWatcher] = {}  # each space's, while the server runs
 
+    announced = [0]  # how many registry changes were told to clients: a refresh told of one already tells none
+
     async def registry_changed() -> None:
         """A registry change noticed on the graph (another gate, the CLI): tell clients to list again."""
+        announced[0] += 1
         await connections.tools_changed()
         await listens.tools_changed()
 
@@ -488,7 +491,7 @@ def build_server(
     ) -> types.CallToolResult:
         """One call of a known tool, whoever asks (an MCP client, the console): the grant, the space, the guard,
         the call; then its decision log, the change feed's nudge, the quarantine and the metrics."""
-        started = time.perf_counter()
+        started, told = time.perf_counter(), announced[0]
         decision = Decision(agent.id, spec.name, space)
         if not agent.grant.allows_tool(spec.name, spec.group, spec.toolset):
             message = f"this agent may not use {spec.name}"
@@ -501,7 +504,9 @@ def build_server(
             if progress is not None:
                 context = dataclasses.replace(context, progress=progress)
             result = await guard.call(spec, services, arguments, context, run)
-            if spec.name == "refresh_schema_cache" and not result.is_error and set(table(services)[0]) != set(specs):
+            # A refresh that changed the tools tells clients, unless the registry's poll told them of it meanwhile.
+            refreshed = spec.name == "refresh_schema_cache" and not result.is_error and announced[0] == told
+            if refreshed and set(table(services)[0]) != set(specs):
                 await registry_changed()
         is_read = spec.group == "read"
         if not is_read:
