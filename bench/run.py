@@ -38,7 +38,7 @@ from mcp import Client, StdioServerParameters
 
 from write_gate import __version__
 from write_gate.access.agents import Agent
-from write_gate.core.cypher.deciding_writes import node_values, node_write, stamp_params
+from write_gate.core.cypher.deciding_writes import node_write, planned_node_values, stamp_params
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import plan_node_write
 from write_gate.core.identity import identity_key, label_fold
@@ -150,17 +150,7 @@ def raw_batch_statements(gate: Gate, rows: list[dict[str, Any]], agent: Agent) -
                 stamp,
                 compile_statement=False,
             )
-            result = plan.result
-            values = node_values(
-                "Person",
-                result.merge_keys,
-                plan.properties,
-                plan.provenance,
-                result.remapped_from,
-                result.property_remaps,
-                new_id(),
-                batch=True,
-            )
+            values = planned_node_values(plan, new_id(), batch=True, label="Person")
             if not provenances:
                 provenances.append(stamp_params(plan.provenance))
             built.append({**values, "i": i, "p": 0})

@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidatorFun
 
 from write_gate.access.agents import Agent
 from write_gate.core.cypher.deciding_writes import (
-    node_values,
     node_write,
+    planned_node_values,
     relationship_values,
     relationship_write,
     stamp_params,
@@ -217,16 +217,7 @@ async def _write_node_wave(
         rows, answers, provenances = [], {}, _Provenances()
         for n in chunk:
             plan, result = n.plan, n.plan.result
-            row = node_values(
-                label,
-                result.merge_keys,
-                plan.properties,
-                plan.provenance,
-                result.remapped_from,
-                result.property_remaps,
-                new_id(),
-                batch=True,
-            )
+            row = planned_node_values(plan, new_id(), batch=True, label=label)
             row["i"], row["p"] = n.i, provenances.of(plan.provenance)
             rows.append(row)
             answers[n.i] = functools.partial(_node_answer, n.i, result)

@@ -14,7 +14,7 @@ from write_gate.core.clock import utc_now
 from write_gate.core.cypher.aliases import alias_target
 from write_gate.core.cypher.deciding_writes import (
     node_statement,
-    node_values,
+    planned_node_values,
     relationship_statement,
     relationship_values,
 )
@@ -245,16 +245,7 @@ class Gate:
             )
             result = plan.result
             agent.grant.check_labels([result.label])
-            values = node_values(
-                result.label,
-                result.merge_keys,
-                plan.properties,
-                plan.provenance,
-                result.remapped_from,
-                result.property_remaps,
-                new_id(),
-                batch=False,
-            )
+            values = planned_node_values(plan, new_id(), batch=False)
             rows = await run_write(self.backend, node_statement(result.label, values))
             if not rows:  # an alias: write to its survivor
                 request = await self._redirected(request, result.label, result.merge_keys, "label", "merge_keys")

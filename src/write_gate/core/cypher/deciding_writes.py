@@ -42,6 +42,7 @@ from write_gate.core.cypher.clauses import (
     stub_properties,
 )
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
+from write_gate.core.decisions import NodePlan
 from write_gate.core.history import (
     AFTER_VALUES,
     BEFORE_CLAIMS,
@@ -270,6 +271,21 @@ def value_kinds(values: Mapping[str, Any], *, batch: bool) -> dict[str, list[str
 def stamp_params(provenance: Provenance) -> dict[str, Any]:
     """The write's provenance stamp and its value claim: a single write's parameters, a batch's table entry."""
     return {**provenance.params(), "claim": provenance.claim()}
+
+
+def planned_node_values(plan: NodePlan, change_id: str, *, batch: bool, label: str | None = None) -> dict[str, Any]:
+    """node_values of a planned write (`label`: another than the plan's, as the benchmark's raw rows use)."""
+    result = plan.result
+    return node_values(
+        result.label if label is None else label,
+        result.merge_keys,
+        plan.properties,
+        plan.provenance,
+        result.remapped_from,
+        result.property_remaps,
+        change_id,
+        batch=batch,
+    )
 
 
 def node_values(
