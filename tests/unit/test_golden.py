@@ -95,6 +95,12 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
     acme = Endpoint("Organization", {"name": s("Acme"), "country": s("NL")})
     change = ChangeStamp(s("change"), s("time"), s("agent"))
     records = [{"change_id": s("change"), "property": "age", "after": m.n(6)}]
+    resolving = {
+        "conflict_id": s("conflict"),
+        "picked": "incoming",
+        "resolved_by": s("agent"),
+        "resolved_at": s("time"),
+    }
     node_item = ({"name": s("Alice")}, {"age": m.n(1), "nick": s("Al"), "scores": [m.f(2)]}, prov)
 
     def rel_item(merge_endpoints: bool) -> tuple:
@@ -124,6 +130,19 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_current_nodes": lambda: record_cypher.current_nodes("Person"),
         "read_current_relationships": lambda: record_cypher.current_relationships(
             "WORKS_FOR", "Person", "Organization"
+        ),
+        # resolve_conflict: the conflict read, then closed (the current value kept, or the held one written).
+        "read_conflict_by_id": lambda: Statement(record_cypher.CONFLICT_BY_ID.text, {"conflict_id": s("conflict")}),
+        "resolve_keep_current": lambda: Statement(record_cypher.KEEP_CURRENT.text, resolving),
+        "resolve_take_incoming_on_node": lambda: Statement(
+            record_cypher.take_incoming_on_node("Person").text,
+            {"key": alice.key, "properties": {"age": m.n(1)}, "revision": m.n(6), "changes": records}
+            | {"conflicts": [], **resolving},
+        ),
+        "resolve_take_incoming_on_relationship": lambda: Statement(
+            record_cypher.take_incoming_on_relationship("WORKS_FOR", "Person", "Organization").text,
+            {"from_key": alice.key, "to_key": acme.key, "properties": {"since": m.n(2)}, "revision": m.n(6)}
+            | {"changes": records, "conflicts": [], **resolving},
         ),
         "read_current_relationship": lambda: Statement(
             record_cypher.current_relationship("WORKS_FOR", "Person", "Organization").text,
