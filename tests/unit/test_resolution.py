@@ -127,3 +127,41 @@ def test_relationships_are_grouped_by_type_and_direction() -> None:
     assert (plan.moved, plan.merged, plan.dropped) == (2, 1, (("KNOWS", "out"),))
     assert [(c.property, c.survivor, c.merged) for c in plan.conflicts] == [("since", 2020, 2019)]
     assert plan.types == ("KNOWS", "WORKS_FOR")
+
+
+def test_a_pair_is_ordered_whichever_way_it_is_given() -> None:
+    first, second = node(1, "Person", "Ann"), node(2, "Person", "Bob")
+    assert (score_pair(second, first).a, score_pair(second, first).b) == (first, second)
+    assert (score_pair(first, second).a, score_pair(first, second).b) == (first, second)
+
+
+def test_only_signals_that_matched_are_listed() -> None:
+    """No name (both, or one): no name signal, not even a 0 or a 1; unlike names sharing an email: the email
+    only; a property one node has and the other lacks: nothing; no signal at all: score 0."""
+    nameless = make_node(1, "Person", "h:1", "!!!", {"email": "a@x.org"})
+    also_nameless = make_node(2, "Person", "h:2", "...", {"email": "a@x.org"})
+    assert score_pair(nameless, also_nameless).signals == (Signal("shared_email", 1.0),)
+    named = node(3, "Person", "Ann", email="a@x.org")
+    assert score_pair(nameless, named).signals == (Signal("shared_email", 1.0),)
+    unlike = score_pair(node(4, "Person", "abc", email="a@x.org"), node(5, "Person", "xyz", email="a@x.org"))
+    assert unlike.signals == (Signal("shared_email", 1.0),)
+    lopsided = score_pair(node(6, "Person", "abc", url="u"), node(7, "Person", "xyz", email="a@x.org"))
+    assert (lopsided.signals, lopsided.score) == ((), 0.0)
+    assert score_pair(make_node(8, "P", "h:8", "!", {}), make_node(9, "P", "h:9", "?", {})).score == 0.0
+
+
+def test_a_pair_exactly_at_the_threshold_is_kept() -> None:
+    nodes = [node(1, "Person", "abcde"), node(2, "Person", "abcdx")]  # ratio 80.0
+    assert [p.score for p in find_pairs(nodes, across_labels=False, threshold=0.8, limit=5)[0]] == [0.8]
+
+
+def test_the_threshold_compares_the_score_rounded_to_four_decimals() -> None:
+    nodes = [node(1, "Person", "abcdefg"), node(2, "Person", "abcdefx")]  # ratio 85.714...: 0.8571
+    assert find_pairs(nodes, across_labels=False, threshold=0.8571, limit=5)[0] != []
+    assert find_pairs(nodes, across_labels=False, threshold=0.85712, limit=5)[0] == []
+
+
+def test_a_threshold_of_zero_keeps_a_pair_under_one_percent() -> None:
+    nodes = [node(1, "Person", "abcd" + "x" * 400), node(2, "Person", "abcd" + "y" * 400)]  # 8 / 808: 0.0099
+    [pair] = find_pairs(nodes, across_labels=False, threshold=0.0, limit=5)[0]
+    assert pair.score == 0.0099
