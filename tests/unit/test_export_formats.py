@@ -78,6 +78,14 @@ def test_a_node_record_keeps_identity_and_hides_the_gates_own_properties() -> No
     assert relation.weight == 0.5 and relation.properties == {"role": "x"} and relation.provenance == STAMPS
 
 
+def test_a_parent_found_is_set_and_none_found_leaves_the_node_as_it_was() -> None:
+    node = sample().nodes[1]
+    assert node.parent is None
+    child = node.with_parent("Sun")
+    assert child.parent == "Sun" and child.id == node.id and child.properties == node.properties
+    assert child.with_parent(None) is child and child.with_parent("Moon").parent == "Moon"
+
+
 def test_merge_keys_come_from_the_registry_or_else_the_stored_identity() -> None:
     props = {"_key": '{"country":"FR","name":"Paris"}', "name": "Paris", "country": "FR"}
     assert merge_keys_of(props, ("name", "country")) == {"name": "Paris", "country": "FR"}

@@ -1,5 +1,7 @@
 """The ranked search's query language: parsing, judging, and the recall query each engine's index gets."""
 
+import math
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -17,7 +19,7 @@ from write_gate.core.search_query import (
     parse,
     recall,
 )
-from write_gate.core.search_ranking import tf_idf
+from write_gate.core.search_ranking import Judged, judge_and_score, tf_idf
 from write_gate.services.search import ready_labels, required_words
 
 DOC = document(
@@ -93,6 +95,24 @@ def test_tf_idf_favours_repeated_and_rare_words() -> None:
     docs = [document({"n": ["rare word word"]}), document({"n": ["word"]}), document({"n": ["other"]})]
     first, second, third = tf_idf(parse("word OR rare"), docs)
     assert first > second > third == 0
+
+
+def test_each_match_is_judged_and_scored_exactly() -> None:
+    """A counted term's occurrences times log(1 + N / documents holding it), N all the documents; a negated term
+    is judged (it excludes) but never counted; a term holds once it occurs."""
+    docs = [
+        document({"n": ["rare word word"]}),
+        document({"n": ["word"]}),
+        document({"n": ["other"]}),
+        document({"n": ["word other"]}),
+    ]
+    word, rare = math.log(1 + 4 / 3), math.log(1 + 4 / 1)
+    assert judge_and_score(parse("(word OR rare) -other"), docs) == [
+        Judged(True, 2 * word + rare),
+        Judged(True, word),
+        Judged(False, 0),
+        Judged(False, word),
+    ]
 
 
 WORDS = st.text(alphabet="abcdeé", min_size=1, max_size=6)

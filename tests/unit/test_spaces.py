@@ -127,3 +127,15 @@ def test_a_command_names_a_served_space_or_the_default() -> None:
     assert served_space(on, "team_b") == "team_b"
     with pytest.raises(ConfigurationError, match="team_z: not a space this gate serves; served: team_a, team_b"):
         served_space(on, "team_z")
+
+
+def test_each_space_refusal_says_exactly_why() -> None:
+    assert refusal(("gone",), None) == {
+        "status": "rejected",
+        "error_code": "SPACE_NOT_GRANTED",
+        "message": "this agent's grant lists no space this server serves",
+        "details": {"space": None},
+    }
+    invalid = refusal(("team_a",), "Team")
+    assert invalid["message"] == "space is not a space name (lower-case letters, digits and _, starting with a letter)"
+    assert refusal(("team_a",), "team_b")["message"] == "this agent may not use the space team_b"
