@@ -165,3 +165,8 @@ def test_a_threshold_of_zero_keeps_a_pair_under_one_percent() -> None:
     nodes = [node(1, "Person", "abcd" + "x" * 400), node(2, "Person", "abcd" + "y" * 400)]  # 8 / 808: 0.0099
     [pair] = find_pairs(nodes, across_labels=False, threshold=0.0, limit=5)[0]
     assert pair.score == 0.0099
+
+
+def test_a_link_in_to_the_survivor_is_dropped_as_incoming() -> None:
+    plan = plan_relationships([Link(10, "KNOWS", False, 1, {}, None)], survivor_id=1, merged_id=2)
+    assert plan.dropped == (("KNOWS", "in"),)

@@ -14,6 +14,7 @@ from write_gate.core.search_query import (
     Term,
     auto_edits,
     document,
+    leaves,
     matched_fields,
     matches,
     parse,
@@ -140,3 +141,11 @@ def test_only_complete_full_text_indexes_on_the_search_text_are_ready() -> None:
         {"label": "Tag", "types": {"name": ["FULLTEXT"]}, "status": "OPERATIONAL"},  # on another property
     ]
     assert ready_labels(rows) == {"Person"}
+
+
+def test_typo_tolerance_grows_with_the_words_length() -> None:
+    assert [auto_edits("x" * n) for n in range(1, 8)] == [0, 0, 1, 1, 1, 2, 2]
+
+
+def test_a_negated_term_is_a_negative_leaf() -> None:
+    assert leaves(parse("a -b")) == [(Term(("a",)), True), (Term(("b",)), False)]
