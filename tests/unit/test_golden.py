@@ -6,6 +6,7 @@ A builder change that alters Cypher fails here until the golden file is regenera
 
 import json
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +62,17 @@ from write_gate.core.quarantine import entry_record
 from write_gate.store import backfill, text_indexes
 
 GOLDEN = Path(__file__).parent.parent / "golden"
+
+
+@pytest.fixture(autouse=True)
+def _built_now() -> None:
+    """The statements compared are built by the code as it is now: the core's cached builders and helpers
+    (`functools.lru_cache`) are emptied first, so no statement an earlier test cached stands in for one."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith("write_gate.core"):
+            for value in list(vars(module).values()):
+                if callable(clear := getattr(value, "cache_clear", None)):
+                    clear()
 
 
 @dataclass(frozen=True)

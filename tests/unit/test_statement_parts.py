@@ -1,0 +1,35 @@
+"""Clauses that statements built once at import are made of (core.cypher.history_writes, core.cypher.statistics):
+their exact text, checked here as well as through the golden files, since a module's constants are built before
+any test runs."""
+
+from write_gate.core.cypher.history_writes import property_change, with_seq
+from write_gate.core.cypher.statistics import RELATIONSHIP_TALLIES, confidence_bucket
+
+ARCHIVED_RECORD = (
+    "[{change_id: $change_id, at: $at, agent: $agent, op: 'set', subject: 'node', label: labels(n)[0], key: n._key, "
+    "revision: coalesce(n._rev, 0) + 1, seq: SEQ, properties: ['_archived_at'], "
+    "before_values: [CASE WHEN n._archived_at IS NULL THEN [] ELSE [n._archived_at] END], "
+    "after_values: [CASE WHEN $at IS NULL THEN [] ELSE [$at] END], before_claims: [[]]}]"
+)
+
+
+def test_a_gate_owned_marks_change_is_recorded_before_and_after_with_the_statements_seq() -> None:
+    assert property_change("n", "_archived_at", "$at") == ARCHIVED_RECORD.replace("SEQ", "seq")
+    assert property_change("n", "_archived_at", "$at", "s2") == ARCHIVED_RECORD.replace("SEQ", "s2")
+
+
+def test_the_seq_is_computed_from_the_subjects_last_change() -> None:
+    assert with_seq("n", "n") == "WITH n, CASE WHEN coalesce(n._seq, '') >= $at THEN n._seq + '#' ELSE $at END AS seq"
+
+
+def test_relationships_are_tallied_by_agent_source_bucket_and_day() -> None:
+    bucket = confidence_bucket("r")
+    assert bucket == (
+        "CASE WHEN r.confidence IS NULL THEN null WHEN r.confidence >= 1 THEN 9 WHEN r.confidence <= 0 THEN 0"
+        " ELSE toInteger(r.confidence * 10) END"
+    )
+    dimensions = (
+        f"[['agent', r.written_by], ['source', r.source], ['confidence', {bucket}], "
+        "['day', substring(coalesce(r.created_at, r.last_updated), 0, 10)]]"
+    )
+    assert f"UNWIND [['count', null]] + {dimensions} AS d\n" in RELATIONSHIP_TALLIES.text
