@@ -134,3 +134,10 @@ def test_blank_lines_are_skipped_and_the_header_and_properties_kept() -> None:
         "written_at": "2026-11-24T00:00:00Z",
     }
     assert [r.properties for r in contents.relationships] == [{"w": 0.5}]
+
+
+def test_lines_are_compact_json_with_text_as_it_is() -> None:
+    assert header_line("falkordb", "2026-11-24T00:00:00Z") == (
+        '{"format":"write-gate/backup","version":1,"engine":"falkordb","written_at":"2026-11-24T00:00:00Z"}\n'
+    )
+    assert node_line(0, ["Persön"], {"x": "é"}) == '{"type":"node","id":0,"labels":["Persön"],"properties":{"x":"é"}}\n'

@@ -170,3 +170,35 @@ def test_a_threshold_of_zero_keeps_a_pair_under_one_percent() -> None:
 def test_a_link_in_to_the_survivor_is_dropped_as_incoming() -> None:
     plan = plan_relationships([Link(10, "KNOWS", False, 1, {}, None)], survivor_id=1, merged_id=2)
     assert plan.dropped == (("KNOWS", "in"),)
+
+
+def test_a_node_is_made_with_its_id_and_its_own_name_before_its_keys() -> None:
+    made = make_node(7, "Person", '{"name":"Bob"}', "Ann Lee", {"email": " A@X.org/ ", "url": 3})
+    assert (made.id, made.name, made.normalised, made.sorted_words) == (7, "Ann Lee", "ann lee", "ann lee")
+    assert made.shared == {"email": "a@x.org"}  # a value that is no text is no shared value
+
+
+def test_a_nodes_blocks_are_its_name_its_words_prefixes_and_its_shared_values() -> None:
+    made = make_node(1, "Person", "h:1", "Annabel Lee", {"email": "a@x.org"})
+    assert block_keys(made, False) == {
+        ("name", "Person", "annabel lee"),
+        ("word", "Person", "anna"),
+        ("word", "Person", "lee"),
+        ("prop", "Person", "email", "a@x.org"),
+    }
+
+
+def test_a_block_of_max_block_nodes_is_compared_whole() -> None:
+    nodes = [node(i, "Person", f"john {i:04d}") for i in range(resolution.MAX_BLOCK)]
+    assert len(candidate_pairs(nodes, across_labels=False)) == resolution.MAX_BLOCK * (resolution.MAX_BLOCK - 1) // 2
+
+
+def test_a_larger_block_pairs_each_node_with_the_next_window_in_name_order() -> None:
+    count = resolution.MAX_BLOCK + 1
+    names = [f"john {(i * 37) % count:04d}" for i in range(count)]  # name order is not the list's order
+    nodes = [node(i, "Person", name) for i, name in enumerate(names)]
+    by_name = sorted(range(count), key=lambda i: names[i])
+    expected = {
+        (min(i, j), max(i, j)) for pos, i in enumerate(by_name) for j in by_name[pos + 1 : pos + 1 + resolution.WINDOW]
+    }
+    assert candidate_pairs(nodes, across_labels=False) == expected

@@ -149,3 +149,14 @@ def test_typo_tolerance_grows_with_the_words_length() -> None:
 
 def test_a_negated_term_is_a_negative_leaf() -> None:
     assert leaves(parse("a -b")) == [(Term(("a",)), True), (Term(("b",)), False)]
+
+
+def test_recall_of_one_narrowing_term_an_or_in_tantivy_and_a_two_letter_prefix() -> None:
+    assert recall(parse("alice -bob"), "redisearch") == "alice"  # one term left: no parentheses
+    assert recall(parse("a OR b"), "tantivy") == "(a OR b)"
+    assert recall(parse("ab*"), "redisearch") == "ab*"
+    assert recall(parse("ab*"), "tantivy") is None
+
+
+def test_an_exact_term_matches_only_its_own_word() -> None:
+    assert judge("alice") and not judge("alic") and not judge("bob")
