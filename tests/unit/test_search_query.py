@@ -17,6 +17,7 @@ from write_gate.core.search_query import (
     leaves,
     matched_fields,
     matches,
+    occurrences,
     parse,
     recall,
 )
@@ -160,3 +161,11 @@ def test_recall_of_one_narrowing_term_an_or_in_tantivy_and_a_two_letter_prefix()
 
 def test_an_exact_term_matches_only_its_own_word() -> None:
     assert judge("alice") and not judge("alic") and not judge("bob")
+
+
+def test_occurrences_are_counted_in_every_value_of_each_field() -> None:
+    doc = document({"name": ["smith smile acme corp acme corp", "smit acme corp"], "city": ["smith"]})
+    assert occurrences(Term(("smi",), prefix=True), doc) == {"name": 3, "city": 1}
+    assert occurrences(Term(("smit",), edits=1), doc) == {"name": 2, "city": 1}  # smith and smit; smile is 2 edits
+    assert occurrences(Term(("acme", "corp")), doc) == {"name": 3}
+    assert occurrences(Term(("smith",), field="role"), doc) == {}  # a field the node lacks
