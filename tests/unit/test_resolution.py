@@ -3,7 +3,8 @@
 import pytest
 
 from write_gate.core import resolution
-from write_gate.core.merging import Conflict, Group, Link, plan_relationships, union
+from write_gate.core.cypher.resolution import fingerprint
+from write_gate.core.merging import Conflict, Group, Link, RelationshipConflict, plan_relationships, union
 from write_gate.core.resolution import (
     Signal,
     block_keys,
@@ -202,3 +203,22 @@ def test_a_larger_block_pairs_each_node_with_the_next_window_in_name_order() -> 
         (min(i, j), max(i, j)) for pos, i in enumerate(by_name) for j in by_name[pos + 1 : pos + 1 + resolution.WINDOW]
     }
     assert candidate_pairs(nodes, across_labels=False) == expected
+
+
+def test_a_plan_counts_every_fold_and_names_each_conflicts_relationship() -> None:
+    links = [
+        Link(1, "KNOWS", True, 2, {}, None),  # between the two nodes: dropped, the rest still planned
+        Link(2, "KNOWS", False, 7, {"since": 2019, "last_updated": "t1"}, {"since": 2020, "last_updated": "t2"}),
+        Link(3, "LIKES", True, 8, {"level": 1}, {"level": 1}),
+    ]
+    plan = plan_relationships(links, survivor_id=1, merged_id=2)
+    assert (plan.moved, plan.merged, plan.dropped) == (0, 2, (("KNOWS", "out"),))
+    assert plan.conflicts == (RelationshipConflict("KNOWS", "in", 7, "since", 2020, 2019),)
+
+
+def test_keys_that_are_no_json_object_name_nothing() -> None:
+    assert resolution.keys_of('["x"]') is None and resolution.name_text(None, '["x"]') == ""
+
+
+def test_a_relationships_fingerprint_is_its_id_and_stamp() -> None:
+    assert (fingerprint(3, "2026-01-01"), fingerprint(3, None)) == ("3@2026-01-01", "3@")

@@ -169,3 +169,36 @@ def test_occurrences_are_counted_in_every_value_of_each_field() -> None:
     assert occurrences(Term(("smit",), edits=1), doc) == {"name": 2, "city": 1}  # smith and smit; smile is 2 edits
     assert occurrences(Term(("acme", "corp")), doc) == {"name": 3}
     assert occurrences(Term(("smith",), field="role"), doc) == {}  # a field the node lacks
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("(a", "a '(' is not closed"),
+        ("a)", "a ')' has no '('"),
+        ("a AND", "the query ends too early"),
+        ("OR a", "'OR' is not expected here"),
+        ("()", "the query has no word to search for"),
+        ("x~3", "at most 2 edits: x~3"),
+        ('a "b', "cannot read the query at character 2"),
+        ("a" * 1001, "the query is longer than 1000 characters"),
+        (" ".join(["w"] * 33), "the query has more than 32 terms"),
+    ],
+)
+def test_each_query_error_says_exactly_what_is_wrong(query: str, message: str) -> None:
+    with pytest.raises(QueryError) as refused:
+        parse(query)
+    assert str(refused.value) == message
+
+
+def test_the_limits_themselves_parse() -> None:
+    assert parse("a" * 1000) == Term(("a" * 1000,))
+    assert isinstance(parse(" ".join(["w"] * 32)), And)
+
+
+def test_phrases_fields_and_split_words_become_the_terms_they_say() -> None:
+    assert parse("a  ") == Term(("a",))  # trailing white space ends the query
+    assert parse('a "!!!"') == Term(("a",))  # a phrase of no word is no term
+    assert parse('name:"Alice Smith"') == Term(("alice", "smith"), "name")
+    assert parse("name:e-mail") == Term(("e", "mail"), "name")  # split by the engines: a phrase
+    assert parse("hello-world", fuzzy=True) == Term(("hello", "world"))  # a phrase gets no typo tolerance
