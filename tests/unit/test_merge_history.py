@@ -131,3 +131,19 @@ def test_values_not_held_do_not_stop_the_ones_after_them_from_being_held() -> No
     assert [c.property for c in conflicts] == ["a_key", "b_plain", "z_held"]
     held = held_open(Subject.node("P", "k"), survivor, merged, conflicts, "m1", "t", lambda: "x1", ("a_key",))
     assert list(held) == ["z_held"]
+
+
+def test_each_relationship_is_recorded_in_id_order_whatever_order_it_comes_in() -> None:
+    links = [
+        (Link(5, "LIKES", True, 8, {"level": 1}, None), ALICE),
+        (Link(1, "PARTNER_OF", True, 1, {"since": 2000}, None), CTX.survivor),
+        (Link(3, "KNOWS", False, 7, {"since": 2019}, None), BOB),
+    ]
+    records = merge_changes(CTX, {}, links, 1, 2)
+    assert [(r["op"], r["label"], r["from_key"], r["to_key"]) for r in records] == [
+        ("delete", "PARTNER_OF", "acmee", "acme"),
+        ("delete", "KNOWS", "bob", "acmee"),
+        ("set", "KNOWS", "bob", "acme"),
+        ("delete", "LIKES", "acmee", "alice"),
+        ("set", "LIKES", "acme", "alice"),
+    ]

@@ -115,6 +115,11 @@ def test_two_names_for_one_property_are_refused_not_picked(policy: UndeclaredPol
     # A merge key named twice is identity respelled: refused as write_node refuses `Name` beside `name`.
     r = rejection(resolve, {"name": "Al", "NAME": "Bo"}, policy).rejected
     assert (r.error_code, r.details["reason"]) == (ErrorCode.SCHEMA_PROTECTED_FIELD, "merge_key")
+    assert r.message == "name, NAME all name the merge key name of Person; give it once"
+    assert r.details == {"fields": ["name", "NAME"], "reason": "merge_key", "merge_keys": ["name"]}
+    # A property given once before the two names of another does not hide them.
+    r = rejection(resolve, {"age": 3, "email": "a@b", "e_mail": "c@d"}, policy).rejected
+    assert r.message == "email, e_mail all name Person.email; give it once"
 
 
 @pytest.mark.parametrize("policy", [REMAP, REJECT])
