@@ -141,3 +141,21 @@ def test_lines_are_compact_json_with_text_as_it_is() -> None:
         '{"format":"write-gate/backup","version":1,"engine":"falkordb","written_at":"2026-11-24T00:00:00Z"}\n'
     )
     assert node_line(0, ["Persön"], {"x": "é"}) == '{"type":"node","id":0,"labels":["Persön"],"properties":{"x":"é"}}\n'
+
+
+def test_integers_are_plain_up_to_two_to_the_53_either_way() -> None:
+    assert [tag(-(2**53)), tag(-5), tag(-(2**53) - 1)] == [-(2**53), -5, {"$int": str(-(2**53) - 1)}]
+    assert untag({"$int": "-12"}) == -12
+
+
+@pytest.mark.parametrize("bad", [{"$int": 5}, {"$int": "X5"}, {"$float": "5"}, {"$int": {"a": 1}}, {"$map": 1}])
+def test_a_tag_holding_the_wrong_kind_is_refused(bad: dict) -> None:
+    with pytest.raises(ValueError) as refused:
+        untag(bad)
+    assert str(refused.value) == "an object that is no known value tag ($int, $float, $map)"
+
+
+def test_an_untaggable_value_names_its_type() -> None:
+    with pytest.raises(UntaggableValue) as refused:
+        tag({1, 2})
+    assert str(refused.value) == "a stored value of type set has no backup form"
