@@ -564,6 +564,7 @@ READS = frozenset(
         "backfill_taken",
         "read_text_search_indexed",
         "read_text_search_indexed_knowledge",
+        "read_text_search_indexed_properties_archived",
         "read_text_index_states",
         *(name for name in PORTABLE if name.startswith("read_")),
     }
@@ -653,6 +654,9 @@ def shapes(dialect_name: str) -> dict[str, str]:
     ).text
     out["read_text_search_indexed_knowledge"] = text_search.indexed_candidates(
         dialect, ["Person"], filtered=False, knowledge=True
+    ).text
+    out["read_text_search_indexed_properties_archived"] = text_search.indexed_candidates(
+        dialect, ["Person"], filtered=False, fields=True, include_archived=True
     ).text
     return out
 

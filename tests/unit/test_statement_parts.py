@@ -2,6 +2,9 @@
 their exact text, checked here as well as through the golden files, since a module's constants are built before
 any test runs."""
 
+import pytest
+
+from write_gate.core.cypher.deciding_writes import _literal
 from write_gate.core.cypher.history_writes import property_change, with_seq
 from write_gate.core.cypher.statistics import RELATIONSHIP_TALLIES, confidence_bucket
 
@@ -33,3 +36,10 @@ def test_relationships_are_tallied_by_agent_source_bucket_and_day() -> None:
         "['day', substring(coalesce(r.created_at, r.last_updated), 0, 10)]]"
     )
     assert f"UNWIND [['count', null]] + {dimensions} AS d\n" in RELATIONSHIP_TALLIES.text
+
+
+def test_a_label_or_type_becomes_a_cypher_string_only_when_it_is_an_identifier() -> None:
+    assert _literal("WORKS_FOR") == "'WORKS_FOR'"
+    for bad in ("a'b", "Straße", "a b"):
+        with pytest.raises(AssertionError):
+            _literal(bad)
