@@ -177,6 +177,7 @@ def test_the_advertised_pattern_matches_exactly_the_accepted_methods(
 
 def test_a_provider_without_its_own_schema_advertises_the_enum() -> None:
     assert method_schema(DefaultFormulaProvider()) == {"enum": ["api", "llm", "manual", "parsed"]}
+    assert method_schema(ADMIRALTY) == ADMIRALTY.extraction_method_schema()  # its own, where it has one
 
 
 # --- the start-up check of a method the server stamps itself ----------------------------------------------

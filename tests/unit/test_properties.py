@@ -155,6 +155,10 @@ def test_typed_tools_policy_follows_additional_properties_unless_the_entry_names
 def test_absorb_clashes() -> None:
     types = {"email": PropertyType("string", absorbs=("mail",)), "post": PropertyType("string", absorbs=("MAIL",))}
     assert absorb_clashes(types, ["email", "post"]) == ["MAIL is absorbed by both email and post"]
+    apart = {"email": PropertyType("string", absorbs=("mail",)), "post": PropertyType("string", absorbs=("letter",))}
+    assert absorb_clashes(apart, ["email", "post"]) == []  # each its own spelling: fine
+    owned = {"email": PropertyType("string", absorbs=("_secret",))}
+    assert absorb_clashes(owned, ["email"]) == ["_secret, absorbed by email, reads as a field the gate owns"]
     types = {"email": PropertyType("string", absorbs=("Name",))}
     assert absorb_clashes(types, ["name", "email"]) == ["Name, absorbed by email, reads as the declared name"]
     types = {"email": PropertyType("string", absorbs=("sourceText", "Source"))}
