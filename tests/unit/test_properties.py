@@ -126,7 +126,9 @@ def test_two_names_for_one_property_are_refused_not_picked(policy: UndeclaredPol
 def test_names_spelled_like_gate_computed_fields_are_protected_not_remapped(policy: UndeclaredPolicy) -> None:
     for name in ("extractionMethod", "Written_By", "lastupdated"):
         r = rejection(resolve, {name: "x"}, policy).rejected
-        assert r.error_code is ErrorCode.SCHEMA_PROTECTED_FIELD and r.details["fields"] == [name]
+        assert r.error_code is ErrorCode.SCHEMA_PROTECTED_FIELD
+        assert r.details == {"fields": [name], "reason": "computed_field"}
+        assert r.message == f"{name} is spelled like a field the gate computes; a write cannot set it"
     # weight is computed on a relationship only
     assert resolve({"Weight": 1}, REMAP, KNOWS).values == {"Weight": 1}
     r = rejection(resolve, {"Weight": 1}, REMAP, KNOWS, protected=PROTECTED_RELATIONSHIP_FIELDS).rejected
@@ -206,6 +208,8 @@ def test_the_entrys_own_policy_wins_over_the_gates() -> None:
     strict = RegistrySnapshot([SchemaEntry("Person", merge_keys=("name",), undeclared_properties=REJECT)])
     r = rejection(node, ALLOW, strict, properties={"hobby": "chess"}).rejected
     assert r.error_code is ErrorCode.SCHEMA_UNKNOWN_PROPERTY and r.details["properties"] == ["hobby"]
+    r = rejection(node, ALLOW, strict, properties={"hobby": "chess", "pet": "cat"}).rejected
+    assert r.message == "Person does not declare hobby, pet and takes no undeclared properties"
     lax = RegistrySnapshot([SchemaEntry("Person", merge_keys=("name",), undeclared_properties=ALLOW)])
     assert node(REJECT, lax, properties={"hobby": "chess"}).properties == {"hobby": "chess"}
 
