@@ -5,7 +5,10 @@ any test runs."""
 import pytest
 
 from write_gate.core.cypher.deciding_writes import _literal
+from write_gate.core.cypher.entity_updates import update_node
 from write_gate.core.cypher.history_writes import property_change, with_seq
+from write_gate.core.cypher.records import Guard
+from write_gate.core.cypher.statement import Provenance
 from write_gate.core.cypher.statistics import RELATIONSHIP_TALLIES, confidence_bucket
 
 ARCHIVED_RECORD = (
@@ -43,3 +46,25 @@ def test_a_label_or_type_becomes_a_cypher_string_only_when_it_is_an_identifier()
     for bad in ("a'b", "Straße", "a b"):
         with pytest.raises(AssertionError):
             _literal(bad)
+
+
+def test_an_update_carries_its_values_with_claims_and_folds_the_change_stamp_and_the_guard() -> None:
+    provenance = Provenance(0.9, "api", "manual", "0.1.0", "2026-01-01T00:00:00.000Z", "ann-bot")
+    statement = update_node(
+        "Person", '{"name":"A"}', {"tags": ["Math"]}, provenance, Guard(3, False, [{"x": 1}], [], "c1")
+    )
+    assert statement.params == {
+        "key": '{"name":"A"}',
+        "properties": {
+            "tags": ["Math"],
+            "_p_tags": ["ann-bot", "api", "manual", 0.9, "2026-01-01T00:00:00.000Z"],
+            "_f_tags": ["math"],
+        },
+        "last_updated": "2026-01-01T00:00:00.000Z",
+        "updated_by": "ann-bot",
+        "revision": 3,
+        "fresh": False,
+        "changes": [{"x": 1}],
+        "conflicts": [],
+        "change_id": "c1",
+    }
