@@ -392,6 +392,9 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_text_search_scanned_knowledge": lambda: text_search.scanned_candidates(
             ["Person"], filtered=False, knowledge=True
         ),
+        "read_text_search_scanned_archived": lambda: text_search.scanned_candidates(
+            ["Person"], filtered=False, include_archived=True
+        ),
         "hierarchy_set_parent": lambda: Statement(
             hierarchy.set_parent("CHILD_OF", "Person", "Organization").text,
             {
