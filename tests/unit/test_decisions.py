@@ -477,3 +477,12 @@ def test_a_name_the_profile_writes_on_every_node_is_declared_for_it() -> None:
 def test_an_undeclared_relationship_property_is_refused_naming_properties() -> None:
     err = rejection(rel, STRICT, properties={"since": 2020, "nick": 1}).rejected
     assert err.details == {"label": "WORKS_FOR", "field": "properties", "properties": ["nick"], "known": ["since"]}
+
+
+def test_a_name_declared_for_the_profile_is_still_no_merge_key() -> None:
+    request = WriteNodeRequest.model_validate(
+        {"label": "Person", "merge_keys": {"name": "A", "nick": "x"}, "properties": {}}
+        | {"source": "t", "extraction_method": "manual", "reliability": 0.9}
+    )
+    refused = rejection(plan_node_write, request, REGISTRY, STRICT, PROVIDER, STAMP, also_declared=frozenset({"nick"}))
+    assert refused.rejected.error_code is ErrorCode.INVALID_INPUT  # declared, so known: refused as no merge key

@@ -222,3 +222,8 @@ def test_keys_that_are_no_json_object_name_nothing() -> None:
 
 def test_a_relationships_fingerprint_is_its_id_and_stamp() -> None:
     assert (fingerprint(3, "2026-01-01"), fingerprint(3, None)) == ("3@2026-01-01", "3@")
+
+
+def test_a_conflict_on_an_outgoing_relationship_says_out() -> None:
+    plan = plan_relationships([Link(4, "LIKES", True, 9, {"level": 1}, {"level": 2})], survivor_id=1, merged_id=2)
+    assert plan.conflicts == (RelationshipConflict("LIKES", "out", 9, "level", 2, 1),)
