@@ -6,7 +6,7 @@ import pytest
 
 from write_gate.core.cypher.deciding_writes import _literal
 from write_gate.core.cypher.entity_updates import update_node
-from write_gate.core.cypher.history_writes import property_change, with_seq
+from write_gate.core.cypher.history_writes import append_changes, bump_revision, property_change, with_seq
 from write_gate.core.cypher.records import Guard
 from write_gate.core.cypher.statement import Provenance
 from write_gate.core.cypher.statistics import RELATIONSHIP_TALLIES, confidence_bucket
@@ -68,3 +68,12 @@ def test_an_update_carries_its_values_with_claims_and_folds_the_change_stamp_and
         "conflicts": [],
         "change_id": "c1",
     }
+
+
+def test_records_take_the_statements_seq_and_the_subject_its_next_revision() -> None:
+    assert (
+        append_changes("$changes", "s2")
+        == "FOREACH (c IN $changes | CREATE (h:WriteGateChange) SET h += c, h.seq = s2)"
+    )
+    assert append_changes() == "FOREACH (c IN $changes | CREATE (h:WriteGateChange) SET h += c)"
+    assert bump_revision("n", "s2") == "n._rev = coalesce(n._rev, 0) + 1, n._seq = s2"
