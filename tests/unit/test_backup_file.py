@@ -85,3 +85,77 @@ def test_a_bad_file_is_refused_naming_its_line(lines: list[str], line: int, reas
     assert refused.value.rejected.error_code is ErrorCode.INVALID_INPUT
     assert refused.value.rejected.details == {"line": line}
     assert reason in refused.value.rejected.message
+
+
+HEADER = header_line("falkordb", "2026-11-24T00:00:00Z")
+END_EMPTY = end_line(0, 0)
+NODE = node_line(0, ["Person"], {})
+
+
+@pytest.mark.parametrize(
+    ("lines", "line", "reason"),
+    [
+        ([], 1, "the file is empty"),
+        (["", "  \n"], 1, "the file is empty"),
+        (['{"format": "other"}'], 1, 'the header must say "format": "write-gate/backup"'),
+        (['{"format": "write-gate/backup", "version": 2}'], 1, "version 2 is not one this gate reads (1)"),
+        (['{"format": "write-gate/backup"}'], 1, "version None is not one this gate reads (1)"),
+        (["", "{oops"], 2, "not valid JSON: Expecting property name enclosed in double quotes"),
+        (["", "[1]"], 2, "not a JSON object"),
+        ([HEADER, '{"type": "node", "id": 0, "labels": [], "properties": []}'], 2, '"properties" is not an object'),
+        ([HEADER, '{"type": "node", "id": 0, "labels": "Person"}'], 2, '"labels" must be a list of identifiers'),
+        ([HEADER, NODE, relationship_line(0, 0, "Bad Type", {})], 3, '"relationshipType" must be an identifier'),
+        ([HEADER, NODE, relationship_line(0, 0, 7, {})], 3, '"relationshipType" must be an identifier'),
+        ([HEADER, NODE, relationship_line(0, 1, "KNOWS", {})], 3, '"end" is not the id of a node earlier in the file'),
+        (
+            [HEADER, NODE, '{"type": "relationship", "start": 0, "end": 0, "relationshipType": "KNOWS"}'],
+            3,
+            '"properties" is not an object',
+        ),
+        ([HEADER, '{"type": "edge"}'], 2, '"type" is none of node, relationship, end'),
+        ([HEADER, end_line(1, 0)], 2, "the end line's counts are not those of the lines before it"),
+        ([HEADER, END_EMPTY, "", NODE], 4, "a line after the end line"),
+        ([HEADER, NODE], 3, "no end line: the file is cut short"),
+    ],
+)
+def test_each_refusal_names_its_line_and_says_exactly_why(lines: list[str], line: int, reason: str) -> None:
+    with pytest.raises(GateRejection) as refused:
+        check_backup(lines)
+    assert refused.value.rejected.details == {"line": line}
+    assert refused.value.rejected.message == f"not a restorable backup: line {line}: {reason}; nothing was written"
+
+
+def test_blank_lines_are_skipped_and_the_header_and_properties_kept() -> None:
+    contents = check_backup(["\n", HEADER, "", NODE, relationship_line(0, 0, "KNOWS", {"w": 0.5}), end_line(1, 1)])
+    assert contents.header == {
+        "format": "write-gate/backup",
+        "version": 1,
+        "engine": "falkordb",
+        "written_at": "2026-11-24T00:00:00Z",
+    }
+    assert [r.properties for r in contents.relationships] == [{"w": 0.5}]
+
+
+def test_lines_are_compact_json_with_text_as_it_is() -> None:
+    assert header_line("falkordb", "2026-11-24T00:00:00Z") == (
+        '{"format":"write-gate/backup","version":1,"engine":"falkordb","written_at":"2026-11-24T00:00:00Z"}\n'
+    )
+    assert node_line(0, ["Persön"], {"x": "é"}) == '{"type":"node","id":0,"labels":["Persön"],"properties":{"x":"é"}}\n'
+
+
+def test_integers_are_plain_up_to_two_to_the_53_either_way() -> None:
+    assert [tag(-(2**53)), tag(-5), tag(-(2**53) - 1)] == [-(2**53), -5, {"$int": str(-(2**53) - 1)}]
+    assert untag({"$int": "-12"}) == -12
+
+
+@pytest.mark.parametrize("bad", [{"$int": 5}, {"$int": "X5"}, {"$float": "5"}, {"$int": {"a": 1}}, {"$map": 1}])
+def test_a_tag_holding_the_wrong_kind_is_refused(bad: dict) -> None:
+    with pytest.raises(ValueError) as refused:
+        untag(bad)
+    assert str(refused.value) == "an object that is no known value tag ($int, $float, $map)"
+
+
+def test_an_untaggable_value_names_its_type() -> None:
+    with pytest.raises(UntaggableValue) as refused:
+        tag({1, 2})
+    assert str(refused.value) == "a stored value of type set has no backup form"

@@ -74,3 +74,28 @@ def test_the_watcher_reports_each_change_once_and_forgets_what_the_overlap_left_
     assert seen.poll_from() == "2026-11-22T08:00:20.000Z"
     assert seen.fresh([later]) == set()
     assert seen.fresh([first[0]]) == {"Person"}  # older than the overlap: forgotten, as no poll asks for it
+
+
+def test_one_change_to_several_subjects_is_one_change_each_ordered_by_subject_then_op() -> None:
+    records = [
+        _record("P", "k2", "age", after=2),
+        _record("P", "k1", "age", after=1),
+        _record("P", "k3", "age", "resolve", after=3),
+        _record("P", "k4", "age", "delete", before=4),
+    ]
+    changes = group_changes([{"at": "t1", "change_id": "c1", "records": records}])
+    assert [(c["change_id"], c["at"], c["op"], c["subject"]["key"]) for c in changes] == [
+        ("c1", "t1", "delete", "k4"),
+        ("c1", "t1", "set", "k1"),
+        ("c1", "t1", "set", "k2"),
+        ("c1", "t1", "resolve", "k3"),  # an op other than delete and set: last
+    ]
+
+
+def test_a_change_exactly_at_the_overlaps_edge_is_still_remembered() -> None:
+    seen = SeenChanges(overlap_seconds=10, start="2026-11-22T08:00:00.000Z")
+    edge = {"at": "2026-11-22T08:00:05.000Z", "change_id": "a", "label": "Person"}
+    newest = {"at": "2026-11-22T08:00:15.000Z", "change_id": "b", "label": "Person"}
+    assert seen.fresh([edge, newest]) == {"Person"}
+    assert seen.poll_from() == edge["at"]  # polled again from there: it is answered again, and not reported
+    assert seen.fresh([edge]) == set()

@@ -87,3 +87,15 @@ def test_policies_apply_per_property() -> None:
         "age": Outcome.KEPT,
         "role": Outcome.OVERWRITTEN,
     }
+
+
+def test_restating_the_value_another_writer_claims_is_no_conflict() -> None:
+    decision = decide(ALICE, {"age": 36}, LLM, lambda _p: ConflictPolicy.REJECT)
+    assert decision.write == {"age": 36} and decision.conflicts == []
+
+
+def test_a_refusal_names_every_refused_property() -> None:
+    both = {**ALICE, "city": "Oslo", claim_name("city"): ALICE[claim_name("age")]}
+    with pytest.raises(GateRejection) as refused:
+        decide(both, {"age": 1, "city": "Rome"}, LLM, lambda _p: ConflictPolicy.REJECT)
+    assert refused.value.rejected.message == "age, city would change a value another writer claims"

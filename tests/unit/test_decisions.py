@@ -13,7 +13,7 @@ from write_gate.core.decisions import (
 )
 from write_gate.core.formula import DefaultFormulaProvider
 from write_gate.core.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
-from write_gate.core.registry import PropertyType, RegistrySnapshot, SchemaEntry
+from write_gate.core.registry import PropertyType, RegistrySnapshot, SchemaEntry, UndeclaredPolicy
 from write_gate.core.values import Limits
 
 REGISTRY = RegistrySnapshot(
@@ -448,3 +448,41 @@ def test_labels_and_types_are_identifiers_unless_free_text_is_asked_for() -> Non
     assert err.rejected.details == {"field": "type"}
     assert rejection(resolve_relationship_type, "works for", REGISTRY).rejected.details == {"field": "type"}
     assert resolve_relationship_type("works for", REGISTRY, free_text=True).entry.label == "WORKS_FOR"
+
+
+STRICT = Policy(undeclared_properties=UndeclaredPolicy.REJECT)
+
+
+@pytest.mark.parametrize(
+    "changes,field",
+    [({"properties": {"nickname": "x"}}, "properties"), ({"merge_keys": {"name": "A", "nick": "x"}}, "merge_keys")],
+)
+def test_an_undeclared_name_is_refused_naming_the_map_it_is_in(changes: dict, field: str) -> None:
+    err = rejection(node, STRICT, **changes).rejected
+    assert err.error_code is ErrorCode.SCHEMA_UNKNOWN_PROPERTY and err.details["field"] == field
+
+
+def test_a_name_the_profile_writes_on_every_node_is_declared_for_it() -> None:
+    request = WriteNodeRequest.model_validate(
+        {"label": "Person", "merge_keys": {"name": "A"}, "properties": {"observations": ["x"]}}
+        | {"source": "t", "extraction_method": "manual", "reliability": 0.9}
+    )
+    plan = plan_node_write(request, REGISTRY, STRICT, PROVIDER, STAMP, also_declared=frozenset({"observations"}))
+    assert plan.statement.params["properties"]["observations"] == ["x"]
+    assert rejection(plan_node_write, request, REGISTRY, STRICT, PROVIDER, STAMP).rejected.details["properties"] == [
+        "observations"
+    ]
+
+
+def test_an_undeclared_relationship_property_is_refused_naming_properties() -> None:
+    err = rejection(rel, STRICT, properties={"since": 2020, "nick": 1}).rejected
+    assert err.details == {"label": "WORKS_FOR", "field": "properties", "properties": ["nick"], "known": ["since"]}
+
+
+def test_a_name_declared_for_the_profile_is_still_no_merge_key() -> None:
+    request = WriteNodeRequest.model_validate(
+        {"label": "Person", "merge_keys": {"name": "A", "nick": "x"}, "properties": {}}
+        | {"source": "t", "extraction_method": "manual", "reliability": 0.9}
+    )
+    refused = rejection(plan_node_write, request, REGISTRY, STRICT, PROVIDER, STAMP, also_declared=frozenset({"nick"}))
+    assert refused.rejected.error_code is ErrorCode.INVALID_INPUT  # declared, so known: refused as no merge key

@@ -13,7 +13,14 @@ import pydot
 import pytest
 from pydantic import ValidationError
 
-from write_gate.core.export_records import ExportedGraph, exported_node, exported_relation, merge_keys_of
+from write_gate.core.export_records import (
+    ExportedGraph,
+    ExportedNode,
+    ExportedRelation,
+    exported_node,
+    exported_relation,
+    merge_keys_of,
+)
 from write_gate.core.identity import identity_key
 from write_gate.core.model import GateRejection
 from write_gate.core.registry import RegistrySnapshot, entry_from_row
@@ -76,6 +83,14 @@ def test_a_node_record_keeps_identity_and_hides_the_gates_own_properties() -> No
     assert (poet.created_at, poet.last_modified, poet.importance) == (STAMPS["created_at"], STAMPS["last_updated"], 7.0)
     relation = sample().relations[0]
     assert relation.weight == 0.5 and relation.properties == {"role": "x"} and relation.provenance == STAMPS
+
+
+def test_a_parent_found_is_set_and_none_found_leaves_the_node_as_it_was() -> None:
+    node = sample().nodes[1]
+    assert node.parent is None
+    child = node.with_parent("Sun")
+    assert child.parent == "Sun" and child.id == node.id and child.properties == node.properties
+    assert child.with_parent(None) is child and child.with_parent("Moon").parent == "Moon"
 
 
 def test_merge_keys_come_from_the_registry_or_else_the_stored_identity() -> None:
@@ -165,3 +180,49 @@ def test_filter_days_tags_and_labels() -> None:
     with pytest.raises(GateRejection) as refused:
         ExportFilter(labels=["Schema"]).label_names(registry)
     assert refused.value.rejected.details["labels"] == ["Schema"]
+
+
+def test_a_node_without_a_name_is_named_by_its_declared_keys_and_each_field_is_read_as_its_kind() -> None:
+    stored_props = {
+        "_key": '{"code":"nl"}',  # as stored once; the declared keys, stored as values, are what it shows
+        "code": "NL",
+        "region": "EU",
+        "tags": ["a", 1, "b"],
+        "observations": ["o"],
+        "importance": 3,
+        "created_at": 5,  # no text: no date
+        "last_updated": "2026-01-02",
+        "_p_code": ["x"],
+        "extra": 1,
+    }
+    assert exported_node("Country", stored_props, ("code", "region")) == ExportedNode(
+        id='Country:{"code":"nl"}',
+        label="Country",
+        keys={"code": "NL", "region": "EU"},
+        name="code=NL,region=EU",
+        observations=["o"],
+        tags=["a", "b"],
+        importance=3.0,
+        created_at=None,
+        last_modified="2026-01-02",
+        properties={"extra": 1},
+        provenance={"last_updated": "2026-01-02"},
+        claims={"code": ["x"]},
+    )
+    assert merge_keys_of({"_key": '["x"]'}, ()) == {} and merge_keys_of({"_key": "{}"}, ("code",)) == {}
+    assert exported_node("Country", {"_key": "{}"}, ()).name is None
+
+
+def test_a_relation_keeps_its_ends_names_its_weight_and_claims_apart() -> None:
+    props = {"weight": 2, "since": 1, "created_at": "t", "_p_since": ["c"], "source": "s"}
+    assert exported_relation("A:1", "B:2", "a", "b", "KNOWS", props) == ExportedRelation(
+        from_id="A:1",
+        to_id="B:2",
+        from_name="a",
+        to_name="b",
+        type="KNOWS",
+        weight=2.0,
+        properties={"since": 1},
+        provenance={"source": "s", "created_at": "t"},
+        claims={"since": ["c"]},
+    )

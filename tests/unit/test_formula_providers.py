@@ -177,6 +177,7 @@ def test_the_advertised_pattern_matches_exactly_the_accepted_methods(
 
 def test_a_provider_without_its_own_schema_advertises_the_enum() -> None:
     assert method_schema(DefaultFormulaProvider()) == {"enum": ["api", "llm", "manual", "parsed"]}
+    assert method_schema(ADMIRALTY) == ADMIRALTY.extraction_method_schema()  # its own, where it has one
 
 
 # --- the start-up check of a method the server stamps itself ----------------------------------------------
@@ -214,3 +215,14 @@ def test_a_provider_spec_that_loads_nothing_is_one_clear_line(spec: str, shown: 
     with pytest.raises(ConfigurationError) as caught:
         formula_provider(Settings(formula_provider=spec))
     assert str(caught.value).startswith(shown) and "\n" not in str(caught.value)
+
+
+def test_each_provider_advertises_its_extraction_method_exactly() -> None:
+    """What a typed tool's schema shows an agent for extraction_method under each provider."""
+    assert ADMIRALTY.extraction_method_schema() == {
+        "pattern": "^[A-F][1-6]$",
+        "description": "Admiralty grade: reliability A-F, credibility 1-6.",
+    }
+    stix = STIX.extraction_method_schema()
+    assert stix["description"] == "A STIX 2.1 confidence scale value, scale:value."
+    assert set(stix) == {"pattern", "description"} and re.fullmatch(stix["pattern"], "wep:likely")

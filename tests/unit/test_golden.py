@@ -6,6 +6,7 @@ A builder change that alters Cypher fails here until the golden file is regenera
 
 import json
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +64,17 @@ from write_gate.store import backfill, text_indexes
 GOLDEN = Path(__file__).parent.parent / "golden"
 
 
+@pytest.fixture(autouse=True)
+def _built_now() -> None:
+    """The statements compared are built by the code as it is now: the core's cached builders and helpers
+    (`functools.lru_cache`) are emptied first, so no statement an earlier test cached stands in for one."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith("write_gate.core"):
+            for value in list(vars(module).values()):
+                if callable(clear := getattr(value, "cache_clear", None)):
+                    clear()
+
+
 @dataclass(frozen=True)
 class Marker:
     """The values an agent could send, each carrying `core` (letters and digits: no quoting or escaping can change
@@ -95,6 +107,12 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
     acme = Endpoint("Organization", {"name": s("Acme"), "country": s("NL")})
     change = ChangeStamp(s("change"), s("time"), s("agent"))
     records = [{"change_id": s("change"), "property": "age", "after": m.n(6)}]
+    resolving = {
+        "conflict_id": s("conflict"),
+        "picked": "incoming",
+        "resolved_by": s("agent"),
+        "resolved_at": s("time"),
+    }
     node_item = ({"name": s("Alice")}, {"age": m.n(1), "nick": s("Al"), "scores": [m.f(2)]}, prov)
 
     def rel_item(merge_endpoints: bool) -> tuple:
@@ -124,6 +142,19 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_current_nodes": lambda: record_cypher.current_nodes("Person"),
         "read_current_relationships": lambda: record_cypher.current_relationships(
             "WORKS_FOR", "Person", "Organization"
+        ),
+        # resolve_conflict: the conflict read, then closed (the current value kept, or the held one written).
+        "read_conflict_by_id": lambda: Statement(record_cypher.CONFLICT_BY_ID.text, {"conflict_id": s("conflict")}),
+        "resolve_keep_current": lambda: Statement(record_cypher.KEEP_CURRENT.text, resolving),
+        "resolve_take_incoming_on_node": lambda: Statement(
+            record_cypher.take_incoming_on_node("Person").text,
+            {"key": alice.key, "properties": {"age": m.n(1)}, "revision": m.n(6), "changes": records}
+            | {"conflicts": [], **resolving},
+        ),
+        "resolve_take_incoming_on_relationship": lambda: Statement(
+            record_cypher.take_incoming_on_relationship("WORKS_FOR", "Person", "Organization").text,
+            {"from_key": alice.key, "to_key": acme.key, "properties": {"since": m.n(2)}, "revision": m.n(6)}
+            | {"changes": records, "conflicts": [], **resolving},
         ),
         "read_current_relationship": lambda: Statement(
             record_cypher.current_relationship("WORKS_FOR", "Person", "Organization").text,
@@ -361,6 +392,9 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_text_search_scanned_knowledge": lambda: text_search.scanned_candidates(
             ["Person"], filtered=False, knowledge=True
         ),
+        "read_text_search_scanned_archived": lambda: text_search.scanned_candidates(
+            ["Person"], filtered=False, include_archived=True
+        ),
         "hierarchy_set_parent": lambda: Statement(
             hierarchy.set_parent("CHILD_OF", "Person", "Organization").text,
             {
@@ -533,6 +567,7 @@ READS = frozenset(
         "backfill_taken",
         "read_text_search_indexed",
         "read_text_search_indexed_knowledge",
+        "read_text_search_indexed_properties_archived",
         "read_text_index_states",
         *(name for name in PORTABLE if name.startswith("read_")),
     }
@@ -622,6 +657,9 @@ def shapes(dialect_name: str) -> dict[str, str]:
     ).text
     out["read_text_search_indexed_knowledge"] = text_search.indexed_candidates(
         dialect, ["Person"], filtered=False, knowledge=True
+    ).text
+    out["read_text_search_indexed_properties_archived"] = text_search.indexed_candidates(
+        dialect, ["Person"], filtered=False, fields=True, include_archived=True
     ).text
     return out
 

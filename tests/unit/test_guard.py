@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from write_gate.core.claims import ValueProvenance
 from write_gate.core.conflicts import decide
 from write_gate.core.decay import parse_at, weigher
-from write_gate.core.guard import fresh_write, guard_write
+from write_gate.core.guard import fresh_write, guard_write, next_weight, revision_of
 from write_gate.core.history import Subject, WriteContext, set_changes
 from write_gate.core.registry import ConflictPolicy
 
@@ -66,3 +66,134 @@ def test_an_existing_subject_still_meets_its_policies() -> None:
     out = guarded(current, {"age": 2}, ConflictPolicy.KEEP_BOTH)
     assert out.write == {} and out.revision == 4 and [m.outcome for m in out.met] == ["open"]
     assert out.changes == [] and out.conflicts[0]["incoming_value"] == 2
+
+
+API_CLAIM = ["api-bot", "api", "api", 0.9, AT]
+API = ValueProvenance(agent="api-bot", source="api", extraction_method="api", confidence=0.9, at=AT)
+
+
+def test_an_existing_subject_is_guarded_on_its_revision_with_every_record_exact() -> None:
+    """Revision 4 read: the records say revision 5, carry the change id, the subject, the values before and
+    after (the computed weight too) and each conflict's own id; the answer lists the conflict met."""
+    current = {"age": 1, "_p_age": API_CLAIM, "city": "Oslo", "_rev": 4}
+    ids = iter(["k1", "k2"])
+    out = guard_write(
+        ALICE,
+        current,
+        {"age": 2, "city": "Rome"},
+        IDENTITY,
+        LLM,
+        lambda _p: ConflictPolicy.LAST_WRITER_WINS,
+        lambda claim: claim.confidence,
+        "c9",
+        lambda: next(ids),
+        {"weight": 0.5},
+    )
+    llm = ["llm-bot", "llm", "llm", 0.06, AT]
+    assert out.write == {"age": 2, "city": "Rome"} and out.revision == 4 and out.change_id == "c9"
+    assert out.changes == [
+        {
+            "change_id": "c9",
+            "at": AT,
+            "seq": AT,
+            "revision": 5,
+            "op": "set",
+            "subject": "node",
+            "label": "Person",
+            "key": '{"name":"Alice"}',
+            "agent": "llm-bot",
+            "claim": llm,
+            "properties": ["age", "city", "weight"],
+            "after_values": [[2], ["Rome"], [0.5]],
+            "before_values": [[1], ["Oslo"], []],
+            "before_claims": [API_CLAIM, [], []],
+        }
+    ]
+    assert out.conflicts == [
+        {
+            "conflict_id": "k1",
+            "change_id": "c9",
+            "at": AT,
+            "status": "settled",
+            "subject": "node",
+            "label": "Person",
+            "key": '{"name":"Alice"}',
+            "property": "age",
+            "policy": "last_writer_wins",
+            "outcome": "overwritten",
+            "current_value": 1,
+            "current_claim": API_CLAIM,
+            "incoming_value": 2,
+            "incoming_claim": llm,
+        }
+    ]
+    assert [m.model_dump() for m in out.met] == [
+        {
+            "conflict_id": "k1",
+            "property": "age",
+            "policy": "last_writer_wins",
+            "outcome": "overwritten",
+            "current_value": 1,
+            "current": API.model_dump(),
+        }
+    ]
+    assert out.as_guard(False).params()["change_id"] == "c9"
+
+
+def test_the_guard_weighs_claims_with_the_weigher_it_is_given() -> None:
+    """higher_confidence_wins compares the weights `weigh` gives, not the confidences as stated."""
+    current = {"age": 1, "_p_age": API_CLAIM, "_rev": 1}
+    flipped = guard_write(
+        ALICE,
+        current,
+        {"age": 2},
+        IDENTITY,
+        LLM,
+        lambda _p: ConflictPolicy.HIGHER_CONFIDENCE_WINS,
+        lambda claim: 1.0 - claim.confidence,  # the low stated confidence weighs more here
+        "c1",
+        lambda: "k1",
+    )
+    assert flipped.write == {"age": 2} and [m.outcome for m in flipped.met] == ["overwritten"]
+
+
+def test_an_absent_subject_is_passed_its_change_id_and_computed_values() -> None:
+    out = guard_write(
+        ALICE,
+        None,
+        {"age": 3},
+        IDENTITY,
+        LLM,
+        lambda _p: ConflictPolicy.REJECT,
+        weigher(None, {}, parse_at(AT)),
+        "c7",
+        lambda: "k1",
+        {"weight": 1.0},
+    )
+    [record] = out.changes
+    assert out.change_id == "c7" and record["change_id"] == "c7"
+    assert record["properties"] == ["name", "age", "weight"] and record["after_values"] == [["Alice"], [3], [1.0]]
+
+
+def test_a_revision_is_a_stored_integer_else_zero() -> None:
+    assert [revision_of(c) for c in (None, {}, {"_rev": 7}, {"_rev": True}, {"_rev": "3"}, {"_rev": 2.0})] == [
+        0,
+        0,
+        7,
+        0,
+        0,
+        0,
+    ]
+
+
+def test_a_weight_starts_at_the_one_given_else_one_and_then_averages() -> None:
+    assert next_weight(None, None, True) == 1.0
+    assert next_weight(None, 0.4, True) == 0.4
+    assert next_weight(0.6, 0.4, True) == 0.6  # fresh: the stored one (a race re-read) stands
+    assert next_weight(0.6, None, False) == 0.6  # nothing given: unchanged
+    assert next_weight(None, None, False) == 1.0
+    assert next_weight(None, 0.4, False) == 0.7  # (1.0 + 0.4) / 2
+    assert next_weight(0.6, 0.2, False) == 0.4  # (0.6 + 0.2) / 2
+    assert next_weight(True, 0.2, False) == 0.6  # a stored bool is no weight: (1.0 + 0.2) / 2
+    assert next_weight("0.5", None, False) == 1.0
+    assert next_weight(3, 1.0, False) == 2.0  # an int is a weight

@@ -1,6 +1,8 @@
 """Change and conflict records (core.history), built purely: exact maps, one change record per write (its
 values in aligned lists), read back one value at a time as the tools answer (absent values left out)."""
 
+import pytest
+
 from write_gate.core.claims import ValueProvenance, claim_name
 from write_gate.core.conflicts import Conflict, Outcome
 from write_gate.core.history import (
@@ -112,3 +114,22 @@ def test_conflict_records_are_open_for_keep_both_and_settled_otherwise() -> None
         "incoming_claim": LLM_LIST,
     }
     assert (settled["status"], settled["outcome"], settled["policy"]) == ("settled", "overwritten", "last_writer_wins")
+
+
+def test_a_record_with_shorter_lists_reads_as_absent_values() -> None:
+    """A record whose after_values or claims lists are shorter than its properties (none written after them):
+    the missing entries are absent, and the record's own claim stands for a missing claim."""
+    record = {"change_id": "c1", "at": AT, "op": "set", "subject": "node", "label": "P", "claim": LLM_LIST}
+    record |= {"properties": ["a", "b"], "after_values": [[1]], "claims": [API_LIST]}
+    assert value_changes(record) == [
+        {"change_id": "c1", "at": AT, "op": "set", "subject": "node", "label": "P", "property": "a", "after": 1}
+        | {"claim": API_LIST},
+        {"change_id": "c1", "at": AT, "op": "set", "subject": "node", "label": "P", "property": "b"}
+        | {"claim": LLM_LIST},
+    ]
+
+
+def test_each_conflict_needs_its_own_id() -> None:
+    conflict = Conflict("age", ConflictPolicy.KEEP_BOTH, Outcome.OPEN, 36, API, 99, LLM)
+    with pytest.raises(ValueError):
+        conflict_records(ALICE, [conflict, conflict], CTX, ["x1"])

@@ -1,5 +1,6 @@
 """Safe retries' pure decisions (core.idempotency): whose key, which call it binds, what a repeat meets."""
 
+import hashlib
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -70,3 +71,27 @@ def test_what_a_repeat_meets() -> None:
 def test_retry_after_is_soon_never_zero_and_never_past_staleness() -> None:
     assert retry_after(record(PENDING, ago=5), NOW, WINDOW) == 5.0
     assert retry_after(record(PENDING, ago=599.9), NOW, WINDOW) == 1.0
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_ids_and_digests_are_digests_of_one_canonical_text() -> None:
+    """Every gate on a graph reads the others' records: the id and the digest are pinned to their text."""
+    assert record_id(["ägent"], "kéy") == sha256('["ägent", "kéy"]')
+    assert arguments_digest("write_node", {"label": "Pérson", "n": 1, "idempotency_key": "k"}) == sha256(
+        '{"arguments":{"label":"Pérson","n":1},"tool":"write_node"}'
+    )
+    when = datetime(2026, 1, 2, tzinfo=UTC)  # no JSON form: its text
+    assert arguments_digest("t", {"at": when}) == sha256('{"arguments":{"at":"2026-01-02 00:00:00+00:00"},"tool":"t"}')
+
+
+def test_a_claim_exactly_as_old_as_the_stale_timeout_is_stale() -> None:
+    assert judge(record(PENDING, ago=600), "d", NOW, WINDOW) is Verdict.UNKNOWN
+    assert judge(record(PENDING, ago=599.9), "d", NOW, WINDOW) is Verdict.WAIT
+
+
+def test_retry_after_keeps_a_tenth_of_a_second() -> None:
+    assert retry_after(record(PENDING, ago=597.66), NOW, WINDOW) == 2.3  # 2.34 s left
+    assert retry_after(record(PENDING, ago=597.25), NOW, WINDOW) == 2.8  # 2.75 s left: not 2.75, not 3

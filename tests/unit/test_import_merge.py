@@ -83,3 +83,10 @@ def test_jsonl_json_csv_and_graphml_give_records_with_their_places() -> None:
 def test_a_relation_needs_both_ends() -> None:
     with pytest.raises(ValueError, match="from_id or from"):
         RelationRecord.model_validate({"from": "A", "relationType": "KNOWS"})
+
+
+def test_only_the_two_lists_are_unioned_only_tags_sorted_and_only_importance_maximised() -> None:
+    current = {"observations": ["b"], "tags": ["y"], "aliases": ["x"], "rank": 5, "importance": 2}
+    incoming = {"observations": ["a"], "tags": ["x"], "aliases": ["z"], "rank": 9, "importance": 4}
+    assert merged_values(current, incoming) == {"observations": ["b", "a"], "tags": ["x", "y"], "importance": 4}
+    assert merged_values({"tags": "x"}, {"tags": ["y"]}) == {}  # held is no list: left alone, as held

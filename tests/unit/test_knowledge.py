@@ -15,6 +15,7 @@ def test_an_empty_tag_is_refused_naming_its_place_not_its_value() -> None:
         normalize_tags(["ok", " \t "])
     assert caught.value.rejected.error_code is ErrorCode.INVALID_INPUT
     assert caught.value.rejected.details == {"field": "tags.1"}
+    assert caught.value.rejected.message == "a tag is empty"
 
 
 def test_stored_tags_ignore_what_is_not_a_list_of_strings() -> None:
@@ -33,6 +34,7 @@ def test_the_filter_is_inactive_until_one_criterion_is_given_and_folds_its_tags(
     assert EntityFilter(min_importance=0).active
     params = EntityFilter(("  Straße ",), None, 5).params()
     assert params == {"k_tags": ["strasse"], "k_min_importance": None, "k_max_importance": 5}
+    assert EntityFilter(min_importance=2).params() == {"k_tags": None, "k_min_importance": 2, "k_max_importance": None}
 
 
 def test_descendants_are_ordered_depth_first_with_siblings_by_name() -> None:
@@ -44,3 +46,11 @@ def test_descendants_are_ordered_depth_first_with_siblings_by_name() -> None:
     a, b, a1, a2, a11 = ("a", 1), ("b", 2), ("a1", 3), ("a2", 4), ("a11", 5)
     rows = [row(b), row(a, a2), row(a), row(a, a1, a11), row(a, a1)]
     assert [r["path_names"][0] for r in depth_first(rows)] == ["a", "a1", "a11", "a2", "b"]
+
+
+def test_siblings_are_ordered_by_name_not_id_and_a_nameless_one_first() -> None:
+    def row(name: object, node_id: int) -> dict:
+        return {"path_names": [name, "root"], "path_ids": [node_id, 0]}
+
+    rows = [row("Beta", 1), row("Alpha", 2), row(None, 3), row(7, 4)]
+    assert [r["path_ids"][0] for r in depth_first(rows)] == [3, 4, 2, 1]  # no text name sorts as "", then by id

@@ -120,3 +120,30 @@ def test_a_merge_holds_each_differing_claimed_value_open_and_only_reports_an_unc
         "incoming_value": 31,
         "incoming_claim": llm,
     }
+
+
+def test_values_not_held_do_not_stop_the_ones_after_them_from_being_held() -> None:
+    api = ["api-bot", "api", "manual", 0.75, "2026-01-01T00:00:00.000Z"]
+    llm = ["llm-bot", "llm", "llm", 0.06, "2026-01-02T00:00:00.000Z"]
+    survivor = {"a_key": 1, claim_name("a_key"): api, "b_plain": 1, "z_held": 1, claim_name("z_held"): api}
+    merged = {"a_key": 2, claim_name("a_key"): llm, "b_plain": 2, "z_held": 2, claim_name("z_held"): llm}
+    _, conflicts = union(survivor, merged)
+    assert [c.property for c in conflicts] == ["a_key", "b_plain", "z_held"]
+    held = held_open(Subject.node("P", "k"), survivor, merged, conflicts, "m1", "t", lambda: "x1", ("a_key",))
+    assert list(held) == ["z_held"]
+
+
+def test_each_relationship_is_recorded_in_id_order_whatever_order_it_comes_in() -> None:
+    links = [
+        (Link(5, "LIKES", True, 8, {"level": 1}, None), ALICE),
+        (Link(1, "PARTNER_OF", True, 1, {"since": 2000}, None), CTX.survivor),
+        (Link(3, "KNOWS", False, 7, {"since": 2019}, None), BOB),
+    ]
+    records = merge_changes(CTX, {}, links, 1, 2)
+    assert [(r["op"], r["label"], r["from_key"], r["to_key"]) for r in records] == [
+        ("delete", "PARTNER_OF", "acmee", "acme"),
+        ("delete", "KNOWS", "bob", "acmee"),
+        ("set", "KNOWS", "bob", "acme"),
+        ("delete", "LIKES", "acmee", "alice"),
+        ("set", "LIKES", "acme", "alice"),
+    ]

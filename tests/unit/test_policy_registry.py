@@ -36,6 +36,7 @@ def test_entry_and_property_policies_and_the_half_life_round_trip(tmp_path: Path
     default = ConflictPolicy.LAST_WRITER_WINS
     assert entry.conflict_policy_of("balance", default) is ConflictPolicy.REJECT  # the property's own
     assert entry.conflict_policy_of("name", default) is ConflictPolicy.KEEP_BOTH  # else the entry's
+    assert entry.conflict_policy_of("unlisted", default) is ConflictPolicy.KEEP_BOTH  # no spec: the entry's
     view = label_view(entry, 0, Policy(conflicts=ConflictPolicy.HIGHER_CONFIDENCE_WINS))
     assert view.conflict_policy is ConflictPolicy.KEEP_BOTH and view.half_life_days == 30.0
     assert view.property_types["balance"]["conflict_policy"] == "reject"

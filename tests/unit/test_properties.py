@@ -115,13 +115,20 @@ def test_two_names_for_one_property_are_refused_not_picked(policy: UndeclaredPol
     # A merge key named twice is identity respelled: refused as write_node refuses `Name` beside `name`.
     r = rejection(resolve, {"name": "Al", "NAME": "Bo"}, policy).rejected
     assert (r.error_code, r.details["reason"]) == (ErrorCode.SCHEMA_PROTECTED_FIELD, "merge_key")
+    assert r.message == "name, NAME all name the merge key name of Person; give it once"
+    assert r.details == {"fields": ["name", "NAME"], "reason": "merge_key", "merge_keys": ["name"]}
+    # A property given once before the two names of another does not hide them.
+    r = rejection(resolve, {"age": 3, "email": "a@b", "e_mail": "c@d"}, policy).rejected
+    assert r.message == "email, e_mail all name Person.email; give it once"
 
 
 @pytest.mark.parametrize("policy", [REMAP, REJECT])
 def test_names_spelled_like_gate_computed_fields_are_protected_not_remapped(policy: UndeclaredPolicy) -> None:
     for name in ("extractionMethod", "Written_By", "lastupdated"):
         r = rejection(resolve, {name: "x"}, policy).rejected
-        assert r.error_code is ErrorCode.SCHEMA_PROTECTED_FIELD and r.details["fields"] == [name]
+        assert r.error_code is ErrorCode.SCHEMA_PROTECTED_FIELD
+        assert r.details == {"fields": [name], "reason": "computed_field"}
+        assert r.message == f"{name} is spelled like a field the gate computes; a write cannot set it"
     # weight is computed on a relationship only
     assert resolve({"Weight": 1}, REMAP, KNOWS).values == {"Weight": 1}
     r = rejection(resolve, {"Weight": 1}, REMAP, KNOWS, protected=PROTECTED_RELATIONSHIP_FIELDS).rejected
@@ -150,6 +157,10 @@ def test_typed_tools_policy_follows_additional_properties_unless_the_entry_names
 def test_absorb_clashes() -> None:
     types = {"email": PropertyType("string", absorbs=("mail",)), "post": PropertyType("string", absorbs=("MAIL",))}
     assert absorb_clashes(types, ["email", "post"]) == ["MAIL is absorbed by both email and post"]
+    apart = {"email": PropertyType("string", absorbs=("mail",)), "post": PropertyType("string", absorbs=("letter",))}
+    assert absorb_clashes(apart, ["email", "post"]) == []  # each its own spelling: fine
+    owned = {"email": PropertyType("string", absorbs=("_secret",))}
+    assert absorb_clashes(owned, ["email"]) == ["_secret, absorbed by email, reads as a field the gate owns"]
     types = {"email": PropertyType("string", absorbs=("Name",))}
     assert absorb_clashes(types, ["name", "email"]) == ["Name, absorbed by email, reads as the declared name"]
     types = {"email": PropertyType("string", absorbs=("sourceText", "Source"))}
@@ -197,6 +208,8 @@ def test_the_entrys_own_policy_wins_over_the_gates() -> None:
     strict = RegistrySnapshot([SchemaEntry("Person", merge_keys=("name",), undeclared_properties=REJECT)])
     r = rejection(node, ALLOW, strict, properties={"hobby": "chess"}).rejected
     assert r.error_code is ErrorCode.SCHEMA_UNKNOWN_PROPERTY and r.details["properties"] == ["hobby"]
+    r = rejection(node, ALLOW, strict, properties={"hobby": "chess", "pet": "cat"}).rejected
+    assert r.message == "Person does not declare hobby, pet and takes no undeclared properties"
     lax = RegistrySnapshot([SchemaEntry("Person", merge_keys=("name",), undeclared_properties=ALLOW)])
     assert node(REJECT, lax, properties={"hobby": "chess"}).properties == {"hobby": "chess"}
 

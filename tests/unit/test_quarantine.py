@@ -84,3 +84,17 @@ def test_a_rejected_call_is_kept_whole_and_a_batch_by_its_rejected_items() -> No
     [item] = rejected_calls("write_nodes", {"items": items}, answer, False, None)
     assert (item.tool, item.arguments, item.rejection["error_code"]) == ("write_node", items[1], "SCHEMA_UNKNOWN_LABEL")
     assert rejected_calls("write_node", {"items": items}, answer, False, None) == []  # a success of a single call
+
+
+def test_a_batchs_first_and_last_items_are_kept_and_an_index_past_them_skipped() -> None:
+    rejected = {"status": "rejected", "error_code": "SCHEMA_UNKNOWN_LABEL"}
+    items = [{"label": "A"}, {"label": "B"}, {"label": "C"}]
+    answer = {"items": [{"index": 3, **rejected}, {"index": 0, **rejected}, {"index": 2, **rejected}]}
+    found = rejected_calls("write_nodes", {"items": items}, answer, False, None)
+    assert [call.arguments for call in found] == [items[0], items[2]]
+
+
+def test_names_of_one_and_of_the_longest_length_are_kept_colons_alone_dropped() -> None:
+    longest = "L" * 128
+    arguments = {"items": [{"label": ":Xylo"}, {"label": "A"}, {"label": longest}, {"label": "M" * 129}]}
+    assert concerned_names(arguments, {}) == ["A", longest, "Xylo"]

@@ -210,3 +210,10 @@ def test_entry_from_row_reads_every_field() -> None:
 def test_entry_from_row_defaults(kind: object) -> None:
     row = {"label": "Doc", "kind": kind, "description": None, "fallback": "yes", "typed_tools": 1}
     assert entry_from_row(row) == SchemaEntry("Doc")
+
+
+@pytest.mark.parametrize("absorbs", [["a b"], "mail", [3]])
+def test_absorbs_that_are_no_list_of_identifiers_are_refused_saying_so(absorbs: object) -> None:
+    with pytest.raises(ValueError) as refused:
+        PropertyType.parse({"type": "string", "absorbs": absorbs})
+    assert str(refused.value) == "absorbs must be a list of plain identifiers"

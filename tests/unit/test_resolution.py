@@ -3,7 +3,8 @@
 import pytest
 
 from write_gate.core import resolution
-from write_gate.core.merging import Conflict, Group, Link, plan_relationships, union
+from write_gate.core.cypher.resolution import fingerprint
+from write_gate.core.merging import Conflict, Group, Link, RelationshipConflict, plan_relationships, union
 from write_gate.core.resolution import (
     Signal,
     block_keys,
@@ -127,3 +128,102 @@ def test_relationships_are_grouped_by_type_and_direction() -> None:
     assert (plan.moved, plan.merged, plan.dropped) == (2, 1, (("KNOWS", "out"),))
     assert [(c.property, c.survivor, c.merged) for c in plan.conflicts] == [("since", 2020, 2019)]
     assert plan.types == ("KNOWS", "WORKS_FOR")
+
+
+def test_a_pair_is_ordered_whichever_way_it_is_given() -> None:
+    first, second = node(1, "Person", "Ann"), node(2, "Person", "Bob")
+    assert (score_pair(second, first).a, score_pair(second, first).b) == (first, second)
+    assert (score_pair(first, second).a, score_pair(first, second).b) == (first, second)
+
+
+def test_only_signals_that_matched_are_listed() -> None:
+    """No name (both, or one): no name signal, not even a 0 or a 1; unlike names sharing an email: the email
+    only; a property one node has and the other lacks: nothing; no signal at all: score 0."""
+    nameless = make_node(1, "Person", "h:1", "!!!", {"email": "a@x.org"})
+    also_nameless = make_node(2, "Person", "h:2", "...", {"email": "a@x.org"})
+    assert score_pair(nameless, also_nameless).signals == (Signal("shared_email", 1.0),)
+    named = node(3, "Person", "Ann", email="a@x.org")
+    assert score_pair(nameless, named).signals == (Signal("shared_email", 1.0),)
+    unlike = score_pair(node(4, "Person", "abc", email="a@x.org"), node(5, "Person", "xyz", email="a@x.org"))
+    assert unlike.signals == (Signal("shared_email", 1.0),)
+    lopsided = score_pair(node(6, "Person", "abc", url="u"), node(7, "Person", "xyz", email="a@x.org"))
+    assert (lopsided.signals, lopsided.score) == ((), 0.0)
+    assert score_pair(make_node(8, "P", "h:8", "!", {}), make_node(9, "P", "h:9", "?", {})).score == 0.0
+
+
+def test_a_pair_exactly_at_the_threshold_is_kept() -> None:
+    nodes = [node(1, "Person", "abcde"), node(2, "Person", "abcdx")]  # ratio 80.0
+    assert [p.score for p in find_pairs(nodes, across_labels=False, threshold=0.8, limit=5)[0]] == [0.8]
+
+
+def test_the_threshold_compares_the_score_rounded_to_four_decimals() -> None:
+    nodes = [node(1, "Person", "abcdefg"), node(2, "Person", "abcdefx")]  # ratio 85.714...: 0.8571
+    assert find_pairs(nodes, across_labels=False, threshold=0.8571, limit=5)[0] != []
+    assert find_pairs(nodes, across_labels=False, threshold=0.85712, limit=5)[0] == []
+
+
+def test_a_threshold_of_zero_keeps_a_pair_under_one_percent() -> None:
+    nodes = [node(1, "Person", "abcd" + "x" * 400), node(2, "Person", "abcd" + "y" * 400)]  # 8 / 808: 0.0099
+    [pair] = find_pairs(nodes, across_labels=False, threshold=0.0, limit=5)[0]
+    assert pair.score == 0.0099
+
+
+def test_a_link_in_to_the_survivor_is_dropped_as_incoming() -> None:
+    plan = plan_relationships([Link(10, "KNOWS", False, 1, {}, None)], survivor_id=1, merged_id=2)
+    assert plan.dropped == (("KNOWS", "in"),)
+
+
+def test_a_node_is_made_with_its_id_and_its_own_name_before_its_keys() -> None:
+    made = make_node(7, "Person", '{"name":"Bob"}', "Ann Lee", {"email": " A@X.org/ ", "url": 3})
+    assert (made.id, made.name, made.normalised, made.sorted_words) == (7, "Ann Lee", "ann lee", "ann lee")
+    assert made.shared == {"email": "a@x.org"}  # a value that is no text is no shared value
+
+
+def test_a_nodes_blocks_are_its_name_its_words_prefixes_and_its_shared_values() -> None:
+    made = make_node(1, "Person", "h:1", "Annabel Lee", {"email": "a@x.org"})
+    assert block_keys(made, False) == {
+        ("name", "Person", "annabel lee"),
+        ("word", "Person", "anna"),
+        ("word", "Person", "lee"),
+        ("prop", "Person", "email", "a@x.org"),
+    }
+
+
+def test_a_block_of_max_block_nodes_is_compared_whole() -> None:
+    nodes = [node(i, "Person", f"john {i:04d}") for i in range(resolution.MAX_BLOCK)]
+    assert len(candidate_pairs(nodes, across_labels=False)) == resolution.MAX_BLOCK * (resolution.MAX_BLOCK - 1) // 2
+
+
+def test_a_larger_block_pairs_each_node_with_the_next_window_in_name_order() -> None:
+    count = resolution.MAX_BLOCK + 1
+    names = [f"john {(i * 37) % count:04d}" for i in range(count)]  # name order is not the list's order
+    nodes = [node(i, "Person", name) for i, name in enumerate(names)]
+    by_name = sorted(range(count), key=lambda i: names[i])
+    expected = {
+        (min(i, j), max(i, j)) for pos, i in enumerate(by_name) for j in by_name[pos + 1 : pos + 1 + resolution.WINDOW]
+    }
+    assert candidate_pairs(nodes, across_labels=False) == expected
+
+
+def test_a_plan_counts_every_fold_and_names_each_conflicts_relationship() -> None:
+    links = [
+        Link(1, "KNOWS", True, 2, {}, None),  # between the two nodes: dropped, the rest still planned
+        Link(2, "KNOWS", False, 7, {"since": 2019, "last_updated": "t1"}, {"since": 2020, "last_updated": "t2"}),
+        Link(3, "LIKES", True, 8, {"level": 1}, {"level": 1}),
+    ]
+    plan = plan_relationships(links, survivor_id=1, merged_id=2)
+    assert (plan.moved, plan.merged, plan.dropped) == (0, 2, (("KNOWS", "out"),))
+    assert plan.conflicts == (RelationshipConflict("KNOWS", "in", 7, "since", 2020, 2019),)
+
+
+def test_keys_that_are_no_json_object_name_nothing() -> None:
+    assert resolution.keys_of('["x"]') is None and resolution.name_text(None, '["x"]') == ""
+
+
+def test_a_relationships_fingerprint_is_its_id_and_stamp() -> None:
+    assert (fingerprint(3, "2026-01-01"), fingerprint(3, None)) == ("3@2026-01-01", "3@")
+
+
+def test_a_conflict_on_an_outgoing_relationship_says_out() -> None:
+    plan = plan_relationships([Link(4, "LIKES", True, 9, {"level": 1}, {"level": 2})], survivor_id=1, merged_id=2)
+    assert plan.conflicts == (RelationshipConflict("LIKES", "out", 9, "level", 2, 1),)

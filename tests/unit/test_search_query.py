@@ -1,5 +1,7 @@
 """The ranked search's query language: parsing, judging, and the recall query each engine's index gets."""
 
+import math
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -12,12 +14,14 @@ from write_gate.core.search_query import (
     Term,
     auto_edits,
     document,
+    leaves,
     matched_fields,
     matches,
+    occurrences,
     parse,
     recall,
 )
-from write_gate.core.search_ranking import tf_idf
+from write_gate.core.search_ranking import Judged, judge_and_score, tf_idf
 from write_gate.services.search import ready_labels, required_words
 
 DOC = document(
@@ -95,6 +99,24 @@ def test_tf_idf_favours_repeated_and_rare_words() -> None:
     assert first > second > third == 0
 
 
+def test_each_match_is_judged_and_scored_exactly() -> None:
+    """A counted term's occurrences times log(1 + N / documents holding it), N all the documents; a negated term
+    is judged (it excludes) but never counted; a term holds once it occurs."""
+    docs = [
+        document({"n": ["rare word word"]}),
+        document({"n": ["word"]}),
+        document({"n": ["other"]}),
+        document({"n": ["word other"]}),
+    ]
+    word, rare = math.log(1 + 4 / 3), math.log(1 + 4 / 1)
+    assert judge_and_score(parse("(word OR rare) -other"), docs) == [
+        Judged(True, 2 * word + rare),
+        Judged(True, word),
+        Judged(False, 0),
+        Judged(False, word),
+    ]
+
+
 WORDS = st.text(alphabet="abcdeé", min_size=1, max_size=6)
 
 
@@ -120,3 +142,63 @@ def test_only_complete_full_text_indexes_on_the_search_text_are_ready() -> None:
         {"label": "Tag", "types": {"name": ["FULLTEXT"]}, "status": "OPERATIONAL"},  # on another property
     ]
     assert ready_labels(rows) == {"Person"}
+
+
+def test_typo_tolerance_grows_with_the_words_length() -> None:
+    assert [auto_edits("x" * n) for n in range(1, 8)] == [0, 0, 1, 1, 1, 2, 2]
+
+
+def test_a_negated_term_is_a_negative_leaf() -> None:
+    assert leaves(parse("a -b")) == [(Term(("a",)), True), (Term(("b",)), False)]
+
+
+def test_recall_of_one_narrowing_term_an_or_in_tantivy_and_a_two_letter_prefix() -> None:
+    assert recall(parse("alice -bob"), "redisearch") == "alice"  # one term left: no parentheses
+    assert recall(parse("a OR b"), "tantivy") == "(a OR b)"
+    assert recall(parse("ab*"), "redisearch") == "ab*"
+    assert recall(parse("ab*"), "tantivy") is None
+
+
+def test_an_exact_term_matches_only_its_own_word() -> None:
+    assert judge("alice") and not judge("alic") and not judge("bob")
+
+
+def test_occurrences_are_counted_in_every_value_of_each_field() -> None:
+    doc = document({"name": ["smith smile acme corp acme corp", "smit acme corp"], "city": ["smith"]})
+    assert occurrences(Term(("smi",), prefix=True), doc) == {"name": 3, "city": 1}
+    assert occurrences(Term(("smit",), edits=1), doc) == {"name": 2, "city": 1}  # smith and smit; smile is 2 edits
+    assert occurrences(Term(("acme", "corp")), doc) == {"name": 3}
+    assert occurrences(Term(("smith",), field="role"), doc) == {}  # a field the node lacks
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("(a", "a '(' is not closed"),
+        ("a)", "a ')' has no '('"),
+        ("a AND", "the query ends too early"),
+        ("OR a", "'OR' is not expected here"),
+        ("()", "the query has no word to search for"),
+        ("x~3", "at most 2 edits: x~3"),
+        ('a "b', "cannot read the query at character 2"),
+        ("a" * 1001, "the query is longer than 1000 characters"),
+        (" ".join(["w"] * 33), "the query has more than 32 terms"),
+    ],
+)
+def test_each_query_error_says_exactly_what_is_wrong(query: str, message: str) -> None:
+    with pytest.raises(QueryError) as refused:
+        parse(query)
+    assert str(refused.value) == message
+
+
+def test_the_limits_themselves_parse() -> None:
+    assert parse("a" * 1000) == Term(("a" * 1000,))
+    assert isinstance(parse(" ".join(["w"] * 32)), And)
+
+
+def test_phrases_fields_and_split_words_become_the_terms_they_say() -> None:
+    assert parse("a  ") == Term(("a",))  # trailing white space ends the query
+    assert parse('a "!!!"') == Term(("a",))  # a phrase of no word is no term
+    assert parse('name:"Alice Smith"') == Term(("alice", "smith"), "name")
+    assert parse("name:e-mail") == Term(("e", "mail"), "name")  # split by the engines: a phrase
+    assert parse("hello-world", fuzzy=True) == Term(("hello", "world"))  # a phrase gets no typo tolerance

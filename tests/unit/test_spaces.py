@@ -7,7 +7,7 @@ from pydantic import ValidationError
 
 from write_gate.access.agents import AgentsFile, Grant
 from write_gate.core.model import ErrorCode, GateRejection
-from write_gate.core.spaces import choose_space, granted_spaces, is_space_name, storage_name
+from write_gate.core.spaces import check_space_name, choose_space, granted_spaces, is_space_name, storage_name
 from write_gate.serving.config import Settings
 from write_gate.surface.space_argument import take_space, with_space
 
@@ -127,3 +127,24 @@ def test_a_command_names_a_served_space_or_the_default() -> None:
     assert served_space(on, "team_b") == "team_b"
     with pytest.raises(ConfigurationError, match="team_z: not a space this gate serves; served: team_a, team_b"):
         served_space(on, "team_z")
+
+
+def test_each_space_refusal_says_exactly_why() -> None:
+    assert refusal(("gone",), None) == {
+        "status": "rejected",
+        "error_code": "SPACE_NOT_GRANTED",
+        "message": "this agent's grant lists no space this server serves",
+        "details": {"space": None},
+    }
+    invalid = refusal(("team_a",), "Team")
+    assert invalid["message"] == "space is not a space name (lower-case letters, digits and _, starting with a letter)"
+    assert refusal(("team_a",), "team_b")["message"] == "this agent may not use the space team_b"
+
+
+def test_a_bad_space_name_in_settings_says_what_a_name_is() -> None:
+    assert check_space_name("team_a") == "team_a"
+    with pytest.raises(ValueError) as refused:
+        check_space_name("Team A")
+    assert str(refused.value) == (
+        "a space name is lower-case letters, digits and _, starting with a letter, at most 48 characters"
+    )

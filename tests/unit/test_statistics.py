@@ -106,3 +106,30 @@ def test_a_search_its_model_refuses_names_the_field_not_the_value() -> None:
     rejected = refused.value.rejected
     assert [p["field"] for p in rejected.details["problems"]] == ["limit"]
     assert "secret-value" not in rejected.model_dump_json()
+
+
+def test_rows_of_one_bucket_and_of_archived_add_up_across_labels() -> None:
+    rows = [
+        row(0, "archived", True, 2),
+        row(1, "archived", True, 3),
+        row(0, "confidence", 4, 2, low=0.4, high=0.45),
+        row(1, "confidence", 4, 1, low=0.42, high=0.43),  # a lower high: the highest stays
+    ]
+    out = tally(rows, "archived", ["Person", "Organization"])
+    assert out.archived == 5 and out.confidence.buckets[4] == 3
+    assert (out.confidence.low, out.confidence.high, out.confidence.rated) == (0.4, 0.45, 3)
+
+
+def test_extremes_break_ties_by_key_a_missing_key_first_and_an_exact_tie_keeps_the_order() -> None:
+    def end(part: int, end: str, key: str | None) -> dict:
+        return {"part": part, "end": end, "name": f"{end}{part}", "key": key, "at": "2026-01-01"}
+
+    oldest = extremes([end(0, "oldest", "A"), end(1, "oldest", None)], ["Person", "Organization"])
+    assert oldest["oldest"]["name"] == "oldest1"  # no key ranks as "": before "A"
+    newest = extremes([end(0, "newest", None), end(1, "newest", "A")], ["Person", "Organization"])
+    assert newest["newest"]["name"] == "newest1"
+    newest = extremes([end(0, "newest", "A"), end(1, "newest", None)], ["Person", "Organization"])
+    assert newest["newest"]["name"] == "newest0"
+    tied = [end(0, "oldest", "k"), end(1, "oldest", "k"), end(0, "newest", "k"), end(1, "newest", "k")]
+    picked = extremes(tied, ["Person", "Organization"])
+    assert (picked["oldest"]["label"], picked["newest"]["label"]) == ("Person", "Organization")

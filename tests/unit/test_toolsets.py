@@ -7,7 +7,16 @@ from tests.conftest import GATE_DEFAULT_TOOLS, MEMORY_DEFAULT_TOOLS
 from write_gate.access.agents import READER, Grant
 from write_gate.access.tool_selection import GROUPS, ToolSelection
 from write_gate.core.registry import PropertyType, RegistrySnapshot, SchemaEntry
-from write_gate.core.toolsets import ALL, DEFAULTS, DISCOVERY, TOOLSETS, TYPED, parse_toolsets, served_toolsets
+from write_gate.core.toolsets import (
+    ALL,
+    DEFAULTS,
+    DISCOVERY,
+    TOOLSETS,
+    TYPED,
+    parse_toolsets,
+    served_toolsets,
+    toolset_of,
+)
 from write_gate.surface.profiles import PROFILES
 from write_gate.surface.typed_tool_specs import typed_specs
 
@@ -94,3 +103,20 @@ def test_tools_named_outright_in_write_gate_tools(text: str, named: list[str], n
     group = {spec.name: spec.group for spec in PROFILES["gate"]} | dict.fromkeys(label, "write")
     assert all(selection.names(name, group[name], label.get(name)) for name in named)
     assert not any(selection.names(name, group[name], label.get(name)) for name in not_named)
+
+
+def test_a_refusal_lists_what_it_cannot_read_and_every_set_there_is() -> None:
+    with pytest.raises(ValueError) as refused:
+        parse_toolsets("nope, bad all")
+    assert str(refused.value) == (
+        "WRITE_GATE_TOOLSETS: nope, bad is not a toolset (core, schema, search, knowledge, history, resolution, "
+        "fleet, interchange, quarantine, typed, discovery, all)"
+    )
+
+
+def test_a_tool_is_in_its_own_set_unless_generated() -> None:
+    assert (toolset_of("write_node"), toolset_of("write_node", generated=True), toolset_of("nope")) == (
+        "core",
+        TYPED,
+        None,
+    )

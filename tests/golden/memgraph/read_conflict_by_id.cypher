@@ -1,0 +1,2 @@
+MATCH (c:WriteGateConflict {conflict_id: $conflict_id})
+RETURN properties(c) AS conflict LIMIT 1

@@ -1,0 +1,79 @@
+"""Clauses that statements built once at import are made of (core.cypher.history_writes, core.cypher.statistics):
+their exact text, checked here as well as through the golden files, since a module's constants are built before
+any test runs."""
+
+import pytest
+
+from write_gate.core.cypher.deciding_writes import _literal
+from write_gate.core.cypher.entity_updates import update_node
+from write_gate.core.cypher.history_writes import append_changes, bump_revision, property_change, with_seq
+from write_gate.core.cypher.records import Guard
+from write_gate.core.cypher.statement import Provenance
+from write_gate.core.cypher.statistics import RELATIONSHIP_TALLIES, confidence_bucket
+
+ARCHIVED_RECORD = (
+    "[{change_id: $change_id, at: $at, agent: $agent, op: 'set', subject: 'node', label: labels(n)[0], key: n._key, "
+    "revision: coalesce(n._rev, 0) + 1, seq: SEQ, properties: ['_archived_at'], "
+    "before_values: [CASE WHEN n._archived_at IS NULL THEN [] ELSE [n._archived_at] END], "
+    "after_values: [CASE WHEN $at IS NULL THEN [] ELSE [$at] END], before_claims: [[]]}]"
+)
+
+
+def test_a_gate_owned_marks_change_is_recorded_before_and_after_with_the_statements_seq() -> None:
+    assert property_change("n", "_archived_at", "$at") == ARCHIVED_RECORD.replace("SEQ", "seq")
+    assert property_change("n", "_archived_at", "$at", "s2") == ARCHIVED_RECORD.replace("SEQ", "s2")
+
+
+def test_the_seq_is_computed_from_the_subjects_last_change() -> None:
+    assert with_seq("n", "n") == "WITH n, CASE WHEN coalesce(n._seq, '') >= $at THEN n._seq + '#' ELSE $at END AS seq"
+
+
+def test_relationships_are_tallied_by_agent_source_bucket_and_day() -> None:
+    bucket = confidence_bucket("r")
+    assert bucket == (
+        "CASE WHEN r.confidence IS NULL THEN null WHEN r.confidence >= 1 THEN 9 WHEN r.confidence <= 0 THEN 0"
+        " ELSE toInteger(r.confidence * 10) END"
+    )
+    dimensions = (
+        f"[['agent', r.written_by], ['source', r.source], ['confidence', {bucket}], "
+        "['day', substring(coalesce(r.created_at, r.last_updated), 0, 10)]]"
+    )
+    assert f"UNWIND [['count', null]] + {dimensions} AS d\n" in RELATIONSHIP_TALLIES.text
+
+
+def test_a_label_or_type_becomes_a_cypher_string_only_when_it_is_an_identifier() -> None:
+    assert _literal("WORKS_FOR") == "'WORKS_FOR'"
+    for bad in ("a'b", "Straße", "a b"):
+        with pytest.raises(AssertionError):
+            _literal(bad)
+
+
+def test_an_update_carries_its_values_with_claims_and_folds_the_change_stamp_and_the_guard() -> None:
+    provenance = Provenance(0.9, "api", "manual", "0.1.0", "2026-01-01T00:00:00.000Z", "ann-bot")
+    statement = update_node(
+        "Person", '{"name":"A"}', {"tags": ["Math"]}, provenance, Guard(3, False, [{"x": 1}], [], "c1")
+    )
+    assert statement.params == {
+        "key": '{"name":"A"}',
+        "properties": {
+            "tags": ["Math"],
+            "_p_tags": ["ann-bot", "api", "manual", 0.9, "2026-01-01T00:00:00.000Z"],
+            "_f_tags": ["math"],
+        },
+        "last_updated": "2026-01-01T00:00:00.000Z",
+        "updated_by": "ann-bot",
+        "revision": 3,
+        "fresh": False,
+        "changes": [{"x": 1}],
+        "conflicts": [],
+        "change_id": "c1",
+    }
+
+
+def test_records_take_the_statements_seq_and_the_subject_its_next_revision() -> None:
+    assert (
+        append_changes("$changes", "s2")
+        == "FOREACH (c IN $changes | CREATE (h:WriteGateChange) SET h += c, h.seq = s2)"
+    )
+    assert append_changes() == "FOREACH (c IN $changes | CREATE (h:WriteGateChange) SET h += c)"
+    assert bump_revision("n", "s2") == "n._rev = coalesce(n._rev, 0) + 1, n._seq = s2"
