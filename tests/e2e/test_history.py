@@ -307,13 +307,17 @@ async def seed_conflicts(graph: GraphBackend) -> None:
         ]
     ):
         policy, outcome = status_policy
-        ctx = WriteContext(f"w{i}", f"2026-01-0{i + 2}T00:00:00.000Z", i + 1, incoming)
         conflict = Conflict(prop, policy, outcome, 36, current, 99 + i, incoming)
-        made += conflict_records(Subject.node("Person", ADA), [conflict], ctx, [f"k{i}"])
+        made += conflict_records(
+            Subject.node("Person", ADA), [conflict], f"w{i}", f"2026-01-0{i + 2}T00:00:00.000Z", [f"k{i}"]
+        )
     rel = Subject.relationship("WORKS_FOR", "Person", ADA, "Organization", identity_key({"name": "Acme"}))
-    ctx = WriteContext("w9", "2026-01-09T00:00:00.000Z", 1, incoming)
     made += conflict_records(
-        rel, [Conflict("since", ConflictPolicy.KEEP_BOTH, Outcome.OPEN, 2020, current, 2021, incoming)], ctx, ["k9"]
+        rel,
+        [Conflict("since", ConflictPolicy.KEEP_BOTH, Outcome.OPEN, 2020, current, 2021, incoming)],
+        "w9",
+        "2026-01-09T00:00:00.000Z",
+        ["k9"],
     )
     resolved = {**made[0], "conflict_id": "k0r", "status": "resolved", "resolved_by": "lead", "picked": 36}
     text = "UNWIND $records AS r CREATE (c:WriteGateConflict) SET c += r"

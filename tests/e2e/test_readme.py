@@ -36,7 +36,7 @@ from write_gate.core.claims import ValueProvenance
 from write_gate.core.conflicts import Conflict, Outcome
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import UnknownLabelPolicy
-from write_gate.core.history import Subject, WriteContext, conflict_records
+from write_gate.core.history import Subject, conflict_records
 from write_gate.core.identity import identity_key
 from write_gate.core.registry import ConflictPolicy
 from write_gate.engines import GraphBackend
@@ -442,8 +442,7 @@ async def test_list_conflicts_example(settings: Settings, graph: GraphBackend) -
     current = ValueProvenance(agent="api-bot", source="api", extraction_method="manual", confidence=1.0, at=NOW)
     incoming = ValueProvenance(agent="llm-bot", source="llm", extraction_method="llm", confidence=0.06, at=NOW)
     conflict = Conflict("age", ConflictPolicy.KEEP_BOTH, Outcome.OPEN, 36, current, 99, incoming)
-    ctx = WriteContext("w1", NOW, 2, incoming)
-    records = conflict_records(Subject.node("Person", identity_key({"name": "Ada"})), [conflict], ctx, ["k1"])
+    records = conflict_records(Subject.node("Person", identity_key({"name": "Ada"})), [conflict], "w1", NOW, ["k1"])
     await graph.write(Statement("UNWIND $r AS r CREATE (c:WriteGateConflict) SET c += r", {"r": records}))
     request = json_block("call:list_conflicts#open")
     async with open_client(settings, "in_process") as client:

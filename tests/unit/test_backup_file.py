@@ -159,3 +159,12 @@ def test_an_untaggable_value_names_its_type() -> None:
     with pytest.raises(UntaggableValue) as refused:
         tag({1, 2})
     assert str(refused.value) == "a stored value of type set has no backup form"
+
+
+def test_a_line_is_strict_json_and_never_holds_a_bare_nan() -> None:
+    """Values are tagged before they reach a line; a float that was not is refused, not written as `NaN`, which
+    JSON does not have."""
+    from write_gate.core.backup_file import _line
+
+    with pytest.raises(ValueError):
+        _line({"x": math.nan})

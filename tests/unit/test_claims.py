@@ -21,7 +21,7 @@ CLAIM = ["api-bot", "api", "manual", 0.75, "2026-01-02T03:04:05.678Z"]
 
 def test_a_write_stamps_each_value_and_created_at_with_its_own_claim() -> None:
     assert PROV.claim() == CLAIM == claim_value("api-bot", "api", "manual", 0.75, "2026-01-02T03:04:05.678Z")
-    written = written_properties("Person", {"age": 36}, None, PROV)
+    written = written_properties({"age": 36}, PROV)
     assert written["_p_age"] == CLAIM and "_p__f_age" not in written
     identity = identity_properties("Person", {"name": "Alice"}, PROV)
     assert identity["_p_name"] == CLAIM and identity["created_at"] == PROV.last_updated

@@ -486,3 +486,12 @@ def test_a_name_declared_for_the_profile_is_still_no_merge_key() -> None:
     )
     refused = rejection(plan_node_write, request, REGISTRY, STRICT, PROVIDER, STAMP, also_declared=frozenset({"nick"}))
     assert refused.rejected.error_code is ErrorCode.INVALID_INPUT  # declared, so known: refused as no merge key
+
+
+def test_a_relationship_property_spelled_like_its_weight_is_a_computed_field_not_a_new_name() -> None:
+    """`we_ight` folds to `weight`, which the gate computes on a relationship (not on a node): refused as
+    computed, under any undeclared-property policy that reads names."""
+    err = rejection(rel, STRICT, properties={"since": 2020, "we_ight": 2}).rejected
+    assert err.error_code is ErrorCode.SCHEMA_PROTECTED_FIELD and err.details["reason"] == "computed_field"
+    plan = node(STRICT, properties={"age": 3})  # the node's own computed fields do not hold `weight`
+    assert plan.statement.params["properties"]["age"] == 3

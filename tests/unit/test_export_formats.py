@@ -226,3 +226,8 @@ def test_a_relation_keeps_its_ends_names_its_weight_and_claims_apart() -> None:
         provenance={"source": "s", "created_at": "t"},
         claims={"since": ["c"]},
     )
+
+
+@pytest.mark.parametrize("props", [{}, {"_key": None}, {"_key": ""}, {"_key": "{not json"}, {"_key": 3}])
+def test_a_node_without_readable_merge_keys_exports_none(props: dict) -> None:
+    assert merge_keys_of(props, ()) == {}

@@ -120,3 +120,9 @@ def test_a_provider_spec_needs_a_module_and_a_class(spec: str) -> None:
 def test_a_class_that_is_no_provider_is_named() -> None:
     with pytest.raises(TypeError, match="builtins:object does not implement"):
         load_provider("builtins:object")
+
+
+@pytest.mark.parametrize("spec", ["write_gate.core.formula:FlatFormulaProvider:x", ":Flat", "write_gate.core.formula:"])
+def test_a_provider_spec_is_one_module_and_one_class(spec: str) -> None:
+    with pytest.raises(ValueError, match="'module:Class'"):
+        load_provider(spec)

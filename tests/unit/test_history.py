@@ -96,7 +96,7 @@ def test_conflict_records_are_open_for_keep_both_and_settled_otherwise() -> None
         Conflict("age", ConflictPolicy.KEEP_BOTH, Outcome.OPEN, 36, API, 99, LLM),
         Conflict("city", ConflictPolicy.LAST_WRITER_WINS, Outcome.OVERWRITTEN, "Oslo", API, "Rome", LLM),
     ]
-    open_, settled = conflict_records(ALICE, conflicts, CTX, ["x1", "x2"])
+    open_, settled = conflict_records(ALICE, conflicts, CTX.change_id, CTX.at, ["x1", "x2"])
     assert open_ == {
         "conflict_id": "x1",
         "change_id": "c1",
@@ -132,4 +132,4 @@ def test_a_record_with_shorter_lists_reads_as_absent_values() -> None:
 def test_each_conflict_needs_its_own_id() -> None:
     conflict = Conflict("age", ConflictPolicy.KEEP_BOTH, Outcome.OPEN, 36, API, 99, LLM)
     with pytest.raises(ValueError):
-        conflict_records(ALICE, [conflict, conflict], CTX, ["x1"])
+        conflict_records(ALICE, [conflict, conflict], CTX.change_id, CTX.at, ["x1"])

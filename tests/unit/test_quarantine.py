@@ -1,5 +1,6 @@
 """The quarantine's pure decisions: which rejections are kept, what they concerned, how an entry is stored."""
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -13,6 +14,7 @@ from write_gate.core.quarantine import (
     is_kept,
     parse_arguments,
     rejected_calls,
+    storable_text,
 )
 
 
@@ -98,3 +100,25 @@ def test_names_of_one_and_of_the_longest_length_are_kept_colons_alone_dropped() 
     longest = "L" * 128
     arguments = {"items": [{"label": ":Xylo"}, {"label": "A"}, {"label": longest}, {"label": "M" * 129}]}
     assert concerned_names(arguments, {}) == ["A", longest, "Xylo"]
+
+
+def test_arguments_are_kept_as_sorted_compact_ascii_json() -> None:
+    """Sorted (one text for one call, however its keys came), compact, and ASCII: `é`, a NUL and a lone
+    surrogate are escaped, so the stored text holds nothing an engine refuses."""
+    assert arguments_text({"b": "é\x00", "a": [1, "\ud800"]}) == '{"a":[1,"\\ud800"],"b":"\\u00e9\\u0000"}'
+
+
+def test_stored_text_has_no_nul_and_no_lone_surrogate() -> None:
+    assert storable_text("a\x00b") == "a\ufffdb"
+    assert storable_text("x\ud800y") == "x?y"
+    assert storable_text("plain é") == "plain é"
+
+
+@pytest.mark.parametrize("text", [None, "", "{", "[1]", '"x"'])
+def test_an_entry_whose_arguments_are_not_a_json_object_replays_with_none(text: str | None) -> None:
+    assert parse_arguments(text) == {}
+
+
+def test_an_entrys_arguments_read_back_as_sent() -> None:
+    arguments = {"label": "Person", "merge_keys": {"name": "é"}}
+    assert parse_arguments(arguments_text(arguments)) == arguments

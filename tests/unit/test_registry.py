@@ -217,3 +217,10 @@ def test_absorbs_that_are_no_list_of_identifiers_are_refused_saying_so(absorbs: 
     with pytest.raises(ValueError) as refused:
         PropertyType.parse({"type": "string", "absorbs": absorbs})
     assert str(refused.value) == "absorbs must be a list of plain identifiers"
+
+
+@pytest.mark.parametrize("types", [None, "", "[1]", {"pages": "integer"}, '{"pages": 3}'])
+def test_property_types_other_than_json_text_of_an_object_declare_none(types: object) -> None:
+    """Absent, empty, a list, a map the engine handed back as a map, or a bad spec: no types, not a crash."""
+    row = {"label": "Doc", "property_types": types} if types is not None else {"label": "Doc"}
+    assert entry_from_row(row) == SchemaEntry("Doc")

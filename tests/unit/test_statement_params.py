@@ -21,6 +21,7 @@ from write_gate.core.cypher.registry_nodes import defined_schema_entries, record
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.cypher.typed_writes import Link, count_matching, relationship_types_of, typed_delete, typed_write
 from write_gate.core.cypher.writes import write_node, write_relationship
+from write_gate.core.identifiers import PROPERTY_REMAPS_FIELD
 
 NOW = "2026-01-01T00:00:00.000Z"
 PROV = Provenance(0.5, "src", "manual", "0.1.0", NOW, "agent")
@@ -301,3 +302,18 @@ def test_a_composite_unique_constraint_names_every_key() -> None:
     assert MemgraphDialect().create_unique_constraint("City", "name", "country") == (
         "CREATE CONSTRAINT ON (n:`City`) ASSERT n.`name`, n.`country` IS UNIQUE"
     )
+
+
+def test_a_typed_write_records_the_property_names_it_remapped() -> None:
+    statement = typed_write(
+        "Npc",
+        {"name": "Gandalf"},
+        {"role": "Wizard"},
+        PROV,
+        [],
+        create=True,
+        merge_endpoints=False,
+        property_remaps=("Role→role",),
+        change=CHANGE,
+    )
+    assert statement.params["properties"][PROPERTY_REMAPS_FIELD] == ["Role→role"]

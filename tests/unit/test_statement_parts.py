@@ -4,12 +4,13 @@ any test runs."""
 
 import pytest
 
-from write_gate.core.cypher.deciding_writes import _literal
+from write_gate.core.cypher.change_order import next_seq
 from write_gate.core.cypher.entity_updates import update_node
 from write_gate.core.cypher.history_writes import append_changes, bump_revision, property_change, with_seq
 from write_gate.core.cypher.records import Guard
 from write_gate.core.cypher.statement import Provenance
 from write_gate.core.cypher.statistics import RELATIONSHIP_TALLIES, confidence_bucket
+from write_gate.core.identifiers import string_literal
 
 ARCHIVED_RECORD = (
     "[{change_id: $change_id, at: $at, agent: $agent, op: 'set', subject: 'node', label: labels(n)[0], key: n._key, "
@@ -42,10 +43,11 @@ def test_relationships_are_tallied_by_agent_source_bucket_and_day() -> None:
 
 
 def test_a_label_or_type_becomes_a_cypher_string_only_when_it_is_an_identifier() -> None:
-    assert _literal("WORKS_FOR") == "'WORKS_FOR'"
-    for bad in ("a'b", "Straße", "a b"):
-        with pytest.raises(AssertionError):
-            _literal(bad)
+    assert string_literal("WORKS_FOR") == "'WORKS_FOR'"
+    assert string_literal("write_gate_text_" + "L" * 128) == f"'write_gate_text_{'L' * 128}'"  # an index name
+    for bad in ("a'b", "Straße", "a b", "é", ""):
+        with pytest.raises(ValueError, match="not an identifier"):
+            string_literal(bad)
 
 
 def test_an_update_carries_its_values_with_claims_and_folds_the_change_stamp_and_the_guard() -> None:
@@ -77,3 +79,19 @@ def test_records_take_the_statements_seq_and_the_subject_its_next_revision() -> 
     )
     assert append_changes() == "FOREACH (c IN $changes | CREATE (h:WriteGateChange) SET h += c)"
     assert bump_revision("n", "s2") == "n._rev = coalesce(n._rev, 0) + 1, n._seq = s2"
+
+
+def test_a_guard_sends_its_change_id_only_when_it_has_one() -> None:
+    assert Guard(2, True).params() == {"revision": 2, "fresh": True, "changes": [], "conflicts": []}
+    assert Guard(2, False, [], [], "c9").params()["change_id"] == "c9"
+
+
+def test_a_change_to_several_subjects_comes_after_each_ones_last_change() -> None:
+    """One subject: its own seq against `at`. Several, or one with the relationships a delete takes: the
+    greatest of all, so the change is ordered after every one of them."""
+    one = next_seq(["n"], "$at")
+    several = next_seq(["a", "b"], "$at")
+    with_list = next_seq(["n"], "$at", ["rels"])
+    assert "reduce" not in one and "n._seq" in one
+    assert "a._seq" in several and "b._seq" in several and "reduce(seq_max = $at" in several
+    assert "n._seq" in with_list and "seq_of IN rels" in with_list

@@ -91,7 +91,6 @@ def check_backup(lines: Iterable[str]) -> BackupContents:
     """Every line parsed and checked before anything is written; a bad one is refused with its number."""
     contents: BackupContents | None = None
     ended = False
-    number = 0
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
@@ -136,6 +135,6 @@ def check_backup(lines: Iterable[str]) -> BackupContents:
             raise _bad(number, '"type" is none of node, relationship, end')
     if contents is None:
         raise _bad(1, "the file is empty")
-    if not ended:
+    if not ended:  # the loop ran (a header was read), so `number` is the last line's
         raise _bad(number + 1, "no end line: the file is cut short")
     return contents

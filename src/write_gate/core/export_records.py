@@ -73,8 +73,8 @@ def merge_keys_of(props: Mapping[str, Any], declared: Sequence[str]) -> dict[str
     if declared and all(k in props for k in declared):
         return {k: props[k] for k in declared}
     try:
-        keys = json.loads(props.get(KEY_FIELD, ""))
-    except (TypeError, ValueError):
+        keys = json.loads(props[KEY_FIELD])
+    except (KeyError, TypeError, ValueError):
         return {}
     return keys if isinstance(keys, dict) else {}
 

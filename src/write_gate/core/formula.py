@@ -60,7 +60,7 @@ def load_provider(spec: str) -> FormulaProvider:
     if spec in BUILT_IN:
         return BUILT_IN[spec]()
     module_name, sep, class_name = spec.partition(":")
-    if not sep or not module_name or not class_name:
+    if not sep or not module_name or not class_name or ":" in class_name:
         names = ", ".join(f"'{name}'" for name in BUILT_IN)
         raise ValueError(f"WRITE_GATE_FORMULA_PROVIDER must be one of {names} or 'module:Class', not {spec!r}")
     provider = getattr(importlib.import_module(module_name), class_name)()

@@ -66,23 +66,22 @@ def guard_write(
     decision = decide(current, incoming, claim, policy_of, weigh)
     revision = revision_of(current)
     ctx = WriteContext(change_id, claim.at, revision + 1, claim)
-    ids = [new_id() for _ in decision.conflicts]
     met = [
         ConflictMet(
-            conflict_id=conflict_id,
+            conflict_id=new_id(),
             property=c.property,
             policy=c.policy.value,
             outcome=c.outcome.value,
             current_value=c.current_value,
             current=c.current,
         )
-        for c, conflict_id in zip(decision.conflicts, ids, strict=True)
+        for c in decision.conflicts
     ]
     return Guarded(
         write=decision.write,
         revision=revision,
         changes=set_changes(subject, current, {**decision.write, **(computed or {})}, ctx),
-        conflicts=conflict_records(subject, decision.conflicts, ctx, ids),
+        conflicts=conflict_records(subject, decision.conflicts, change_id, claim.at, [m.conflict_id for m in met]),
         met=met,
         change_id=change_id,
     )

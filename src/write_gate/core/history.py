@@ -111,10 +111,6 @@ def _claim_fields(claim: ValueProvenance) -> list[Any]:
     return [claim.agent, claim.source, claim.extraction_method, claim.confidence, claim.at]
 
 
-def _claim_list(claim: ValueProvenance | None) -> list[Any] | None:
-    return None if claim is None else _claim_fields(claim)
-
-
 def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
@@ -150,7 +146,7 @@ def set_changes(
         op=Op.SET.value,
         **subject.fields(),
         agent=ctx.claim.agent,
-        claim=_claim_list(ctx.claim),
+        claim=_claim_fields(ctx.claim),
     )
     record |= {PROPERTIES: names, AFTER_VALUES: [wrapped(written[prop]) for prop in names]}
     if before is not None:  # nothing was before a subject the write created: those lists are left out
@@ -212,23 +208,24 @@ def value_changes(record: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def conflict_records(
-    subject: Subject, conflicts: Iterable[Conflict], ctx: WriteContext, ids: Iterable[str]
+    subject: Subject, conflicts: Iterable[Conflict], change_id: str, at: str, ids: Iterable[str]
 ) -> list[dict[str, Any]]:
-    """One record per conflict a write met, each with its own id (`ids`, one per conflict)."""
+    """One record per conflict a write met (`change_id`, at `at`), each with its own id (`ids`, one per
+    conflict)."""
     return [
         _record(
             conflict_id=conflict_id,
-            change_id=ctx.change_id,
-            at=ctx.at,
+            change_id=change_id,
+            at=at,
             status=(ConflictStatus.OPEN if c.outcome is Outcome.OPEN else ConflictStatus.SETTLED).value,
             **subject.fields(),
             property=c.property,
             policy=c.policy.value,
             outcome=c.outcome.value,
             current_value=c.current_value,
-            current_claim=_claim_list(c.current),
+            current_claim=_claim_fields(c.current),
             incoming_value=c.incoming_value,
-            incoming_claim=_claim_list(c.incoming),
+            incoming_claim=_claim_fields(c.incoming),
         )
         for c, conflict_id in zip(conflicts, ids, strict=True)
     ]

@@ -53,6 +53,15 @@ def is_identifier(name: str) -> bool:
     return len(name) <= MAX_IDENTIFIER_LENGTH and _IDENTIFIER.fullmatch(name) is not None
 
 
+def string_literal(name: str) -> str:
+    """An identifier as a Cypher string literal (a label or index name in a procedure call): it holds no quote or
+    backslash, so nothing needs escaping; anything else is refused, never pasted. No length limit: an index name
+    is a prefix and a label."""
+    if _IDENTIFIER.fullmatch(name) is None:
+        raise ValueError(f"not an identifier: {name!r}")
+    return f"'{name}'"
+
+
 def normalize_identifier(raw: str, what: str) -> str:
     """Strip leading colons (agents write ':Person'), then require a plain identifier."""
     name = raw.lstrip(":")

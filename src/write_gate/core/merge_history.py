@@ -21,7 +21,6 @@ from write_gate.core.history import (
     PROPERTIES,
     Op,
     Subject,
-    WriteContext,
     conflict_records,
     delete_changes,
     wrapped,
@@ -126,6 +125,6 @@ def held_open(
             continue
         conflict = Conflict(c.property, ConflictPolicy.KEEP_BOTH, Outcome.OPEN, c.survivor, current, c.merged, incoming)
         conflict_id = new_id()
-        [record] = conflict_records(subject, [conflict], WriteContext(change_id, at, 0, incoming), [conflict_id])
+        [record] = conflict_records(subject, [conflict], change_id, at, [conflict_id])
         held[c.property] = (record, conflict_id)
     return held

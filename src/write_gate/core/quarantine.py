@@ -147,8 +147,10 @@ def entry_record(
 
 def parse_arguments(text: str | None) -> dict[str, Any]:
     """A stored entry's arguments; an entry whose text is not a JSON object replays with none."""
+    if text is None:
+        return {}
     try:
-        value = json.loads(text or "{}")
+        value = json.loads(text)
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}

@@ -258,18 +258,15 @@ def entry_from_row(row: Mapping[str, Any]) -> SchemaEntry | None:
     name = row.get("label")
     if not isinstance(name, str) or not is_identifier(name):
         return None
-    raw_types = row.get("property_types") or "{}"
-    try:
-        decoded = json.loads(raw_types) if isinstance(raw_types, str) else {}
-        property_types = {k: PropertyType.parse(v) for k, v in decoded.items()}
-    except (ValueError, TypeError, AttributeError):
+    try:  # JSON text of an object; anything else (absent, a map, malformed) declares no types
+        property_types = {k: PropertyType.parse(v) for k, v in json.loads(row["property_types"]).items()}
+    except (KeyError, ValueError, TypeError, AttributeError):
         property_types = {}
-    kind = row.get("kind") or "node"
     return SchemaEntry(
         label=name,
         required_properties=_strings(row.get("required_properties")),
         remaps_from=_strings(row.get("remaps_from")),
-        kind="relationship" if kind == "relationship" else "node",
+        kind="relationship" if row.get("kind") == "relationship" else "node",
         merge_keys=_strings(row.get("merge_keys")),
         property_types=property_types,
         fallback=row.get("fallback") is True,

@@ -124,7 +124,7 @@ async def _take_incoming(
         if subject.kind == "node":
             assert subject.key is not None
             current = await gate.current_node(subject.label, subject.key)
-            properties = written_properties(subject.label, {prop: value}, None, provenance)
+            properties = written_properties({prop: value}, provenance)
             statement = take_incoming_on_node(subject.label)
             params: dict[str, Any] = {"key": subject.key}
         else:

@@ -61,23 +61,21 @@ def identity_properties(label: str, keys: Mapping[str, Any], provenance: Provena
 
 
 def written_properties(
-    label: str,
-    properties: Mapping[str, Any],
-    remapped_from: str | None,
-    provenance: Provenance,
-    property_remaps: Sequence[str] = (),
+    properties: Mapping[str, Any], provenance: Provenance, property_remaps: Sequence[str] = ()
 ) -> dict[str, Any]:
-    """What a write sets besides the stamp: the properties, each one's claim, their folded text, the label as
-    written, and the property names it remapped (not searched: a name is not the node's text)."""
-    out = {
+    """What a write sets besides the stamp: the properties, each one's claim, their folded text, and the
+    property names it remapped (not searched: a name is not the node's text)."""
+    return {
         **properties,
         **claim_properties(properties, provenance.claim()),
         **folded_properties(properties),
         **property_breadcrumb(property_remaps),
     }
-    if remapped_from is not None:
-        out[LABEL_FOLD_FIELD] = label_fold(label, remapped_from)
-    return out
+
+
+def remapped_label_text(label: str, remapped_from: str | None) -> dict[str, Any]:
+    """Set with a remapped write's properties: the label's folded text with the label as written beside it."""
+    return {} if remapped_from is None else {LABEL_FOLD_FIELD: label_fold(label, remapped_from)}
 
 
 def property_breadcrumb(property_remaps: Sequence[str]) -> dict[str, list[str]]:

@@ -52,7 +52,7 @@ from write_gate.core.history import (
     REVISION_FIELD,
     Op,
 )
-from write_gate.core.identifiers import quote
+from write_gate.core.identifiers import quote, string_literal
 from write_gate.core.identity import (
     FOLD_PREFIX,
     KEY_FIELD,
@@ -75,12 +75,6 @@ def _sources(batch: bool) -> tuple[str, str, tuple[str, ...]]:
 def _rows(batch: bool) -> list[str]:
     """A batch's rows, each with its provenance from the batch's table of them (most batches have one)."""
     return ["UNWIND $rows AS row", "WITH row, $provenances[row.p] AS prov"] if batch else []
-
-
-def _literal(name: str) -> str:
-    """A validated identifier (a label or type) as a Cypher string: it holds no quote or backslash."""
-    assert name.replace("_", "a").isalnum() and name.isascii(), name
-    return f"'{name}'"
 
 
 # The item's values, what the gate sets beside them and which are numbers, each read from the parameters once: a
@@ -163,7 +157,7 @@ def node_write(label: str, remapped: bool, batch: bool) -> str:
     src, shared, carried = _sources(batch)
     found = ", ".join((*carried, "n"))
     keep = f"{found}, {_BOUND}"
-    subject = f"subject: 'node', label: {_literal(label)}, key: {src}key"
+    subject = f"subject: 'node', label: {string_literal(label)}, key: {src}key"
     after = f"coalesce(values[k], {src}identity[k])"
     created = f"n += {src}identity, n.{SEARCH_FIELD} = {src}search, n.{REVISION_FIELD} = {_CREATED}"
     if batch:
@@ -223,8 +217,8 @@ def relationship_write(
     found = ", ".join((*carried, "a", "b", "r"))
     keep = f"{found}, {_BOUND}"
     subject = (
-        f"subject: 'relationship', label: {_literal(type_)}, from_label: {_literal(from_label)}, "
-        f"from_key: {src}from_key, to_label: {_literal(to_label)}, to_key: {src}to_key"
+        f"subject: 'relationship', label: {string_literal(type_)}, from_label: {string_literal(from_label)}, "
+        f"from_key: {src}from_key, to_label: {string_literal(to_label)}, to_key: {src}to_key"
     )
     weight = (
         f"CASE WHEN created OR {src}weight IS NULL THEN coalesce(now.weight, {src}weight, 1.0)"

@@ -3,14 +3,8 @@
 from typing import Protocol
 
 from write_gate.core.cypher.statement import Statement
-from write_gate.core.identifiers import quote
+from write_gate.core.identifiers import quote, string_literal
 from write_gate.core.identity import SEARCH_FIELD
-
-
-def _string_literal(name: str) -> str:
-    """A validated identifier as a Cypher string: it holds no quote or backslash, so nothing needs escaping."""
-    assert name.replace("_", "a").isalnum() and name.isascii(), name
-    return f"'{name}'"
 
 
 class Dialect(Protocol):
@@ -62,7 +56,7 @@ class MemgraphDialect:
         return f"CREATE TEXT INDEX {quote(text_index_name(label))} ON :{quote(label)}({SEARCH_FIELD})"
 
     def text_search(self, label: str) -> str:
-        return f"CALL text_search.search_all({_string_literal(text_index_name(label))}, $query) YIELD node, score"
+        return f"CALL text_search.search_all({string_literal(text_index_name(label))}, $query) YIELD node, score"
 
     def text_index_states(self) -> None:
         # Memgraph builds a text index within CREATE TEXT INDEX, and its recovery before it serves.
@@ -89,11 +83,11 @@ class FalkorDBDialect:
 
     # FalkorDB's full-text index (RediSearch): one per label; no stop words, so every word can be found.
     def create_text_index(self, label: str) -> str:
-        options = f"{{label: {_string_literal(label)}, stopwords: []}}"
-        return f"CALL db.idx.fulltext.createNodeIndex({options}, {_string_literal(SEARCH_FIELD)})"
+        options = f"{{label: {string_literal(label)}, stopwords: []}}"
+        return f"CALL db.idx.fulltext.createNodeIndex({options}, {string_literal(SEARCH_FIELD)})"
 
     def text_search(self, label: str) -> str:
-        return f"CALL db.idx.fulltext.queryNodes({_string_literal(label)}, $query) YIELD node, score"
+        return f"CALL db.idx.fulltext.queryNodes({string_literal(label)}, $query) YIELD node, score"
 
     def text_index_states(self) -> Statement:
         # FalkorDB builds an index over existing nodes in the background, after its creation and at every start

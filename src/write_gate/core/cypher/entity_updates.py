@@ -35,7 +35,7 @@ def update_node(label: str, key: str, properties: Mapping[str, Any], provenance:
     """Parameters: `key`, `properties` (with their claims and folded text), the change stamp, the guard's."""
     params: dict[str, Any] = {
         "key": key,
-        "properties": written_properties(label, properties, None, provenance),
+        "properties": written_properties(properties, provenance),
         "last_updated": provenance.last_updated,
         "updated_by": provenance.written_by,
         **guard.params(),

@@ -56,22 +56,21 @@ def append_records(source: str = "$") -> list[str]:
     ]
 
 
-def guarded_relationship_set(remapped: bool, source: str = "$", carried: tuple[str, ...] = ("a", "b")) -> list[str]:
+def guarded_relationship_set(remapped: bool) -> list[str]:
     """After `MERGE (a)-[r:T]->(b)`: the guard, then the weight (started or averaged: after the guard, so a
     write that lost the race changes nothing), the properties, the stamp, the revision, the records."""
-    s = source
     weight = (
-        f"r.weight = CASE WHEN {s}fresh OR {s}weight IS NULL THEN coalesce(r.weight, {s}weight, 1.0)"
-        f" ELSE (coalesce(r.weight, 1.0) + {s}weight) / 2 END"
+        "r.weight = CASE WHEN $fresh OR $weight IS NULL THEN coalesce(r.weight, $weight, 1.0)"
+        " ELSE (coalesce(r.weight, 1.0) + $weight) / 2 END"
     )
-    sets = [weight, f"r += {s}properties", stamp("r", s), next_revision("r", s)]
+    sets = [weight, "r += $properties", stamp("r"), next_revision("r")]
     if remapped:
-        sets.append(f"r._schema_remap_from = {s}remapped_from")
+        sets.append("r._schema_remap_from = $remapped_from")
     return [
-        f"ON CREATE SET r.created_at = {s}last_updated",
-        revision_guard("r", s, carried=carried),
+        "ON CREATE SET r.created_at = $last_updated",
+        revision_guard("r", carried=("a", "b")),
         "SET " + ",\n    ".join(sets),
-        *append_records(s),
+        *append_records(),
     ]
 
 

@@ -119,7 +119,7 @@ def typed_write(
     stubs = ", ".join(f"t{i}._stub = true" for i in range(len(index)))
     lines.append(f"RETURN count(n) AS written, collect([{weights}]) AS weights, collect([{stubs}]) AS stubs")
     params |= {
-        "properties": written_properties(label, properties, None, provenance, property_remaps),
+        "properties": written_properties(properties, provenance, property_remaps),
         **provenance.params(),
     }
     if links:  # only a link can delete a relationship

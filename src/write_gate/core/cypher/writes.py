@@ -14,6 +14,7 @@ from write_gate.core.cypher.clauses import (
     refresh_search_text,
     relationship_properties,
     relationship_set,
+    remapped_label_text,
     stamp,
     stub_properties,
     written_properties,
@@ -63,7 +64,8 @@ def write_node(
     params: dict[str, Any] = {
         "key": identity_key(merge_keys),
         "identity": identity_properties(label, merge_keys, provenance),
-        "properties": written_properties(label, properties, remapped_from, provenance, property_remaps),
+        "properties": written_properties(properties, provenance, property_remaps)
+        | remapped_label_text(label, remapped_from),
         **provenance.params(),
     }
     if remapped_from is not None:
