@@ -27,6 +27,7 @@ def test_what_json_cannot_carry_is_tagged() -> None:
     assert tag(2**60) == {"$int": str(2**60)} and tag(2**53) == 2**53
     assert tag([math.inf, -math.inf]) == [{"$float": "Infinity"}, {"$float": "-Infinity"}]
     assert math.isnan(untag(tag(math.nan)))
+    assert tag(-math.nan) == tag(math.nan) == {"$float": "NaN"}  # a NaN's sign is no part of it
     assert tag({"$int": "1"}) == {"$map": {"$int": "1"}}  # a stored map never passes for a tag
 
 

@@ -54,3 +54,11 @@ def test_siblings_are_ordered_by_name_not_id_and_a_nameless_one_first() -> None:
 
     rows = [row("Beta", 1), row("Alpha", 2), row(None, 3), row(7, 4)]
     assert [r["path_ids"][0] for r in depth_first(rows)] == [3, 4, 2, 1]  # no text name sorts as "", then by id
+
+
+def test_a_row_whose_path_names_and_ids_differ_in_length_is_refused_not_truncated() -> None:
+    """Both lists are one path's nodes, so they are one length; a row where they are not is broken, and
+    ordering it by the shorter would place it silently wrong."""
+    rows = [{"path_names": ["a", "root"], "path_ids": [1, 0]}, {"path_names": ["b", "a", "root"], "path_ids": [2, 0]}]
+    with pytest.raises(ValueError):
+        depth_first(rows)

@@ -168,6 +168,27 @@ def test_a_threshold_of_zero_keeps_a_pair_under_one_percent() -> None:
     assert pair.score == 0.0099
 
 
+def test_a_threshold_of_zero_still_leaves_out_a_pair_whose_score_rounds_to_zero() -> None:
+    nodes = [node(1, "Person", "abcd"), node(2, "Person", "abcd" + "x" * 200_000)]  # 8 / 200,008: 0.00004
+    assert find_pairs(nodes, across_labels=False, threshold=0.0, limit=5) == ([], 1)
+
+
+def test_nameless_nodes_pair_only_on_a_shared_value() -> None:
+    """No name, no name block: two nameless nodes are compared only when they share a key value (two empty
+    names are never scored as alike)."""
+    same = [
+        make_node(1, "Person", "h:1", "!!!", {"email": "a@x.org"}),
+        make_node(2, "Person", "h:2", "?", {"email": "a@x.org"}),
+    ]
+    [pair] = find_pairs(same, across_labels=False, threshold=0.0, limit=5)[0]
+    assert (pair.score, pair.signals) == (1.0, (Signal("shared_email", 1.0),))
+    apart = [
+        make_node(1, "Person", "h:1", "!!!", {"email": "a@x.org"}),
+        make_node(2, "Person", "h:2", "?", {"email": "b@x.org"}),
+    ]
+    assert find_pairs(apart, across_labels=False, threshold=0.0, limit=5) == ([], 0)
+
+
 def test_a_link_in_to_the_survivor_is_dropped_as_incoming() -> None:
     plan = plan_relationships([Link(10, "KNOWS", False, 1, {}, None)], survivor_id=1, merged_id=2)
     assert plan.dropped == (("KNOWS", "in"),)

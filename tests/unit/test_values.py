@@ -114,6 +114,12 @@ def test_a_protected_field_is_named_without_its_colons_and_all_are_listed() -> N
     check_protected({"name": 1, "weight": 0.5})  # a node may have a weight of its own
 
 
+def test_a_protected_field_is_named_as_written_less_only_its_leading_colons() -> None:
+    with pytest.raises(GateRejection) as caught:
+        check_protected({"::XRef": 1, "Source": 2}, protected_fields=frozenset({"xref", "source"}))
+    assert caught.value.rejected.details == {"fields": ["Source", "XRef"]}
+
+
 @pytest.mark.parametrize(
     "text,bad", [("ok", False), ("a\x00b", True), ("\ud800", True), ("\udfff", True), ("\ue000", False)]
 )

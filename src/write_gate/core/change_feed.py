@@ -68,7 +68,7 @@ _OP_ORDER = {"delete": 0, "set": 1}  # what a change removed, then what it wrote
 
 def _part_order(item: tuple[tuple[Any, ...], Any]) -> tuple[int, list[str]]:
     *subject, op = item[0]
-    return _OP_ORDER.get(op, 2), [str(v) for v in subject]
+    return _OP_ORDER.get(op, len(_OP_ORDER)), [str(v) for v in subject]  # any other op (resolve) after these
 
 
 def group_changes(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -139,7 +139,8 @@ def name_similarity(a: str, b: str) -> float:
 
 def score_pair(a: Node, b: Node) -> Pair:
     """Every signal that matched, each with its figure; the pair's score is the strongest of them."""
-    if b.order < a.order:
+    # (label, key) names one node: `<=` would differ from `<` only for a node paired with itself.
+    if b.order < a.order:  # pragma: no mutate
         a, b = b, a
     signals: list[Signal] = []
     if a.normalised and a.normalised == b.normalised:
@@ -156,21 +157,19 @@ def score_pair(a: Node, b: Node) -> Pair:
 
 def find_pairs(nodes: Iterable[Node], *, across_labels: bool, threshold: float, limit: int) -> tuple[list[Pair], int]:
     """The pairs scoring at least `threshold`, best first (then by label and key), at most `limit`; and how
-    many pairs were compared. Each proposed pair costs one rapidfuzz call, which stops early below the
-    threshold; only the pairs answered are explained (`score_pair`)."""
+    many pairs were compared. Each proposed pair costs one rapidfuzz call (no `score_cutoff`: on names it
+    saves nothing); only the pairs answered are explained (`score_pair`)."""
     listed = sorted(nodes, key=lambda n: n.order)  # so index order is (label, key) order
     candidates = candidate_pairs(listed, across_labels)
-    # Scores are rounded to 4 decimals: a raw figure just under the threshold may round up to it.
-    cutoff = max(0.0, threshold * 100 - 0.005)
     kept: list[tuple[float, int, int]] = []
     for i, j in candidates:
         a, b = listed[i], listed[j]
+        # A pair shares a block: a key property's value (scored 1 here) or its name or a name word, so the
+        # fuzzy branch never sees an empty name (two of which rapidfuzz would score 100).
         if any(value == b.shared.get(prop) for prop, value in a.shared.items()):
             score = 1.0
-        elif a.sorted_words and b.sorted_words:
-            score = round(fuzz.ratio(a.sorted_words, b.sorted_words, score_cutoff=cutoff) / 100, 4)
         else:
-            continue
+            score = round(fuzz.ratio(a.sorted_words, b.sorted_words) / 100, 4)
         if score >= threshold and score > 0:
             kept.append((-score, i, j))
     best = heapq.nsmallest(limit, kept)

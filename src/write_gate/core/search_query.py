@@ -237,12 +237,11 @@ def document(folded: Mapping[str, Sequence[str]]) -> dict[str, list[list[str]]]:
 
 
 def _word_matches(term: Term, word: str) -> bool:
+    """A prefix or typo term's one word (`occurrences` counts an exact word itself)."""
     wanted = term.words[0]
     if term.prefix:
         return word.startswith(wanted)
-    if term.edits:
-        return Levenshtein.distance(word, wanted, score_cutoff=term.edits) <= term.edits
-    return word == wanted
+    return Levenshtein.distance(word, wanted, score_cutoff=term.edits) <= term.edits
 
 
 def occurrences(term: Term, doc: Document) -> dict[str, int]:
@@ -258,7 +257,8 @@ def occurrences(term: Term, doc: Document) -> dict[str, int]:
             elif n == 1:
                 count += sum(1 for word in words if _word_matches(term, word))
             else:
-                count += sum(1 for i in range(len(words) - n + 1) if tuple(words[i : i + n]) == term.words)
+                # A phrase from each word on: one starting too late to fit is a shorter slice, never equal.
+                count += sum(1 for i in range(len(words)) if tuple(words[i : i + n]) == term.words)
         if count:
             found[field] = count
     return found
@@ -318,12 +318,13 @@ def recall(node: Node, syntax: Syntax) -> str | None:
         return _recall_term(node, syntax)
     if isinstance(node, Not):
         return None
-    parts = [recall(child, syntax) for child in node.children]
+    recalled = [(child, recall(child, syntax)) for child in node.children]
+    parts = [p for _, p in recalled]
     if isinstance(node, And):
         kept = [p for p in parts if p is not None]
         # A prefix or typo term is expanded by the index to a bounded number of words (RediSearch's
         # MAXEXPANSIONS): where an exact word narrows the AND as well, leave the expansion to the judge.
-        exact = [p for child, p in zip(node.children, parts, strict=True) if p is not None and not _expands(child)]
+        exact = [p for child, p in recalled if p is not None and not _expands(child)]
         kept = exact or kept
         if not kept:
             return None

@@ -10,6 +10,7 @@ from typing import Any
 
 SAFE_INT = 2**53
 _FLOATS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+_FLOAT_NAMES = {str(value): name for name, value in _FLOATS.items()}  # "nan", "inf", "-inf": their tags
 
 
 class UntaggableValue(TypeError):
@@ -25,7 +26,7 @@ def tag(value: Any) -> Any:
     if kind is float:
         if math.isfinite(value):
             return value
-        return {"$float": "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")}
+        return {"$float": _FLOAT_NAMES[str(value)]}
     if isinstance(value, list | tuple):
         return [tag(v) for v in value]
     if isinstance(value, dict):
