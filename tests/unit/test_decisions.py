@@ -2,6 +2,7 @@
 
 import pytest
 
+from write_gate.core.cypher.deciding_writes import planned_node_values
 from write_gate.core.cypher.statement import Endpoint, Provenance
 from write_gate.core.decisions import (
     Policy,
@@ -495,3 +496,24 @@ def test_a_relationship_property_spelled_like_its_weight_is_a_computed_field_not
     assert err.error_code is ErrorCode.SCHEMA_PROTECTED_FIELD and err.details["reason"] == "computed_field"
     plan = node(STRICT, properties={"age": 3})  # the node's own computed fields do not hold `weight`
     assert plan.statement.params["properties"]["age"] == 3
+
+
+def test_a_planned_write_carries_its_plans_values_into_its_parameters() -> None:
+    """planned_node_values: the plan's key, values, remap, property remaps, provenance and change id; a single
+    write's identity is created with its label's text, a batch row's without (the batch adds it); `label`
+    replaces the plan's where a benchmark's raw rows write another."""
+    plan = node(
+        Policy(undeclared_properties=UndeclaredPolicy.REMAP), label="person", properties={"AGE": 30, "nick": "Al"}
+    )
+    single = planned_node_values(plan, "c1", batch=False)
+    assert (single["key"], single["values"], single["change_id"]) == (
+        '{"name":"Alice"}',
+        {"age": 30, "nick": "Al"},
+        "c1",
+    )
+    assert (single["remapped_from"], single["extra"]["_schema_property_remaps"]) == (":person", ["AGE→age"])
+    assert single["numbers"] == ["age"] and single["confidence"] == 0.675 and single["written_by"] == "tester"
+    assert single["search"] == "\talice\tperson\tperson\tal" and single["identity"]["_f__label"] == ["person"]
+    row = planned_node_values(plan, "c1", batch=True, label="Bench")
+    assert row["search"] == "\talice\tbench\tperson\tal" and "_f__label" not in row["identity"]
+    assert row["label_fold"] == ["bench", "person"] and "confidence" not in row

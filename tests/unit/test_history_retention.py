@@ -1,11 +1,14 @@
 """History retention (issue 12, item 4), pure: the cutoff a retention gives, and the chunked prune statements
 (what they run against each engine is tests/e2e/test_history_retention.py's business)."""
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
 
 from write_gate.core.cypher.history_retention import PRUNE_CHUNK, prune_changes, prune_conflicts
+from write_gate.core.cypher.idempotency import prune_records
+from write_gate.core.cypher.statement import Statement
 from write_gate.core.retention import retention_cutoff
 
 NOW = datetime(2026, 11, 22, 8, tzinfo=UTC)
@@ -30,7 +33,14 @@ def test_the_prune_statements_take_the_cutoff_as_a_parameter_and_delete_one_chun
     assert "LIMIT 5" in conflicts.text and "WriteGateConflict" in conflicts.text
 
 
-@pytest.mark.parametrize("chunk", [0, -1, True, 2.5])
-def test_a_chunk_is_a_positive_integer(chunk: object) -> None:
-    with pytest.raises(ValueError, match="positive integer"):
-        prune_changes("x", chunk)  # type: ignore[arg-type]
+@pytest.mark.parametrize("chunk", [0, -1, True, 2.5, "3"])
+@pytest.mark.parametrize("prune", [prune_changes, prune_conflicts, prune_records])
+def test_a_chunk_is_a_positive_integer(prune: Callable[[str, int], object], chunk: object) -> None:
+    with pytest.raises(ValueError, match="^a prune chunk is a positive integer$"):
+        prune("x", chunk)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("prune", [prune_changes, prune_conflicts, prune_records])
+def test_a_chunk_of_one_deletes_one_at_a_time(prune: Callable[[str, int], Statement]) -> None:
+    statement = prune("2026-10-23T08:00:00.000Z", 1)
+    assert "LIMIT 1\n" in statement.text and statement.params["cutoff"] == "2026-10-23T08:00:00.000Z"

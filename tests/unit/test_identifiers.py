@@ -111,3 +111,11 @@ def test_only_colons_are_stripped(raw: str) -> None:
 )
 def test_free_text_as_an_identifier(text: str, name: str | None) -> None:
     assert as_identifier(text) == name
+
+
+def test_a_string_literal_is_only_ever_an_identifier_in_quotes() -> None:
+    from write_gate.core.identifiers import string_literal
+
+    assert string_literal("_search") == "'_search'"
+    with pytest.raises(ValueError, match=r"^not an identifier: \"a'b\"$"):
+        string_literal("a'b")

@@ -122,3 +122,22 @@ def test_an_entry_whose_arguments_are_not_a_json_object_replays_with_none(text: 
 def test_an_entrys_arguments_read_back_as_sent() -> None:
     arguments = {"label": "Person", "merge_keys": {"name": "é"}}
     assert parse_arguments(arguments_text(arguments)) == arguments
+
+
+def test_an_entry_record_holds_each_field_made_storable_and_leaves_out_what_is_absent() -> None:
+    fields = {"entry_id": "e1", "seq": 4, "at": "2026-01-01T00:00:00.000Z", "tool": "write_node", "arguments": "{}"}
+    fields |= {"agent": "bot\x00", "error_code": "SCHEMA_UNKNOWN_LABEL", "message": "no label Hu\x00man"}
+    kept = entry_record(**fields, source="api\ud800", labels=["Human"])
+    assert kept == {
+        "id": "e1",
+        "seq": 4,
+        "at": "2026-01-01T00:00:00.000Z",
+        "tool": "write_node",
+        "arguments": "{}",
+        "agent": "bot\ufffd",
+        "source": "api?",
+        "error_code": "SCHEMA_UNKNOWN_LABEL",
+        "message": "no label Hu\ufffdman",
+        "labels": ["Human"],
+    }
+    assert entry_record(**fields, source=None, labels=[]).keys() == kept.keys() - {"source", "labels"}

@@ -4,6 +4,8 @@ tests/golden (test_golden.py); these pin what travels beside it."""
 
 import re
 
+from write_gate.core.cypher.clauses import remapped_label_text
+from write_gate.core.cypher.deciding_writes import node_values, relationship_values, value_kinds
 from write_gate.core.cypher.dialect import MemgraphDialect
 from write_gate.core.cypher.history_writes import ChangeStamp
 from write_gate.core.cypher.memory_writes import (
@@ -317,3 +319,64 @@ def test_a_typed_write_records_the_property_names_it_remapped() -> None:
         change=CHANGE,
     )
     assert statement.params["properties"][PROPERTY_REMAPS_FIELD] == ["Role→role"]
+
+
+HUMAN_FOLDS = {"_f__label": ["person", "human"], "_f_age": [], "_f_nick": ["al"]}  # a number has no folded text
+
+
+def test_a_deciding_node_writes_parameters_single_and_as_a_batch_row() -> None:
+    """The written label `:Human` remapped to Person: its folded text joins the extra values and the search
+    text; the numbers are named; a single write carries the stamp and its identity's label text, a batch row
+    carries `label_fold` and `remapped_from` for the statement to set."""
+    args = ("Person", {"name": "Alice"}, {"age": 36, "nick": "Al"}, PROV, ":Human", ("Nick→nick",), "c1")
+    common = {
+        "key": ALICE_KEY,
+        "key_names": ["name"],
+        "values": {"age": 36, "nick": "Al"},
+        "extra": {**claimed("age", "nick"), **HUMAN_FOLDS, PROPERTY_REMAPS_FIELD: ["Nick→nick"]},
+        "search": "\talice\tperson\thuman\tal",
+        "change_id": "c1",
+        "numbers": ["age"],
+        "remapped_from": ":Human",
+    }
+    identity = {"name": "Alice", **claimed("name"), "_f_name": ["alice"]}
+    assert node_values(*args, batch=False) == common | {
+        "identity": identity | {"_f__label": ["person"], "created_at": NOW},
+        **STAMPED,
+        "claim": CLAIM,
+    }
+    assert node_values(*args, batch=True) == common | {"identity": identity, "label_fold": ["person", "human"]}
+    plain = node_values("Person", {"name": "Alice"}, {"nick": "Al"}, PROV, None, (), "c1", batch=True)
+    assert plain["remapped_from"] is None and "label_fold" not in plain and "numbers" not in plain
+    assert plain["extra"] == {**claimed("nick"), "_f_nick": ["al"]} and plain["search"] == "\talice\tperson\tal"
+
+
+def test_a_deciding_relationship_writes_parameters_single_and_as_a_batch_row() -> None:
+    args = (ALICE, ACME, True, {"since": 2020}, PROV, 0.5, ":works_for", ("Since→since",), "c1")
+    common = {
+        "from_key": ALICE_KEY,
+        "to_key": ACME_KEY,
+        "values": {"since": 2020},
+        "extra": {**claimed("since"), PROPERTY_REMAPS_FIELD: ["Since→since"]},
+        "weight": 0.5,
+        "change_id": "c1",
+        "numbers": ["since"],
+        "from_stub": ALICE_STUB,
+        "to_stub": ACME_STUB,
+        "remapped_from": ":works_for",
+    }
+    assert relationship_values(*args, batch=False) == common | {**STAMPED, "claim": CLAIM}
+    assert relationship_values(*args, batch=True) == common
+    unmerged = relationship_values(ALICE, ACME, False, {}, PROV, None, None, (), "c1", batch=False)
+    assert "from_stub" not in unmerged and "remapped_from" not in unmerged and unmerged["numbers"] == []
+
+
+def test_which_values_are_numbers_is_named_and_a_batch_row_leaves_none_out() -> None:
+    values = {"a": 1, "b": 1.5, "c": True, "d": "x"}  # a bool is no number
+    assert value_kinds(values, batch=True) == value_kinds(values, batch=False) == {"numbers": ["a", "b"]}
+    assert value_kinds({"d": "x"}, batch=True) == {} and value_kinds({"d": "x"}, batch=False) == {"numbers": []}
+
+
+def test_a_remapped_writes_label_text_holds_the_label_and_the_one_written() -> None:
+    assert remapped_label_text("Person", ":Human") == {"_f__label": ["person", "human"]}
+    assert remapped_label_text("Person", None) == {}

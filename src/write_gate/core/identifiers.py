@@ -95,10 +95,10 @@ def is_protected(key: str, protected: frozenset[str] = PROTECTED_FIELDS) -> bool
 
 
 def quote(name: str) -> str:
-    """Backtick-quote a validated identifier. Doubling backticks is belt and braces: none can pass validation."""
+    """Backtick-quote a validated identifier (which holds no backtick: nothing to escape)."""
     if not is_identifier(name):
         raise ValueError(f"refusing to quote an unvalidated identifier: {name!r}")
-    return "`" + name.replace("`", "``") + "`"
+    return f"`{name}`"
 
 
 # The property names a write remapped to declared ones ("e_mail→email"), kept on what it wrote, as labels keep

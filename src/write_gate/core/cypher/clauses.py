@@ -124,11 +124,11 @@ def relationship_properties(properties: Mapping[str, Any], provenance: Provenanc
     return {**properties, **claim_properties(properties, provenance.claim())}
 
 
-def relationship_set(remapped: bool, source: str = "$") -> str:
+def relationship_set(remapped: bool) -> str:
     """The SET clause every relationship write ends with: its properties, then the provenance stamp."""
-    sets = [f"r += {source}properties", stamp("r", source)]
+    sets = ["r += $properties", stamp("r")]
     if remapped:
-        sets.append(f"r._schema_remap_from = {source}remapped_from")
+        sets.append("r._schema_remap_from = $remapped_from")
     return "SET " + ",\n    ".join(sets)
 
 

@@ -18,7 +18,8 @@ PRUNE_CHUNK = 10_000
 PRUNABLE_CONFLICT_STATUSES = (ConflictStatus.SETTLED.value, ConflictStatus.RESOLVED.value)
 
 
-def _chunk(chunk: int) -> int:
+def prune_chunk(chunk: int) -> int:
+    """A LIMIT pasted into a prune statement: only a positive int (not a bool) gets there."""
     if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
         raise ValueError("a prune chunk is a positive integer")
     return chunk
@@ -28,7 +29,7 @@ def prune_changes(cutoff: str, chunk: int = PRUNE_CHUNK) -> Statement:
     """Delete up to `chunk` change records written before `cutoff`; answers `deleted`."""
     return Statement(
         f"MATCH (r:{CHANGE_LABEL}) WHERE r.at + '' < $cutoff\n"  # past the index: see above
-        f"WITH r LIMIT {_chunk(chunk)}\n"
+        f"WITH r LIMIT {prune_chunk(chunk)}\n"
         "DETACH DELETE r\n"
         "RETURN count(*) AS deleted",
         {"cutoff": cutoff},
@@ -39,7 +40,7 @@ def prune_conflicts(cutoff: str, chunk: int = PRUNE_CHUNK) -> Statement:
     """Delete up to `chunk` settled or resolved conflict records written before `cutoff`; answers `deleted`."""
     return Statement(
         f"MATCH (c:{CONFLICT_LABEL}) WHERE c.status IN $statuses AND c.at < $cutoff\n"
-        f"WITH c LIMIT {_chunk(chunk)}\n"
+        f"WITH c LIMIT {prune_chunk(chunk)}\n"
         "DETACH DELETE c\n"
         "RETURN count(*) AS deleted",
         {"cutoff": cutoff, "statuses": list(PRUNABLE_CONFLICT_STATUSES)},

@@ -6,6 +6,7 @@ orders as time), `claim` (the claiming call's id), `state` (pending, done), and 
 structured content as JSON text), `text` (its text content), `is_error`. Values travel as parameters only.
 """
 
+from write_gate.core.cypher.history_retention import prune_chunk
 from write_gate.core.cypher.statement import Statement
 
 IDEMPOTENCY_LABEL = "WriteGateIdempotency"
@@ -41,11 +42,9 @@ READ = Statement(f"MATCH {_K}\nRETURN properties(k) AS record")
 
 def prune_records(cutoff: str, chunk: int) -> Statement:
     """Delete up to `chunk` records claimed before `cutoff`; answers `deleted` (the caller repeats until short)."""
-    if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
-        raise ValueError("a prune chunk is a positive integer")
     return Statement(
         f"MATCH (k:{IDEMPOTENCY_LABEL}) WHERE k.at < $cutoff\n"
-        f"WITH k LIMIT {chunk}\n"
+        f"WITH k LIMIT {prune_chunk(chunk)}\n"
         "DELETE k\n"
         "RETURN count(*) AS deleted",
         {"cutoff": cutoff},
