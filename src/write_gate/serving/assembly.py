@@ -103,7 +103,7 @@ async def open_gate(
     *,
     auto_migrate: bool = True,
     keep_loading: bool = False,
-    on_registry_change: Callable[[], Awaitable[None]] | None = None,
+    on_registry_change: Callable[[Gate], Awaitable[None]] | None = None,
     registry: GraphBackend | None = None,
     telemetry: Telemetry | None = None,
 ) -> AsyncIterator[Gate]:

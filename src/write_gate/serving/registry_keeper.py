@@ -28,7 +28,7 @@ class RegistryKeeper:
         gate: Gate,
         migrate: Callable[[], Awaitable[list[str]]] | None,
         poll_seconds: float,
-        on_change: Callable[[], Awaitable[None]] | None = None,
+        on_change: Callable[[Gate], Awaitable[None]] | None = None,
     ) -> None:
         self.gate = gate
         self._migrate = migrate
@@ -79,4 +79,4 @@ class RegistryKeeper:
 
     async def _changed(self) -> None:
         if self._on_change is not None:
-            await self._on_change()
+            await self._on_change(self.gate)

@@ -60,7 +60,7 @@ async def open_spaces(
     *,
     auto_migrate: bool = True,
     keep_loading: bool = False,
-    on_registry_change: Callable[[], Awaitable[None]] | None = None,
+    on_registry_change: Callable[[Gate], Awaitable[None]] | None = None,
     telemetry: Telemetry | None = None,
 ) -> AsyncIterator[Spaces]:
     """Every served space's gate (registry-holding spaces first, so the others can read it)."""

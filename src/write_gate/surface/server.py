@@ -300,11 +300,16 @@ def build_server(
     listens = ListenStreams(changes)  # the 2026-07-28 protocol's subscriptions/listen streams
     watchers: dict[str, ChangeWatcher] = {}  # each space's, while the server runs
 
-    announced = [0]  # how many registry changes were told to clients: a refresh told of one already tells none
+    # The registry version each gate last told clients of: a change noticed by the poll and by a refresh_schema_cache
+    # at once (or by several spaces' gates on one registry) is told once.
+    told: dict[int, int | None] = {}
 
-    async def registry_changed() -> None:
-        """A registry change noticed on the graph (another gate, the CLI): tell clients to list again."""
-        announced[0] += 1
+    async def registry_changed(gate: Gate) -> None:
+        """A new registry snapshot on `gate` (a load through another gate, the CLI, a refresh): clients list again."""
+        version = gate.snapshot.version if gate.snapshot is not None else None
+        if id(gate) in told and told[id(gate)] == version:
+            return
+        told[id(gate)] = version
         await connections.tools_changed()
         await listens.tools_changed()
 
@@ -491,7 +496,7 @@ def build_server(
     ) -> types.CallToolResult:
         """One call of a known tool, whoever asks (an MCP client, the console): the grant, the space, the guard,
         the call; then its decision log, the change feed's nudge, the quarantine and the metrics."""
-        started, told = time.perf_counter(), announced[0]
+        started = time.perf_counter()
         decision = Decision(agent.id, spec.name, space)
         if not agent.grant.allows_tool(spec.name, spec.group, spec.toolset):
             message = f"this agent may not use {spec.name}"
@@ -504,10 +509,10 @@ def build_server(
             if progress is not None:
                 context = dataclasses.replace(context, progress=progress)
             result = await guard.call(spec, services, arguments, context, run)
-            # A refresh that changed the tools tells clients, unless the registry's poll told them of it meanwhile.
-            refreshed = spec.name == "refresh_schema_cache" and not result.is_error and announced[0] == told
+            # A refresh that changed the tools tells clients (once: the registry's poll may have told them already).
+            refreshed = spec.name == "refresh_schema_cache" and not result.is_error
             if refreshed and set(table(services)[0]) != set(specs):
-                await registry_changed()
+                await registry_changed(services.gate)
         is_read = spec.group == "read"
         if not is_read:
             decision.done(result.structured_content, bool(result.is_error))
