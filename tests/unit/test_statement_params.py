@@ -369,6 +369,8 @@ def test_a_deciding_relationship_writes_parameters_single_and_as_a_batch_row() -
     assert relationship_values(*args, batch=True) == common
     unmerged = relationship_values(ALICE, ACME, False, {}, PROV, None, None, (), "c1", batch=False)
     assert "from_stub" not in unmerged and "remapped_from" not in unmerged and unmerged["numbers"] == []
+    row = relationship_values(ALICE, ACME, False, {"note": "x"}, PROV, None, None, (), "c1", batch=True)
+    assert "numbers" not in row and row["remapped_from"] is None  # a batch row leaves out an empty list
 
 
 def test_which_values_are_numbers_is_named_and_a_batch_row_leaves_none_out() -> None:
