@@ -300,8 +300,8 @@ def build_server(
     listens = ListenStreams(changes)  # the 2026-07-28 protocol's subscriptions/listen streams
     watchers: dict[str, ChangeWatcher] = {}  # each space's, while the server runs
 
-    # The registry version each gate last told clients of: a change noticed by the poll and by a refresh_schema_cache
-    # at once (or by several spaces' gates on one registry) is told once.
+    # The registry version each gate last told clients of: a change its poll and a refresh_schema_cache both noticed
+    # is told once per gate (several spaces' gates on one registry still tell one each).
     told: dict[int, int | None] = {}
 
     async def registry_changed(gate: Gate) -> None:
