@@ -4,6 +4,7 @@ subscribers to `write-gate://changes[/{label}]` are told of writes in their area
 gate in process, by another gate process over stdio) and of none outside it; unsubscribing stops it; an agent
 that may not read the feed may not subscribe."""
 
+import itertools
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -39,6 +40,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning"),
 ]
 
+WATCHER = "write_gate.serving.change_watcher"
 PROV = {"source": "feed-test", "extraction_method": "manual", "reliability": 0.8}
 PERSON_AREA, ORG_AREA, ALL = "write-gate://changes/Person", "write-gate://changes/Organization", "write-gate://changes"
 
@@ -292,7 +294,7 @@ async def test_only_an_agent_that_may_read_changes_subscribes(
 async def test_the_feed_says_when_the_engine_is_away_and_hears_again_when_it_is_back(
     tmp_path: Path, kind: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="write_gate.serving.change_watcher")
+    caplog.set_level(logging.INFO, logger=WATCHER)
     engine = Remote(kind, tmp_path)
     engine.start()
     settings = engine.settings(change_poll_seconds=0.2, change_settle_seconds=0)
@@ -315,8 +317,11 @@ async def test_the_feed_says_when_the_engine_is_away_and_hears_again_when_it_is_
             await eventually(lambda: _logged(caplog, "changes polled again"))
             await eventually(lambda: _written(writer))
             assert await heard.until(2) == [PERSON_AREA] * 2
-        # One warning for the whole outage, however many rounds it lasted.
-        assert sum("changes not polled" in r.getMessage() for r in caplog.records) == 1
+        # One warning for the whole outage, however many rounds it lasted: after a warning comes its recovery
+        # before any other warning. (A loaded machine may see a second, short outage just after the restart.)
+        said = ["away" if "not polled" in r.getMessage() else "back" for r in caplog.records if r.name == WATCHER]
+        assert said[:2] == ["away", "back"], said
+        assert all(earlier != later for earlier, later in itertools.pairwise(said)), said
     finally:
         engine.stop()
 
