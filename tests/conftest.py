@@ -579,6 +579,20 @@ HYPOTHESIS_SEED = pytest.StashKey[int]()
 
 
 @pytest.hookimpl(optionalhook=True)
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Subprocesses start coverage after their third-party imports (tests/coverage_startup/sitecustomize.py says
+    why). Last, so coverage has started here and set the variable its subprocess hook reads."""
+    if session.config.pluginmanager.hasplugin("dsession"):  # xdist's controller: it runs no test, its workers do
+        return
+    config = os.environ.pop("COVERAGE_PROCESS_CONFIG", None)
+    if config is None:  # --no-cov, or coverage without subprocesses
+        return
+    os.environ["SUITE_COVERAGE_AFTER_IMPORTS"] = config
+    startup = str(Path(__file__).parent / "coverage_startup")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [startup, os.environ.get("PYTHONPATH")]))
+
+
 def pytest_configure_node(node: Any) -> None:
     """xdist's controller hands its seed to each worker."""
     node.workerinput["hypothesis_seed"] = node.config.stash[HYPOTHESIS_SEED]

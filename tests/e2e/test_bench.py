@@ -39,10 +39,14 @@ def bench_module(name: str) -> ModuleType:
     return module
 
 
+UNMEASURED_BY = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START", "SUITE_COVERAGE_AFTER_IMPORTS")
+
+
 def run_script(name: str, *args: str) -> str:
     # Unmeasured: a script (and the servers it starts) runs what the tests measure already, and coverage would
-    # slow its every call 2-3x for nothing (COVERAGE_PROCESS_CONFIG is what coverage's subprocess patch passes on).
-    unmeasured = {k: v for k, v in os.environ.items() if k not in ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")}
+    # slow its every call 2-3x for nothing (the variables coverage's subprocess hooks read: its own .pth file's, and
+    # tests/coverage_startup's).
+    unmeasured = {k: v for k, v in os.environ.items() if k not in UNMEASURED_BY}
     # A long query timeout: a script's engine shares the disk with the whole suite, and one fsync stall there
     # (10 s once in CI, on a CREATE INDEX) is not what a benchmark is for; test_engine_down covers timeouts.
     env = {**unmeasured, "PYTHONPATH": str(BENCH), "WRITE_GATE_QUERY_TIMEOUT_SECONDS": "120"}
