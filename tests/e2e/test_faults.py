@@ -3,6 +3,7 @@ by itself, every acknowledged write kept, and a failed registry refresh that kee
 
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from mcp import Client
 
 from tests.conftest import MATRIX_SCHEMAS, start_falkordb_server
 from write_gate.core.cypher.statement import Statement
+from write_gate.engines import BackendUnavailable
 from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import BackendKind, Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
@@ -120,5 +122,39 @@ async def test_a_failed_refresh_keeps_the_old_snapshot(tmp_path: Path) -> None:
             assert result.is_error and result.structured_content["error_code"] == "SCHEMA_SOURCE_UNAVAILABLE"
             assert server.services.gate.registry is before
     finally:
+        process.kill()
+        process.wait()
+
+
+async def test_an_index_left_unanswered_is_asked_for_once_more(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An engine that stops answering mid-DDL (SIGSTOP) and comes back within the second try: the index is made,
+    once, and the gate says it asked twice. Stopped for longer than both tries, the DDL is BACKEND_UNAVAILABLE."""
+    process, url = start_falkordb_server(tmp_path)
+    settings = Settings(backend=BackendKind.FALKORDB, falkordb_url=url, query_timeout_seconds=1)
+    backend = await open_backend(settings)
+    try:
+        await backend.ping()
+        os.kill(process.pid, signal.SIGSTOP)
+        resume = threading.Timer(1.5, os.kill, (process.pid, signal.SIGCONT))
+        resume.start()
+        await backend.ensure_index("Person", "_key")
+        resume.join()
+        asked = [r.getMessage() for r in caplog.records if "sending it once more" in r.getMessage()]
+        assert asked == [
+            "FalkorDB did not answer CREATE INDEX FOR (n:`Person`) ON (n.`_key`) within 1 s; sending it once more"
+        ]
+        indexes = await backend.read(Statement("CALL db.indexes() YIELD label, properties RETURN label, properties"))
+        assert [(row["label"], row["properties"]) for row in indexes] == [("Person", ["_key"])]
+
+        os.kill(process.pid, signal.SIGSTOP)
+        try:
+            with pytest.raises(BackendUnavailable, match="FalkorDB unreachable"):
+                await backend.ensure_index("Person", "name")
+        finally:
+            os.kill(process.pid, signal.SIGCONT)
+    finally:
+        await backend.close()
         process.kill()
         process.wait()
