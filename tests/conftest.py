@@ -317,9 +317,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = [item for item in items if id(item) not in dropped]
 
 
-# The suite's engines share one disk and two cores with three workers: one fsync stall took a statement past the
-# production default of 10 s once in CI. Settings built here without a timeout of their own wait a minute; tests
-# of timeouts set theirs (1 to 5 s) explicitly.
+# The suite's engines share one disk and two cores with three workers, so a statement may wait longer than the
+# production default of 10 s (a CREATE INDEX went past it once in CI). Settings built here without a timeout of
+# their own wait a minute; tests of timeouts set theirs (1 to 5 s) explicitly.
 os.environ.setdefault("WRITE_GATE_QUERY_TIMEOUT_SECONDS", "60")
 
 # A gate's polls (another gate's registry change, the change feed's watcher) made short, so a test that waits for one
@@ -578,7 +578,6 @@ def pytest_configure(config: pytest.Config) -> None:
 HYPOTHESIS_SEED = pytest.StashKey[int]()
 
 
-@pytest.hookimpl(optionalhook=True)
 @pytest.hookimpl(trylast=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Subprocesses start coverage after their third-party imports (tests/coverage_startup/sitecustomize.py says
@@ -593,6 +592,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [startup, os.environ.get("PYTHONPATH")]))
 
 
+@pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     """xdist's controller hands its seed to each worker."""
     node.workerinput["hypothesis_seed"] = node.config.stash[HYPOTHESIS_SEED]

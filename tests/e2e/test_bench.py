@@ -47,8 +47,8 @@ def run_script(name: str, *args: str) -> str:
     # slow its every call 2-3x for nothing (the variables coverage's subprocess hooks read: its own .pth file's, and
     # tests/coverage_startup's).
     unmeasured = {k: v for k, v in os.environ.items() if k not in UNMEASURED_BY}
-    # A long query timeout: a script's engine shares the disk with the whole suite, and one fsync stall there
-    # (10 s once in CI, on a CREATE INDEX) is not what a benchmark is for; test_engine_down covers timeouts.
+    # A long query timeout: a script's engine shares the machine with the whole suite, and a slow statement there
+    # (a CREATE INDEX past 10 s once in CI) is not what a benchmark is for; test_engine_down covers timeouts.
     env = {**unmeasured, "PYTHONPATH": str(BENCH), "WRITE_GATE_QUERY_TIMEOUT_SECONDS": "120"}
     result = subprocess.run(
         [sys.executable, str(BENCH / f"{name}.py"), *args], capture_output=True, text=True, timeout=600, env=env
