@@ -10,6 +10,7 @@ from write_gate.core.identifiers import (
     normalize_identifier,
     quote,
     remap_breadcrumb,
+    string_literal,
 )
 from write_gate.core.model import ErrorCode, GateRejection
 
@@ -114,8 +115,6 @@ def test_free_text_as_an_identifier(text: str, name: str | None) -> None:
 
 
 def test_a_string_literal_is_only_ever_an_identifier_in_quotes() -> None:
-    from write_gate.core.identifiers import string_literal
-
     assert string_literal("_search") == "'_search'"
     with pytest.raises(ValueError, match=r"^not an identifier: \"a'b\"$"):
         string_literal("a'b")
