@@ -1,23 +1,28 @@
-"""No statement the gate sends to FalkorDB compares an indexed property with only an upper bound.
+"""Every comparison the gate makes between an indexed property and a bound, in every FalkorDB statement, has its
+copy past the index.
 
-FalkorDB's range index drops a lone upper bound on a parameterised string (FalkorDB #2239): with migration 0006's
-index on `WriteGateChange.at`, `r.at < $cutoff` matched every record, and the history prune deleted the whole
-history. The same comparison with a lower bound beside it, inside an `OR`, or past the index (`r.at + ''`) is
-answered right (checked against the engine; see test_history_retention). Every FalkorDB statement shape (the
-golden files) is read here for the bare form on a property some migration or schema load indexes.
+FalkorDB's range index answers a comparison on a string loosely (FalkorDB #2239): an upper bound alone matched
+every row (the history prune once deleted the whole history); beside a lower bound, or inside an OR beside one, it
+still answers rows past the bound (the change feed answered changes inside its settle window, and could skip
+some); a lower bound that is no stored value is loosened too. The copy `expr + ''` (core/cypher/ranges.py) is
+evaluated on each row the index gives and makes the answer exact. This test reads every FalkorDB statement shape
+(the golden files) for a comparison on a property some migration or schema load indexes without that copy beside
+it; tests/integration/test_exact_ranges.py proves the statements right against the engine on random windows.
 """
 
 import json
 import re
 
 from tests.unit.test_golden import shapes
+from write_gate.core.cypher.ranges import exactly
 from write_gate.core.identity import KEY_FIELD
 from write_gate.store.bundled import bundled
 from write_gate.store.migrations import JsonMigration, discover
 
-_BOUND_BY = re.compile(r"(\w+)\.(\w+) (<=?) \$\w+")
-_BOUND_FROM = r"{var}\.{prop} >=? "
-_LABEL_OF = re.compile(r"\((\w+):(\w+)")
+# `var.prop op bound`, the bound a parameter, a variable or a string literal; `expr + '' op` (the copy) never matches.
+_COMPARED = re.compile(r"(?<![\w.])(\w+)\.(\w+) ([<>]=?) (\$?\w+|'[^']*')")
+_REVERSED = re.compile(r"(\$?\w+|'[^']*') ([<>]=?) (\w+)\.(\w+)(?![\w.(])")  # `bound < var.prop`: say it the other way
+_LABEL_OF = re.compile(r"\((\w+):`?(\w+)`?")
 
 
 def indexed() -> set[tuple[str, str]]:
@@ -30,54 +35,47 @@ def indexed() -> set[tuple[str, str]]:
     return found
 
 
-def lone_upper_bounds(text: str, index: set[tuple[str, str]]) -> list[str]:
-    """The `var.prop < $x` of `text` on an indexed property, with no lower bound on it and not inside an OR."""
+def uncopied_bounds(text: str, index: set[tuple[str, str]]) -> list[str]:
+    """The `var.prop op bound` of `text` on an indexed property without `var.prop + '' op bound` in the text too."""
     labels = dict(_LABEL_OF.findall(text))
     found = []
-    for match in _BOUND_BY.finditer(text):
-        var, prop, _ = match.groups()
+    for match in _COMPARED.finditer(text):
+        var, prop, op, bound = match.groups()
         if (labels.get(var), prop) not in index and ("*", prop) not in index:
             continue
-        if re.search(_BOUND_FROM.format(var=var, prop=prop), text):
-            continue  # a range with both ends: answered right
-        if in_an_or(text, match.start()):
-            continue  # part of one arm of an OR: the planner does not take the index for it
-        found.append(match.group(0))
+        if f"{var}.{prop} + '' {op} {bound}" not in text:
+            found.append(match.group(0))
+    for match in _REVERSED.finditer(text):
+        bound, op, var, prop = match.groups()
+        if (labels.get(var), prop) in index or ("*", prop) in index:
+            found.append(match.group(0))  # written the other way round: say it as `var.prop op bound`
     return found
 
 
-def in_an_or(text: str, at: int) -> bool:
-    """Whether position `at` lies in one arm of an OR: some parenthesised group around it has an OR of its own."""
-    opened: list[int] = []
-    groups = []
-    for position, char in enumerate(text):
-        if char == "(":
-            opened.append(position)
-        elif char == ")" and opened:
-            groups.append((opened.pop(), position))
-    for start, end in groups:
-        if start < at < end:
-            depth = 0
-            for position in range(start + 1, end):
-                depth += {"(": 1, ")": -1}.get(text[position], 0)
-                if depth == 0 and text.startswith(" OR ", position):
-                    return True
-    return False
-
-
-def test_the_check_finds_the_statement_that_emptied_the_history() -> None:
+def test_the_check_finds_the_bounds_that_answered_too_much() -> None:
     index = indexed()
-    assert ("WriteGateChange", "at") in index
-    bad = "MATCH (r:WriteGateChange) WHERE r.at < $cutoff\nDETACH DELETE r"
-    assert lone_upper_bounds(bad, index) == ["r.at < $cutoff"]
-    assert lone_upper_bounds(bad.replace("r.at <", "r.at + '' <"), index) == []
-    assert lone_upper_bounds("MATCH (k:WriteGateIdempotency) WHERE k.at < $cutoff", index) == []  # not indexed
-    paged = "MATCH (r:WriteGateChange) WHERE ($a IS NULL OR r.at < $a OR (r.at = $a AND r.key < $k))"
-    assert lone_upper_bounds(paged, index) == []
-    assert lone_upper_bounds("MATCH (r:WriteGateChange) WHERE (r.at < $a) AND r.x OR r.y", index) == ["r.at < $a"]
+    assert ("WriteGateChange", "at") in index and ("WriteGateChange", "seq") in index
+    emptied = "MATCH (r:WriteGateChange) WHERE r.at < $cutoff\nDETACH DELETE r"
+    assert uncopied_bounds(emptied, index) == ["r.at < $cutoff"]
+    # The feed's window before this rule: a lower bound beside the upper one did not make it exact, nor itself.
+    feed = "MATCH (h:WriteGateChange)\nWHERE h.seq >= $after_seq AND h.seq <= $horizon AND h.label IN $labels"
+    assert uncopied_bounds(feed, index) == ["h.seq >= $after_seq", "h.seq <= $horizon"]
+    fixed = f"MATCH (h:WriteGateChange)\nWHERE {exactly('h.seq', '>=', '$after_seq')} AND {exactly('h.seq', '<=', '$horizon')}"
+    assert uncopied_bounds(fixed, index) == []
+    # Inside an OR, bounded by a variable or a literal, written back to front: the same rule.
+    paged = "MATCH (r:WriteGateChange) WHERE ($a IS NULL OR r.seq < $a OR (r.seq = $a AND r.key < $k))"
+    assert uncopied_bounds(paged, index) == ["r.seq < $a", "r.key < $k"]
+    assert uncopied_bounds("WITH max(x) AS high MATCH (r:WriteGateChange) WHERE r.seq <= high", index) == [
+        "r.seq <= high"
+    ]
+    assert uncopied_bounds("MATCH (n:`Person`) WHERE n._key > ''", index) == ["n._key > ''"]
+    assert uncopied_bounds("MATCH (n:`Person`) WHERE $after < n._key", index) == ["$after < n._key"]
+    # Not indexed, or an equality: nothing to say.
+    assert uncopied_bounds("MATCH (k:WriteGateIdempotency {id: $id}) WHERE k.at < $cutoff", index) == []
+    assert uncopied_bounds("MATCH (h:WriteGateChange) WHERE h.key = $key AND h.change_id > $after_id", index) == []
 
 
-def test_no_falkordb_statement_bounds_an_indexed_property_from_above_alone() -> None:
+def test_every_falkordb_statement_copies_its_bounds_on_indexed_properties_past_the_index() -> None:
     index = indexed()
-    offending = {name: found for name, text in shapes("falkordb").items() if (found := lone_upper_bounds(text, index))}
+    offending = {name: found for name, text in shapes("falkordb").items() if (found := uncopied_bounds(text, index))}
     assert offending == {}

@@ -4,7 +4,7 @@ WITH DISTINCT h.seq AS seq, h.change_id AS change_id
 ORDER BY seq DESC, change_id DESC
 LIMIT $limit
 WITH collect(seq + ' ' + change_id) AS picked, min(seq) AS low, max(seq) AS high
-MATCH (r:WriteGateChange) WHERE r.seq >= low AND r.seq <= high AND (r.seq + ' ' + r.change_id) IN picked AND ($labels IS NULL OR r.label IN $labels)
+MATCH (r:WriteGateChange) WHERE (r.seq >= low AND r.seq + '' >= low) AND (r.seq <= high AND r.seq + '' <= high) AND (r.seq + ' ' + r.change_id) IN picked AND ($labels IS NULL OR r.label IN $labels)
 WITH r.seq AS seq, r.change_id AS change_id, r.at AS at, collect(properties(r)) AS records
 RETURN seq, change_id, at, records
 ORDER BY seq, change_id

@@ -8,6 +8,7 @@ first stage picks the (`seq`, `change_id`) pairs, the second fetches exactly the
 index. Optional filters are parameters that may be null (no filter), so each statement has one text.
 """
 
+from write_gate.core.cypher.ranges import exactly
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.history import CHANGE_LABEL
 
@@ -16,19 +17,19 @@ _IN_AREA = "($labels IS NULL OR h.label IN $labels)"
 # `seq`, so a lookup per change would read the whole batch once per item.
 _RECORDS = (
     "WITH collect(seq + ' ' + change_id) AS picked, min(seq) AS low, max(seq) AS high\n"
-    f"MATCH (r:{CHANGE_LABEL}) WHERE r.seq >= low AND r.seq <= high AND (r.seq + ' ' + r.change_id) IN picked"
-    " AND ($labels IS NULL OR r.label IN $labels)\n"
+    f"MATCH (r:{CHANGE_LABEL}) WHERE {exactly('r.seq', '>=', 'low')} AND {exactly('r.seq', '<=', 'high')}"
+    " AND (r.seq + ' ' + r.change_id) IN picked AND ($labels IS NULL OR r.label IN $labels)\n"
     "WITH r.seq AS seq, r.change_id AS change_id, r.at AS at, collect(properties(r)) AS records\n"
     "RETURN seq, change_id, at, records\n"
 )
 
 # Parameters: `labels` (node labels or relationship types; null: all); `after_seq`, `after_id` (the cursor's;
 # both "" for the oldest kept record: a range on the `seq` index, never null); `horizon` (ISO text: nothing
-# ordered later is answered yet); `limit` (changes, not records).
+# ordered later is answered yet, exactly: core/cypher/ranges.py); `limit` (changes, not records).
 CHANGES_AFTER = Statement(
     f"MATCH (h:{CHANGE_LABEL})\n"
-    f"WHERE h.seq >= $after_seq AND h.seq <= $horizon AND {_IN_AREA}\n"
-    "  AND (h.seq > $after_seq OR h.change_id > $after_id)\n"
+    f"WHERE {exactly('h.seq', '>=', '$after_seq')} AND {exactly('h.seq', '<=', '$horizon')} AND {_IN_AREA}\n"
+    f"  AND ({exactly('h.seq', '>', '$after_seq')} OR h.change_id > $after_id)\n"
     "WITH DISTINCT h.seq AS seq, h.change_id AS change_id\n"
     "ORDER BY seq, change_id\n"
     "LIMIT $limit\n" + _RECORDS + "ORDER BY seq, change_id"
@@ -47,7 +48,7 @@ LATEST_CHANGES = Statement(
 # one answer; the watcher asks again from the last `at` it got when an answer is full.
 CHANGED_AREAS = Statement(
     f"MATCH (h:{CHANGE_LABEL})\n"
-    "WHERE h.at >= $since\n"
+    f"WHERE {exactly('h.at', '>=', '$since')}\n"
     "WITH DISTINCT h.at AS at, h.change_id AS change_id, h.label AS label\n"
     "RETURN at, change_id, label\n"
     "ORDER BY at, change_id\n"

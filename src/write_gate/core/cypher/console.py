@@ -7,6 +7,7 @@ Times are the gate's ISO-8601 UTC text (`core.clock`), so its first 16 character
 (FalkorDB #2239 concerns lone upper bounds only).
 """
 
+from write_gate.core.cypher.ranges import exactly
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.history import CHANGE_LABEL
 from write_gate.core.identifiers import quote
@@ -17,7 +18,7 @@ REMAP_FIELD = "_schema_remap_from"  # what a remapped write keeps of the label i
 # Parameters: `since` (ISO text). Accepted writes (changes, each counted once however many records it has) per
 # minute and agent.
 WRITES_PER_MINUTE = Statement(
-    f"MATCH (h:{CHANGE_LABEL}) WHERE h.at >= $since\n"
+    f"MATCH (h:{CHANGE_LABEL}) WHERE {exactly('h.at', '>=', '$since')}\n"
     "WITH substring(h.at, 0, 16) AS minute, h.agent AS agent, h.change_id AS change_id\n"
     "RETURN minute, agent, count(DISTINCT change_id) AS writes\n"
     "ORDER BY minute, agent"

@@ -9,6 +9,7 @@ Aliases (merged-away nodes) are never exported; archived nodes only when asked.
 import functools
 
 from write_gate.core.cypher.aliases import not_alias
+from write_gate.core.cypher.ranges import exactly
 from write_gate.core.cypher.reads import not_archived
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
@@ -30,7 +31,7 @@ _FILTERS = (
 def export_page(label: str) -> Statement:
     """Up to `$limit` nodes of `label` after `_key` `$after`, in `_key` order, with their labels and every
     property. Parameters: `after`, `limit`, `include_archived`, `start`, `end`, `min_confidence`, `tags`."""
-    conditions = " AND ".join((f"n.{KEY_FIELD} > $after", not_alias("n"), *_FILTERS))
+    conditions = " AND ".join((exactly(f"n.{KEY_FIELD}", ">", "$after"), not_alias("n"), *_FILTERS))
     return Statement(
         f"MATCH (n:{quote(label)})\n"
         f"WHERE {conditions}\n"

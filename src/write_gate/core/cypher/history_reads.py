@@ -8,6 +8,7 @@ sorts by its `at`. A page of changes is a page of values: a record of the one-pe
 cuts the page. Conflicts page by (`at`, `conflict_id`).
 """
 
+from write_gate.core.cypher.ranges import exactly
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL, PROPERTIES
 
@@ -29,7 +30,7 @@ def changes_of(relationship: bool) -> Statement:
         f"MATCH (h:{CHANGE_LABEL})\n"
         f"WHERE {_RELATIONSHIP if relationship else _NODE}\n"
         f"  AND ($property IS NULL OR h.property = $property OR $property IN coalesce(h.{PROPERTIES}, []))\n"
-        "  AND ($since IS NULL OR h.at >= $since)\n"
+        f"  AND ($since IS NULL OR {exactly('h.at', '>=', '$since')})\n"
         f"  AND ($after_seq IS NULL OR {_SEQ} < $after_seq OR ({_SEQ} = $after_seq AND (h.change_id < $after_id"
         f" OR (h.change_id = $after_id AND (h.{PROPERTIES} IS NOT NULL OR h.property < $after_property)))))\n"
         f"RETURN properties(h) AS change, {_SEQ} AS seq, h.change_id AS change_id,"
@@ -39,13 +40,15 @@ def changes_of(relationship: bool) -> Statement:
     )
 
 
-# Parameters: `status`, `label`, `property`, `after_at`, `after_id` (each null for none); `limit`.
+# Parameters: `status`, `label`, `property`, `after_at`, `after_id` (each null for none); `limit`. The conflict
+# id is indexed: its bound exact (core/cypher/ranges.py).
 CONFLICTS = Statement(
     f"MATCH (c:{CONFLICT_LABEL})\n"
     "WHERE ($status IS NULL OR c.status = $status)\n"
     "  AND ($label IS NULL OR c.label = $label)\n"
     "  AND ($property IS NULL OR c.property = $property)\n"
-    "  AND ($after_at IS NULL OR c.at < $after_at OR (c.at = $after_at AND c.conflict_id < $after_id))\n"
+    "  AND ($after_at IS NULL OR c.at < $after_at"
+    f" OR (c.at = $after_at AND {exactly('c.conflict_id', '<', '$after_id')}))\n"
     "RETURN properties(c) AS conflict, c.at AS at, c.conflict_id AS conflict_id\n"
     "ORDER BY at DESC, conflict_id DESC\n"
     "LIMIT $limit"

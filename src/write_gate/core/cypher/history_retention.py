@@ -1,14 +1,14 @@
 """Pruning the change history (issue 12, item 4): the statements that delete records older than a cutoff.
 
 Records are plain nodes (core/history.py) whose `at` is the gate's ISO-8601 UTC text, which orders as time
-when compared as text, so `at < $cutoff` picks the old ones. Not through migration 0006's index on `at`,
-though: FalkorDB's range index ignores an upper bound on a string (FalkorDB issue #2239; seen on the 4.16
-module shipped here, where `at < $cutoff` matched every record and pruning deleted the whole history), so
-`r.at + ''` compares the same text past the index, on both engines alike. Each statement deletes at most one
+when compared as text, so `at < $cutoff` picks the old ones, exactly (core/cypher/ranges.py: FalkorDB's range
+index loosens an upper bound on a string; seen on the 4.16 module shipped here, where `at < $cutoff` alone
+matched every record and pruning deleted the whole history). Each statement deletes at most one
 chunk, so one run never holds a huge transaction: the caller repeats it until a chunk comes back short. Open
 conflicts are never deleted, however old: they wait for `resolve_conflict`.
 """
 
+from write_gate.core.cypher.ranges import exactly
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL, ConflictStatus
 
@@ -28,7 +28,7 @@ def prune_chunk(chunk: int) -> int:
 def prune_changes(cutoff: str, chunk: int = PRUNE_CHUNK) -> Statement:
     """Delete up to `chunk` change records written before `cutoff`; answers `deleted`."""
     return Statement(
-        f"MATCH (r:{CHANGE_LABEL}) WHERE r.at + '' < $cutoff\n"  # past the index: see above
+        f"MATCH (r:{CHANGE_LABEL}) WHERE {exactly('r.at', '<', '$cutoff')}\n"
         f"WITH r LIMIT {prune_chunk(chunk)}\n"
         "DETACH DELETE r\n"
         "RETURN count(*) AS deleted",

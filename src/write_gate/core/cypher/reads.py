@@ -11,6 +11,7 @@ import functools
 
 from write_gate.core.claims import AGENT, AT, CLAIM_PREFIX, CONFIDENCE, SOURCE
 from write_gate.core.cypher.aliases import ALIAS_LABEL, ALIAS_OF, not_alias
+from write_gate.core.cypher.ranges import exactly
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import FOLD_PREFIX, KEY_FIELD, SEARCH_FIELD
@@ -61,7 +62,7 @@ def page_of_labels(
     (`knowledge_matches`); archived nodes only with `include_archived`. None for no labels."""
     parts = []
     for part, label in enumerate(labels):
-        conditions = [f"n.{KEY_FIELD} > " + ("$after" if part == 0 else "''"), not_alias("n")]
+        conditions = [exactly(f"n.{KEY_FIELD}", ">", "$after" if part == 0 else "''"), not_alias("n")]
         if not include_archived:
             conditions.append(not_archived("n"))
         if filtered:

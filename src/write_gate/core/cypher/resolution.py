@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from write_gate.core.cypher.aliases import ALIAS_FOLD, ALIAS_LABEL, ALIAS_OF, not_alias
 from write_gate.core.cypher.change_order import next_seq, set_seq
 from write_gate.core.cypher.clauses import refresh_search_text
+from write_gate.core.cypher.ranges import exactly
 from write_gate.core.cypher.reads import not_archived
 from write_gate.core.cypher.records import append_records
 from write_gate.core.cypher.statement import Statement
@@ -28,7 +29,7 @@ def candidates(label: str, shared: Sequence[str]) -> Statement:
     values = "[" + ", ".join(f"n.{quote(p)}" for p in shared) + "]"
     return Statement(
         f"MATCH (n:{quote(label)})\n"
-        f"WHERE n.{KEY_FIELD} > $after AND {not_alias('n')} AND {not_archived('n')}\n"
+        f"WHERE {exactly(f'n.{KEY_FIELD}', '>', '$after')} AND {not_alias('n')} AND {not_archived('n')}\n"
         f"RETURN id(n) AS id, n.{KEY_FIELD} AS key, n.name AS name, {values} AS shared\n"
         "ORDER BY key\n"
         "LIMIT $limit"
