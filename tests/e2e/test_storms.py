@@ -136,8 +136,9 @@ async def check_folder(folder: Path, ledger: Ledger) -> dict[str, dict[str, obje
     assert ledger.fresh_acknowledged <= set(stored), "acknowledged new keys lost"
     foreign = {key: written[key] for key, sent in ledger.fresh_sent.items() if key in written and written[key] != sent}
     assert foreign == {}, f"new keys holding properties not written for them: {foreign}"
-    # Refused only because the engine was down: a call, or a gate started while it was (its registry not loaded).
-    unreachable = {"BACKEND_UNAVAILABLE", "SCHEMA_SOURCE_UNAVAILABLE (engine unreachable)"}
+    # Refused only because the engine was down: a write that met it dead (never sent twice: it may have applied
+    # it), or a gate started while it was (its registry not loaded).
+    unreachable = {"BACKEND_UNAVAILABLE (unreachable)", "SCHEMA_SOURCE_UNAVAILABLE (engine unreachable)"}
     assert set(ledger.refused) <= unreachable, ledger.refused
     return written
 

@@ -14,7 +14,7 @@ import pytest
 import redis
 
 from write_gate.core.cypher.statement import Statement
-from write_gate.engines.base import BackendUnavailable
+from write_gate.engines.base import BackendUnavailable, WriteInDoubt
 from write_gate.engines.data_folder import DataFolderError, open_data_folder
 from write_gate.engines.embedded import EmbeddedBackend, EmbeddedEngine
 from write_gate.engines.engine_binaries import engine_binaries
@@ -153,19 +153,40 @@ def test_the_wait_is_bounded_with_a_one_line_error(tmp_path: Path) -> None:
 
 
 async def test_a_dead_engine_is_started_again_once_for_all_its_gates(tmp_path: Path) -> None:
+    """Every gate's next call at the same moment, two reads and two writes: one engine is started for all. A read
+    is answered by it; a write lands if its gate found the new engine already there, else it is not sent again
+    and answers BACKEND_UNAVAILABLE, not in doubt (it never reached the dead engine); either way, the next lands."""
     gates = [await start(tmp_path, "everysec") for _ in range(4)]
     try:
         await gates[0].write(Statement("CREATE (:K {i: 0})"))
         old = gates[0].engine.pid
         os.kill(old, signal.SIGKILL)
         wait_gone(old)
-        async with anyio.create_task_group() as tasks:  # every gate's next call at the same moment
+        read: list[list[dict[str, object]]] = []
+        written: list[int] = []
+        refused: list[BackendUnavailable] = []
+
+        async def first_call(i: int, gate: EmbeddedBackend) -> None:
+            if i % 2:
+                read.append(await gate.read(Statement("MATCH (n:K) WHERE n.i = 0 RETURN count(n) AS n")))
+                return
+            try:
+                await gate.write(Statement("CREATE (:K {i: $i})", {"i": -i}))
+                written.append(-i)
+            except BackendUnavailable as exc:
+                refused.append(exc)
+
+        async with anyio.create_task_group() as tasks:
             for i, gate in enumerate(gates, start=1):
-                tasks.start_soon(gate.write, Statement("CREATE (:K {i: $i})", {"i": i}))
+                tasks.start_soon(first_call, i, gate)
         (engine,) = engines_on(tmp_path)
         assert engine.pid != old
+        assert read == [[{"n": 1}]] * 2
+        assert len(written) + len(refused) == 2 and not any(isinstance(r, WriteInDoubt) for r in refused)
+        for i, gate in enumerate(gates, start=1):
+            await gate.write(Statement("CREATE (:K {i: $i})", {"i": i}))
         rows = await gates[1].read(Statement("MATCH (n:K) RETURN n.i AS i ORDER BY i"))
-        assert [r["i"] for r in rows] == [0, 1, 2, 3, 4]
+        assert [r["i"] for r in rows] == sorted([*written, 0, 1, 2, 3, 4])
     finally:
         for gate in gates:
             await gate.close()

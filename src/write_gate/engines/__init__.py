@@ -7,6 +7,8 @@ from write_gate.engines.base import (
     GraphBackend,
     Row,
     StorageUnavailable,
+    WriteInDoubt,
+    traced_writes,
 )
 
 __all__ = [
@@ -16,4 +18,6 @@ __all__ = [
     "GraphBackend",
     "Row",
     "StorageUnavailable",
+    "WriteInDoubt",
+    "traced_writes",
 ]

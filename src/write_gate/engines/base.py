@@ -1,7 +1,10 @@
 """The one small protocol every engine implements: run a parameterised statement, read or write."""
 
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from write_gate.core.cypher.dialect import Dialect
@@ -14,6 +17,11 @@ class BackendUnavailable(Exception):
     """The engine cannot be reached (refused, reset, timed out). The caller answers BACKEND_UNAVAILABLE."""
 
 
+class WriteInDoubt(BackendUnavailable):
+    """A write statement reached the engine, which then went away or did not answer in time: it may have been
+    applied. No backend sends it again (a second send could apply it twice); the agent is told it may have."""
+
+
 class StorageUnavailable(BackendUnavailable):
     """The engine is up but cannot store writes (disk full, out of memory); reads still work."""
 
@@ -24,6 +32,38 @@ class BackendError(Exception):
 
 class ConstraintViolation(BackendError):
     """A unique constraint refused a write."""
+
+
+@dataclass
+class WriteTrace:
+    """What one tool call's writes did to the engine: `reached` once a write statement was applied, or may have
+    been (it reached the engine and no answer came). A call that failed with nothing reached wrote nothing."""
+
+    reached: bool = False
+
+
+_TRACE: ContextVar[WriteTrace | None] = ContextVar("write_gate_write_trace", default=None)
+
+
+@contextmanager
+def traced_writes() -> Iterator[WriteTrace]:
+    """Trace the writes this task (and the tasks it starts) sends until the block ends; an enclosing trace sees
+    them too."""
+    outer = _TRACE.get()
+    trace = WriteTrace()
+    token = _TRACE.set(trace)
+    try:
+        yield trace
+    finally:
+        _TRACE.reset(token)
+        if outer is not None and trace.reached:
+            outer.reached = True
+
+
+def write_reached() -> None:
+    """Backends call this when a write statement was applied, or may have been."""
+    if (trace := _TRACE.get()) is not None:
+        trace.reached = True
 
 
 class GraphBackend(Protocol):

@@ -196,7 +196,8 @@ class EmbeddedEngine:
 
 class EmbeddedBackend(FalkorDBBackend):
     """The gate's engine: if it dies (a crash, a SIGKILL), the next call of any gate on the folder starts it
-    again through the engine lock (exactly one engine) from its append-only file, and carries on."""
+    again through the engine lock (exactly one engine) from its append-only file, and carries on: a read is then
+    answered, a write answers BACKEND_UNAVAILABLE (see `_run`)."""
 
     def __init__(self, engine: EmbeddedEngine, graph: str, timeout_seconds: float) -> None:
         assert engine.socket_path is not None, "join the engine first"
@@ -206,11 +207,16 @@ class EmbeddedBackend(FalkorDBBackend):
         self._generation = 0  # how many times this gate has found a new engine behind its socket
 
     async def _run(self, statement: Statement, read_only: bool) -> list[Row]:
+        """A read the engine could not answer is asked again of the engine that serves once this gate has found
+        or started one. A write never is: it may have reached the engine that went away (which may have applied
+        it), and even one that surely did not carries the stamp of when it was decided, which the change feed
+        trusts to be at most its settle window old when it commits (core/change_feed.py). Its call answers
+        BACKEND_UNAVAILABLE (saying whether it may have been applied), and the engine is started for the next."""
         generation = self._generation
         try:
             return await super()._run(statement, read_only)
         except BackendUnavailable:
-            if not await self._recover(generation):
+            if not await self._recover(generation) or not read_only:
                 raise
             return await super()._run(statement, read_only)
 

@@ -9,7 +9,7 @@ import logging
 import uuid
 
 from write_gate.core.model import ErrorCode, GateRejection
-from write_gate.engines import BackendError, BackendUnavailable, StorageUnavailable
+from write_gate.engines import BackendError, BackendUnavailable, StorageUnavailable, WriteInDoubt
 
 logger = logging.getLogger(__name__)
 
@@ -23,8 +23,18 @@ def engine_failure(exc: BackendError | BackendUnavailable, action: str) -> GateR
             "the graph engine cannot store anything now (its disk or memory is full); reads still work",
             reason="storage",
         )
+    if isinstance(exc, WriteInDoubt):
+        return GateRejection(
+            ErrorCode.BACKEND_UNAVAILABLE,
+            f"{exc}: it may or may not have been applied; read before writing again, or send the same call with "
+            "the same idempotency_key",
+            reason="unreachable",
+            applied="unknown",
+        )
     if isinstance(exc, BackendUnavailable):
-        return GateRejection(ErrorCode.BACKEND_UNAVAILABLE, str(exc), reason="unreachable")
+        # A write that never reached the engine was not applied (no backend sends a write again by itself).
+        applied = {"applied": False} if action == "write" else {}
+        return GateRejection(ErrorCode.BACKEND_UNAVAILABLE, str(exc), reason="unreachable", **applied)
     incident = uuid.uuid4().hex[:12]
     logger.error("incident %s: the engine refused a %s: %s", incident, action, exc)
     return GateRejection(

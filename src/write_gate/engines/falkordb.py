@@ -1,4 +1,5 @@
-"""FalkorDB, external (`FALKORDB_URL`) or the embedded server's socket, through falkordb's async client."""
+"""FalkorDB, external (`FALKORDB_URL`) or the embedded server's socket, through falkordb's async client (built by
+`falkordb_client`: no send is ever repeated by the client, and each says whether it reached the engine)."""
 
 import functools
 import logging
@@ -16,8 +17,11 @@ from write_gate.engines.base import (
     ConstraintViolation,
     Row,
     StorageUnavailable,
+    WriteInDoubt,
     plain,
+    write_reached,
 )
+from write_gate.engines.falkordb_client import done_sending, open_client, sending
 from write_gate.engines.falkordb_params import params_header
 
 _UNAVAILABLE = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, ConnectionError, OSError, TimeoutError)
@@ -50,13 +54,7 @@ class FalkorDBBackend:
         if self._db is None or self._graph is None:
             async with self._connecting:
                 if self._db is None or self._graph is None:
-                    build = functools.partial(
-                        FalkorDB.from_url,
-                        self._url,
-                        socket_timeout=self._timeout,
-                        socket_connect_timeout=self._timeout,
-                        health_check_interval=0,
-                    )
+                    build = functools.partial(open_client, self._url, self._timeout)
                     try:
                         with anyio.fail_after(self._timeout):
                             db = await anyio.to_thread.run_sync(build, abandon_on_cancel=True)
@@ -69,16 +67,20 @@ class FalkorDBBackend:
 
     async def _run(self, statement: Statement, read_only: bool) -> list[Row]:
         _db, graph = await self._connected()
+        record, token = sending()
         try:
             with anyio.fail_after(self._timeout):
                 query = graph.ro_query if read_only else graph.query
                 # The parameters as a header of literals, built here (falkordb_params.py: the client's own
                 # encoder cost a batch's chunk about 150 ms of Python).
                 result = await query(params_header(statement.params) + statement.text)
-        except TimeoutError as exc:
-            raise BackendUnavailable(f"FalkorDB did not answer within {self._timeout:g} s") from exc
-        except _UNAVAILABLE as exc:
-            raise BackendUnavailable(f"FalkorDB unreachable: {type(exc).__name__}") from exc
+        except (TimeoutError, *_UNAVAILABLE) as exc:
+            late = isinstance(exc, TimeoutError)
+            reason = f"did not answer within {self._timeout:g} s" if late else f"unreachable: {type(exc).__name__}"
+            if read_only or not record.reached:
+                raise BackendUnavailable(f"FalkorDB {reason}") from exc
+            write_reached()
+            raise WriteInDoubt(f"FalkorDB {reason} after the write reached it") from exc
         except redis.exceptions.ResponseError as exc:
             if read_only and "empty key" in str(exc):
                 return []  # FalkorDB creates a graph on its first write; until then a read finds nothing
@@ -87,6 +89,10 @@ class FalkorDBBackend:
             if "unique constraint violation" in str(exc):
                 raise ConstraintViolation(str(exc)) from exc
             raise BackendError(str(exc)) from exc
+        finally:
+            done_sending(token)
+        if not read_only:
+            write_reached()
         names = [column[1] for column in result.header]
         return [dict(zip(names, (plain(v) for v in row), strict=True)) for row in result.result_set]
 

@@ -12,6 +12,7 @@ from neo4j import AsyncGraphDatabase
 from neo4j.exceptions import (
     ClientError,
     DriverError,
+    IncompleteCommit,
     Neo4jError,
     ServiceUnavailable,
     SessionExpired,
@@ -26,7 +27,9 @@ from write_gate.engines.base import (
     ConstraintViolation,
     Row,
     StorageUnavailable,
+    WriteInDoubt,
     plain,
+    write_reached,
 )
 
 logger = logging.getLogger(__name__)
@@ -134,12 +137,30 @@ class MemgraphBackend:
             raise BackendError(str(exc)) from exc
 
     async def write(self, statement: Statement) -> list[Row]:
+        """A managed transaction: the driver runs it again only where Memgraph cannot have committed it (a
+        conflict, a connection lost before COMMIT). A connection lost while committing (IncompleteCommit), or no
+        answer by the deadline, leaves it in doubt: never sent again."""
         try:
-            return await self._managed(statement, neo4j.WRITE_ACCESS)
+            rows = await self._write_once(statement)
         except ConstraintViolation:
             # Two concurrent MERGEs of a new key: the loser is refused at commit by the unique constraint and the
             # driver does not retry that. Run it once more: the key now exists, so the MERGE matches.
+            rows = await self._write_once(statement)
+        write_reached()
+        return rows
+
+    async def _write_once(self, statement: Statement) -> list[Row]:
+        try:
             return await self._managed(statement, neo4j.WRITE_ACCESS)
+        except BackendUnavailable as exc:
+            cause = exc.__cause__
+            if isinstance(cause, IncompleteCommit):
+                write_reached()
+                raise WriteInDoubt("Memgraph went away while committing the write") from cause
+            if isinstance(cause, TimeoutError):
+                write_reached()
+                raise WriteInDoubt(f"{exc}, which may still commit the write") from cause
+            raise
 
     async def read(self, statement: Statement) -> list[Row]:
         return await self._managed(statement, neo4j.READ_ACCESS)

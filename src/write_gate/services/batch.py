@@ -229,7 +229,8 @@ async def _write_node_wave(
 
 async def _land(gate: Gate, chunk: _Chunk, outcomes: list[ItemOutcome | None]) -> None:
     """Run a chunk's statement; each row it returns is an item written. The statement is atomic: if the engine
-    refuses it, none of its items was written, and each is refused with the engine's answer."""
+    refuses it, none of its items was written, and each is refused with the engine's answer (which says
+    `applied: "unknown"` where the engine went away after the statement reached it)."""
     try:
         returned = await run_write(gate.backend, chunk.statement)
     except GateRejection as exc:

@@ -38,7 +38,7 @@ from write_gate.core.quarantine import rejected_calls
 from write_gate.core.registry import RegistrySnapshot
 from write_gate.core.toolsets import TYPED, served_toolsets
 from write_gate.core.values import check_storable
-from write_gate.engines import BackendUnavailable
+from write_gate.engines import BackendUnavailable, traced_writes
 from write_gate.services.gate import Gate
 from write_gate.services.hierarchy import HierarchySettings
 from write_gate.services.memory import MemoryService, WriterContext
@@ -123,6 +123,13 @@ def check_size(arguments: dict[str, Any], settings: Settings) -> None:
             )
 
 
+def _say_applied(exc: GateRejection, reached: bool) -> None:
+    """A failed statement that never reached the engine says `applied: false` of itself; the call's answer says
+    "unknown" where an earlier write of the same call was applied."""
+    if reached and exc.rejected.details.get("applied") is False:
+        exc.rejected.details["applied"] = "unknown"
+
+
 async def call(
     spec: ToolSpec, services: Services, arguments: dict[str, Any] | None, context: Call, settings: Settings
 ) -> types.CallToolResult:
@@ -131,7 +138,12 @@ async def call(
         check_storable(arguments or {})  # first: what follows encodes the arguments
         check_size(arguments or {}, settings)
         request = spec.input_model.model_validate(arguments or {})
-        result = await spec.handler(services, request, context)
+        with traced_writes() as writes:
+            try:
+                result = await spec.handler(services, request, context)
+            except GateRejection as exc:
+                _say_applied(exc, writes.reached)
+                raise
         return _result(result, is_error=False, text=spec.text(result) if spec.text else None)
     except ValidationError as exc:
         return _result(_invalid_arguments(exc), is_error=True)
