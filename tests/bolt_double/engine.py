@@ -7,7 +7,6 @@ from typing import Any
 
 import redis.exceptions
 from falkordb import Edge, Node, Path
-from falkordb.asyncio import FalkorDB
 
 from tests.bolt_double import packstream
 from tests.bolt_double.translate import (
@@ -21,6 +20,7 @@ from tests.bolt_double.translate import (
     text_searches,
     translate,
 )
+from write_gate.engines.falkordb_client import done_sending, open_client, sending
 
 # Memgraph's failure codes (communication/bolt/v1/states/handlers.hpp): query errors are ClientErrors,
 # aborts (conflicts, timeouts) TransientErrors.
@@ -55,7 +55,12 @@ class MemgraphError(Exception):
 
 
 class EngineGone(Exception):
-    """FalkorDB cannot be reached: the double drops the client's connection, as a dead Memgraph would."""
+    """FalkorDB cannot be reached: the double drops the client's connection, as a dead Memgraph would. `applied`:
+    a write had reached FalkorDB, which may have applied it (see server.py's in-doubt commit)."""
+
+    def __init__(self, message: str, applied: bool = False) -> None:
+        super().__init__(message)
+        self.applied = applied
 
 
 @dataclass
@@ -102,7 +107,8 @@ def _check_parameters(value: Any) -> None:
 
 class FalkorDBEngine:
     def __init__(self, url: str) -> None:
-        self._db = FalkorDB.from_url(url, health_check_interval=0)
+        # The gate's own client: it never sends a statement twice by itself, and says whether one reached FalkorDB.
+        self._db = open_client(url, None)
         self._graphs: dict[str, Any] = {}
         # Unique constraints the gate asked for, per database: recorded, not enforced (see translate.py).
         self.constraints: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
@@ -138,10 +144,12 @@ class FalkorDBEngine:
         if (searched := text_searches(text, self.text_indexes.get(database, {}))) is not None:
             text, params = searched, {**params, "query": redisearch_query(params["query"])}
         graph = self._graph(database)
+        record, token = sending()
         try:
             try:
                 if not read_only:
                     await self._refuse_connected_node_deletes(graph, text, params)
+                    record.reached = False  # the probes above are reads: only the write itself counts
                 result = await (graph.ro_query if read_only else graph.query)(text, params)
             except redis.exceptions.ResponseError as exc:
                 if not (read_only and _NO_GRAPH_YET in str(exc)):
@@ -157,7 +165,9 @@ class FalkorDBEngine:
                 return Outcome(type="w")
             raise MemgraphError(CLIENT_ERROR, str(exc)) from exc
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
-            raise EngineGone(str(exc)) from exc
+            raise EngineGone(str(exc), applied=not read_only and record.reached) from exc
+        finally:
+            done_sending(token)
         fields = [column[1] for column in getattr(result, "header", [])]
         stats = {name: int(getattr(result, attr)) for name, attr in _STATS.items() if getattr(result, attr)}
         if read_only:

@@ -18,6 +18,9 @@ class Action(StrEnum):
     FREEZE = "freeze"
     # The connection is closed when RUN arrives; nothing is executed.
     DROP = "drop"
+    # The statement runs, and the connection is closed when its COMMIT arrives: a Memgraph that died while
+    # committing (the driver raises IncompleteCommit; whether it committed is unknown, and here it did).
+    LOST_COMMIT = "lost_commit"
     # RUN fails with Memgraph's TransientError for a full memory; nothing is executed.
     OUT_OF_MEMORY = "out_of_memory"
     # RUN fails as a Memgraph before 3.6 without --experimental-enabled=text-search refuses text indexes and

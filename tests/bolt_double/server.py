@@ -11,7 +11,10 @@ Protocol: Bolt 5.0 to 5.2 (Memgraph speaks up to 5.2), messages HELLO, LOGON, LO
 COMMIT, ROLLBACK, RESET, GOODBYE and ROUTE (for `neo4j://` URLs). FalkorDB has no multi-statement transactions:
 a statement runs when RUN arrives, and ROLLBACK cannot undo it. In a READ transaction a statement that FalkorDB's
 GRAPH.RO_QUERY refuses is not run at all and is reported with summary type "w", so the client's type check rolls
-back with nothing changed, the same outcome as on Memgraph."""
+back with nothing changed, the same outcome as on Memgraph. Where FalkorDB goes away after a write reached it
+(it may have applied it), the transaction's COMMIT is never answered, as by a Memgraph that died while
+committing: the driver raises IncompleteCommit and runs nothing again. A write FalkorDB never received drops the
+connection at once, as a dead Memgraph's, and the driver runs the transaction again."""
 
 import asyncio
 import contextlib
@@ -73,6 +76,10 @@ class _Context:
     timeout: float | None
     explicit: bool
     failed_commit: str | None = None
+    # FalkorDB went away after a write of this transaction reached it (it may have applied it), or a LOST_COMMIT
+    # fault: its COMMIT is never answered, as a Memgraph that died while committing (the driver's
+    # IncompleteCommit, never retried).
+    in_doubt: bool = False
 
 
 @dataclass
@@ -327,6 +334,8 @@ class _Connection:
                 return self._fail(CLIENT_ERROR, "No current transaction to commit.")
             if tx.failed_commit:
                 return self._fail(CLIENT_ERROR, tx.failed_commit)
+            if tx.in_doubt:
+                raise _Drop
             return self._send(SUCCESS, {})
         if tag == ROLLBACK:
             self.tx = None
@@ -354,6 +363,8 @@ class _Connection:
             return self._fail(TRANSIENT_ERROR, OUT_OF_MEMORY)
         if fault is not None and fault.action is Action.NO_TEXT_SEARCH:
             return self._fail(CLIENT_ERROR, NO_TEXT_SEARCH)
+        if fault is not None and fault.action is Action.LOST_COMMIT:
+            context.in_doubt = True
         try:
             if fault is not None and fault.action is Action.UNIQUE_VIOLATION:
                 # Memgraph finds the violation at commit and rolls the transaction back: run nothing.
@@ -364,6 +375,13 @@ class _Connection:
                 outcome = await asyncio.wait_for(self._execute(text, params, context, delay), context.timeout)
         except TimeoutError:
             return self._fail(TRANSIENT_ERROR, TIMEOUT_ABORT)
+        except EngineGone as exc:
+            if not (exc.applied and context.explicit):
+                raise  # nothing of it was applied: the connection drops, as a dead Memgraph's, and the driver retries
+            # FalkorDB runs a statement at RUN and cannot roll it back, so a write it may have applied stands in
+            # for a Memgraph that died while committing: the RUN answers (no rows), the COMMIT never does.
+            context.in_doubt = True
+            outcome = Outcome(type="w")
         except MemgraphError as exc:
             self.double.log(text, context.read_only, exc.message)
             return self._fail(exc.code, exc.message)

@@ -3,6 +3,8 @@ with an `idempotency_key` lands once, however often and however concurrently it 
 answers the first outcome (marked `_meta["write-gate/replayed"]`)."""
 
 import json
+import os
+import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
@@ -14,14 +16,16 @@ import pytest
 from mcp import Client
 
 from tests.bolt_double import Action
-from tests.conftest import TESTS, bolt_faults, ok, open_client, rejected
+from tests.conftest import TESTS, bolt_faults, is_bolt_tier, ok, open_client, rejected
 from tests.e2e.test_backup import fresh_graph, write_as_several_agents
 from tests.e2e.test_engine_down import PERSON, REMOTE, Remote, code, eventually, serve
+from tests.integration.test_embedded import engines_on
 from write_gate.core.clock import as_utc_text
 from write_gate.core.cypher.idempotency import CLAIM, IDEMPOTENCY_LABEL, RELEASE
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.idempotency import arguments_digest, record_id, scope
 from write_gate.engines import GraphBackend
+from write_gate.engines.falkordb import FalkorDBBackend
 from write_gate.interchange.backup import dump
 from write_gate.serving.config import Settings
 from write_gate.serving.idempotency_keeper import prune_once
@@ -313,13 +317,14 @@ async def test_a_typed_tool_takes_a_key_too(settings: Settings, graph: GraphBack
 
 
 @pytest.mark.parametrize("engine", ["bolt"], indirect=True)
-async def test_a_claim_the_engine_failed_to_check_is_withdrawn_and_a_failed_settle_leaves_it_pending(
+async def test_a_claim_the_engine_failed_to_check_is_withdrawn_and_a_failed_settle_lands_later(
     settings: Settings, matrix_graph: GraphBackend
 ) -> None:
     """Memgraph out of memory (the Bolt double's fault) at two moments of a keyed call. At the read that checks the
     new claim is alone: the call does not run, and its claim is withdrawn, so the retry runs at once (a claim left
     behind would answer IDEMPOTENCY_IN_PROGRESS, then OUTCOME_UNKNOWN, for a call that never ran). At the write
-    that stores the outcome: the call's own answer still goes out, and the claim stays pending, as documented."""
+    that stores the outcome: the call's own answer still goes out, the claim stays pending (repeats wait), and the
+    outcome is stored once the engine takes it (services/late_writes.py): then repeats answer it."""
     graph = matrix_graph
     faults = bolt_faults(settings)
     quick = settings.model_copy(update={"idempotency_wait_seconds": 0.3})
@@ -343,6 +348,12 @@ async def test_a_claim_the_engine_failed_to_check_is_withdrawn_and_a_failed_sett
             faults.clear()
         repeat = await rejected(client, "write_node", settled)
         assert repeat["error_code"] == "IDEMPOTENCY_IN_PROGRESS"
+
+        async def replayed() -> bool:
+            again = await client.call_tool("write_node", settled)
+            return not again.is_error and (again.meta or {}).get(REPLAYED_META) is True
+
+        await eventually(replayed)
     assert len(await graph.read(Statement("MATCH (n:Person) RETURN n"))) == 2
 
 
@@ -387,3 +398,68 @@ async def test_a_claim_that_meets_a_twin_withdraws_and_claims_again_and_the_key_
     [record] = await records(graph)
     assert record["state"] == "done" and record["claim"] != "the-other-gate"
     assert len(await graph.read(Statement("MATCH (n:Person) RETURN n"))) == 1
+
+
+@asynccontextmanager
+async def applied_after_the_gate_gave_up(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, match: str
+) -> AsyncIterator[None]:
+    """The first write statement containing `match` reaches the engine, which applies it only after the gate has
+    stopped waiting. On the Bolt tier, the double's LOST_COMMIT: the statement runs, the COMMIT is never answered
+    (a Memgraph that died while committing). On FalkorDB, the engine is stopped (SIGSTOP) as the statement goes
+    out and goes on (SIGCONT) once the gate's query timeout has passed: it then runs what waited in its socket."""
+    if is_bolt_tier(settings):
+        bolt_faults(settings).arm(Action.LOST_COMMIT, match=match)
+        try:
+            yield
+        finally:
+            bolt_faults(settings).clear()
+        return
+    [engine] = engines_on(settings.data_dir)
+    original = FalkorDBBackend._run  # noqa: SLF001
+    stopped = False
+
+    async def stopping(backend: FalkorDBBackend, statement: Statement, read_only: bool) -> Any:
+        nonlocal stopped
+        if read_only or stopped or match not in statement.text:
+            return await original(backend, statement, read_only)
+        stopped = True
+        os.kill(engine.pid, signal.SIGSTOP)
+        try:
+            return await original(backend, statement, read_only)
+        finally:
+            os.kill(engine.pid, signal.SIGCONT)
+
+    monkeypatch.setattr(FalkorDBBackend, "_run", stopping)
+    yield
+    monkeypatch.undo()
+
+
+@pytest.mark.parametrize("engine", ["embedded", "bolt"], indirect=True)
+async def test_a_write_the_engine_may_have_applied_is_never_run_again_by_its_key(
+    settings: Settings, matrix_graph: GraphBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine applies a keyed write after the gate gave up on it. The call answers BACKEND_UNAVAILABLE saying
+    it may have been applied; its key is never run again (IDEMPOTENCY_OUTCOME_UNKNOWN), so the subject holds one
+    change, at revision 1 (a key freed as for an outcome that wrote nothing let the retry write it again)."""
+    graph = matrix_graph
+    quick = settings.model_copy(update={"query_timeout_seconds": 1.0, "idempotency_wait_seconds": 0.3})
+    keyed = {**person("Ada"), "properties": {"born": 1815}, "idempotency_key": "late"}
+    async with open_client(quick, "in_process") as client:
+        async with applied_after_the_gate_gave_up(settings, monkeypatch, "MERGE (n:`Person` {_key"):
+            failed = await rejected(client, "write_node", keyed)
+        assert (failed["error_code"], failed["details"]["applied"]) == ("BACKEND_UNAVAILABLE", "unknown")
+
+        async def applied() -> bool:
+            return bool(await graph.read(Statement("MATCH (n:Person {name: 'Ada'}) RETURN n")))
+
+        await eventually(applied)
+        for _ in range(2):
+            again = await rejected(client, "write_node", keyed)
+            assert again["error_code"] == "IDEMPOTENCY_OUTCOME_UNKNOWN", again
+        history = await ok(client, "get_history", {**ref("Person", "Ada"), "property": "born"})
+    assert [(c["after"], c["revision"]) for c in history["changes"]] == [(1815, 1)]
+    [node] = await graph.read(Statement("MATCH (n:Person {name: 'Ada'}) RETURN n._rev AS rev, n.born AS born"))
+    assert node == {"rev": 1, "born": 1815}
+    [record] = await records(graph)
+    assert record["state"] == "unknown"

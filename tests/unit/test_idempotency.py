@@ -7,10 +7,13 @@ import pytest
 
 from write_gate.core.idempotency import (
     DONE,
+    IN_DOUBT,
     PENDING,
+    Disposal,
     Verdict,
     Window,
     arguments_digest,
+    dispose,
     judge,
     kept,
     record_id,
@@ -66,6 +69,26 @@ def test_what_a_repeat_meets() -> None:
     assert judge(record(PENDING, "other"), "d", NOW, WINDOW) is Verdict.REUSED
     assert judge(record(PENDING, ago=5), "d", NOW, WINDOW) is Verdict.WAIT
     assert judge(record(PENDING, ago=601), "d", NOW, WINDOW) is Verdict.UNKNOWN
+    assert judge(record(IN_DOUBT, ago=1), "d", NOW, WINDOW) is Verdict.UNKNOWN  # at once, not once stale
+    assert judge(record(IN_DOUBT, "other"), "d", NOW, WINDOW) is Verdict.REUSED
+
+
+@pytest.mark.parametrize(
+    ("is_error", "code", "wrote", "expected"),
+    [
+        (False, None, True, Disposal.SETTLE),
+        (False, None, False, Disposal.SETTLE),  # a success that wrote nothing (a no-op) is an outcome too
+        (True, ErrorCode.CONFLICT.value, True, Disposal.SETTLE),
+        (True, ErrorCode.BACKEND_UNAVAILABLE.value, False, Disposal.RELEASE),
+        (True, ErrorCode.BACKEND_UNAVAILABLE.value, True, Disposal.DOUBT),
+        (True, ErrorCode.INTERNAL_ERROR.value, True, Disposal.DOUBT),
+        (True, ErrorCode.RATE_LIMITED.value, False, Disposal.RELEASE),
+    ],
+)
+def test_a_transient_outcome_frees_its_key_only_when_nothing_of_it_reached_the_engine(
+    is_error: bool, code: str | None, wrote: bool, expected: Disposal
+) -> None:
+    assert dispose(is_error, code, wrote) is expected
 
 
 def test_retry_after_is_soon_never_zero_and_never_past_staleness() -> None:

@@ -21,6 +21,7 @@ MAX_KEY_LENGTH = 200
 PENDING = "pending"
 RETRY_AFTER_CAP_SECONDS = 5.0
 DONE = "done"
+IN_DOUBT = "unknown"  # its call ended without an outcome after a write of it may have been applied
 
 # Outcomes a retry should not see again: the engine away, a rate limit, a defect, or a wait that ran out. Their
 # claim is released, so the next call with the key runs.
@@ -51,11 +52,26 @@ def kept(is_error: bool, error_code: object) -> bool:
     return not is_error or error_code not in TRANSIENT_CODES
 
 
+class Disposal(StrEnum):
+    SETTLE = "settle"  # store the outcome: repeats answer it
+    RELEASE = "release"  # nothing was written and the outcome is transient: the next call with the key runs
+    DOUBT = "doubt"  # transient, but a write of it may have been applied: running it again could apply it twice
+
+
+def dispose(is_error: bool, error_code: object, wrote: bool) -> Disposal:
+    """What becomes of a claimed key once its call has answered; `wrote`: a write of the call reached the engine
+    (applied, or perhaps applied before the engine went away)."""
+    if kept(is_error, error_code):
+        return Disposal.SETTLE
+    return Disposal.DOUBT if wrote else Disposal.RELEASE
+
+
 class Verdict(StrEnum):
     REPLAY = "replay"  # the key's call finished: answer its outcome
     REUSED = "reused"  # the key was used for other arguments
     WAIT = "wait"  # the key's call is still running (or its gate died less than the stale timeout ago)
-    UNKNOWN = "unknown"  # its gate claimed it and never stored an outcome: the write may or may not have landed
+    UNKNOWN = "unknown"  # its call never stored an outcome (its gate stopped, or the engine went away after a write
+    # of it reached the engine): the write may or may not have landed
 
 
 @dataclass(frozen=True)
@@ -74,6 +90,8 @@ def judge(record: Mapping[str, Any], digest: str, now: datetime, window: Window)
         return Verdict.REUSED
     if record.get("state") == DONE:
         return Verdict.REPLAY
+    if record.get("state") == IN_DOUBT:
+        return Verdict.UNKNOWN
     return Verdict.WAIT if now - claimed_at(record) < window.stale else Verdict.UNKNOWN
 
 

@@ -16,9 +16,10 @@ from write_gate.core.cypher import idempotency as cypher
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.idempotency import Verdict, Window, arguments_digest, claimed_at, judge, record_id, retry_after
 from write_gate.core.model import ErrorCode, GateRejection
-from write_gate.engines import BackendError, BackendUnavailable, GraphBackend
+from write_gate.engines import BackendError, BackendUnavailable, GraphBackend, traced_writes
 from write_gate.engines.errors import engine_failure
 from write_gate.services.gate import new_id, run_write
+from write_gate.services.late_writes import LateWrites
 
 logger = logging.getLogger(__name__)
 
@@ -44,10 +45,11 @@ class Stored:
 
 
 class IdempotencyRecords:
-    def __init__(self, backend: GraphBackend, window: Window, wait_seconds: float) -> None:
+    def __init__(self, backend: GraphBackend, window: Window, wait_seconds: float, late: LateWrites) -> None:
         self.backend = backend
         self.window = window
         self.wait_seconds = wait_seconds
+        self.late = late
 
     async def claim(self, key_scope: list[str], key: str, tool: str, arguments: dict[str, Any]) -> Claim | Stored:
         """Claim the key for this call, or meet the call that holds it: its outcome once it has one (waiting at
@@ -63,7 +65,13 @@ class IdempotencyRecords:
             now = datetime.now(UTC)
             if not records:  # free (or freed): try to claim it
                 claim = Statement(cypher.CLAIM.text, params | {"at": as_utc_text(now)})
-                rows = await run_write(self.backend, claim)
+                with traced_writes() as sent:
+                    try:
+                        rows = await run_write(self.backend, claim)
+                    except GateRejection:
+                        if sent.reached:  # it may have landed: a claim nobody holds would keep retries waiting
+                            await self._surely("withdrawn", Statement(cypher.RELEASE.text, {"id": rid, "claim": mine}))
+                        raise
                 if any(row["won"] for row in rows) and await self._alone(rid, mine):
                     return Claim(rid, mine)
                 records = [row["record"] for row in rows if not row["won"]]
@@ -100,11 +108,11 @@ class IdempotencyRecords:
         try:
             records = await self._read(rid)
         except GateRejection:
-            await self._quietly("released", release)
+            await self._surely("withdrawn", release)
             raise
         if [record["claim"] for record in records] == [mine]:
             return True
-        await run_write(self.backend, release)
+        await self._surely("withdrawn", release)
         return False
 
     def _answer(self, verdict: Verdict, record: dict[str, Any]) -> Stored:
@@ -119,8 +127,9 @@ class IdempotencyRecords:
             )
         raise GateRejection(
             ErrorCode.IDEMPOTENCY_OUTCOME_UNKNOWN,
-            "the gate that ran this key's call stopped before storing its outcome: it may or may not have "
-            "written; read the graph, then retry with a new key if it did not",
+            "this key's call ended before its outcome was known (its gate stopped, or the engine went away after "
+            "its write reached it): it may or may not have written; read the graph, then retry with a new key if "
+            "it did not",
             field="idempotency_key",
             claimed_at=record["at"],
         )
@@ -133,18 +142,26 @@ class IdempotencyRecords:
         return [row["record"] for row in rows]
 
     async def settle(self, claim: Claim, outcome: Any, text: str, is_error: bool) -> None:
-        """Store the outcome for repeats. A failure is logged: the claim stays pending, and repeats are told
-        IDEMPOTENCY_IN_PROGRESS, then (after the stale timeout) IDEMPOTENCY_OUTCOME_UNKNOWN."""
+        """Store the outcome for repeats (meanwhile they are told IDEMPOTENCY_IN_PROGRESS)."""
         params = {"id": claim.id, "claim": claim.claim, "is_error": is_error, "text": text}
         params["outcome"] = json.dumps(outcome, ensure_ascii=False)
-        await self._quietly("settled", Statement(cypher.SETTLE.text, params))
+        await self._surely("settled", Statement(cypher.SETTLE.text, params))
+
+    async def in_doubt(self, claim: Claim) -> None:
+        """The call ended without an outcome after a write of it may have been applied: its repeats answer
+        IDEMPOTENCY_OUTCOME_UNKNOWN."""
+        mark = Statement(cypher.MARK_IN_DOUBT.text, {"id": claim.id, "claim": claim.claim})
+        await self._surely("marked in doubt", mark)
 
     async def release(self, claim: Claim) -> None:
-        """Free the key: the outcome was transient, and a retry should run."""
-        await self._quietly("released", Statement(cypher.RELEASE.text, {"id": claim.id, "claim": claim.claim}))
+        """Free the key: the outcome was transient and nothing was written, so a retry should run."""
+        await self._surely("released", Statement(cypher.RELEASE.text, {"id": claim.id, "claim": claim.claim}))
 
-    async def _quietly(self, what: str, statement: Statement) -> None:
+    async def _surely(self, what: str, statement: Statement) -> None:
+        """Write now; if the engine is away, keep trying in the background (services/late_writes.py) while the
+        call's answer goes out. Until it lands, repeats wait as for a running call."""
         try:
             await self.backend.write(statement)
-        except Exception as exc:  # the call's own answer still goes out
-            logger.warning("an idempotency record was not %s: %s", what, exc)
+        except (BackendUnavailable, BackendError) as exc:
+            logger.warning("an idempotency record was not %s yet (%s); trying again in the background", what, exc)
+            self.late.keep_trying(self.backend, statement, what, self.window.stale.total_seconds())

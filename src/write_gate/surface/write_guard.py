@@ -16,10 +16,11 @@ from typing import Any
 import anyio
 import mcp_types as types
 
-from write_gate.core.idempotency import KEY_ARGUMENT, MAX_KEY_LENGTH, Window, kept, scope
+from write_gate.core.idempotency import KEY_ARGUMENT, MAX_KEY_LENGTH, Disposal, Window, dispose, scope
 from write_gate.core.model import ErrorCode, GateRejection
-from write_gate.engines import GraphBackend
+from write_gate.engines import GraphBackend, traced_writes
 from write_gate.services.idempotency import Claim, IdempotencyRecords, Stored
+from write_gate.services.late_writes import LateWrites
 from write_gate.services.rate_limits import take_write
 from write_gate.serving.config import Settings
 from write_gate.surface.tool_spec import Call, Services, ToolSpec
@@ -89,6 +90,7 @@ class WriteGuard:
         self.settings = settings
         self.clock = clock
         self.buckets = buckets
+        self.late = LateWrites()  # idempotency records the engine was away for (services/late_writes.py)
         self.window = Window(
             retention=timedelta(hours=settings.idempotency_retention_hours),
             stale=timedelta(seconds=settings.idempotency_stale_seconds),
@@ -122,7 +124,9 @@ class WriteGuard:
     async def _keyed(
         self, spec: ToolSpec, services: Services, arguments: dict[str, Any], call: Call, run: Run, key: str
     ) -> types.CallToolResult:
-        records = IdempotencyRecords(services.gate.backend, self.window, self.settings.idempotency_wait_seconds)
+        records = IdempotencyRecords(
+            services.gate.backend, self.window, self.settings.idempotency_wait_seconds, self.late
+        )
         try:
             claimed = await records.claim(scope(call.agent.id), key, spec.name, arguments)
         except GateRejection as exc:
@@ -146,16 +150,20 @@ class WriteGuard:
         except GateRejection as exc:
             await records.release(claimed)
             return rejection(exc)
-        try:
-            result = await run(spec, services, arguments, call)
-        except BaseException:
-            await records.release(claimed)
-            raise
+        with traced_writes() as writes:
+            try:
+                result = await run(spec, services, arguments, call)
+            except BaseException:
+                await (records.in_doubt(claimed) if writes.reached else records.release(claimed))
+                raise
         outcome = result.structured_content or {}
         code = outcome.get("error_code") if isinstance(outcome, dict) else None
-        if kept(bool(result.is_error), code):
-            text = "".join(block.text for block in result.content if isinstance(block, types.TextContent))
-            await records.settle(claimed, outcome, text, bool(result.is_error))
-        else:
-            await records.release(claimed)
+        match dispose(bool(result.is_error), code, writes.reached):
+            case Disposal.SETTLE:
+                text = "".join(block.text for block in result.content if isinstance(block, types.TextContent))
+                await records.settle(claimed, outcome, text, bool(result.is_error))
+            case Disposal.DOUBT:
+                await records.in_doubt(claimed)
+            case Disposal.RELEASE:
+                await records.release(claimed)
         return result

@@ -2,8 +2,9 @@
 
 Their label is reserved (no registry may hold it), so no read, search, statistics or export of entities meets
 one. Fields: `args` (the call's digest), `tool`, `agent`, `at` (the claim's time, ISO-8601 UTC text, which
-orders as time), `claim` (the claiming call's id), `state` (pending, done), and once done `outcome` (the result's
-structured content as JSON text), `text` (its text content), `is_error`. Values travel as parameters only.
+orders as time), `claim` (the claiming call's id), `state` (pending, done, or unknown: see MARK_IN_DOUBT), and
+once done `outcome` (the result's structured content as JSON text), `text` (its text content), `is_error`.
+Values travel as parameters only.
 """
 
 from write_gate.core.cypher.history_retention import prune_chunk
@@ -31,6 +32,12 @@ SETTLE = Statement(
     f"MATCH {_K} WHERE k.claim = $claim\n"
     "SET k.state = 'done', k.outcome = $outcome, k.text = $text, k.is_error = $is_error\n"
     "RETURN count(*) AS settled"
+)
+
+# Parameters: `id`, `claim`. The call ended without an outcome after a write of it may have been applied: the key
+# answers IDEMPOTENCY_OUTCOME_UNKNOWN from now on (core.idempotency.IN_DOUBT), never runs the call again.
+MARK_IN_DOUBT = Statement(
+    f"MATCH {_K} WHERE k.claim = $claim AND k.state = 'pending'\nSET k.state = 'unknown'\nRETURN count(*) AS marked"
 )
 
 # Parameters: `id`, `claim`. A transient outcome is not kept: the key is free again.
