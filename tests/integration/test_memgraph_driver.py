@@ -6,6 +6,7 @@ dropped connection, unreachable engine) run for real. Memgraph's own semantics a
 import asyncio
 import re
 import socket
+import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Iterator
 from pathlib import Path
@@ -179,6 +180,27 @@ async def test_a_transient_conflict_is_retried_by_the_managed_transaction(
     assert rows == [{"name": "a"}]
     assert [action for action, _ in double.faults.fired] == [Action.TRANSIENT]
     assert await count(backend, "Conflict") == 1
+
+
+async def test_a_write_is_retried_within_its_window_only(double: BoltDouble) -> None:
+    """A write carries the stamp of when it was decided: the driver sends it again only within the write's retry
+    window (core.change_feed.write_retry_seconds), from its first retry a few milliseconds on, so a retried write
+    still commits where the change feed has not passed; conflicting past the window, it was never applied."""
+    backend = MemgraphBackend(double.url(), "", "", f"t_{uuid.uuid4().hex[:12]}", 5, write_retry_seconds=0.3)
+    try:
+        double.faults.arm(Action.TRANSIENT, match="MERGE (n:Quick", times=2)
+        began = time.monotonic()
+        await backend.write(Statement("MERGE (n:Quick {name: 'a'})"))
+        assert time.monotonic() - began < 0.5  # the driver's own first retry waits about a second
+        double.faults.arm(Action.TRANSIENT, match="MERGE (n:Late", times=1000)
+        began = time.monotonic()
+        with pytest.raises(BackendUnavailable, match="kept refusing conflicting transactions"):
+            await backend.write(Statement("MERGE (n:Late {name: 'a'})"))
+        assert time.monotonic() - began < 2.0
+        assert await count(backend, "Late") == 0
+    finally:
+        double.faults.clear()
+        await backend.close()
 
 
 async def test_a_unique_violation_at_commit_is_retried_once_and_then_matches(

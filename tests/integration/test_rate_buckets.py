@@ -4,11 +4,14 @@ wait; an idle bucket holds at most N; another limit starts a full bucket; a cloc
 
 import pytest
 
+from tests.bolt_double import Action
+from tests.conftest import bolt_faults
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.model import GateRejection
 from write_gate.core.rate_limit import RATE_LABEL, wait_seconds
 from write_gate.engines import GraphBackend
 from write_gate.services.rate_limits import take_write
+from write_gate.serving.config import Settings
 
 pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 T = 1_800_000_000.0  # seconds since the epoch
@@ -62,3 +65,21 @@ def test_a_wait_is_rounded_up_to_a_tenth_and_never_zero() -> None:
     assert wait_seconds(0.0, 60) == 1.0
     assert wait_seconds(0.99999, 60) == 0.1
     assert wait_seconds(0.5, 7) == pytest.approx(4.3)  # 0.5 token at 7 a minute: 4.29 s, rounded up
+
+
+@pytest.mark.parametrize("engine", ["bolt"], indirect=True)
+async def test_a_take_in_doubt_refuses_the_write_and_says_it_was_not_applied(
+    settings: Settings, graph: GraphBackend
+) -> None:
+    """The engine goes away while committing the take (the Bolt double's LOST_COMMIT): the token may be gone, but
+    the call's own write was never sent, and its answer says so."""
+    faults = bolt_faults(settings)
+    faults.arm(Action.LOST_COMMIT, match=f"MERGE (b:{RATE_LABEL}")
+    try:
+        with pytest.raises(GateRejection) as refused:
+            await take_write(graph, "a", 3, T)
+    finally:
+        faults.clear()
+    rejected = refused.value.rejected
+    assert (rejected.error_code, rejected.details["applied"]) == ("BACKEND_UNAVAILABLE", False)
+    assert await refused_for(graph, "a", 3, T) is None  # the engine is back: the next take is answered

@@ -9,6 +9,7 @@ from write_gate.core.change_feed import (
     horizon,
     parse_area,
     touched_uris,
+    write_retry_seconds,
 )
 
 
@@ -99,3 +100,9 @@ def test_a_change_exactly_at_the_overlaps_edge_is_still_remembered() -> None:
     assert seen.fresh([edge, newest]) == {"Person"}
     assert seen.poll_from() == edge["at"]  # polled again from there: it is answered again, and not reported
     assert seen.fresh([edge]) == set()
+
+
+def test_a_write_is_sent_again_only_within_half_the_settle_window() -> None:
+    assert write_retry_seconds(1.0, 10.0) == 0.5
+    assert write_retry_seconds(30.0, 10.0) == 10.0  # never past the query timeout
+    assert write_retry_seconds(0.0, 10.0) == 10.0  # no window: readers rely on none

@@ -25,6 +25,14 @@ AREA_TEMPLATE = CHANGES_URI + "/{label}"
 _AREA_PREFIX = CHANGES_URI + "/"
 
 
+def write_retry_seconds(settle_seconds: float, timeout_seconds: float) -> float:
+    """How long an engine's driver may keep sending a write again (Memgraph's managed transactions, after a
+    conflict or a connection lost before COMMIT): the statement carries the stamp of when it was decided, so a
+    write sent again later than the settle window after it could commit where a poller has already passed. Half
+    the window leaves the other half to the attempts themselves. With no window (0), readers rely on none."""
+    return min(settle_seconds / 2, timeout_seconds) if settle_seconds > 0 else timeout_seconds
+
+
 def horizon(now: str, settle_seconds: float) -> str:
     """The newest stamp the feed answers at `now` (both as `core.clock` writes them)."""
     return as_utc_text(parse_at(now) - timedelta(seconds=settle_seconds))

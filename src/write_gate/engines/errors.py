@@ -15,7 +15,8 @@ logger = logging.getLogger(__name__)
 
 
 def engine_failure(exc: BackendError | BackendUnavailable, action: str) -> GateRejection:
-    """`action` is what the gate was doing ("write", "read", ...), for the message."""
+    """`action` is what the gate was doing ("write", "read", ...), for the message; a write's answer says whether
+    it may have been applied (`applied`)."""
     if isinstance(exc, StorageUnavailable):
         logger.error("the engine cannot store a %s: %s", action, exc)
         return GateRejection(
@@ -23,7 +24,7 @@ def engine_failure(exc: BackendError | BackendUnavailable, action: str) -> GateR
             "the graph engine cannot store anything now (its disk or memory is full); reads still work",
             reason="storage",
         )
-    if isinstance(exc, WriteInDoubt):
+    if isinstance(exc, WriteInDoubt) and action == "write":
         return GateRejection(
             ErrorCode.BACKEND_UNAVAILABLE,
             f"{exc}: it may or may not have been applied; read before writing again, or send the same call with "

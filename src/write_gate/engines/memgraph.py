@@ -70,10 +70,25 @@ def _is_refused_login(exc: Neo4jError) -> bool:
 _REFUSED_LOGIN = "Memgraph refused the credentials (MEMGRAPH_USER / MEMGRAPH_PASSWORD)"
 
 
+# A write's driver retries (a conflict, a connection lost before COMMIT) start at once and grow fast: each must
+# land within the write's retry window (core.change_feed.write_retry_seconds), not after the driver's second.
+_FIRST_WRITE_RETRY_SECONDS = 0.02
+
+
 class MemgraphBackend:
-    def __init__(self, url: str, user: str, password: str, database: str, timeout_seconds: float) -> None:
+    def __init__(
+        self,
+        url: str,
+        user: str,
+        password: str,
+        database: str,
+        timeout_seconds: float,
+        write_retry_seconds: float | None = None,
+    ) -> None:
+        """`write_retry_seconds`: how long the driver may send a write again (default: the timeout)."""
         self.dialect = MemgraphDialect()
         self._timeout = timeout_seconds
+        self._write_retry = timeout_seconds if write_retry_seconds is None else write_retry_seconds
         self._database = database or None
         self._driver = AsyncGraphDatabase.driver(
             url,
@@ -91,6 +106,17 @@ class MemgraphBackend:
 
     def _late(self, seconds: float) -> BackendUnavailable:
         return BackendUnavailable(f"Memgraph did not answer within {seconds:g} s")
+
+    def _session(self, access_mode: str) -> neo4j.AsyncSession:
+        if access_mode != neo4j.WRITE_ACCESS:
+            return self._driver.session(database=self._database, default_access_mode=access_mode)
+        return self._driver.session(
+            database=self._database,
+            default_access_mode=access_mode,
+            max_transaction_retry_time=self._write_retry,
+            initial_retry_delay=_FIRST_WRITE_RETRY_SECONDS,
+            retry_delay_multiplier=2.0,
+        )
 
     async def _managed(self, statement: Statement, access_mode: str) -> list[Row]:
         # Memgraph reads the timeout from BEGIN's `tx_timeout` and aborts the transaction past it.
@@ -112,9 +138,10 @@ class MemgraphBackend:
 
         try:
             with anyio.fail_after(self._deadline):
-                async with self._driver.session(database=self._database, default_access_mode=access_mode) as s:
+                async with self._session(access_mode) as s:
                     # Managed transactions retry Memgraph's TransientError ("Cannot resolve conflicting
-                    # transactions") and lost connections by themselves, for up to max_transaction_retry_time.
+                    # transactions") and lost connections by themselves, for up to max_transaction_retry_time
+                    # (a write's: its retry window, see _session).
                     run = s.execute_read if access_mode == neo4j.READ_ACCESS else s.execute_write
                     return await run(work)
         except TimeoutError as exc:
@@ -127,6 +154,9 @@ class MemgraphBackend:
             raise BackendError(str(exc)) from exc
         except _UNAVAILABLE as exc:
             raise BackendUnavailable(f"Memgraph unreachable: {type(exc).__name__}") from exc
+        except TransientError as exc:
+            # Conflicting transactions past the retry window: rolled back each time, so nothing was applied.
+            raise BackendUnavailable(f"Memgraph kept refusing conflicting transactions: {exc.message}") from exc
         except ClientError as exc:
             if _is_refused_login(exc):
                 raise BackendUnavailable(_REFUSED_LOGIN) from exc

@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 import anyio
 
 from write_gate import __version__
+from write_gate.core.change_feed import write_retry_seconds
 from write_gate.core.decisions import Policy
 from write_gate.core.formula import FormulaProvider, load_provider
 from write_gate.core.values import Limits
@@ -34,6 +35,7 @@ async def open_backend(settings: Settings) -> GraphBackend:
             settings.memgraph_password.get_secret_value(),
             settings.memgraph_database,
             settings.query_timeout_seconds,
+            write_retry_seconds(settings.change_settle_seconds, settings.query_timeout_seconds),
         )
     if settings.backend is BackendKind.FALKORDB:
         from write_gate.engines.falkordb import FalkorDBBackend
