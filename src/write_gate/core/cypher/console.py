@@ -3,8 +3,8 @@ minute, each agent's last write and rejections, and the drifted labels the fallb
 parameter; the one identifier (the fallback label) is validated and quoted.
 
 Times are the gate's ISO-8601 UTC text (`core.clock`), so its first 16 characters name the minute
-(`2026-11-22T08:05`) on both engines, and a lone lower bound (`at >= $since`) is a range the `at` index serves
-(FalkorDB #2239 concerns lone upper bounds only).
+(`2026-11-22T08:05`) on both engines, and the lower bound `at >= $since` is a range the `at` index serves, written
+exactly (core/cypher/ranges.py: FalkorDB loosens a lower bound on text too).
 """
 
 from write_gate.core.cypher.ranges import exactly
