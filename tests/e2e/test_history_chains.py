@@ -5,7 +5,7 @@ acknowledged write once, and the feed must answer it whole, in order, and never 
 
 Bounded here (one round of each kind per tier: 320 writes each); the full form, thirty rounds with kills per
 tier, enough to meet a one-in-thirty event: `WRITE_GATE_HISTORY_ROUNDS=30 uv run pytest -m history -n 3
-tests/e2e/test_history_chains.py`. Each round prints its tally."""
+-rA tests/e2e/test_history_chains.py`. Each round prints its tally (shown by -rA)."""
 
 import os
 import time

@@ -269,6 +269,8 @@ EXEMPT = {
     "Write Gate console, as agent 'console'. Open this link (it works once):": "what `write-gate console` prints; "
     "tests/e2e/test_console.py::test_the_console_command_opens_once_by_its_printed_link starts it and opens the link",
     "uv run pytest": "the suite itself; running it from inside the suite would recurse",
+    "WRITE_GATE_HISTORY_ROUNDS=30 uv run pytest -m history -n 3 -rA tests/e2e/test_history_chains.py": "the history "
+    "check's full form (about nine minutes); the suite runs tests/e2e/test_history_chains.py in its bounded form",
     "uv run mkdocs serve": "serves until stopped; tests/e2e/test_docs_site.py builds the same site with --strict",
     CLAUDE_CODE: "no Claude Code here; test_claude_code_line_is_the_desktop_entry checks it starts the server the "
     "Claude Desktop entry starts, which test_claude_desktop_config_starts_the_server runs",

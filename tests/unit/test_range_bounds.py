@@ -60,7 +60,8 @@ def test_the_check_finds_the_bounds_that_answered_too_much() -> None:
     # The feed's window before this rule: a lower bound beside the upper one did not make it exact, nor itself.
     feed = "MATCH (h:WriteGateChange)\nWHERE h.seq >= $after_seq AND h.seq <= $horizon AND h.label IN $labels"
     assert uncopied_bounds(feed, index) == ["h.seq >= $after_seq", "h.seq <= $horizon"]
-    fixed = f"MATCH (h:WriteGateChange)\nWHERE {exactly('h.seq', '>=', '$after_seq')} AND {exactly('h.seq', '<=', '$horizon')}"
+    low, high = exactly("h.seq", ">=", "$after_seq"), exactly("h.seq", "<=", "$horizon")
+    fixed = f"MATCH (h:WriteGateChange)\nWHERE {low} AND {high}"
     assert uncopied_bounds(fixed, index) == []
     # Inside an OR, bounded by a variable or a literal, written back to front: the same rule.
     paged = "MATCH (r:WriteGateChange) WHERE ($a IS NULL OR r.seq < $a OR (r.seq = $a AND r.key < $k))"
