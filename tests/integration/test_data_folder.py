@@ -4,6 +4,7 @@ engine, and unusable folders (a file, a read-only mount) are refused in one line
 
 import itertools
 import json
+import logging
 import os
 import shutil
 import stat
@@ -135,6 +136,31 @@ async def test_a_truncated_append_only_file_is_refused_with_the_engines_reason(t
     message = await refused(tmp_path)
     assert f"refused to load {incr}: Unexpected end of file" in message
     assert f"engine log: {tmp_path}/engine.log" in message and "restore the file from a backup" in message
+
+
+async def test_a_write_the_engine_was_killed_in_is_dropped_and_the_folder_loads(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A SIGKILL while the engine writes its file can leave the start of a command at its end (seen once in the
+    suite's history check): never acknowledged, so it is dropped, with a word in the log, and the folder loads
+    with every whole command. A record taken while that write was under way (counting some of its bytes) is
+    lowered to the cut; the next start finds the folder whole."""
+    await folder_with_data(tmp_path)
+    incr = incr_file(tmp_path)
+    whole = incr.read_bytes()
+    torn = b"*3\r\n$11\r\nGRAPH.QUERY\r\n$1\r\ng\r\n$20\r\nCREATE (:D {i: 1"  # cut inside its last string
+    incr.write_bytes(whole + torn)
+    record_sizes(open_data_folder(tmp_path))  # the recorder saw the torn bytes
+    with caplog.at_level(logging.WARNING, logger="write_gate.engines.acknowledged"):
+        assert await count_nodes(tmp_path) == 50
+    assert incr.read_bytes() == whole
+    assert f"dropped {len(torn)} bytes at the end of {incr}" in caplog.text
+    assert await count_nodes(tmp_path) == 50  # the record was lowered to the cut: the next start finds it whole
+
+    damaged = whole + b"*1\r\n$3\r\nabcGARBAGE"  # not a cut: damage, left to the engine, which refuses it
+    incr.write_bytes(damaged)
+    assert f"refused to load {incr}: " in await refused(tmp_path)
+    assert incr.read_bytes() == damaged
 
 
 async def test_garbage_in_the_append_only_file_is_refused_with_the_engines_reason(tmp_path: Path) -> None:

@@ -7,7 +7,8 @@ shorter than its recorded size has lost acknowledged writes. Every size is made 
 recorded, so a power loss cannot leave a file shorter than its record: no false refusal.
 
 Writers: every gate on the folder, after its engine starts, on a timer while it runs (only when a size moved)
-and when it stops. They take turns under a lock, and a recorded size is never lowered.
+and when it stops. They take turns under a lock, and a recorded size is never lowered, but for one case: a tail
+torn by a killed engine (`drop_torn_tail`).
 """
 
 import contextlib
@@ -19,6 +20,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from write_gate.core.append_only import whole_commands
 from write_gate.engines.data_folder import DataFolder, DataFolderError, manifest_files, read_record, write_durably
 
 logger = logging.getLogger(__name__)
@@ -46,6 +48,46 @@ def record_sizes(folder: DataFolder) -> dict[str, int]:
         if merged != previous:
             write_durably(folder.record, json.dumps({"sizes": merged}, sort_keys=True))  # under the lock: one writer
         return merged
+
+
+def drop_torn_tail(folder: DataFolder) -> int:
+    """Before an engine starts on a folder it has been tracking (a record exists): if the last append-only file
+    ends inside a command, drop that part; return how many bytes went.
+
+    An engine killed while it writes its file can leave the tail of that write on disk (the kernel stops a write
+    between pages): a command cut short, which the engine refuses to load (`aof-load-truncated no`), so every
+    later start would fail. Nothing in it was acknowledged: the engine answers the writes of a batch only once
+    the whole batch is written. The file otherwise holds at least its recorded size (check_whole ran first), so
+    the whole commands before the cut are all there; a record that counted some of the cut bytes (taken while the
+    write was under way) is lowered to the cut. Anything else at the end of the file (damage, not a cut) is left
+    for the engine to refuse. Without a record (an earlier version's folder, or one whose record was deleted)
+    nothing is dropped: a cut cannot be told from damage there. Call only while holding the engine lock."""
+    if not folder.manifest.is_file() or read_record(folder) is None:
+        return 0
+    names = _named(folder)
+    if not names or not names[-1].endswith(".incr.aof"):
+        return 0
+    path = folder.aof_dir / names[-1]
+    with _turn(folder):  # a running gate's recorder may look at the file meanwhile: it waits for the cut
+        data = path.read_bytes()
+        end, torn = whole_commands(data)
+        if not torn:
+            return 0
+        fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            os.ftruncate(fd, end)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        recorded = read_record(folder) or {}
+        if recorded.get(names[-1], 0) > end:
+            write_durably(folder.record, json.dumps({"sizes": {**recorded, names[-1]: end}}, sort_keys=True))
+    logger.warning(
+        "dropped %d bytes at the end of %s: a write the engine was killed in the middle of (never acknowledged)",
+        len(data) - end,
+        path,
+    )
+    return len(data) - end
 
 
 def _durable_size(path: Path) -> int:

@@ -23,7 +23,7 @@ import anyio
 from write_gate import __version__
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import engine_process
-from write_gate.engines.acknowledged import Recorder
+from write_gate.engines.acknowledged import Recorder, drop_torn_tail
 from write_gate.engines.base import BackendUnavailable, Row
 from write_gate.engines.data_folder import (
     DataFolder,
@@ -130,6 +130,7 @@ class EmbeddedEngine:
         assert folder is not None and self.socket_path is not None
         try:
             check_whole(folder)
+            drop_torn_tail(folder)
             if (legacy := legacy_engine(folder)) is not None:
                 raise DataFolderError(
                     f"an engine started by an earlier write-gate (process {legacy}) still runs on {folder.root}: "
