@@ -3,6 +3,7 @@ with an `idempotency_key` lands once, however often and however concurrently it 
 answers the first outcome (marked `_meta["write-gate/replayed"]`)."""
 
 import json
+import logging
 import os
 import signal
 from collections.abc import AsyncIterator
@@ -27,6 +28,7 @@ from write_gate.core.idempotency import arguments_digest, record_id, scope
 from write_gate.engines import BackendUnavailable, GraphBackend
 from write_gate.engines.falkordb import FalkorDBBackend
 from write_gate.interchange.backup import dump
+from write_gate.services.late_writes import LateWrites
 from write_gate.serving.config import Settings
 from write_gate.serving.idempotency_keeper import prune_once
 from write_gate.store.bundled import bundled
@@ -501,3 +503,22 @@ async def test_an_outcome_the_engine_was_away_for_is_stored_once_it_is_back(
         assert (again.structured_content, (again.meta or {}).get(REPLAYED_META)) == (first.structured_content, True)
     [record] = await records(matrix_graph)
     assert record["state"] == "done"
+
+
+class Gone:
+    """An engine that never comes back: every write fails before it is sent."""
+
+    async def write(self, statement: Statement) -> list[dict[str, Any]]:
+        raise BackendUnavailable("FalkorDB unreachable: ConnectionError")
+
+
+async def test_a_late_write_the_engine_never_takes_is_given_up_with_a_word(caplog: pytest.LogCaptureFixture) -> None:
+    """The engine stays away for longer than the claim's stale window: the late write stops trying, says so, and
+    the claim goes stale as it would have."""
+    late = LateWrites(retry_seconds=0.01)
+    with caplog.at_level(logging.WARNING, logger="write_gate.services.late_writes"):
+        late.keep_trying(Gone(), Statement("RETURN 1"), "settled", for_seconds=0.05)  # type: ignore[arg-type]
+        with anyio.fail_after(5):
+            while late.pending:
+                await anyio.sleep(0.01)
+    assert "an idempotency record was never settled: the engine stayed away" in caplog.text
