@@ -287,6 +287,7 @@ LONGEST_FIRST = (
     "tests/clients/",
     "tests/official_memory/",
     "tests/e2e/test_storms.py",
+    "tests/e2e/test_history_chains.py",
     "tests/e2e/test_bench.py",
     "tests/e2e/test_bad_input.py",
     "tests/e2e/test_fuzz_all_tools.py",
