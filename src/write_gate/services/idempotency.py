@@ -165,3 +165,5 @@ class IdempotencyRecords:
         except (BackendUnavailable, BackendError) as exc:
             logger.warning("an idempotency record was not %s yet (%s); trying again in the background", what, exc)
             self.late.keep_trying(self.backend, statement, what, self.window.stale.total_seconds())
+        except Exception as exc:  # anything else: the call's own answer still goes out, as it always did
+            logger.warning("an idempotency record was not %s: %s", what, exc)
