@@ -99,6 +99,12 @@ class Marker:
         return [str(self.n(i)) for i in range(8)] + [repr(self.f(i)) for i in range(8)]
 
 
+def by_id(statement: Statement | None) -> Statement:
+    """A page in engine id order: its cursor's position is an id (-1 for the first page), not a `_key`."""
+    assert statement is not None
+    return Statement(statement.text, {"after": -1})
+
+
 def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
     """Every statement shape, built from `m`'s values."""
     s = m.s
@@ -317,6 +323,16 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_page_search": lambda: read_cypher.page_of_labels(("Organization", "Person"), searching=True),
         "read_page_search_claims": lambda: read_cypher.page_of_labels(("Person",), searching=True, filtered=True),
         "read_page_search_knowledge": lambda: read_cypher.page_of_labels(("Person",), searching=True, knowledge=True),
+        # FalkorDB's pages (engine id order); the cursor's position is an id.
+        "read_page_by_id": lambda: by_id(
+            read_cypher.page_of_labels(("Organization", "Person"), searching=False, by_id=True)
+        ),
+        "read_page_search_by_id": lambda: by_id(
+            read_cypher.page_of_labels(("Organization", "Person"), searching=True, by_id=True)
+        ),
+        "read_page_search_claims_knowledge_by_id": lambda: by_id(
+            read_cypher.page_of_labels(("Person",), searching=True, by_id=True, filtered=True, knowledge=True)
+        ),
         "read_ids_with_matching_claims": lambda: read_cypher.IDS_WITH_MATCHING_CLAIMS,
         "read_ids_by_name": lambda: read_cypher.ids_by_name(["Person", "Organization"], ["Npc"]),
         "read_expand": lambda: read_cypher.expand(outgoing_only=False),
@@ -326,6 +342,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_label_count": lambda: read_cypher.label_count("Person"),
         "read_relationship_count": lambda: read_cypher.relationship_count("KNOWS"),
         "read_export_page": lambda: export_cypher.export_page("Person"),
+        "read_export_page_by_id": lambda: by_id(export_cypher.export_page("Person", by_id=True)),
         "read_export_relationships": lambda: export_cypher.EXPORT_RELATIONSHIPS,
         "merge_entities": lambda: Statement(
             resolution_cypher.merge_into(
@@ -381,8 +398,10 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "prune_history_changes": lambda: prune_changes(s("time")),
         "prune_history_conflicts": lambda: prune_conflicts(s("time")),
         "read_backup_count_nodes": lambda: backup_cypher.COUNT_NODES,
-        "read_backup_node_page": lambda: backup_cypher.NODE_PAGE,
-        "read_backup_relationship_page": lambda: backup_cypher.RELATIONSHIP_PAGE,
+        "read_backup_node_page": lambda: backup_cypher.node_page(False),
+        "read_backup_node_page_by_id": lambda: backup_cypher.node_page(True),
+        "read_backup_relationship_page": lambda: backup_cypher.relationship_page(False),
+        "read_backup_relationship_page_by_id": lambda: backup_cypher.relationship_page(True),
         "restore_nodes": lambda: backup_cypher.restore_nodes(["Person", "Employee"]),
         "restore_nodes_unlabelled": lambda: backup_cypher.restore_nodes([]),
         "restore_relationships": lambda: backup_cypher.restore_relationships("WORKS_FOR"),

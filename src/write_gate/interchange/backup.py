@@ -16,8 +16,8 @@ from write_gate.core.backup_file import (
 from write_gate.core.clock import utc_now
 from write_gate.core.cypher.backup import (
     COUNT_NODES,
-    NODE_PAGE,
-    RELATIONSHIP_PAGE,
+    node_page,
+    relationship_page,
     restore_nodes,
     restore_relationships,
 )
@@ -31,15 +31,19 @@ PAGE_SIZE = 5000
 BATCH_SIZE = 1000
 
 
-async def _pages(backend: GraphBackend, page: Statement, page_size: int) -> AsyncIterator[list[dict]]:
+async def _pages(
+    backend: GraphBackend, page: Statement, page_size: int, position: str = "id"
+) -> AsyncIterator[list[dict]]:
+    """Pages of `page_size` nodes by engine id; `position` is the column holding each row's node id (a node may
+    give several rows, one per relationship)."""
     cursor = -1
     while True:
         rows = await backend.read(Statement(page.text, {"cursor": cursor, "limit": page_size}))
         if rows:
             yield rows
-        if len(rows) < page_size:
+        if len({row[position] for row in rows}) < page_size:
             return
-        cursor = rows[-1]["id"]
+        cursor = rows[-1][position]
 
 
 async def dump(backend: GraphBackend, page_size: int = PAGE_SIZE) -> AsyncIterator[str]:
@@ -56,13 +60,16 @@ async def dump(backend: GraphBackend, page_size: int = PAGE_SIZE) -> AsyncIterat
 async def _lines(backend: GraphBackend, page_size: int) -> AsyncIterator[str]:
     yield header_line(backend.dialect.name, utc_now())
     positions: dict[int, int] = {}
-    async for rows in _pages(backend, NODE_PAGE, page_size):
+    by_id = backend.dialect.pages_by_id
+    async for rows in _pages(backend, node_page(by_id), page_size):
         for row in rows:
             positions[row["id"]] = len(positions)
             yield node_line(positions[row["id"]], row["labels"], row["props"])
     relationships = 0
-    async for rows in _pages(backend, RELATIONSHIP_PAGE, page_size):
+    async for rows in _pages(backend, relationship_page(by_id), page_size, position="from_id"):
         for row in rows:
+            if row["id"] is None:  # a node with no outgoing relationship
+                continue
             start, end = positions.get(row["from_id"]), positions.get(row["to_id"])
             if start is not None and end is not None:
                 relationships += 1

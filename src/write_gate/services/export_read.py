@@ -22,7 +22,6 @@ from write_gate.core.export_records import (
     exported_relation,
 )
 from write_gate.core.identifiers import normalize_identifier
-from write_gate.core.identity import KEY_FIELD
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.core.registry import SchemaRegistry
 from write_gate.services.gate import Gate
@@ -121,8 +120,8 @@ async def read_export(
     progress: Progress = no_progress,
     hierarchy_type: str = HIERARCHY_TYPE,
 ) -> ExportedGraph:
-    """The nodes label by label (sorted), each label in `_key` order; then the relationships between them, by
-    start node in that order, each node's in relationship id order. `progress` is told after every page;
+    """The nodes label by label (sorted), each label in its engine's page order (`Dialect.pages_by_id`); then
+    the relationships between them, by start node in that order, each node's in relationship id order. `progress` is told after every page;
     `hierarchy_type` is the child -> parent type whose end names each node's parentId."""
     filters = filters or ExportFilter()
     registry = gate.registry
@@ -134,8 +133,9 @@ async def read_export(
     for label in labels:
         entry = registry.get_entry(label)
         declared = entry.merge_keys if entry is not None else ()
-        statement = export_cypher.export_page(label)
-        after = ""
+        by_id = gate.backend.dialect.pages_by_id
+        statement = export_cypher.export_page(label, by_id)
+        after: int | str = -1 if by_id else ""
         while True:
             rows = await gate.reader.read(Statement(statement.text, {**params, "after": after, "limit": page_size}))
             for row in rows:
@@ -148,7 +148,7 @@ async def read_export(
             await progress(len(graph.nodes))
             if len(rows) < page_size:
                 break
-            after = rows[-1]["props"][KEY_FIELD]
+            after = rows[-1]["key"]
     parents: dict[str, str | None] = {}
     engine_ids = list(ids)
     for start in range(0, len(engine_ids), page_size):

@@ -474,10 +474,11 @@ class Reader:
         knowledge: EntityFilter | None = None,
         include_archived: bool = False,
     ) -> tuple[list[int], str | None]:
-        """Up to `limit` node ids, label after label (sorted), each label in `_key` order; the cursor holds
-        the label and the last `_key` answered. One more row than the page is asked for, so the cursor is
-        null exactly when nothing is left."""
-        position = decode_cursor(cursor, kind, l=str, a=str)
+        """Up to `limit` node ids, label after label (sorted), each label in its engine's page order (engine id
+        or `_key`: `Dialect.pages_by_id`); the cursor holds the label and the last position answered. One more
+        row than the page is asked for, so the cursor is null exactly when nothing is left."""
+        by_id = self._backend.dialect.pages_by_id
+        position = decode_cursor(cursor, kind, l=str, a=int if by_id else str)
         names = self.labels_to_read(labels)
         if position is not None:
             names = [label for label in names if label >= position["l"]]
@@ -486,13 +487,15 @@ class Reader:
         statement = read_cypher.page_of_labels(
             tuple(names),
             searching=query is not None,
+            by_id=by_id,
             filtered=filtered,
             knowledge=narrowed,
             include_archived=include_archived,
         )
         if statement is None:
             return [], None
-        after = position["a"] if position is not None and names[0] == position["l"] else ""
+        start: int | str = -1 if by_id else ""
+        after = position["a"] if position is not None and names[0] == position["l"] else start
         params: dict[str, Any] = {"after": after, "limit": limit + 1}
         if query is not None:
             params["query"] = fold(query)
@@ -501,9 +504,9 @@ class Reader:
         if narrowed and knowledge is not None:
             params |= knowledge.params()
         rows = await self.read(Statement(statement.text, params))
-        rows.sort(key=lambda row: row["part"])  # label after label; stable, so each keeps its `_key` order
+        rows.sort(key=lambda row: row["part"])  # label after label; stable, so each keeps its page order
         ids: list[int] = []
-        last: tuple[str, str] | None = None
+        last: tuple[str, int | str] | None = None
         for row in rows:
             if len(ids) == limit:
                 return ids, encode_cursor(kind, l=last[0], a=last[1]) if last else None

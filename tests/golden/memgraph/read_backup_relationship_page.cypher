@@ -1,2 +1,4 @@
-MATCH (a)-[r]->(b) WHERE id(r) > $cursor WITH a, r, b ORDER BY id(r) LIMIT $limit
-RETURN id(r) AS id, id(a) AS from_id, id(b) AS to_id, type(r) AS type, properties(r) AS props
+MATCH (a) WHERE id(a) > $cursor WITH a ORDER BY id(a) LIMIT $limit
+OPTIONAL MATCH (a)-[r]->(b)
+RETURN id(a) AS from_id, id(r) AS id, id(b) AS to_id, type(r) AS type, properties(r) AS props
+ORDER BY from_id, id

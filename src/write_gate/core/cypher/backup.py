@@ -1,6 +1,6 @@
 """The lossless backup's statements: every node and relationship as stored, out by pages and back by batches.
 
-Pages walk the engine's own ids upward (keyset paging: no SKIP rescans). Restore creates one label set's or one
+Pages walk the engine's own node ids upward (keyset paging: no SKIP rescans), relationships by their start node. Restore creates one label set's or one
 relationship type's batch per statement (labels and types cannot be parameters); values travel as parameters.
 """
 
@@ -13,16 +13,26 @@ from write_gate.core.identifiers import quote
 # Safe retries' records are left out: a keyed import_graph restore has claimed its key before it checks.
 COUNT_NODES = Statement(f"MATCH (n) WHERE NOT n:{IDEMPOTENCY_LABEL} RETURN count(n) AS nodes")
 
-# The page is chosen before its properties are read: the engine need not read every node's to sort them.
-NODE_PAGE = Statement(
-    "MATCH (n) WHERE id(n) > $cursor WITH n ORDER BY id(n) LIMIT $limit\n"
-    "RETURN id(n) AS id, labels(n) AS labels, properties(n) AS props"
-)
 
-RELATIONSHIP_PAGE = Statement(
-    "MATCH (a)-[r]->(b) WHERE id(r) > $cursor WITH a, r, b ORDER BY id(r) LIMIT $limit\n"
-    "RETURN id(r) AS id, id(a) AS from_id, id(b) AS to_id, type(r) AS type, properties(r) AS props"
-)
+def _first_after(var: str, by_id: bool) -> str:
+    """The first `$limit` nodes after engine id `$cursor`, in id order. The page is chosen before its properties
+    are read. By id (FalkorDB), the seek runs in id order and stops at the limit; elsewhere the engine sorts."""
+    return f"MATCH ({var}) WHERE id({var}) > $cursor WITH {var} {'' if by_id else f'ORDER BY id({var}) '}LIMIT $limit\n"
+
+
+def node_page(by_id: bool) -> Statement:
+    return Statement(_first_after("n", by_id) + "RETURN id(n) AS id, labels(n) AS labels, properties(n) AS props")
+
+
+def relationship_page(by_id: bool) -> Statement:
+    """The outgoing relationships of the first `$limit` nodes after `$cursor` (a row with a null `id` for a node
+    with none, so the walk moves past it), by start node then relationship id: a page costs its nodes and their
+    relationships, where a walk by relationship id reads every relationship for each page."""
+    return Statement(
+        _first_after("a", by_id) + "OPTIONAL MATCH (a)-[r]->(b)\n"
+        "RETURN id(a) AS from_id, id(r) AS id, id(b) AS to_id, type(r) AS type, properties(r) AS props\n"
+        "ORDER BY from_id, id"
+    )
 
 
 def restore_nodes(labels: Sequence[str]) -> Statement:

@@ -1,7 +1,7 @@
 """Export statement builders: a walk of the graph that keeps every node's identity. Pure and read-only.
 
-Nodes come label by label, each label keyset-paged on `_key` (its index), with the export's filters in the
-statement as parameters (a null one passes everything); each page's outgoing relationships come with their
+Nodes come label by label, each label keyset-paged in its engine's page order (engine id on FalkorDB, `_key` on
+Memgraph: `core.cypher.reads.page_tail`), with the export's filters in the statement as parameters (a null one passes everything); each page's outgoing relationships come with their
 endpoints' engine ids, so the export names both ends by `label:_key` and never by a display name alone.
 Aliases (merged-away nodes) are never exported; archived nodes only when asked.
 """
@@ -9,11 +9,9 @@ Aliases (merged-away nodes) are never exported; archived nodes only when asked.
 import functools
 
 from write_gate.core.cypher.aliases import not_alias
-from write_gate.core.cypher.ranges import exactly
-from write_gate.core.cypher.reads import not_archived
+from write_gate.core.cypher.reads import not_archived, page_tail, position_after
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
-from write_gate.core.identity import KEY_FIELD
 
 # The filters' conditions: each parameter null means "no filter". Tags: any of `$tags` (already normalised); a
 # `tags` written as one string (write_node takes any value) counts as one tag: `[] + x` is a list either way, where
@@ -28,16 +26,15 @@ _FILTERS = (
 
 
 @functools.lru_cache(maxsize=64)
-def export_page(label: str) -> Statement:
-    """Up to `$limit` nodes of `label` after `_key` `$after`, in `_key` order, with their labels and every
-    property. Parameters: `after`, `limit`, `include_archived`, `start`, `end`, `min_confidence`, `tags`."""
-    conditions = " AND ".join((exactly(f"n.{KEY_FIELD}", ">", "$after"), not_alias("n"), *_FILTERS))
+def export_page(label: str, by_id: bool = False) -> Statement:
+    """Up to `$limit` nodes of `label` after position `$after` (engine id with `by_id`, else `_key`), in that
+    order, with their labels and every property, and the position as `key`. Parameters: `after`, `limit`,
+    `include_archived`, `start`, `end`, `min_confidence`, `tags`."""
+    conditions = " AND ".join((position_after("n", by_id, "$after"), not_alias("n"), *_FILTERS))
     return Statement(
         f"MATCH (n:{quote(label)})\n"
         f"WHERE {conditions}\n"
-        f"RETURN id(n) AS id, labels(n) AS labels, properties(n) AS props, n.{KEY_FIELD} AS key\n"
-        "ORDER BY key\n"
-        "LIMIT $limit"
+        f"RETURN id(n) AS id, labels(n) AS labels, properties(n) AS props, {page_tail('n', by_id)}"
     )
 
 

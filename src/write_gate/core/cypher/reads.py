@@ -1,9 +1,10 @@
 """Read statement builders: pure, parameterised, and run read-only at the engine.
 
-Pages are keyset-paginated per label on the identity property `_key`, which every label indexes (an
-index seek and an ordered range on both engines, where `id(n) > $after` would scan and sort every node
-on Memgraph), so a walk sees every node that exists throughout it exactly once; every label's part of a
-page is asked for in one statement (a round trip costs more than the rows a label may answer in vain).
+Pages are keyset-paginated per label: on FalkorDB by engine id (a scan in id order that stops at the page), on
+Memgraph by the identity property `_key`, which every label indexes (an ordered range, where `id(n) > $after`
+would scan every node of the label); so a walk sees every node that exists throughout it exactly once. Every
+label's part of a page is asked for in one statement (a round trip costs more than the rows a label may answer
+in vain).
 Neighbours are bounded per node: a hub with 20,000 relationships answers a page of them, not all.
 """
 
@@ -46,39 +47,58 @@ def knowledge_matches(var: str) -> str:
     )
 
 
+def position_after(var: str, by_id: bool, after: str) -> str:
+    """The page's lower bound on a node's position: its engine id (FalkorDB), or its `_key`, exactly."""
+    return f"id({var}) > {after}" if by_id else exactly(f"{var}.{KEY_FIELD}", ">", after)
+
+
+def page_tail(var: str, by_id: bool) -> str:
+    """The end of a label's page: its position as `key`, then the first `$limit` in position order. By id, the
+    label's scan already runs in id order and stops at the limit, so there is nothing to sort (an ORDER BY would
+    read and sort every node past the cursor)."""
+    if by_id:
+        return f"id({var}) AS key\nLIMIT $limit"
+    return f"{var}.{KEY_FIELD} AS key\nORDER BY key\nLIMIT $limit"
+
+
 @functools.lru_cache(maxsize=64)
 def page_of_labels(
     labels: tuple[str, ...],
     *,
     searching: bool,
+    by_id: bool = False,
     filtered: bool = False,
     knowledge: bool = False,
     include_archived: bool = False,
 ) -> Statement | None:
     """A page across `labels` in one round trip: for each label in turn (its place in `labels` is the `part`
-    column), its first `$limit` nodes in `_key` order, after `$after` in the first label and from the start
-    in the others. Parameters: `after` ('' for the first page), `limit`, `query` (folded) when searching,
-    the claim filter's when `filtered` (`claim_matches`), the knowledge filter's when `knowledge`
-    (`knowledge_matches`); archived nodes only with `include_archived`. None for no labels."""
+    column), its first `$limit` nodes in position order (engine id with `by_id`, else `_key`), after `$after` in
+    the first label and from the start in the others. Parameters: `after` (-1 or '' for the first page),
+    `limit`, `query` (folded) when searching, the claim filter's when `filtered` (`claim_matches`), the knowledge
+    filter's when `knowledge` (`knowledge_matches`); archived nodes only with `include_archived`. None for no
+    labels."""
+    start = "-1" if by_id else "''"
     parts = []
     for part, label in enumerate(labels):
-        conditions = [exactly(f"n.{KEY_FIELD}", ">", "$after" if part == 0 else "''"), not_alias("n")]
+        conditions = [position_after("n", by_id, "$after" if part == 0 else start), not_alias("n")]
         if not include_archived:
             conditions.append(not_archived("n"))
         if filtered:
             conditions.append(claim_matches("n"))
         if knowledge:
             conditions.append(knowledge_matches("n"))
-        # A search tests its text first, on a label scan: that is what narrows it, where a `_key` range from
-        # the start holds every node and FalkorDB's index scan of it costs three times the label scan (its
-        # planner keeps to the label scan when the text test stands alone in a WITH of its own).
-        narrowed = f"WITH n WHERE n.{SEARCH_FIELD} CONTAINS $query\n" if searching else ""
+        narrowed = ""
+        if searching and by_id:
+            conditions.insert(1, f"n.{SEARCH_FIELD} CONTAINS $query")
+        elif searching:
+            # A search tests its text first, on a label scan: that is what narrows it, where a `_key` range from
+            # the start holds every node and FalkorDB's index scan of it costs three times the label scan (its
+            # planner keeps to the label scan when the text test stands alone in a WITH of its own).
+            narrowed = f"WITH n WHERE n.{SEARCH_FIELD} CONTAINS $query\nWITH n "
         parts.append(
             f"MATCH (n:{quote(label)})\n"
-            f"{narrowed}{'WITH n ' if searching else ''}WHERE {' AND '.join(conditions)}\n"
-            f"RETURN {part} AS part, id(n) AS id, n.{KEY_FIELD} AS key\n"
-            "ORDER BY key\n"
-            "LIMIT $limit"
+            f"{narrowed}WHERE {' AND '.join(conditions)}\n"
+            f"RETURN {part} AS part, id(n) AS id, {page_tail('n', by_id)}"
         )
     return Statement("\nUNION ALL\n".join(parts)) if parts else None
 
