@@ -1,7 +1,8 @@
 """The lossless backup's statements: every node and relationship as stored, out by pages and back by batches.
 
-Pages walk the engine's own node ids upward (keyset paging: no SKIP rescans), relationships by their start node. Restore creates one label set's or one
-relationship type's batch per statement (labels and types cannot be parameters); values travel as parameters.
+Pages walk the engine's own node ids upward (keyset paging: no SKIP rescans), relationships by their start node.
+Restore creates one label set's or one relationship type's batch per statement (labels and types cannot be
+parameters); values travel as parameters.
 """
 
 from collections.abc import Sequence
