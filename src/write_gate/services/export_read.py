@@ -121,8 +121,8 @@ async def read_export(
     hierarchy_type: str = HIERARCHY_TYPE,
 ) -> ExportedGraph:
     """The nodes label by label (sorted), each label in its engine's page order (`Dialect.pages_by_id`); then
-    the relationships between them, by start node in that order, each node's in relationship id order. `progress` is told after every page;
-    `hierarchy_type` is the child -> parent type whose end names each node's parentId."""
+    the relationships between them, by start node in that order, each node's in relationship id order.
+    `progress` is told after every page; `hierarchy_type` is the child -> parent type whose end names each node's parentId."""
     filters = filters or ExportFilter()
     registry = gate.registry
     labels = filters.label_names(registry)

@@ -2,7 +2,8 @@
 
 Nodes come label by label, each label keyset-paged in its engine's page order (engine id on FalkorDB, `_key` on
 Memgraph: `core.cypher.reads.page_tail`), with the export's filters in the statement as parameters (a null one
-passes everything); each page's outgoing relationships come with their endpoints' engine ids, so the export names both ends by `label:_key` and never by a display name alone.
+passes everything); each page's outgoing relationships come with their endpoints' engine ids, so the export
+names both ends by `label:_key` and never by a display name alone.
 Aliases (merged-away nodes) are never exported; archived nodes only when asked.
 """
 
