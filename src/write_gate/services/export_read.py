@@ -122,7 +122,8 @@ async def read_export(
 ) -> ExportedGraph:
     """The nodes label by label (sorted), each label in its engine's page order (`Dialect.pages_by_id`); then
     the relationships between them, by start node in that order, each node's in relationship id order.
-    `progress` is told after every page; `hierarchy_type` is the child -> parent type whose end names each node's parentId."""
+    `progress` is told after every page; `hierarchy_type` is the child -> parent type
+    whose end names each node's parentId."""
     filters = filters or ExportFilter()
     registry = gate.registry
     labels = filters.label_names(registry)
