@@ -8,10 +8,14 @@ import pytest
 
 from tests.conftest import COMPOSITE_SCHEMAS, open_client
 from write_gate.core.cypher.statement import Statement
+from write_gate.core.feed_windows import SEQ_NUMBER, seq_number
+from write_gate.core.history import CHANGE_LABEL
 from write_gate.core.identity import identity_key
 from write_gate.engines import GraphBackend
+from write_gate.services.change_feed import feed_page
 from write_gate.serving.config import Settings
 from write_gate.store.backfill import backfill_identity
+from write_gate.store.history_order import backfill_feed_windows
 from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
@@ -76,3 +80,18 @@ async def test_old_nodes_get_their_identity_and_the_gate_finds_them(settings: Se
     assert rows == [{"age": 41}]  # the old node was found by its new key, not written again
     assert [e["name"] for e in searched.structured_content["entities"]] == ["Émile"]
     assert [e["name"] for e in town.structured_content["entities"]] == ["Springfield"]
+
+
+async def test_old_change_records_get_their_number_and_the_feed_answers_them(graph: GraphBackend) -> None:
+    """Migration 0013: records written before `seq_n` get it, and the feed's windows find them."""
+    seqs = [f"2026-11-28T10:00:{i % 60:02d}.{i:03d}Z" + "#" * (i % 2) for i in range(25)]
+    rows = [{"seq": seq, "at": seq[:24], "change_id": f"c{i:02d}", "label": "Person"} for i, seq in enumerate(seqs)]
+    await graph.write(Statement(f"UNWIND $rows AS row CREATE (h:{CHANGE_LABEL}) SET h += row", {"rows": rows}))
+    await graph.ensure_index(CHANGE_LABEL, SEQ_NUMBER)
+
+    assert await backfill_feed_windows(graph) == len(rows)
+
+    numbered = await graph.read(Statement(f"MATCH (h:{CHANGE_LABEL}) RETURN h.seq AS seq, h.{SEQ_NUMBER} AS n"))
+    assert sorted((r["seq"], r["n"]) for r in numbered) == sorted((s, seq_number(s)) for s in seqs)
+    page = await feed_page(graph.read, "", "", "2026-11-28T10:01:00.000Z", None, 10)
+    assert [row["change_id"] for row in page] == [r["change_id"] for r in sorted(rows, key=lambda r: r["seq"])][:10]

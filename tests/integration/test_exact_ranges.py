@@ -15,14 +15,16 @@ from typing import Any
 import pytest
 
 from tests.conftest import is_bolt_tier
-from write_gate.core.cypher.change_feed import CHANGED_AREAS, CHANGES_AFTER, LATEST_CHANGES
+from write_gate.core.cypher.change_feed import CHANGED_AREAS
 from write_gate.core.cypher.history_reads import CONFLICTS, changes_of
 from write_gate.core.cypher.history_retention import prune_changes
 from write_gate.core.cypher.reads import page_of_labels
 from write_gate.core.cypher.statement import Statement
+from write_gate.core.feed_windows import SEQ_NUMBER, seq_number
 from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL
 from write_gate.core.identity import KEY_FIELD
 from write_gate.engines import GraphBackend
+from write_gate.services.change_feed import feed_page, newest
 from write_gate.serving.config import BackendKind, Settings
 
 pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
@@ -49,7 +51,8 @@ def records(rng: random.Random, changes: int = 150) -> list[dict[str, Any]]:
         key = f"k{rng.randrange(6)}"
         for n in range(rng.choice((1, 1, 2, 3))):
             out.append(
-                {"seq": seq, "at": at, "change_id": change_id, "label": label, "key": key, "subject": "node"}
+                {"seq": seq, "seq_n": seq_number(seq), "at": at, "change_id": change_id, "label": label}
+                | {"key": key, "subject": "node"}
                 | {"properties": [f"p{n}"], "op": "set"}
             )
     return out
@@ -78,7 +81,7 @@ async def create(graph: GraphBackend, label: str, rows: list[dict[str, Any]]) ->
 
 @pytest.fixture
 async def history(graph: GraphBackend) -> list[dict[str, Any]]:
-    for prop in ("seq", "at", "key"):
+    for prop in ("seq", "at", "key", SEQ_NUMBER):
         await graph.ensure_index(CHANGE_LABEL, prop)
     rows = records(random.Random(SEED))
     await create(graph, CHANGE_LABEL, rows)
@@ -135,7 +138,8 @@ async def test_the_feed_answers_exactly_the_changes_in_its_window(graph: GraphBa
         labels = rng.choice([None, sorted(rng.sample(LABELS, 2))])
         limit = rng.choice([1, 7, 1000])
         params = {"labels": labels, "after_seq": cursor[0], "after_id": cursor[1], "horizon": horizon, "limit": limit}
-        rows = await graph.read(given(CHANGES_AFTER, params))
+        # Through the windows the feed plans (core/feed_windows.py): probes, shrinking and growing included.
+        rows = await feed_page(graph.read, cursor[0], cursor[1], horizon, labels, limit)
         want = feed_expected(history, labels, cursor[0], cursor[1], horizon, limit)
         assert [(row["seq"], row["change_id"]) for row in rows] == want, params
         in_area = [
@@ -147,10 +151,10 @@ async def test_the_feed_answers_exactly_the_changes_in_its_window(graph: GraphBa
 
 async def test_the_newest_changes_come_whole(graph: GraphBackend, history: list[dict]) -> None:
     for limit in (1, 5, 40):
-        rows = await graph.read(given(LATEST_CHANGES, {"labels": None, "limit": limit}))
-        newest = sorted({(r["seq"], r["change_id"]) for r in history})[-limit:]
-        assert [(row["seq"], row["change_id"]) for row in rows] == newest
-        counts = [sum(1 for r in history if (r["seq"], r["change_id"]) == pair) for pair in newest]
+        rows = await newest(graph.read, None, limit, "2026-11-28T10:10:00.000Z")
+        latest = sorted({(r["seq"], r["change_id"]) for r in history})[-limit:]
+        assert [(row["seq"], row["change_id"]) for row in rows] == latest
+        counts = [sum(1 for r in history if (r["seq"], r["change_id"]) == pair) for pair in latest]
         assert [len(row["records"]) for row in rows] == counts
 
 
@@ -187,7 +191,7 @@ async def test_a_subjects_history_pages_by_its_cursor(graph: GraphBackend, histo
 
 
 async def test_the_prune_deletes_exactly_the_records_before_its_cutoff(graph: GraphBackend) -> None:
-    for prop in ("seq", "at", "key"):
+    for prop in ("seq", "at", "key", SEQ_NUMBER):
         await graph.ensure_index(CHANGE_LABEL, prop)
     rng = random.Random(SEED + 3)
     for _ in range(WINDOWS // 4):  # each trial deletes: the records are written again for the next
@@ -242,5 +246,6 @@ async def test_the_watchers_poll_answers_from_its_time_on(graph: GraphBackend, h
     )
     for _ in range(WINDOWS):
         since = near(rng, [r["at"] for r in history])
-        rows = await graph.read(given(CHANGED_AREAS, {"since": since, "limit": 10_000}))
+        params = {"since": since, "since_n": seq_number(since), "limit": 10_000}
+        rows = await graph.read(given(CHANGED_AREAS, params))
         assert [(row["at"], row["change_id"], row["label"]) for row in rows] == check(since)

@@ -59,7 +59,7 @@ from write_gate.core.cypher.typed_writes import Link, count_matching, relationsh
 from write_gate.core.cypher.writes import write_node, write_relationship
 from write_gate.core.merging import Group
 from write_gate.core.quarantine import entry_record
-from write_gate.store import backfill, text_indexes
+from write_gate.store import backfill, history_order, text_indexes
 
 GOLDEN = Path(__file__).parent.parent / "golden"
 
@@ -383,6 +383,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_history_of_relationship": lambda: history_reads.changes_of(relationship=True),
         "read_conflicts": lambda: history_reads.CONFLICTS,
         "read_changes_after": lambda: change_feed_cypher.CHANGES_AFTER,
+        "read_feed_window_probe": lambda: change_feed_cypher.WINDOW_PROBE,
         "read_latest_changes": lambda: change_feed_cypher.LATEST_CHANGES,
         "read_changed_areas": lambda: change_feed_cypher.CHANGED_AREAS,
         "read_duplicate_candidates": lambda: resolution_cypher.candidates("Person", ["email", "url"]),
@@ -395,6 +396,8 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "backfill_without_key": lambda: backfill.without_key("Person"),
         "backfill_taken": lambda: backfill.taken_keys("Person", [s("key")]),
         "backfill_set": lambda: backfill.SET_BACKFILLED,
+        "backfill_feed_windows": lambda: Statement(history_order.number_seq(False).text, {"after": -1}),
+        "backfill_feed_windows_by_id": lambda: Statement(history_order.number_seq(True).text, {"after": -1}),
         "prune_history_changes": lambda: prune_changes(s("time")),
         "prune_history_conflicts": lambda: prune_conflicts(s("time")),
         "read_backup_count_nodes": lambda: backup_cypher.COUNT_NODES,
@@ -643,6 +646,11 @@ RUN_TIME_PARAMETERS = {
     "after_property": None,
     # The change feed: nothing stamped after the end of 2026 answered yet.
     "horizon": "2026-12-31T23:59:59.999Z",
+    # Its window (core/feed_windows.py): the year 2026, as `seq_n`s; a probe's cap; the watcher's `since`.
+    "low": 260101000000000,
+    "high": 261231235959999,
+    "cap": 40,
+    "since_n": 0,
     # The ranked search: candidates per label, words every match contains.
     "window": 10,
     "required": ["ada"],

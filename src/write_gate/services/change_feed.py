@@ -2,6 +2,7 @@
 resource answers. See `core.change_feed` for the order and the horizon that keeps a poller from skipping a
 change that commits late."""
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -10,8 +11,17 @@ from pydantic.json_schema import SkipJsonSchema
 from write_gate.core.change_feed import group_changes, horizon
 from write_gate.core.claims import ValueProvenance, parse_claim
 from write_gate.core.clock import utc_now
-from write_gate.core.cypher.change_feed import CHANGES_AFTER, LATEST_CHANGES
+from write_gate.core.cypher.change_feed import CHANGES_AFTER, LATEST_CHANGES, WINDOW_PROBE
 from write_gate.core.cypher.statement import Statement
+from write_gate.core.feed_windows import (
+    Window,
+    cap_for,
+    first_window,
+    grown,
+    latest_window,
+    plan_after,
+    plan_latest,
+)
 from write_gate.core.model import GateRejection
 from write_gate.services.gate import Gate
 from write_gate.services.history import filter_label, subject_of_record
@@ -19,6 +29,7 @@ from write_gate.services.reads import Cursor, decode_cursor, encode_cursor
 
 MAX_LIMIT = 500
 LATEST = 20  # the changes a change resource's read answers
+MAX_PROBES = 24  # a window grows 8 times or shrinks to a quarter per probe: 24 reach any feed's page
 _KIND = "changes"
 _START = {"s": "", "c": ""}  # before every record: a first call reads from the oldest kept one
 
@@ -90,16 +101,67 @@ def _labels(gate: Gate, labels: list[str] | None) -> list[str] | None:
     return None if labels is None else sorted({filter_label(gate, label) for label in labels})
 
 
+Read = Callable[[Statement], Awaitable[list[dict[str, Any]]]]
+
+
+async def _window_after(read: Read, after_seq: str, horizon_text: str, labels: list[str] | None, wanted: int) -> Window:
+    """The window a page after `after_seq` reads: probed until it holds `wanted` records or all there are
+    (core/feed_windows.py). Each probe reads at most `cap_for(wanted)` records."""
+    window = first_window(after_seq, horizon_text)
+    for _ in range(MAX_PROBES):
+        params = {"low": window.low, "high": window.high, "labels": labels, "cap": cap_for(wanted)}
+        seen = [row["n"] for row in await read(Statement(WINDOW_PROBE.text, params))]
+        plan = plan_after(window, seen, wanted, after_seq, horizon_text)
+        window = plan.next
+        if plan.read:
+            break
+    return window
+
+
+async def feed_page(
+    read: Read, after_seq: str, after_id: str, horizon_text: str, labels: list[str] | None, limit: int
+) -> list[dict[str, Any]]:
+    """The first `limit` changes after the cursor (`after_seq`, `after_id`) up to the horizon, each with its
+    records (CHANGES_AFTER's rows), from a window that holds them."""
+    window: Window | None = await _window_after(read, after_seq, horizon_text, labels, limit)
+    rows: list[dict[str, Any]] = []
+    while window is not None:
+        params = {
+            "labels": labels,
+            "after_seq": after_seq,
+            "after_id": after_id,
+            "horizon": horizon_text,
+            "low": window.low,
+            "high": window.high,
+            "limit": limit,
+        }
+        rows = await read(Statement(CHANGES_AFTER.text, params))
+        # Records of one change, or before the cursor in its millisecond, may fill a window with fewer changes
+        # than the page wants: then a longer one, up to the horizon.
+        window = grown(window, after_seq, horizon_text) if len(rows) < limit else None
+    return rows
+
+
+async def newest(read: Read, labels: list[str] | None, limit: int, now: str) -> list[dict[str, Any]]:
+    """The newest `limit` changes with their records (LATEST_CHANGES's rows), from a window that holds them."""
+    window = latest_window(now)
+    for _ in range(MAX_PROBES):
+        params = {"low": window.low, "high": window.high, "labels": labels, "cap": cap_for(limit)}
+        seen = [row["n"] for row in await read(Statement(WINDOW_PROBE.text, params))]
+        plan = plan_latest(window, seen, limit, now)
+        window = plan.next
+        if plan.read:
+            break
+    params = {"labels": labels, "limit": limit, "low": window.low, "high": window.high}
+    return await read(Statement(LATEST_CHANGES.text, params))
+
+
 async def changes_since(gate: Gate, request: ChangesSinceRequest, settle_seconds: float) -> ChangesFeed:
     position = feed_position(request.cursor)
-    params = {
-        "labels": _labels(gate, request.labels),
-        "after_seq": position["s"],
-        "after_id": position["c"],
-        "horizon": horizon(utc_now(), settle_seconds),
-        "limit": request.limit + 1,  # one more: is there a next page
-    }
-    rows = await gate.reader.read(Statement(CHANGES_AFTER.text, params))
+    labels = _labels(gate, request.labels)
+    horizon_text = horizon(utc_now(), settle_seconds)
+    # One more than the page: is there a next one.
+    rows = await feed_page(gate.reader.read, position["s"], position["c"], horizon_text, labels, request.limit + 1)
     page = rows[: request.limit]
     last = page[-1] if page else {"seq": position["s"], "change_id": position["c"]}
     return ChangesFeed(
@@ -111,6 +173,5 @@ async def changes_since(gate: Gate, request: ChangesSinceRequest, settle_seconds
 
 async def latest_changes(gate: Gate, label: str | None, limit: int = LATEST) -> list[FeedChange]:
     """The newest `limit` changes (of one label or type, or all), oldest first: what a change resource shows."""
-    params = {"labels": _labels(gate, None if label is None else [label]), "limit": limit}
-    rows = await gate.reader.read(Statement(LATEST_CHANGES.text, params))
-    return [_change(group) for group in group_changes(rows)]
+    labels = _labels(gate, None if label is None else [label])
+    return [_change(group) for group in group_changes(await newest(gate.reader.read, labels, limit, utc_now()))]

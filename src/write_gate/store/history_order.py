@@ -1,8 +1,10 @@
 """Change records written before the order was decided by the write get their `seq`: their `at`, as a reader
-sorted them then (core/history.py). In chunks, so one migration never holds a huge transaction."""
+sorted them then (core/history.py); and records written before the feed's windows their `seq_n`
+(core/feed_windows.py). In chunks, so one migration never holds a huge transaction."""
 
 import logging
 
+from write_gate.core.cypher.change_order import numbered
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.history import CHANGE_LABEL
 from write_gate.engines import GraphBackend
@@ -27,4 +29,30 @@ async def backfill_change_order(backend: GraphBackend) -> int:
             break
     if done:
         logger.info("gave %d change records their order (seq)", done)
+    return done
+
+
+def number_seq(by_id: bool) -> Statement:
+    """A chunk of records after engine id `$after`, in id order (FalkorDB's label scan by id is in that order
+    already, and stops at the chunk: sorting would read every record left), so each chunk reads its own."""
+    ordered = "" if by_id else "ORDER BY id(h) "
+    return Statement(
+        f"MATCH (h:{CHANGE_LABEL}) WHERE id(h) > $after\nWITH h {ordered}LIMIT {CHUNK}\n"
+        f"SET {numbered('h', 'h.seq')}\nRETURN count(h) AS done, max(id(h)) AS last"
+    )
+
+
+async def backfill_feed_windows(backend: GraphBackend) -> int:
+    """Every change record gets its `seq_n`; returns how many."""
+    done, after = 0, -1
+    statement = number_seq(backend.dialect.pages_by_id)
+    while True:
+        rows = await backend.write(Statement(statement.text, {"after": after}))
+        count = rows[0]["done"] if rows else 0
+        done += count
+        if count < CHUNK:
+            break
+        after = rows[0]["last"]
+    if done:
+        logger.info("numbered %d change records for the feed's windows (seq_n)", done)
     return done

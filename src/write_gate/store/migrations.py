@@ -16,7 +16,7 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.store.backfill import backfill_identity
 from write_gate.store.bundled import bundled
-from write_gate.store.history_order import backfill_change_order
+from write_gate.store.history_order import backfill_change_order, backfill_feed_windows
 from write_gate.store.schema_files import load_into_graph, read_sources
 from write_gate.store.text_indexes import index_search_text
 
@@ -36,6 +36,8 @@ class JsonMigration(BaseModel):
     text_indexes: bool = False
     # Give change records written before the write decided their order their `seq` (see history_order.py).
     backfill_change_order: bool = False
+    # Give change records written before the feed's windows their `seq_n` (see history_order.py).
+    backfill_feed_windows: bool = False
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,8 @@ async def _apply(backend: GraphBackend, migration: Migration, schemas_dir: Path)
         await index_search_text(backend)
     if spec.backfill_change_order:
         await backfill_change_order(backend)
+    if spec.backfill_feed_windows:
+        await backfill_feed_windows(backend)
 
 
 async def migrate(backend: GraphBackend, folder: Path | None = None, schemas_dir: Path | None = None) -> list[str]:

@@ -17,6 +17,6 @@ SET kept._f__alias = coalesce(kept._f__alias, []) + $alias_text,
     m.last_updated = $last_updated, m.updated_by = $updated_by
 WITH kept, seq, properties(kept) AS searched
 SET kept._search = reduce(s = '', k IN [k IN keys(searched) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN searched[k] | t + '\t' + coalesce(x, '')))
-FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record, h.seq = seq)
+FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record, h.seq = seq, h.seq_n = toInteger(replace(replace(replace(replace(substring(seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
 FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record)
 RETURN kept._key AS survivor

@@ -1,11 +1,12 @@
 MATCH (h:WriteGateChange)
-WHERE (h.seq >= $after_seq AND h.seq + '' >= $after_seq) AND (h.seq <= $horizon AND h.seq + '' <= $horizon) AND ($labels IS NULL OR h.label IN $labels)
-  AND ((h.seq > $after_seq AND h.seq + '' > $after_seq) OR h.change_id > $after_id)
+WHERE h.seq_n >= $low AND h.seq_n <= $high AND ($labels IS NULL OR h.label IN $labels)
+  AND h.seq + '' >= $after_seq AND h.seq + '' <= $horizon
+  AND (h.seq + '' > $after_seq OR h.change_id > $after_id)
 WITH DISTINCT h.seq AS seq, h.change_id AS change_id
 ORDER BY seq, change_id
 LIMIT $limit
-WITH collect(seq + ' ' + change_id) AS picked, min(seq) AS low, max(seq) AS high
-MATCH (r:WriteGateChange) WHERE (r.seq >= low AND r.seq + '' >= low) AND (r.seq <= high AND r.seq + '' <= high) AND (r.seq + ' ' + r.change_id) IN picked AND ($labels IS NULL OR r.label IN $labels)
+WITH collect(seq + ' ' + change_id) AS picked, min(seq) AS low_seq, max(seq) AS high_seq
+MATCH (r:WriteGateChange) WHERE r.seq_n >= $low AND r.seq_n <= $high AND r.seq + '' >= low_seq AND r.seq + '' <= high_seq AND (r.seq + ' ' + r.change_id) IN picked AND ($labels IS NULL OR r.label IN $labels)
 WITH r.seq AS seq, r.change_id AS change_id, r.at AS at, collect(properties(r)) AS records
 RETURN seq, change_id, at, records
 ORDER BY seq, change_id

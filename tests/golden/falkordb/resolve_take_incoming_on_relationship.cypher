@@ -4,6 +4,6 @@ WITH c, r, CASE WHEN coalesce(r._seq, '') >= $resolved_at THEN r._seq + '#' ELSE
 WHERE coalesce(r._rev, 0) = $revision
 SET r += $properties, r._rev = $revision + 1, r._seq = seq,
     c.status = 'resolved', c.picked = $picked, c.resolved_by = $resolved_by, c.resolved_at = $resolved_at
-FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record, h.seq = seq)
+FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record, h.seq = seq, h.seq_n = toInteger(replace(replace(replace(replace(substring(seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
 FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record)
 RETURN count(r) AS resolved

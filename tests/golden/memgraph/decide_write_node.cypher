@@ -11,7 +11,7 @@ FOREACH (w IN CASE WHEN go THEN [1] ELSE [] END |
       n._stub = null,
       n._rev = coalesce(n._rev, 0) + 1,
       n._seq = seq
-  FOREACH (h IN CASE WHEN size(record.properties) > 0 THEN [1] ELSE [] END | CREATE (c:WriteGateChange) SET c += record)
+  FOREACH (h IN CASE WHEN size(record.properties) > 0 THEN [1] ELSE [] END | CREATE (c:WriteGateChange) SET c += record, c.seq_n = toInteger(replace(replace(replace(replace(substring(record.seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
   FOREACH (texts IN CASE WHEN retext THEN [1] ELSE [] END | SET n._search = reduce(s = '', k IN [k IN keys(now) WHERE k STARTS WITH '_f_' AND NOT k IN keys(extra)] | reduce(t = s, x IN now[k] | t + '\t' + coalesce(x, ''))) + reduce(s = '', k IN [k IN keys(extra) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN extra[k] | t + '\t' + coalesce(x, ''))))
 )
 RETURN go AS written, CASE WHEN go THEN null ELSE now END AS current

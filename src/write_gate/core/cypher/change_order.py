@@ -14,6 +14,7 @@ evaluates every branch of a CASE, and the counter's text took five functions.)
 
 from collections.abc import Sequence
 
+from write_gate.core.feed_windows import SEQ_NUMBER, seq_number_cypher
 from write_gate.core.history import SEQ_FIELD
 
 AFTER = "#"  # what follows a `seq` to sort just after it
@@ -38,3 +39,13 @@ def next_seq(subjects: Sequence[str], at: str = "$at", lists: Sequence[str] = ()
 def set_seq(var: str, seq: str = "seq") -> str:
     """A SET item: the subject's last change is now the one stamped `seq`."""
     return f"{var}.{SEQ_FIELD} = {seq}"
+
+
+def numbered(var: str, seq: str) -> str:
+    """A SET item of a new change record: its `seq` as a number, for the feed's windows (core/feed_windows.py)."""
+    return f"{var}.{SEQ_NUMBER} = {seq_number_cypher(seq)}"
+
+
+def ordered(var: str, seq: str) -> str:
+    """SET items of a new change record: its `seq`, and `numbered`."""
+    return f"{var}.seq = {seq}, {numbered(var, seq)}"

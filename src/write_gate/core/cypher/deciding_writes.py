@@ -30,7 +30,7 @@ from typing import Any
 
 from write_gate.core.claims import CLAIM_PREFIX, claim_properties
 from write_gate.core.cypher.aliases import not_alias, unless_alias
-from write_gate.core.cypher.change_order import next_seq, set_seq
+from write_gate.core.cypher.change_order import next_seq, numbered, set_seq
 from write_gate.core.cypher.clauses import (
     identity_properties,
     match_node,
@@ -142,7 +142,7 @@ def _write_if_clear(sets: list[str], *more: str) -> list[str]:
         "FOREACH (w IN CASE WHEN go THEN [1] ELSE [] END |",
         "  SET " + ",\n      ".join(sets),
         f"  FOREACH (h IN CASE WHEN size(record.{PROPERTIES}) > 0 THEN [1] ELSE [] END |"
-        f" CREATE (c:{CHANGE_LABEL}) SET c += record)",
+        f" CREATE (c:{CHANGE_LABEL}) SET c += record, {numbered('c', 'record.seq')})",
         *(f"  {clause}" for clause in more),
         ")",
     ]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from write_gate.core.claims import CLAIM_PREFIX
-from write_gate.core.cypher.change_order import next_seq, set_seq
+from write_gate.core.cypher.change_order import next_seq, numbered, ordered, set_seq
 from write_gate.core.history import (
     AFTER_VALUES,
     BEFORE_CLAIMS,
@@ -51,8 +51,8 @@ class ChangeStamp:
 def append_changes(source: str = "$changes", seq: str | None = None) -> str:
     """Append each record map of the list `source` as one change record; `seq`, an expression for the records
     whose maps carry none of their own (a parameter's)."""
-    extra = f", h.seq = {seq}" if seq else ""
-    return f"FOREACH (c IN {source} | CREATE (h:{CHANGE_LABEL}) SET h += c{extra})"
+    sets = ordered("h", seq) if seq else numbered("h", "c.seq")
+    return f"FOREACH (c IN {source} | CREATE (h:{CHANGE_LABEL}) SET h += c, {sets})"
 
 
 def node_subject(var: str) -> str:
