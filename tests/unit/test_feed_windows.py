@@ -1,21 +1,16 @@
 """The change feed's windows (core/feed_windows.py): `seq_n` orders as `seq` does, bounds cut short or malformed
-stay on their side, and a plan always moves: it reads, or probes a window that is strictly smaller or larger."""
+stay on their side, and a search always ends: simulated against random feeds (the probe answers some of the
+window's numbers, in any order), it settles within the probes the service allows on a window that holds what the
+page wants, or everything there is, or whose narrowing no millisecond allows."""
 
+import random
 from datetime import datetime
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from write_gate.core.feed_windows import (
-    TOP,
-    Window,
-    cap_for,
-    first_window,
-    grown,
-    plan_after,
-    plan_latest,
-    seq_number,
-)
+from write_gate.core.feed_windows import TOP, after_cursor, cap_for, newest_first, plan, seq_number
+from write_gate.services.change_feed import MAX_PROBES
 
 moments = st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2099, 12, 31)).map(
     lambda d: d.strftime("%Y-%m-%dT%H:%M:%S.") + f"{d.microsecond // 1000:03d}Z"
@@ -39,8 +34,7 @@ def test_a_bound_cut_short_stays_on_its_side(seq: str, cut: int) -> None:
 @given(st.text(max_size=30))
 def test_any_text_is_a_number_and_never_an_error(text: str) -> None:
     assert 0 <= seq_number(text) <= TOP and 0 <= seq_number(text, upper=True) <= TOP
-    window = first_window(text, "2026-11-28T10:00:00.000Z")
-    assert window.low <= TOP
+    assert after_cursor(text, "2026-11-28T10:00:00.000Z").window.low <= TOP
 
 
 def test_the_moment_is_its_digits() -> None:
@@ -48,26 +42,38 @@ def test_the_moment_is_its_digits() -> None:
     assert seq_number("") == 0 and seq_number("", upper=True) == TOP
 
 
-@settings(max_examples=200)
-@given(st.lists(st.integers(261128100000000, 261128100959999), max_size=300), st.integers(1, 60))
-def test_a_plan_reads_or_moves(seen: list[int], wanted: int) -> None:
-    cursor, horizon = "2026-11-28T10:00:00.000Z", "2026-11-28T10:09:59.999Z"
-    window = first_window(cursor, horizon)
-    seen = [n for n in seen if window.low <= n <= window.high][: cap_for(wanted)]
-    plan = plan_after(window, seen, wanted, cursor, horizon)
-    if not plan.read:
-        smaller = plan.next.high < window.high
-        larger = plan.next.high > window.high
-        assert (smaller and len(seen) >= cap_for(wanted)) or (larger and len(seen) < wanted)
-        assert plan.next.low == window.low
-    latest = Window(261128100000000, TOP, 1000)
-    plan = plan_latest(latest, seen[: cap_for(wanted)], wanted, "2026-11-28T10:10:00.000Z")
-    assert plan.read or plan.next.low != latest.low
+def feed(rng: random.Random) -> list[int]:
+    """Record numbers over a day, in bursts: some milliseconds hold a batch's hundreds of records."""
+    out: list[int] = []
+    for _ in range(rng.randrange(1, 40)):
+        at = datetime(2026, 11, 28, rng.randrange(24), rng.randrange(60), rng.randrange(60), rng.randrange(1000) * 1000)
+        text = at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{at.microsecond // 1000:03d}Z"
+        out += [seq_number(text)] * rng.choice((1, 1, 3, 20, 400))
+    return out
 
 
-def test_growing_stops_at_the_horizon() -> None:
-    cursor, horizon = "2026-11-28T10:00:00.000Z", "2026-11-28T10:00:05.000Z"
-    window = first_window(cursor, horizon)
-    bigger = grown(window, cursor, horizon)
-    assert bigger is not None and bigger.high == seq_number(horizon, upper=True)
-    assert grown(bigger, cursor, horizon) is None
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32), st.integers(1, 120), st.booleans())
+def test_a_search_settles_on_a_window_that_serves_the_page(seed: int, wanted: int, upward: bool) -> None:
+    rng = random.Random(seed)
+    numbers = feed(rng)
+    horizon, now = "2026-11-28T23:59:59.999Z", "2026-11-29T00:00:00.000Z"
+    cursor = rng.choice(["", "2026-11-28T00:00:00.000Z", f"2026-11-28T{rng.randrange(24):02d}:30:00.000Z"])
+    search = after_cursor(cursor, horizon) if upward else newest_first(now)
+    for _ in range(MAX_PROBES):
+        stretch = search.stretch
+        inside = [n for n in numbers if stretch.low <= n <= stretch.high]
+        rng.shuffle(inside)  # the engine's order is no order
+        step = plan(search, inside[: cap_for(wanted)], wanted)
+        search = step.next
+        if step.read:
+            break
+    else:
+        raise AssertionError("no window after MAX_PROBES")
+    window = search.window
+    held = [n for n in numbers if window.low <= n <= window.high]
+    ahead = [n for n in numbers if (n >= window.low if upward else n <= window.high)]
+    assert len(held) >= min(wanted, len(ahead))  # enough for the page, or everything left
+    # No dearer than a probe's cap, beside what the window's last millisecond alone holds (a batch's records).
+    edge = window.high if upward else window.low
+    assert len(held) - held.count(edge) < cap_for(wanted) + wanted

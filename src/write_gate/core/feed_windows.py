@@ -11,11 +11,12 @@ and cost every row they read (a bound 1 s past a cursor read 200,000 `seq`s in 1
 
 A page is planned before it is read: a probe answers up to `cap` of the window's `seq_n`s; a window that holds
 fewer records than the page wants grows (its span times GROWTH, up to the horizon), one that holds `cap` or more
-shrinks to a quantile of what the probe saw, and a window of one millisecond is read whole however full it is.
-Pure here; services/change_feed.py runs the probes.
+narrows (to a guess from the numbers the probe saw, or the middle of what is known), as a search bracketed
+between a window known too small and one known too big; a window of one millisecond is read whole however full
+it is (a batch's records share their `seq`). Pure here; services/change_feed.py runs the probes.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from write_gate.core.clock import as_utc_text
@@ -65,80 +66,133 @@ def moment_after(moment: datetime, span_ms: int) -> str:
 
 @dataclass(frozen=True)
 class Window:
-    """Records with `low <= seq_n <= high`; `span_ms` is how far past the anchor `high` reaches (0: to the
-    end given), for growing it."""
+    """Records with `low <= seq_n <= high`."""
 
     low: int
     high: int
-    span_ms: int = 0
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What to do after a probe: `read` the window (it holds enough or all there is), or probe `next` instead."""
-
-    read: bool
-    next: Window
 
 
 def cap_for(wanted: int) -> int:
     return wanted * CAP_PER_WANTED
 
 
-def first_window(after_seq: str, horizon: str) -> Window:
-    """The window to probe first for the records after `after_seq` (the empty cursor: the oldest kept), up to
-    `horizon` (text, as the feed's)."""
-    end = seq_number(horizon, upper=True)
-    moment = _moment(after_seq)
-    if moment is None:
-        return Window(seq_number(after_seq), end)
-    return Window(seq_number(after_seq), min(end, seq_number(moment_after(moment, FIRST_SPAN_MS))), FIRST_SPAN_MS)
+@dataclass(frozen=True)
+class Search:
+    """A window's search for its moving end, the other (`fixed`) end given: the high end after a cursor
+    (`upward`), the low end for the newest changes. Everything from `fixed` to `edge` is known (`known` records);
+    the next probe reads the stretch past `edge` up to `reach`. A stretch that holds fewer records than wanted is
+    added to what is known and the next reaches GROWTH times further in time from `anchor` (the cursor's moment,
+    or now); one that holds the probe's cap or more is cut short (where what the probe saw suggests, or to its
+    last millisecond but one) and probed again, so no probe reads more than its cap, and a window grows past a
+    dense stretch only by what the page needs."""
+
+    fixed: int
+    edge: int
+    reach: int
+    upward: bool
+    end: int  # as far as the moving end may go: the horizon's number, or 0
+    anchor: datetime | None
+    span_ms: int = FIRST_SPAN_MS
+    known: int = 0
+    too_many: int | None = None  # a reach whose stretch held a probe's cap or more
+
+    @property
+    def window(self) -> Window:
+        """What a read now reads: from the fixed end to `reach`."""
+        return Window(self.fixed, self.reach) if self.upward else Window(self.reach, self.fixed)
+
+    @property
+    def stretch(self) -> Window:
+        """What the next probe reads: past `edge`, up to `reach`."""
+        return Window(self.edge + 1, self.reach) if self.upward else Window(self.reach, self.edge - 1)
 
 
-def grown(window: Window, after_seq: str, horizon: str) -> Window | None:
-    """The window after `after_seq` GROWTH times as long (up to the horizon); None when it reaches it already."""
+@dataclass(frozen=True)
+class Plan:
+    """What to do after a probe: `read` the search's window (it holds enough, or all there is, or its last
+    millisecond alone holds more than a probe reads), or probe `next`."""
+
+    read: bool
+    next: Search
+
+
+def after_cursor(after_seq: str, horizon: str) -> Search:
+    """The first probe for the records after `after_seq` (the empty cursor: from the oldest kept) up to
+    `horizon` (text, as the feed's): the second after the cursor, or for a cursor with no moment all of it."""
     end = seq_number(horizon, upper=True)
-    moment = _moment(after_seq)
-    if window.high >= end or moment is None:
+    start, moment = seq_number(after_seq), _moment(after_seq)
+    reach = end if moment is None else min(end, seq_number(moment_after(moment, FIRST_SPAN_MS)))
+    return Search(start, start - 1, max(reach, start), True, end, moment)
+
+
+def newest_first(now: str) -> Search:
+    """The first probe for the newest changes: those of the last second, and every one stamped later."""
+    moment = parse_at(now)
+    return Search(TOP, TOP + 1, seq_number(moment_after(moment, -FIRST_SPAN_MS)), False, 0, moment)
+
+
+def _further(search: Search) -> Search | None:
+    """The next stretch, past `reach`: halfway to a reach known to hold too many, else GROWTH times further in time
+    from the anchor; up to the end (None at it)."""
+    if search.reach == search.end:
         return None
-    span = max(window.span_ms, FIRST_SPAN_MS) * GROWTH
-    while span < _CENTURY_MS and seq_number(moment_after(moment, span)) <= window.high:
-        span *= GROWTH  # a shrunk window may reach past the span already
-    if span >= _CENTURY_MS:
-        return Window(window.low, end, span)
-    return Window(window.low, min(end, seq_number(moment_after(moment, span))), span)
+    edge, span = search.reach, search.span_ms
+    if search.too_many is not None and search.too_many != edge:
+        middle = (edge + search.too_many) // 2
+        inside = min(edge, search.too_many) < middle < max(edge, search.too_many)
+        return replace(search, edge=edge, reach=middle if inside else search.too_many)
+    search = replace(search, too_many=None)
+    if search.anchor is None:
+        return replace(search, edge=edge, reach=search.end)
+    sign = 1 if search.upward else -1
+    while span < _CENTURY_MS:
+        span *= GROWTH
+        moment = moment_after(search.anchor, sign * span)
+        reach = seq_number(moment) if moment >= "2000" else 0
+        if (reach > edge) if search.upward else (reach < edge):
+            reach = min(reach, search.end) if search.upward else max(reach, search.end)
+            return replace(search, edge=edge, reach=reach, span_ms=span)
+    return replace(search, edge=edge, reach=search.end, span_ms=span)
+
+
+def plan(search: Search, seen: list[int], wanted: int) -> Plan:
+    """After a probe of `search.stretch` saw `seen` (up to `cap_for(wanted)` of its records' numbers)."""
+    if len(seen) >= cap_for(wanted):
+        step = 1 if search.upward else -1
+        if search.reach == search.edge + step:
+            return Plan(True, search)  # one millisecond holds more than a probe reads: read it whole
+        return Plan(False, _cut(search, seen))
+    known = replace(search, known=search.known + len(seen))
+    if known.known >= wanted:
+        return Plan(True, known)
+    further = _further(known)
+    return Plan(True, known) if further is None else Plan(False, further)
+
+
+def _cut(search: Search, seen: list[int]) -> Search:
+    """A stretch that held a probe's cap or more, cut short: to the bound that keeps a quarter of what the probe
+    saw (some of its numbers, not the nearest: the engine answers in the order it stored them, oldest first,
+    which suits a stretch after a cursor); for the newest, to the moment GROWTH times nearer now where that is
+    nearer still. Where the cut is the stretch's last millisecond, everything before it."""
+    step = 1 if search.upward else -1
+    ordered = sorted(seen) if search.upward else sorted(seen, reverse=True)
+    cut, span = ordered[_kept(seen)], search.span_ms
+    if not search.upward and search.anchor is not None and span > 1:
+        nearer = seq_number(moment_after(search.anchor, -max(1, span // GROWTH)))
+        if cut < nearer <= search.edge + step:
+            cut, span = nearer, max(1, span // GROWTH)
+    if cut == search.reach:
+        cut -= step
+    return replace(search, reach=cut, span_ms=span, too_many=search.reach)
+
+
+def grown_to_read(search: Search, found: int) -> Search | None:
+    """The search to go on with after its window's read found `found` changes, fewer than wanted (a change's
+    records share it, or some sit before the cursor in its millisecond); None when the window reaches the end."""
+    further = _further(search)
+    return None if further is None else replace(further, known=found)
 
 
 def _kept(seen: list[int]) -> int:
-    """How many of a full probe's numbers a shrunk window keeps: a quarter of the cap, twice what is wanted."""
+    """How many of a full probe's numbers a cut stretch keeps: a quarter of the cap, twice what is wanted."""
     return len(seen) // CAP_PER_WANTED * 2
-
-
-def plan_after(window: Window, seen: list[int], wanted: int, after_seq: str, horizon: str) -> Plan:
-    """After a probe of `window` (after the cursor `after_seq`) saw `seen` (up to `cap_for(wanted)` numbers)."""
-    if len(seen) >= cap_for(wanted):
-        high = sorted(seen)[_kept(seen)]
-        if high >= window.high:  # most of it in its last millisecond: no smaller window holds them
-            return Plan(True, window)
-        return Plan(False, Window(window.low, max(high, window.low), 0))
-    bigger = grown(window, after_seq, horizon) if len(seen) < wanted else None
-    return Plan(True, window) if bigger is None else Plan(False, bigger)
-
-
-def latest_window(now: str) -> Window:
-    """The window to probe first for the newest changes: the last second, and every record stamped later."""
-    return Window(seq_number(moment_after(parse_at(now), -FIRST_SPAN_MS)), TOP, FIRST_SPAN_MS)
-
-
-def plan_latest(window: Window, seen: list[int], wanted: int, now: str) -> Plan:
-    """As `plan_after`, for a window anchored at its top: it grows back in time, and shrinks up to a quantile."""
-    if len(seen) >= cap_for(wanted):
-        low = sorted(seen)[len(seen) - 1 - _kept(seen)]
-        if low <= window.low:
-            return Plan(True, window)
-        return Plan(False, Window(low, window.high, 0))
-    if len(seen) >= wanted or window.low == 0:
-        return Plan(True, window)
-    span = max(window.span_ms, FIRST_SPAN_MS) * GROWTH
-    reach = moment_after(parse_at(now), -span)
-    return Plan(False, Window(seq_number(reach) if reach >= "2000" else 0, window.high, span))

@@ -96,6 +96,16 @@ class FalkorDBBackend:
         names = [column[1] for column in result.header]
         return [dict(zip(names, (plain(v) for v in row), strict=True)) for row in result.result_set]
 
+    async def plan(self, statement: Statement, *, profile: bool = False) -> list[str]:
+        """The engine's own plan of a statement, one operation a line: GRAPH.EXPLAIN, or with `profile`
+        GRAPH.PROFILE, which runs it and says how many records each operation produced. For checks of what a
+        statement costs (tests/integration/test_plans.py); never on the tools' path."""
+        _db, graph = await self._connected()
+        query = params_header(statement.params) + statement.text
+        with anyio.fail_after(self._timeout):
+            plan = await (graph.profile(query) if profile else graph.explain(query))
+        return [line.decode() if isinstance(line, bytes) else str(line) for line in plan.plan]
+
     async def write(self, statement: Statement) -> list[Row]:
         # FalkorDB serialises writes and runs each query atomically: one statement is one transaction.
         return await self._run(statement, read_only=False)

@@ -13,15 +13,7 @@ from write_gate.core.claims import ValueProvenance, parse_claim
 from write_gate.core.clock import utc_now
 from write_gate.core.cypher.change_feed import CHANGES_AFTER, LATEST_CHANGES, WINDOW_PROBE
 from write_gate.core.cypher.statement import Statement
-from write_gate.core.feed_windows import (
-    Window,
-    cap_for,
-    first_window,
-    grown,
-    latest_window,
-    plan_after,
-    plan_latest,
-)
+from write_gate.core.feed_windows import Search, after_cursor, cap_for, grown_to_read, newest_first, plan
 from write_gate.core.model import GateRejection
 from write_gate.services.gate import Gate
 from write_gate.services.history import filter_label, subject_of_record
@@ -29,7 +21,7 @@ from write_gate.services.reads import Cursor, decode_cursor, encode_cursor
 
 MAX_LIMIT = 500
 LATEST = 20  # the changes a change resource's read answers
-MAX_PROBES = 24  # a window grows 8 times or shrinks to a quarter per probe: 24 reach any feed's page
+MAX_PROBES = 24  # a stretch grows 8 times in time, or is cut to what its probe saw
 _KIND = "changes"
 _START = {"s": "", "c": ""}  # before every record: a first call reads from the oldest kept one
 
@@ -104,18 +96,19 @@ def _labels(gate: Gate, labels: list[str] | None) -> list[str] | None:
 Read = Callable[[Statement], Awaitable[list[dict[str, Any]]]]
 
 
-async def _window_after(read: Read, after_seq: str, horizon_text: str, labels: list[str] | None, wanted: int) -> Window:
-    """The window a page after `after_seq` reads: probed until it holds `wanted` records or all there are
-    (core/feed_windows.py). Each probe reads at most `cap_for(wanted)` records."""
-    window = first_window(after_seq, horizon_text)
+async def _searched(read: Read, search: Search, labels: list[str] | None, wanted: int) -> Search:
+    """The search's window once it holds `wanted` records, or all there are (core/feed_windows.py): each probe
+    reads at most `cap_for(wanted)` records. After MAX_PROBES the window as it stands (a read of it is exact,
+    only dearer)."""
     for _ in range(MAX_PROBES):
-        params = {"low": window.low, "high": window.high, "labels": labels, "cap": cap_for(wanted)}
+        stretch = search.stretch
+        params = {"low": stretch.low, "high": stretch.high, "labels": labels, "cap": cap_for(wanted)}
         seen = [row["n"] for row in await read(Statement(WINDOW_PROBE.text, params))]
-        plan = plan_after(window, seen, wanted, after_seq, horizon_text)
-        window = plan.next
-        if plan.read:
+        step = plan(search, seen, wanted)
+        search = step.next
+        if step.read:
             break
-    return window
+    return search
 
 
 async def feed_page(
@@ -123,9 +116,10 @@ async def feed_page(
 ) -> list[dict[str, Any]]:
     """The first `limit` changes after the cursor (`after_seq`, `after_id`) up to the horizon, each with its
     records (CHANGES_AFTER's rows), from a window that holds them."""
-    window: Window | None = await _window_after(read, after_seq, horizon_text, labels, limit)
+    search: Search | None = await _searched(read, after_cursor(after_seq, horizon_text), labels, limit)
     rows: list[dict[str, Any]] = []
-    while window is not None:
+    while search is not None:
+        window = search.window
         params = {
             "labels": labels,
             "after_seq": after_seq,
@@ -138,22 +132,24 @@ async def feed_page(
         rows = await read(Statement(CHANGES_AFTER.text, params))
         # Records of one change, or before the cursor in its millisecond, may fill a window with fewer changes
         # than the page wants: then a longer one, up to the horizon.
-        window = grown(window, after_seq, horizon_text) if len(rows) < limit else None
+        search = grown_to_read(search, len(rows)) if len(rows) < limit else None
+        if search is not None:
+            search = await _searched(read, search, labels, limit)
     return rows
 
 
 async def newest(read: Read, labels: list[str] | None, limit: int, now: str) -> list[dict[str, Any]]:
     """The newest `limit` changes with their records (LATEST_CHANGES's rows), from a window that holds them."""
-    window = latest_window(now)
-    for _ in range(MAX_PROBES):
-        params = {"low": window.low, "high": window.high, "labels": labels, "cap": cap_for(limit)}
-        seen = [row["n"] for row in await read(Statement(WINDOW_PROBE.text, params))]
-        plan = plan_latest(window, seen, limit, now)
-        window = plan.next
-        if plan.read:
-            break
-    params = {"labels": labels, "limit": limit, "low": window.low, "high": window.high}
-    return await read(Statement(LATEST_CHANGES.text, params))
+    search: Search | None = await _searched(read, newest_first(now), labels, limit)
+    rows: list[dict[str, Any]] = []
+    while search is not None:
+        window = search.window
+        params = {"labels": labels, "limit": limit, "low": window.low, "high": window.high}
+        rows = await read(Statement(LATEST_CHANGES.text, params))
+        search = grown_to_read(search, len(rows)) if len(rows) < limit else None
+        if search is not None:
+            search = await _searched(read, search, labels, limit)
+    return rows
 
 
 async def changes_since(gate: Gate, request: ChangesSinceRequest, settle_seconds: float) -> ChangesFeed:

@@ -1,0 +1,185 @@
+"""What each read costs, in FalkorDB's own words: its plan, and on a grown graph the records each operation produced.
+
+1. Every read shape the gate can send (the golden files) is explained by the engine (GRAPH.EXPLAIN) on a graph with
+   the gate's indexes. A shape that scans a label whose nodes grow with the graph (entities, change records,
+   conflicts, quarantine, keys) or every node fails here, unless SCANS names it with why it may: so the next
+   statement written the old way fails at once, and the list is what is left to bound.
+2. On a graph grown through the gate, each paged read (a node page at any depth, a search page, an export page,
+   a backup page, a feed page from the oldest cursor and from one deep in the feed, the newest changes) runs under
+   GRAPH.PROFILE: no operation may produce more records than a small multiple of what the page answers.
+"""
+
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from tests.conftest import MATRIX_SCHEMAS, open_client
+from tests.integration.test_statement_shapes import runnable
+from tests.unit.test_golden import READS, shapes
+from write_gate.core.clock import utc_now
+from write_gate.core.cypher import backup as backup_cypher
+from write_gate.core.cypher import exports as export_cypher
+from write_gate.core.cypher import reads as read_cypher
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.feed_windows import cap_for
+from write_gate.engines import GraphBackend
+from write_gate.engines.falkordb import FalkorDBBackend
+from write_gate.services.change_feed import feed_page, newest
+from write_gate.serving.config import Settings
+from write_gate.store.migrations import migrate
+from write_gate.store.schema_files import load_into_graph, read_sources
+
+pytestmark = pytest.mark.anyio
+
+# Shapes that still read a whole label, each with why.
+_ONCE = "a migration's or restore's one-off pass"
+_SEARCH = "substring search tests every node's text (issue 35, item 2: from an n-gram index)"
+_STATS = "an aggregate over every node or record (issue 35, item 3: counters or windows)"
+SCANS: dict[str, str] = {
+    "backfill_without_key": _ONCE,
+    "read_backup_count_nodes": _ONCE + ": a restore counts what the target holds, once",
+    "read_archive_candidates": "archive_entities picks by age, importance and tags across the graph: an admin's sweep",
+    "read_ids_by_name": "a label identified by more than its name is found by name through its label (no index on "
+    "a name that is not its identity: it would cost each of its writes)",
+    "read_quarantine_list": "the quarantine holds at most quarantine_max_entries (10,000 by default)",
+    "read_quarantine_select": "the quarantine holds at most quarantine_max_entries (10,000 by default)",
+    "read_conflicts": "list_conflicts sorts the conflicts kept (pruned by retention) for its page",
+    "read_text_search_scanned": "the ranked search reads labels whose full-text index is still being built",
+    "read_text_search_scanned_archived": "the ranked search reads labels whose full-text index is still being built",
+    "read_text_search_scanned_knowledge": "the ranked search reads labels whose full-text index is still being built",
+    "read_page_search": _SEARCH,
+    "read_page_search_claims": _SEARCH,
+    "read_page_search_knowledge": _SEARCH,
+    "read_stats_node_tallies": _STATS,
+    "read_stats_oldest_and_newest": _STATS,
+    "read_stats_relationship_tallies": _STATS,
+    "read_console_agent_rejections": _STATS,
+    "read_console_agent_writes": _STATS,
+    "read_console_fallback_drift": _STATS,
+    "read_console_rejections_per_minute": _STATS,
+}
+
+_SCANNING = re.compile(r"(All Node Scan|Node By Label Scan \| \((\w+):`?(\w+)`?\))")
+# Labels whose nodes stay few whatever the graph holds: the registry, migrations, saved searches.
+_FEW = {"Schema", "WriteGateMigration", "WriteGateRegistryVersion", "SavedSearch", "Existing"}
+
+
+def scans(plan: list[str]) -> list[str]:
+    found = []
+    for line in plan:
+        match = _SCANNING.search(line)
+        if match and (match.group(3) is None or match.group(3) not in _FEW):
+            found.append(line.strip())
+    return found
+
+
+@pytest.fixture
+async def falkordb(graph: GraphBackend) -> AsyncIterator[FalkorDBBackend]:
+    assert isinstance(graph, FalkorDBBackend)
+    await graph.write(Statement("CREATE (:Existing)"))  # FalkorDB: a graph is made by its first write
+    await migrate(graph)
+    await load_into_graph(graph, read_sources([MATRIX_SCHEMAS]))
+    yield graph
+
+
+async def test_no_read_shape_scans_what_grows_unless_it_says_why(falkordb: FalkorDBBackend) -> None:
+    for label in ("Person", "Organization"):  # the golden shapes' labels, indexed as a registry load does
+        await falkordb.ensure_index(label, "_key")
+        await falkordb.ensure_text_index(label)
+    found = {}
+    for name in sorted(READS & set(shapes("falkordb"))):
+        plan = await falkordb.plan(runnable("falkordb", name))
+        if (scanned := scans(plan)) and name not in SCANS:
+            found[name] = scanned
+    assert found == {}, "these reads scan what grows; bound them, or say why in SCANS:\n" + "\n".join(
+        f"{name}: {lines}" for name, lines in found.items()
+    )
+    assert set(SCANS) <= READS  # no stale entry
+
+
+def produced(plan: list[str]) -> int:
+    """The most records any one operation produced."""
+    return max(int(n) for n in re.findall(r"Records produced: (\d+)", "\n".join(plan)))
+
+
+async def profiled(backend: FalkorDBBackend, statement: Statement) -> tuple[list[dict[str, Any]], int]:
+    return await backend.read(statement), produced(await backend.plan(statement, profile=True))
+
+
+NODES = 3000
+BATCH = 300
+PAGE = 50
+
+
+@pytest.fixture
+async def grown(settings: Settings, falkordb: FalkorDBBackend) -> FalkorDBBackend:
+    """NODES :Person nodes written through the gate in batches (each leaves its change records), and a few
+    :Organization ones, so pages cross labels."""
+    async with open_client(settings, "in_process") as client:
+        for start in range(0, NODES, BATCH):
+            items = [
+                {
+                    "label": "Person",
+                    "merge_keys": {"name": f"person {i:05d}"},
+                    "properties": {"age": i % 90},
+                    "source": "plans",
+                    "extraction_method": "api",
+                }
+                for i in range(start, start + BATCH)
+            ]
+            written = await client.call_tool("write_nodes", {"items": items})
+            assert not written.is_error, written.structured_content
+        for i in range(5):
+            org = {"label": "Organization", "merge_keys": {"name": f"org {i}"}, "source": "plans"}
+            written = await client.call_tool("write_node", {**org, "extraction_method": "api"})
+            assert not written.is_error, written.structured_content
+    return falkordb
+
+
+async def test_a_page_reads_what_it_answers(grown: FalkorDBBackend) -> None:
+    """Each page's most productive operation produced at most twice the page (node pages: a label or two at
+    once); each of the feed's reads at most its probe's cap and what one millisecond holds (a batch's records
+    share their `seq`, and a window is never narrower than one millisecond), whatever the feed holds besides."""
+    bound = 2 * (PAGE + 1)  # a page asks for one more than it answers; two labels may each answer one page
+    ids = [row["id"] for row in await grown.read(Statement("MATCH (n:Person) RETURN id(n) AS id ORDER BY id"))]
+    deep = ids[len(ids) * 2 // 3]
+    node_page = read_cypher.page_of_labels(("Organization", "Person"), searching=False, by_id=True)
+    search_page = read_cypher.page_of_labels(("Organization", "Person"), searching=True, by_id=True)
+    assert node_page is not None and search_page is not None
+    export = {"include_archived": False, "start": None, "end": None, "min_confidence": None, "tags": None}
+    checks = {
+        "read_graph page, deep": Statement(node_page.text, {"after": deep, "limit": PAGE + 1}),
+        "search page, a common word": Statement(search_page.text, {"after": -1, "limit": PAGE + 1, "query": "person"}),
+        "export page, deep": Statement(
+            export_cypher.export_page("Person", by_id=True).text, {**export, "after": deep, "limit": PAGE}
+        ),
+        "backup node page, deep": Statement(backup_cypher.node_page(True).text, {"cursor": deep, "limit": PAGE}),
+        "backup relationship page, deep": Statement(
+            backup_cypher.relationship_page(True).text, {"cursor": deep, "limit": PAGE}
+        ),
+    }
+    for name, statement in checks.items():
+        rows, most = await profiled(grown, statement)
+        assert rows and most <= bound, (name, most)
+
+    # The feed: every read it sends for a page, from the oldest cursor and from deep in the feed.
+    sent: list[int] = []
+
+    async def read(statement: Statement) -> list[dict[str, Any]]:
+        rows, most = await profiled(grown, statement)
+        sent.append(most)
+        return rows
+
+    horizon = utc_now()
+    dense = BATCH + 5  # a window is never narrower than a millisecond: a batch's records, and the last writes
+    first = await feed_page(read, "", "", horizon, None, PAGE + 1)
+    assert len(first) == PAGE + 1 and max(sent) <= cap_for(PAGE + 1) + dense, sent
+    middle = (await grown.read(Statement("MATCH (h:WriteGateChange) RETURN h.seq AS seq ORDER BY seq")))[NODES // 2]
+    sent.clear()
+    later = await feed_page(read, middle["seq"], "", horizon, None, PAGE + 1)
+    assert len(later) == PAGE + 1 and max(sent) <= cap_for(PAGE + 1) + dense, sent
+    sent.clear()
+    assert len(await newest(read, None, 20, utc_now())) == 20 and max(sent) <= cap_for(20) + dense, sent
+    assert len(sent) <= 8, sent  # probes included: a handful of round trips, not one per page of history
