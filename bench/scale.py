@@ -23,6 +23,8 @@ from typing import Any
 import psutil
 from mcp import Client
 
+from write_gate.core.clock import utc_now
+from write_gate.services.reads import encode_cursor
 from write_gate.serving.config import Settings
 from write_gate.surface.server import build_server
 
@@ -59,12 +61,14 @@ def related_item(a: int, b: int) -> dict[str, Any]:
 @dataclass(frozen=True)
 class Operation:
     """One tool, timed `calls` times at each size; `args(nodes, call, previous answer)` gives each call's
-    arguments (the previous answer lets a reader walk pages)."""
+    arguments (the previous answer lets a reader walk pages); `profile` is the server's (the gate's, or the
+    official memory server's tools)."""
 
     name: str
     tool: str
     calls: int
     args: Callable[[int, int, dict[str, Any] | None], dict[str, Any]]
+    profile: str = "gate"
 
 
 def _next_page(previous: dict[str, Any] | None) -> dict[str, Any]:
@@ -72,17 +76,47 @@ def _next_page(previous: dict[str, Any] | None) -> dict[str, Any]:
     return {"limit": 100, **({"cursor": cursor} if cursor else {})}
 
 
+# What the operations at one size start from, set before they are timed (see `prepare`): cursors deep in the graph
+# and in the feed, made as the gate makes them (services/reads.py), so no operation has to walk there first.
+CONTEXT: dict[str, Any] = {}
+REVISED, BUSY = "revised subject", "busy subject"  # 1,000 revisions; 10,000 change records
+REVISIONS, RECORDS, QUARANTINED = 1_000, 10_000, 200
+
+
+def _busy_write(i: int) -> dict[str, Any]:
+    return {**person_item(0), "merge_keys": {"name": BUSY}, "properties": {"count": i}}
+
+
 OPERATIONS = [
     Operation("write_node", "write_node", 200, lambda n, i, _: person_item(n + 10_000_000 + i)),
+    Operation("write_node, 10,000 records", "write_node", 100, lambda n, i, _: _busy_write(n + i)),
     Operation("search_nodes", "search_nodes", 20, lambda n, i, _: {"query": f"topic {(i * 13) % 997} ", "limit": 20}),
+    Operation("search_nodes, no match", "search_nodes", 20, lambda n, i, _: {"query": f"zq{i}x", "limit": 20}),
+    Operation(
+        "search_nodes, memory", "search_nodes", 20, lambda n, i, _: {"query": f"topic {(i * 13) % 997} "}, "memory"
+    ),
     # Ranked: one node's name (its words are person and 0004242: the number is unique), and a phrase 0.1% hold.
     Operation("ranked, a name", "search_nodes_ranked", 20, lambda n, i, _: {"query": f"{(i * 7919) % n:07d}"}),
     Operation("ranked, a phrase", "search_nodes_ranked", 20, lambda n, i, _: {"query": f'"topic {(i * 13) % 997}"'}),
     Operation("open_nodes", "open_nodes", 100, lambda n, i, _: {"names": [person((i * 7919) % n)]}),
     Operation("read_graph page", "read_graph", 30, lambda n, i, previous: _next_page(previous)),
+    Operation("read_graph page, deep", "read_graph", 30, lambda n, i, _: {"limit": 100, "cursor": CONTEXT["deep"]}),
+    Operation("changes_since, oldest", "changes_since", 20, lambda n, i, _: {"limit": 50}),
+    Operation("changes_since, deep", "changes_since", 20, lambda n, i, _: {"limit": 50, "cursor": CONTEXT["feed"]}),
+    Operation("changes_since, head", "changes_since", 20, lambda n, i, _: {"limit": 50, "cursor": CONTEXT["head"]}),
+    Operation(
+        "get_history, 1,000 revisions",
+        "get_history",
+        20,
+        lambda n, i, _: {"label": "Person", "merge_keys": {"name": REVISED}},
+    ),
+    Operation("list_quarantine", "list_quarantine", 20, lambda n, i, _: {"limit": 50}),
+    Operation("get_graph_stats", "get_graph_stats", 5, lambda n, i, _: {}),
 ]
 # Measured from the ingest itself: the batch calls that grew the graph to each size, per item.
 INGEST = ("write_nodes per item", "write_relationships per item")
+# Measured once per size, in seconds: a walk of every node by read_graph pages of 1,000, and export_graph (json).
+WHOLE = ("read_graph walk", "export_graph")
 
 
 def engine_processes(data_dir: Path) -> list[psutil.Process]:
@@ -130,8 +164,9 @@ async def grow(client: Client, start: int, end: int) -> dict[str, float]:
     return {INGEST[0]: statistics.median(node_costs) * 1000, INGEST[1]: statistics.median(link_costs) * 1000}
 
 
-async def time_operation(client: Client, operation: Operation, nodes: int) -> float:
+async def time_operation(clients: dict[str, Client], operation: Operation, nodes: int) -> float:
     """Median milliseconds of `operation` on a graph of `nodes`, after one untimed call."""
+    client = clients[operation.profile]
     previous = await _call(client, operation.tool, operation.args(nodes, 0, None))
     samples = []
     for i in range(1, operation.calls + 1):
@@ -141,31 +176,87 @@ async def time_operation(client: Client, operation: Operation, nodes: int) -> fl
     return statistics.median(samples) * 1000
 
 
+async def subjects(client: Client) -> None:
+    """The aged subjects: one node written REVISIONS times, one RECORDS times; and QUARANTINED refused writes."""
+    for i in range(REVISIONS):
+        await _call(client, "write_node", {**person_item(0), "merge_keys": {"name": REVISED}, "properties": {"n": i}})
+    for i in range(RECORDS):
+        await _call(client, "write_node", _busy_write(i))
+    for i in range(QUARANTINED):
+        bad = {**person_item(i), "properties": {"age": "not a number"}}  # Person's age is an integer
+        refused = await client.call_tool("write_node", bad)
+        assert refused.is_error, refused.structured_content
+
+
+async def prepare(client: Client, nodes: int, halfway: str) -> None:
+    """CONTEXT for this size: a read_graph cursor halfway through the :Person nodes (FalkorDB pages by engine
+    id; ids run as the nodes were made), a feed cursor at the moment the graph was half this size, and one at
+    the head (what a poller that keeps up holds)."""
+    CONTEXT["deep"] = encode_cursor("read", l="Person", a=nodes // 2)
+    CONTEXT["feed"] = encode_cursor("changes", s=halfway, c="")
+    CONTEXT["head"] = encode_cursor("changes", s=utc_now(), c="")
+
+
+async def whole(client: Client) -> dict[str, float]:
+    """Seconds to walk every node by read_graph pages of 1,000, and to export the graph as json."""
+    started, cursor, seen = time.perf_counter(), None, 0
+    while True:
+        page = await _call(client, "read_graph", {"limit": 1000, **({"cursor": cursor} if cursor else {})})
+        seen += len(page["entities"])
+        if (cursor := page.get("next_cursor")) is None:
+            break
+    walk = time.perf_counter() - started
+    started = time.perf_counter()
+    exported = await _call(client, "export_graph", {"format": "json"})
+    assert exported["entities"] >= seen - 1, (exported["entities"], seen)
+    return {WHOLE[0]: walk, WHOLE[1]: time.perf_counter() - started}
+
+
 async def scale(sizes: list[int], log: Callable[[str], None] = print) -> dict[str, Any]:
     """Grow one graph through each size in turn and measure at each; returns the points for the report."""
     data_dir = Path(tempfile.mkdtemp(prefix="wg-scale-"))
-    settings = Settings(data_dir=data_dir, query_timeout_seconds=120)
+    settings = Settings(data_dir=data_dir, query_timeout_seconds=120, toolsets="all")
     points = []
     try:
-        async with Client(build_server(settings)) as client:
+        async with (
+            Client(build_server(settings)) as client,
+            Client(build_server(settings, profile="memory", auto_migrate=False)) as memory_client,
+        ):
+            clients = {"gate": client, "memory": memory_client}
+            await subjects(client)
             nodes, ingest_s = 0, 0.0
             for size in sorted(sizes):
                 started = time.perf_counter()
-                costs = await grow(client, nodes, size)
+                halfway_nodes = nodes + (size - nodes) // 2
+                costs = await grow(client, nodes, halfway_nodes)
+                halfway = utc_now()
+                later = await grow(client, halfway_nodes, size)
+                costs = {name: (costs[name] + later[name]) / 2 for name in costs}
                 nodes, ingest_s = size, ingest_s + time.perf_counter() - started
-                ops = {**costs, **{op.name: await time_operation(client, op, nodes) for op in OPERATIONS}}
+                await prepare(client, nodes, halfway)
+                ops = {**costs, **{op.name: await time_operation(clients, op, nodes) for op in OPERATIONS}}
+                walls = await whole(client)
                 load = os.getloadavg()[0]  # the machine's: a shared one's load is part of every figure
-                point = {"nodes": nodes, "ingest_s": ingest_s, "ops_ms": ops, "load": load, **memory(data_dir)}
+                point = {
+                    "nodes": nodes,
+                    "ingest_s": ingest_s,
+                    "ops_ms": ops,
+                    "whole_s": walls,
+                    "load": load,
+                    **memory(data_dir),
+                }
                 points.append(point)
                 log(
                     f"scale {nodes:>9,} nodes (ingested in {ingest_s:,.0f} s): "
                     + ", ".join(f"{name} {ms:.2f} ms" for name, ms in ops.items())
+                    + ", "
+                    + ", ".join(f"{name} {s:.1f} s" for name, s in walls.items())
                     + f"; engine {point['engine_mib']:,.0f} MiB, gate {point['gate_mib']:,.0f} MiB, "
                     f"disk {point['disk_mib']:,.0f} MiB"
                 )
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
-    return {"operations": [*INGEST, *(op.name for op in OPERATIONS)], "points": points}
+    return {"operations": [*INGEST, *(op.name for op in OPERATIONS)], "whole": list(WHOLE), "points": points}
 
 
 def plot(results: dict[str, Any], path: Path) -> None:
@@ -203,17 +294,22 @@ def plot(results: dict[str, Any], path: Path) -> None:
 
 
 def report_lines(results: dict[str, Any]) -> list[str]:
-    names = results["operations"]
-    lines = [
-        "| nodes | " + " | ".join(names) + " | engine RSS | gate RSS | on disk | ingest time | load |",
-        "|---|" + "---|" * (len(names) + 5),
-    ]
-    for p in results["points"]:
-        load = f"{p['load']:.1f}" if "load" in p else ""  # points measured before it was recorded have none
-        lines.append(
-            f"| {p['nodes']:,} | "
-            + " | ".join(f"{p['ops_ms'][name]:.2f} ms" for name in names)
-            + f" | {p['engine_mib']:,.0f} MiB | {p['gate_mib']:,.0f} MiB | {p['disk_mib']:,.0f} MiB"
-            + f" | {p['ingest_s']:,.0f} s | {load} |"
-        )
+    """One row per operation, one column per size, and the growth from the smallest size to the largest."""
+    points = results["points"]
+    sizes = " | ".join(f"{p['nodes']:,}" for p in points)
+    lines = [f"| operation (median) | {sizes} | growth |", "|---|" + "---|" * (len(points) + 1)]
+
+    def row(name: str, values: list[float], unit: str) -> str:
+        shown = " | ".join(f"{v:.2f} {unit}" for v in values)
+        growth = f"{values[-1] / values[0]:.2f}x" if values and values[0] > 0 else ""
+        return f"| {name} | {shown} | {growth} |"
+
+    for name in results["operations"]:
+        lines.append(row(name, [p["ops_ms"][name] for p in points], "ms"))
+    for name in results.get("whole", []):
+        lines.append(row(f"{name} (whole graph)", [p["whole_s"][name] for p in points], "s"))
+    for key, label in (("engine_mib", "engine RSS"), ("gate_mib", "gate RSS"), ("disk_mib", "on disk")):
+        lines.append(row(label, [p[key] for p in points], "MiB"))
+    lines.append("| ingest time | " + " | ".join(f"{p['ingest_s']:,.0f} s" for p in points) + " | |")
+    lines.append("| load (1 min) | " + " | ".join(f"{p.get('load', 0):.1f}" for p in points) + " | |")
     return lines

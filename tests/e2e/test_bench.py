@@ -177,7 +177,11 @@ async def test_every_section_sends_no_statement_that_scans_a_label_per_row(
     settings = Settings(data_dir=tmp_path / "e2e")
     async with Client(build_server(settings, profile="memory")) as client:
         await run.workload(client, 60, "gate", [])
-    await bench_module("scale").scale([150])
+    scale = bench_module("scale")
+    monkeypatch.setattr(scale, "REVISIONS", 3)  # the aged subjects, small: the statements are what is checked
+    monkeypatch.setattr(scale, "RECORDS", 3)
+    monkeypatch.setattr(scale, "QUARANTINED", 2)
+    await scale.scale([150])
     assert len(explained.explained) >= 5, explained.explained  # the batches, the links, the memory tools' lookups
     assert explained.scanning == {}
 
@@ -200,12 +204,18 @@ async def test_scale_section_at_tiny_sizes(monkeypatch: pytest.MonkeyPatch, tmp_
     timed and the server's memory read at each size, the plot and the table drawn from the points."""
     monkeypatch.syspath_prepend(str(BENCH))
     scale = bench_module("scale")
+    monkeypatch.setattr(scale, "REVISIONS", 5)  # the aged subjects, small: here the sections run, no more
+    monkeypatch.setattr(scale, "RECORDS", 5)
+    monkeypatch.setattr(scale, "QUARANTINED", 3)
     results = await scale.scale([150, 300])
     assert [p["nodes"] for p in results["points"]] == [150, 300]
     for point in results["points"]:
         assert set(point["ops_ms"]) == set(results["operations"])
+        assert set(point["whole_s"]) == set(results["whole"])
         assert point["engine_mib"] > 0  # the engine process was found
-    assert scale.report_lines(results)[-1].startswith("| 300 |")
+    table = scale.report_lines(results)
+    assert table[0].startswith("| operation (median) | 150 | 300 | growth |")
+    assert any(line.startswith("| read_graph walk (whole graph) |") for line in table)
     try:
         import matplotlib  # noqa: F401 - the bench group's
     except ImportError:
