@@ -45,7 +45,7 @@ EXPECTED: dict[str, str] = {
     "pages the rest with its cursor",
     "extra_keys": "answers carry more beside the official keys: labels and properties (provenance included), "
     "next_cursor and truncated; skipped and remapped in structured content",
-    "order": "entities come label by label in identity order, not in the order they were created",
+    "order": "entities come label by label, each in the engine's page order (id on FalkorDB, identity on Memgraph)",
     "error_text_json": "a refusal's text is the JSON {status, error_code, message, details}; its message is "
     "the official server's words where it has some (Entity with name X not found)",
     "error_words": "where the official server's words are its SDK's input validation, ours are the gate's",
