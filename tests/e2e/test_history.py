@@ -12,6 +12,7 @@ from mcp import Client
 from tests.conftest import MATRIX_SCHEMAS, ok, open_client, rejected
 from write_gate.core.claims import VALUE_CLAIM_FIELDS, ValueProvenance
 from write_gate.core.conflicts import Conflict, Outcome
+from write_gate.core.cypher.change_order import numbered
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.history import (
     Subject,
@@ -242,7 +243,7 @@ async def seed_changes(graph: GraphBackend) -> None:
         before = {"age": 30 + i, "_p_age": [f"agent{i}", "s", "manual", 0.5, at]}
     other = Subject.node("Person", BOB)
     records_ += set_changes(other, None, {"age": 1}, WriteContext("b", "2026-01-09T00:00:00.000Z", 1, claim("x", "t")))
-    text = "UNWIND $records AS r CREATE (h:WriteGateChange) SET h += r"
+    text = f"UNWIND $records AS r CREATE (h:WriteGateChange) SET h += r, {numbered('h', 'r.seq')}"  # as writes do
     await graph.write(Statement(text, {"records": records_}))
 
 
@@ -320,7 +321,7 @@ async def seed_conflicts(graph: GraphBackend) -> None:
         ["k9"],
     )
     resolved = {**made[0], "conflict_id": "k0r", "status": "resolved", "resolved_by": "lead", "picked": 36}
-    text = "UNWIND $records AS r CREATE (c:WriteGateConflict) SET c += r"
+    text = f"UNWIND $records AS r CREATE (c:WriteGateConflict) SET c += r, {numbered('c', 'r.at')}"  # as writes do
     await graph.write(Statement(text, {"records": [*made, resolved]}))
 
 

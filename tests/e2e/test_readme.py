@@ -34,6 +34,7 @@ from tests.e2e import readme_blocks as rb
 from write_gate import cli
 from write_gate.core.claims import ValueProvenance
 from write_gate.core.conflicts import Conflict, Outcome
+from write_gate.core.cypher.change_order import numbered
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import UnknownLabelPolicy
 from write_gate.core.history import Subject, conflict_records
@@ -445,7 +446,8 @@ async def test_list_conflicts_example(settings: Settings, graph: GraphBackend) -
     incoming = ValueProvenance(agent="llm-bot", source="llm", extraction_method="llm", confidence=0.06, at=NOW)
     conflict = Conflict("age", ConflictPolicy.KEEP_BOTH, Outcome.OPEN, 36, current, 99, incoming)
     records = conflict_records(Subject.node("Person", identity_key({"name": "Ada"})), [conflict], "w1", NOW, ["k1"])
-    await graph.write(Statement("UNWIND $r AS r CREATE (c:WriteGateConflict) SET c += r", {"r": records}))
+    text = f"UNWIND $r AS r CREATE (c:WriteGateConflict) SET c += r, {numbered('c', 'r.at')}"  # as writes do
+    await graph.write(Statement(text, {"r": records}))
     request = json_block("call:list_conflicts#open")
     async with open_client(settings, "in_process") as client:
         answer = await call(client, "list_conflicts", request)

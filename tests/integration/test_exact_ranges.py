@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import is_bolt_tier
 from write_gate.core.cypher.change_feed import CHANGED_AREAS
-from write_gate.core.cypher.history_reads import CONFLICTS, changes_of
+from write_gate.core.cypher.history_reads import changes_of
 from write_gate.core.cypher.history_retention import prune_changes
 from write_gate.core.cypher.reads import page_of_labels
 from write_gate.core.cypher.statement import Statement
@@ -25,6 +25,7 @@ from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL
 from write_gate.core.identity import KEY_FIELD
 from write_gate.engines import GraphBackend
 from write_gate.services.change_feed import feed_page, newest
+from write_gate.services.history import conflicts_page
 from write_gate.serving.config import BackendKind, Settings
 
 pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
@@ -204,26 +205,37 @@ async def test_the_prune_deletes_exactly_the_records_before_its_cutoff(graph: Gr
 
 
 async def test_conflicts_page_by_their_cursor(graph: GraphBackend) -> None:
-    for prop in ("status", "conflict_id"):
+    """Through the window search a page runs (core/feed_windows.py), limits small and large, from no cursor and
+    from random ones, with and without a filter."""
+    for prop in ("status", "conflict_id", SEQ_NUMBER):
         await graph.ensure_index(CONFLICT_LABEL, prop)
     rng = random.Random(SEED + 4)
     conflicts = [
-        {"at": stamp(rng), "conflict_id": "".join(rng.choices("0123456789abcdef", k=6)), "status": "open"}
+        {"at": stamp(rng), "conflict_id": "".join(rng.choices("0123456789abcdef", k=6))}
+        | {"status": rng.choice(["open", "open", "resolved"])}
         for _ in range(200)
     ]
-    await create(graph, CONFLICT_LABEL, conflicts)
+    await create(graph, CONFLICT_LABEL, [c | {SEQ_NUMBER: seq_number(c["at"])} for c in conflicts])
     ids = [c["conflict_id"] for c in conflicts]
     for _ in range(WINDOWS):
         chosen = rng.choice(conflicts)
-        after_at, after_id = rng.choice([(chosen["at"], near(rng, ids)), (chosen["at"], chosen["conflict_id"])])
-        params = {"status": None, "label": None, "property": None, "after_at": after_at, "after_id": after_id}
-        rows = await graph.read(given(CONFLICTS, params | {"limit": 1000}))
+        after_at, after_id = rng.choice(
+            [(chosen["at"], near(rng, ids)), (chosen["at"], chosen["conflict_id"]), (None, None)]
+        )
+        status, limit = rng.choice([None, "open"]), rng.choice([1, 7, 1000])
+        filters = {"status": status, "label": None, "property": None}
+        rows = await conflicts_page(graph.read, filters, after_at, after_id, limit)
         want = sorted(
-            (c for c in conflicts if c["at"] < after_at or (c["at"] == after_at and c["conflict_id"] < after_id)),
+            (
+                c
+                for c in conflicts
+                if (after_at is None or c["at"] < after_at or (c["at"] == after_at and c["conflict_id"] < after_id))
+                and status in (None, c["status"])
+            ),
             key=lambda c: (c["at"], c["conflict_id"]),
             reverse=True,
-        )
-        assert [row["conflict_id"] for row in rows] == [c["conflict_id"] for c in want], params
+        )[:limit]
+        assert [row["conflict_id"] for row in rows] == [c["conflict_id"] for c in want], (after_at, after_id, limit)
 
 
 async def test_a_page_of_nodes_starts_exactly_after_its_cursor(graph: GraphBackend) -> None:

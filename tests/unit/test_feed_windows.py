@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from write_gate.core.feed_windows import TOP, after_cursor, cap_for, newest_first, plan, seq_number
-from write_gate.services.change_feed import MAX_PROBES
+from write_gate.services.windowed import MAX_PROBES
 
 moments = st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2099, 12, 31)).map(
     lambda d: d.strftime("%Y-%m-%dT%H:%M:%S.") + f"{d.microsecond // 1000:03d}Z"

@@ -382,6 +382,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_history_of_node": lambda: history_reads.changes_of(relationship=False),
         "read_history_of_relationship": lambda: history_reads.changes_of(relationship=True),
         "read_conflicts": lambda: history_reads.CONFLICTS,
+        "read_conflict_probe": lambda: history_reads.CONFLICT_PROBE,
         "read_changes_after": lambda: change_feed_cypher.CHANGES_AFTER,
         "read_feed_window_probe": lambda: change_feed_cypher.WINDOW_PROBE,
         "read_latest_changes": lambda: change_feed_cypher.LATEST_CHANGES,
@@ -398,6 +399,9 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "backfill_set": lambda: backfill.SET_BACKFILLED,
         "backfill_feed_windows": lambda: Statement(history_order.number_seq(False).text, {"after": -1}),
         "backfill_feed_windows_by_id": lambda: Statement(history_order.number_seq(True).text, {"after": -1}),
+        "backfill_conflict_windows_by_id": lambda: Statement(
+            history_order.number_seq(True, "WriteGateConflict", "at").text, {"after": -1}
+        ),
         "prune_history_changes": lambda: prune_changes(s("time")),
         "prune_history_conflicts": lambda: prune_conflicts(s("time")),
         "read_backup_count_nodes": lambda: backup_cypher.COUNT_NODES,

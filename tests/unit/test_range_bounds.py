@@ -16,7 +16,7 @@ import re
 from tests.unit.test_golden import shapes
 from write_gate.core.cypher.ranges import exactly
 from write_gate.core.feed_windows import SEQ_NUMBER
-from write_gate.core.history import CHANGE_LABEL
+from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL
 from write_gate.core.identity import KEY_FIELD
 from write_gate.store.bundled import bundled
 from write_gate.store.migrations import JsonMigration, discover
@@ -29,7 +29,7 @@ _LABEL_OF = re.compile(r"\((\w+):`?(\w+)`?")
 
 # Indexed numbers: FalkorDB answers a numeric range exactly (tests/integration/test_exact_ranges.py holds the feed's
 # windows to it), so their bounds need no copy.
-NUMERIC = {(CHANGE_LABEL, SEQ_NUMBER)}
+NUMERIC = {(CHANGE_LABEL, SEQ_NUMBER), (CONFLICT_LABEL, SEQ_NUMBER)}
 
 
 def indexed() -> set[tuple[str, str]]:

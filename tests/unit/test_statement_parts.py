@@ -10,6 +10,7 @@ from write_gate.core.cypher.history_writes import append_changes, bump_revision,
 from write_gate.core.cypher.records import Guard
 from write_gate.core.cypher.statement import Provenance
 from write_gate.core.cypher.statistics import RELATIONSHIP_TALLIES, confidence_bucket
+from write_gate.core.feed_windows import seq_number_cypher
 from write_gate.core.identifiers import string_literal
 
 ARCHIVED_RECORD = (
@@ -75,9 +76,13 @@ def test_an_update_carries_its_values_with_claims_and_folds_the_change_stamp_and
 def test_records_take_the_statements_seq_and_the_subject_its_next_revision() -> None:
     assert (
         append_changes("$changes", "s2")
-        == "FOREACH (c IN $changes | CREATE (h:WriteGateChange) SET h += c, h.seq = s2)"
+        == "FOREACH (c IN $changes | CREATE (h:WriteGateChange) SET h += c, h.seq = s2, h.seq_n = "
+        + seq_number_cypher("s2")
+        + ")"
     )
-    assert append_changes() == "FOREACH (c IN $changes | CREATE (h:WriteGateChange) SET h += c)"
+    assert append_changes() == (
+        "FOREACH (c IN $changes | CREATE (h:WriteGateChange) SET h += c, h.seq_n = " + seq_number_cypher("c.seq") + ")"
+    )
     assert bump_revision("n", "s2") == "n._rev = coalesce(n._rev, 0) + 1, n._seq = s2"
 
 

@@ -59,6 +59,26 @@ def seq_number_cypher(seq: str) -> str:
     return f"toInteger(replace(replace(replace(replace(substring({seq}, 2, 21), '-', ''), 'T', ''), ':', ''), '.', ''))"
 
 
+def _moment_of(number: int) -> datetime | None:
+    """The moment a `seq_n` stands for (20YY), or None where the number is no moment (a bound, a midpoint)."""
+    digits = f"{number:015d}"
+    if len(digits) != 15:
+        return None
+    text = f"20{digits[0:2]}-{digits[2:4]}-{digits[4:6]}T{digits[6:8]}:{digits[8:10]}:{digits[10:12]}.{digits[12:]}Z"
+    try:
+        return parse_at(text)
+    except ValueError:
+        return None
+
+
+def _halfway(near: datetime | None, far: int) -> int | None:
+    """The number of the moment halfway from `near` to the moment of `far`, or None where either is none."""
+    far_moment = _moment_of(far)
+    if near is None or far_moment is None:
+        return None
+    return seq_number(as_utc_text(near + (far_moment - near) / 2))
+
+
 def moment_after(moment: datetime, span_ms: int) -> str:
     """The stamp `span_ms` after `moment`, as `core.clock` writes stamps."""
     return as_utc_text(moment + timedelta(milliseconds=span_ms))
@@ -95,6 +115,7 @@ class Search:
     span_ms: int = FIRST_SPAN_MS
     known: int = 0
     too_many: int | None = None  # a reach whose stretch held a probe's cap or more
+    hint: int | None = None  # where that probe's numbers suggested cutting, when a nearer cut was tried first
 
     @property
     def window(self) -> Window:
@@ -131,6 +152,18 @@ def newest_first(now: str) -> Search:
     return Search(TOP, TOP + 1, seq_number(moment_after(moment, -FIRST_SPAN_MS)), False, 0, moment)
 
 
+def before_cursor(cursor_at: str | None, now: str) -> Search:
+    """The first probe for records older than a newest-first page's cursor (its moment; None: from the
+    newest): the second before it, and for no cursor every record stamped later than that too."""
+    if cursor_at is None:
+        return newest_first(now)
+    fixed, moment = seq_number(cursor_at, upper=True), _moment(cursor_at)
+    if moment is None:
+        return Search(fixed, fixed + 1, 0, False, 0, None)
+    reach = min(fixed, seq_number(moment_after(moment, -FIRST_SPAN_MS)))
+    return Search(fixed, fixed + 1, reach, False, 0, moment)
+
+
 def _further(search: Search) -> Search | None:
     """The next stretch, past `reach`: halfway to a reach known to hold too many, else GROWTH times further in time
     from the anchor; up to the end (None at it)."""
@@ -138,9 +171,12 @@ def _further(search: Search) -> Search | None:
         return None
     edge, span = search.reach, search.span_ms
     if search.too_many is not None and search.too_many != edge:
-        middle = (edge + search.too_many) // 2
-        inside = min(edge, search.too_many) < middle < max(edge, search.too_many)
-        return replace(search, edge=edge, reach=middle if inside else search.too_many)
+        low, high = min(edge, search.too_many), max(edge, search.too_many)
+        guess = search.hint
+        if guess is None or not low < guess < high:
+            halfway = _halfway(_moment_of(edge), search.too_many)
+            guess = halfway if halfway is not None else (edge + search.too_many) // 2
+        return replace(search, edge=edge, reach=guess if low < guess < high else search.too_many, hint=None)
     search = replace(search, too_many=None)
     if search.anchor is None:
         return replace(search, edge=edge, reach=search.end)
@@ -170,20 +206,29 @@ def plan(search: Search, seen: list[int], wanted: int) -> Plan:
 
 
 def _cut(search: Search, seen: list[int]) -> Search:
-    """A stretch that held a probe's cap or more, cut short: to the bound that keeps a quarter of what the probe
-    saw (some of its numbers, not the nearest: the engine answers in the order it stored them, oldest first,
-    which suits a stretch after a cursor); for the newest, to the moment GROWTH times nearer now where that is
-    nearer still. Where the cut is the stretch's last millisecond, everything before it."""
+    """A stretch that held a probe's cap or more, cut short. The probe's numbers are some of the stretch's, not
+    the nearest (the engine answers in the order it stored them: oldest first, mostly), so two guesses: the
+    bound that keeps a quarter of them, and the moment halfway from the stretch's near end to its reach (which
+    always cuts off half). After a cursor the oldest-first numbers make the quantile good: the nearer of the two,
+    but never before the first number seen (the stretch keeps a record). For the newest they make it poor: the
+    nearer of the two to now. Where the cut is the stretch's last millisecond, everything before it; the quantile
+    is kept as the hint for the next stretch."""
     step = 1 if search.upward else -1
     ordered = sorted(seen) if search.upward else sorted(seen, reverse=True)
-    cut, span = ordered[_kept(seen)], search.span_ms
-    if not search.upward and search.anchor is not None and span > 1:
-        nearer = seq_number(moment_after(search.anchor, -max(1, span // GROWTH)))
-        if cut < nearer <= search.edge + step:
-            cut, span = nearer, max(1, span // GROWTH)
+    quantile = ordered[_kept(seen)]
+    near = _moment_of(search.edge + step)
+    if near is None and not search.upward:
+        near = search.anchor  # the newest: from now (the edge is above every moment)
+    halfway = _halfway(near, search.reach)
+    if halfway is None:
+        cut = quantile
+    elif search.upward:
+        cut = min(quantile, max(halfway, ordered[0]))
+    else:
+        cut = max(quantile, halfway)
     if cut == search.reach:
         cut -= step
-    return replace(search, reach=cut, span_ms=span, too_many=search.reach)
+    return replace(search, reach=cut, too_many=search.reach, hint=quantile if cut != quantile else None)
 
 
 def grown_to_read(search: Search, found: int) -> Search | None:

@@ -2,7 +2,6 @@
 resource answers. See `core.change_feed` for the order and the horizon that keeps a poller from skipping a
 change that commits late."""
 
-from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -13,15 +12,15 @@ from write_gate.core.claims import ValueProvenance, parse_claim
 from write_gate.core.clock import utc_now
 from write_gate.core.cypher.change_feed import CHANGES_AFTER, LATEST_CHANGES, WINDOW_PROBE
 from write_gate.core.cypher.statement import Statement
-from write_gate.core.feed_windows import Search, after_cursor, cap_for, grown_to_read, newest_first, plan
+from write_gate.core.feed_windows import Search, Window, after_cursor, grown_to_read, newest_first
 from write_gate.core.model import GateRejection
 from write_gate.services.gate import Gate
 from write_gate.services.history import filter_label, subject_of_record
 from write_gate.services.reads import Cursor, decode_cursor, encode_cursor
+from write_gate.services.windowed import Probe, Read, searched
 
 MAX_LIMIT = 500
 LATEST = 20  # the changes a change resource's read answers
-MAX_PROBES = 24  # a stretch grows 8 times in time, or is cut to what its probe saw
 _KIND = "changes"
 _START = {"s": "", "c": ""}  # before every record: a first call reads from the oldest kept one
 
@@ -93,22 +92,11 @@ def _labels(gate: Gate, labels: list[str] | None) -> list[str] | None:
     return None if labels is None else sorted({filter_label(gate, label) for label in labels})
 
 
-Read = Callable[[Statement], Awaitable[list[dict[str, Any]]]]
+def _probe(labels: list[str] | None) -> Probe:
+    def probe(stretch: Window, cap: int) -> Statement:
+        return Statement(WINDOW_PROBE.text, {"low": stretch.low, "high": stretch.high, "labels": labels, "cap": cap})
 
-
-async def _searched(read: Read, search: Search, labels: list[str] | None, wanted: int) -> Search:
-    """The search's window once it holds `wanted` records, or all there are (core/feed_windows.py): each probe
-    reads at most `cap_for(wanted)` records. After MAX_PROBES the window as it stands (a read of it is exact,
-    only dearer)."""
-    for _ in range(MAX_PROBES):
-        stretch = search.stretch
-        params = {"low": stretch.low, "high": stretch.high, "labels": labels, "cap": cap_for(wanted)}
-        seen = [row["n"] for row in await read(Statement(WINDOW_PROBE.text, params))]
-        step = plan(search, seen, wanted)
-        search = step.next
-        if step.read:
-            break
-    return search
+    return probe
 
 
 async def feed_page(
@@ -116,7 +104,7 @@ async def feed_page(
 ) -> list[dict[str, Any]]:
     """The first `limit` changes after the cursor (`after_seq`, `after_id`) up to the horizon, each with its
     records (CHANGES_AFTER's rows), from a window that holds them."""
-    search: Search | None = await _searched(read, after_cursor(after_seq, horizon_text), labels, limit)
+    search: Search | None = await searched(read, after_cursor(after_seq, horizon_text), _probe(labels), limit)
     rows: list[dict[str, Any]] = []
     while search is not None:
         window = search.window
@@ -134,13 +122,13 @@ async def feed_page(
         # than the page wants: then a longer one, up to the horizon.
         search = grown_to_read(search, len(rows)) if len(rows) < limit else None
         if search is not None:
-            search = await _searched(read, search, labels, limit)
+            search = await searched(read, search, _probe(labels), limit)
     return rows
 
 
 async def newest(read: Read, labels: list[str] | None, limit: int, now: str) -> list[dict[str, Any]]:
     """The newest `limit` changes with their records (LATEST_CHANGES's rows), from a window that holds them."""
-    search: Search | None = await _searched(read, newest_first(now), labels, limit)
+    search: Search | None = await searched(read, newest_first(now), _probe(labels), limit)
     rows: list[dict[str, Any]] = []
     while search is not None:
         window = search.window
@@ -148,7 +136,7 @@ async def newest(read: Read, labels: list[str] | None, limit: int, now: str) -> 
         rows = await read(Statement(LATEST_CHANGES.text, params))
         search = grown_to_read(search, len(rows)) if len(rows) < limit else None
         if search is not None:
-            search = await _searched(read, search, labels, limit)
+            search = await searched(read, search, _probe(labels), limit)
     return rows
 
 

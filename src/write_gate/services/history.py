@@ -7,10 +7,11 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
 from write_gate.core.claims import ValueProvenance, parse_claim
-from write_gate.core.clock import as_utc_text
-from write_gate.core.cypher.history_reads import CONFLICTS, changes_of
+from write_gate.core.clock import as_utc_text, utc_now
+from write_gate.core.cypher.history_reads import CONFLICT_PROBE, CONFLICTS, changes_of
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import Policy, UnknownLabelPolicy, resolve_label, resolve_relationship_type
+from write_gate.core.feed_windows import Search, Window, before_cursor, grown_to_read
 from write_gate.core.history import value_changes
 from write_gate.core.identifiers import normalize_identifier
 from write_gate.core.identity import identity_key
@@ -19,6 +20,7 @@ from write_gate.core.resolution import keys_of
 from write_gate.core.values import clean_map
 from write_gate.services.gate import Gate
 from write_gate.services.reads import Cursor, decode_cursor, encode_cursor
+from write_gate.services.windowed import Read, searched
 
 MAX_LIMIT = 500
 Since = Annotated[datetime, WithJsonSchema({"type": "string"})] | SkipJsonSchema[None]
@@ -236,17 +238,35 @@ def filter_label(gate: Gate, raw: str) -> str:
 
 async def list_conflicts(gate: Gate, request: ListConflictsRequest) -> Conflicts:
     position = decode_cursor(request.cursor, "conflicts", a=str, c=str) or {}
-    params = {
+    filters = {
         "status": None if request.status == "all" else request.status,
         "label": filter_label(gate, request.label) if request.label is not None else None,
         "property": normalize_identifier(request.property, "property") if request.property is not None else None,
-        "after_at": position.get("a"),
-        "after_id": position.get("c"),
-        "limit": request.limit + 1,
     }
-    rows = await gate.reader.read(Statement(CONFLICTS.text, params))
+    rows = await conflicts_page(gate.reader.read, filters, position.get("a"), position.get("c"), request.limit + 1)
     page = rows[: request.limit]
     last = page[-1] if page else None
     more = len(rows) > request.limit
     cursor = encode_cursor("conflicts", a=last["at"], c=last["conflict_id"]) if more and last else None
     return Conflicts(conflicts=[_conflict(row["conflict"]) for row in page], next_cursor=cursor)
+
+
+async def conflicts_page(
+    read: Read, filters: dict[str, Any], after_at: str | None, after_id: str | None, limit: int
+) -> list[dict[str, Any]]:
+    """The `limit` newest conflicts older than the cursor (`after_at`, `after_id`; None: from the newest) that
+    pass `filters` (`status`, `label`, `property`), from a window that holds them (core/feed_windows.py)."""
+
+    def probe(stretch: Window, cap: int) -> Statement:
+        return Statement(CONFLICT_PROBE.text, {**filters, "low": stretch.low, "high": stretch.high, "cap": cap})
+
+    search: Search | None = await searched(read, before_cursor(after_at, utc_now()), probe, limit)
+    rows: list[dict[str, Any]] = []
+    while search is not None:
+        window = search.window
+        params = {**filters, "after_at": after_at, "after_id": after_id, "limit": limit}
+        rows = await read(Statement(CONFLICTS.text, {**params, "low": window.low, "high": window.high}))
+        search = grown_to_read(search, len(rows)) if len(rows) < limit else None
+        if search is not None:
+            search = await searched(read, search, probe, limit)
+    return rows

@@ -6,7 +6,7 @@ import logging
 
 from write_gate.core.cypher.change_order import numbered
 from write_gate.core.cypher.statement import Statement
-from write_gate.core.history import CHANGE_LABEL
+from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL
 from write_gate.engines import GraphBackend
 
 logger = logging.getLogger(__name__)
@@ -32,27 +32,30 @@ async def backfill_change_order(backend: GraphBackend) -> int:
     return done
 
 
-def number_seq(by_id: bool) -> Statement:
-    """A chunk of records after engine id `$after`, in id order (FalkorDB's label scan by id is in that order
-    already, and stops at the chunk: sorting would read every record left), so each chunk reads its own."""
+def number_seq(by_id: bool, label: str = CHANGE_LABEL, ordered_by: str = "seq") -> Statement:
+    """A chunk of `label`'s records after engine id `$after`, in id order (FalkorDB's label scan by id is in that
+    order already, and stops at the chunk: sorting would read every record left), so each chunk reads its own;
+    each gets its `ordered_by` as a number."""
     ordered = "" if by_id else "ORDER BY id(h) "
     return Statement(
-        f"MATCH (h:{CHANGE_LABEL}) WHERE id(h) > $after\nWITH h {ordered}LIMIT {CHUNK}\n"
-        f"SET {numbered('h', 'h.seq')}\nRETURN count(h) AS done, max(id(h)) AS last"
+        f"MATCH (h:{label}) WHERE id(h) > $after\nWITH h {ordered}LIMIT {CHUNK}\n"
+        f"SET {numbered('h', f'h.{ordered_by}')}\nRETURN count(h) AS done, max(id(h)) AS last"
     )
 
 
 async def backfill_feed_windows(backend: GraphBackend) -> int:
-    """Every change record gets its `seq_n`; returns how many."""
-    done, after = 0, -1
-    statement = number_seq(backend.dialect.pages_by_id)
-    while True:
-        rows = await backend.write(Statement(statement.text, {"after": after}))
-        count = rows[0]["done"] if rows else 0
-        done += count
-        if count < CHUNK:
-            break
-        after = rows[0]["last"]
+    """Every change record gets its `seq_n`, and every conflict its `at`'s; returns how many records."""
+    done = 0
+    for label, ordered_by in ((CHANGE_LABEL, "seq"), (CONFLICT_LABEL, "at")):
+        after = -1
+        statement = number_seq(backend.dialect.pages_by_id, label, ordered_by)
+        while True:
+            rows = await backend.write(Statement(statement.text, {"after": after}))
+            count = rows[0]["done"] if rows else 0
+            done += count
+            if count < CHUNK:
+                break
+            after = rows[0]["last"]
     if done:
-        logger.info("numbered %d change records for the feed's windows (seq_n)", done)
+        logger.info("numbered %d change and conflict records for the history's windows (seq_n)", done)
     return done

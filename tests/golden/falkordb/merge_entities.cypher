@@ -29,5 +29,5 @@ SET kept.`email` = coalesce(kept.`email`, $fill_0),
 WITH kept, seq, properties(kept) AS searched
 SET kept._search = reduce(s = '', k IN [k IN keys(searched) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN searched[k] | t + '\t' + coalesce(x, '')))
 FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record, h.seq = seq, h.seq_n = toInteger(replace(replace(replace(replace(substring(seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
-FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record)
+FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record, h.seq_n = toInteger(replace(replace(replace(replace(substring(record.at, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
 RETURN kept._key AS survivor

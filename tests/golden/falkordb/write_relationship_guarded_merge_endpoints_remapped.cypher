@@ -13,5 +13,5 @@ SET r.weight = CASE WHEN $fresh OR $weight IS NULL THEN coalesce(r.weight, $weig
     r._rev = $revision + 1, r._seq = seq,
     r._schema_remap_from = $remapped_from
 FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record, h.seq = seq, h.seq_n = toInteger(replace(replace(replace(replace(substring(seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
-FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record)
+FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record, h.seq_n = toInteger(replace(replace(replace(replace(substring(record.at, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
 RETURN a._stub = true AS from_stub, b._stub = true AS to_stub, r.weight AS weight

@@ -5,5 +5,5 @@ WHERE coalesce(r._rev, 0) = $revision
 SET r += $properties, r._rev = $revision + 1, r._seq = seq,
     c.status = 'resolved', c.picked = $picked, c.resolved_by = $resolved_by, c.resolved_at = $resolved_at
 FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record, h.seq = seq, h.seq_n = toInteger(replace(replace(replace(replace(substring(seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
-FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record)
+FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record, h.seq_n = toInteger(replace(replace(replace(replace(substring(record.at, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
 RETURN count(r) AS resolved

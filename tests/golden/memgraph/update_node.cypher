@@ -6,7 +6,7 @@ SET n += $properties,
     n.last_updated = $last_updated, n.updated_by = $updated_by,
     n._rev = $revision + 1, n._seq = seq
 FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record, h.seq = seq, h.seq_n = toInteger(replace(replace(replace(replace(substring(seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
-FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record)
+FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record, h.seq_n = toInteger(replace(replace(replace(replace(substring(record.at, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
 WITH n, properties(n) AS searched
 SET n._search = reduce(s = '', k IN [k IN keys(searched) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN searched[k] | t + '\t' + coalesce(x, '')))
 RETURN count(n) AS written

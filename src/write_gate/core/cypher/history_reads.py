@@ -10,6 +10,7 @@ cuts the page. Conflicts page by (`at`, `conflict_id`).
 
 from write_gate.core.cypher.ranges import exactly
 from write_gate.core.cypher.statement import Statement
+from write_gate.core.feed_windows import SEQ_NUMBER
 from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL, PROPERTIES
 
 _NODE = "h.subject = 'node' AND h.label = $label AND h.key = $key"
@@ -40,15 +41,28 @@ def changes_of(relationship: bool) -> Statement:
     )
 
 
-# Parameters: `status`, `label`, `property`, `after_at`, `after_id` (each null for none); `limit`. The conflict
-# id is indexed: its bound exact (core/cypher/ranges.py).
+_CONFLICT_FILTERS = (
+    "($status IS NULL OR c.status = $status)\n"
+    "  AND ($label IS NULL OR c.label = $label)\n"
+    "  AND ($property IS NULL OR c.property = $property)"
+)
+# The window (core/feed_windows.py): a range of the numeric `seq_n` (the conflict's `at` as a number), both bounds
+# given; the cursor's bounds on text are tested past the index (`+ ''`), so FalkorDB's planner takes the window.
+_CONFLICT_WINDOW = f"c.{SEQ_NUMBER} >= $low AND c.{SEQ_NUMBER} <= $high"
+
+# What a page would read: up to `$cap` of the window's conflicts' numbers, through the filters.
+CONFLICT_PROBE = Statement(
+    f"MATCH (c:{CONFLICT_LABEL})\nWHERE {_CONFLICT_WINDOW} AND {_CONFLICT_FILTERS}\n"
+    f"RETURN c.{SEQ_NUMBER} AS n\nLIMIT $cap"
+)
+
+# Newest first. Parameters: `status`, `label`, `property`, `after_at`, `after_id` (each null for none); `low`,
+# `high` (the window: every conflict older than the cursor down to the page's last lies in it); `limit`.
 CONFLICTS = Statement(
     f"MATCH (c:{CONFLICT_LABEL})\n"
-    "WHERE ($status IS NULL OR c.status = $status)\n"
-    "  AND ($label IS NULL OR c.label = $label)\n"
-    "  AND ($property IS NULL OR c.property = $property)\n"
-    "  AND ($after_at IS NULL OR c.at < $after_at"
-    f" OR (c.at = $after_at AND {exactly('c.conflict_id', '<', '$after_id')}))\n"
+    f"WHERE {_CONFLICT_WINDOW} AND {_CONFLICT_FILTERS}\n"
+    "  AND ($after_at IS NULL OR c.at + '' < $after_at"
+    " OR (c.at + '' = $after_at AND c.conflict_id + '' < $after_id))\n"
     "RETURN properties(c) AS conflict, c.at AS at, c.conflict_id AS conflict_id\n"
     "ORDER BY at DESC, conflict_id DESC\n"
     "LIMIT $limit"

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from write_gate.core.cypher.aliases import ALIAS_OF
-from write_gate.core.cypher.change_order import next_seq, ordered, set_seq
+from write_gate.core.cypher.change_order import next_seq, numbered, ordered, set_seq
 from write_gate.core.cypher.clauses import refresh_search_text, stamp
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL, REVISION_FIELD
@@ -52,7 +52,8 @@ def append_records(source: str = "$") -> list[str]:
     """After `revision_guard` (its `seq` in scope)."""
     return [
         f"FOREACH (record IN {source}changes | CREATE (h:{CHANGE_LABEL}) SET h += record, {ordered('h', 'seq')})",
-        f"FOREACH (record IN {source}conflicts | CREATE (h:{CONFLICT_LABEL}) SET h += record)",
+        f"FOREACH (record IN {source}conflicts | CREATE (h:{CONFLICT_LABEL})"
+        f" SET h += record, {numbered('h', 'record.at')})",
     ]
 
 
