@@ -142,8 +142,10 @@ def after_cursor(after_seq: str, horizon: str) -> Search:
     `horizon` (text, as the feed's): the second after the cursor, or for a cursor with no moment all of it."""
     end = seq_number(horizon, upper=True)
     start, moment = seq_number(after_seq), _moment(after_seq)
+    if end <= start:  # a cursor at the horizon or past it: its own millisecond is all a page may hold
+        return Search(start, start - 1, start, True, start, None)
     reach = end if moment is None else min(end, seq_number(moment_after(moment, FIRST_SPAN_MS)))
-    return Search(start, start - 1, max(reach, start), True, end, moment)
+    return Search(start, start - 1, reach, True, end, moment)
 
 
 def newest_first(now: str) -> Search:
