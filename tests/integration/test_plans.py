@@ -24,10 +24,10 @@ from write_gate.core.clock import utc_now
 from write_gate.core.cypher import backup as backup_cypher
 from write_gate.core.cypher import exports as export_cypher
 from write_gate.core.cypher import reads as read_cypher
-from write_gate.core.cypher.statement import Statement
 from write_gate.core.cypher.change_order import numbered
 from write_gate.core.cypher.history_retention import prune_changes, prune_conflicts
 from write_gate.core.cypher.idempotency import IDEMPOTENCY_LABEL, prune_records
+from write_gate.core.cypher.statement import Statement
 from write_gate.core.feed_windows import SEQ_NUMBER, cap_for, seq_number
 from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL
 from write_gate.engines import GraphBackend
@@ -230,8 +230,8 @@ async def records(backend: FalkorDBBackend, label: str, n: int, properties: str 
 
 async def test_a_prune_chunk_reads_about_its_chunk(falkordb: FalkorDBBackend) -> None:
     """On a history of HISTORY change records, and two chunks of conflicts (a third of them open) and of safe
-    retries' records, a cutoff a fifth of the way into the history: each prune deletes its chunk, and its most productive
-    operation produced at most twice it. The string range on `at` the change prune used read far past its chunk
+    retries' records, a cutoff a fifth of the way into the history: each prune deletes its chunk, and its most
+    productive operation produced at most twice it. The string range on `at` the change prune used read far past its chunk
     (and cost every record it read): a fifth of the history before the cutoff, about five for each deleted."""
     few = 2 * CHUNK
     await records(falkordb, CHANGE_LABEL, HISTORY)

@@ -1,6 +1,7 @@
 """Change records written before the order was decided by the write get their `seq`: their `at`, as a reader
 sorted them then (core/history.py); and records written before the feed's windows their `seq_n`
-(core/feed_windows.py), as do conflicts and safe retries' records (their `at`'s, for the prunes' windows). In chunks, so one migration never holds a huge transaction."""
+(core/feed_windows.py), as do conflicts and safe retries' records (their `at`'s, for the prunes' windows). In
+chunks, so one migration never holds a huge transaction."""
 
 import logging
 

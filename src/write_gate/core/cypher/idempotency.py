@@ -3,8 +3,9 @@
 Their label is reserved (no registry may hold it), so no read, search, statistics or export of entities meets
 one. Fields: `args` (the call's digest), `tool`, `agent`, `at` (the claim's time, ISO-8601 UTC text, which
 orders as time), `seq_n` (`at` as a number, indexed, so a prune reads its chunk: core/feed_windows.py), `claim`
-(the claiming call's id), `state` (pending, done, or unknown: see MARK_IN_DOUBT), and once done `outcome` (the result's structured content as JSON text), `text` (its text content), `is_error`.
-Values travel as parameters only.
+(the claiming call's id), `state` (pending, done, or unknown: see MARK_IN_DOUBT), and once done `outcome` (the
+result's structured content as JSON text), `text` (its text content), `is_error`. Values travel as parameters
+only.
 """
 
 from write_gate.core.cypher.change_order import numbered
