@@ -231,8 +231,8 @@ async def records(backend: FalkorDBBackend, label: str, n: int, properties: str 
 async def test_a_prune_chunk_reads_about_its_chunk(falkordb: FalkorDBBackend) -> None:
     """On a history of HISTORY change records, and two chunks of conflicts (a third of them open) and of safe
     retries' records, a cutoff a fifth of the way into the history: each prune deletes its chunk, and its most
-    productive operation produced at most twice it. The string range on `at` the change prune used read far past its chunk
-    (and cost every record it read): a fifth of the history before the cutoff, about five for each deleted."""
+    productive operation produced at most twice it. The string range on `at` the change prune used read far past
+    its chunk (and cost every record it read): a fifth of the history before the cutoff, about five a deletion."""
     few = 2 * CHUNK
     await records(falkordb, CHANGE_LABEL, HISTORY)
     await records(falkordb, CONFLICT_LABEL, few, ", status: ['open', 'settled', 'resolved'][i % 3]")
