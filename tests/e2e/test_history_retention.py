@@ -16,6 +16,7 @@ from tests.conftest import CommandRun, is_bolt_tier, ok, open_client, run_write_
 from write_gate.core.clock import as_utc_text, utc_now
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decay import parse_at
+from write_gate.core.feed_windows import SEQ_NUMBER, seq_number
 from write_gate.engines import GraphBackend
 from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import BackendKind, Settings
@@ -37,6 +38,9 @@ RECORDS: list[tuple[str, dict[str, Any]]] = [
     ("WriteGateChange", {"change_id": "gone-change", "at": days_ago(400), "key": "k", "op": "set"}),
     ("WriteGateChange", {"change_id": "gone-change-2", "at": days_ago(31), "key": "k", "op": "delete"}),
     ("WriteGateChange", {"change_id": "kept-change", "at": days_ago(29), "key": "k", "op": "set"}),
+    # Stamped before the cutoff, ordered after a change stamped 29 days ago (clock skew): the prune reads the
+    # window of the records' `seq` moments, so it goes once its `seq` is past the retention too.
+    ("WriteGateChange", {"change_id": "kept-skewed", "at": days_ago(32), "seq": days_ago(29) + "#", "key": "k"}),
     # Hours old: kept by every prune here. Under the index on `at`, FalkorDB's scan ignored `at < $cutoff`.
     *[
         ("WriteGateChange", {"change_id": f"recent-{n}", "at": days_ago(n / 24), "key": "k", "op": "set"})
@@ -48,14 +52,16 @@ RECORDS: list[tuple[str, dict[str, Any]]] = [
     ("WriteGateConflict", {"conflict_id": "kept-settled", "status": "settled", "at": days_ago(1)}),
 ]
 RECENT = {f"recent-{n}" for n in range(1, 9)}
-KEPT = {"kept-change", "kept-open", "kept-settled", *RECENT}
+KEPT = {"kept-change", "kept-skewed", "kept-open", "kept-settled", *RECENT}
 EVERY = {fields.get("change_id") or fields["conflict_id"] for _, fields in RECORDS}
 
 
 async def create_records(graph: GraphBackend) -> None:
     await migrate(graph)  # as on a served graph: migration 0006's indexes in place, as pruning meets them
-    for label, fields in RECORDS:
-        await graph.write(Statement(f"CREATE (r:{label}) SET r = $fields", {"fields": fields}))
+    for label, fields in RECORDS:  # with the order and number the gate gives them (core/cypher/change_order.py)
+        seq = fields.get("seq", fields["at"]) if label == "WriteGateChange" else None
+        numbered = fields | ({"seq": seq} if seq else {}) | {SEQ_NUMBER: seq_number(seq or fields["at"])}
+        await graph.write(Statement(f"CREATE (r:{label}) SET r = $fields", {"fields": numbered}))
     # Not a record: an old `at` on anything else is none of pruning's business.
     await graph.write(Statement("CREATE (:Person {name: 'Old', at: $at})", {"at": days_ago(5000)}))
 
@@ -105,7 +111,7 @@ async def test_the_cli_prunes_and_prints_how_many_records_went(settings: Setting
     assert again.returncode == 0 and "pruned 0 history records" in again.stdout
 
     closer = prune(settings, "--days", "0.5")  # --days overrides the setting: the day-old settled conflict goes
-    assert "pruned 2 history records" in closer.stdout, closer.stdout  # and the 29-day-old change
+    assert "pruned 3 history records" in closer.stdout, closer.stdout  # and the 29-day-old changes
     assert await remaining(graph) == {"kept-open", *RECENT}
 
 

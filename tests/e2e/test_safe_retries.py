@@ -24,6 +24,7 @@ from tests.integration.test_embedded import engines_on
 from write_gate.core.clock import as_utc_text
 from write_gate.core.cypher.idempotency import CLAIM, IDEMPOTENCY_LABEL, RELEASE
 from write_gate.core.cypher.statement import Statement
+from write_gate.core.feed_windows import seq_number
 from write_gate.core.idempotency import arguments_digest, record_id, scope
 from write_gate.engines import BackendUnavailable, GraphBackend
 from write_gate.engines.falkordb import FalkorDBBackend
@@ -208,7 +209,7 @@ async def claim_left_behind(graph: GraphBackend, agent: str, key: str, tool: str
     """A pending record as a gate leaves it when it stops between claim and outcome, `ago` seconds old."""
     at = as_utc_text(datetime.now(UTC) - timedelta(seconds=ago))
     record = {"id": record_id(scope(agent), key), "args": arguments_digest(tool, args), "tool": tool, "agent": agent}
-    record |= {"at": at, "claim": "gone", "state": "pending"}
+    record |= {"at": at, "seq_n": seq_number(at), "claim": "gone", "state": "pending"}  # as CLAIM writes it
     await graph.write(Statement(f"CREATE (k:{IDEMPOTENCY_LABEL}) SET k = $record", {"record": record}))
 
 

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import COMPOSITE_SCHEMAS, open_client
+from write_gate.core.cypher.idempotency import IDEMPOTENCY_LABEL
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.feed_windows import SEQ_NUMBER, seq_number
 from write_gate.core.history import CHANGE_LABEL
@@ -16,6 +17,7 @@ from write_gate.services.change_feed import feed_page
 from write_gate.serving.config import Settings
 from write_gate.store.backfill import backfill_identity
 from write_gate.store.history_order import backfill_feed_windows
+from write_gate.store.idempotency_pruning import prune_idempotency
 from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
@@ -95,3 +97,19 @@ async def test_old_change_records_get_their_number_and_the_feed_answers_them(gra
     assert sorted((r["seq"], r["n"]) for r in numbered) == sorted((s, seq_number(s)) for s in seqs)
     page = await feed_page(graph.read, "", "", "2026-11-28T10:01:00.000Z", None, 10)
     assert [row["change_id"] for row in page] == [r["change_id"] for r in sorted(rows, key=lambda r: r["seq"])][:10]
+
+
+async def test_old_safe_retries_records_get_their_number_and_the_prune_takes_them(graph: GraphBackend) -> None:
+    """Migration 0013: a safe retries' record claimed before `seq_n` gets its `at`'s, so the prune, which reads
+    the number's window, finds it (without one it would never go)."""
+    ats = ["2026-11-20T10:00:00.000Z", "2026-11-27T10:00:00.000Z", "2026-11-28T10:00:00.000Z"]
+    rows = [{"id": f"k{i}", "at": at, "state": "done"} for i, at in enumerate(ats)]
+    await graph.write(Statement(f"UNWIND $rows AS row CREATE (k:{IDEMPOTENCY_LABEL}) SET k += row", {"rows": rows}))
+    await graph.ensure_index(IDEMPOTENCY_LABEL, SEQ_NUMBER)
+    assert await prune_idempotency(graph, "2026-11-28T00:00:00.000Z") == 0  # not numbered: out of the window
+
+    assert await backfill_feed_windows(graph) == len(rows)
+
+    assert await prune_idempotency(graph, "2026-11-28T00:00:00.000Z") == 2
+    left = await graph.read(Statement(f"MATCH (k:{IDEMPOTENCY_LABEL}) RETURN k.id AS id, k.{SEQ_NUMBER} AS n"))
+    assert left == [{"id": "k2", "n": seq_number(ats[2])}]

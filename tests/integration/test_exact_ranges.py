@@ -17,16 +17,18 @@ import pytest
 from tests.conftest import is_bolt_tier
 from write_gate.core.cypher.change_feed import CHANGED_AREAS
 from write_gate.core.cypher.history_reads import changes_of
-from write_gate.core.cypher.history_retention import prune_changes
+from write_gate.core.cypher.idempotency import IDEMPOTENCY_LABEL
 from write_gate.core.cypher.reads import page_of_labels
 from write_gate.core.cypher.statement import Statement
-from write_gate.core.feed_windows import SEQ_NUMBER, seq_number
+from write_gate.core.feed_windows import SEQ_NUMBER, number_below, seq_number
 from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL
 from write_gate.core.identity import KEY_FIELD
 from write_gate.engines import GraphBackend
 from write_gate.services.change_feed import feed_page, newest
 from write_gate.services.history import conflicts_page
 from write_gate.serving.config import BackendKind, Settings
+from write_gate.store.history_pruning import prune_history
+from write_gate.store.idempotency_pruning import prune_idempotency
 
 pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
@@ -191,17 +193,47 @@ async def test_a_subjects_history_pages_by_its_cursor(graph: GraphBackend, histo
         assert [(row["seq"], row["change_id"]) for row in rows] == [(r["seq"], r["change_id"]) for r in want], params
 
 
-async def test_the_prune_deletes_exactly_the_records_before_its_cutoff(graph: GraphBackend) -> None:
+async def test_the_prunes_delete_exactly_the_records_before_their_cutoff(graph: GraphBackend) -> None:
+    """Each prune, in small chunks, repeated until a chunk comes back short (store/history_pruning.py), on random
+    records: change records (some ordered after a later-stamped change: their `seq`'s moment past their `at`),
+    conflicts of every status, safe retries' records; with the indexes the migrations make."""
     for prop in ("seq", "at", "key", SEQ_NUMBER):
         await graph.ensure_index(CHANGE_LABEL, prop)
+    for prop in ("status", SEQ_NUMBER):
+        await graph.ensure_index(CONFLICT_LABEL, prop)
+    await graph.ensure_index(IDEMPOTENCY_LABEL, SEQ_NUMBER)
     rng = random.Random(SEED + 3)
     for _ in range(WINDOWS // 4):  # each trial deletes: the records are written again for the next
-        rows = records(rng, changes=60)
-        await create(graph, CHANGE_LABEL, rows)
-        cutoff = near(rng, [r["at"] for r in rows])
-        await graph.write(prune_changes(cutoff))
-        kept = await graph.read(Statement(f"MATCH (h:{CHANGE_LABEL}) RETURN h.at AS at", {}))
-        assert sorted(row["at"] for row in kept) == sorted(r["at"] for r in rows if r["at"] >= cutoff), cutoff
+        changes = records(rng, changes=60)
+        for record in rng.sample(changes, 10):  # clock skew: ordered after a change stamped later
+            record["seq"] = max(record["seq"], stamp(rng))
+            record[SEQ_NUMBER] = seq_number(record["seq"])
+        conflicts = [{"at": at, "status": rng.choice(["open", "settled", "resolved"])} for at in stamps(rng, 40)]
+        claims = [{"at": at, "id": f"k{n}"} for n, at in enumerate(stamps(rng, 40))]
+        await create(graph, CHANGE_LABEL, changes)
+        await create(graph, CONFLICT_LABEL, [c | {SEQ_NUMBER: seq_number(c["at"])} for c in conflicts])
+        await create(graph, IDEMPOTENCY_LABEL, [c | {SEQ_NUMBER: seq_number(c["at"])} for c in claims])
+        cutoff = near(rng, [r["at"] for r in changes + conflicts + claims])
+        chunk = rng.choice([1, 7, 1000])
+        pruned = await prune_history(graph, cutoff, chunk)
+        assert await prune_idempotency(graph, cutoff, chunk) == sum(c["at"] < cutoff for c in claims)
+        # A change record goes when stamped before the cutoff and its `seq`'s moment is in the cutoff's window
+        # (number_below: every `seq` before the cutoff as text is); a skewed one waits for a later prune.
+        gone = [r for r in changes if r["at"] < cutoff and seq_number(r["seq"]) < number_below(cutoff)]
+        assert pruned.changes == len(gone) and all(r in gone for r in changes if r["seq"] < cutoff), cutoff
+        assert await kept(graph, CHANGE_LABEL) == sorted(r["at"] for r in changes if r not in gone), cutoff
+        decided = [c for c in conflicts if c["at"] < cutoff and c["status"] != "open"]
+        assert pruned.conflicts == len(decided), cutoff
+        assert await kept(graph, CONFLICT_LABEL) == sorted(c["at"] for c in conflicts if c not in decided), cutoff
+        assert await kept(graph, IDEMPOTENCY_LABEL) == sorted(c["at"] for c in claims if c["at"] >= cutoff), cutoff
+
+
+def stamps(rng: random.Random, n: int) -> list[str]:
+    return [stamp(rng) for _ in range(n)]
+
+
+async def kept(graph: GraphBackend, label: str) -> list[str]:
+    return sorted(row["at"] for row in await graph.read(Statement(f"MATCH (h:{label}) RETURN h.at AS at", {})))
 
 
 async def test_conflicts_page_by_their_cursor(graph: GraphBackend) -> None:

@@ -7,6 +7,8 @@
 2. On a graph grown through the gate, each paged read (a node page at any depth, a search page, an export page,
    a backup page, a feed page from the oldest cursor and from one deep in the feed, the newest changes) runs under
    GRAPH.PROFILE: no operation may produce more records than a small multiple of what the page answers.
+3. On a history of 50,000 change records (and thousands of conflicts and safe retries' records), each prune's
+   chunk (a write: GRAPH.PROFILE runs it) reads about its chunk, however many records lie before its cutoff.
 """
 
 import re
@@ -22,8 +24,12 @@ from write_gate.core.clock import utc_now
 from write_gate.core.cypher import backup as backup_cypher
 from write_gate.core.cypher import exports as export_cypher
 from write_gate.core.cypher import reads as read_cypher
+from write_gate.core.cypher.change_order import numbered
+from write_gate.core.cypher.history_retention import prune_changes, prune_conflicts
+from write_gate.core.cypher.idempotency import IDEMPOTENCY_LABEL, prune_records
 from write_gate.core.cypher.statement import Statement
-from write_gate.core.feed_windows import cap_for
+from write_gate.core.feed_windows import SEQ_NUMBER, cap_for, seq_number
+from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL
 from write_gate.engines import GraphBackend
 from write_gate.engines.falkordb import FalkorDBBackend
 from write_gate.services.change_feed import feed_page, newest
@@ -186,3 +192,69 @@ async def test_a_page_reads_what_it_answers(grown: FalkorDBBackend) -> None:
     # The engine answers a stretch's numbers oldest first: good guesses after a cursor, poor ones back from now,
     # where the stretch halves in time instead (a dozen probes of at most a cap each).
     assert len(sent) <= 16, sent
+
+
+HISTORY = 50_000
+CHUNK = 1_000
+DAY_MS = 86_400_000
+# The `i`th of `n` stamps over 25 days of November, in an order that scatters them (7919 is prime to every `n`
+# here), as a history of many subjects lies: a record's text as core/clock.py writes it, built by the engine.
+_PAD = "right('0' + toString({}), 2)"
+_STAMP = (
+    "'2026-11-' + {day} + 'T' + {hour} + ':' + {minute} + ':' + {second} + '.' + right('00' + toString(ms % 1000), 3)"
+    " + 'Z'"
+).format(
+    day=_PAD.format("1 + ms / 86400000"),
+    hour=_PAD.format("ms / 3600000 % 24"),
+    minute=_PAD.format("ms / 60000 % 60"),
+    second=_PAD.format("ms / 1000 % 60"),
+)
+
+
+def stamp(i: int, n: int) -> str:
+    ms = i * (25 * DAY_MS // n)
+    return f"2026-11-{1 + ms // DAY_MS:02d}T{ms // 3_600_000 % 24:02d}:{ms // 60_000 % 60:02d}:" + (
+        f"{ms // 1000 % 60:02d}.{ms % 1000:03d}Z"
+    )
+
+
+async def records(backend: FalkorDBBackend, label: str, n: int, properties: str = "") -> None:
+    """`n` records of `label` with an `at` and its `seq_n` as the gate writes it (numbered: change_order.py)."""
+    await backend.write(
+        Statement(
+            f"UNWIND range(0, {n - 1}) AS i WITH i, i * 7919 % {n} * {25 * DAY_MS // n} AS ms\n"
+            f"WITH i, {_STAMP} AS at CREATE (r:{label} {{at: at{properties}}}) SET {numbered('r', 'at')}"
+        )
+    )
+
+
+async def test_a_prune_chunk_reads_about_its_chunk(falkordb: FalkorDBBackend) -> None:
+    """On a history of HISTORY change records, and two chunks of conflicts (a third of them open) and of safe
+    retries' records, a cutoff a fifth of the way into the history: each prune deletes its chunk, and its most
+    productive operation produced at most twice it. The string range on `at` the change prune used read far past
+    its chunk (and cost every record it read): a fifth of the history before the cutoff, about five a deletion."""
+    few = 2 * CHUNK
+    await records(falkordb, CHANGE_LABEL, HISTORY)
+    await records(falkordb, CONFLICT_LABEL, few, ", status: ['open', 'settled', 'resolved'][i % 3]")
+    await records(falkordb, IDEMPOTENCY_LABEL, few, ", id: 'claim ' + toString(i)")
+    probe = Statement(
+        f"MATCH (r:{CHANGE_LABEL}) WHERE r.at = $at RETURN r.{SEQ_NUMBER} AS n", {"at": stamp(7, HISTORY)}
+    )
+    assert await falkordb.read(probe) == [{"n": seq_number(stamp(7, HISTORY))}]  # the engine's stamps are ours
+
+    cutoff = stamp(HISTORY // 5, HISTORY)
+    string_range = Statement(
+        f"MATCH (r:{CHANGE_LABEL}) WHERE (r.at < $cutoff AND r.at + '' < $cutoff)\nWITH r LIMIT {CHUNK}\n"
+        "DETACH DELETE r\nRETURN count(*) AS deleted",
+        {"cutoff": cutoff},
+    )
+    assert produced(await falkordb.plan(string_range, profile=True)) > 2 * CHUNK  # the check can fail
+    for name, statement in {
+        "changes": prune_changes(cutoff, CHUNK),
+        "conflicts": prune_conflicts(stamp(few * 9 // 10, few), CHUNK),  # two decided conflicts in three
+        "safe retries' records": prune_records(stamp(few * 3 // 5, few), CHUNK),
+    }.items():
+        plan = await falkordb.plan(statement, profile=True)
+        deleted = re.search(r"Delete \| Records produced: (\d+)", "\n".join(plan))
+        assert deleted and int(deleted.group(1)) == CHUNK, (name, plan)
+        assert produced(plan) <= 2 * CHUNK, (name, plan)

@@ -9,7 +9,7 @@ from datetime import datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from write_gate.core.feed_windows import TOP, after_cursor, cap_for, newest_first, plan, seq_number
+from write_gate.core.feed_windows import TOP, after_cursor, cap_for, newest_first, number_below, plan, seq_number
 from write_gate.services.windowed import MAX_PROBES
 
 moments = st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2099, 12, 31)).map(
@@ -37,9 +37,42 @@ def test_any_text_is_a_number_and_never_an_error(text: str) -> None:
     assert after_cursor(text, "2026-11-28T10:00:00.000Z").window.low <= TOP
 
 
+def near_bound(seq: str, cut: int, edit: int, char: str) -> str:
+    """A prune's cutoff where a loose bound shows: a stamp, cut short, with a character changed or added."""
+    bound = seq[:cut]
+    if edit == 0 or not bound:
+        return bound
+    if edit == 1:
+        return bound[:-1] + chr(ord(bound[-1]) + 1)
+    return bound + char
+
+
+@given(seqs, seqs, st.integers(0, 25), st.integers(0, 2), st.characters(max_codepoint=200))
+def test_the_prunes_window_holds_every_record_before_the_cutoff(seq: str, other: str, cut: int, edit: int, char: str):
+    """`seq_n < number_below(cutoff)` (the prune's index window) holds every record whose `seq` or `at` sorts
+    before the cutoff as text; tests/integration/test_exact_ranges.py holds the statements to it on the engine."""
+    for bound in (near_bound(other, cut, edit, char), near_bound(seq, cut, edit, char)):
+        if seq < bound:
+            assert seq_number(seq) < number_below(bound), bound
+
+
+@given(st.text(max_size=30), seqs)
+def test_any_cutoff_gives_a_window(text: str, seq: str) -> None:
+    assert 0 <= number_below(text) <= TOP + 1
+    if seq < text:
+        assert seq_number(seq) < number_below(text), text
+
+
+def test_a_stamps_window_ends_past_its_own_millisecond() -> None:
+    assert number_below("2026-11-28T10:00:02.846Z") == 261128100002847  # `…846Z` itself is tested past the index
+    assert number_below("2026-11-28T10:0") == 261128100000000
+    assert (number_below("2026-11-28T10:00:02.84:"), number_below("21"), number_below("1")) == (TOP + 1, TOP + 1, 0)
+
+
 def test_the_moment_is_its_digits() -> None:
     assert seq_number("2026-11-28T10:00:02.846Z##") == 261128100002846
     assert seq_number("") == 0 and seq_number("", upper=True) == TOP
+    assert seq_number("20²") == 0 and number_below("2026-1²") == TOP + 1  # a digit to isdigit(), not to int()
 
 
 def feed(rng: random.Random) -> list[int]:

@@ -402,6 +402,9 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "backfill_conflict_windows_by_id": lambda: Statement(
             history_order.number_seq(True, "WriteGateConflict", "at").text, {"after": -1}
         ),
+        "backfill_idempotency_windows_by_id": lambda: Statement(
+            history_order.number_seq(True, "WriteGateIdempotency", "at").text, {"after": -1}
+        ),
         "prune_history_changes": lambda: prune_changes(s("time")),
         "prune_history_conflicts": lambda: prune_conflicts(s("time")),
         "read_backup_count_nodes": lambda: backup_cypher.COUNT_NODES,

@@ -26,10 +26,15 @@ def test_no_retention_means_no_cutoff(days: float | None) -> None:
 
 def test_the_prune_statements_take_the_cutoff_as_a_parameter_and_delete_one_chunk() -> None:
     changes = prune_changes("2026-10-23T08:00:00.000Z")
-    assert changes.params == {"cutoff": "2026-10-23T08:00:00.000Z"}
+    # The numeric window takes the cutoff's own millisecond (`…000Z` and no later), the text test decides.
+    assert changes.params == {"cutoff": "2026-10-23T08:00:00.000Z", "cutoff_n": 261023080000001}
     assert f"LIMIT {PRUNE_CHUNK}" in changes.text and "WriteGateChange" in changes.text
     conflicts = prune_conflicts("2026-10-23T08:00:00.000Z", chunk=5)
-    assert conflicts.params == {"cutoff": "2026-10-23T08:00:00.000Z", "statuses": ["settled", "resolved"]}
+    assert conflicts.params == {
+        "cutoff": "2026-10-23T08:00:00.000Z",
+        "cutoff_n": 261023080000001,
+        "statuses": ["settled", "resolved"],
+    }
     assert "LIMIT 5" in conflicts.text and "WriteGateConflict" in conflicts.text
 
 

@@ -40,11 +40,34 @@ def seq_number(seq: str, upper: bool = False) -> int:
     two on. A text cut short (a bound, not a stored value) is filled out as the lowest moment it could begin,
     or with `upper` the highest, so every `seq` on the same side of it as text is on that side as a number; a
     text that is no moment at all is 0, or with `upper` TOP."""
-    filled = seq[:23] + (_HIGHEST if upper else _LOWEST)[len(seq[:23]) :]
-    digits = filled[2:].replace("-", "").replace("T", "").replace(":", "").replace(".", "")
-    if len(digits) != 15 or not digits.isdigit() or not filled[:2].isdigit():
+    number = _filled_number(seq, _HIGHEST if upper else _LOWEST)
+    if number is None:
         return TOP if upper else 0
+    return number
+
+
+def _filled_number(text: str, filler: str) -> int | None:
+    """The digits after the century of `text`'s moment, filled out with `filler`'s; None where it is no stamp."""
+    filled = text[:23] + filler[len(text[:23]) :]
+    digits = filled[2:].replace("-", "").replace("T", "").replace(":", "").replace(".", "")
+    if len(digits) != 15 or not (filled[:2] + digits).isascii() or not (filled[:2] + digits).isdigit():  # not `²`
+        return None
     return int(digits)
+
+
+def number_below(bound: str) -> int:
+    """A number above the `seq_n` of every `seq` or `at` (a stamp of this century) that sorts before `bound` as
+    text, so `seq_n < it` is a range the numeric index answers exactly that holds every record the text test
+    `< bound` picks; that test, past the index, then decides. A full stamp's own millisecond is in it (`…123Z#`
+    sorts before `…123[`); a stamp cut short stops at the lowest moment it could begin; a bound that is no
+    stamp (or of another century) takes every record, or none."""
+    filled = bound[:23] + _LOWEST[len(bound[:23]) :]
+    if filled[:2] != "20":
+        return TOP + 1 if filled[:2] > "20" else 0
+    number = _filled_number(bound, _LOWEST)
+    if number is None or any(filled[i] != _LOWEST[i] for i in (4, 7, 10, 13, 16, 19)):
+        return TOP + 1
+    return number + 1 if len(bound) >= 23 else number
 
 
 def _moment(seq: str) -> datetime | None:

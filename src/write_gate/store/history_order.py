@@ -1,10 +1,12 @@
 """Change records written before the order was decided by the write get their `seq`: their `at`, as a reader
 sorted them then (core/history.py); and records written before the feed's windows their `seq_n`
-(core/feed_windows.py). In chunks, so one migration never holds a huge transaction."""
+(core/feed_windows.py), as do conflicts and safe retries' records (their `at`'s, for the prunes' windows). In
+chunks, so one migration never holds a huge transaction."""
 
 import logging
 
 from write_gate.core.cypher.change_order import numbered
+from write_gate.core.cypher.idempotency import IDEMPOTENCY_LABEL
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL
 from write_gate.engines import GraphBackend
@@ -44,9 +46,10 @@ def number_seq(by_id: bool, label: str = CHANGE_LABEL, ordered_by: str = "seq") 
 
 
 async def backfill_feed_windows(backend: GraphBackend) -> int:
-    """Every change record gets its `seq_n`, and every conflict its `at`'s; returns how many records."""
+    """Every change record gets its `seq_n`, and every conflict and safe retries' record its `at`'s; returns how
+    many records."""
     done = 0
-    for label, ordered_by in ((CHANGE_LABEL, "seq"), (CONFLICT_LABEL, "at")):
+    for label, ordered_by in ((CHANGE_LABEL, "seq"), (CONFLICT_LABEL, "at"), (IDEMPOTENCY_LABEL, "at")):
         after = -1
         statement = number_seq(backend.dialect.pages_by_id, label, ordered_by)
         while True:
@@ -57,5 +60,5 @@ async def backfill_feed_windows(backend: GraphBackend) -> int:
                 break
             after = rows[0]["last"]
     if done:
-        logger.info("numbered %d change and conflict records for the history's windows (seq_n)", done)
+        logger.info("numbered %d change, conflict and safe retries' records for their windows (seq_n)", done)
     return done

@@ -2,19 +2,21 @@
 
 Their label is reserved (no registry may hold it), so no read, search, statistics or export of entities meets
 one. Fields: `args` (the call's digest), `tool`, `agent`, `at` (the claim's time, ISO-8601 UTC text, which
-orders as time), `claim` (the claiming call's id), `state` (pending, done, or unknown: see MARK_IN_DOUBT), and
-once done `outcome` (the result's structured content as JSON text), `text` (its text content), `is_error`.
-Values travel as parameters only.
+orders as time), `seq_n` (`at` as a number, indexed, so a prune reads its chunk: core/feed_windows.py), `claim`
+(the claiming call's id), `state` (pending, done, or unknown: see MARK_IN_DOUBT), and once done `outcome` (the
+result's structured content as JSON text), `text` (its text content), `is_error`. Values travel as parameters
+only.
 """
 
-from write_gate.core.cypher.history_retention import prune_chunk
+from write_gate.core.cypher.change_order import numbered
+from write_gate.core.cypher.history_retention import before_cutoff, cutoff_params, prune_chunk
 from write_gate.core.cypher.statement import Statement
 
 IDEMPOTENCY_LABEL = "WriteGateIdempotency"
 _K = f"(k:{IDEMPOTENCY_LABEL} {{id: $id}})"
 
 # Parameters: `id`, `cutoff`. A record claimed before the cutoff has expired: it goes, so the key runs again. A
-# concurrent claim's fresh record is newer than the cutoff and stays.
+# concurrent claim's fresh record is newer than the cutoff and stays. One record, found by its unique `id`.
 FORGET_EXPIRED = Statement(f"MATCH {_K} WHERE k.at < $cutoff\nDELETE k\nRETURN count(*) AS deleted")
 
 # Parameters: `id`, `args`, `tool`, `agent`, `at`, `claim`. One row: `won` when this call created the record
@@ -23,7 +25,7 @@ FORGET_EXPIRED = Statement(f"MATCH {_K} WHERE k.at < $cutoff\nDELETE k\nRETURN c
 CLAIM = Statement(
     f"MERGE {_K}\n"
     "ON CREATE SET k.args = $args, k.tool = $tool, k.agent = $agent, k.at = $at, k.claim = $claim,"
-    " k.state = 'pending'\n"
+    f" k.state = 'pending', {numbered('k', '$at')}\n"
     "RETURN k.claim = $claim AS won, properties(k) AS record"
 )
 
@@ -48,11 +50,12 @@ READ = Statement(f"MATCH {_K}\nRETURN properties(k) AS record")
 
 
 def prune_records(cutoff: str, chunk: int) -> Statement:
-    """Delete up to `chunk` records claimed before `cutoff`; answers `deleted` (the caller repeats until short)."""
+    """Delete up to `chunk` records claimed before `cutoff`, found in the numeric window of their `seq_n`
+    (core/cypher/history_retention.py); answers `deleted` (the caller repeats until a chunk comes back short)."""
     return Statement(
-        f"MATCH (k:{IDEMPOTENCY_LABEL}) WHERE k.at < $cutoff\n"
+        f"MATCH (k:{IDEMPOTENCY_LABEL}) WHERE {before_cutoff('k')}\n"
         f"WITH k LIMIT {prune_chunk(chunk)}\n"
         "DELETE k\n"
         "RETURN count(*) AS deleted",
-        {"cutoff": cutoff},
+        cutoff_params(cutoff),
     )

@@ -21,3 +21,9 @@ def exactly(expr: str, op: Comparison, bound: str) -> str:
     """`expr op bound` on an indexed string, exact on every engine; parenthesised, so it stands anywhere a
     comparison does (beside others with AND, as an arm of an OR)."""
     return f"({expr} {op} {bound} AND {expr}{_PAST_THE_INDEX} {op} {bound})"
+
+
+def past_index(expr: str) -> str:
+    """`expr` as no index can take it: a comparison on it is tested on each row the rest of the statement finds
+    (beside a numeric window, so the planner takes that window and nothing else)."""
+    return f"{expr}{_PAST_THE_INDEX}"
