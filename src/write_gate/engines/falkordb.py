@@ -9,7 +9,7 @@ import redis.exceptions
 from falkordb.asyncio import FalkorDB
 from falkordb.asyncio.graph import AsyncGraph
 
-from write_gate.core.cypher.dialect import FalkorDBDialect
+from write_gate.core.cypher.dialect import SETTLE_NODE_LABELS, FalkorDBDialect
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines.base import (
     BackendError,
@@ -33,6 +33,9 @@ _ALREADY_DONE = ("already indexed", "already exists")
 # Redis refuses writes it cannot persist (MISCONF: the append-only file cannot be written, e.g. a full
 # disk) or hold (OOM): the engine is up, the storage is not.
 _STORAGE = ("MISCONF", "OOM ", "No space left")
+# Node labels the writes may add before the next write first sends SETTLE_NODE_LABELS (core/cypher/dialect.py says
+# why): the engine's own threshold, below which that read would merge nothing.
+SETTLE_EVERY = 10_000
 
 
 class FalkorDBBackend:
@@ -41,6 +44,7 @@ class FalkorDBBackend:
         self._timeout = timeout_seconds
         self._graph_name = graph
         self._connecting = anyio.Lock()
+        self._unsettled = 0  # node labels this backend's writes added since it last sent SETTLE_NODE_LABELS
         self._connect(url)
 
     def _connect(self, url: str) -> None:
@@ -93,6 +97,7 @@ class FalkorDBBackend:
             done_sending(token)
         if not read_only:
             write_reached()
+            self._unsettled += int(result.nodes_created + result.labels_added)
         names = [column[1] for column in result.header]
         return [dict(zip(names, (plain(v) for v in row), strict=True)) for row in result.result_set]
 
@@ -108,7 +113,18 @@ class FalkorDBBackend:
 
     async def write(self, statement: Statement) -> list[Row]:
         # FalkorDB serialises writes and runs each query atomically: one statement is one transaction.
+        if self._unsettled >= SETTLE_EVERY:
+            await self._settle()
         return await self._run(statement, read_only=False)
+
+    async def _settle(self) -> None:
+        """Before a write rather than after the one that crossed the count, so that write's answer waits for
+        nothing. Best effort: the write goes out whatever this read meets (it answers for the engine itself)."""
+        self._unsettled = 0
+        try:
+            await self.read(SETTLE_NODE_LABELS)
+        except (BackendUnavailable, BackendError) as exc:
+            logger.info("node labels not settled before a write: %s", exc)
 
     async def read(self, statement: Statement) -> list[Row]:
         return await self._run(statement, read_only=True)
