@@ -55,6 +55,8 @@ SCANS: dict[str, str] = {
     "read_text_search_scanned_archived": "the ranked search reads labels whose full-text index is still being built",
     "read_text_search_scanned_knowledge": "the ranked search reads labels whose full-text index is still being built",
     "read_page_search": _SEARCH,
+    "read_page_search_by_id": _SEARCH + "; the limit stops it only once a page of matches is found",
+    "read_page_search_by_id_first": _SEARCH + "; the limit stops it only once a page of matches is found",
     "read_page_search_claims": _SEARCH,
     "read_page_search_knowledge": _SEARCH,
     "read_stats_node_tallies": _STATS,
@@ -71,11 +73,30 @@ _SCANNING = re.compile(r"(All Node Scan|Node By Label Scan \| \((\w+):`?(\w+)`?\
 _FEW = {"Schema", "WriteGateMigration", "WriteGateRegistryVersion", "SavedSearch", "Existing"}
 
 
+def _depth(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _stops_at_its_limit(plan: list[str], at: int) -> bool:
+    """Whether the operation at line `at` feeds a Limit with nothing between that must read every row first."""
+    depth = _depth(plan[at])
+    for line in reversed(plan[:at]):
+        if _depth(line) < depth:
+            depth = _depth(line)
+            operation = line.strip().split(" |")[0]
+            if operation == "Limit":
+                return True
+            if operation in ("Sort", "Aggregate", "Distinct"):
+                return False
+    return False
+
+
 def scans(plan: list[str]) -> list[str]:
+    """The scans of every node, or of a label whose nodes grow, that do not stop at a page's limit."""
     found = []
-    for line in plan:
+    for at, line in enumerate(plan):
         match = _SCANNING.search(line)
-        if match and (match.group(3) is None or match.group(3) not in _FEW):
+        if match and (match.group(3) is None or match.group(3) not in _FEW) and not _stops_at_its_limit(plan, at):
             found.append(line.strip())
     return found
 
@@ -102,6 +123,25 @@ async def test_no_read_shape_scans_what_grows_unless_it_says_why(falkordb: Falko
         f"{name}: {lines}" for name, lines in found.items()
     )
     assert set(SCANS) <= READS  # no stale entry
+
+
+async def test_a_label_is_walked_by_id_only_past_a_cursor(falkordb: FalkorDBBackend) -> None:
+    """FalkorDB's scan of a label by id walks every id from its bound and tests each one's label: a label with one
+    node among a million cost 133 ms, against its plain scan's 0.002 ms. So a page scans by id only the label its
+    cursor points into; every other label, and every label of a first page, by its own nodes (in id order too)."""
+    first = read_cypher.page_of_labels(("Organization", "Person"), searching=False, by_id=True, resume=False)
+    resumed = read_cypher.page_of_labels(("Organization", "Person"), searching=True, by_id=True)
+    assert first is not None and resumed is not None
+    first_plan = await falkordb.plan(Statement(first.text, {"limit": 10}))
+    resumed_plan = await falkordb.plan(Statement(resumed.text, {"after": 5, "limit": 10, "query": "a"}))
+    by_id = "Node By Label and ID Scan"
+    assert not any(by_id in line for line in first_plan), first_plan
+    assert [line.strip() for line in resumed_plan if by_id in line] == [f"{by_id} | (n:Organization)"], resumed_plan
+    export = export_cypher.export_page("Person", by_id=True, resume=False)
+    assert not any(by_id in line for line in await falkordb.plan(Statement(export.text, {**EXPORT, "limit": 10})))
+
+
+EXPORT = {"include_archived": False, "start": None, "end": None, "min_confidence": None, "tags": None}
 
 
 def produced(plan: list[str]) -> int:
@@ -153,7 +193,7 @@ async def test_a_page_reads_what_it_answers(grown: FalkorDBBackend) -> None:
     node_page = read_cypher.page_of_labels(("Organization", "Person"), searching=False, by_id=True)
     search_page = read_cypher.page_of_labels(("Organization", "Person"), searching=True, by_id=True)
     assert node_page is not None and search_page is not None
-    export = {"include_archived": False, "start": None, "end": None, "min_confidence": None, "tags": None}
+    export = EXPORT
     checks = {
         "read_graph page, deep": Statement(node_page.text, {"after": deep, "limit": PAGE + 1}),
         "search page, a common word": Statement(search_page.text, {"after": -1, "limit": PAGE + 1, "query": "person"}),
@@ -190,8 +230,8 @@ async def test_a_page_reads_what_it_answers(grown: FalkorDBBackend) -> None:
     sent.clear()
     assert len(await newest(read, None, 20, utc_now())) == 20 and max(sent) <= cap_for(20) + dense, sent
     # The engine answers a stretch's numbers oldest first: good guesses after a cursor, poor ones back from now,
-    # where the stretch halves in time instead (a dozen probes of at most a cap each).
-    assert len(sent) <= 16, sent
+    # where the stretch halves in time instead (a dozen or two probes of at most a cap each).
+    assert len(sent) <= 24, sent
 
 
 HISTORY = 50_000

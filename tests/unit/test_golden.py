@@ -327,6 +327,12 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_page_by_id": lambda: by_id(
             read_cypher.page_of_labels(("Organization", "Person"), searching=False, by_id=True)
         ),
+        "read_page_by_id_first": lambda: read_cypher.page_of_labels(
+            ("Organization", "Person"), searching=False, by_id=True, resume=False
+        ),
+        "read_page_search_by_id_first": lambda: read_cypher.page_of_labels(
+            ("Organization", "Person"), searching=True, by_id=True, resume=False
+        ),
         "read_page_search_by_id": lambda: by_id(
             read_cypher.page_of_labels(("Organization", "Person"), searching=True, by_id=True)
         ),
@@ -343,6 +349,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_relationship_count": lambda: read_cypher.relationship_count("KNOWS"),
         "read_export_page": lambda: export_cypher.export_page("Person"),
         "read_export_page_by_id": lambda: by_id(export_cypher.export_page("Person", by_id=True)),
+        "read_export_page_by_id_first": lambda: export_cypher.export_page("Person", by_id=True, resume=False),
         "read_export_relationships": lambda: export_cypher.EXPORT_RELATIONSHIPS,
         "merge_entities": lambda: Statement(
             resolution_cypher.merge_into(

@@ -135,10 +135,11 @@ async def read_export(
         entry = registry.get_entry(label)
         declared = entry.merge_keys if entry is not None else ()
         by_id = gate.backend.dialect.pages_by_id
-        statement = export_cypher.export_page(label, by_id)
-        after: int | str = -1 if by_id else ""
+        after: int | str | None = None if by_id else ""  # None: from the label's first node, unbounded
         while True:
-            rows = await gate.reader.read(Statement(statement.text, {**params, "after": after, "limit": page_size}))
+            statement = export_cypher.export_page(label, by_id, resume=after is not None)
+            bound = {} if after is None else {"after": after}
+            rows = await gate.reader.read(Statement(statement.text, {**params, **bound, "limit": page_size}))
             for row in rows:
                 if row["id"] in ids:  # a node with two registered labels: exported under the first
                     continue

@@ -484,19 +484,21 @@ class Reader:
             names = [label for label in names if label >= position["l"]]
         filtered = claims is not None and claims.active
         narrowed = knowledge is not None and knowledge.active
+        resume = position is not None and bool(names) and names[0] == position["l"]
         statement = read_cypher.page_of_labels(
             tuple(names),
             searching=query is not None,
             by_id=by_id,
+            resume=resume,
             filtered=filtered,
             knowledge=narrowed,
             include_archived=include_archived,
         )
         if statement is None:
             return [], None
-        start: int | str = -1 if by_id else ""
-        after = position["a"] if position is not None and names[0] == position["l"] else start
-        params: dict[str, Any] = {"after": after, "limit": limit + 1}
+        params: dict[str, Any] = {"limit": limit + 1}
+        if resume and position is not None:
+            params["after"] = position["a"]
         if query is not None:
             params["query"] = fold(query)
         if filtered and claims is not None:

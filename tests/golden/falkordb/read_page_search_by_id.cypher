@@ -4,6 +4,6 @@ RETURN 0 AS part, id(n) AS id, id(n) AS key
 LIMIT $limit
 UNION ALL
 MATCH (n:`Person`)
-WHERE id(n) > -1 AND n._search CONTAINS $query AND n._alias_of IS NULL AND n._archived_at IS NULL
+WHERE n._search CONTAINS $query AND n._alias_of IS NULL AND n._archived_at IS NULL
 RETURN 1 AS part, id(n) AS id, id(n) AS key
 LIMIT $limit

@@ -27,11 +27,13 @@ _FILTERS = (
 
 
 @functools.lru_cache(maxsize=64)
-def export_page(label: str, by_id: bool = False) -> Statement:
-    """Up to `$limit` nodes of `label` after position `$after` (engine id with `by_id`, else `_key`), in that
-    order, with their labels and every property, and the position as `key`. Parameters: `after`, `limit`,
-    `include_archived`, `start`, `end`, `min_confidence`, `tags`."""
-    conditions = " AND ".join((position_after("n", by_id, "$after"), not_alias("n"), *_FILTERS))
+def export_page(label: str, by_id: bool = False, resume: bool = True) -> Statement:
+    """Up to `$limit` nodes of `label` after position `$after` (engine id with `by_id`, else `_key`; from the
+    first with `resume` false, see `core.cypher.reads`), in that order, with their labels and every property, and
+    the position as `key`. Parameters: `after` (when resuming), `limit`, `include_archived`, `start`, `end`,
+    `min_confidence`, `tags`."""
+    bound = (position_after("n", by_id, "$after"),) if resume else ()
+    conditions = " AND ".join((*bound, not_alias("n"), *_FILTERS))
     return Statement(
         f"MATCH (n:{quote(label)})\n"
         f"WHERE {conditions}\n"
