@@ -16,8 +16,7 @@ from pathlib import Path
 import anyio
 from mcp import Client
 
-from write_gate.core.cypher.change_feed import CHANGED_AREAS
-from write_gate.core.cypher.statement import Statement
+from write_gate.core.cypher.change_feed import changed_areas
 from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import Settings
 from write_gate.store.migrations import migrate
@@ -64,7 +63,7 @@ async def main(changes: int) -> None:
             _, took = await _call(client, {"limit": 50, "cursor": cursor})
             print(f"changes_since, caught up: {_ms(took)}")
         start = time.perf_counter()
-        await backend.read(Statement(CHANGED_AREAS.text, {"since": "2999-01-01T00:00:00.000Z", "limit": 1000}))
+        await backend.read(changed_areas("2999-01-01T00:00:00.000Z", 1000))
         print(f"watcher poll, nothing new: {(time.perf_counter() - start) * 1000:.1f} ms")
     finally:
         await backend.close()

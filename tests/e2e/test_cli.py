@@ -16,6 +16,7 @@ from mcp import Client, StdioServerParameters
 
 from tests.conftest import GATE_DEFAULT_TOOLS, MATRIX_SCHEMAS, CommandRun, run_write_gate, settings_env, write_gate_argv
 from write_gate.core.cypher.statement import Statement
+from write_gate.core.feed_windows import seq_number
 from write_gate.engines import GraphBackend
 from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import BackendKind, Settings
@@ -135,7 +136,9 @@ async def test_each_command_family_runs_as_the_installed_console_script(
     schemas = Statement("MATCH (s:Schema {name: 'KNOWS'}) RETURN count(s) AS n")
     assert await graph.read(schemas) == [{"n": 1}]
 
-    await graph.write(Statement("CREATE (:WriteGateChange {change_id: 'old', at: '2000-01-01T00:00:00.000Z'})"))
+    old = "2000-01-01T00:00:00.000Z"
+    record = {"change_id": "old", "at": old, "seq": old, "seq_n": seq_number(old)}
+    await graph.write(Statement("CREATE (h:WriteGateChange) SET h = $record", {"record": record}))
     pruned = process(settings, "history", "prune", "--days", "1")
     assert pruned.returncode == 0 and "pruned 1 history records" in pruned.stdout, pruned.stderr
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import is_bolt_tier
-from write_gate.core.cypher.change_feed import CHANGED_AREAS
+from write_gate.core.cypher.change_feed import changed_areas
 from write_gate.core.cypher.history_reads import changes_of
 from write_gate.core.cypher.idempotency import IDEMPOTENCY_LABEL
 from write_gate.core.cypher.reads import page_of_labels
@@ -290,6 +290,5 @@ async def test_the_watchers_poll_answers_from_its_time_on(graph: GraphBackend, h
     )
     for _ in range(WINDOWS):
         since = near(rng, [r["at"] for r in history])
-        params = {"since": since, "since_n": seq_number(since), "limit": 10_000}
-        rows = await graph.read(given(CHANGED_AREAS, params))
+        rows = await graph.read(changed_areas(since, 10_000))
         assert [(row["at"], row["change_id"], row["label"]) for row in rows] == check(since)

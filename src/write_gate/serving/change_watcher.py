@@ -12,9 +12,8 @@ import anyio
 
 from write_gate.core.change_feed import SeenChanges
 from write_gate.core.clock import utc_now
-from write_gate.core.cypher.change_feed import CHANGED_AREAS
+from write_gate.core.cypher.change_feed import changed_areas
 from write_gate.core.cypher.statement import Statement
-from write_gate.core.feed_windows import seq_number
 from write_gate.engines import BackendError, BackendUnavailable
 
 logger = logging.getLogger(__name__)
@@ -49,9 +48,7 @@ class ChangeWatcher:
         """The labels and types changed since the last poll (none reported twice)."""
         since, labels = self._seen.poll_from(), set()
         while True:
-            rows = await self._read(
-                Statement(CHANGED_AREAS.text, {"since": since, "since_n": seq_number(since), "limit": BATCH})
-            )
+            rows = await self._read(changed_areas(since, BATCH))
             labels |= self._seen.fresh(rows)
             if len(rows) < BATCH or rows[-1]["at"] == since:
                 return labels

@@ -10,7 +10,7 @@ parameters that may be null (no filter), so each statement has one text.
 """
 
 from write_gate.core.cypher.statement import Statement
-from write_gate.core.feed_windows import SEQ_NUMBER
+from write_gate.core.feed_windows import SEQ_NUMBER, seq_number
 from write_gate.core.history import CHANGE_LABEL
 
 _IN_AREA = "($labels IS NULL OR h.label IN $labels)"
@@ -75,3 +75,8 @@ CHANGED_AREAS = Statement(
     "ORDER BY at, change_id\n"
     "LIMIT $limit"
 )
+
+
+def changed_areas(since: str, limit: int) -> Statement:
+    """The watcher's poll from `since` (ISO text), at most `limit` rows."""
+    return Statement(CHANGED_AREAS.text, {"since": since, "since_n": seq_number(since), "limit": limit})
