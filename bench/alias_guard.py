@@ -33,7 +33,9 @@ async def main(calls: int) -> None:
     timings: dict[str, list[float]] = {"with guard": [], "without guard": []}
     try:
         for i in range(calls + 200):
-            statement = write_node("Person", {"name": f"p{i % 500}"}, {"age": i}, PROVENANCE, None)
+            statement = write_node(
+                "Person", {"name": f"p{i % 500}"}, {"age": i}, PROVENANCE, None, dialect=backend.dialect
+            )
             for name, text in (("with guard", statement.text), ("without guard", statement.text.replace(guard, ""))):
                 start = time.perf_counter()
                 await backend.write(Statement(text, statement.params))

@@ -108,7 +108,10 @@ async def gate_overhead(calls: int) -> None:
         # properties (the target's measure), and the gate's own statement without its guard and records.
         plain = [plain_merge(r) for r in requests]
         raw = [
-            plan_node_write(r, gate.registry, gate.policy, gate.provider, gate.stamp(agent)).statement for r in requests
+            plan_node_write(
+                r, gate.registry, gate.policy, gate.provider, gate.stamp(agent), dialect=gate.backend.dialect
+            ).statement
+            for r in requests
         ]
         gate_times, plain_times, raw_times = [], [], []
         for i in range(calls):  # interleaved, so drift on the machine falls on all alike
@@ -137,7 +140,7 @@ def raw_batch_statements(gate: Gate, rows: list[dict[str, Any]], agent: Agent) -
     builder (as gate_overhead builds its MERGE): every row carries its values, claims and folded search text, and
     each statement decides and records them, chunk by chunk as the gate sends them."""
     stamp = gate.stamp(agent)
-    text = node_write("Person", remapped=False, batch=True)
+    text = node_write("Person", remapped=False, batch=True, dialect=gate.backend.dialect)
     statements = []
     for chunk in chunks(rows):
         built, provenances = [], []
@@ -148,7 +151,6 @@ def raw_batch_statements(gate: Gate, rows: list[dict[str, Any]], agent: Agent) -
                 gate.policy,
                 gate.provider,
                 stamp,
-                compile_statement=False,
             )
             values = planned_node_values(plan, new_id(), batch=True, label="Person")
             if not provenances:

@@ -64,14 +64,14 @@ async def gate_write(backend: GraphBackend, keys: dict[str, Any], properties: di
         new_id=lambda: uuid.uuid4().hex,
     )
     guard = guarded.as_guard(current is None)
-    await backend.write(write_node("Person", keys, guarded.write, PROVENANCE, None, (), guard))
+    await backend.write(write_node("Person", keys, guarded.write, PROVENANCE, None, (), guard, dialect=backend.dialect))
 
 
 async def write(backend: GraphBackend, variant: str, keys: dict[str, Any], values: dict[str, Any]) -> None:
     if variant == "gate":
         await gate_write(backend, keys, values)
         return
-    statement = write_node("Person", keys, values, PROVENANCE, None)
+    statement = write_node("Person", keys, values, PROVENANCE, None, dialect=backend.dialect)
     await backend.write(without_claims(statement) if variant == "plain" else statement)
 
 

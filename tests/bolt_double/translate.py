@@ -1,5 +1,5 @@
 """The only statements the double rewrites: Memgraph's index and constraint DDL and its text search, which FalkorDB
-does not parse.
+does not parse, and its join of strings, which FalkorDB runs wrongly.
 
 Every other statement reaches FalkorDB verbatim, so a statement shape the gate emits either runs there or fails
 here, loudly. The table:
@@ -12,7 +12,8 @@ here, loudly. The table:
 | SHOW CONSTRAINT INFO                                  | answered from the double's record                   |
 | CREATE TEXT INDEX i ON :L(p)                          | FalkorDB's full-text index on L.p, i recorded       |
 | CALL text_search.search_all('i', $query)              | CALL db.idx.fulltext.queryNodes('L', $query), the   |
-|                                                       | query's AND / OR written as RediSearch's ' ' / ' | ' |
+| (or $grams)                                           | query's AND / OR written as RediSearch's ' ' / ' | ' |
+| reduce(v = '', v_s IN list | v + v_s)  (a join)       | string.join(list, '') (FalkorDB's + loses text)     |
 
 Unique constraints are recorded, not created: FalkorDB's unique constraints crash its server on strings that are
 empty or start or end with white space (see FalkorDBDialect), and FalkorDB serialises writes, so a MERGE cannot
@@ -41,7 +42,7 @@ _ASSERTED = re.compile(rf"^\s*(\w+)\.{_NAME}\s*$")
 _CREATE_TEXT_INDEX = re.compile(
     rf"^\s*CREATE\s+TEXT\s+INDEX\s+{_NAME}\s+ON\s+:{_NAME}\s*\(\s*{_NAME}\s*\)\s*;?\s*$", re.IGNORECASE
 )
-_TEXT_SEARCH = re.compile(r"CALL\s+text_search\.search_all\(\s*'(\w+)'\s*,\s*\$query\s*\)")
+_TEXT_SEARCH = re.compile(r"CALL\s+text_search\.search_all\(\s*'(\w+)'\s*,\s*\$(query|grams)\s*\)")
 _SHOW_CONSTRAINTS = re.compile(r"^\s*SHOW\s+CONSTRAINT\s+INFO\s*;?\s*$", re.IGNORECASE)
 _DELETE = re.compile(r"\b(DETACH\s+)?DELETE\s+(\w+(?:\s*,\s*\w+)*)", re.IGNORECASE)
 MEMGRAPH_CONNECTED_DELETE = (
@@ -88,6 +89,11 @@ class CreateTextIndex:
     def falkordb(self) -> str:
         return f"CALL db.idx.fulltext.createNodeIndex({{label: '{self.label}', stopwords: []}}, '{self.prop}')"
 
+    @property
+    def falkordb_field(self) -> str:
+        """A second index of a label (its trigrams): FalkorDB has one per label, this adds the field to it."""
+        return f"CALL db.idx.fulltext.createNodeIndex('{self.label}', '{self.prop}')"
+
 
 Translated = CreateIndex | CreateUnique | ShowConstraints | CreateTextIndex
 
@@ -112,17 +118,34 @@ def translate(text: str) -> Translated | None:
     return None
 
 
-def text_searches(text: str, labels: dict[str, str]) -> str | None:
-    """The statement with each `text_search.search_all` on a recorded index made FalkorDB's query of that label;
-    None when it has none. An index the double never created stays as it is, for FalkorDB to refuse."""
+def text_searches(text: str, labels: dict[str, str]) -> tuple[str, set[str]] | None:
+    """The statement with each `text_search.search_all` on a recorded index made FalkorDB's query of that label,
+    and the parameters those queries take (`query`, or `grams` for the trigrams' index: on FalkorDB, a query of
+    the label's one index, which holds the search text too, so it finds more, never less); None when it has none.
+    An index the double never created stays as it is, for FalkorDB to refuse."""
     if not _TEXT_SEARCH.search(text):
         return None
+    searched: set[str] = set()
 
     def on_falkordb(m: re.Match[str]) -> str:
         label = labels.get(m[1])
-        return f"CALL db.idx.fulltext.queryNodes('{label}', $query)" if label is not None else m[0]
+        if label is None:
+            return m[0]
+        searched.add(m[2])
+        return f"CALL db.idx.fulltext.queryNodes('{label}', ${m[2]})"
 
-    return _TEXT_SEARCH.sub(on_falkordb, text)
+    return _TEXT_SEARCH.sub(on_falkordb, text), searched
+
+
+_JOIN_START = re.compile(r"reduce\((\w) = '', \1_s IN ")
+_JOIN_END = re.compile(r" \| (\w) \+ \1_s\)")
+
+
+def string_joins(text: str) -> str:
+    """Memgraph's join of a list of strings (`MemgraphDialect.join`: `reduce(v = '', v_s IN list | v + v_s)`) as
+    FalkorDB's `string.join(list, '')`: FalkorDB 4.16's `+` loses characters of a string it built to 512 or 1,024
+    bytes, where Memgraph's does not. Both ends are rewritten on their own, so joins nested in joins are too."""
+    return _JOIN_END.sub(", '')", _JOIN_START.sub("string.join(", text))
 
 
 def redisearch_query(tantivy: str) -> str:

@@ -524,11 +524,13 @@ async def test_every_statement_shape_the_gate_emits_runs_through_the_bolt_tier(
     """Each golden Memgraph statement (tests/golden/memgraph), with the golden test's parameters, through the real
     driver to FalkorDB: it parses and runs; the reads run in READ mode and are read queries. What it does to a
     real graph is the engine-parametrised tests' business; Memgraph's own semantics, the testcontainers tier's."""
-    statement = PORTABLE[name]() if name in PORTABLE else Statement(shapes("memgraph")[name])  # DDL: no parameters
+    statement = (
+        PORTABLE["memgraph"][name]() if name in PORTABLE["memgraph"] else Statement(shapes("memgraph")[name])
+    )  # DDL: no parameters
     params = dict(statement.params)
     for missing in set(re.findall(r"\$(\w+)", statement.text)) - set(params):
         params[missing] = RUN_TIME_PARAMETERS[missing]  # what the reads and batches are given when they run
-    if name.startswith("read_text_search_indexed"):
+    if name.startswith(("read_text_search_indexed", "read_page_substring")):
         for label in ("Person", "Organization"):  # the text indexes it queries
             assert await backend.ensure_text_index(label)
     run = backend.read if name in READS else backend.write
@@ -537,7 +539,8 @@ async def test_every_statement_shape_the_gate_emits_runs_through_the_bolt_tier(
 
 async def test_ranked_search_scans_where_memgraph_has_no_text_search(double: BoltDouble) -> None:
     """Memgraph before 3.6 without its text-search flag refuses text indexes and `text_search`: the schema load
-    still succeeds (the index is logged as missing), and the ranked search answers by a scan, saying so."""
+    still succeeds (the index is logged as missing), the ranked search answers by a scan, saying so, and
+    search_nodes by its scan."""
     settings = Settings(
         backend=BackendKind.MEMGRAPH, memgraph_url=double.url(), memgraph_database=f"t_{uuid.uuid4().hex[:12]}"
     )
@@ -552,6 +555,8 @@ async def test_ranked_search_scans_where_memgraph_has_no_text_search(double: Bol
     async with Client(build_server(settings, auto_migrate=False)) as client:
         assert not (await client.call_tool("write_node", args)).is_error
         result = await client.call_tool("search_nodes_ranked", {"query": "ada"})
+        substring = await client.call_tool("search_nodes", {"query": "ada"})  # no trigram index: scanned
+    assert not substring.is_error and [e["name"] for e in substring.structured_content["entities"]] == ["Ada"]
     assert not result.is_error, result.structured_content
     answer = result.structured_content
     assert answer["searched_by"] == "scan" and [h["entity"]["name"] for h in answer["results"]] == ["Ada"]

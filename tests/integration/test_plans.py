@@ -27,12 +27,15 @@ from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher.change_order import numbered
 from write_gate.core.cypher.history_retention import prune_changes, prune_conflicts
 from write_gate.core.cypher.idempotency import IDEMPOTENCY_LABEL, prune_records
+from write_gate.core.cypher import substring_search
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.feed_windows import SEQ_NUMBER, cap_for, seq_number
 from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL
+from write_gate.core.grams import query_grams
 from write_gate.engines import GraphBackend
 from write_gate.engines.falkordb import FalkorDBBackend
 from write_gate.services.change_feed import feed_page, newest
+from write_gate.services.reads import CANDIDATE_CAP
 from write_gate.serving.config import Settings
 from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import load_into_graph, read_sources
@@ -41,7 +44,10 @@ pytestmark = pytest.mark.anyio
 
 # Shapes that still read a whole label, each with why.
 _ONCE = "a migration's or restore's one-off pass"
-_SEARCH = "substring search tests every node's text (issue 35, item 2: from an n-gram index)"
+_SEARCH = (
+    "a substring search the trigram index cannot answer (shorter than a trigram, no trigram an index holds, or past "
+    "its cap of candidates: core/cypher/substring_search.py) scans by id and stops at its page"
+)
 _STATS = "an aggregate over every node or record (issue 35, item 3: counters or windows)"
 SCANS: dict[str, str] = {
     "backfill_without_key": _ONCE,
@@ -192,7 +198,9 @@ async def test_a_page_reads_what_it_answers(grown: FalkorDBBackend) -> None:
     deep = ids[len(ids) * 2 // 3]
     node_page = read_cypher.page_of_labels(("Organization", "Person"), searching=False, by_id=True)
     search_page = read_cypher.page_of_labels(("Organization", "Person"), searching=True, by_id=True)
-    assert node_page is not None and search_page is not None
+    substring_page = substring_search.gram_page(grown.dialect, ("Organization", "Person"))
+    assert node_page is not None and search_page is not None and substring_page is not None
+    rare = "person 01234"  # one node holds it; its trigrams are each held by one in ten nodes or more
     export = EXPORT
     checks = {
         "read_graph page, deep": Statement(node_page.text, {"after": deep, "limit": PAGE + 1}),
@@ -232,6 +240,14 @@ async def test_a_page_reads_what_it_answers(grown: FalkorDBBackend) -> None:
     # The engine answers a stretch's numbers oldest first: good guesses after a cursor, poor ones back from now,
     # where the stretch halves in time instead (a dozen or two probes of at most a cap each).
     assert len(sent) <= 24, sent
+
+    # A substring search from the trigram index reads its few candidates, not the label (after the feed's reads:
+    # those count round trips in time since the last write).
+    params = {"after": -1, "limit": PAGE + 1, "query": rare, "cap": CANDIDATE_CAP}
+    params["grams"] = grown.dialect.gram_query(query_grams(rare))
+    rows, most = await profiled(grown, Statement(substring_page.text, params))
+    held = await grown.read(Statement("MATCH (n:Person {name: $name}) RETURN id(n) AS id", {"name": rare}))
+    assert [row["id"] for row in rows] == [held[0]["id"]] and most <= bound, most
 
 
 HISTORY = 50_000

@@ -20,7 +20,9 @@ ALL_SHAPES = sorted(set(shapes("falkordb")) | set(shapes("memgraph")))
 
 
 def runnable(dialect: str, name: str) -> Statement:
-    statement = PORTABLE[name]() if name in PORTABLE else Statement(shapes(dialect)[name])  # DDL: no parameters
+    statement = (
+        PORTABLE[dialect][name]() if name in PORTABLE[dialect] else Statement(shapes(dialect)[name])
+    )  # DDL: no parameters
     params = dict(statement.params)
     for missing in set(re.findall(r"\$(\w+)", statement.text)) - set(params):
         params[missing] = RUN_TIME_PARAMETERS[missing]
@@ -36,8 +38,8 @@ async def test_every_statement_shape_runs_on_this_engine(graph: GraphBackend, se
     await graph.write(Statement("CREATE (:Existing)"))  # FalkorDB: a read of a graph not made yet finds nothing
     if name == "drop_index":
         await graph.ensure_index("Person", "name")  # what the backfill drops exists on an old graph
-    if name.startswith("read_text_search_indexed"):
-        for label in ("Person", "Organization"):  # the indexes it queries (migration 0007, schema loads)
+    if name.startswith(("read_text_search_indexed", "read_page_substring")):
+        for label in ("Person", "Organization"):  # the indexes it queries (migrations 0007 and 0014, schema loads)
             assert await graph.ensure_text_index(label)
     if name in READS:
         await graph.read(statement)

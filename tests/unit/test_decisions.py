@@ -3,6 +3,7 @@
 import pytest
 
 from write_gate.core.cypher.deciding_writes import planned_node_values
+from write_gate.core.cypher.dialect import FalkorDBDialect
 from write_gate.core.cypher.statement import Endpoint, Provenance
 from write_gate.core.decisions import (
     Policy,
@@ -62,7 +63,13 @@ def node(policy: Policy = Policy(), registry: RegistrySnapshot = REGISTRY, free_
         **changes,
     }
     return plan_node_write(
-        WriteNodeRequest.model_validate(args), registry, policy, PROVIDER, STAMP, free_text_label=free_text
+        WriteNodeRequest.model_validate(args),
+        registry,
+        policy,
+        PROVIDER,
+        STAMP,
+        free_text_label=free_text,
+        dialect=FalkorDBDialect(),
     )
 
 
@@ -335,7 +342,7 @@ def test_a_plan_for_a_batch_compiles_no_statement() -> None:
     req = WriteNodeRequest.model_validate(
         {"label": "Person", "merge_keys": {"name": "A"}, "source": "t", "extraction_method": "api"}
     )
-    plan = plan_node_write(req, REGISTRY, Policy(), PROVIDER, STAMP, compile_statement=False)
+    plan = plan_node_write(req, REGISTRY, Policy(), PROVIDER, STAMP)  # no dialect: no statement of its own
     assert plan.statement.text == "" and dict(plan.statement.params) == {}
     assert plan.result.label == "Person" and plan.result.confidence == 0.5
 
@@ -468,7 +475,9 @@ def test_a_name_the_profile_writes_on_every_node_is_declared_for_it() -> None:
         {"label": "Person", "merge_keys": {"name": "A"}, "properties": {"observations": ["x"]}}
         | {"source": "t", "extraction_method": "manual", "reliability": 0.9}
     )
-    plan = plan_node_write(request, REGISTRY, STRICT, PROVIDER, STAMP, also_declared=frozenset({"observations"}))
+    plan = plan_node_write(
+        request, REGISTRY, STRICT, PROVIDER, STAMP, also_declared=frozenset({"observations"}), dialect=FalkorDBDialect()
+    )
     assert plan.statement.params["properties"]["observations"] == ["x"]
     assert rejection(plan_node_write, request, REGISTRY, STRICT, PROVIDER, STAMP).rejected.details["properties"] == [
         "observations"

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from write_gate.core.cypher import aliases as alias_cypher
-from write_gate.core.cypher import archive, hierarchy, history_reads, text_search
+from write_gate.core.cypher import archive, hierarchy, history_reads, substring_search, text_search
 from write_gate.core.cypher import backup as backup_cypher
 from write_gate.core.cypher import change_feed as change_feed_cypher
 from write_gate.core.cypher import console as console_cypher
@@ -30,7 +30,7 @@ from write_gate.core.cypher import records as record_cypher
 from write_gate.core.cypher import resolution as resolution_cypher
 from write_gate.core.cypher import saved_searches as saved_search_cypher
 from write_gate.core.cypher import statistics as statistics_cypher
-from write_gate.core.cypher.dialect import FalkorDBDialect, MemgraphDialect
+from write_gate.core.cypher.dialect import Dialect, FalkorDBDialect, MemgraphDialect
 from write_gate.core.cypher.entity_updates import update_node
 from write_gate.core.cypher.history_retention import prune_changes, prune_conflicts
 from write_gate.core.cypher.history_writes import ChangeStamp
@@ -59,7 +59,7 @@ from write_gate.core.cypher.typed_writes import Link, count_matching, relationsh
 from write_gate.core.cypher.writes import write_node, write_relationship
 from write_gate.core.merging import Group
 from write_gate.core.quarantine import entry_record
-from write_gate.store import backfill, history_order, text_indexes
+from write_gate.store import backfill, grams, history_order, text_indexes
 
 GOLDEN = Path(__file__).parent.parent / "golden"
 
@@ -105,8 +105,8 @@ def by_id(statement: Statement | None) -> Statement:
     return Statement(statement.text, {"after": -1})
 
 
-def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
-    """Every statement shape, built from `m`'s values."""
+def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
+    """Every statement shape, built from `m`'s values (in `dialect`, where a shape differs between engines)."""
     s = m.s
     prov = Provenance(m.f(0), s("src"), "manual", "0.1.0", s("time"), s("agent"))
     alice = Endpoint("Person", {"name": s("Alice")})
@@ -125,8 +125,10 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         return (alice, acme, merge_endpoints, {"since": m.n(2)}, prov, m.f(1))
 
     return {
-        "write_node": lambda: write_node("Person", {"name": s("Alice")}, {"age": m.n(1)}, prov, None),
-        "write_node_remapped": lambda: write_node("Person", {"name": s("Alice")}, {}, prov, s(":person")),
+        "write_node": lambda: write_node("Person", {"name": s("Alice")}, {"age": m.n(1)}, prov, None, dialect=dialect),
+        "write_node_remapped": lambda: write_node(
+            "Person", {"name": s("Alice")}, {}, prov, s(":person"), dialect=dialect
+        ),
         "write_relationship_fail_if_missing": lambda: write_relationship(
             "WORKS_FOR", alice, acme, {"since": m.n(2)}, prov, None, merge_endpoints=False
         ),
@@ -137,7 +139,14 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
             "WORKS_FOR", alice, acme, {}, prov, s(":EMPLOYED_BY"), merge_endpoints=False
         ),
         "write_node_guarded": lambda: write_node(
-            "Person", {"name": s("Alice")}, {"age": m.n(1)}, prov, None, (), Guard(m.n(6), False, [{"at": s("c")}])
+            "Person",
+            {"name": s("Alice")},
+            {"age": m.n(1)},
+            prov,
+            None,
+            (),
+            Guard(m.n(6), False, [{"at": s("c")}]),
+            dialect=dialect,
         ),
         "write_relationship_guarded": lambda: write_relationship(
             "WORKS_FOR", alice, acme, {"since": m.n(2)}, prov, None, False, m.f(1), (), Guard(m.n(6), True)
@@ -153,7 +162,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "read_conflict_by_id": lambda: Statement(record_cypher.CONFLICT_BY_ID.text, {"conflict_id": s("conflict")}),
         "resolve_keep_current": lambda: Statement(record_cypher.KEEP_CURRENT.text, resolving),
         "resolve_take_incoming_on_node": lambda: Statement(
-            record_cypher.take_incoming_on_node("Person").text,
+            record_cypher.take_incoming_on_node("Person", dialect).text,
             {"key": alice.key, "properties": {"age": m.n(1)}, "revision": m.n(6), "changes": records}
             | {"conflicts": [], **resolving},
         ),
@@ -201,10 +210,10 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
             ),
         ),
         "memory_add_observations": lambda: add_observations(
-            m.n(3), s("Alice"), [s("x")], change, s("agent"), prov.claim()
+            m.n(3), s("Alice"), [s("x")], change, s("agent"), prov.claim(), dialect
         ),
         "memory_delete_observations": lambda: delete_observations(
-            m.n(3), s("Alice"), [s("x")], change, s("agent"), prov.claim()
+            m.n(3), s("Alice"), [s("x")], change, s("agent"), prov.claim(), dialect
         ),
         "memory_delete_nodes": lambda: delete_nodes([m.n(4), m.n(5)], [s("Alice")], None, change),
         "memory_delete_nodes_granted_types": lambda: delete_nodes([m.n(4), m.n(5)], [s("Alice")], ["KNOWS"], change),
@@ -220,6 +229,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
             create=True,
             merge_endpoints=False,
             change=change,
+            dialect=dialect,
         ),
         "typed_write_guarded": lambda: typed_write(
             "Npc",
@@ -231,6 +241,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
             merge_endpoints=False,
             change=change,
             guard=Guard(m.n(6), False, [{"at": s("c")}], [], s("change")),
+            dialect=dialect,
         ),
         "typed_write_update_merge_endpoints": lambda: typed_write(
             "Npc",
@@ -244,6 +255,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
             create=False,
             merge_endpoints=True,
             change=change,
+            dialect=dialect,
         ),
         # An array relationship property (one relationship per item, the type's set replaced), a target that two
         # types share (matched once), a type cleared by an empty array, and a weight.
@@ -264,6 +276,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
             merge_endpoints=False,
             weight=m.f(1),
             change=change,
+            dialect=dialect,
         ),
         "typed_delete": lambda: typed_delete("Npc", {"name": s("Gandalf")}, None, change),
         "typed_delete_granted_types": lambda: typed_delete("Npc", {"name": s("Gandalf")}, ["LOCATED_IN"], change),
@@ -271,11 +284,12 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "count_matching": lambda: count_matching(alice),
         # Writes that decide inside their statement (write_node, write_relationship and their batches).
         "decide_write_node": lambda: deciding.node_statement(
-            "Person", deciding.node_values("Person", *node_item, None, (), s("change"), batch=False)
+            "Person", deciding.node_values("Person", *node_item, None, (), s("change"), batch=False), dialect
         ),
         "decide_write_node_remapped": lambda: deciding.node_statement(
             "Person",
             deciding.node_values("Person", *node_item, s(":person"), (s("Age→age"),), s("change"), batch=False),
+            dialect,
         ),
         "decide_write_relationship": lambda: deciding.relationship_statement(
             "WORKS_FOR",
@@ -292,7 +306,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
             deciding.relationship_values(*rel_item(True), s(":EMPLOYED_BY"), (), s("c"), batch=False),
         ),
         "batch_decide_write_nodes": lambda: Statement(
-            deciding.node_write("Person", remapped=False, batch=True),
+            deciding.node_write("Person", remapped=False, batch=True, dialect=dialect),
             {
                 "rows": [
                     {**deciding.node_values("Person", *node_item, None, (), s("change"), batch=True), "i": 0, "p": 0}
@@ -357,6 +371,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
                 "Entity",
                 [Group("KNOWS", True, ("since", "weight")), Group("WORKS_FOR", False, ())],
                 ["email", "_f_email"],
+                dialect,
             ).text,
             {
                 "survivor_key": s("key"),
@@ -373,7 +388,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
             },
         ),
         "merge_entities_no_relationships": lambda: Statement(
-            resolution_cypher.merge_into("Person", "Person", [], []).text,
+            resolution_cypher.merge_into("Person", "Person", [], [], dialect).text,
             {
                 "survivor_key": s("key"),
                 "merged_key": s("key2"),
@@ -403,7 +418,7 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "collapse_registry_versions": lambda: COLLAPSE_REGISTRY_VERSIONS,
         "backfill_without_key": lambda: backfill.without_key("Person"),
         "backfill_taken": lambda: backfill.taken_keys("Person", [s("key")]),
-        "backfill_set": lambda: backfill.SET_BACKFILLED,
+        "backfill_set": lambda: backfill.set_backfilled(dialect),
         "backfill_feed_windows": lambda: Statement(history_order.number_seq(False).text, {"after": -1}),
         "backfill_feed_windows_by_id": lambda: Statement(history_order.number_seq(True).text, {"after": -1}),
         "backfill_conflict_windows_by_id": lambda: Statement(
@@ -411,6 +426,11 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         ),
         "backfill_idempotency_windows_by_id": lambda: Statement(
             history_order.number_seq(True, "WriteGateIdempotency", "at").text, {"after": -1}
+        ),
+        "backfill_without_grams": lambda: Statement(grams.without_grams("Person", False).text, {"after": s("key")}),
+        "backfill_without_grams_by_id": lambda: by_id(grams.without_grams("Person", True)),
+        "backfill_set_grams": lambda: Statement(
+            grams.SET_GRAMS.text, {"rows": [{"id": m.n(1), "text": s("text"), "grams": s("grams")}]}
         ),
         "prune_history_changes": lambda: prune_changes(s("time")),
         "prune_history_conflicts": lambda: prune_conflicts(s("time")),
@@ -466,7 +486,12 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
             ("Person",), searching=False, include_archived=True
         ),
         "update_node": lambda: update_node(
-            "Person", s("key"), {"tags": [s("tag")]}, prov, Guard(m.n(7), False, [{"at": s("c")}], [], s("change"))
+            "Person",
+            s("key"),
+            {"tags": [s("tag")]},
+            prov,
+            Guard(m.n(7), False, [{"at": s("c")}], [], s("change")),
+            dialect,
         ),
         "read_stats_node_tallies": lambda: statistics_cypher.node_tallies(("Organization", "Person")),
         "read_stats_relationship_tallies": lambda: statistics_cypher.RELATIONSHIP_TALLIES,
@@ -587,8 +612,10 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
     }
 
 
-# The statements as the gate builds them; their values are sentinels (see the last tests).
-PORTABLE = portable(Marker())
+DIALECTS = {"memgraph": MemgraphDialect(), "falkordb": FalkorDBDialect()}
+
+# The statements as the gate builds them in each engine's dialect; their values are sentinels (see the last tests).
+PORTABLE = {name: portable(Marker(), dialect) for name, dialect in DIALECTS.items()}
 
 # The shapes the gate sends through `backend.read` (read-only at the engine); every other one is a write or DDL.
 READS = frozenset(
@@ -601,15 +628,18 @@ READS = frozenset(
         "count_matching",
         "backfill_without_key",
         "backfill_taken",
+        "backfill_without_grams",
+        "backfill_without_grams_by_id",
         "read_text_search_indexed",
         "read_text_search_indexed_knowledge",
         "read_text_search_indexed_properties_archived",
         "read_text_index_states",
-        *(name for name in PORTABLE if name.startswith("read_")),
+        "read_page_substring",
+        "read_page_substring_claims_knowledge",
+        "read_page_substring_archived",
+        *(name for name in PORTABLE["falkordb"] if name.startswith("read_")),
     }
 )
-
-DIALECTS = {"memgraph": MemgraphDialect(), "falkordb": FalkorDBDialect()}
 
 
 # What the reads and batches are given when they run (the golden builders leave these to run time).
@@ -619,6 +649,7 @@ RUN_TIME_PARAMETERS = {
     "limit": 10,
     "after": "",
     "query": "ada",
+    "grams": "ada",  # a trigram, in either engine's syntax
     "names": ["Ada"],
     "name_keys": ['{"name":"Ada"}'],
     "ids": [0, 1],
@@ -683,13 +714,19 @@ RUN_TIME_PARAMETERS = {
 
 def shapes(dialect_name: str) -> dict[str, str]:
     dialect = DIALECTS[dialect_name]
-    out = {name: build().text for name, build in PORTABLE.items()}
+    out = {name: build().text for name, build in PORTABLE[dialect_name].items()}
     out["create_index"] = dialect.create_index("Person", "_key")
     if (unique := dialect.create_unique_constraint("Person", "_key")) is not None:
         out["create_unique_constraint"] = unique
     if (drop := dialect.drop_index("Person", "name")) is not None:
         out["drop_index"] = drop
     out["create_text_index"] = dialect.create_text_index("Person")
+    out["create_gram_index"] = dialect.create_gram_index("Person")
+    out["read_page_substring"] = substring_search.gram_page(dialect, ("Organization", "Person")).text
+    out["read_page_substring_claims_knowledge"] = substring_search.gram_page(
+        dialect, ("Person",), filtered=True, knowledge=True
+    ).text
+    out["read_page_substring_archived"] = substring_search.gram_page(dialect, ("Person",), include_archived=True).text
     if (states := dialect.text_index_states()) is not None:
         out["read_text_index_states"] = states.text
     out["text_search_resplit"] = text_indexes.resplit_search_text("Person").text  # no agent value: its own params
@@ -745,7 +782,7 @@ def inlined(m: Marker, statement: Statement) -> list[str]:
 def test_values_are_parameters_not_text() -> None:
     """No agent value reaches a statement's text, whatever its quoting: every one travels in the parameters."""
     m = Marker()
-    for name, build in portable(m).items():
+    for name, build in [item for dialect in DIALECTS.values() for item in portable(m, dialect).items()]:
         statement = build()
         assert inlined(m, statement) == [], name
         if texts := _values(dict(statement.params)):  # the values did go somewhere: into the parameters
@@ -761,7 +798,7 @@ def test_values_are_parameters_not_text() -> None:
 def test_generated_values_are_parameters_not_text(core: str, tail: str, number: int) -> None:
     """Values that quoting would change (quotes, backticks, newlines, braces): none shows in any text."""
     m = Marker(core, tail, number)
-    for name, build in portable(m).items():
+    for name, build in [item for dialect in DIALECTS.values() for item in portable(m, dialect).items()]:
         assert inlined(m, build()) == [], name
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from write_gate.core.cypher.dialect import FalkorDBDialect
 from write_gate.core.decisions import Policy, Stamp, plan_node_write, plan_relationship_write
 from write_gate.core.formula import DefaultFormulaProvider
 from write_gate.core.identifiers import PROPERTY_REMAPS_FIELD, PROTECTED_RELATIONSHIP_FIELDS
@@ -180,7 +181,9 @@ def node(policy: UndeclaredPolicy, registry: RegistrySnapshot = REGISTRY, **chan
         **changes,
     }
     request = WriteNodeRequest.model_validate(args)
-    return plan_node_write(request, registry, Policy(undeclared_properties=policy), PROVIDER, STAMP)
+    return plan_node_write(
+        request, registry, Policy(undeclared_properties=policy), PROVIDER, STAMP, dialect=FalkorDBDialect()
+    )
 
 
 def test_write_node_remaps_properties_and_merge_keys_and_records_them() -> None:

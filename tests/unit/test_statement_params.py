@@ -6,7 +6,7 @@ import re
 
 from write_gate.core.cypher.clauses import remapped_label_text
 from write_gate.core.cypher.deciding_writes import node_values, relationship_values, value_kinds
-from write_gate.core.cypher.dialect import MemgraphDialect
+from write_gate.core.cypher.dialect import FalkorDBDialect, MemgraphDialect
 from write_gate.core.cypher.history_writes import ChangeStamp
 from write_gate.core.cypher.memory_writes import (
     NameScope,
@@ -27,6 +27,7 @@ from write_gate.core.identifiers import PROPERTY_REMAPS_FIELD
 
 NOW = "2026-01-01T00:00:00.000Z"
 PROV = Provenance(0.5, "src", "manual", "0.1.0", NOW, "agent")
+DIALECT = FalkorDBDialect()
 STAMPED = {
     "confidence": 0.5,
     "source": "src",
@@ -52,7 +53,8 @@ ALICE = Endpoint("Person", {"name": "Alice"})
 ACME = Endpoint("Organization", {"name": "Acme", "country": "NL"})
 ALICE_KEY = '{"name":"Alice"}'
 ACME_KEY = '{"country":"NL","name":"Acme"}'
-# A stub is created with its keys, their folded text, its label's, and the search text of all of them.
+# A stub is created with its keys, their folded text, its label's, and the search text of all of them (and its
+# trigrams, core/grams.py).
 # Created with its keys' claims, and when.
 ALICE_STUB = {
     "name": "Alice",
@@ -61,6 +63,7 @@ ALICE_STUB = {
     "_f__label": ["person"],
     "created_at": NOW,
     "_search": "\talice\tperson",
+    "_grams": " \tal ali lic ice ce\t e\tp \tpe per ers rso son",
 }
 ACME_STUB = {
     "name": "Acme",
@@ -71,6 +74,7 @@ ACME_STUB = {
     "_f_country": ["nl"],
     "_f__label": ["organization"],
     "_search": "\tacme\tnl\torganization",
+    "_grams": " \tac acm cme me\t e\tn \tnl nl\t l\to \tor org rga gan ani niz iza zat ati tio ion",
 }
 
 
@@ -80,7 +84,7 @@ def test_provenance_is_stamped_as_claim_and_change_by_the_writer() -> None:
 
 
 def test_write_node_parameters() -> None:
-    statement = write_node("Person", {"name": "Alice"}, {"age": 3, "bio": "Hi"}, PROV, None)
+    statement = write_node("Person", {"name": "Alice"}, {"age": 3, "bio": "Hi"}, PROV, None, dialect=DIALECT)
     assert dict(statement.params) == {
         "key": ALICE_KEY,
         "identity": {
@@ -96,7 +100,7 @@ def test_write_node_parameters() -> None:
 
 
 def test_a_remapped_write_node_keeps_the_label_as_written_searchable() -> None:
-    statement = write_node("Person", {"name": "Alice"}, {}, PROV, ":Human")
+    statement = write_node("Person", {"name": "Alice"}, {}, PROV, ":Human", dialect=DIALECT)
     assert dict(statement.params) == {
         "key": ALICE_KEY,
         "identity": {
@@ -111,7 +115,7 @@ def test_a_remapped_write_node_keeps_the_label_as_written_searchable() -> None:
         "remapped_from": ":Human",
     }
     assert "$remapped_from" in statement.text
-    assert "$remapped_from" not in write_node("Person", {"name": "Alice"}, {}, PROV, None).text
+    assert "$remapped_from" not in write_node("Person", {"name": "Alice"}, {}, PROV, None, dialect=DIALECT).text
 
 
 def test_write_relationship_parameters() -> None:
@@ -155,7 +159,7 @@ def test_memory_create_relationship_parameters() -> None:
 
 
 def test_memory_create_node_adds_the_name_and_its_key_to_the_write() -> None:
-    write = write_node("Person", {"name": "Alice"}, {}, PROV, None, (), Guard(0, True, RECORDS))
+    write = write_node("Person", {"name": "Alice"}, {}, PROV, None, (), Guard(0, True, RECORDS), dialect=DIALECT)
     statement = create_node_if_name_absent(NameScope(("Person",), ("Npc", "Faction")), "Alice", write)
     assert dict(statement.params) == {**write.params, "name": "Alice", "name_key": ALICE_KEY}
     assert statement.params["changes"] == RECORDS  # the guarded write appends them
@@ -170,7 +174,7 @@ def test_memory_create_node_adds_the_name_and_its_key_to_the_write() -> None:
 
 
 def test_memory_observation_parameters() -> None:
-    added = add_observations(7, "Alice", ["Likes TEA", "x"], CHANGE, "agent", CLAIM)
+    added = add_observations(7, "Alice", ["Likes TEA", "x"], CHANGE, "agent", CLAIM, DIALECT)
     assert dict(added.params) == {
         "id": 7,
         "name": "Alice",
@@ -181,7 +185,7 @@ def test_memory_observation_parameters() -> None:
         "claim": CLAIM,  # the observations list's claim: whoever last changed it
         **CHANGED,
     }
-    deleted = delete_observations(7, "Alice", ["x"], CHANGE, "agent", CLAIM)
+    deleted = delete_observations(7, "Alice", ["x"], CHANGE, "agent", CLAIM, DIALECT)
     assert dict(deleted.params) == {
         "id": 7,
         "name": "Alice",
@@ -218,6 +222,7 @@ def test_typed_write_add_parameters() -> None:
         merge_endpoints=False,
         weight=0.75,
         change=CHANGE,
+        dialect=DIALECT,
     )
     assert dict(statement.params) == {
         "key": '{"name":"Gandalf"}',
@@ -248,6 +253,7 @@ def test_typed_write_update_merging_targets_names_each_target_once() -> None:
         create=False,
         merge_endpoints=True,
         change=CHANGE,
+        dialect=DIALECT,
     )
     assert dict(statement.params) == {
         **CHANGED,
@@ -261,6 +267,7 @@ def test_typed_write_update_merging_targets_names_each_target_once() -> None:
             "_f__label": ["faction"],
             "created_at": NOW,
             "_search": "\trohan\tfaction",
+            "_grams": " \tro roh oha han an\t n\tf \tfa fac act cti tio ion",
         },
         "to1_key": '{"name":"Ents"}',
         "to1_stub": {
@@ -270,6 +277,7 @@ def test_typed_write_update_merging_targets_names_each_target_once() -> None:
             "_f__label": ["entity"],
             "created_at": NOW,
             "_search": "\tents\tentity",
+            "_grams": " \ten ent nts ts\t s\te \ten ent nti tit ity",
         },
         "properties": {},
         **STAMPED,
@@ -317,6 +325,7 @@ def test_a_typed_write_records_the_property_names_it_remapped() -> None:
         merge_endpoints=False,
         property_remaps=("Role→role",),
         change=CHANGE,
+        dialect=DIALECT,
     )
     assert statement.params["properties"][PROPERTY_REMAPS_FIELD] == ["Role→role"]
 
@@ -335,6 +344,7 @@ def test_a_deciding_node_writes_parameters_single_and_as_a_batch_row() -> None:
         "values": {"age": 36, "nick": "Al"},
         "extra": {**claimed("age", "nick"), **HUMAN_FOLDS, PROPERTY_REMAPS_FIELD: ["Nick→nick"]},
         "search": "\talice\tperson\thuman\tal",
+        "grams": " \tal ali lic ice ce\t e\tp \tpe per ers rso son on\t n\th \thu hum uma man an\t n\ta \tal",
         "change_id": "c1",
         "numbers": ["age"],
         "remapped_from": ":Human",

@@ -5,6 +5,7 @@ any test runs."""
 import pytest
 
 from write_gate.core.cypher.change_order import next_seq
+from write_gate.core.cypher.dialect import FalkorDBDialect
 from write_gate.core.cypher.entity_updates import update_node
 from write_gate.core.cypher.history_writes import append_changes, bump_revision, property_change, with_seq
 from write_gate.core.cypher.records import Guard
@@ -19,6 +20,8 @@ ARCHIVED_RECORD = (
     "before_values: [CASE WHEN n._archived_at IS NULL THEN [] ELSE [n._archived_at] END], "
     "after_values: [CASE WHEN $at IS NULL THEN [] ELSE [$at] END], before_claims: [[]]}]"
 )
+
+FALKORDB = FalkorDBDialect()
 
 
 def test_a_gate_owned_marks_change_is_recorded_before_and_after_with_the_statements_seq() -> None:
@@ -54,7 +57,7 @@ def test_a_label_or_type_becomes_a_cypher_string_only_when_it_is_an_identifier()
 def test_an_update_carries_its_values_with_claims_and_folds_the_change_stamp_and_the_guard() -> None:
     provenance = Provenance(0.9, "api", "manual", "0.1.0", "2026-01-01T00:00:00.000Z", "ann-bot")
     statement = update_node(
-        "Person", '{"name":"A"}', {"tags": ["Math"]}, provenance, Guard(3, False, [{"x": 1}], [], "c1")
+        "Person", '{"name":"A"}', {"tags": ["Math"]}, provenance, Guard(3, False, [{"x": 1}], [], "c1"), FALKORDB
     )
     assert statement.params == {
         "key": '{"name":"A"}',

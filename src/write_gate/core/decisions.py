@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from write_gate.core.cypher.dialect import Dialect
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.cypher.writes import write_node, write_relationship
 from write_gate.core.formula import FormulaProvider, compute_confidence
@@ -254,12 +255,13 @@ def plan_node_write(
     provider: FormulaProvider,
     stamp: Stamp,
     *,
-    compile_statement: bool = True,
+    dialect: Dialect | None = None,
     free_text_label: bool = False,
     also_declared: frozenset[str] = frozenset(),
     partial: bool = False,
 ) -> NodePlan:
-    """`compile_statement=False` for callers that write many plans in one statement of their own (batches);
+    """`dialect`: the engine's, to compile the plan's own statement; None for callers that write plans in a statement
+    of their own (batches, the deciding writes);
     `free_text_label` for the memory profile, whose types are any text; `also_declared`, property names a
     profile writes on every node whatever the entry declares (its `observations`); `partial`, a change to some
     properties of a node that exists (its required ones were checked when it was written)."""
@@ -281,8 +283,8 @@ def plan_node_write(
     confidence = compute_confidence(provider, req.reliability, req.extraction_method)
     provenance = Provenance(confidence, req.source, req.extraction_method, stamp.version, stamp.now, stamp.written_by)
     statement = (
-        write_node(entry.label, merge_keys, properties, provenance, resolved.remapped_from, remaps)
-        if compile_statement
+        write_node(entry.label, merge_keys, properties, provenance, resolved.remapped_from, remaps, dialect=dialect)
+        if dialect is not None
         else Statement("")
     )
     result = NodeWritten(

@@ -84,7 +84,8 @@ class GraphBackend(Protocol):
     async def ensure_unique(self, label: str, prop: str) -> None: ...
 
     async def ensure_text_index(self, label: str) -> bool:
-        """The label's full-text index on its search text; False (said in the log) where the engine has none."""
+        """The label's full-text indexes on its search text and its trigrams (`core.grams`); False (said in the
+        log) where the engine has none."""
         ...
 
     async def ping(self) -> None: ...

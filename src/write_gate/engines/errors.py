@@ -43,3 +43,9 @@ def engine_failure(exc: BackendError | BackendUnavailable, action: str) -> GateR
         f"the graph engine refused the {action}; the gate logged it as incident {incident}",
         incident=incident,
     )
+
+
+def no_text_search(exc: BackendError) -> bool:
+    """The engine has no text search here (Memgraph before 3.6 without its flag): a search scans instead."""
+    text = str(exc).lower()
+    return "text_search" in text or "text search" in text or "text index" in text

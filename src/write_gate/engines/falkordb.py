@@ -160,7 +160,10 @@ class FalkorDBBackend:
         await self.ensure_index(label, prop)
 
     async def ensure_text_index(self, label: str) -> bool:
+        # The search text first: it creates the label's index with its options (no stop words); the trigrams are
+        # a field added to it (`FalkorDBDialect.create_gram_index`).
         await self._ddl(self.dialect.create_text_index(label))
+        await self._ddl(self.dialect.create_gram_index(label))
         return True
 
     async def ping(self) -> None:

@@ -225,6 +225,7 @@ class MemgraphBackend:
     async def ensure_text_index(self, label: str) -> bool:
         try:
             await self._ddl(self.dialect.create_text_index(label))
+            await self._ddl(self.dialect.create_gram_index(label))
         except BackendError as exc:
             # Before Memgraph 3.6, text search needs --experimental-enabled=text-search: without it the ranked
             # search scans (it says so in each answer) rather than the server refusing to start.

@@ -25,6 +25,7 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend
 from write_gate.engines.errors import engine_failure
+from write_gate.store.grams import backfill_grams
 from write_gate.store.indexes import recreate_indexes
 
 PAGE_SIZE = 5000
@@ -137,4 +138,5 @@ async def _restore(
             restored.relationships += row["created"]
             advance(len(rel_chunk))
     restored.indexes = await recreate_indexes(backend)
+    await backfill_grams(backend)  # a backup made before the substring index holds no trigrams
     return restored

@@ -117,7 +117,6 @@ class _Import:
             gate.policy,
             gate.provider,
             gate.stamp(self.agent),
-            compile_statement=False,
             free_text_label=True,
             also_declared=KNOWLEDGE_PROPERTIES,
         )

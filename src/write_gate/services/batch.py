@@ -161,7 +161,6 @@ async def write_nodes(
                     gate.policy,
                     gate.provider,
                     stamp,
-                    compile_statement=False,
                     free_text_label=free_text,
                     also_declared=also_declared,
                 )
@@ -171,7 +170,7 @@ async def write_nodes(
                 continue
             groups[plan.result.label].append(_PlannedNode(i, plan, identity_key(plan.result.merge_keys)))
     for label, planned in groups.items():
-        text = node_write(label, remapped=False, batch=True)
+        text = node_write(label, remapped=False, batch=True, dialect=gate.backend.dialect)
         for wave in _waves(planned, lambda item: item.key):
             await _write_node_wave(gate, label, text, wave, outcomes)
             # An item that did not land names an alias, or met another writer's value: written as write_node

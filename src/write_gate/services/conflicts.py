@@ -125,7 +125,7 @@ async def _take_incoming(
             assert subject.key is not None
             current = await gate.current_node(subject.label, subject.key)
             properties = written_properties({prop: value}, provenance)
-            statement = take_incoming_on_node(subject.label)
+            statement = take_incoming_on_node(subject.label, gate.backend.dialect)
             params: dict[str, Any] = {"key": subject.key}
         else:
             read = current_relationship(subject.label, subject.from_label or "", subject.to_label or "")

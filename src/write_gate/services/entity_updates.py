@@ -48,7 +48,6 @@ async def update_entity(
             gate.policy,
             gate.provider,
             gate.stamp(agent),
-            compile_statement=False,
             also_declared=KNOWLEDGE_PROPERTIES,
             partial=True,
         )
@@ -58,7 +57,9 @@ async def update_entity(
             current,
             Planned(plan.properties, keys, plan.provenance),
         )
-        statement = update_node(target.label, target.key, guarded.write, plan.provenance, guarded.as_guard(False))
+        statement = update_node(
+            target.label, target.key, guarded.write, plan.provenance, guarded.as_guard(False), gate.backend.dialect
+        )
         rows = await run_write(gate.backend, statement)
         if rows and rows[0]["written"]:
             return {**current, **guarded.write}

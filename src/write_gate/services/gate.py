@@ -239,14 +239,13 @@ class Gate:
                 self.policy,
                 self.provider,
                 self.stamp(agent),
-                compile_statement=False,
                 free_text_label=free_text,
                 also_declared=also_declared,
             )
             result = plan.result
             agent.grant.check_labels([result.label])
             values = planned_node_values(plan, new_id(), batch=False)
-            rows = await run_write(self.backend, node_statement(result.label, values))
+            rows = await run_write(self.backend, node_statement(result.label, values, self.backend.dialect))
             if not rows:  # an alias: write to its survivor
                 request = await self._redirected(request, result.label, result.merge_keys, "label", "merge_keys")
                 continue
@@ -267,6 +266,7 @@ class Gate:
                 result.remapped_from,
                 result.property_remaps,
                 guarded.as_guard(False),
+                dialect=self.backend.dialect,
             )
             written = await run_write(self.backend, statement)
             if written and written[0]["written"]:

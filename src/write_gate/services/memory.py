@@ -414,7 +414,9 @@ class MemoryService:
             added: list[str] = []
             contents = list(dict.fromkeys(item.contents))
             for node_id, _labels in found[item.entityName]:
-                statement = add_observations(node_id, item.entityName, contents, change, stamp.written_by, claim)
+                statement = add_observations(
+                    node_id, item.entityName, contents, change, stamp.written_by, claim, gate.backend.dialect
+                )
                 rows = await run_write(gate.backend, statement)
                 added += [o for row in rows for o in row["added"] if o not in added]
             results.append(ObservationsAdded.Added(entityName=name, addedObservations=added))
@@ -428,7 +430,9 @@ class MemoryService:
         claim = self._claim(ctx, agent, change.at)
         for item in items:
             for node_id, _labels in found.get(item.entityName, []):
-                statement = delete_observations(node_id, item.entityName, item.observations, change, agent.id, claim)
+                statement = delete_observations(
+                    node_id, item.entityName, item.observations, change, agent.id, claim, self.gate.backend.dialect
+                )
                 await run_write(self.gate.backend, statement)
         return Done(message="Observations deleted successfully")
 

@@ -23,9 +23,12 @@ from pydantic.json_schema import SkipJsonSchema
 from write_gate.core.claims import ClaimFilter, ValueProvenance, split_claims
 from write_gate.core.clock import as_utc_text, utc_now
 from write_gate.core.cypher import reads as read_cypher
+from write_gate.core.cypher import substring_search
+from write_gate.core.cypher.dialect import ready_labels
 from write_gate.core.cypher.memory_writes import NameScope
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decay import parse_at, weigher
+from write_gate.core.grams import GRAMS_FIELD, query_grams
 from write_gate.core.history import REVISION_FIELD, SEQ_FIELD
 from write_gate.core.identifiers import RESERVED_LABELS, normalize_identifier
 from write_gate.core.identity import FOLD_PREFIX, KEY_FIELD, SEARCH_FIELD, fold, identity_key
@@ -34,13 +37,16 @@ from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.core.registry import SchemaEntry, SchemaRegistry
 from write_gate.core.values import unstorable
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend, Row
-from write_gate.engines.errors import engine_failure
+from write_gate.engines.errors import engine_failure, no_text_search
 from write_gate.services.aliases import Alias, survivor_ids
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
 DEFAULT_RELATIONS_LIMIT = 100
 MAX_RELATIONS_LIMIT = 1000  # what a call may ask for at most
+# Candidates a search takes from a label's trigram index at most (core/cypher/substring_search.py): reading and
+# sorting them costs about 3 us each; a label with more is paged by the scan, which stops at its page.
+CANDIDATE_CAP = 1000
 
 
 def _storable(text: str) -> str:
@@ -202,9 +208,19 @@ def decode_cursor(cursor: str | None, kind: str, **shape: type) -> dict[str, Any
 
 # --- shaping (pure) ----------------------------------------------------------------------------
 
-# Shown elsewhere (name, observations) or the gate's own bookkeeping (identity, search text, revision and the
-# order of its changes, the archive's marks).
-_HIDDEN = ("name", "observations", KEY_FIELD, SEARCH_FIELD, REVISION_FIELD, SEQ_FIELD, ARCHIVED_AT, ARCHIVED_BY)
+# Shown elsewhere (name, observations) or the gate's own bookkeeping (identity, search text and its trigrams,
+# revision and the order of its changes, the archive's marks).
+_HIDDEN = (
+    "name",
+    "observations",
+    KEY_FIELD,
+    SEARCH_FIELD,
+    GRAMS_FIELD,
+    REVISION_FIELD,
+    SEQ_FIELD,
+    ARCHIVED_AT,
+    ARCHIVED_BY,
+)
 
 
 def display_name(props: Mapping[str, Any]) -> str | None:
@@ -484,28 +500,33 @@ class Reader:
             names = [label for label in names if label >= position["l"]]
         filtered = claims is not None and claims.active
         narrowed = knowledge is not None and knowledge.active
-        resume = position is not None and bool(names) and names[0] == position["l"]
-        statement = read_cypher.page_of_labels(
-            tuple(names),
-            searching=query is not None,
-            by_id=by_id,
-            resume=resume,
-            filtered=filtered,
-            knowledge=narrowed,
-            include_archived=include_archived,
-        )
-        if statement is None:
+        if not names:
             return [], None
+        resume = position is not None and names[0] == position["l"]
+        after: int | str = position["a"] if resume and position is not None else (-1 if by_id else "")
         params: dict[str, Any] = {"limit": limit + 1}
-        if resume and position is not None:
-            params["after"] = position["a"]
         if query is not None:
             params["query"] = fold(query)
         if filtered and claims is not None:
             params |= claims.params()
         if narrowed and knowledge is not None:
             params |= knowledge.params()
-        rows = await self.read(Statement(statement.text, params))
+        flags = {"filtered": filtered, "knowledge": narrowed, "include_archived": include_archived}
+        rows: list[Row] = []
+        scanned = names
+        grams = query_grams(params["query"]) if query is not None else []
+        if grams and (found := await self._from_grams(names, grams, {**params, "after": after}, flags)) is not None:
+            rows, scanned = found
+        if scanned:
+            # Only the page's first label starts after the cursor, and only it is scanned by id from there
+            # (page_of_labels: a label scan by id walks every id past its bound).
+            resumes = resume and scanned[0] == names[0]
+            statement = read_cypher.page_of_labels(
+                tuple(scanned), searching=query is not None, by_id=by_id, resume=resumes, **flags
+            )
+            assert statement is not None
+            more = await self.read(Statement(statement.text, {**params, "after": after} if resumes else params))
+            rows += [{**row, "part": names.index(scanned[row["part"]])} for row in more]
         rows.sort(key=lambda row: row["part"])  # label after label; stable, so each keeps its page order
         ids: list[int] = []
         last: tuple[str, int | str] | None = None
@@ -515,6 +536,37 @@ class Reader:
             ids.append(row["id"])
             last = (names[row["part"]], row["key"])
         return ids, None
+
+    async def _from_grams(
+        self, names: list[str], grams: list[str], params: dict[str, Any], flags: dict[str, bool]
+    ) -> tuple[list[Row], list[str]] | None:
+        """A search page's rows from the labels' trigram indexes, and the labels that had more candidates than
+        the cap (to be paged by the scan); None where an index cannot answer completely (the search scans)."""
+        if not await self._grams_ready(names):
+            return None
+        dialect = self._backend.dialect
+        indexed = substring_search.gram_page(dialect, tuple(names), **flags)
+        assert indexed is not None
+        statement = Statement(indexed.text, {**params, "grams": dialect.gram_query(grams), "cap": CANDIDATE_CAP})
+        try:
+            rows = await self._backend.read(statement)
+        except BackendError as exc:
+            if no_text_search(exc):
+                return None
+            raise engine_failure(exc, "read") from exc
+        except BackendUnavailable as exc:
+            raise engine_failure(exc, "read") from exc
+        overflowed = {row["part"] for row in rows if row["id"] is None}
+        return [row for row in rows if row["id"] is not None], [n for i, n in enumerate(names) if i in overflowed]
+
+    async def _grams_ready(self, labels: list[str]) -> bool:
+        """Whether every label's trigram index answers completely now (FalkorDB builds one in the background after
+        its creation and at each start, answering with less until then): if not, the search scans."""
+        states = self._backend.dialect.text_index_states()
+        if states is None:
+            return True
+        rows = await self.read(Statement(states.text, {"labels": labels}))
+        return set(labels) <= ready_labels(rows, GRAMS_FIELD)
 
     async def read_graph(self, request: ReadGraphRequest, *, relations_limit: int | None = None) -> GraphResult:
         """`relations_limit` overrides the request's bound (an export walks every relation)."""

@@ -285,7 +285,7 @@ async def _merge_one(
             identity=survivor_keys.keys(),
         )
         params["conflicts"] = [record for record, _ in held.values()]
-        statement = cypher.merge_into(survivor_label, label, plan.groups, list(fill))
+        statement = cypher.merge_into(survivor_label, label, plan.groups, list(fill), gate.backend.dialect)
         if await run_write(gate.backend, Statement(statement.text, params)):
             outcome = MergedNode(
                 label=label,

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from write_gate.core.cypher import text_search as cypher
 from write_gate.core.cypher.aliases import ALIAS_FOLD
+from write_gate.core.cypher.dialect import ready_labels
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identity import FOLD_PREFIX, LABEL_FOLD_FIELD, SEARCH_FIELD, SEPARATOR
 from write_gate.core.knowledge import EntityFilter
@@ -36,7 +37,7 @@ from write_gate.core.search_query import (
 )
 from write_gate.core.search_ranking import judge_and_score
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend, Row
-from write_gate.engines.errors import engine_failure
+from write_gate.engines.errors import engine_failure, no_text_search
 from write_gate.services.reads import (
     Cursor,
     Entity,
@@ -140,20 +141,10 @@ def _syntax(dialect_name: str) -> Syntax:
     return "tantivy" if dialect_name == "memgraph" else "redisearch"
 
 
-def _no_text_search(exc: BackendError) -> bool:
-    """The engine has no text search here (Memgraph before 3.6 without its flag): answer by a scan instead."""
-    text = str(exc).lower()
-    return "text_search" in text or "text search" in text or "text index" in text
-
-
-def ready_labels(rows: Sequence[Row]) -> set[str]:
-    """The labels whose full-text index on the search text answers completely now, from the engine's index
-    states (FalkorDB's `db.indexes()`: a `FULLTEXT` type on `_search`, `status` "OPERATIONAL")."""
-    return {
-        row["label"]
-        for row in rows
-        if "FULLTEXT" in (row.get("types") or {}).get(SEARCH_FIELD, []) and row.get("status") == "OPERATIONAL"
-    }
+def in_search_text(engine_query: str, syntax: Syntax) -> str:
+    """The query, on the search text alone: FalkorDB's index of a label holds its trigrams (`core.grams`) as a
+    second field, which a word could otherwise find (Memgraph's trigrams have an index of their own)."""
+    return f"@{SEARCH_FIELD}:({engine_query})" if syntax == "redisearch" else engine_query
 
 
 def judged_document(row: Row) -> Document:
@@ -178,7 +169,7 @@ class Searcher:
         try:
             return await self._backend.read(statement)
         except BackendError as exc:
-            if _no_text_search(exc):
+            if no_text_search(exc):
                 return None
             raise engine_failure(exc, "read") from exc
         except BackendUnavailable as exc:
@@ -261,10 +252,16 @@ class Searcher:
         labels = self._reader.labels_to_read(request.labels)
         fields = names_fields(tree)
         rows = None
-        engine_query = recall(tree, _syntax(self._backend.dialect.name))
+        syntax = _syntax(self._backend.dialect.name)
+        engine_query = recall(tree, syntax)
         if labels and engine_query is not None:
             rows = await self._indexed(
-                labels, engine_query, filter_params, fields, knowledge_params, request.includeArchived
+                labels,
+                in_search_text(engine_query, syntax),
+                filter_params,
+                fields,
+                knowledge_params,
+                request.includeArchived,
             )
         searched_by: Literal["index", "scan"] = "index" if rows is not None else "scan"
         if rows is None:

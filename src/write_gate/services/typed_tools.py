@@ -327,6 +327,7 @@ def plan_typed_write(
         merge_endpoints=merge_endpoints,
         weight=weight,
         property_remaps=parsed.remaps,
+        dialect=gate.backend.dialect,
     )
     result = TypedWritten(
         label=entry.label,

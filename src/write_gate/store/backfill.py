@@ -12,6 +12,7 @@ import logging
 from typing import Any
 
 from write_gate.core.cypher.clauses import refresh_search_text
+from write_gate.core.cypher.dialect import Dialect
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import PROTECTED_FIELDS, quote
 from write_gate.core.identity import KEY_FIELD, LABEL_FOLD_FIELD, folded_properties, identity_key, label_fold
@@ -38,9 +39,11 @@ def taken_keys(label: str, keys: list[str]) -> Statement:
     )
 
 
-SET_BACKFILLED = Statement(
-    f"UNWIND $rows AS row\nMATCH (n) WHERE id(n) = row.id\nSET n += row.props\n{refresh_search_text('n')}"
-)
+def set_backfilled(dialect: Dialect) -> Statement:
+    """`$rows`: [{id, props}]: each node's identity and folded text, then its search text rebuilt."""
+    return Statement(
+        f"UNWIND $rows AS row\nMATCH (n) WHERE id(n) = row.id\nSET n += row.props\n{refresh_search_text('n', dialect)}"
+    )
 
 
 def identity_of(entry: SchemaEntry, node_id: int, props: dict[str, Any]) -> dict[str, Any]:
@@ -81,7 +84,7 @@ async def backfill_identity(backend: GraphBackend) -> int:
                     key = identity_key({"_duplicate_of": key, "_node": row["id"]})
                 taken.add(key)
                 updates.append({"id": row["id"], "props": {KEY_FIELD: key, **backfilled(entry, row["props"])}})
-            await backend.write(Statement(SET_BACKFILLED.text, {"rows": updates}))
+            await backend.write(Statement(set_backfilled(backend.dialect).text, {"rows": updates}))
             done += len(updates)
     if done:
         logger.info("gave %d nodes written before identity keys their _key", done)

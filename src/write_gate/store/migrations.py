@@ -16,6 +16,7 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.store.backfill import backfill_identity
 from write_gate.store.bundled import bundled
+from write_gate.store.grams import index_grams
 from write_gate.store.history_order import backfill_change_order, backfill_feed_windows
 from write_gate.store.schema_files import load_into_graph, read_sources
 from write_gate.store.text_indexes import index_search_text
@@ -38,6 +39,8 @@ class JsonMigration(BaseModel):
     backfill_change_order: bool = False
     # Give change records written before the feed's windows their `seq_n` (see history_order.py).
     backfill_feed_windows: bool = False
+    # Give every node its trigrams and index them for the substring search (see grams.py).
+    gram_indexes: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,8 @@ async def _apply(backend: GraphBackend, migration: Migration, schemas_dir: Path)
         await backfill_change_order(backend)
     if spec.backfill_feed_windows:
         await backfill_feed_windows(backend)
+    if spec.gram_indexes:
+        await index_grams(backend)
 
 
 async def migrate(backend: GraphBackend, folder: Path | None = None, schemas_dir: Path | None = None) -> list[str]:

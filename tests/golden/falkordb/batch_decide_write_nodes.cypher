@@ -1,7 +1,7 @@
 UNWIND $rows AS row
 WITH row, $provenances[row.p] AS prov
 MERGE (n:`Person` {_key: row.key})
-ON CREATE SET n += row.identity, n._search = row.search, n._rev = 0, n._f__label = coalesce(row.label_fold, $label_fold), n.created_at = prov.last_updated
+ON CREATE SET n += row.identity, n._search = row.search, n._grams = row.grams, n._rev = 0, n._f__label = coalesce(row.label_fold, $label_fold), n.created_at = prov.last_updated
 WITH row, prov, n, row.values AS values, row.extra AS extra, coalesce(row.numbers, []) AS numbers, properties(n) AS now, n._rev = 0 AS created, CASE WHEN coalesce(n._seq, '') >= prov.last_updated THEN n._seq + '#' ELSE prov.last_updated END AS seq WHERE n._alias_of IS NULL
 WITH row, prov, n, values, extra, numbers, now, created, seq, CASE WHEN created THEN row.key_names ELSE [] END + [k IN keys(values) WHERE created OR NOT (coalesce(now[k] = values[k], false) AND toString(CASE WHEN k IN numbers AND now[k] = values[k] THEN now[k] ELSE 0 END) = toString(CASE WHEN k IN numbers THEN values[k] ELSE 0 END))] AS changed
 WITH row, prov, n, values, extra, numbers, now, seq, size([k IN changed WHERE now[k] IS NOT NULL AND now['_p_' + k] IS NOT NULL AND (now['_p_' + k][0] <> prov.written_by OR now['_p_' + k][1] <> prov.source)]) = 0 AS go, NOT created AND (any(k IN keys(values) WHERE size(coalesce(now['_f_' + k], [])) > 0 OR size(coalesce(extra['_f_' + k], [])) > 0) OR row.remapped_from IS NOT NULL) AS retext,
@@ -15,6 +15,6 @@ FOREACH (w IN CASE WHEN go THEN [1] ELSE [] END |
       n._rev = coalesce(n._rev, 0) + 1,
       n._seq = seq
   FOREACH (h IN CASE WHEN size(record.properties) > 0 THEN [1] ELSE [] END | CREATE (c:WriteGateChange) SET c += record, c.seq_n = toInteger(replace(replace(replace(replace(substring(record.seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
-  FOREACH (texts IN CASE WHEN retext THEN [1] ELSE [] END | SET n._search = reduce(s = '', k IN [k IN keys(now) WHERE k STARTS WITH '_f_' AND NOT k IN keys(extra)] | reduce(t = s, x IN now[k] | t + '\t' + coalesce(x, ''))) + reduce(s = '', k IN [k IN keys(extra) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN extra[k] | t + '\t' + coalesce(x, ''))))
+  FOREACH (text IN CASE WHEN retext THEN [string.join([string.join([k IN [k IN keys(now) WHERE k STARTS WITH '_f_' AND NOT k IN keys(extra)] | string.join([x IN now[k] | '\t' + coalesce(x, '')], '')], ''), string.join([k IN [k IN keys(extra) WHERE k STARTS WITH '_f_'] | string.join([x IN extra[k] | '\t' + coalesce(x, '')], '')], '')], '')] ELSE [] END | SET n._search = text, n._grams = [size_ IN [size(text)] | string.join([c_ IN [j_ IN range(0, size_ - 3, 62) | substring(text, j_, CASE WHEN size_ - j_ < 64 THEN size_ - j_ ELSE 64 END)] | [x_ IN [replace(replace(replace(replace(replace(replace(c_, ' ', 'ᐁ'), '-', 'ᐂ'), '.', 'ᐃ'), '\'', 'ᐄ'), '_', 'ᐅ'), '/', 'ᐆ')] | string.join([i_ IN range(0, size(x_) - 3) | ' ' + substring(x_, i_, 3)], '')][0]], '')][0])
 )
 RETURN row.i AS i, go AS written, CASE WHEN go THEN null ELSE now END AS current

@@ -6,7 +6,8 @@ ON CREATE SET t1 += $to1_stub, t1._stub = true, t1.confidence = $confidence, t1.
 WITH n, t0, t1 WHERE n._alias_of IS NULL AND t0._alias_of IS NULL AND t1._alias_of IS NULL
 SET n += $properties, n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.written_by = $written_by, n.last_updated = $last_updated, n.updated_by = $updated_by, n._stub = null
 WITH n, t0, t1, properties(n) AS searched
-SET n._search = reduce(s = '', k IN [k IN keys(searched) WHERE k STARTS WITH '_f_'] | reduce(t = s, x IN searched[k] | t + '\t' + coalesce(x, '')))
+WITH n, t0, t1, reduce(w = '', w_s IN [k IN [k IN keys(searched) WHERE k STARTS WITH '_f_'] | reduce(v = '', v_s IN [x IN searched[k] | '\t' + coalesce(x, '')] | v + v_s)] | w + w_s) AS searched_text
+SET n._search = searched_text, n._grams = [size_ IN [size(searched_text)] | reduce(h = '', h_s IN [c_ IN [j_ IN range(0, size_ - 3, 62) | substring(searched_text, j_, CASE WHEN size_ - j_ < 64 THEN size_ - j_ ELSE 64 END)] | [x_ IN [replace(replace(replace(replace(replace(replace(c_, ' ', 'ᐁ'), '-', 'ᐂ'), '.', 'ᐃ'), '\'', 'ᐄ'), '_', 'ᐅ'), '/', 'ᐆ')] | reduce(g = '', g_s IN [i_ IN range(0, size(x_) - 3) | ' ' + substring(x_, i_, 3)] | g + g_s)][0]] | h + h_s)][0]
 WITH n, t0, t1
 OPTIONAL MATCH (n)-[old0:`LOCATED_IN`]->(x0) WHERE NOT id(x0) IN [id(t0)]
 WITH n, t0, t1, collect(old0) AS stale0

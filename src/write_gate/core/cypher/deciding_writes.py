@@ -38,11 +38,14 @@ from write_gate.core.cypher.clauses import (
     property_breadcrumb,
     search_text,
     search_text_of,
+    set_search_text,
     stamp,
     stub_properties,
 )
+from write_gate.core.cypher.dialect import Dialect
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.decisions import NodePlan
+from write_gate.core.grams import GRAMS_FIELD, grams_text
 from write_gate.core.history import (
     AFTER_VALUES,
     BEFORE_CLAIMS,
@@ -149,7 +152,7 @@ def _write_if_clear(sets: list[str], *more: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=1024)
-def node_write(label: str, remapped: bool, batch: bool) -> str:
+def node_write(label: str, remapped: bool, batch: bool, dialect: Dialect) -> str:
     """Single (`$`) or a batch's rows (`UNWIND $rows AS row`, each answered by its `i`). Returns `written` (false:
     a clash; `current` holds what the node holds), no row for an alias. A batch's rows carry `remapped_from`
     (null: none, which leaves an earlier breadcrumb alone) and the label's folded text only when remapped
@@ -159,7 +162,10 @@ def node_write(label: str, remapped: bool, batch: bool) -> str:
     keep = f"{found}, {_BOUND}"
     subject = f"subject: 'node', label: {string_literal(label)}, key: {src}key"
     after = f"coalesce(values[k], {src}identity[k])"
-    created = f"n += {src}identity, n.{SEARCH_FIELD} = {src}search, n.{REVISION_FIELD} = {_CREATED}"
+    created = (
+        f"n += {src}identity, n.{SEARCH_FIELD} = {src}search, n.{GRAMS_FIELD} = {src}grams, "
+        f"n.{REVISION_FIELD} = {_CREATED}"
+    )
     if batch:
         created += ", n._f__label = coalesce(row.label_fold, $label_fold), n.created_at = prov.last_updated"
     sets = ["n += values", "n += extra", stamp("n", shared), "n._stub = null"]
@@ -171,7 +177,9 @@ def node_write(label: str, remapped: bool, batch: bool) -> str:
     retext = _retexts() + (" OR row.remapped_from IS NOT NULL" if batch else " OR true" if remapped else "")
     # A node it created has the search text it was created with (known before the write); one that was there gets
     # its own rebuilt where the write changes its text, from what it held and the folded text the write sets.
-    search = f"{search_text_of('now', unless_in='extra')} + {search_text_of('extra')}"
+    search = dialect.join(
+        f"[{search_text_of('now', dialect, unless_in='extra')}, {search_text_of('extra', dialect)}]", "t"
+    )
     lines = [
         *_rows(batch),
         f"MERGE (n:{quote(label)} {{{KEY_FIELD}: {src}key}})",
@@ -184,7 +192,9 @@ def node_write(label: str, remapped: bool, batch: bool) -> str:
         f"WITH {keep}, now, seq, {_clear(shared)} AS go, NOT created AND ({retext}) AS retext,\n"
         f"     {_record(subject, 'n', after, src, shared)} AS record",
         *_write_if_clear(
-            sets, f"FOREACH (texts IN CASE WHEN retext THEN [1] ELSE [] END | SET n.{SEARCH_FIELD} = {search})"
+            sets,
+            f"FOREACH (text IN CASE WHEN retext THEN [{search}] ELSE [] END |"
+            f" SET {set_search_text('n', 'text', dialect)})",
         ),
         f"RETURN {_answer(batch)}",
     ]
@@ -298,12 +308,14 @@ def node_values(
     folds, key_folds = folded_properties(properties), folded_properties(merge_keys)
     label_texts = {LABEL_FOLD_FIELD: label_fold(label, remapped_from)}
     extra = {**claim_properties(properties, claim), **folds, **property_breadcrumb(property_remaps)}
+    search = search_text(key_folds, label_texts, folds)
     out: dict[str, Any] = {
         "key": identity_key(merge_keys),
         "key_names": list(merge_keys),
         "values": dict(properties),
         "extra": extra,
-        "search": search_text(key_folds, label_texts, folds),  # what a node it creates is found by
+        "search": search,  # what a node it creates is found by
+        "grams": grams_text(search),
         "change_id": change_id,
         **value_kinds(properties, batch=batch),
     }
@@ -354,8 +366,8 @@ def relationship_values(
     return {**out, **stamp_params(provenance)}
 
 
-def node_statement(label: str, params: dict[str, Any]) -> Statement:
-    return Statement(node_write(label, "remapped_from" in params, False), params)
+def node_statement(label: str, params: dict[str, Any], dialect: Dialect) -> Statement:
+    return Statement(node_write(label, "remapped_from" in params, False, dialect), params)
 
 
 def relationship_statement(

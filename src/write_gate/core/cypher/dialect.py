@@ -1,13 +1,15 @@
 """What differs between the engines' Cypher, each difference in one place."""
 
-from typing import Protocol
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any, Protocol
 
 from write_gate.core.cypher.statement import Statement
+from write_gate.core.grams import GRAMS_FIELD
 from write_gate.core.identifiers import quote, string_literal
 from write_gate.core.identity import SEARCH_FIELD
 
 
-class Dialect(Protocol):
+class Dialect(Hashable, Protocol):  # statement builders cache by dialect
     name: str
     # Whether a label's nodes are paged in engine id order (a scan in id order that stops at the page: FalkorDB's
     # "Node By Label and ID Scan") or in `_key` order (Memgraph's label-property index, ordered by value).
@@ -34,6 +36,23 @@ class Dialect(Protocol):
     def text_index_states(self) -> Statement | None:
         """A read of which labels' text indexes answer completely now (`label`, `types`, `status`), or None
         where an index answers completely as soon as it exists."""
+        ...
+
+    def create_gram_index(self, label: str) -> str:
+        """The DDL of the label's full-text index on its trigrams (`_grams`, `core.grams`), after its text index."""
+        ...
+
+    def gram_search(self, label: str) -> str:
+        """A clause yielding `node` for the label's nodes whose trigrams hold every one of `$grams`."""
+        ...
+
+    def gram_query(self, grams: Sequence[str]) -> str:
+        """`$grams` for `gram_search`: all of these trigrams (letters and digits only: nothing to escape)."""
+        ...
+
+    def join(self, strings: str, var: str) -> str:
+        """An expression: the strings of the list expression `strings`, joined; `var` names the accumulator where
+        the engine needs one (unique among joins nested in one another)."""
         ...
 
 
@@ -66,6 +85,19 @@ class MemgraphDialect:
     def text_index_states(self) -> None:
         # Memgraph builds a text index within CREATE TEXT INDEX, and its recovery before it serves.
         return None
+
+    # The trigrams get a text index of their own: the ranked search's index holds the search text alone.
+    def create_gram_index(self, label: str) -> str:
+        return f"CREATE TEXT INDEX {quote(gram_index_name(label))} ON :{quote(label)}({GRAMS_FIELD})"
+
+    def gram_search(self, label: str) -> str:
+        return f"CALL text_search.search_all({string_literal(gram_index_name(label))}, $grams) YIELD node"
+
+    def gram_query(self, grams: Sequence[str]) -> str:
+        return " AND ".join(grams)
+
+    def join(self, strings: str, var: str) -> str:
+        return f"reduce({var} = '', {var}_s IN {strings} | {var} + {var}_s)"
 
 
 class FalkorDBDialect:
@@ -104,6 +136,24 @@ class FalkorDBDialect:
         # nodes answered 0 matches for about 0.1 s after a restart. `status` is "OPERATIONAL" once complete.
         return TEXT_INDEX_STATES
 
+    # The trigrams are a second field of the label's one full-text index, not stemmed (a trigram is no word); the
+    # index has no stop words already (`the`, `and` are trigrams too). A search names the field it reads.
+    def create_gram_index(self, label: str) -> str:
+        return (
+            f"CALL db.idx.fulltext.createNodeIndex({string_literal(label)}, {{field: '{GRAMS_FIELD}', nostem: true}})"
+        )
+
+    def gram_search(self, label: str) -> str:
+        return f"CALL db.idx.fulltext.queryNodes({string_literal(label)}, $grams) YIELD node"
+
+    def gram_query(self, grams: Sequence[str]) -> str:
+        return f"@{GRAMS_FIELD}:({' '.join(grams)})"
+
+    # Not `reduce` with `+`: FalkorDB 4.16's `+` loses characters where a string it built reaches 512 or 1,024 bytes
+    # (("a" * 500 + "b" * 12) + "z" has 511 characters), and its reduce over strings has answered garbage.
+    def join(self, strings: str, var: str) -> str:
+        return f"string.join({strings}, '')"
+
 
 # Parameters: `labels`.
 TEXT_INDEX_STATES = Statement(
@@ -122,3 +172,17 @@ SETTLE_NODE_LABELS = Statement("MATCH (n) RETURN labels(n) AS labels LIMIT 1")
 
 def text_index_name(label: str) -> str:
     return f"write_gate_text_{label}"
+
+
+def gram_index_name(label: str) -> str:
+    return f"write_gate_grams_{label}"
+
+
+def ready_labels(rows: Sequence[Mapping[str, Any]], field: str = SEARCH_FIELD) -> set[str]:
+    """The labels whose full-text index on `field` answers completely now, from the engine's index states
+    (FalkorDB's `db.indexes()`: a `FULLTEXT` type on the field, `status` "OPERATIONAL")."""
+    return {
+        row["label"]
+        for row in rows
+        if "FULLTEXT" in (row.get("types") or {}).get(field, []) and row.get("status") == "OPERATIONAL"
+    }

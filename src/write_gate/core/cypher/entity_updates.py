@@ -9,6 +9,7 @@ from typing import Any
 
 from write_gate.core.cypher.aliases import unless_alias
 from write_gate.core.cypher.clauses import refresh_search_text, stamp, written_properties
+from write_gate.core.cypher.dialect import Dialect
 from write_gate.core.cypher.records import Guard, append_records, next_revision, revision_guard
 from write_gate.core.cypher.statement import Provenance, Statement
 from write_gate.core.identifiers import CHANGE_FIELDS, quote
@@ -16,7 +17,7 @@ from write_gate.core.identity import KEY_FIELD
 
 
 @functools.lru_cache(maxsize=256)
-def _text(label: str) -> str:
+def _text(label: str, dialect: Dialect) -> str:
     sets = ["n += $properties", stamp("n", fields=CHANGE_FIELDS), next_revision("n")]
     return "\n".join(
         [
@@ -25,13 +26,15 @@ def _text(label: str) -> str:
             revision_guard("n"),
             "SET " + ",\n    ".join(sets),
             *append_records(),
-            refresh_search_text("n"),
+            refresh_search_text("n", dialect),
             "RETURN count(n) AS written",
         ]
     )
 
 
-def update_node(label: str, key: str, properties: Mapping[str, Any], provenance: Provenance, guard: Guard) -> Statement:
+def update_node(
+    label: str, key: str, properties: Mapping[str, Any], provenance: Provenance, guard: Guard, dialect: Dialect
+) -> Statement:
     """Parameters: `key`, `properties` (with their claims and folded text), the change stamp, the guard's."""
     params: dict[str, Any] = {
         "key": key,
@@ -40,4 +43,4 @@ def update_node(label: str, key: str, properties: Mapping[str, Any], provenance:
         "updated_by": provenance.written_by,
         **guard.params(),
     }
-    return Statement(_text(label), params)
+    return Statement(_text(label, dialect), params)

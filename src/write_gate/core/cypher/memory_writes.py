@@ -17,6 +17,7 @@ from write_gate.core.cypher.clauses import (
     stamp,
     types_guard,
 )
+from write_gate.core.cypher.dialect import Dialect
 from write_gate.core.cypher.history_writes import (
     ChangeStamp,
     append_changes,
@@ -26,6 +27,7 @@ from write_gate.core.cypher.history_writes import (
     observations_change,
 )
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
+from write_gate.core.grams import GRAMS_FIELD
 from write_gate.core.history import REVISION_FIELD
 from write_gate.core.identifiers import CHANGE_FIELDS, quote
 from write_gate.core.identity import (
@@ -106,23 +108,30 @@ def create_node_if_name_absent(scope: NameScope, name: str, write: Statement) ->
 @functools.lru_cache(maxsize=256)
 def create_node(label: str, remapped: bool) -> Statement:
     """A node the statement has found absent (`create_node_if_name_absent`), created with everything it holds
-    (`$identity`, `$values`, `$extra`, its search text `$search`, the provenance stamp, revision 1 and its first
-    change's `seq`, its `at`) and its record (`$changes`, one record). A CREATE, not a MERGE: the look-up before it
-    has just found no node of this identity (on Memgraph, a create racing it meets the `_key` constraint, and the
-    retried statement then finds the node). `remapped`: its label as written, `$remapped_from`. Returns
-    `written`."""
+    (`$identity`, `$values`, `$extra`, its search text `$search` and trigrams `$grams`, the provenance stamp,
+    revision 1 and its first change's `seq`, its `at`) and its record (`$changes`, one record). A CREATE, not a
+    MERGE: the look-up before it has just found no node of this identity (on Memgraph, a create racing it meets the
+    `_key` constraint, and the retried statement then finds the node). `remapped`: its label as written,
+    `$remapped_from`. Returns `written`."""
     remap = ", n._schema_remap_from = $remapped_from" if remapped else ""
     return Statement(
         f"CREATE (n:{quote(label)} {{{KEY_FIELD}: $key}})\n"
         "SET n += $identity, n += $values, n += $extra, "
-        f"n.{SEARCH_FIELD} = $search, {stamp('n')}, n.{REVISION_FIELD} = 1, {set_seq('n', '$last_updated')}{remap}\n"
+        f"n.{SEARCH_FIELD} = $search, n.{GRAMS_FIELD} = $grams, {stamp('n')}, n.{REVISION_FIELD} = 1, "
+        f"{set_seq('n', '$last_updated')}{remap}\n"
         f"{append_changes()}\n"
         "RETURN true AS written"
     )
 
 
 def add_observations(
-    node_id: int, name: str, contents: list[str], change: ChangeStamp, updated_by: str, claim: list[Any]
+    node_id: int,
+    name: str,
+    contents: list[str],
+    change: ChangeStamp,
+    updated_by: str,
+    claim: list[Any],
+    dialect: Dialect,
 ) -> Statement:
     """Appends the contents not already there, in order (with their folded text); returns what was added (no
     row when nothing was). An appended observation changes the node, it does not re-state its claim: only
@@ -140,7 +149,7 @@ def add_observations(
         f"    n.{_OBSERVATIONS_CLAIM} = $claim,\n"
         f"    {bump_revision('n')},\n"
         f"    {stamp('n', fields=CHANGE_FIELDS)}\n"
-        f"{refresh_search_text('n', 'n, new')}\n"
+        f"{refresh_search_text('n', dialect, 'n, new')}\n"
         "RETURN [i IN new | $contents[i]] AS added"
     )
     params = {
@@ -157,7 +166,13 @@ def add_observations(
 
 
 def delete_observations(
-    node_id: int, name: str, observations: list[str], change: ChangeStamp, updated_by: str, claim: list[Any]
+    node_id: int,
+    name: str,
+    observations: list[str],
+    change: ChangeStamp,
+    updated_by: str,
+    claim: list[Any],
+    dialect: Dialect,
 ) -> Statement:
     """Removes the observations given; the list before and after is recorded, as add_observations does."""
     after = "[i IN keep | obs[i]]"
@@ -173,7 +188,7 @@ def delete_observations(
         f"    n.{_OBSERVATIONS_CLAIM} = $claim,\n"
         f"    {bump_revision('n')},\n"
         f"    {stamp('n', fields=CHANGE_FIELDS)}\n"
-        f"{refresh_search_text('n')}"
+        f"{refresh_search_text('n', dialect)}"
     )
     params = {
         "id": node_id,

@@ -12,6 +12,7 @@ from typing import Any
 from write_gate.core.cypher.aliases import ALIAS_OF
 from write_gate.core.cypher.change_order import next_seq, numbered, ordered, set_seq
 from write_gate.core.cypher.clauses import refresh_search_text, stamp
+from write_gate.core.cypher.dialect import Dialect
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL, REVISION_FIELD
 from write_gate.core.identifiers import quote
@@ -122,7 +123,7 @@ _OPEN_CONFLICT = f"MATCH (c:{CONFLICT_LABEL} {{conflict_id: $conflict_id}}) WHER
 KEEP_CURRENT = Statement(f"{_OPEN_CONFLICT}\nSET {_RESOLVED}\nRETURN count(c) AS resolved")
 
 
-def take_incoming_on_node(label: str) -> Statement:
+def take_incoming_on_node(label: str, dialect: Dialect) -> Statement:
     """The held value written with its own claim, guarded by the node's revision and by the conflict still
     being open (two resolvers racing: one wins), the conflict closed and the change recorded, in one statement.
     Parameters: `key`, `properties`, `revision`, `changes` (`conflicts` unused: empty), and KEEP_CURRENT's."""
@@ -132,7 +133,7 @@ def take_incoming_on_node(label: str) -> Statement:
         f"{revision_guard('n', carried=('c',), at='$resolved_at')}\n"
         f"SET n += $properties, {next_revision('n')},\n    {_RESOLVED}\n"
         + "\n".join(append_records())
-        + f"\n{refresh_search_text('n')}\nRETURN count(n) AS resolved"
+        + f"\n{refresh_search_text('n', dialect)}\nRETURN count(n) AS resolved"
     )
 
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from write_gate.core.cypher.aliases import ALIAS_FOLD, ALIAS_LABEL, ALIAS_OF, not_alias
 from write_gate.core.cypher.change_order import next_seq, set_seq
 from write_gate.core.cypher.clauses import refresh_search_text
+from write_gate.core.cypher.dialect import Dialect
 from write_gate.core.cypher.ranges import exactly
 from write_gate.core.cypher.reads import not_archived
 from write_gate.core.cypher.records import append_records
@@ -62,7 +63,9 @@ def fingerprint(rel_id: int, last_updated: str | None) -> str:
     return f"{rel_id}@{last_updated or ''}"
 
 
-def merge_into(survivor_label: str, merged_label: str, groups: Sequence[Group], fill: Sequence[str]) -> Statement:
+def merge_into(
+    survivor_label: str, merged_label: str, groups: Sequence[Group], fill: Sequence[str], dialect: Dialect
+) -> Statement:
     """The survivor is `kept` (`s` is taken: the search text's reduce uses it).
 
     Parameters: `survivor_key`, `merged_key`, `seen` (fingerprints), `fill_<i>` (a value per `fill` key),
@@ -111,7 +114,7 @@ def merge_into(survivor_label: str, merged_label: str, groups: Sequence[Group], 
     ]
     lines += [
         "SET " + ",\n    ".join(sets),
-        refresh_search_text("kept", "kept, seq"),
+        refresh_search_text("kept", dialect, "kept, seq"),
         *append_records(),
         f"RETURN kept.{KEY_FIELD} AS survivor",
     ]

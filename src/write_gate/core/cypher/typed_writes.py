@@ -16,6 +16,7 @@ from write_gate.core.cypher.clauses import (
     types_guard,
     written_properties,
 )
+from write_gate.core.cypher.dialect import Dialect
 from write_gate.core.cypher.history_writes import (
     ChangeStamp,
     append_changes,
@@ -58,6 +59,7 @@ def typed_write(
     property_remaps: Sequence[str] = (),
     change: ChangeStamp,
     guard: Guard | None = None,
+    dialect: Dialect,
 ) -> Statement:
     """One statement for the node and its relationship properties, so a failed part leaves nothing behind:
     what must exist is matched before anything is written (an update's node, then fail_if_missing
@@ -94,7 +96,7 @@ def typed_write(
         lines += [revision_guard("n", carried=tuple(carried[1:])), f"{sets}, {next_revision('n')}", *append_records()]
     else:
         lines.append(sets)
-    lines.append(refresh_search_text("n", ", ".join(carried)))
+    lines.append(refresh_search_text("n", dialect, ", ".join(carried)))
     made: list[str] = []
     for g, link in enumerate(links):
         targets = [f"t{index[(t.label, t.key)]}" for t in link.targets]

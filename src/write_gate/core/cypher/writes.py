@@ -19,6 +19,7 @@ from write_gate.core.cypher.clauses import (
     stub_properties,
     written_properties,
 )
+from write_gate.core.cypher.dialect import Dialect
 from write_gate.core.cypher.records import (
     Guard,
     append_records,
@@ -35,7 +36,7 @@ from write_gate.core.identity import (
 
 
 @functools.lru_cache(maxsize=1024)
-def _write_node_text(label: str, remapped: bool, guarded: bool) -> str:
+def _write_node_text(label: str, remapped: bool, guarded: bool, dialect: Dialect) -> str:
     sets = ["n += $properties", stamp("n"), "n._stub = null"]
     if remapped:
         sets.append("n._schema_remap_from = $remapped_from")
@@ -46,7 +47,7 @@ def _write_node_text(label: str, remapped: bool, guarded: bool) -> str:
     lines.append("SET " + ",\n    ".join(sets))
     if guarded:
         lines += append_records()
-    return "\n".join([*lines, refresh_search_text("n"), "RETURN count(n) AS written"])
+    return "\n".join([*lines, refresh_search_text("n", dialect), "RETURN count(n) AS written"])
 
 
 def write_node(
@@ -57,6 +58,8 @@ def write_node(
     remapped_from: str | None,
     property_remaps: Sequence[str] = (),
     guard: Guard | None = None,
+    *,
+    dialect: Dialect,
 ) -> Statement:
     """`guard`: the gate's writes are guarded by the revision they were decided on, and append their records
     (core/cypher/records.py); unguarded, the memory profile's create-if-absent wraps it."""
@@ -72,7 +75,7 @@ def write_node(
         params["remapped_from"] = remapped_from
     if guard is not None:
         params.update(guard.params())
-    return Statement(_write_node_text(label, remapped_from is not None, guard is not None), params)
+    return Statement(_write_node_text(label, remapped_from is not None, guard is not None, dialect), params)
 
 
 def write_relationship(

@@ -1,0 +1,8 @@
+CALL db.idx.fulltext.queryNodes('Person', $grams) YIELD node
+WITH node AS n LIMIT $cap
+WITH collect(n) AS found
+UNWIND CASE WHEN size(found) < $cap THEN found ELSE [null] END AS n
+WITH n WHERE n IS NULL OR (id(n) > $after AND n._search CONTAINS $query AND n._alias_of IS NULL)
+RETURN 0 AS part, id(n) AS id, id(n) AS key
+ORDER BY key
+LIMIT $limit

@@ -1,0 +1,1 @@
+CREATE TEXT INDEX `write_gate_grams_Person` ON :`Person`(_grams)
