@@ -24,14 +24,14 @@ from write_gate.core.clock import utc_now
 from write_gate.core.cypher import backup as backup_cypher
 from write_gate.core.cypher import exports as export_cypher
 from write_gate.core.cypher import reads as read_cypher
+from write_gate.core.cypher import substring_search
 from write_gate.core.cypher.change_order import numbered
 from write_gate.core.cypher.history_retention import prune_changes, prune_conflicts
 from write_gate.core.cypher.idempotency import IDEMPOTENCY_LABEL, prune_records
-from write_gate.core.cypher import substring_search
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.feed_windows import SEQ_NUMBER, cap_for, seq_number
-from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL
 from write_gate.core.grams import query_grams
+from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL
 from write_gate.engines import GraphBackend
 from write_gate.engines.falkordb import FalkorDBBackend
 from write_gate.services.change_feed import feed_page, newest
