@@ -1,7 +1,7 @@
 """Seed 004's knowledge properties, decided purely: tags, importance, the archive marks, and the hierarchy's
 names. The property names are the contract between the knowledge tools, the exports and the imports."""
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,32 @@ def normalize_tags(tags: Iterable[str], field: str = "tags") -> list[str]:
             raise GateRejection(ErrorCode.INVALID_INPUT, "a tag is empty", field=f"{field}.{i}")
         out.add(clean)
     return sorted(out)
+
+
+def knowledge_values(values: Mapping[str, Any], what: str, declared: Collection[str] = ()) -> dict[str, Any]:
+    """The one rule every write path applies to `tags` and `importance` among a node's values (`what`: the map's
+    name, for the field a refusal names): tags are normalised as the tag tools store them; an importance outside
+    0 to 10 is refused, naming the tool that sets it. A name in `declared` (the registry entry types it) keeps
+    its declared type, so only a list of text is normalised and only a number range-checked there."""
+    out = dict(values)
+    tags = values.get(TAGS)
+    if TAGS in values:
+        if isinstance(tags, list) and all(isinstance(t, str) for t in tags):
+            out[TAGS] = normalize_tags(tags, f"{what}.{TAGS}")
+        elif TAGS not in declared:
+            raise GateRejection(
+                ErrorCode.INVALID_INPUT, "tags is a list of text (add_tags sets them)", field=f"{what}.{TAGS}"
+            )
+    importance = values.get(IMPORTANCE)
+    number = isinstance(importance, int | float) and not isinstance(importance, bool)
+    checked = IMPORTANCE in values and (number or IMPORTANCE not in declared)
+    if checked and not (number and MIN_IMPORTANCE <= importance <= MAX_IMPORTANCE):  # type: ignore[operator]
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT,
+            "importance is a number from 0 to 10 (set_importance sets it)",
+            field=f"{what}.{IMPORTANCE}",
+        )
+    return out
 
 
 def stored_tags(props: Mapping[str, Any]) -> list[str]:
