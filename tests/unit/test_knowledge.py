@@ -97,3 +97,16 @@ def test_a_row_whose_path_names_and_ids_differ_in_length_is_refused_not_truncate
     rows = [{"path_names": ["a", "root"], "path_ids": [1, 0]}, {"path_names": ["b", "a", "root"], "path_ids": [2, 0]}]
     with pytest.raises(ValueError):
         depth_first(rows)
+
+
+def test_a_neighbour_is_admitted_by_the_test_its_matches_passed() -> None:
+    ada = {"_f_tags": ["pioneer"], "importance": 9}
+    assert EntityFilter().admits({})
+    assert EntityFilter(("PIONEER", "x")).admits(ada)
+    assert not EntityFilter(("x",)).admits(ada)
+    assert not EntityFilter(("pioneer",)).admits({"tags": "pioneer"})  # no folded list: no tags
+    assert EntityFilter(None, 9, 9).admits(ada)
+    assert not EntityFilter(None, 9.5).admits(ada)
+    assert not EntityFilter(None, None, 8).admits(ada)
+    assert not EntityFilter(None, 0).admits({})  # no importance: outside any bound
+    assert not EntityFilter(None, 0).admits({"importance": True})

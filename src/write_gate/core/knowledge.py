@@ -5,7 +5,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from write_gate.core.identity import fold
+from write_gate.core.identity import FOLD_PREFIX, fold
 from write_gate.core.model import ErrorCode, GateRejection
 
 TAGS = "tags"
@@ -31,6 +31,11 @@ def normalize_tags(tags: Iterable[str], field: str = "tags") -> list[str]:
     return sorted(out)
 
 
+def _number(value: Any) -> float | None:
+    """A number as the engines compare it (a boolean is none)."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
 def knowledge_values(values: Mapping[str, Any], what: str, declared: Collection[str] = ()) -> dict[str, Any]:
     """The one rule every write path applies to `tags` and `importance` among a node's values (`what`: the map's
     name, for the field a refusal names): tags are normalised as the tag tools store them; an importance outside
@@ -45,10 +50,9 @@ def knowledge_values(values: Mapping[str, Any], what: str, declared: Collection[
             raise GateRejection(
                 ErrorCode.INVALID_INPUT, "tags is a list of text (add_tags sets them)", field=f"{what}.{TAGS}"
             )
-    importance = values.get(IMPORTANCE)
-    number = isinstance(importance, int | float) and not isinstance(importance, bool)
-    checked = IMPORTANCE in values and (number or IMPORTANCE not in declared)
-    if checked and not (number and MIN_IMPORTANCE <= importance <= MAX_IMPORTANCE):  # type: ignore[operator]
+    number = _number(values.get(IMPORTANCE))
+    checked = IMPORTANCE in values and (number is not None or IMPORTANCE not in declared)
+    if checked and not (number is not None and MIN_IMPORTANCE <= number <= MAX_IMPORTANCE):
         raise GateRejection(
             ErrorCode.INVALID_INPUT,
             "importance is a number from 0 to 10 (set_importance sets it)",
@@ -85,9 +89,25 @@ class EntityFilter:
     def active(self) -> bool:
         return self.tags is not None or self.min_importance is not None or self.max_importance is not None
 
+    def _folded_tags(self) -> list[str] | None:
+        return [fold(t) for t in normalize_tags(self.tags)] if self.tags is not None else None
+
     def params(self) -> dict[str, Any]:
-        tags = [fold(t) for t in normalize_tags(self.tags)] if self.tags is not None else None
+        tags = self._folded_tags()
         return {"k_tags": tags, "k_min_importance": self.min_importance, "k_max_importance": self.max_importance}
+
+    def admits(self, props: Mapping[str, Any]) -> bool:
+        """The statements' test (`core.cypher.reads.knowledge_matches`) on a node's stored properties: what a
+        neighbour read brings in must pass the filter its matches passed."""
+        tags = self._folded_tags()
+        if tags is not None:
+            stored = props.get(FOLD_PREFIX + TAGS)
+            if not (isinstance(stored, list) and any(t in tags for t in stored)):
+                return False
+        number = _number(props.get(IMPORTANCE))
+        if self.min_importance is not None and (number is None or number < self.min_importance):
+            return False
+        return self.max_importance is None or (number is not None and number <= self.max_importance)
 
 
 def depth_first[R: Mapping[str, Any]](rows: Sequence[R]) -> list[R]:
