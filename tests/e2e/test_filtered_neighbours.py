@@ -74,3 +74,21 @@ async def test_an_unfiltered_search_answers_every_neighbour_but_an_archived_one_
     assert await found(gate, query="ada") == everyone
     assert await found(gate, query="ada", includeArchived=True) == [*everyone, "Old"]
     assert await found(gate, query="ada", neighbors=False) == ["Ada"]
+
+
+@pytest.mark.parametrize("profile", ["gate", "memory"])
+async def test_a_saved_search_answers_what_search_nodes_answers(settings: Settings, gate: Client, profile: str) -> None:
+    async with open_client(settings, "in_process", profile) as client:
+        for name, args in (
+            ("basic", {"query": "ada"}),
+            ("pioneers", {"query": "", "tags": ["pioneer"]}),
+            ("important", {"query": "ada", "minImportance": 8, "maxImportance": 10}),
+        ):
+            await ok(client, "save_search", {"name": name, **args})
+            run = await ok(client, "execute_saved_search", {"name": name})
+            direct = await ok(client, "search_nodes", args)
+            assert run["entities"] == direct["entities"], (profile, name)
+            assert run["relations"] == direct["relations"], (profile, name)
+        if profile == "gate":
+            run = await ok(client, "execute_saved_search", {"name": "basic"})
+            assert names(run) == ["Ada", "Bob", "Carl", "Dana", "Eve", "Finn"]
