@@ -2,7 +2,15 @@
 
 import pytest
 
-from write_gate.core.knowledge import EntityFilter, depth_first, normalize_tags, stored_tags, with_tags, without_tags
+from write_gate.core.knowledge import (
+    EntityFilter,
+    depth_first,
+    knowledge_values,
+    normalize_tags,
+    stored_tags,
+    with_tags,
+    without_tags,
+)
 from write_gate.core.model import ErrorCode, GateRejection
 
 
@@ -16,6 +24,33 @@ def test_an_empty_tag_is_refused_naming_its_place_not_its_value() -> None:
     assert caught.value.rejected.error_code is ErrorCode.INVALID_INPUT
     assert caught.value.rejected.details == {"field": "tags.1"}
     assert caught.value.rejected.message == "a tag is empty"
+
+
+def test_every_write_path_normalises_tags_and_bounds_importance() -> None:
+    assert knowledge_values({"tags": [" B", "a", "b"], "importance": 10, "x": 1}, "properties") == {
+        "tags": ["a", "b"],
+        "importance": 10,
+        "x": 1,
+    }
+    for bad in ({"importance": 10.5}, {"importance": -1}, {"importance": "high"}, {"importance": True}):
+        with pytest.raises(GateRejection) as caught:
+            knowledge_values(bad, "properties")
+        assert caught.value.rejected.error_code is ErrorCode.INVALID_INPUT
+        assert caught.value.rejected.details == {"field": "properties.importance"}
+        assert "set_importance" in caught.value.rejected.message
+    for bad in ({"tags": "a"}, {"tags": [1]}):
+        with pytest.raises(GateRejection) as caught:
+            knowledge_values(bad, "properties")
+        assert "add_tags" in caught.value.rejected.message
+
+
+def test_a_declared_type_holds_but_a_number_is_still_bounded() -> None:
+    assert knowledge_values({"tags": "x", "importance": "high"}, "p", declared={"tags", "importance"}) == {
+        "tags": "x",
+        "importance": "high",
+    }
+    with pytest.raises(GateRejection):
+        knowledge_values({"importance": 11}, "p", declared={"importance"})
 
 
 def test_stored_tags_ignore_what_is_not_a_list_of_strings() -> None:
@@ -62,3 +97,16 @@ def test_a_row_whose_path_names_and_ids_differ_in_length_is_refused_not_truncate
     rows = [{"path_names": ["a", "root"], "path_ids": [1, 0]}, {"path_names": ["b", "a", "root"], "path_ids": [2, 0]}]
     with pytest.raises(ValueError):
         depth_first(rows)
+
+
+def test_a_neighbour_is_admitted_by_the_test_its_matches_passed() -> None:
+    ada = {"_f_tags": ["pioneer"], "importance": 9}
+    assert EntityFilter().admits({})
+    assert EntityFilter(("PIONEER", "x")).admits(ada)
+    assert not EntityFilter(("x",)).admits(ada)
+    assert not EntityFilter(("pioneer",)).admits({"tags": "pioneer"})  # no folded list: no tags
+    assert EntityFilter(None, 9, 9).admits(ada)
+    assert not EntityFilter(None, 9.5).admits(ada)
+    assert not EntityFilter(None, None, 8).admits(ada)
+    assert not EntityFilter(None, 0).admits({})  # no importance: outside any bound
+    assert not EntityFilter(None, 0).admits({"importance": True})

@@ -20,6 +20,7 @@ from write_gate.core.identifiers import (
     normalize_identifier,
     remap_breadcrumb,
 )
+from write_gate.core.knowledge import knowledge_values
 from write_gate.core.model import (
     ErrorCode,
     GateRejection,
@@ -273,7 +274,7 @@ def plan_node_write(
     keys = property_names(entry, raw_keys, "merge_keys", policy, also_declared=also_declared)
     props = property_names(entry, raw_props, "properties", policy, also_declared=also_declared)
     merge_keys, key_kinds, prop_kinds = keys.values, keys.kinds, props.kinds
-    properties = without_identity(merge_keys, props.values)
+    properties = knowledge_values(without_identity(merge_keys, props.values), "properties", entry.property_types)
     remaps = keys.remaps + props.remaps
     if not partial:
         check_required(entry, properties, merge_keys)

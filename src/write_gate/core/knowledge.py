@@ -1,11 +1,11 @@
 """Seed 004's knowledge properties, decided purely: tags, importance, the archive marks, and the hierarchy's
 names. The property names are the contract between the knowledge tools, the exports and the imports."""
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from write_gate.core.identity import fold
+from write_gate.core.identity import FOLD_PREFIX, fold
 from write_gate.core.model import ErrorCode, GateRejection
 
 TAGS = "tags"
@@ -29,6 +29,36 @@ def normalize_tags(tags: Iterable[str], field: str = "tags") -> list[str]:
             raise GateRejection(ErrorCode.INVALID_INPUT, "a tag is empty", field=f"{field}.{i}")
         out.add(clean)
     return sorted(out)
+
+
+def _number(value: Any) -> float | None:
+    """A number as the engines compare it (a boolean is none)."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def knowledge_values(values: Mapping[str, Any], what: str, declared: Collection[str] = ()) -> dict[str, Any]:
+    """The one rule every write path applies to `tags` and `importance` among a node's values (`what`: the map's
+    name, for the field a refusal names): tags are normalised as the tag tools store them; an importance outside
+    0 to 10 is refused, naming the tool that sets it. A name in `declared` (the registry entry types it) keeps
+    its declared type, so only a list of text is normalised and only a number range-checked there."""
+    out = dict(values)
+    tags = values.get(TAGS)
+    if TAGS in values:
+        if isinstance(tags, list) and all(isinstance(t, str) for t in tags):
+            out[TAGS] = normalize_tags(tags, f"{what}.{TAGS}")
+        elif TAGS not in declared:
+            raise GateRejection(
+                ErrorCode.INVALID_INPUT, "tags is a list of text (add_tags sets them)", field=f"{what}.{TAGS}"
+            )
+    number = _number(values.get(IMPORTANCE))
+    checked = IMPORTANCE in values and (number is not None or IMPORTANCE not in declared)
+    if checked and not (number is not None and MIN_IMPORTANCE <= number <= MAX_IMPORTANCE):
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT,
+            "importance is a number from 0 to 10 (set_importance sets it)",
+            field=f"{what}.{IMPORTANCE}",
+        )
+    return out
 
 
 def stored_tags(props: Mapping[str, Any]) -> list[str]:
@@ -59,9 +89,25 @@ class EntityFilter:
     def active(self) -> bool:
         return self.tags is not None or self.min_importance is not None or self.max_importance is not None
 
+    def _folded_tags(self) -> list[str] | None:
+        return [fold(t) for t in normalize_tags(self.tags)] if self.tags is not None else None
+
     def params(self) -> dict[str, Any]:
-        tags = [fold(t) for t in normalize_tags(self.tags)] if self.tags is not None else None
+        tags = self._folded_tags()
         return {"k_tags": tags, "k_min_importance": self.min_importance, "k_max_importance": self.max_importance}
+
+    def admits(self, props: Mapping[str, Any]) -> bool:
+        """The statements' test (`core.cypher.reads.knowledge_matches`) on a node's stored properties: what a
+        neighbour read brings in must pass the filter its matches passed."""
+        tags = self._folded_tags()
+        if tags is not None:
+            stored = props.get(FOLD_PREFIX + TAGS)
+            if not (isinstance(stored, list) and any(t in tags for t in stored)):
+                return False
+        number = _number(props.get(IMPORTANCE))
+        if self.min_importance is not None and (number is None or number < self.min_importance):
+            return False
+        return self.max_importance is None or (number is not None and number <= self.max_importance)
 
 
 def depth_first[R: Mapping[str, Any]](rows: Sequence[R]) -> list[R]:

@@ -393,16 +393,26 @@ def shape(rows: Iterable[Row], page: Sequence[int], show_claims: bool = False, d
 # --- neighbours (pure) ----------------------------------------------------------------------------
 
 
-def with_neighbours(expanded: Expanded, rows: Iterable[Row], show_claims: bool, decay: Decay | None) -> Expanded:
+def with_neighbours(
+    expanded: Expanded,
+    rows: Iterable[Row],
+    show_claims: bool,
+    decay: Decay | None,
+    admits: Callable[[Mapping[str, Any]], bool] | None = None,
+) -> Expanded:
     """MemoryMesh's neighbour-inclusive answer (seed 000, tests 14.3): after the page's entities, the entity at the
     other end of each relation answered (rows of read_cypher.expand with `neighbours`), once each, in relation
     order. The relations stay those touching the page, so a neighbour's own other relations are not followed;
-    they are bounded as the relations are (per entity), so a hub adds at most a page of neighbours."""
+    they are bounded as the relations are (per entity), so a hub adds at most a page of neighbours. With
+    `admits` (a filtered search's test), a neighbour that fails it is not listed: its relation names it, as the
+    official answer does (memory-mcp's filtered search answers only what passes)."""
     page = set(expanded.ids)
     found: dict[int, Entity] = {}
     for row in sorted((row for row in rows if row["rid"] is not None), key=lambda row: row["rid"]):
         other, labels = row["mid"], row["mlabels"]
         if other in page or other in found or not RESERVED_LABELS.isdisjoint(labels):
+            continue
+        if admits is not None and not admits(row["mprops"]):
             continue
         found[other] = to_entity(labels, row["mprops"], show_claims, decay.of_node(labels) if decay else None)
     entities = [*expanded.result.entities, *found.values()]
@@ -456,9 +466,11 @@ class Reader:
         show_claims: bool = False,
         include_archived: bool = False,
         neighbours: bool = False,
+        neighbour_filter: EntityFilter | None = None,
     ) -> Expanded:
         """Archived entities in `page`, and relations to archived ones, only with `include_archived`; with
-        `neighbours`, the entities at the other ends of the relations answered too, from the same statement."""
+        `neighbours`, the entities at the other ends of the relations answered too, from the same statement
+        (only those `neighbour_filter` admits, when it is active)."""
         if not page:
             return Expanded(GraphResult(entities=[], relations=[]), None)
         statement = read_cypher.expand(outgoing_only, neighbours=neighbours)
@@ -471,7 +483,10 @@ class Reader:
         rows = await self.read(Statement(statement.text, params))
         decay = self._decay() if show_claims else None
         expanded = shape(rows, page, show_claims, decay)
-        return with_neighbours(expanded, rows, show_claims, decay) if neighbours else expanded
+        if not neighbours:
+            return expanded
+        admits = neighbour_filter.admits if neighbour_filter is not None and neighbour_filter.active else None
+        return with_neighbours(expanded, rows, show_claims, decay, admits)
 
     def labels_to_read(self, requested: list[str] | None) -> list[str]:
         if requested:
@@ -603,6 +618,7 @@ class Reader:
             show_claims=show,
             include_archived=request.includeArchived,
             neighbours=request.neighbors,
+            neighbour_filter=request.entity_filter(),
         )
         return expanded.result.model_copy(update={"next_cursor": next_cursor})
 

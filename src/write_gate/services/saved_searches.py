@@ -2,7 +2,8 @@
 
 A saved search's arguments are checked by the search's own request model when saved, when updated and again
 when run (the models may have changed in between: a stored search that no longer passes is refused, not run).
-`basic` runs search_nodes; `ranked` and `boolean` run search_nodes_ranked (its query syntax is boolean);
+`basic` runs search_nodes, as the profile's search_nodes tool takes it (so with neighbours in the gate
+profile); `ranked` and `boolean` run search_nodes_ranked (its query syntax is boolean);
 `fuzzy` runs it with `fuzzy: true`. A run counts itself on the node (`useCount`, `lastExecuted`).
 """
 
@@ -124,9 +125,12 @@ class SearchRun(BaseModel):
 _PASSED = ("query", "labels", "limit", "tags", "minImportance", "maxImportance")
 
 
-def search_request(fields: Mapping[str, Any], *, stored: bool = False) -> SearchNodesRequest | RankedSearchRequest:
-    """The request its search type runs, checked by that search's model; INVALID_INPUT (its problems, no
-    values) when it does not pass."""
+def search_request(
+    fields: Mapping[str, Any], *, stored: bool = False, basic: type[SearchNodesRequest] = SearchNodesRequest
+) -> SearchNodesRequest | RankedSearchRequest:
+    """The request its search type runs, checked by that search's model (`basic`: the profile's search_nodes
+    model, whose defaults, neighbours or not, the run then has); INVALID_INPUT (its problems, no values) when it
+    does not pass."""
     args = {name: fields[name] for name in _PASSED if fields.get(name) is not None}
     search_type = fields.get("searchType") or "basic"
     for label in args.get("labels") or []:  # names, as the search will read them (a non-string: the model's)
@@ -134,7 +138,7 @@ def search_request(fields: Mapping[str, Any], *, stored: bool = False) -> Search
             normalize_identifier(label, "labels")
     try:
         if search_type == "basic":
-            return SearchNodesRequest.model_validate(args)
+            return basic.model_validate(args)
         return RankedSearchRequest.model_validate({**args, "fuzzy": search_type == "fuzzy"})
     except ValidationError as exc:
         what = "the saved search no longer passes its search's checks" if stored else "the search does not pass"
@@ -209,9 +213,12 @@ async def delete_saved_search(gate: Gate, request: SavedSearchName) -> SavedSear
     return SavedSearchDeleted(deleted=request.name)
 
 
-async def execute_saved_search(gate: Gate, request: SavedSearchName) -> SearchRun:
-    """Run it as saved, then count the run (a run whose search is refused is not counted)."""
-    search = search_request(await _read_one(gate, request.name), stored=True)
+async def execute_saved_search(
+    gate: Gate, request: SavedSearchName, basic: type[SearchNodesRequest] = SearchNodesRequest
+) -> SearchRun:
+    """Run it as saved, then count the run (a run whose search is refused is not counted). A basic search runs
+    as the profile's search_nodes (`basic`, its model) runs those arguments: the same request, the same read."""
+    search = search_request(await _read_one(gate, request.name), stored=True, basic=basic)
     answer: GraphResult | RankedResult
     if isinstance(search, SearchNodesRequest):
         answer = await gate.reader.search_nodes(search)

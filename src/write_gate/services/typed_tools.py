@@ -33,6 +33,7 @@ from write_gate.core.guard import Guarded, revision_of
 from write_gate.core.history import Subject
 from write_gate.core.identifiers import is_identifier
 from write_gate.core.identity import identity_key
+from write_gate.core.knowledge import knowledge_values
 from write_gate.core.model import EndpointPolicy, ErrorCode, GateRejection, MeetsConflicts
 from write_gate.core.properties import Renamed, resolve_property_names, typed_tool_policy
 from write_gate.core.registry import PropertyType, SchemaEntry, SchemaRegistry, UndeclaredPolicy
@@ -235,7 +236,8 @@ def typed_names(entry: SchemaEntry, raw: Mapping[str, Any], gate: Gate) -> Renam
 
 def parse_values(entry: SchemaEntry, mode: Literal["add", "update"], raw: Mapping[str, Any], gate: Gate) -> Parsed:
     renamed = typed_names(entry, raw, gate)
-    values, kinds = renamed.values, renamed.kinds
+    values = knowledge_values(renamed.values, tool_type_name(entry.label), entry.property_types)
+    kinds = renamed.kinds
     known = set(entry.property_types) | set(entry.merge_keys)
     extra = {k: v for k, v in values.items() if k not in known}
     merge_keys = _identity(entry, values)

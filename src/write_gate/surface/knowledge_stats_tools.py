@@ -1,5 +1,6 @@
 """Seed 004's statistics and saved searches, under memory-mcp's names: offered in both profiles."""
 
+from write_gate.services.reads import SearchNodesRequest
 from write_gate.services.saved_searches import (
     SavedSearch,
     SavedSearchDeleted,
@@ -73,22 +74,30 @@ DELETE_SAVED_SEARCH = ToolSpec(
 )
 
 
-EXECUTE_SAVED_SEARCH = ToolSpec(
-    name="execute_saved_search",
-    title="Run a saved search",
-    description="Run a saved search: its search's answer, after savedSearch (the run is counted: useCount).",
-    input_model=SavedSearchName,
-    output_model=SearchRun,
-    annotations=lean_hints(idempotent=False),  # it counts the run
-    handler=lambda s, req, _call: execute_saved_search(s.gate, req),
-)
+def execute_saved_search_tool(search_nodes: ToolSpec) -> ToolSpec:
+    """execute_saved_search for a profile: a basic search runs as that profile's `search_nodes` takes it (its
+    model's defaults: the gate's neighbours), so a saved search answers what search_nodes answers."""
+    basic = search_nodes.input_model
+    if not issubclass(basic, SearchNodesRequest):
+        raise TypeError(f"{search_nodes.name} takes no search_nodes arguments")
+    return ToolSpec(
+        name="execute_saved_search",
+        title="Run a saved search",
+        description="Run a saved search: its search's answer, after savedSearch (the run is counted: useCount).",
+        input_model=SavedSearchName,
+        output_model=SearchRun,
+        annotations=lean_hints(idempotent=False),  # it counts the run
+        handler=lambda s, req, _call: execute_saved_search(s.gate, req, basic),
+    )
 
 
-STATS_AND_SAVED_SEARCHES = (
-    GET_GRAPH_STATS,
-    SAVE_SEARCH,
-    EXECUTE_SAVED_SEARCH,
-    LIST_SAVED_SEARCHES,
-    UPDATE_SAVED_SEARCH,
-    DELETE_SAVED_SEARCH,
-)
+def stats_and_saved_searches(search_nodes: ToolSpec) -> tuple[ToolSpec, ...]:
+    """The statistics and saved-search tools of the profile whose search_nodes is `search_nodes`."""
+    return (
+        GET_GRAPH_STATS,
+        SAVE_SEARCH,
+        execute_saved_search_tool(search_nodes),
+        LIST_SAVED_SEARCHES,
+        UPDATE_SAVED_SEARCH,
+        DELETE_SAVED_SEARCH,
+    )

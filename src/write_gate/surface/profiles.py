@@ -21,7 +21,7 @@ from write_gate.surface.gate_tools import (
     WRITE_RELATIONSHIPS,
 )
 from write_gate.surface.interchange_tools import EXPORT_GRAPH, IMPORT_GRAPH
-from write_gate.surface.knowledge_stats_tools import STATS_AND_SAVED_SEARCHES
+from write_gate.surface.knowledge_stats_tools import stats_and_saved_searches
 from write_gate.surface.knowledge_tools import KNOWLEDGE_TOOLS
 from write_gate.surface.memory_tools import (
     ADD_OBSERVATIONS,
@@ -56,7 +56,7 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         LIST_CONFLICTS,
         CHANGES_SINCE,
         *KNOWLEDGE_TOOLS,
-        *STATS_AND_SAVED_SEARCHES,
+        *stats_and_saved_searches(SEARCH_NODES),
         EXPORT_GRAPH,
         IMPORT_GRAPH,
         *QUARANTINE_TOOLS,
@@ -79,7 +79,7 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         LIST_CONFLICTS,
         CHANGES_SINCE,
         *KNOWLEDGE_TOOLS,
-        *STATS_AND_SAVED_SEARCHES,
+        *stats_and_saved_searches(MEMORY_SEARCH_NODES),
         EXPORT_GRAPH,
         IMPORT_GRAPH,
         *QUARANTINE_TOOLS,
