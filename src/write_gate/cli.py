@@ -312,8 +312,15 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     if hidden > 0 and not args.report:
         console.print("  ... more: pass --report FILE for every line")
     if report.stopped:
-        console.print(f"[red]stopped early[/red]: {report.stopped}; the lines before it were imported")
+        done = "nothing was written" if args.dry_run else "the lines before it were imported"
+        console.print(f"[red]stopped early[/red]: {report.stopped}; {done}")
         return 1
+    if args.dry_run:  # nothing was written: say what an import would do, and exit by whether it would be whole
+        if report.rejected:
+            console.print(f"dry run, nothing written: {len(report.rejected)} line(s) would be rejected")
+            return 1
+        console.print("dry run, nothing written: every line would be imported")
+        return 0
     if report.rejected:
         console.print(f"[yellow]imported partially[/yellow]: {len(report.rejected)} line(s) rejected")
         return 1
