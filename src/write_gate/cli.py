@@ -611,7 +611,11 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="discovery mode: agents also see list_toolsets and enable_toolset (default: WRITE_GATE_DYNAMIC_TOOLSETS)",
     )
-    serve.add_argument("--no-auth", action="store_true", help="HTTP without bearer tokens (development only)")
+    serve.add_argument(
+        "--no-auth",
+        action="store_true",
+        help="HTTP without bearer tokens (development only; refused with WRITE_GATE_AGENTS_FILE set)",
+    )
     serve.add_argument("--no-migrate", action="store_true", help="do not apply pending migrations at start-up")
     serve.add_argument(
         "--metrics-port",

@@ -360,6 +360,24 @@ def test_http_without_an_agents_file_is_refused_unless_no_auth(tmp_path: Path) -
     assert result.returncode == 2 and "HTTP needs WRITE_GATE_AGENTS_FILE" in result.stderr
 
 
+def test_no_auth_with_an_agents_file_is_refused_at_start(tmp_path: Path) -> None:
+    """One rule: `--no-auth` serves with no tokens and nobody can log in to the console, so it does not go
+    with an agents file (which would silently require tokens again): the gate refuses to start with both."""
+    settings = Settings(backend=BackendKind.EMBEDDED, data_dir=tmp_path / "data")
+    agents_file = tmp_path / "agents.toml"
+    add_agent(settings, agents_file, "writer")
+    result = subprocess.run(
+        write_gate_argv("serve", "--transport", "http", "--no-auth", "--port", "1"),
+        env={**settings_env(settings), "WRITE_GATE_AGENTS_FILE": str(agents_file)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert result.returncode == 2 and len(errors) == 1, result.stderr
+    assert "--no-auth" in errors[0] and "WRITE_GATE_AGENTS_FILE" in errors[0]
+
+
 def test_no_auth_on_all_interfaces_with_no_host_listed_warns_and_still_checks_hosts(tmp_path: Path) -> None:
     settings = Settings(backend=BackendKind.EMBEDDED, data_dir=tmp_path / "data", embedded_fsync="everysec")
     with http_gate(settings, tmp_path / "gate.log", "--no-auth", "--host", "0.0.0.0") as gate:
