@@ -51,7 +51,7 @@ pytestmark = pytest.mark.anyio
 EMBEDDED = pytest.mark.parametrize("engine", ["embedded"], indirect=True)
 ROOT = rb.ROOT
 NOW = "2026-01-02T00:00:00.000Z"
-UV = shutil.which("uv") or "uv"
+UV = os.environ.get("UV") or shutil.which("uv") or "uv"  # `uv run` names itself; a pyenv shim may not run here
 
 # Calls whose request the README describes in words, not in a block: what the test sends for them.
 IMPLIED_REQUESTS: dict[str, dict[str, Any]] = {
