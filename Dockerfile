@@ -35,8 +35,9 @@ RUN --mount=type=cache,target=/root/.cache/uv \
     uv sync --frozen --no-dev --no-install-project --no-editable
 
 # Then the project. --no-editable builds the wheel, which force-includes
-# schemas/ and migrations/ as write_gate/_bundled, so the venv is self-contained.
-COPY README.md ./
+# schemas/ and migrations/ as write_gate/_bundled, so the venv is self-contained;
+# the wheel carries LICENSE (pyproject's license-files), as the MIT licence asks.
+COPY README.md LICENSE ./
 COPY src/ src/
 COPY schemas/ schemas/
 COPY migrations/ migrations/

@@ -74,6 +74,13 @@ def _serve_http(settings: Settings, profile: str, auto_migrate: bool, require_au
     uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, log_level=None, access_log=False)
 
 
+def _output(path: Path) -> Path:
+    """A file the command writes: its folder is made if missing (`-o schemas/mine/registry.json` in a fresh
+    clone), so only a path that cannot be a file is refused (main's one line for an OSError)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 async def _with_backend(settings: Settings, work: Callable[..., Awaitable[int]]) -> int:
     backend = await open_backend(settings)
     try:
@@ -118,6 +125,11 @@ def cmd_console(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
+    for option, folder in (("--migrations", args.migrations), ("--schemas", args.schemas)):
+        if folder is not None and not folder.is_dir():  # else a missing folder reads as one with nothing to apply
+            print(f"error: {option} {folder}: not a folder", file=sys.stderr)
+            return 2
+
     async def work(backend) -> int:
         applied = await migrate(backend, args.migrations, args.schemas)
         print("applied: " + (", ".join(applied) if applied else "nothing (up to date)"))
@@ -167,7 +179,7 @@ def cmd_schema_suggest(args: argparse.Namespace, settings: Settings) -> int:
         print(f"covered: {written!r} -> {canonical} ({uses} uses)", file=sys.stderr)
     text = json.dumps(suggestion.document(), indent=2, ensure_ascii=False) + "\n"
     if args.output:
-        args.output.write_text(text, encoding="utf-8")
+        _output(args.output).write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
     print(
@@ -225,7 +237,7 @@ def cmd_import_formats(args: argparse.Namespace, settings: Settings, writer: "Wr
         print(json.dumps(exc.rejected.details, ensure_ascii=False), file=sys.stderr)
         return 1
     if args.report:
-        args.report.write_text(answer.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        _output(args.report).write_text(answer.model_dump_json(indent=2) + "\n", encoding="utf-8")
     verb = "would be" if args.dry_run else "were"
     console.print(
         f"entities: {answer.entitiesCreated} {verb} created, {answer.entitiesUpdated} updated, "
@@ -293,7 +305,8 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
 
     report = anyio.run(work)
     if args.report:
-        args.report.write_text(json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        text = json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n"
+        _output(args.report).write_text(text, encoding="utf-8")
     verb = "would be" if args.dry_run else "were"
     counts = report.counts
     for kind, plural in (("entity", "entities"), ("relation", "relations")):
@@ -312,8 +325,15 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     if hidden > 0 and not args.report:
         console.print("  ... more: pass --report FILE for every line")
     if report.stopped:
-        console.print(f"[red]stopped early[/red]: {report.stopped}; the lines before it were imported")
+        done = "nothing was written" if args.dry_run else "the lines before it were imported"
+        console.print(f"[red]stopped early[/red]: {report.stopped}; {done}")
         return 1
+    if args.dry_run:  # nothing was written: say what an import would do, and exit by whether it would be whole
+        if report.rejected:
+            console.print(f"dry run, nothing written: {len(report.rejected)} line(s) would be rejected")
+            return 1
+        console.print("dry run, nothing written: every line would be imported")
+        return 0
     if report.rejected:
         console.print(f"[yellow]imported partially[/yellow]: {len(report.rejected)} line(s) rejected")
         return 1
@@ -376,7 +396,7 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
         for path in write_directory(graph, args.out):
             print(f"wrote {path}", file=sys.stderr)
     else:
-        out = args.output.open("w", encoding="utf-8", newline="") if args.output else sys.stdout
+        out = _output(args.output).open("w", encoding="utf-8", newline="") if args.output else sys.stdout
         try:
             for chunk in EXPORTERS[args.format](graph):
                 out.write(chunk)
@@ -392,7 +412,7 @@ def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
 
     async def work(backend) -> int:
         count = 0
-        with args.file.open("w", encoding="utf-8") as out:
+        with _output(args.file).open("w", encoding="utf-8") as out:
             try:
                 async for line in dump(backend):
                     out.write(line)
@@ -472,7 +492,7 @@ def cmd_engine_check(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _positive_int(text: str) -> int:
-    value = int(text)
+    value = int(text) if text.strip().isdigit() else 0
     if value < 1:
         raise argparse.ArgumentTypeError("must be a positive whole number")
     return value
@@ -521,6 +541,16 @@ def cmd_agents_remove(args: argparse.Namespace, settings: Settings) -> int:
     agents.save()
     print(f"agent {args.name!r} removed from {path}; running gates refuse its token from their next request")
     return 0
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number from 0 to 1")
+    return value
 
 
 def _port(text: str) -> int:
@@ -581,7 +611,11 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="discovery mode: agents also see list_toolsets and enable_toolset (default: WRITE_GATE_DYNAMIC_TOOLSETS)",
     )
-    serve.add_argument("--no-auth", action="store_true", help="HTTP without bearer tokens (development only)")
+    serve.add_argument(
+        "--no-auth",
+        action="store_true",
+        help="HTTP without bearer tokens (development only; refused with WRITE_GATE_AGENTS_FILE set)",
+    )
     serve.add_argument("--no-migrate", action="store_true", help="do not apply pending migrations at start-up")
     serve.add_argument(
         "--metrics-port",
@@ -631,11 +665,11 @@ def parser() -> argparse.ArgumentParser:
         help="for entities that exist (default skip); fail writes nothing if any does",
     )
     imp.add_argument("--dry-run", action="store_true", help="decide every line, write nothing")
-    imp.add_argument("--batch-size", type=int, default=500)
+    imp.add_argument("--batch-size", type=_positive_int, default=500)
     imp.add_argument("--report", type=Path, help="write every line's rejection and remap to this JSON file")
     imp.add_argument("--source", help="provenance source (default: import:<file name>)")
     imp.add_argument("--extraction-method", help="default: WRITE_GATE_MEMORY_EXTRACTION_METHOD (llm)")
-    imp.add_argument("--reliability", type=float)
+    imp.add_argument("--reliability", type=_fraction, help="the source's reliability, 0 to 1")
     imp.add_argument("--show", type=int, default=20, help="how many rejections and remaps to print")
     imp.add_argument("--quiet", action="store_true", help="no progress bar")
     imp.add_argument("--no-migrate", action="store_true")
@@ -687,7 +721,7 @@ def parser() -> argparse.ArgumentParser:
     _in_space(backup).set_defaults(func=cmd_backup)
     restore = sub.add_parser("restore", help="restore a `write-gate backup` file into an empty graph")
     restore.add_argument("file", type=Path)
-    restore.add_argument("--batch-size", type=int, default=1000)
+    restore.add_argument("--batch-size", type=_positive_int, default=1000)
     _in_space(restore).set_defaults(func=cmd_restore)
 
     from write_gate.interchange.exporting import FORMATS
@@ -743,6 +777,10 @@ def main(argv: list[str] | None = None) -> int:
         while isinstance(first, BaseExceptionGroup):  # the first engine failure, however deeply nested
             first = first.exceptions[0]
         print(f"error: graph engine: {first}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # a bad path (missing folder, a folder where a file belongs): one line, no traceback
+        named = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {named}{exc.strerror or exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

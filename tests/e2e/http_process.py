@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tests.conftest import run_write_gate, settings_env, write_gate_argv
 from write_gate.serving.config import Settings
@@ -114,10 +114,11 @@ def mcp_post(
 
 @asynccontextmanager
 async def mcp_client(url: str, token: str | None) -> AsyncIterator[Client]:
-    """The SDK's client over streamable HTTP, sending the token on every request."""
+    """The SDK's client over streamable HTTP, sending the token on every request: its public API, as
+    docs/clients/connecting.md shows it (a long read timeout for the event stream)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     async with (
-        create_mcp_http_client(headers=headers) as http,
+        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http,
         Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client,
     ):
         yield client

@@ -161,3 +161,112 @@ async def test_each_command_family_runs_as_the_installed_console_script(
     added = process(settings, "agents", "add", "bot", "--grant", "reader", "--file", str(agents))
     assert added.returncode == 0 and added.stdout.startswith("wg_"), added.stderr
     assert "[agents.bot]" in agents.read_text()
+
+
+def bad_paths(tmp: Path) -> dict[str, list[str]]:
+    """Each command family given a missing folder, a directory where a file belongs, a file where a folder
+    belongs, text that is not UTF-8, or an option out of range."""
+    folder = tmp / "a_folder"
+    folder.mkdir()
+    afile = tmp / "a_file.txt"
+    afile.write_text("x\n")
+    binary = tmp / "binary.jsonl"
+    binary.write_bytes(b"\xff\xfe\x00not utf-8\n")
+    memory = tmp / "memory.jsonl"
+    memory.write_text('{"type":"entity","name":"Ada","entityType":"person","observations":[]}\n')
+    missing = tmp / "no_such_folder"
+    return {
+        "serve bad port": ["serve", "--transport", "http", "--port", "0"],
+        "serve bad toolset": ["serve", "--toolsets", "no_such_toolset"],
+        "console bad port": ["console", "--port", "x"],
+        "migrate missing migrations": ["migrate", "--migrations", str(missing)],
+        "migrate migrations is a file": ["migrate", "--migrations", str(afile)],
+        "migrate missing schemas": ["migrate", "--migrations", str(folder), "--schemas", str(missing)],
+        "schema load missing": ["schema", "load", str(missing / "registry.json")],
+        "schema load not utf-8": ["schema", "load", str(binary)],
+        "schema suggest missing": ["schema", "suggest", str(missing / "memory.jsonl")],
+        "schema suggest a folder": ["schema", "suggest", str(folder)],
+        "schema suggest not utf-8": ["schema", "suggest", str(binary)],
+        "schema suggest -o a folder": ["schema", "suggest", str(memory), "-o", str(folder)],
+        "import missing": ["import", str(missing / "memory.jsonl")],
+        "import a folder": ["import", str(folder)],
+        "import not utf-8": ["import", str(binary)],
+        "import csv missing": ["import", str(missing), "--format", "csv"],
+        "import report a folder": ["import", str(memory), "--dry-run", "--report", str(folder)],
+        "import bad batch size": ["import", str(memory), "--batch-size", "0"],
+        "import bad reliability": ["import", str(memory), "--reliability", "7"],
+        "export -o a folder": ["export", "-o", str(folder)],
+        "export csv --out a file": ["export", "--format", "csv", "--out", str(afile)],
+        "backup a folder": ["backup", str(folder)],
+        "restore missing": ["restore", str(missing / "graph.jsonl")],
+        "restore a folder": ["restore", str(folder)],
+        "restore not utf-8": ["restore", str(binary)],
+        "restore bad batch size": ["restore", str(afile), "--batch-size", "0"],
+        "agents add a folder": ["agents", "add", "bot", "--file", str(folder)],
+        "agents add not utf-8": ["agents", "add", "bot", "--file", str(binary)],
+        "agents remove missing": ["agents", "remove", "bot", "--file", str(missing / "agents.toml")],
+        "history prune bad days": ["history", "prune", "--days", "soon"],
+        "no such command": ["frobnicate"],
+    }
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "serve bad port",
+        "serve bad toolset",
+        "console bad port",
+        "migrate missing migrations",
+        "migrate migrations is a file",
+        "migrate missing schemas",
+        "schema load missing",
+        "schema load not utf-8",
+        "schema suggest missing",
+        "schema suggest a folder",
+        "schema suggest not utf-8",
+        "schema suggest -o a folder",
+        "import missing",
+        "import a folder",
+        "import not utf-8",
+        "import csv missing",
+        "import report a folder",
+        "import bad batch size",
+        "import bad reliability",
+        "export -o a folder",
+        "export csv --out a file",
+        "backup a folder",
+        "restore missing",
+        "restore a folder",
+        "restore not utf-8",
+        "restore bad batch size",
+        "agents add a folder",
+        "agents add not utf-8",
+        "agents remove missing",
+        "history prune bad days",
+        "no such command",
+    ],
+)
+async def test_a_bad_path_or_argument_is_refused_in_one_line(settings: Settings, tmp_path: Path, case: str) -> None:
+    """No command ends in a traceback: each refuses a bad path or argument with one `error:` line (argparse's
+    usage line before it) and a non-zero exit. In process, an exception `main` lets out fails the test."""
+    result = run(settings, *bad_paths(tmp_path)[case])
+    assert result.returncode != 0, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr + result.stdout
+    errors = [line for line in result.stderr.splitlines() if "error:" in line]
+    assert len(errors) == 1, result.stderr
+
+
+async def test_an_output_file_in_a_missing_folder_makes_the_folder(settings: Settings, tmp_path: Path) -> None:
+    """docs/clients/memory-profile.md's `schema suggest -o schemas/mine/registry.json` in a fresh clone, where
+    schemas/mine does not exist yet: the draft is written; so are an export's and a backup's files."""
+    memory = tmp_path / "memory.jsonl"
+    memory.write_text('{"type":"entity","name":"Sol","entityType":"star","observations":[]}\n')
+    env = settings_env(settings)
+    draft = "schemas/mine/registry.json"
+    suggested = run_write_gate("schema", "suggest", str(memory), "-o", draft, env=env, cwd=tmp_path)
+    assert suggested.returncode == 0, suggested.stderr
+    assert "Star" in (tmp_path / "schemas" / "mine" / "registry.json").read_text()
+    exported = run(settings, "export", "-o", str(tmp_path / "out" / "graph.jsonl"))
+    assert exported.returncode == 0 and (tmp_path / "out" / "graph.jsonl").exists(), exported.stderr
+    backed = run(settings, "backup", str(tmp_path / "backups" / "graph.jsonl"))
+    assert backed.returncode == 0 and (tmp_path / "backups" / "graph.jsonl").exists(), backed.stderr

@@ -182,6 +182,39 @@ async def test_label_and_type_grants(fleet: Fleet) -> None:
         ] == "PERMISSION_DENIED"
 
 
+async def test_a_document_outside_the_grant_answers_as_running_md_says(fleet: Fleet) -> None:
+    """docs/fleets/running.md's `:Document` examples, for an agent granted Organization and WORKS_FOR: a whole
+    `:Document` is PERMISSION_DENIED; the registry's checks come first, so one missing its name and a WORKS_FOR
+    to one (the entry does not allow it) answer their schema codes; a type outside the grant is denied."""
+
+    def edge(kind: str) -> dict[str, Any]:
+        ends = {"from_label": "Person", "from_keys": {"name": "Ada"}, "to_label": "Document", "to_keys": {"name": "N"}}
+        return {
+            "type": kind,
+            **ends,
+            "source": "fleet",
+            "extraction_method": "api",
+            "endpoint_policy": "merge_endpoints",
+        }
+
+    async with session(fleet, fleet.tokens["orgs"]) as client:
+        answers = [
+            await client.call_tool("write_node", write("Notes", "Document")),
+            await client.call_tool("write_node", {**write("x", "Document"), "merge_keys": {"title": "Notes"}}),
+            await client.call_tool("write_relationship", edge("WORKS_FOR")),
+            await client.call_tool("write_relationship", edge("AUTHORED")),
+        ]
+    assert [answer.structured_content["error_code"] for answer in answers] == [
+        "PERMISSION_DENIED",
+        "SCHEMA_MISSING_REQUIRED_PROPERTY",
+        "SCHEMA_UNKNOWN_LABEL",
+        "PERMISSION_DENIED",
+    ]
+    running = " ".join((Path(__file__).parents[2] / "docs" / "fleets" / "running.md").read_text().split())
+    for code in ("SCHEMA_MISSING_REQUIRED_PROPERTY", "SCHEMA_UNKNOWN_LABEL"):
+        assert code in running
+
+
 async def test_one_log_line_per_write_decision_and_no_secrets(fleet: Fleet) -> None:
     async with session(fleet, fleet.tokens["reader"]) as client:
         assert (await client.call_tool("write_node", write("Ada"))).is_error  # a reader's write: refused
@@ -358,6 +391,24 @@ def test_http_without_an_agents_file_is_refused_unless_no_auth(tmp_path: Path) -
         timeout=60,
     )
     assert result.returncode == 2 and "HTTP needs WRITE_GATE_AGENTS_FILE" in result.stderr
+
+
+def test_no_auth_with_an_agents_file_is_refused_at_start(tmp_path: Path) -> None:
+    """One rule: `--no-auth` serves with no tokens and nobody can log in to the console, so it does not go
+    with an agents file (which would silently require tokens again): the gate refuses to start with both."""
+    settings = Settings(backend=BackendKind.EMBEDDED, data_dir=tmp_path / "data")
+    agents_file = tmp_path / "agents.toml"
+    add_agent(settings, agents_file, "writer")
+    result = subprocess.run(
+        write_gate_argv("serve", "--transport", "http", "--no-auth", "--port", "1"),
+        env={**settings_env(settings), "WRITE_GATE_AGENTS_FILE": str(agents_file)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert result.returncode == 2 and len(errors) == 1, result.stderr
+    assert "--no-auth" in errors[0] and "WRITE_GATE_AGENTS_FILE" in errors[0]
 
 
 def test_no_auth_on_all_interfaces_with_no_host_listed_warns_and_still_checks_hosts(tmp_path: Path) -> None:

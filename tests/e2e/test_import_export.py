@@ -143,6 +143,16 @@ async def test_dry_run_decides_everything_and_writes_nothing(settings: Settings,
     result = run(settings, "import", str(source), "--dry-run", "--quiet")
     assert "entities: 3 would be created" in result.stderr and "relations: 1 would be created" in result.stderr
     assert run(settings, "export").stdout == ""
+    # Nothing was written, so nothing was imported partially: the run says what an import would do, and exits
+    # by whether the file would import whole.
+    said = " ".join(result.stderr.split())
+    assert "imported partially" not in said
+    assert result.returncode == 1 and "dry run, nothing written: 4 line(s) would be rejected" in said
+    whole = tmp_path / "whole.jsonl"
+    whole.write_text("\n".join(MIXED[:2] + [MIXED[4]]) + "\n")
+    valid = run(settings, "import", str(whole), "--dry-run", "--quiet")
+    assert valid.returncode == 0 and "dry run, nothing written: every line would be imported" in valid.stderr
+    assert run(settings, "export").stdout == ""
 
 
 async def test_the_older_memory_json_document_imports_too(settings: Settings, tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ from rdflib import namespace as rdf_namespace  # a module: pytest's scan of the 
 
 from tests.conftest import GATE_DEFAULT_TOOLS, open_client, run_write_gate, settings_env, write_gate_argv
 from tests.e2e import readme_blocks as rb
+from tests.e2e.http_process import agents_command, http_gate
 from write_gate import cli
 from write_gate.core.claims import ValueProvenance
 from write_gate.core.conflicts import Conflict, Outcome
@@ -42,7 +43,7 @@ from write_gate.core.identity import identity_key
 from write_gate.core.registry import ConflictPolicy
 from write_gate.engines import GraphBackend
 from write_gate.serving.assembly import open_backend
-from write_gate.serving.config import Settings
+from write_gate.serving.config import BackendKind, Settings
 from write_gate.store.migrations import migrate
 from write_gate.surface.server import build_server
 
@@ -51,7 +52,7 @@ pytestmark = pytest.mark.anyio
 EMBEDDED = pytest.mark.parametrize("engine", ["embedded"], indirect=True)
 ROOT = rb.ROOT
 NOW = "2026-01-02T00:00:00.000Z"
-UV = shutil.which("uv") or "uv"
+UV = os.environ.get("UV") or shutil.which("uv") or "uv"  # `uv run` names itself; a pyenv shim may not run here
 
 # Calls whose request the README describes in words, not in a block: what the test sends for them.
 IMPLIED_REQUESTS: dict[str, dict[str, Any]] = {
@@ -237,6 +238,7 @@ RUN = {
     ],
     "test_claude_desktop_config_starts_the_server": ['{"mcpServers": {"write-gate": {'],
     "test_python_snippet_runs_from_anywhere": ["import asyncio"],
+    "test_python_http_snippet_sends_its_token": ["python-http"],
     "test_formula_provider_examples": [*FORMULA_SERVE, "formula-call:admiralty", "formula-answer:admiralty"],
     "test_development_tree_names_real_files": ["src/write_gate/"],
     "test_safe_retries_example": [
@@ -1054,6 +1056,23 @@ def test_python_snippet_runs_from_anywhere(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "'status': 'written'" in result.stdout and "'label': 'Person'" in result.stdout
+
+
+def test_python_http_snippet_sends_its_token(tmp_path: Path) -> None:
+    """The HTTP snippet, run as a script against a real `write-gate serve --transport http` with an agents file,
+    with the reader's address and token filled in: the gate knows its agent by the token and writes the node."""
+    settings = Settings(backend=BackendKind.EMBEDDED, data_dir=tmp_path / "data", embedded_fsync="everysec")
+    agents_file = tmp_path / "agents.toml"
+    token = agents_command(settings, "add", "notes-bot", "--file", str(agents_file))
+    with http_gate(settings, tmp_path / "gate.log", WRITE_GATE_AGENTS_FILE=str(agents_file)) as gate:
+        code = rb.block("python-http").text.replace("http://127.0.0.1:8000", gate.url)
+        env = {**os.environ, "WRITE_GATE_TOKEN": token}
+        result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        assert "'status': 'written'" in result.stdout and "'label': 'Person'" in result.stdout
+        stranger = {**env, "WRITE_GATE_TOKEN": "wg_unknown"}
+        refused = subprocess.run([sys.executable, "-c", code], env=stranger, capture_output=True, text=True, timeout=99)
+        assert refused.returncode != 0 and "written" not in refused.stdout  # the token is what lets it in
 
 
 def test_development_tree_names_real_files() -> None:

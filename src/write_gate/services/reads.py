@@ -2,11 +2,13 @@
 
 A result is the official memory server's `{entities, relations}` with more in it: each entity keeps
 `name`, `entityType` and `observations` and adds its `labels` and its other `properties` (provenance
-included); each relation keeps `from`, `to`, `relationType` and adds `properties`. As in the official
-server, `search_nodes` and `open_nodes` answer the matching entities and every relation that touches
-one of them, and `read_graph` each relation with the page of its start entity, so a walk returns it
-once. Relations are bounded per entity (100; `open_nodes` takes `relations_limit`); `truncated` names the
-entities that have more, and `open_nodes` pages them with its cursor.
+included; with `provenance`, each value's claim, and a filter by it); each relation keeps `from`, `to`,
+`relationType` and adds `properties`. `search_nodes` and `open_nodes` answer the matching entities and every
+relation that touches one of them, and with `neighbors` (MemoryMesh's reads: on by default in the gate
+profile, off in the memory profile) the entities at those relations' other ends too; `read_graph` answers
+each relation with the page of its start entity, so a walk returns it once. Relations are bounded per entity
+(100; `open_nodes` takes `relations_limit`); `truncated` names the entities that have more, and `open_nodes`
+pages them with its cursor. A read that shows claims weighs them by their age where a half-life is set (Decay).
 """
 
 import base64

@@ -695,9 +695,17 @@ def http_app(
 ) -> Starlette:
     """The gate over streamable HTTP at /mcp. With an agents file every request needs a bearer token
     (401 naming the protected-resource metadata without a known one); `GET /health` answers without one.
+    Without auth (`require_auth=False`, `--no-auth`) there must be no agents file: no request needs a token.
     Built from the SDK's parts rather than `Server.streamable_http_app`, whose auth would advertise an OAuth
     authorization server the gate does not have (see http_auth). Beside it: /metrics (surface/metrics_endpoint)
     and the console at /console (surface/console), each as the settings say."""
+    if settings.agents_file is not None and not require_auth:
+        # One rule: without auth no request needs a token and nobody logs in to the console; an agents file
+        # would quietly bring both back, so the two are not served together.
+        raise ValueError(
+            f"--no-auth serves without tokens, but WRITE_GATE_AGENTS_FILE is set ({settings.agents_file}), which "
+            "requires them: unset it to serve without auth, or drop --no-auth"
+        )
     telemetry = telemetry or served_telemetry(settings, metrics=settings.metrics)
     server = build_server(settings, profile=profile, auto_migrate=auto_migrate, telemetry=telemetry)
     agents: LiveAgents | None = server.identities.agents
