@@ -100,6 +100,7 @@ async def test_logging_in_and_out_and_a_session_that_ends_when_the_agents_file_c
     settings = settings.model_copy(update={"agents_file": path, "spaces": ["main", "team_b"]})
     app = http_app(settings, auto_migrate=False)
     async with browsing(app) as http:
+        assert (await http.get("/favicon.ico")).headers["content-type"] == "image/x-icon"  # beside /mcp too
         # Not logged in: a script is refused with the structured rejection, a person sent to the login page.
         refusal(await http.get("/console/api/changes", params={"cursor": "x"}), 403, "login")
         form = await http.get("/console/login")
@@ -166,6 +167,8 @@ async def test_write_gate_console_sends_home_to_the_console_and_its_link_needs_a
     async with browsing(console_app(reader, auto_migrate=False, announce=links.append)) as http:
         home = await http.get("/")
         assert (home.status_code, home.headers["location"]) == (303, "/console/")
+        icon = await http.get("/favicon.ico")  # where a browser asks unbidden: an icon, not a 404
+        assert (icon.status_code, icon.headers["content-type"], icon.content[:4]) == (200, "image/x-icon", b"\0\0\1\0")
         [link] = links
         refused = await http.get(link.removeprefix(f"http://127.0.0.1:{reader.port}"), headers=JSON)
         refusal(refused, 403, "not_admin")

@@ -13,6 +13,7 @@ Safe by default (docs/console.md):
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any
 
 import mcp_types as types
@@ -353,6 +354,16 @@ def console_routes(console: Console) -> list[Route | Mount]:
         Route("/api/neighbourhood", page(pages.api_neighbourhood), methods=["GET"]),
         Mount("/static", StaticFiles(packages=[("write_gate.surface.console", "static")]), name="static"),
     ]
+
+
+async def favicon(_request: Request) -> Response:
+    """The console's icon at the site's root too, where a browser asks for it unbidden (a 404 is a console error)."""
+    icon = resources.files("write_gate.surface.console").joinpath("static", "favicon.ico").read_bytes()
+    return Response(icon, media_type="image/x-icon", headers={"cache-control": "max-age=86400"})
+
+
+def favicon_route() -> Route:
+    return Route("/favicon.ico", favicon, methods=["GET"])
 
 
 def console_mount(

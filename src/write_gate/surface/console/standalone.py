@@ -14,7 +14,7 @@ from starlette.routing import Route
 
 from write_gate.serving.config import Settings
 from write_gate.serving.telemetry import Telemetry
-from write_gate.surface.console.app import OPERATOR, PREFIX, console_mount
+from write_gate.surface.console.app import OPERATOR, PREFIX, console_mount, favicon_route
 from write_gate.surface.http_security import transport_security
 from write_gate.surface.operations import Operations
 from write_gate.surface.server import build_server
@@ -58,4 +58,4 @@ def console_app(
     async def home(_request: Request) -> RedirectResponse:
         return RedirectResponse(f"{PREFIX}/", status_code=303)
 
-    return Starlette(routes=[Route("/", home, methods=["GET"]), mount], lifespan=lifespan)
+    return Starlette(routes=[Route("/", home, methods=["GET"]), favicon_route(), mount], lifespan=lifespan)
