@@ -134,8 +134,10 @@ async def test_an_operator_works_through_the_console(
             context = await browser.new_context(base_url=gate.url, viewport={"width": 1280, "height": 900})
             page = await context.new_page()
             page.set_default_timeout(WAIT_MS)
-            policy_errors: list[str] = []
-            page.on("console", lambda m: policy_errors.append(m.text) if "Content Security Policy" in m.text else None)
+            # Every error the browser reports (console messages, uncaught exceptions) fails the test.
+            errors: list[str] = []
+            page.on("console", lambda m: errors.append(f"{m.text} at {m.location}") if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(f"uncaught: {e}"))
 
             async def shot(name: str) -> None:
                 if shots:
@@ -150,6 +152,11 @@ async def test_an_operator_works_through_the_console(
                 await page.click("#login button")
             assert (await answered.value).status == 403
             await expect(page.locator(".refusal")).to_have_attribute("data-error-code", "PERMISSION_DENIED")
+            # The refusal's status is the one error the browser reports here.
+            assert [e.split(" at ")[0] for e in errors] == [
+                "Failed to load resource: the server responded with a status of 403 (Forbidden)"
+            ], errors
+            errors.clear()
 
             # The operator logs in: an HttpOnly, SameSite=Strict cookie; pages forbid inline scripts.
             await page.goto("/console/login")
@@ -165,6 +172,9 @@ async def test_an_operator_works_through_the_console(
             await expect(page.locator("#open-conflicts")).to_have_text("1")
             await expect(page.locator("#writes figcaption").first).to_contain_text("all")
             await expect(page.locator("#rejections")).to_contain_text("ENDPOINT_NOT_FOUND")
+            plot = page.locator("#writes svg").first  # drawn at the size the page gives it
+            assert (await plot.get_attribute("viewBox"), await plot.get_attribute("width")) == ("0 0 600 120", "600")
+            assert errors == [], "\n".join(errors)
             await shot("overview")
 
             # The registry, and the drift `schema suggest` finds: Starship, with the entry it would draft.
@@ -248,7 +258,7 @@ async def test_an_operator_works_through_the_console(
             assert bad.status == 400
             body = await bad.json()
             assert body["status"] == "rejected" and body["error_code"] == "INVALID_INPUT", body
-            assert policy_errors == []
+            assert errors == [], "\n".join(errors)
             await context.close()
 
         # The same gate's metrics: the console's actions were counted as the operator's calls.

@@ -51,7 +51,7 @@ async def overview(page: Page) -> Response:
         rejections_by_agent=views.per_minute(rejections, "agent", "rejections", minutes),
         rejections_by_code=views.per_minute(rejections, "error_code", "rejections", minutes),
         minutes=minutes,
-        chart=(views.CHART_WIDTH, views.CHART_HEIGHT),
+        plot_size=(views.CHART_WIDTH, views.CHART_HEIGHT),  # not `chart`: the macro has that name
     )
 
 
