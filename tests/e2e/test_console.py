@@ -217,10 +217,17 @@ async def test_an_operator_works_through_the_console(
             await page.goto("/console/history")
             await expect(page.locator("#changes")).to_contain_text("resolve")  # the operator's resolve is history
             await expect(page.locator("#live-state")).to_contain_text("Live")
-            await ok(writer, "write_node", person("Dave", role="pilot"))
+            await ok(writer, "write_node", person("Dave", role="<b>pilot</b>"))
             fresh = page.locator("#changes tbody tr.fresh", has_text="Dave")
             await expect(fresh).to_have_count(1)
             await expect(fresh).to_contain_text("writer")
+            # Values are text, the same in the live row and in the row the server renders after a reload.
+            live_values = await fresh.locator("td").nth(4).inner_text()
+            assert 'role: null → "<b>pilot</b>"' in live_values, live_values
+            dave = await fresh.get_attribute("data-change-id")
+            await page.reload()
+            rendered = page.locator(f'#changes tbody tr[data-change-id="{dave}"]')
+            assert await rendered.locator("td").nth(4).inner_text() == live_values
             await shot("history")
 
             # Agents: grants, toolsets, last write and rejections.

@@ -314,6 +314,19 @@ async def test_the_history_and_explore_pages_filter_and_refuse_what_is_wrong(
             await ok(writer, "write_node", person("Carol"))
         fresh = (await http.get("/console/api/changes", params={"cursor": cursor.group(1), "label": "Person"})).json()
         assert [c["subject_text"] for c in fresh["changes"]] == ["Person {name: Carol}"] and fresh["next_cursor"]
+        # A value is shown as text (escaped, never markup), the same in the page and in the live list's answer.
+        tag = "<img src=x onerror=alert(1)> ü"
+        async with open_client(settings.model_copy(update={"agent": "writer"}), "in_process") as writer:
+            await ok(writer, "write_node", person("Carol", note=tag))
+        [note] = (await http.get("/console/api/changes", params={"cursor": fresh["next_cursor"]})).json()["changes"]
+        assert [(p["property"], p["before_text"], p["after_text"]) for p in note["properties"]] == [
+            ("note", "null", '"<img src=x onerror=alert(1)> ü"')
+        ]
+        carol = await http.get("/console/history", params={"label": "Person", "key": "name=Carol"})
+        shown = "<code>note</code>: null → &#34;&lt;img src=x onerror=alert(1)&gt; ü&#34;</div>"
+        assert shown in carol.text and "\\u003c" not in carol.text, carol.text
+        [carol_history] = re.findall(r'<table id="subject-history">(.*?)</table>', carol.text, re.S)
+        assert "<td>note</td><td>null</td><td>&#34;&lt;img src=x onerror=alert(1)&gt; ü&#34;</td>" in carol_history
 
         # More changes than one page of the feed holds: the page reads on, and shows them all.
         async with open_client(settings.model_copy(update={"agent": "bulk"}), "in_process") as bulk:

@@ -31,6 +31,7 @@ from write_gate import __version__
 from write_gate.access.agents import FULL, Agent, hash_token
 from write_gate.core.model import ErrorCode, GateRejection, Rejected
 from write_gate.surface.console.sessions import COOKIE, CSRF_FIELD, CSRF_HEADER, Session, Sessions
+from write_gate.surface.console.views import value_text
 from write_gate.surface.operations import Operations
 
 PREFIX = "/console"
@@ -160,6 +161,7 @@ class Console:
             lstrip_blocks=True,
         )
         self.env.globals.update(prefix=PREFIX, version=__version__)
+        self.env.filters["value_text"] = value_text
 
     # --- identity -----------------------------------------------------------------------------------------
 

@@ -233,7 +233,12 @@ def _start_cursor(since: datetime) -> str:
 
 
 def _shown(change: dict[str, Any]) -> dict[str, Any]:
-    return {**change, "subject_text": views.subject_text(change["subject"])}
+    """A change as the history page's rows show it, rendered or live: its subject and values as text."""
+    properties = [
+        {**p, "before_text": views.value_text(p.get("before")), "after_text": views.value_text(p.get("after"))}
+        for p in change["properties"]
+    ]
+    return {**change, "subject_text": views.subject_text(change["subject"]), "properties": properties}
 
 
 async def history(page: Page) -> Response:

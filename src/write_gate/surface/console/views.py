@@ -152,5 +152,11 @@ def neighbourhood(centre: Mapping[str, Any], relations: Iterable[Mapping[str, An
     return {"nodes": list(nodes.values()), "edges": edges}
 
 
+def value_text(value: Any) -> str:
+    """A value as the history shows it, in the page and in its live rows alike: JSON, as text (the template
+    escapes it; a script sets it as text), never with `<` turned into `\\u003c` as `tojson` does for a script."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
 def pretty(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)
