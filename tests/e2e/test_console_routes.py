@@ -260,6 +260,18 @@ async def test_the_quarantine_and_conflicts_pages_page_filter_and_refuse_what_is
         assert re.findall(r'data-conflict-id="([^"]+)"', narrowed.text) != []
         assert "Person {name: Eve} · city" not in narrowed.text
         refusal(await http.get("/console/conflicts", params={"status": "bogus"}, headers=JSON), 400)
+        # An action a script posts is refused as JSON too, the tool's structured rejection; a person gets the page.
+        [conflict_id, *_] = re.findall(r'data-conflict-id="([^"]+)"', listed.text)
+        bad_pick = {"csrf": csrf, "conflict_id": conflict_id, "pick": "both"}
+        scripted = refusal(await http.post("/console/conflicts/resolve", data=bad_pick, headers=JSON), 400)
+        assert scripted["error_code"] == "INVALID_INPUT", scripted
+        by_hand = await http.post("/console/conflicts/resolve", data=bad_pick)
+        assert by_hand.status_code == 400 and 'data-error-code="INVALID_INPUT"' in by_hand.text
+        assert '<article class="conflict"' in by_hand.text  # the page, with the refusal on it
+        # ... and what an action did, as the tool answered it.
+        unknown = {"csrf": csrf, "ids": "not-an-entry"}
+        replayed = await http.post("/console/quarantine/replay", data=unknown, headers=JSON)
+        assert (replayed.status_code, replayed.json()["replayed"]) == (200, 0), replayed.text
 
 
 def changed_subjects(html: str) -> list[str]:

@@ -118,12 +118,21 @@ class Page:
         """The tool's answer; its rejection raised as a GateRejection (the page shows it)."""
         ok, data = await self.tool(name, arguments)
         if not ok:
-            raise GateRejection(
-                ErrorCode(data.get("error_code", ErrorCode.INTERNAL_ERROR.value)),
-                str(data.get("message", "")),
-                **(data.get("details") or {}),
-            )
+            raise _as_rejection(data)
         return data
+
+    async def act(
+        self, name: str, arguments: dict[str, Any], show: Callable[[bool, dict[str, Any]], Awaitable[Response]]
+    ) -> Response:
+        """An action's tool call. A person gets the page `show` renders with its outcome; a script (Accept:
+        application/json) gets the tool's answer as JSON, or its refusal raised, so the guard answers it as the
+        structured rejection."""
+        ok, data = await self.tool(name, arguments)
+        if not _wants_json(self.request):
+            return await show(ok, data)
+        if not ok:
+            raise _as_rejection(data)
+        return JSONResponse(data, headers={"cache-control": "no-store"})
 
     def render(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
         return self.console.render(
@@ -324,6 +333,15 @@ class Console:
 
 def _rejected(code: ErrorCode, message: str, **details: Any) -> dict[str, Any]:
     return Rejected(error_code=code, message=message, details=details).model_dump(mode="json")
+
+
+def _as_rejection(data: dict[str, Any]) -> GateRejection:
+    """A tool's structured rejection, raised again as it came."""
+    return GateRejection(
+        ErrorCode(data.get("error_code", ErrorCode.INTERNAL_ERROR.value)),
+        str(data.get("message", "")),
+        **(data.get("details") or {}),
+    )
 
 
 def _csrf_refused() -> dict[str, Any]:

@@ -121,14 +121,19 @@ def _ids(page: Page) -> list[str]:
     return ids
 
 
+async def _quarantine_action(page: Page, action: str) -> Response:
+    async def show(ok: bool, answer: dict[str, Any]) -> Response:
+        return await _quarantine_page(page, {"action": action, "ok": ok, "answer": answer}, 200 if ok else 400)
+
+    return await page.act(f"{action}_quarantine", {"ids": _ids(page)}, show)
+
+
 async def quarantine_replay(page: Page) -> Response:
-    ok, answer = await page.tool("replay_quarantine", {"ids": _ids(page)})
-    return await _quarantine_page(page, {"action": "replay", "ok": ok, "answer": answer}, 200 if ok else 400)
+    return await _quarantine_action(page, "replay")
 
 
 async def quarantine_discard(page: Page) -> Response:
-    ok, answer = await page.tool("discard_quarantine", {"ids": _ids(page)})
-    return await _quarantine_page(page, {"action": "discard", "ok": ok, "answer": answer}, 200 if ok else 400)
+    return await _quarantine_action(page, "discard")
 
 
 # --- conflicts ------------------------------------------------------------------------------------------------
@@ -178,8 +183,11 @@ async def conflicts(page: Page) -> Response:
 
 async def conflicts_resolve(page: Page) -> Response:
     arguments = {"conflict_id": page.value("conflict_id"), "pick": page.value("pick")}
-    ok, answer = await page.tool("resolve_conflict", {k: v for k, v in arguments.items() if v is not None})
-    return await _conflicts_page(page, {"ok": ok, "answer": answer}, 200 if ok else 400)
+
+    async def show(ok: bool, answer: dict[str, Any]) -> Response:
+        return await _conflicts_page(page, {"ok": ok, "answer": answer}, 200 if ok else 400)
+
+    return await page.act("resolve_conflict", {k: v for k, v in arguments.items() if v is not None}, show)
 
 
 # --- history and changes ----------------------------------------------------------------------------------------
