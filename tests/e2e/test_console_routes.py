@@ -17,9 +17,12 @@ from starlette.applications import Starlette
 
 from tests.conftest import TESTS, ok, open_client, rejected
 from write_gate.access.agents import FULL, PRESETS, READER, AgentRecord, AgentsFile, Grant
+from write_gate.core.login_throttle import LoginLimit
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
+from write_gate.surface.console.app import Console
+from write_gate.surface.console.sessions import Sessions
 from write_gate.surface.console.standalone import console_app
 from write_gate.surface.server import http_app
 
@@ -104,7 +107,8 @@ async def test_logging_in_and_out_and_a_session_that_ends_when_the_agents_file_c
         # Not logged in: a script is refused with the structured rejection, a person sent to the login page.
         refusal(await http.get("/console/api/changes", params={"cursor": "x"}), 403, "login")
         form = await http.get("/console/login")
-        assert form.status_code == 200 and "write_gate_console" in form.headers["set-cookie"]
+        assert form.status_code == 200 and form.headers["set-cookie"].startswith("write_gate_console_login=")
+        assert "write_gate_console" not in http.cookies  # a form opens no session: only a login does
         wrong = await http.post("/console/login", data={"csrf": "not-the-forms", "token": tokens["operator"]})
         assert wrong.status_code == 403 and 'data-error-code="PERMISSION_DENIED"' in wrong.text
         csrf = FORM_CSRF.search(form.text)
@@ -358,3 +362,58 @@ async def test_the_history_and_explore_pages_filter_and_refuse_what_is_wrong(
         assert refusal(await http.get("/console/api/neighbourhood"), 400)["details"] == {"field": "name"}
         unknown = await http.get("/console/api/neighbourhood", params={"name": "Nobody"})
         assert refusal(unknown, 400)["message"] == "no entity has this name"
+
+
+async def test_anonymous_requests_never_log_an_operator_out_and_login_attempts_are_throttled(
+    settings: Settings, graph: GraphBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await load_into_graph(graph, read_sources([TESTS / "schemas" / "conflicts"]))
+    path = tmp_path / "agents.toml"
+    tokens = agents_file(path)
+    settings = settings.model_copy(update={"agents_file": path})
+    monkeypatch.setattr(Sessions, "MAX", 20)  # the same rule at a smaller cap, so a few requests fill it
+    app = http_app(settings, auto_migrate=False)
+    async with browsing(app) as http:
+        await log_in(http, tokens["operator"])
+
+        def client(address: str) -> httpx2.AsyncClient:
+            transport = httpx2.ASGITransport(app=app, client=(address, 40000))
+            return httpx2.AsyncClient(transport=transport, base_url=BASE)
+
+        # Cookie-less visits to the login form, many more than the cap: no session is made for them.
+        async with client("192.0.2.1") as anonymous:
+            for _ in range(Sessions.MAX + 30):
+                anonymous.cookies.clear()
+                assert (await anonymous.get("/console/login")).status_code == 200
+        assert (await http.get("/console/")).status_code == 200  # the operator is still logged in
+
+        # Login attempts from one address: refused once past the limit, saying so and for how long.
+        limit = Console.LOGIN_PER_ADDRESS
+        async with client("192.0.2.2") as guesser:
+            form = await guesser.get("/console/login")
+            csrf = FORM_CSRF.search(form.text)
+            assert csrf is not None
+            guess = {"csrf": csrf.group(1), "token": "wg_guess"}
+            for _ in range(limit.attempts):
+                refusal(await guesser.post("/console/login", data=guess, headers=JSON), 403, "unknown_token")
+            throttled = await guesser.post("/console/login", data=guess, headers=JSON)
+            body = refusal(throttled, 429, "login_throttled")
+            assert body["error_code"] == "RATE_LIMITED" and body["details"]["scope"] == "address", body
+            assert "too many login attempts from this address" in body["message"], body
+            assert 0 < int(throttled.headers["retry-after"]) <= limit.seconds
+            # A person is told on the page.
+            page = await guesser.post("/console/login", data=guess)
+            assert page.status_code == 429 and "too many login attempts" in page.text
+        # Another address still logs in, until attempts from everywhere reach the overall limit.
+        async with client("192.0.2.3") as operator:
+            await log_in(operator, tokens["operator"])
+        monkeypatch.setattr(Console, "LOGIN_OVERALL", LoginLimit(attempts=1, seconds=60))  # reached already
+        async with client("192.0.2.4") as late:
+            form = await late.get("/console/login")
+            csrf = FORM_CSRF.search(form.text)
+            assert csrf is not None
+            right = {"csrf": csrf.group(1), "token": tokens["operator"]}
+            everywhere = await late.post("/console/login", data=right, headers=JSON)
+            body = refusal(everywhere, 429, "login_throttled")
+            assert body["details"]["scope"] == "overall" and "retry-after" in everywhere.headers, body
+        assert (await http.get("/console/")).status_code == 200  # a logged-in operator is never throttled
