@@ -288,21 +288,27 @@ async def test_the_console_command_opens_once_by_its_printed_link(
 ) -> None:  # noqa: E501
     port = free_port()
     log = (tmp_path / "console.log").open("w+")
-    process = subprocess.Popen(
-        write_gate_argv("console", "--port", str(port)), env=settings_env(settings), stdout=subprocess.DEVNULL,
-        stderr=log,
-    )  # fmt: skip
+    out = tmp_path / "console.out"
+    with out.open("w") as printed:
+        process = subprocess.Popen(
+            write_gate_argv("console", "--port", str(port)), env=settings_env(settings), stdout=printed, stderr=log
+        )
     try:
         link = None
         deadline = time.monotonic() + 120
         while link is None:
             assert process.poll() is None, Path(log.name).read_text()
             assert time.monotonic() < deadline, "no login link was printed"
-            found = re.search(r"http://127\.0\.0\.1:\d+/console/login\?once=\S+", Path(log.name).read_text())
-            link = found.group(0) if found else None
+            found = re.search(r"http://127\.0\.0\.1:\d+/console/login\?once=\S+\n\n", out.read_text())
+            link = found.group(0).strip() if found else None
             if link is None:
                 time.sleep(0.1)
         assert link.startswith(f"http://127.0.0.1:{port}/")
+        # On stdout alone, as the docs show it (the logs are stderr's), once the console is up.
+        assert out.read_text() == (
+            f"Write Gate console, as agent 'console'. Open this link (it works once):\n\n    {link}\n\n"
+        )
+        assert "Uvicorn running on" in Path(log.name).read_text()  # logged once it listens, before the link
         context = await browser.new_context()
         page = await context.new_page()
         await page.goto(link)
