@@ -235,6 +235,8 @@ async def test_an_operator_works_through_the_console(
             writer_row = page.locator('#agents tr[data-agent="writer"]')
             await expect(writer_row).to_contain_text("read, write")
             await expect(page.locator('#agents tr[data-agent="operator"]')).to_be_visible()
+            # The importer's one write held its value beside Alice's (keep_both): written, and counted.
+            await expect(page.locator('#agents tr[data-agent="importer"] td.num').first).to_have_text("1")
             await shot("agents")
 
             # Explore: search, then Alice's neighbourhood drawn by Cytoscape.js, her values with their claims.

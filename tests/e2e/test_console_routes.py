@@ -264,6 +264,10 @@ async def test_the_quarantine_and_conflicts_pages_page_filter_and_refuse_what_is
         assert re.findall(r'data-conflict-id="([^"]+)"', narrowed.text) != []
         assert "Person {name: Eve} · city" not in narrowed.text
         refusal(await http.get("/console/conflicts", params={"status": "bogus"}, headers=JSON), 400)
+        # The agents page counts each write answered written, a value held beside another (keep_both) too.
+        agents_page = (await http.get("/console/agents")).text
+        writes = dict(re.findall(r'<tr data-agent="(\w+)">.*?<td class="num">(\d+)</td>', agents_page, re.S))
+        assert (writes["writer"], writes["importer"]) == ("3", "2"), writes
         # An action a script posts is refused as JSON too, the tool's structured rejection; a person gets the page.
         [conflict_id, *_] = re.findall(r'data-conflict-id="([^"]+)"', listed.text)
         bad_pick = {"csrf": csrf, "conflict_id": conflict_id, "pick": "both"}

@@ -284,7 +284,9 @@ async def api_changes(page: Page) -> Response:
 
 async def agents(page: Page) -> Response:
     operations = page.console.operations
-    writes = {row["agent"]: row for row in await _read(page, cypher.AGENT_WRITES)}
+    changed = await _read(page, cypher.AGENT_WRITES)
+    held = await _read(page, cypher.AGENT_HELD_WRITES)
+    writes = views.writes_by_agent([*changed, *held])
     rejections = {row["agent"]: row for row in await _read(page, cypher.AGENT_REJECTIONS)}
     listed = operations.agents.current().agents if operations.agents is not None else {}
     rows = []

@@ -72,6 +72,18 @@ def per_minute(rows: Iterable[Mapping[str, Any]], by: str, count: str, minutes: 
     return out
 
 
+def writes_by_agent(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per agent, its writes and last write summed over the reads' rows (the writes that changed values, and
+    those that only held one beside another: each write is in one of them)."""
+    out: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        mine = out.setdefault(row["agent"], {"writes": 0, "last_at": None})
+        mine["writes"] += row["writes"]
+        if row["last_at"] is not None and (mine["last_at"] is None or row["last_at"] > mine["last_at"]):
+            mine["last_at"] = row["last_at"]
+    return out
+
+
 def effective(claim: ValueProvenance | Mapping[str, Any] | None, label_half_life: float | None,
               by_method: Mapping[str, float], now: datetime) -> float | None:  # fmt: skip
     """A stored claim's confidence decayed to now, as writes compare claims (core/decay.py)."""
