@@ -45,6 +45,30 @@ CONFLICT_SCHEMAS = TESTS / "schemas" / "conflicts"
 WAIT_MS = 60_000  # how long the page may take to show what the test waits for (a loaded machine), never a sleep
 
 
+# In the drawn neighbourhood, the pairs of things that overlap: a node's label and another node's or an edge's label,
+# or a node's label and an edge's line (sampled along it, ends and their nodes left out).
+LABEL_CLASHES = """() => {
+  const cy = window.writeGateGraph, clashes = [];
+  const box = (e) => e.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true });
+  const meets = (a, b) => a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
+  const inside = (p, b) => p.x > b.x1 && p.x < b.x2 && p.y > b.y1 && p.y < b.y2;
+  const labels = cy.elements().filter((e) => e.data("label")).map((e) => [e.id(), box(e), e]);
+  cy.nodes().forEach((n) => {
+    const mine = box(n);
+    labels.forEach(([id, other]) => { if (id !== n.id() && meets(mine, other)) { clashes.push([n.id(), id]); } });
+    cy.edges().forEach((e) => {
+      if (e.source().same(n) || e.target().same(n)) { return; }
+      const a = e.sourceEndpoint(), b = e.targetEndpoint();
+      for (let i = 1; i < 50; i++) {
+        const t = i / 50, p = { x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t };
+        if (inside(p, mine)) { clashes.push([n.id(), e.id() + " line"]); break; }
+      }
+    });
+  });
+  return clashes;
+}"""
+
+
 @pytest.fixture(scope="module")
 async def browser(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Any]:
     if not os.path.exists(CHROMIUM):
@@ -248,6 +272,8 @@ async def test_an_operator_works_through_the_console(
             await expect(graph_box).to_have_attribute("data-nodes", "3")
             await expect(graph_box).to_have_attribute("data-edges", "2")
             await expect(page.locator("#claims")).to_contain_text("hr-import")  # Berlin's claim, as resolved
+            # Laid out readably: no node's label lies on another label or across an edge.
+            assert await page.evaluate(LABEL_CLASHES) == []
             await shot("explore")
 
             # Refused: a form posted without its CSRF token, and one from another origin (token and all).
