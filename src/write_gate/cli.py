@@ -112,15 +112,11 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_console(args: argparse.Namespace, settings: Settings) -> int:
-    import uvicorn
-
-    from write_gate.surface.console.standalone import HOST, console_app
+    from write_gate.surface.console.standalone import serve
 
     if args.port is not None:
         settings = settings.model_copy(update={"console_port": args.port})
-    settings = settings.model_copy(update={"port": settings.console_port})
-    app = console_app(settings, auto_migrate=not args.no_migrate)
-    uvicorn.run(app, host=HOST, port=settings.port, log_config=None, log_level=None, access_log=False)
+    serve(settings, auto_migrate=not args.no_migrate)
     return 0
 
 

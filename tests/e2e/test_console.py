@@ -45,6 +45,30 @@ CONFLICT_SCHEMAS = TESTS / "schemas" / "conflicts"
 WAIT_MS = 60_000  # how long the page may take to show what the test waits for (a loaded machine), never a sleep
 
 
+# In the drawn neighbourhood, the pairs of things that overlap: a node's label and another node's or an edge's label,
+# or a node's label and an edge's line (sampled along it, ends and their nodes left out).
+LABEL_CLASHES = """() => {
+  const cy = window.writeGateGraph, clashes = [];
+  const box = (e) => e.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true });
+  const meets = (a, b) => a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
+  const inside = (p, b) => p.x > b.x1 && p.x < b.x2 && p.y > b.y1 && p.y < b.y2;
+  const labels = cy.elements().filter((e) => e.data("label")).map((e) => [e.id(), box(e), e]);
+  cy.nodes().forEach((n) => {
+    const mine = box(n);
+    labels.forEach(([id, other]) => { if (id !== n.id() && meets(mine, other)) { clashes.push([n.id(), id]); } });
+    cy.edges().forEach((e) => {
+      if (e.source().same(n) || e.target().same(n)) { return; }
+      const a = e.sourceEndpoint(), b = e.targetEndpoint();
+      for (let i = 1; i < 50; i++) {
+        const t = i / 50, p = { x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t };
+        if (inside(p, mine)) { clashes.push([n.id(), e.id() + " line"]); break; }
+      }
+    });
+  });
+  return clashes;
+}"""
+
+
 @pytest.fixture(scope="module")
 async def browser(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Any]:
     if not os.path.exists(CHROMIUM):
@@ -134,8 +158,10 @@ async def test_an_operator_works_through_the_console(
             context = await browser.new_context(base_url=gate.url, viewport={"width": 1280, "height": 900})
             page = await context.new_page()
             page.set_default_timeout(WAIT_MS)
-            policy_errors: list[str] = []
-            page.on("console", lambda m: policy_errors.append(m.text) if "Content Security Policy" in m.text else None)
+            # Every error the browser reports (console messages, uncaught exceptions) fails the test.
+            errors: list[str] = []
+            page.on("console", lambda m: errors.append(f"{m.text} at {m.location}") if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(f"uncaught: {e}"))
 
             async def shot(name: str) -> None:
                 if shots:
@@ -150,6 +176,11 @@ async def test_an_operator_works_through_the_console(
                 await page.click("#login button")
             assert (await answered.value).status == 403
             await expect(page.locator(".refusal")).to_have_attribute("data-error-code", "PERMISSION_DENIED")
+            # The refusal's status is the one error the browser reports here.
+            assert [e.split(" at ")[0] for e in errors] == [
+                "Failed to load resource: the server responded with a status of 403 (Forbidden)"
+            ], errors
+            errors.clear()
 
             # The operator logs in: an HttpOnly, SameSite=Strict cookie; pages forbid inline scripts.
             await page.goto("/console/login")
@@ -165,6 +196,9 @@ async def test_an_operator_works_through_the_console(
             await expect(page.locator("#open-conflicts")).to_have_text("1")
             await expect(page.locator("#writes figcaption").first).to_contain_text("all")
             await expect(page.locator("#rejections")).to_contain_text("ENDPOINT_NOT_FOUND")
+            plot = page.locator("#writes svg").first  # drawn at the size the page gives it
+            assert (await plot.get_attribute("viewBox"), await plot.get_attribute("width")) == ("0 0 600 120", "600")
+            assert errors == [], "\n".join(errors)
             await shot("overview")
 
             # The registry, and the drift `schema suggest` finds: Starship, with the entry it would draft.
@@ -207,10 +241,17 @@ async def test_an_operator_works_through_the_console(
             await page.goto("/console/history")
             await expect(page.locator("#changes")).to_contain_text("resolve")  # the operator's resolve is history
             await expect(page.locator("#live-state")).to_contain_text("Live")
-            await ok(writer, "write_node", person("Dave", role="pilot"))
+            await ok(writer, "write_node", person("Dave", role="<b>pilot</b>"))
             fresh = page.locator("#changes tbody tr.fresh", has_text="Dave")
             await expect(fresh).to_have_count(1)
             await expect(fresh).to_contain_text("writer")
+            # Values are text, the same in the live row and in the row the server renders after a reload.
+            live_values = await fresh.locator("td").nth(4).inner_text()
+            assert 'role: null → "<b>pilot</b>"' in live_values, live_values
+            dave = await fresh.get_attribute("data-change-id")
+            await page.reload()
+            rendered = page.locator(f'#changes tbody tr[data-change-id="{dave}"]')
+            assert await rendered.locator("td").nth(4).inner_text() == live_values
             await shot("history")
 
             # Agents: grants, toolsets, last write and rejections.
@@ -218,6 +259,8 @@ async def test_an_operator_works_through_the_console(
             writer_row = page.locator('#agents tr[data-agent="writer"]')
             await expect(writer_row).to_contain_text("read, write")
             await expect(page.locator('#agents tr[data-agent="operator"]')).to_be_visible()
+            # The importer's one write held its value beside Alice's (keep_both): written, and counted.
+            await expect(page.locator('#agents tr[data-agent="importer"] td.num').first).to_have_text("1")
             await shot("agents")
 
             # Explore: search, then Alice's neighbourhood drawn by Cytoscape.js, her values with their claims.
@@ -229,6 +272,8 @@ async def test_an_operator_works_through_the_console(
             await expect(graph_box).to_have_attribute("data-nodes", "3")
             await expect(graph_box).to_have_attribute("data-edges", "2")
             await expect(page.locator("#claims")).to_contain_text("hr-import")  # Berlin's claim, as resolved
+            # Laid out readably: no node's label lies on another label or across an edge.
+            assert await page.evaluate(LABEL_CLASHES) == []
             await shot("explore")
 
             # Refused: a form posted without its CSRF token, and one from another origin (token and all).
@@ -248,7 +293,7 @@ async def test_an_operator_works_through_the_console(
             assert bad.status == 400
             body = await bad.json()
             assert body["status"] == "rejected" and body["error_code"] == "INVALID_INPUT", body
-            assert policy_errors == []
+            assert errors == [], "\n".join(errors)
             await context.close()
 
         # The same gate's metrics: the console's actions were counted as the operator's calls.
@@ -271,21 +316,27 @@ async def test_the_console_command_opens_once_by_its_printed_link(
 ) -> None:  # noqa: E501
     port = free_port()
     log = (tmp_path / "console.log").open("w+")
-    process = subprocess.Popen(
-        write_gate_argv("console", "--port", str(port)), env=settings_env(settings), stdout=subprocess.DEVNULL,
-        stderr=log,
-    )  # fmt: skip
+    out = tmp_path / "console.out"
+    with out.open("w") as printed:
+        process = subprocess.Popen(
+            write_gate_argv("console", "--port", str(port)), env=settings_env(settings), stdout=printed, stderr=log
+        )
     try:
         link = None
         deadline = time.monotonic() + 120
         while link is None:
             assert process.poll() is None, Path(log.name).read_text()
             assert time.monotonic() < deadline, "no login link was printed"
-            found = re.search(r"http://127\.0\.0\.1:\d+/console/login\?once=\S+", Path(log.name).read_text())
-            link = found.group(0) if found else None
+            found = re.search(r"http://127\.0\.0\.1:\d+/console/login\?once=\S+\n\n", out.read_text())
+            link = found.group(0).strip() if found else None
             if link is None:
                 time.sleep(0.1)
         assert link.startswith(f"http://127.0.0.1:{port}/")
+        # On stdout alone, as the docs show it (the logs are stderr's), once the console is up.
+        assert out.read_text() == (
+            f"Write Gate console, as agent 'console'. Open this link (it works once):\n\n    {link}\n\n"
+        )
+        assert "Uvicorn running on" in Path(log.name).read_text()  # logged once it listens, before the link
         context = await browser.new_context()
         page = await context.new_page()
         await page.goto(link)

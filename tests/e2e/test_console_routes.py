@@ -17,9 +17,12 @@ from starlette.applications import Starlette
 
 from tests.conftest import TESTS, ok, open_client, rejected
 from write_gate.access.agents import FULL, PRESETS, READER, AgentRecord, AgentsFile, Grant
+from write_gate.core.login_throttle import LoginLimit
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
+from write_gate.surface.console.app import Console
+from write_gate.surface.console.sessions import Sessions
 from write_gate.surface.console.standalone import console_app
 from write_gate.surface.server import http_app
 
@@ -100,10 +103,12 @@ async def test_logging_in_and_out_and_a_session_that_ends_when_the_agents_file_c
     settings = settings.model_copy(update={"agents_file": path, "spaces": ["main", "team_b"]})
     app = http_app(settings, auto_migrate=False)
     async with browsing(app) as http:
+        assert (await http.get("/favicon.ico")).headers["content-type"] == "image/x-icon"  # beside /mcp too
         # Not logged in: a script is refused with the structured rejection, a person sent to the login page.
         refusal(await http.get("/console/api/changes", params={"cursor": "x"}), 403, "login")
         form = await http.get("/console/login")
-        assert form.status_code == 200 and "write_gate_console" in form.headers["set-cookie"]
+        assert form.status_code == 200 and form.headers["set-cookie"].startswith("write_gate_console_login=")
+        assert "write_gate_console" not in http.cookies  # a form opens no session: only a login does
         wrong = await http.post("/console/login", data={"csrf": "not-the-forms", "token": tokens["operator"]})
         assert wrong.status_code == 403 and 'data-error-code="PERMISSION_DENIED"' in wrong.text
         csrf = FORM_CSRF.search(form.text)
@@ -166,6 +171,8 @@ async def test_write_gate_console_sends_home_to_the_console_and_its_link_needs_a
     async with browsing(console_app(reader, auto_migrate=False, announce=links.append)) as http:
         home = await http.get("/")
         assert (home.status_code, home.headers["location"]) == (303, "/console/")
+        icon = await http.get("/favicon.ico")  # where a browser asks unbidden: an icon, not a 404
+        assert (icon.status_code, icon.headers["content-type"], icon.content[:4]) == (200, "image/x-icon", b"\0\0\1\0")
         [link] = links
         refused = await http.get(link.removeprefix(f"http://127.0.0.1:{reader.port}"), headers=JSON)
         refusal(refused, 403, "not_admin")
@@ -257,6 +264,22 @@ async def test_the_quarantine_and_conflicts_pages_page_filter_and_refuse_what_is
         assert re.findall(r'data-conflict-id="([^"]+)"', narrowed.text) != []
         assert "Person {name: Eve} · city" not in narrowed.text
         refusal(await http.get("/console/conflicts", params={"status": "bogus"}, headers=JSON), 400)
+        # The agents page counts each write answered written, a value held beside another (keep_both) too.
+        agents_page = (await http.get("/console/agents")).text
+        writes = dict(re.findall(r'<tr data-agent="(\w+)">.*?<td class="num">(\d+)</td>', agents_page, re.S))
+        assert (writes["writer"], writes["importer"]) == ("3", "2"), writes
+        # An action a script posts is refused as JSON too, the tool's structured rejection; a person gets the page.
+        [conflict_id, *_] = re.findall(r'data-conflict-id="([^"]+)"', listed.text)
+        bad_pick = {"csrf": csrf, "conflict_id": conflict_id, "pick": "both"}
+        scripted = refusal(await http.post("/console/conflicts/resolve", data=bad_pick, headers=JSON), 400)
+        assert scripted["error_code"] == "INVALID_INPUT", scripted
+        by_hand = await http.post("/console/conflicts/resolve", data=bad_pick)
+        assert by_hand.status_code == 400 and 'data-error-code="INVALID_INPUT"' in by_hand.text
+        assert '<article class="conflict"' in by_hand.text  # the page, with the refusal on it
+        # ... and what an action did, as the tool answered it.
+        unknown = {"csrf": csrf, "ids": "not-an-entry"}
+        replayed = await http.post("/console/quarantine/replay", data=unknown, headers=JSON)
+        assert (replayed.status_code, replayed.json()["replayed"]) == (200, 0), replayed.text
 
 
 def changed_subjects(html: str) -> list[str]:
@@ -311,6 +334,19 @@ async def test_the_history_and_explore_pages_filter_and_refuse_what_is_wrong(
             await ok(writer, "write_node", person("Carol"))
         fresh = (await http.get("/console/api/changes", params={"cursor": cursor.group(1), "label": "Person"})).json()
         assert [c["subject_text"] for c in fresh["changes"]] == ["Person {name: Carol}"] and fresh["next_cursor"]
+        # A value is shown as text (escaped, never markup), the same in the page and in the live list's answer.
+        tag = "<img src=x onerror=alert(1)> ü"
+        async with open_client(settings.model_copy(update={"agent": "writer"}), "in_process") as writer:
+            await ok(writer, "write_node", person("Carol", note=tag))
+        [note] = (await http.get("/console/api/changes", params={"cursor": fresh["next_cursor"]})).json()["changes"]
+        assert [(p["property"], p["before_text"], p["after_text"]) for p in note["properties"]] == [
+            ("note", "null", '"<img src=x onerror=alert(1)> ü"')
+        ]
+        carol = await http.get("/console/history", params={"label": "Person", "key": "name=Carol"})
+        shown = "<code>note</code>: null → &#34;&lt;img src=x onerror=alert(1)&gt; ü&#34;</div>"
+        assert shown in carol.text and "\\u003c" not in carol.text, carol.text
+        [carol_history] = re.findall(r'<table id="subject-history">(.*?)</table>', carol.text, re.S)
+        assert "<td>note</td><td>null</td><td>&#34;&lt;img src=x onerror=alert(1)&gt; ü&#34;</td>" in carol_history
 
         # More changes than one page of the feed holds: the page reads on, and shows them all.
         async with open_client(settings.model_copy(update={"agent": "bulk"}), "in_process") as bulk:
@@ -330,3 +366,58 @@ async def test_the_history_and_explore_pages_filter_and_refuse_what_is_wrong(
         assert refusal(await http.get("/console/api/neighbourhood"), 400)["details"] == {"field": "name"}
         unknown = await http.get("/console/api/neighbourhood", params={"name": "Nobody"})
         assert refusal(unknown, 400)["message"] == "no entity has this name"
+
+
+async def test_anonymous_requests_never_log_an_operator_out_and_login_attempts_are_throttled(
+    settings: Settings, graph: GraphBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await load_into_graph(graph, read_sources([TESTS / "schemas" / "conflicts"]))
+    path = tmp_path / "agents.toml"
+    tokens = agents_file(path)
+    settings = settings.model_copy(update={"agents_file": path})
+    monkeypatch.setattr(Sessions, "MAX", 20)  # the same rule at a smaller cap, so a few requests fill it
+    app = http_app(settings, auto_migrate=False)
+    async with browsing(app) as http:
+        await log_in(http, tokens["operator"])
+
+        def client(address: str) -> httpx2.AsyncClient:
+            transport = httpx2.ASGITransport(app=app, client=(address, 40000))
+            return httpx2.AsyncClient(transport=transport, base_url=BASE)
+
+        # Cookie-less visits to the login form, many more than the cap: no session is made for them.
+        async with client("192.0.2.1") as anonymous:
+            for _ in range(Sessions.MAX + 30):
+                anonymous.cookies.clear()
+                assert (await anonymous.get("/console/login")).status_code == 200
+        assert (await http.get("/console/")).status_code == 200  # the operator is still logged in
+
+        # Login attempts from one address: refused once past the limit, saying so and for how long.
+        limit = Console.LOGIN_PER_ADDRESS
+        async with client("192.0.2.2") as guesser:
+            form = await guesser.get("/console/login")
+            csrf = FORM_CSRF.search(form.text)
+            assert csrf is not None
+            guess = {"csrf": csrf.group(1), "token": "wg_guess"}
+            for _ in range(limit.attempts):
+                refusal(await guesser.post("/console/login", data=guess, headers=JSON), 403, "unknown_token")
+            throttled = await guesser.post("/console/login", data=guess, headers=JSON)
+            body = refusal(throttled, 429, "login_throttled")
+            assert body["error_code"] == "RATE_LIMITED" and body["details"]["scope"] == "address", body
+            assert "too many login attempts from this address" in body["message"], body
+            assert 0 < int(throttled.headers["retry-after"]) <= limit.seconds
+            # A person is told on the page.
+            page = await guesser.post("/console/login", data=guess)
+            assert page.status_code == 429 and "too many login attempts" in page.text
+        # Another address still logs in, until attempts from everywhere reach the overall limit.
+        async with client("192.0.2.3") as operator:
+            await log_in(operator, tokens["operator"])
+        monkeypatch.setattr(Console, "LOGIN_OVERALL", LoginLimit(attempts=1, seconds=60))  # reached already
+        async with client("192.0.2.4") as late:
+            form = await late.get("/console/login")
+            csrf = FORM_CSRF.search(form.text)
+            assert csrf is not None
+            right = {"csrf": csrf.group(1), "token": tokens["operator"]}
+            everywhere = await late.post("/console/login", data=right, headers=JSON)
+            body = refusal(everywhere, 429, "login_throttled")
+            assert body["details"]["scope"] == "overall" and "retry-after" in everywhere.headers, body
+        assert (await http.get("/console/")).status_code == 200  # a logged-in operator is never throttled

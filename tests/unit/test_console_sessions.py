@@ -6,8 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from write_gate.core.login_throttle import LoginLimit, LoginThrottle
 from write_gate.core.model import ErrorCode, GateRejection
-from write_gate.surface.console.sessions import Sessions
+from write_gate.surface.console.sessions import LoginForms, Sessions
 from write_gate.surface.console.views import effective, neighbourhood, parse_keys, parse_time
 
 
@@ -74,3 +75,26 @@ def test_a_value_without_a_claim_has_no_effective_confidence_and_a_drawing_keeps
         ("e0", "Alice", "Bob", "KNOWS"),
         ("e2", "Dan", "Alice", "LIKES"),
     ]
+
+
+def test_login_attempts_are_let_in_per_address_and_overall_within_a_sliding_window() -> None:
+    throttle, mine, everyone = LoginThrottle(), LoginLimit(2, 60), LoginLimit(3, 60)
+    assert throttle.attempt("a", 0.0, mine, everyone) is None
+    assert throttle.attempt("a", 10.0, mine, everyone) is None
+    refused = throttle.attempt("a", 20.0, mine, everyone)
+    assert refused is not None and (refused.scope, refused.retry_after) == ("address", 40.0)  # when the first leaves
+    assert "from this address (at most 2 in 60 s): try again in 40 s" in refused.message()
+    assert throttle.attempt("b", 20.0, mine, everyone) is None  # another address: the third attempt in all
+    overall = throttle.attempt("c", 30.0, mine, everyone)
+    assert overall is not None and (overall.scope, overall.retry_after) == ("overall", 30.0)
+    assert throttle.attempt("a", 60.0, mine, everyone) is None  # the first attempt left the window
+    assert throttle.attempt("c", 70.5, mine, everyone) is None  # refused attempts were not counted
+
+
+def test_the_login_forms_csrf_token_is_the_cookies_value_signed_by_this_process() -> None:
+    forms, other = LoginForms(), LoginForms()
+    value = forms.new_value()
+    assert forms.matches(value, forms.csrf(value))
+    assert not forms.matches(value, other.csrf(value))  # another process's (or a forged) token
+    assert not forms.matches(None, forms.csrf(value)) and not forms.matches(value, None)
+    assert not forms.matches(value, "é")  # any text a form may send is compared, never raised on

@@ -574,6 +574,7 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
             console_cypher.REJECTIONS_PER_MINUTE.text, {"since": s("time")}
         ),
         "read_console_agent_writes": lambda: console_cypher.AGENT_WRITES,
+        "read_console_agent_held_writes": lambda: console_cypher.AGENT_HELD_WRITES,
         "read_console_agent_rejections": lambda: console_cypher.AGENT_REJECTIONS,
         "read_console_fallback_drift": lambda: Statement(
             console_cypher.fallback_drift("Entity").text, {"limit": m.n(1)}

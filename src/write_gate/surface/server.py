@@ -53,7 +53,7 @@ from write_gate.serving.telemetry import Metrics, Telemetry, tracing_from_enviro
 from write_gate.surface import http_auth, schema_resources, session_log
 from write_gate.surface.change_resources import AREA, CHANGES, ChangeResources, ChangeSubscriptions
 from write_gate.surface.connections import Connections, connection_of
-from write_gate.surface.console.app import console_mount
+from write_gate.surface.console.app import console_mount, favicon_route
 from write_gate.surface.http_auth import AgentsTokenVerifier
 from write_gate.surface.http_security import public_url, transport_security, unlisted_wildcard_bind
 from write_gate.surface.listen_streams import ListenStreams
@@ -762,7 +762,7 @@ def http_app(
     if telemetry.metrics is not None:
         routes.append(metrics_route(operations, security, agents))
     if settings.console:
-        routes.append(console_mount(operations, security, public_url(settings)))
+        routes += [console_mount(operations, security, public_url(settings)), favicon_route()]
     middleware = []
     if agents is not None:
         public = public_url(settings)

@@ -2,17 +2,23 @@
 
 Safe by default (docs/console.md):
 - the same Host and Origin rules as the MCP endpoint, by the SDK's own check (421, 403), on every request;
-- a page needs a session; a session is opened by logging in with an agent's token (the agents file's, checked as a
-  bearer token is) or, under `write-gate console`, by the one-time link it printed; the agent needs the admin
-  grant (`admin` or `*` among its tools), checked again at every request against the agents file as it is now;
+- a page needs a session, and only a login opens one (the login form keeps nothing on the server, so anonymous
+  requests cannot crowd logged-in sessions out): with an agent's token (the agents file's, checked as a bearer
+  token is) or, under `write-gate console`, the one-time link it printed; the agent needs the admin grant
+  (`admin` or `*` among its tools), checked again at every request against the agents file as it is now;
 - the session cookie is HttpOnly and SameSite=Strict (Secure behind an https public URL), scoped to /console;
 - every POST carries the session's CSRF token (a form field, or the X-CSRF-Token header of a script's request);
+  the login form's is a signed double-submit cookie;
+- login attempts are throttled per client address and overall (429, Retry-After);
 - every response forbids inline scripts and styles, framing, and referrers to other origins;
 - a refusal is the tools' structured rejection, `{"status": "rejected", "error_code", "message", "details"}`.
 """
 
+import math
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any
 
 import mcp_types as types
@@ -28,8 +34,18 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from write_gate import __version__
 from write_gate.access.agents import FULL, Agent, hash_token
+from write_gate.core.login_throttle import LoginLimit, LoginThrottle, Throttled
 from write_gate.core.model import ErrorCode, GateRejection, Rejected
-from write_gate.surface.console.sessions import COOKIE, CSRF_FIELD, CSRF_HEADER, Session, Sessions
+from write_gate.surface.console.sessions import (
+    COOKIE,
+    CSRF_FIELD,
+    CSRF_HEADER,
+    LOGIN_COOKIE,
+    LoginForms,
+    Session,
+    Sessions,
+)
+from write_gate.surface.console.views import value_text
 from write_gate.surface.operations import Operations
 
 PREFIX = "/console"
@@ -47,7 +63,11 @@ SECURITY_HEADERS = {
     "cross-origin-opener-policy": "same-origin",
     "cross-origin-resource-policy": "same-origin",
 }
-_STATUS = {ErrorCode.PERMISSION_DENIED.value: 403, ErrorCode.BACKEND_UNAVAILABLE.value: 503}
+_STATUS = {
+    ErrorCode.PERMISSION_DENIED.value: 403,
+    ErrorCode.BACKEND_UNAVAILABLE.value: 503,
+    ErrorCode.RATE_LIMITED.value: 429,
+}
 
 
 def refusal_status(rejected: dict[str, Any]) -> int:
@@ -116,12 +136,21 @@ class Page:
         """The tool's answer; its rejection raised as a GateRejection (the page shows it)."""
         ok, data = await self.tool(name, arguments)
         if not ok:
-            raise GateRejection(
-                ErrorCode(data.get("error_code", ErrorCode.INTERNAL_ERROR.value)),
-                str(data.get("message", "")),
-                **(data.get("details") or {}),
-            )
+            raise _as_rejection(data)
         return data
+
+    async def act(
+        self, name: str, arguments: dict[str, Any], show: Callable[[bool, dict[str, Any]], Awaitable[Response]]
+    ) -> Response:
+        """An action's tool call. A person gets the page `show` renders with its outcome; a script (Accept:
+        application/json) gets the tool's answer as JSON, or its refusal raised, so the guard answers it as the
+        structured rejection."""
+        ok, data = await self.tool(name, arguments)
+        if not _wants_json(self.request):
+            return await show(ok, data)
+        if not ok:
+            raise _as_rejection(data)
+        return JSONResponse(data, headers={"cache-control": "no-store"})
 
     def render(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
         return self.console.render(
@@ -140,6 +169,10 @@ Handler = Callable[[Page], Awaitable[Response]]
 
 
 class Console:
+    # Login attempts (POST /console/login) let in per client address, and from every address together.
+    LOGIN_PER_ADDRESS = LoginLimit(attempts=10, seconds=60)
+    LOGIN_OVERALL = LoginLimit(attempts=100, seconds=60)
+
     def __init__(
         self,
         operations: Operations,
@@ -150,6 +183,8 @@ class Console:
         self.operations = operations
         self.settings = operations.settings
         self.sessions = sessions or Sessions(self.settings.console_session_idle_seconds)
+        self.login_forms = LoginForms()
+        self.login_throttle = LoginThrottle()
         self.secure = public_url.startswith("https://")
         self.operator = operator  # the one-time link's agent (`write-gate console`); None: token logins only
         self.env = Environment(
@@ -159,6 +194,7 @@ class Console:
             lstrip_blocks=True,
         )
         self.env.globals.update(prefix=PREFIX, version=__version__)
+        self.env.filters["value_text"] = value_text
 
     # --- identity -----------------------------------------------------------------------------------------
 
@@ -172,8 +208,6 @@ class Console:
 
     def agent_of(self, session: Session) -> Agent | None:
         """The session's agent as the agents file has it now; None once its token was replaced or it was removed."""
-        if session.agent is None:
-            return None
         if session.token_sha256 is None:  # the one-time link's operator
             return self.operator_agent() if session.agent == self.operator else None
         agents = self.operations.agents
@@ -207,6 +241,7 @@ class Console:
 
     def with_cookie(self, response: Response, session: Session) -> Response:
         response.set_cookie(COOKIE, session.id, httponly=True, samesite="strict", secure=self.secure, path=PREFIX)
+        response.delete_cookie(LOGIN_COOKIE, path=PREFIX)  # the login form's part is done
         return response
 
     # --- the guard around every page ------------------------------------------------------------------------
@@ -254,16 +289,18 @@ class Console:
         session = self.sessions.get(request.cookies.get(COOKIE))
         if session is not None and self.agent_of(session) is not None:
             return RedirectResponse(f"{PREFIX}/", status_code=303)
-        session = session or self.sessions.start()
+        # No session for a form: its CSRF token is the HMAC of a value in its own cookie (signed double-submit).
+        value = request.cookies.get(LOGIN_COOKIE) or self.login_forms.new_value()
         form = self.render(
             "login.html",
-            csrf=session.csrf,
+            csrf=self.login_forms.csrf(value),
             agent=None,
             page="login",
             tokens=self.operations.agents is not None,
             operator=self.operator,
         )
-        return self.with_cookie(form, session)
+        form.set_cookie(LOGIN_COOKIE, value, httponly=True, samesite="strict", secure=self.secure, path=PREFIX)
+        return form
 
     def _login_once(self, secret: str, request: Request) -> Response:
         if self.operator is None or not self.sessions.use_once(secret):
@@ -288,10 +325,14 @@ class Console:
         return self.with_cookie(RedirectResponse(f"{PREFIX}/", status_code=303), session)
 
     async def login(self, request: Request) -> Response:
+        address = request.client.host if request.client is not None else ""
+        throttled = self.login_throttle.attempt(address, time.monotonic(), self.LOGIN_PER_ADDRESS, self.LOGIN_OVERALL)
+        if throttled is not None:
+            return _throttled(throttled, self.refusal(_throttle_refused(throttled), request))
         form = await request.form()
         before = self.sessions.get(request.cookies.get(COOKIE))
         sent = form.get(CSRF_FIELD)
-        if before is None or not before.csrf_matches(sent if isinstance(sent, str) else None):
+        if not self.login_forms.matches(request.cookies.get(LOGIN_COOKIE), sent if isinstance(sent, str) else None):
             return self.refusal(_csrf_refused(), request)
         token = form.get("token")
         agents = self.operations.agents
@@ -307,7 +348,8 @@ class Console:
                 agent=agent.id,
             )
             return self.refusal(rejected, request, before)
-        self.sessions.end(before.id)  # a login never keeps the session id it came with
+        if before is not None:
+            self.sessions.end(before.id)  # a login never keeps the session id it came with
         assert isinstance(token, str)
         session = self.sessions.start(agent.id, hash_token(token.strip()))
         return self.with_cookie(RedirectResponse(f"{PREFIX}/", status_code=303), session)
@@ -321,6 +363,30 @@ class Console:
 
 def _rejected(code: ErrorCode, message: str, **details: Any) -> dict[str, Any]:
     return Rejected(error_code=code, message=message, details=details).model_dump(mode="json")
+
+
+def _as_rejection(data: dict[str, Any]) -> GateRejection:
+    """A tool's structured rejection, raised again as it came."""
+    return GateRejection(
+        ErrorCode(data.get("error_code", ErrorCode.INTERNAL_ERROR.value)),
+        str(data.get("message", "")),
+        **(data.get("details") or {}),
+    )
+
+
+def _throttle_refused(throttled: Throttled) -> dict[str, Any]:
+    return _rejected(
+        ErrorCode.RATE_LIMITED,
+        throttled.message(),
+        reason="login_throttled",
+        scope=throttled.scope,
+        retry_after_seconds=throttled.retry_after,
+    )
+
+
+def _throttled(throttled: Throttled, response: Response) -> Response:
+    response.headers["retry-after"] = str(math.ceil(throttled.retry_after))
+    return response
 
 
 def _csrf_refused() -> dict[str, Any]:
@@ -353,6 +419,16 @@ def console_routes(console: Console) -> list[Route | Mount]:
         Route("/api/neighbourhood", page(pages.api_neighbourhood), methods=["GET"]),
         Mount("/static", StaticFiles(packages=[("write_gate.surface.console", "static")]), name="static"),
     ]
+
+
+async def favicon(_request: Request) -> Response:
+    """The console's icon at the site's root too, where a browser asks for it unbidden (a 404 is a console error)."""
+    icon = resources.files("write_gate.surface.console").joinpath("static", "favicon.ico").read_bytes()
+    return Response(icon, media_type="image/x-icon", headers={"cache-control": "max-age=86400"})
+
+
+def favicon_route() -> Route:
+    return Route("/favicon.ico", favicon, methods=["GET"])
 
 
 def console_mount(

@@ -51,7 +51,7 @@ async def overview(page: Page) -> Response:
         rejections_by_agent=views.per_minute(rejections, "agent", "rejections", minutes),
         rejections_by_code=views.per_minute(rejections, "error_code", "rejections", minutes),
         minutes=minutes,
-        chart=(views.CHART_WIDTH, views.CHART_HEIGHT),
+        plot_size=(views.CHART_WIDTH, views.CHART_HEIGHT),  # not `chart`: the macro has that name
     )
 
 
@@ -121,14 +121,19 @@ def _ids(page: Page) -> list[str]:
     return ids
 
 
+async def _quarantine_action(page: Page, action: str) -> Response:
+    async def show(ok: bool, answer: dict[str, Any]) -> Response:
+        return await _quarantine_page(page, {"action": action, "ok": ok, "answer": answer}, 200 if ok else 400)
+
+    return await page.act(f"{action}_quarantine", {"ids": _ids(page)}, show)
+
+
 async def quarantine_replay(page: Page) -> Response:
-    ok, answer = await page.tool("replay_quarantine", {"ids": _ids(page)})
-    return await _quarantine_page(page, {"action": "replay", "ok": ok, "answer": answer}, 200 if ok else 400)
+    return await _quarantine_action(page, "replay")
 
 
 async def quarantine_discard(page: Page) -> Response:
-    ok, answer = await page.tool("discard_quarantine", {"ids": _ids(page)})
-    return await _quarantine_page(page, {"action": "discard", "ok": ok, "answer": answer}, 200 if ok else 400)
+    return await _quarantine_action(page, "discard")
 
 
 # --- conflicts ------------------------------------------------------------------------------------------------
@@ -178,8 +183,11 @@ async def conflicts(page: Page) -> Response:
 
 async def conflicts_resolve(page: Page) -> Response:
     arguments = {"conflict_id": page.value("conflict_id"), "pick": page.value("pick")}
-    ok, answer = await page.tool("resolve_conflict", {k: v for k, v in arguments.items() if v is not None})
-    return await _conflicts_page(page, {"ok": ok, "answer": answer}, 200 if ok else 400)
+
+    async def show(ok: bool, answer: dict[str, Any]) -> Response:
+        return await _conflicts_page(page, {"ok": ok, "answer": answer}, 200 if ok else 400)
+
+    return await page.act("resolve_conflict", {k: v for k, v in arguments.items() if v is not None}, show)
 
 
 # --- history and changes ----------------------------------------------------------------------------------------
@@ -233,7 +241,12 @@ def _start_cursor(since: datetime) -> str:
 
 
 def _shown(change: dict[str, Any]) -> dict[str, Any]:
-    return {**change, "subject_text": views.subject_text(change["subject"])}
+    """A change as the history page's rows show it, rendered or live: its subject and values as text."""
+    properties = [
+        {**p, "before_text": views.value_text(p.get("before")), "after_text": views.value_text(p.get("after"))}
+        for p in change["properties"]
+    ]
+    return {**change, "subject_text": views.subject_text(change["subject"]), "properties": properties}
 
 
 async def history(page: Page) -> Response:
@@ -271,7 +284,9 @@ async def api_changes(page: Page) -> Response:
 
 async def agents(page: Page) -> Response:
     operations = page.console.operations
-    writes = {row["agent"]: row for row in await _read(page, cypher.AGENT_WRITES)}
+    changed = await _read(page, cypher.AGENT_WRITES)
+    held = await _read(page, cypher.AGENT_HELD_WRITES)
+    writes = views.writes_by_agent([*changed, *held])
     rejections = {row["agent"]: row for row in await _read(page, cypher.AGENT_REJECTIONS)}
     listed = operations.agents.current().agents if operations.agents is not None else {}
     rows = []

@@ -72,6 +72,18 @@ def per_minute(rows: Iterable[Mapping[str, Any]], by: str, count: str, minutes: 
     return out
 
 
+def writes_by_agent(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per agent, its writes and last write summed over the reads' rows (the writes that changed values, and
+    those that only held one beside another: each write is in one of them)."""
+    out: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        mine = out.setdefault(row["agent"], {"writes": 0, "last_at": None})
+        mine["writes"] += row["writes"]
+        if row["last_at"] is not None and (mine["last_at"] is None or row["last_at"] > mine["last_at"]):
+            mine["last_at"] = row["last_at"]
+    return out
+
+
 def effective(claim: ValueProvenance | Mapping[str, Any] | None, label_half_life: float | None,
               by_method: Mapping[str, float], now: datetime) -> float | None:  # fmt: skip
     """A stored claim's confidence decayed to now, as writes compare claims (core/decay.py)."""
@@ -150,6 +162,12 @@ def neighbourhood(centre: Mapping[str, Any], relations: Iterable[Mapping[str, An
                 nodes[end] = {"id": end, "type": types.get(end), "centre": False}
         edges.append({"id": f"e{i}", "source": ends[0], "target": ends[1], "type": relation.get("relationType")})
     return {"nodes": list(nodes.values()), "edges": edges}
+
+
+def value_text(value: Any) -> str:
+    """A value as the history shows it, in the page and in its live rows alike: JSON, as text (the template
+    escapes it; a script sets it as text), never with `<` turned into `\\u003c` as `tojson` does for a script."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
 def pretty(value: Any) -> str:

@@ -15,14 +15,19 @@
       var cy = cytoscape({
         container: box,
         elements: elements,
-        layout: { name: "cose", animate: false, randomize: false, padding: 30 },
+        // Labels take room in the layout (nodeDimensionsIncludeLabels) and edges are long enough for their own
+        // label between the nodes' labels; each label sits on a background so a line under it does not cross it.
+        layout: { name: "cose", animate: false, randomize: false, padding: 40, nodeDimensionsIncludeLabels: true,
+          idealEdgeLength: function () { return 180; }, nodeRepulsion: function () { return 1000000; } },
         style: [
           { selector: "node", style: { "background-color": "#2457c5", "label": "data(label)", "color": "#1d2330",
-            "font-size": 11, "text-wrap": "wrap", "text-valign": "bottom", "text-margin-y": 4, "width": 22, "height": 22 } },
+            "font-size": 11, "text-wrap": "wrap", "text-valign": "bottom", "text-margin-y": 4, "width": 22, "height": 22,
+            "text-background-color": "#fff", "text-background-opacity": 0.9, "text-background-padding": 2 } },
           { selector: "node[centre = 1]", style: { "background-color": "#b45309", "width": 32, "height": 32 } },
           { selector: "edge", style: { "curve-style": "bezier", "target-arrow-shape": "triangle", "width": 1.5,
             "line-color": "#9aa4b5", "target-arrow-color": "#9aa4b5", "label": "data(label)", "font-size": 9,
-            "text-rotation": "autorotate", "color": "#6b7280" } }
+            "text-rotation": "autorotate", "color": "#6b7280", "text-background-color": "#fff",
+            "text-background-opacity": 0.9, "text-background-padding": 2 } }
         ]
       });
       box.dataset.nodes = String(cy.nodes().length);

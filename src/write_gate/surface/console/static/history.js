@@ -16,6 +16,7 @@
     return td;
   }
 
+  // Values come as the server renders them (before_text, after_text), so a live row reads as it will after a reload.
   function show(change) {
     if (body.querySelector('tr[data-change-id="' + CSS.escape(change.change_id) + '"]')) { return; }
     var row = document.createElement("tr");
@@ -33,7 +34,7 @@
       var name = document.createElement("code");
       name.textContent = p.property;
       line.appendChild(name);
-      line.appendChild(document.createTextNode(": " + JSON.stringify(p.before) + " → " + JSON.stringify(p.after)));
+      line.appendChild(document.createTextNode(": " + p.before_text + " → " + p.after_text));
       props.appendChild(line);
     });
     body.insertBefore(row, body.firstChild);

@@ -1,0 +1,6 @@
+MATCH (c:WriteGateConflict)
+OPTIONAL MATCH (h:WriteGateChange) WHERE h.at = c.at AND h.change_id = c.change_id
+WITH c, count(h) AS recorded
+WHERE recorded = 0
+RETURN c.incoming_claim[0] AS agent, count(DISTINCT c.change_id) AS writes, max(c.at) AS last_at
+ORDER BY agent
