@@ -10,7 +10,8 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.conftest import TESTS, ok, open_client, rejected
+from tests.bolt_double import Action
+from tests.conftest import TESTS, bolt_faults, ok, open_client, rejected
 from tests.e2e.http_process import free_port
 from write_gate.access.agents import READER, AgentsFile, Grant
 from write_gate.core.clock import as_utc_text
@@ -409,3 +410,73 @@ async def test_two_replays_at_once_try_each_still_refused_entry_once(
     assert len(written) == 6 and set(await vehicles(people)) == {f"OK-{n}" for n in range(6)}
     assert sorted(e["error_code"] for e in left) == ["PERMISSION_DENIED"] * 6 + ["SCHEMA_TYPE_MISMATCH"] * 6
     assert [e["replays"] for e in left] == [1] * 12  # each tried once
+
+
+# The statement a replay picks its entries with, and the one that ends its claims (the Bolt double holds them).
+PICK = "ORDER BY seq ASC"
+END = "SET q.replaying = null, q.claimed_by = null"
+
+
+async def until_tried(graph: GraphBackend, written: int, refused: int) -> None:
+    """Until a replay has tried every entry: `written` vehicles, and `refused` entries that count one try."""
+    while True:
+        rows = await graph.read(Statement(f"MATCH (q:{QUARANTINE_LABEL}) WHERE q.replays = 1 RETURN q.id AS id"))
+        if len(rows) == refused and len(await vehicles(graph)) == written:
+            return
+        await anyio.sleep(0.02)
+
+
+@pytest.mark.parametrize("engine", ["bolt"], indirect=True)
+@pytest.mark.parametrize("held", [False, True], ids=["at-once", "read-held"])
+async def test_two_gate_processes_replaying_at_once_try_each_entry_once(
+    settings: Settings, people: GraphBackend, held: bool
+) -> None:
+    """Issue 36, item 1: two operators on two gate processes press "replay" on the same five entries at the same
+    moment; each entry is tried once, whenever the engine runs each replay's read. Held: the Bolt double holds
+    the read of the replay that arrived first until the other has tried and settled all five (and holds that
+    one's end until the first has answered). Before, the held replay read a claim count that already held the
+    other's try, and tried the two still refused entries again."""
+    settings = strict(settings, agent="fleet-a")
+    async with open_client(settings, "in_process") as writer:
+        for plate in ("OK-0", "TYPE-0", "OK-1", "TYPE-1", "OK-2"):
+            wheels = {"wheels": "four"} if plate.startswith("TYPE") else {}
+            await rejected(writer, "write_node", vehicle(plate, **wheels))
+        kept = [entry["id"] for entry in reversed(await entries(writer))]  # oldest first
+    await load_into_graph(people, read_sources([VEHICLE]))
+    faults = bolt_faults(settings)
+    answers: list[tuple[str, dict[str, Any]]] = []
+    answered = {"early": anyio.Event(), "late": anyio.Event()}
+
+    async def replay(name: str, admin: Client) -> None:
+        answers.append((name, await ok(admin, "replay_quarantine", {"label": "Vehicle"})))
+        answered[name].set()
+
+    operator = settings.model_copy(update={"agent": "operator"})
+    try:
+        async with open_client(operator, "stdio") as early, open_client(operator, "stdio") as late:
+            pick = faults.arm(Action.HOLD, match=PICK) if held else None
+            end = faults.arm(Action.HOLD, match=END) if held else None
+            with anyio.fail_after(120):
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(replay, "early", early)
+                    if pick is not None:  # the early call has arrived; its read waits in the engine's queue
+                        while not pick.reached.is_set():
+                            await anyio.sleep(0.01)
+                    tasks.start_soon(replay, "late", late)
+                    if pick is not None and end is not None:
+                        await until_tried(people, written=3, refused=2)  # the late replay tried all five
+                        pick.release()
+                        await answered["early"].wait()
+                        end.release()
+            left = await entries(early)
+    finally:
+        faults.clear()
+    tried = [outcome["id"] for _, answer in answers for outcome in answer["outcomes"]]
+    assert sorted(tried) == sorted(kept), answers  # each entry in exactly one answer
+    for _, answer in answers:  # each answer oldest first
+        ids = [outcome["id"] for outcome in answer["outcomes"]]
+        assert ids == [entry for entry in kept if entry in ids]
+    assert set(await vehicles(people)) == {"OK-0", "OK-1", "OK-2"}
+    assert [(e["error_code"], e["replays"]) for e in left] == [("SCHEMA_TYPE_MISMATCH", 1)] * 2  # one try each
+    if held:  # the early replay answered first, having tried none: the late one, which ran while it waited, did
+        assert [(name, answer["replayed"]) for name, answer in answers] == [("early", 0), ("late", 5)]

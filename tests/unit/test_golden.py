@@ -578,9 +578,9 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
         "quarantine_remove": lambda: Statement(quarantine_cypher.REMOVE.text, {"ids": [s("id")]}),
         "quarantine_claim": lambda: Statement(
             quarantine_cypher.CLAIM.text,
-            {"id": s("id"), "claims": m.n(6), "now": s("time"), "stale_before": s("time")},
+            {"id": s("id"), "claims": m.n(6), "replay": s("replay"), "now": s("time"), "stale_before": s("time")},
         ),
-        "quarantine_release": lambda: Statement(quarantine_cypher.RELEASE.text, {"id": s("id")}),
+        "quarantine_end": lambda: Statement(quarantine_cypher.END.text, {"ids": [s("id")], "replay": s("replay")}),
         "rate_take": lambda: Statement(
             rate_cypher.TAKE.text, {"agent": s("agent"), "per_minute": m.n(7), "now": m.f(8)}
         ),

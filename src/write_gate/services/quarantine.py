@@ -5,15 +5,18 @@ fails a call: an entry the engine does not take is logged and let go. A replay r
 call path the surface hands it (`Rerun`: the same validation, registry, grants and provenance as a fresh call,
 as the agent that sent it); an entry that now succeeds is removed, one still rejected stays with its new code.
 Replays running at once try each entry once: a replay claims an entry only if no replay held it when this one
-picked its entries and none has claimed it since (core.cypher.quarantine.CLAIM counts the claims).
+picked its entries and none has claimed it since (core.cypher.quarantine.CLAIM counts the claims), and a claim is
+held until its replay ends, so a replay that picked its entries while another ran leaves that one's entries alone
+even where the engine ran its read only after their tries.
 """
 
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, MutableSequence, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Literal
 
+import anyio
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
@@ -204,12 +207,27 @@ class Quarantine:
         """Oldest first, each as a fresh call; written ones leave the quarantine (a batch's items rejected now are
         kept as single calls), rejected ones stay with their new code (a transient one leaves the entry as it was)."""
         params = _filters(request, request.ids) | {"limit": request.limit}
+        # This replay's first statement: where the engine places it among other replays' claims and ends.
         rows = await self.gate.reader.read(Statement(cypher.SELECT.text, params))
+        replay_id = new_id()
+        claimed: list[str] = []  # the entries this replay claimed, to let go when it ends
+        try:
+            outcomes = list(await self._run(rows, replay_id, claimed, rerun))
+        finally:  # even when cancelled: the next replay must not wait out the stale hold
+            with anyio.CancelScope(shield=True):
+                await self._end(claimed, replay_id)
+        written = sum(outcome.status == "written" for outcome in outcomes)
+        return Replayed(replayed=len(outcomes), written=written, rejected=len(outcomes) - written, outcomes=outcomes)
+
+    async def _run(
+        self, rows: Sequence[Mapping[str, Any]], replay_id: str, claimed: MutableSequence[str], rerun: Rerun
+    ) -> Sequence[ReplayOutcome]:
         outcomes = []
         for row in rows:
             entry = row["entry"]
-            if not await self._claim(entry):
-                continue  # another replay runs it now or has tried it since this one began, and reports it
+            if not await self._claim(entry, replay_id):
+                continue  # another replay runs it, or ran it since this one began, and reports it
+            claimed.append(entry["id"])
             arguments = parse_arguments(entry.get("arguments"))
             tool, agent = entry.get("tool", ""), entry.get("agent", "")
             is_error, answer = await rerun(tool, arguments, agent, entry.get("source"))
@@ -228,20 +246,20 @@ class Quarantine:
                     result=answer,
                 )
             )
-        written = sum(outcome.status == "written" for outcome in outcomes)
-        return Replayed(replayed=len(outcomes), written=written, rejected=len(outcomes) - written, outcomes=outcomes)
+        return outcomes
 
-    async def _claim(self, entry: Mapping[str, Any]) -> bool:
+    async def _claim(self, entry: Mapping[str, Any], replay_id: str) -> bool:
         """Whether this replay may try the entry, as it was when this replay picked it: no replay held it then
-        (that try ends after this replay began), and none has claimed it since (`claims`, the count seen then).
-        So replays running at once never try an entry twice."""
+        (that replay was still running when this one began), and none has claimed it since (`claims`, the count
+        seen then). So replays running at once never try an entry twice."""
         now = datetime.now(UTC)
         stale_before = as_utc_text(now - CLAIM_STALE)
         held = entry.get("replaying")
         if isinstance(held, str) and held >= stale_before:
             return False
         claims = entry.get("claims") or 0
-        params = {"id": entry["id"], "claims": claims, "now": as_utc_text(now), "stale_before": stale_before}
+        params = {"id": entry["id"], "claims": claims, "replay": replay_id}
+        params |= {"now": as_utc_text(now), "stale_before": stale_before}
         return bool(await run_write(self.gate.backend, Statement(cypher.CLAIM.text, params)))
 
     async def _settle(self, entry_id: str, code: str | None, answer: Mapping[str, Any]) -> None:
@@ -251,8 +269,16 @@ class Quarantine:
             message = storable_text(str(answer.get("message", "")))
             params = {"id": entry_id, "error_code": storable_text(code), "message": message, "at": utc_now()}
             await run_write(self.gate.backend, Statement(cypher.STILL_REJECTED.text, params))
-        else:  # transient: the entry stays as it was, for the next replay
-            await run_write(self.gate.backend, Statement(cypher.RELEASE.text, {"id": entry_id}))
+        # transient: the entry stays as it was, for a replay that starts after this one ends
+
+    async def _end(self, claimed: Sequence[str], replay_id: str) -> None:
+        """Let go of this replay's claims. Best effort: a claim not let go is taken over once stale."""
+        if not claimed:
+            return
+        try:
+            await run_write(self.gate.backend, Statement(cypher.END.text, {"ids": claimed, "replay": replay_id}))
+        except Exception:  # noqa: BLE001 - the replay's answer stands; its claims go stale
+            logger.warning("the claims of a replay on %d entries were not let go", len(claimed), exc_info=True)
 
     async def discard(self, request: DiscardQuarantineRequest) -> Discarded:
         rows = await run_write(self.gate.backend, Statement(cypher.REMOVE.text, {"ids": request.ids}))

@@ -49,26 +49,34 @@ SELECT = Statement(
     "LIMIT $limit"
 )
 
-# Parameters: `id`, `claims` (the entry's count as the replay picked it), `now`, `stale_before`. A replay's claim on
-# an entry, so two replays never both run it: a row only for the replay that set it (the engine runs the two SETs
-# one after the other). Every claim counts, so an entry another replay claimed (and perhaps tried and let go)
-# since this one picked it is not this replay's to try. A claim older than `stale_before` was left by a gate that
-# stopped mid-replay, and is taken over.
+# Parameters: `id`, `claims` (the entry's count as the replay picked it), `replay` (the replay call's id), `now`,
+# `stale_before`. A replay's claim on an entry, so two replays never both run it: a row only for the replay that
+# set it (the engine runs the two SETs one after the other). Every claim counts, so an entry another replay claimed
+# since this one picked it is not this replay's to try. The claim stays open (`replaying`, `claimed_by`) until its
+# replay ends (END), not only while the entry is tried: a replay that picked the entry while another one ran sees
+# it held, however late the engine ran its read. A claim older than `stale_before` was left by a gate that stopped
+# mid-replay, and is taken over.
 CLAIM = Statement(
     f"MATCH {_Q} WHERE q.id = $id AND coalesce(q.claims, 0) = $claims\n"
     "  AND (q.replaying IS NULL OR q.replaying < $stale_before)\n"
-    "SET q.replaying = $now, q.claims = $claims + 1\n"
+    "SET q.replaying = $now, q.claimed_by = $replay, q.claims = $claims + 1\n"
     "RETURN q.id AS id"
 )
 
-# Parameters: `id`. A claim let go with the entry as it was (the replay met a transient failure).
-RELEASE = Statement(f"MATCH {_Q} WHERE q.id = $id\nSET q.replaying = null\nRETURN q.id AS id")
+# Parameters: `ids`, `replay`. A replay's end: the claims it holds on these entries are let go (not one another
+# replay took over as stale).
+END = Statement(
+    f"MATCH {_Q} WHERE q.id IN $ids AND q.claimed_by = $replay\n"
+    "SET q.replaying = null, q.claimed_by = null\n"
+    "RETURN q.id AS id"
+)
 
-# Parameters: `id`, `error_code`, `message`, `at`. An entry replayed and still rejected keeps its place.
+# Parameters: `id`, `error_code`, `message`, `at`. An entry replayed and still rejected keeps its place (and its
+# claim, until the replay ends).
 STILL_REJECTED = Statement(
     f"MATCH {_Q} WHERE q.id = $id\n"
     "SET q.error_code = $error_code, q.message = $message, q.replayed_at = $at,\n"
-    "    q.replays = coalesce(q.replays, 0) + 1, q.replaying = null\n"
+    "    q.replays = coalesce(q.replays, 0) + 1\n"
     "RETURN q.id AS id"
 )
 
