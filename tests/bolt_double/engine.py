@@ -15,6 +15,7 @@ from tests.bolt_double.translate import (
     CreateTextIndex,
     CreateUnique,
     ShowConstraints,
+    memgraph_clock,
     node_delete_probes,
     redisearch_query,
     text_searches,
@@ -143,6 +144,7 @@ class FalkorDBEngine:
                 )
         if (searched := text_searches(text, self.text_indexes.get(database, {}))) is not None:
             text, params = searched, {**params, "query": redisearch_query(params["query"])}
+        text = memgraph_clock(text)
         graph = self._graph(database)
         record, token = sending()
         try:

@@ -1,5 +1,5 @@
 """The only statements the double rewrites: Memgraph's index and constraint DDL and its text search, which FalkorDB
-does not parse.
+does not parse, and its clock, which FalkorDB counts in other units.
 
 Every other statement reaches FalkorDB verbatim, so a statement shape the gate emits either runs there or fails
 here, loudly. The table:
@@ -13,6 +13,7 @@ here, loudly. The table:
 | CREATE TEXT INDEX i ON :L(p)                          | FalkorDB's full-text index on L.p, i recorded       |
 | CALL text_search.search_all('i', $query)              | CALL db.idx.fulltext.queryNodes('L', $query), the   |
 |                                                       | query's AND / OR written as RediSearch's ' ' / ' | ' |
+| timestamp() (microseconds)                            | (timestamp() * 1000): FalkorDB counts milliseconds  |
 
 Unique constraints are recorded, not created: FalkorDB's unique constraints crash its server on strings that are
 empty or start or end with white space (see FalkorDBDialect), and FalkorDB serialises writes, so a MERGE cannot
@@ -42,6 +43,7 @@ _CREATE_TEXT_INDEX = re.compile(
     rf"^\s*CREATE\s+TEXT\s+INDEX\s+{_NAME}\s+ON\s+:{_NAME}\s*\(\s*{_NAME}\s*\)\s*;?\s*$", re.IGNORECASE
 )
 _TEXT_SEARCH = re.compile(r"CALL\s+text_search\.search_all\(\s*'(\w+)'\s*,\s*\$query\s*\)")
+_TIMESTAMP = re.compile(r"\btimestamp\(\s*\)", re.IGNORECASE)
 _SHOW_CONSTRAINTS = re.compile(r"^\s*SHOW\s+CONSTRAINT\s+INFO\s*;?\s*$", re.IGNORECASE)
 _DELETE = re.compile(r"\b(DETACH\s+)?DELETE\s+(\w+(?:\s*,\s*\w+)*)", re.IGNORECASE)
 MEMGRAPH_CONNECTED_DELETE = (
@@ -123,6 +125,12 @@ def text_searches(text: str, labels: dict[str, str]) -> str | None:
         return f"CALL db.idx.fulltext.queryNodes('{label}', $query)" if label is not None else m[0]
 
     return _TEXT_SEARCH.sub(on_falkordb, text)
+
+
+def memgraph_clock(text: str) -> str:
+    """The statement with each `timestamp()` counting microseconds, as Memgraph's does (FalkorDB's counts
+    milliseconds), so a statement that gets the units wrong fails on the Bolt tier."""
+    return _TIMESTAMP.sub("(timestamp() * 1000)", text)
 
 
 def redisearch_query(tantivy: str) -> str:
