@@ -30,7 +30,7 @@ from write_gate.core.cypher import records as record_cypher
 from write_gate.core.cypher import resolution as resolution_cypher
 from write_gate.core.cypher import saved_searches as saved_search_cypher
 from write_gate.core.cypher import statistics as statistics_cypher
-from write_gate.core.cypher.dialect import FalkorDBDialect, MemgraphDialect
+from write_gate.core.cypher.dialect import Dialect, FalkorDBDialect, MemgraphDialect
 from write_gate.core.cypher.entity_updates import update_node
 from write_gate.core.cypher.history_retention import prune_changes, prune_conflicts
 from write_gate.core.cypher.history_writes import ChangeStamp
@@ -567,22 +567,34 @@ def portable(m: Marker) -> dict[str, Callable[[], Statement]]:
                 "limit": m.n(4),
             },
         ),
-        "read_quarantine_select": lambda: Statement(
-            quarantine_cypher.SELECT.text,
-            {"error_code": None, "label": s("label"), "agent": None, "tool": None, "ids": [s("id")], "limit": m.n(5)},
-        ),
-        "quarantine_still_rejected": lambda: Statement(
-            quarantine_cypher.STILL_REJECTED.text,
-            {"id": s("id"), "error_code": s("code"), "message": s("message"), "at": s("time")},
-        ),
         "quarantine_remove": lambda: Statement(quarantine_cypher.REMOVE.text, {"ids": [s("id")]}),
         "quarantine_claim": lambda: Statement(
             quarantine_cypher.CLAIM.text,
             {"id": s("id"), "claims": m.n(6), "replay": s("replay"), "now": s("time"), "stale_before": s("time")},
         ),
-        "quarantine_end": lambda: Statement(quarantine_cypher.END.text, {"ids": [s("id")], "replay": s("replay")}),
         "rate_take": lambda: Statement(
             rate_cypher.TAKE.text, {"agent": s("agent"), "per_minute": m.n(7), "now": m.f(8)}
+        ),
+    }
+
+
+def dialectal(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
+    """The statements whose text holds a dialect's expression (its clock), with their parameters as in `portable`."""
+
+    def s(tag: str) -> str:
+        return m.s(tag)
+
+    return {
+        "read_quarantine_select": lambda: Statement(
+            quarantine_cypher.select(dialect).text,
+            {"error_code": None, "label": s("label"), "agent": None, "tool": None, "ids": [s("id")], "limit": m.n(5)},
+        ),
+        "quarantine_still_rejected": lambda: Statement(
+            quarantine_cypher.still_rejected(dialect).text,
+            {"id": s("id"), "error_code": s("code"), "message": s("message"), "at": s("time")},
+        ),
+        "quarantine_end": lambda: Statement(
+            quarantine_cypher.end(dialect).text, {"ids": [s("id")], "replay": s("replay")}
         ),
     }
 
@@ -606,6 +618,7 @@ READS = frozenset(
         "read_text_search_indexed_properties_archived",
         "read_text_index_states",
         *(name for name in PORTABLE if name.startswith("read_")),
+        *(name for name in dialectal(Marker(), FalkorDBDialect()) if name.startswith("read_")),
     }
 )
 
@@ -681,9 +694,19 @@ RUN_TIME_PARAMETERS = {
 }
 
 
+def built(dialect_name: str, name: str) -> Statement:
+    """A shape as the gate builds it for the dialect, with the golden values; DDL has no parameters."""
+    if name in PORTABLE:
+        return PORTABLE[name]()
+    if name in (own := dialectal(Marker(), DIALECTS[dialect_name])):
+        return own[name]()
+    return Statement(shapes(dialect_name)[name])
+
+
 def shapes(dialect_name: str) -> dict[str, str]:
     dialect = DIALECTS[dialect_name]
     out = {name: build().text for name, build in PORTABLE.items()}
+    out |= {name: build().text for name, build in dialectal(Marker(), dialect).items()}
     out["create_index"] = dialect.create_index("Person", "_key")
     if (unique := dialect.create_unique_constraint("Person", "_key")) is not None:
         out["create_unique_constraint"] = unique
@@ -742,10 +765,18 @@ def inlined(m: Marker, statement: Statement) -> list[str]:
     return found + [number for number in m.numbers() if number in statement.text]
 
 
+def every_built(m: Marker) -> dict[str, Callable[[], Statement]]:
+    """Every statement built with the marker's values: the portable ones and each dialect's own."""
+    out = dict(portable(m))
+    for dialect_name, dialect in DIALECTS.items():
+        out |= {f"{dialect_name}/{name}": build for name, build in dialectal(m, dialect).items()}
+    return out
+
+
 def test_values_are_parameters_not_text() -> None:
     """No agent value reaches a statement's text, whatever its quoting: every one travels in the parameters."""
     m = Marker()
-    for name, build in portable(m).items():
+    for name, build in every_built(m).items():
         statement = build()
         assert inlined(m, statement) == [], name
         if texts := _values(dict(statement.params)):  # the values did go somewhere: into the parameters
@@ -761,7 +792,7 @@ def test_values_are_parameters_not_text() -> None:
 def test_generated_values_are_parameters_not_text(core: str, tail: str, number: int) -> None:
     """Values that quoting would change (quotes, backticks, newlines, braces): none shows in any text."""
     m = Marker(core, tail, number)
-    for name, build in portable(m).items():
+    for name, build in every_built(m).items():
         assert inlined(m, build()) == [], name
 
 
