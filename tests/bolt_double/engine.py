@@ -15,6 +15,7 @@ from tests.bolt_double.translate import (
     CreateTextIndex,
     CreateUnique,
     ShowConstraints,
+    memgraph_clock,
     node_delete_probes,
     redisearch_query,
     string_joins,
@@ -147,6 +148,7 @@ class FalkorDBEngine:
         if (searched := text_searches(text, self.text_indexes.get(database, {}))) is not None:
             text, names = searched
             params = {**params, **{name: redisearch_query(params[name]) for name in names}}
+        text = memgraph_clock(text)
         graph = self._graph(database)
         record, token = sending()
         try:

@@ -2,7 +2,7 @@
 and unavailability code runs for real. They live in the tests only; production code has no hook."""
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 
@@ -26,6 +26,9 @@ class Action(StrEnum):
     # RUN fails as a Memgraph before 3.6 without --experimental-enabled=text-search refuses text indexes and
     # text search; nothing is executed.
     NO_TEXT_SEARCH = "no_text_search"
+    # RUN waits until the test releases the fault (`Fault.release`), then runs: a statement the engine queues
+    # behind others, placed exactly where the test wants it among them. Nothing else on the double waits.
+    HOLD = "hold"
 
 
 @dataclass
@@ -34,6 +37,11 @@ class Fault:
     match: str = ""  # a substring of the statement text; "" matches every statement
     times: int = 1
     seconds: float = 0.0
+    reached: threading.Event = field(default_factory=threading.Event)  # a statement waits at a HOLD
+    released: threading.Event = field(default_factory=threading.Event)
+
+    def release(self) -> None:
+        self.released.set()
 
 
 class Faults:
@@ -45,12 +53,16 @@ class Faults:
         self._armed: list[Fault] = []
         self.fired: list[tuple[Action, str]] = []
 
-    def arm(self, action: Action | str, match: str = "", times: int = 1, seconds: float = 0.0) -> None:
+    def arm(self, action: Action | str, match: str = "", times: int = 1, seconds: float = 0.0) -> Fault:
+        fault = Fault(Action(action), match, times, seconds)
         with self._lock:
-            self._armed.append(Fault(Action(action), match, times, seconds))
+            self._armed.append(fault)
+        return fault
 
     def clear(self) -> None:
         with self._lock:
+            for fault in self._armed:
+                fault.release()  # nothing stays held once the test is done with its faults
             self._armed.clear()
 
     def take(self, statement: str) -> Fault | None:

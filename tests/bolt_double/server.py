@@ -357,6 +357,10 @@ class _Connection:
             raise _Drop
         if fault is not None and fault.action is Action.FREEZE:
             await asyncio.Event().wait()  # until the connection is closed
+        if fault is not None and fault.action is Action.HOLD:
+            fault.reached.set()
+            while not fault.released.is_set():  # the test releases it from its own thread
+                await asyncio.sleep(0.005)
         if fault is not None and fault.action is Action.TRANSIENT:
             return self._fail(TRANSIENT_ERROR, CONFLICT)
         if fault is not None and fault.action is Action.OUT_OF_MEMORY:

@@ -1,5 +1,6 @@
 """The only statements the double rewrites: Memgraph's index and constraint DDL and its text search, which FalkorDB
-does not parse, and its join of strings, which FalkorDB runs wrongly.
+does not parse, its join of strings, which FalkorDB runs wrongly, and its clock, which FalkorDB counts in
+other units.
 
 Every other statement reaches FalkorDB verbatim, so a statement shape the gate emits either runs there or fails
 here, loudly. The table:
@@ -14,6 +15,7 @@ here, loudly. The table:
 | CALL text_search.search_all('i', $query)              | CALL db.idx.fulltext.queryNodes('L', $query), the   |
 | (or $grams)                                           | query's AND / OR written as RediSearch's ' ' / ' | ' |
 | reduce(v = '', v_s IN list | v + v_s)  (a join)       | string.join(list, '') (FalkorDB's + loses text)     |
+| timestamp() (microseconds)                            | (timestamp() * 1000): FalkorDB counts milliseconds  |
 
 Unique constraints are recorded, not created: FalkorDB's unique constraints crash its server on strings that are
 empty or start or end with white space (see FalkorDBDialect), and FalkorDB serialises writes, so a MERGE cannot
@@ -43,6 +45,7 @@ _CREATE_TEXT_INDEX = re.compile(
     rf"^\s*CREATE\s+TEXT\s+INDEX\s+{_NAME}\s+ON\s+:{_NAME}\s*\(\s*{_NAME}\s*\)\s*;?\s*$", re.IGNORECASE
 )
 _TEXT_SEARCH = re.compile(r"CALL\s+text_search\.search_all\(\s*'(\w+)'\s*,\s*\$(query|grams)\s*\)")
+_TIMESTAMP = re.compile(r"\btimestamp\(\s*\)", re.IGNORECASE)
 _SHOW_CONSTRAINTS = re.compile(r"^\s*SHOW\s+CONSTRAINT\s+INFO\s*;?\s*$", re.IGNORECASE)
 _DELETE = re.compile(r"\b(DETACH\s+)?DELETE\s+(\w+(?:\s*,\s*\w+)*)", re.IGNORECASE)
 MEMGRAPH_CONNECTED_DELETE = (
@@ -146,6 +149,12 @@ def string_joins(text: str) -> str:
     FalkorDB's `string.join(list, '')`: FalkorDB 4.16's `+` loses characters of a string it built to 512 or 1,024
     bytes, where Memgraph's does not. Both ends are rewritten on their own, so joins nested in joins are too."""
     return _JOIN_END.sub(", '')", _JOIN_START.sub("string.join(", text))
+
+
+def memgraph_clock(text: str) -> str:
+    """The statement with each `timestamp()` counting microseconds, as Memgraph's does (FalkorDB's counts
+    milliseconds), so a statement that gets the units wrong fails on the Bolt tier."""
+    return _TIMESTAMP.sub("(timestamp() * 1000)", text)
 
 
 def redisearch_query(tantivy: str) -> str:

@@ -10,7 +10,8 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.conftest import TESTS, ok, open_client, rejected
+from tests.bolt_double import Action
+from tests.conftest import TESTS, bolt_faults, ok, open_client, rejected
 from tests.e2e.http_process import free_port
 from write_gate.access.agents import READER, AgentsFile, Grant
 from write_gate.core.clock import as_utc_text
@@ -403,9 +404,165 @@ async def test_two_replays_at_once_try_each_still_refused_entry_once(
             tasks.start_soon(replay, first)
             tasks.start_soon(replay, second)
         left = await entries(first)
-    tried = [outcome["id"] for report in reports for outcome in report["outcomes"]]
-    assert len(tried) == len(set(tried)) == 18, sorted(tried)  # each entry in exactly one answer
+    tried = [entry for report in reports for entry in own_tries(report)]
+    assert len(tried) == len(set(tried)) == 18, sorted(tried)  # each entry tried by exactly one replay
     written = [o for report in reports for o in report["outcomes"] if o["status"] == "written"]
     assert len(written) == 6 and set(await vehicles(people)) == {f"OK-{n}" for n in range(6)}
     assert sorted(e["error_code"] for e in left) == ["PERMISSION_DENIED"] * 6 + ["SCHEMA_TYPE_MISMATCH"] * 6
     assert [e["replays"] for e in left] == [1] * 12  # each tried once
+
+
+# The statement a replay picks its entries with, and the one that ends its claims (the Bolt double holds them).
+PICK = "ORDER BY seq ASC"
+END = "SET q.replaying = null, q.claimed_by = null"
+
+
+async def five_entries(settings: Settings, people: GraphBackend) -> list[str]:
+    """Five kept vehicles, oldest first, then their label registered: a replay writes three (OK-n) and the two
+    whose type check fails (TYPE-n) stay refused."""
+    async with open_client(settings, "in_process") as writer:
+        for plate in ("OK-0", "TYPE-0", "OK-1", "TYPE-1", "OK-2"):
+            wheels = {"wheels": "four"} if plate.startswith("TYPE") else {}
+            await rejected(writer, "write_node", vehicle(plate, **wheels))
+        kept = [entry["id"] for entry in reversed(await entries(writer))]  # oldest first
+    await load_into_graph(people, read_sources([VEHICLE]))
+    return kept
+
+
+def own_tries(answer: dict[str, Any]) -> list[str]:
+    """The entries a replay tried itself (not those it answers as tried by another replay at once)."""
+    return [outcome["id"] for outcome in answer["outcomes"] if not outcome.get("by_another_replay")]
+
+
+async def until_tried(graph: GraphBackend, written: int, refused: int) -> None:
+    """Until a replay has tried every entry: `written` vehicles, and `refused` entries that count one try."""
+    while True:
+        rows = await graph.read(Statement(f"MATCH (q:{QUARANTINE_LABEL}) WHERE q.replays = 1 RETURN q.id AS id"))
+        if len(rows) == refused and len(await vehicles(graph)) == written:
+            return
+        await anyio.sleep(0.02)
+
+
+@pytest.mark.parametrize("engine", ["bolt"], indirect=True)
+@pytest.mark.parametrize("held", [False, True], ids=["at-once", "read-held"])
+async def test_two_gate_processes_replaying_at_once_try_each_entry_once(
+    settings: Settings, people: GraphBackend, held: bool
+) -> None:
+    """Issue 36, item 1: two operators on two gate processes press "replay" on the same five entries at the same
+    moment; each entry is tried once, whenever the engine runs each replay's read. Held: the Bolt double holds
+    the read of the replay that arrived first until the other has tried and settled all five (and holds that
+    one's end until the first has answered). Before, the held replay read a claim count that already held the
+    other's try, and tried the two still refused entries again."""
+    settings = strict(settings, agent="fleet-a")
+    kept = await five_entries(settings, people)
+    faults = bolt_faults(settings)
+    answers: list[tuple[str, dict[str, Any]]] = []
+    answered = {"early": anyio.Event(), "late": anyio.Event()}
+
+    async def replay(name: str, admin: Client) -> None:
+        answers.append((name, await ok(admin, "replay_quarantine", {"label": "Vehicle"})))
+        answered[name].set()
+
+    operator = settings.model_copy(update={"agent": "operator"})
+    try:
+        async with open_client(operator, "stdio") as early, open_client(operator, "stdio") as late:
+            pick = faults.arm(Action.HOLD, match=PICK) if held else None
+            end = faults.arm(Action.HOLD, match=END) if held else None
+            with anyio.fail_after(120):
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(replay, "early", early)
+                    if pick is not None:  # the early call has arrived; its read waits in the engine's queue
+                        while not pick.reached.is_set():
+                            await anyio.sleep(0.01)
+                    tasks.start_soon(replay, "late", late)
+                    if pick is not None and end is not None:
+                        await until_tried(people, written=3, refused=2)  # the late replay tried all five
+                        pick.release()
+                        await answered["early"].wait()
+                        end.release()
+            left = await entries(early)
+    finally:
+        faults.clear()
+    tried = [entry for _, answer in answers for entry in own_tries(answer)]
+    assert sorted(tried) == sorted(kept), answers  # each entry tried by exactly one replay
+    for _, answer in answers:  # each answer oldest first
+        ids = own_tries(answer)
+        assert ids == [entry for entry in kept if entry in ids]
+    assert set(await vehicles(people)) == {"OK-0", "OK-1", "OK-2"}
+    assert [(e["error_code"], e["replays"]) for e in left] == [("SCHEMA_TYPE_MISMATCH", 1)] * 2  # one try each
+    if held:  # the early replay answered first, having tried none: the late one, which ran while it waited, did
+        assert [(name, answer["replayed"]) for name, answer in answers] == [("early", 0), ("late", 5)]
+
+
+@pytest.mark.parametrize("engine", ["bolt"], indirect=True)
+async def test_a_replay_that_arrived_before_another_ended_tries_none_of_its_entries_again(
+    settings: Settings, people: GraphBackend
+) -> None:
+    """Issue 36, item 1, by arrival: the early call reaches its gate first, but the engine runs its read only after
+    the late replay has tried all five and ended (its answer is back). The calls arrived at once, so the early
+    replay tries nothing again: it answers the two still refused entries as the late replay's try left them,
+    marked, and each shows one try. Before, it read a claim count that held the ended replay's claim and tried
+    them again."""
+    settings = strict(settings, agent="fleet-a")
+    kept = await five_entries(settings, people)
+    faults = bolt_faults(settings)
+    operator = settings.model_copy(update={"agent": "operator"})
+    answers: dict[str, dict[str, Any]] = {}
+
+    async def replay(name: str, admin: Client) -> None:
+        answers[name] = await ok(admin, "replay_quarantine", {"label": "Vehicle"})
+
+    try:
+        async with open_client(operator, "stdio") as early, open_client(operator, "stdio") as late:
+            pick = faults.arm(Action.HOLD, match=PICK)  # the first read only: the early replay's
+            with anyio.fail_after(120):
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(replay, "early", early)
+                    while not pick.reached.is_set():  # the early call has arrived; its read waits in the engine
+                        await anyio.sleep(0.01)
+                    await replay("late", late)  # tried all five and ended: its answer is back
+                    pick.release()
+            left = await entries(early)
+    finally:
+        faults.clear()
+    assert [(e["error_code"], e["replays"]) for e in left] == [("SCHEMA_TYPE_MISMATCH", 1)] * 2  # one try each
+    assert set(await vehicles(people)) == {"OK-0", "OK-1", "OK-2"}
+    assert (answers["late"]["replayed"], own_tries(answers["late"])) == (5, kept)
+    early_answer = answers["early"]
+    assert (early_answer["replayed"], early_answer["written"], early_answer["rejected"]) == (0, 0, 0)
+    refused = [kept[1], kept[3]]
+    assert [(o["id"], o["status"], o["error_code"], o["by_another_replay"]) for o in early_answer["outcomes"]] == [
+        (entry, "rejected", "SCHEMA_TYPE_MISMATCH", True) for entry in refused
+    ]
+    assert [o["result"]["error_code"] for o in early_answer["outcomes"]] == ["SCHEMA_TYPE_MISMATCH"] * 2
+
+
+async def test_a_replay_that_arrives_after_another_ended_tries_the_still_refused_entries_again(
+    settings: Settings, people: GraphBackend
+) -> None:
+    """A later press is a new try: the rule passes over only what a replay running at once tried. A replay that
+    arrives after another has ended (its answer back, and the engine's clock past that end) tries the still refused
+    entries again, and each then shows two tries."""
+    settings = strict(settings, agent="fleet-a")
+    kept = await five_entries(settings, people)
+    async with open_client(settings.model_copy(update={"agent": "operator"}), "in_process") as admin:
+        first = await ok(admin, "replay_quarantine", {"label": "Vehicle"})
+        assert (first["replayed"], first["written"], first["rejected"]) == (5, 3, 2)
+        await until_engine_passes_the_last_try(people)
+        again = await ok(admin, "replay_quarantine", {"label": "Vehicle"})
+        left = await entries(admin)
+    assert (again["replayed"], again["written"], again["rejected"]) == (2, 0, 2)
+    assert [(o["id"], o["by_another_replay"]) for o in again["outcomes"]] == [(kept[1], False), (kept[3], False)]
+    assert [(e["error_code"], e["replays"]) for e in left] == [("SCHEMA_TYPE_MISMATCH", 2)] * 2
+
+
+async def until_engine_passes_the_last_try(graph: GraphBackend) -> None:
+    """Until the engine's clock is two seconds past the last try it recorded. A replay reckons its arrival early
+    by the time its read's answer took to come back (and the clock's tick), so that it never tries again what
+    another tried at once: a press right after another's answer may still count as at once."""
+    tried = Statement(f"MATCH (q:{QUARANTINE_LABEL}) RETURN max(q.tried_at) AS last")
+    [row] = await graph.read(tried)
+    assert isinstance(row["last"], int), row
+    with anyio.fail_after(30):
+        while (await graph.read(Statement(f"RETURN {graph.dialect.clock} AS now")))[0]["now"] < row["last"] + 2000:
+            await anyio.sleep(0.1)

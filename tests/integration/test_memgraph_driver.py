@@ -26,7 +26,7 @@ from tests.conftest import (
     stop_server,
     write_gate_argv,
 )
-from tests.unit.test_golden import PORTABLE, READS, RUN_TIME_PARAMETERS, shapes
+from tests.unit.test_golden import READS, RUN_TIME_PARAMETERS, built, shapes
 from write_gate.core.cypher.dialect import MemgraphDialect
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import BackendError, BackendUnavailable, ConstraintViolation, StorageUnavailable
@@ -524,9 +524,7 @@ async def test_every_statement_shape_the_gate_emits_runs_through_the_bolt_tier(
     """Each golden Memgraph statement (tests/golden/memgraph), with the golden test's parameters, through the real
     driver to FalkorDB: it parses and runs; the reads run in READ mode and are read queries. What it does to a
     real graph is the engine-parametrised tests' business; Memgraph's own semantics, the testcontainers tier's."""
-    statement = (
-        PORTABLE["memgraph"][name]() if name in PORTABLE["memgraph"] else Statement(shapes("memgraph")[name])
-    )  # DDL: no parameters
+    statement = built("memgraph", name)
     params = dict(statement.params)
     for missing in set(re.findall(r"\$(\w+)", statement.text)) - set(params):
         params[missing] = RUN_TIME_PARAMETERS[missing]  # what the reads and batches are given when they run

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from tests.conftest import is_bolt_tier
-from tests.unit.test_golden import PORTABLE, READS, RUN_TIME_PARAMETERS, shapes
+from tests.unit.test_golden import READS, RUN_TIME_PARAMETERS, built, shapes
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import BackendError, GraphBackend
 from write_gate.serving.config import Settings
@@ -20,9 +20,7 @@ ALL_SHAPES = sorted(set(shapes("falkordb")) | set(shapes("memgraph")))
 
 
 def runnable(dialect: str, name: str) -> Statement:
-    statement = (
-        PORTABLE[dialect][name]() if name in PORTABLE[dialect] else Statement(shapes(dialect)[name])
-    )  # DDL: no parameters
+    statement = built(dialect, name)
     params = dict(statement.params)
     for missing in set(re.findall(r"\$(\w+)", statement.text)) - set(params):
         params[missing] = RUN_TIME_PARAMETERS[missing]

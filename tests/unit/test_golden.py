@@ -593,30 +593,48 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
                 "limit": m.n(4),
             },
         ),
-        "read_quarantine_select": lambda: Statement(
-            quarantine_cypher.SELECT.text,
-            {"error_code": None, "label": s("label"), "agent": None, "tool": None, "ids": [s("id")], "limit": m.n(5)},
-        ),
-        "quarantine_still_rejected": lambda: Statement(
-            quarantine_cypher.STILL_REJECTED.text,
-            {"id": s("id"), "error_code": s("code"), "message": s("message"), "at": s("time")},
-        ),
         "quarantine_remove": lambda: Statement(quarantine_cypher.REMOVE.text, {"ids": [s("id")]}),
         "quarantine_claim": lambda: Statement(
             quarantine_cypher.CLAIM.text,
-            {"id": s("id"), "claims": m.n(6), "now": s("time"), "stale_before": s("time")},
+            {"id": s("id"), "claims": m.n(6), "replay": s("replay"), "now": s("time"), "stale_before": s("time")},
         ),
-        "quarantine_release": lambda: Statement(quarantine_cypher.RELEASE.text, {"id": s("id")}),
         "rate_take": lambda: Statement(
             rate_cypher.TAKE.text, {"agent": s("agent"), "per_minute": m.n(7), "now": m.f(8)}
         ),
     }
 
 
+def dialectal(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
+    """The statements whose text holds a dialect's expression (its clock), with their parameters as in `portable`."""
+
+    def s(tag: str) -> str:
+        return m.s(tag)
+
+    return {
+        "read_quarantine_select": lambda: Statement(
+            quarantine_cypher.select(dialect).text,
+            {"error_code": None, "label": s("label"), "agent": None, "tool": None, "ids": [s("id")], "limit": m.n(5)},
+        ),
+        "quarantine_still_rejected": lambda: Statement(
+            quarantine_cypher.still_rejected(dialect).text,
+            {"id": s("id"), "error_code": s("code"), "message": s("message"), "at": s("time")},
+        ),
+        "quarantine_end": lambda: Statement(
+            quarantine_cypher.end(dialect).text, {"ids": [s("id")], "replay": s("replay")}
+        ),
+    }
+
+
 DIALECTS = {"memgraph": MemgraphDialect(), "falkordb": FalkorDBDialect()}
 
+
+def every_built(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
+    """Every statement built in the dialect with the marker's values: the portable ones and its own."""
+    return portable(m, dialect) | dialectal(m, dialect)
+
+
 # The statements as the gate builds them in each engine's dialect; their values are sentinels (see the last tests).
-PORTABLE = {name: portable(Marker(), dialect) for name, dialect in DIALECTS.items()}
+PORTABLE = {name: every_built(Marker(), dialect) for name, dialect in DIALECTS.items()}
 
 # The shapes the gate sends through `backend.read` (read-only at the engine); every other one is a write or DDL.
 READS = frozenset(
@@ -713,6 +731,13 @@ RUN_TIME_PARAMETERS = {
 }
 
 
+def built(dialect_name: str, name: str) -> Statement:
+    """A shape as the gate builds it for the dialect, with the golden values; DDL has no parameters."""
+    if name in PORTABLE[dialect_name]:
+        return PORTABLE[dialect_name][name]()
+    return Statement(shapes(dialect_name)[name])
+
+
 def shapes(dialect_name: str) -> dict[str, str]:
     dialect = DIALECTS[dialect_name]
     out = {name: build().text for name, build in PORTABLE[dialect_name].items()}
@@ -783,7 +808,7 @@ def inlined(m: Marker, statement: Statement) -> list[str]:
 def test_values_are_parameters_not_text() -> None:
     """No agent value reaches a statement's text, whatever its quoting: every one travels in the parameters."""
     m = Marker()
-    for name, build in [item for dialect in DIALECTS.values() for item in portable(m, dialect).items()]:
+    for name, build in [item for dialect in DIALECTS.values() for item in every_built(m, dialect).items()]:
         statement = build()
         assert inlined(m, statement) == [], name
         if texts := _values(dict(statement.params)):  # the values did go somewhere: into the parameters
@@ -799,7 +824,7 @@ def test_values_are_parameters_not_text() -> None:
 def test_generated_values_are_parameters_not_text(core: str, tail: str, number: int) -> None:
     """Values that quoting would change (quotes, backticks, newlines, braces): none shows in any text."""
     m = Marker(core, tail, number)
-    for name, build in [item for dialect in DIALECTS.values() for item in portable(m, dialect).items()]:
+    for name, build in [item for dialect in DIALECTS.values() for item in every_built(m, dialect).items()]:
         assert inlined(m, build()) == [], name
 
 

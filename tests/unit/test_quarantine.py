@@ -14,6 +14,7 @@ from write_gate.core.quarantine import (
     is_kept,
     parse_arguments,
     rejected_calls,
+    replay_arrival,
     storable_text,
 )
 
@@ -146,3 +147,16 @@ def test_an_entry_record_holds_each_field_made_storable_and_leaves_out_what_is_a
         "labels": ["Human"],
     }
     assert entry_record(**fields, source=None, labels=[]).keys() == kept.keys() - {"source", "labels"}
+
+
+def test_a_replay_arrives_in_engine_time_early_and_counts_tries_from_then_to_its_read() -> None:
+    """The arrival is the read's engine clock less the whole measured delay, floored to the millisecond (a try in
+    the arrival's millisecond counts as at once); the earliest clock where the rows differ. A try before the
+    arrival is an earlier replay's; a stamp after the read is another clock's; no stamp, or not a number, is none."""
+    arrival = replay_arrival([1_000_050, 1_000_051], elapsed_seconds=0.0405)
+    assert arrival is not None and (arrival.arrived, arrival.read) == (1_000_009, 1_000_050)
+    tried = {t: arrival.tried_at_once(t) for t in (1_000_008, 1_000_009, 1_000_050, 1_000_051)}
+    assert tried == {1_000_008: False, 1_000_009: True, 1_000_050: True, 1_000_051: False}
+    assert arrival.tried_at_once(1_000_020.0)  # an engine may answer a float
+    assert not any(arrival.tried_at_once(stamp) for stamp in (None, "1000020", True))
+    assert replay_arrival([], 0.01) is None  # nothing read: nothing to pass over

@@ -8,9 +8,10 @@ remedy, not a replay.
 """
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from write_gate.core.values import unstorable
 
@@ -154,3 +155,35 @@ def parse_arguments(text: str | None) -> dict[str, Any]:
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
+
+
+@dataclass(frozen=True)
+class ReplayArrival:
+    """When a replay call arrived at its gate, in the engine's time (milliseconds), and when the engine ran its
+    read. The engine's clock is the one clock: the gate's monotonic clock only measures the delay from arrival."""
+
+    arrived: int
+    read: int
+
+    def tried_at_once(self, tried_at: object) -> bool:
+        """Whether an entry's last try (`tried_at`, stamped by the engine when the trying replay settled or ended
+        it) came at or after this call's arrival: a replay running at once tried it, so this one does not. A
+        stamp after this read's own time is from another clock (a restored graph), never "at once"."""
+        return _is_clock(tried_at) and self.arrived <= tried_at <= self.read
+
+
+def _is_clock(value: object) -> TypeGuard[float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def replay_arrival(read_clocks: Iterable[object], elapsed_seconds: float) -> ReplayArrival | None:
+    """The call's arrival in engine time: the engine's clock when it ran the replay's read, less the time from
+    the call's arrival to that read's answer on the gate's monotonic clock. That elapsed time over-estimates the
+    time to the read (it holds the answer's way back), so the arrival comes out early: more entries count as
+    tried at once, which errs toward NOT trying an entry again. Floored to the engine's millisecond, so a try in
+    the arrival's own millisecond counts too. None where the read found nothing (no clock)."""
+    clocks = [clock for clock in read_clocks if _is_clock(clock)]
+    if not clocks:
+        return None
+    read = math.floor(min(clocks))  # the earliest, should the engine evaluate its clock per row
+    return ReplayArrival(arrived=math.floor(read - max(elapsed_seconds, 0.0) * 1000), read=read)

@@ -5,15 +5,20 @@ fails a call: an entry the engine does not take is logged and let go. A replay r
 call path the surface hands it (`Rerun`: the same validation, registry, grants and provenance as a fresh call,
 as the agent that sent it); an entry that now succeeds is removed, one still rejected stays with its new code.
 Replays running at once try each entry once: a replay claims an entry only if no replay held it when this one
-picked its entries and none has claimed it since (core.cypher.quarantine.CLAIM counts the claims).
+picked its entries and none has claimed it since (core.cypher.quarantine.CLAIM counts the claims), and a claim is
+held until its replay ends, so a replay that picked its entries while another ran leaves that one's entries alone
+even where the engine ran its read only after their tries. "At once" is by the calls' arrival: an entry whose
+last try the engine stamped at or after this call arrived (core.quarantine.ReplayArrival) is not tried again,
+however late the engine ran this replay's read, and is answered as that try left it.
 """
 
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, MutableSequence, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Literal
 
+import anyio
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
@@ -23,12 +28,14 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import normalize_identifier
 from write_gate.core.quarantine import (
     RejectedCall,
+    ReplayArrival,
     arguments_text,
     concerned_names,
     entry_record,
     is_kept,
     parse_arguments,
     rejected_calls,
+    replay_arrival,
     storable_text,
 )
 from write_gate.services.gate import Gate, new_id, run_write
@@ -98,9 +105,15 @@ class ReplayOutcome(BaseModel):
     status: Literal["written", "rejected"]
     error_code: str | None = None
     result: dict[str, Any]
+    by_another_replay: bool = Field(
+        default=False,
+        description="Tried by another replay running at once with this one (its call arrived before that one "
+        "ended), not again by this one: the outcome is what that try left.",
+    )
 
 
 class Replayed(BaseModel):
+    # The entries this call tried; `outcomes` also lists, marked by_another_replay, those another replay at once did.
     replayed: int
     written: int
     rejected: int
@@ -200,16 +213,45 @@ class Quarantine:
         cursor = encode_cursor("quarantine", s=last["seq"], i=last["id"]) if more and last else None
         return QuarantineList(entries=[_entry(row["entry"]) for row in page], next_cursor=cursor)
 
-    async def replay(self, request: ReplayQuarantineRequest, rerun: Rerun) -> Replayed:
+    async def replay(self, request: ReplayQuarantineRequest, rerun: Rerun, arrived: float | None = None) -> Replayed:
         """Oldest first, each as a fresh call; written ones leave the quarantine (a batch's items rejected now are
-        kept as single calls), rejected ones stay with their new code (a transient one leaves the entry as it was)."""
+        kept as single calls), rejected ones stay with their new code (a transient one leaves the entry as it was).
+        `arrived`: the call's arrival at the gate, `time.monotonic()` (now, if not given)."""
+        arrived = time.monotonic() if arrived is None else arrived
         params = _filters(request, request.ids) | {"limit": request.limit}
-        rows = await self.gate.reader.read(Statement(cypher.SELECT.text, params))
+        # This replay's first statement: where the engine places it among other replays' claims and ends.
+        rows = await self.gate.reader.read(Statement(cypher.select(self.gate.backend.dialect).text, params))
+        arrival = replay_arrival((row["now"] for row in rows), time.monotonic() - arrived)
+        replay_id = new_id()
+        claimed: list[str] = []  # the entries this replay claimed, to let go when it ends
+        try:
+            outcomes = list(await self._run(rows, arrival, replay_id, claimed, rerun))
+        finally:  # even when cancelled: the next replay must not wait out the stale hold
+            with anyio.CancelScope(shield=True):
+                await self._end(claimed, replay_id)
+        tried = [outcome for outcome in outcomes if not outcome.by_another_replay]
+        written = sum(outcome.status == "written" for outcome in tried)
+        return Replayed(replayed=len(tried), written=written, rejected=len(tried) - written, outcomes=outcomes)
+
+    async def _run(
+        self,
+        rows: Sequence[Mapping[str, Any]],
+        arrival: ReplayArrival | None,
+        replay_id: str,
+        claimed: MutableSequence[str],
+        rerun: Rerun,
+    ) -> Sequence[ReplayOutcome]:
         outcomes = []
         for row in rows:
             entry = row["entry"]
-            if not await self._claim(entry):
-                continue  # another replay runs it now or has tried it since this one began, and reports it
+            if _held(entry):
+                continue  # another replay runs it now (or ran it and has not ended), and reports it
+            if arrival is not None and arrival.tried_at_once(entry.get("tried_at")):
+                outcomes.append(_left_by_another(entry))  # a replay at once tried it, and has ended since
+                continue
+            if not await self._claim(entry, replay_id):
+                continue  # another replay claimed it since this one read it, and reports it
+            claimed.append(entry["id"])
             arguments = parse_arguments(entry.get("arguments"))
             tool, agent = entry.get("tool", ""), entry.get("agent", "")
             is_error, answer = await rerun(tool, arguments, agent, entry.get("source"))
@@ -228,20 +270,16 @@ class Quarantine:
                     result=answer,
                 )
             )
-        written = sum(outcome.status == "written" for outcome in outcomes)
-        return Replayed(replayed=len(outcomes), written=written, rejected=len(outcomes) - written, outcomes=outcomes)
+        return outcomes
 
-    async def _claim(self, entry: Mapping[str, Any]) -> bool:
-        """Whether this replay may try the entry, as it was when this replay picked it: no replay held it then
-        (that try ends after this replay began), and none has claimed it since (`claims`, the count seen then).
-        So replays running at once never try an entry twice."""
+    async def _claim(self, entry: Mapping[str, Any], replay_id: str) -> bool:
+        """Whether this replay may try the entry, not held when this replay picked it (`_held`): none has claimed
+        it since (`claims`, the count seen then). So replays running at once never try an entry twice."""
         now = datetime.now(UTC)
         stale_before = as_utc_text(now - CLAIM_STALE)
-        held = entry.get("replaying")
-        if isinstance(held, str) and held >= stale_before:
-            return False
         claims = entry.get("claims") or 0
-        params = {"id": entry["id"], "claims": claims, "now": as_utc_text(now), "stale_before": stale_before}
+        params = {"id": entry["id"], "claims": claims, "replay": replay_id}
+        params |= {"now": as_utc_text(now), "stale_before": stale_before}
         return bool(await run_write(self.gate.backend, Statement(cypher.CLAIM.text, params)))
 
     async def _settle(self, entry_id: str, code: str | None, answer: Mapping[str, Any]) -> None:
@@ -250,13 +288,44 @@ class Quarantine:
         elif is_kept(code):
             message = storable_text(str(answer.get("message", "")))
             params = {"id": entry_id, "error_code": storable_text(code), "message": message, "at": utc_now()}
-            await run_write(self.gate.backend, Statement(cypher.STILL_REJECTED.text, params))
-        else:  # transient: the entry stays as it was, for the next replay
-            await run_write(self.gate.backend, Statement(cypher.RELEASE.text, {"id": entry_id}))
+            await run_write(self.gate.backend, Statement(cypher.still_rejected(self.gate.backend.dialect).text, params))
+        # transient: the entry stays as it was, for a replay that starts after this one ends
+
+    async def _end(self, claimed: Sequence[str], replay_id: str) -> None:
+        """Let go of this replay's claims. Best effort: a claim not let go is taken over once stale."""
+        if not claimed:
+            return
+        try:
+            params = {"ids": claimed, "replay": replay_id}
+            await run_write(self.gate.backend, Statement(cypher.end(self.gate.backend.dialect).text, params))
+        except Exception:  # noqa: BLE001 - the replay's answer stands; its claims go stale
+            logger.warning("the claims of a replay on %d entries were not let go", len(claimed), exc_info=True)
 
     async def discard(self, request: DiscardQuarantineRequest) -> Discarded:
         rows = await run_write(self.gate.backend, Statement(cypher.REMOVE.text, {"ids": request.ids}))
         return Discarded(discarded=sorted(row["id"] for row in rows))
+
+
+def _held(entry: Mapping[str, Any]) -> bool:
+    """Whether a replay held the entry when this one picked it (that replay had not ended yet), and not so long
+    that its gate must have stopped part way."""
+    held = entry.get("replaying")
+    return isinstance(held, str) and held >= as_utc_text(datetime.now(UTC) - CLAIM_STALE)
+
+
+def _left_by_another(entry: Mapping[str, Any]) -> ReplayOutcome:
+    """An entry another replay at once tried and left still refused (a written one has left the quarantine):
+    answered as that try left it, its code and message."""
+    code = entry.get("error_code", "")
+    return ReplayOutcome(
+        id=entry["id"],
+        tool=entry.get("tool", ""),
+        agent=entry.get("agent", ""),
+        status="rejected",
+        error_code=code,
+        result={"error_code": code, "message": entry.get("message", "")},
+        by_another_replay=True,
+    )
 
 
 def _filters(request: ListQuarantineRequest | ReplayQuarantineRequest, ids: list[str] | None) -> dict[str, Any]:

@@ -1,5 +1,7 @@
 """The quarantine's tools (admin group, both profiles): list, replay and discard rejected calls."""
 
+import time
+
 from write_gate.services.quarantine import (
     Discarded,
     DiscardQuarantineRequest,
@@ -18,8 +20,9 @@ def _quarantine(services: Services) -> Quarantine:
 
 
 async def _replay(services: Services, request: ReplayQuarantineRequest, _call: Call) -> Replayed:
+    arrived = time.monotonic()  # the call's arrival: replays at once are those whose calls arrive at once
     assert services.rerun is not None, "the server builds its services with its call path"
-    return await _quarantine(services).replay(request, services.rerun)
+    return await _quarantine(services).replay(request, services.rerun, arrived)
 
 
 LIST_QUARANTINE = ToolSpec(

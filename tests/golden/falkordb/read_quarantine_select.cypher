@@ -4,6 +4,6 @@ WHERE ($error_code IS NULL OR q.error_code = $error_code)
   AND ($agent IS NULL OR q.agent = $agent)
   AND ($tool IS NULL OR q.tool = $tool)
   AND ($ids IS NULL OR q.id IN $ids)
-RETURN properties(q) AS entry, q.seq AS seq, q.id AS id
+RETURN properties(q) AS entry, q.seq AS seq, q.id AS id, timestamp() AS now
 ORDER BY seq ASC, id ASC
 LIMIT $limit

@@ -14,6 +14,9 @@ class Dialect(Hashable, Protocol):  # statement builders cache by dialect
     # Whether a label's nodes are paged in engine id order (a scan in id order that stops at the page: FalkorDB's
     # "Node By Label and ID Scan") or in `_key` order (Memgraph's label-property index, ordered by value).
     pages_by_id: bool
+    # The engine's clock, in whole milliseconds since the epoch: an expression a statement evaluates where it runs.
+    # The one clock every gate shares (core.quarantine.replay_arrival); the gates' own clocks may disagree.
+    clock: str
 
     def create_index(self, label: str, prop: str) -> str: ...
 
@@ -60,6 +63,8 @@ class MemgraphDialect:
     name = "memgraph"
     # Memgraph finds `id(n) > $after` by scanning the label; its `_key` index is a skip list in value order.
     pages_by_id = False
+    # Memgraph's timestamp() counts microseconds; a division of integers truncates.
+    clock = "(timestamp() / 1000)"
 
     def create_index(self, label: str, prop: str) -> str:
         return f"CREATE INDEX ON :{quote(label)}({quote(prop)})"
@@ -106,6 +111,7 @@ class FalkorDBDialect:
     # 3,000 nodes into 300,000 cost 572 ms); a label's scan by id reads the page and stops. A node keeps its id
     # while it lives, so a walk still meets every node that lives throughout it exactly once.
     pages_by_id = True
+    clock = "timestamp()"  # milliseconds
 
     def create_index(self, label: str, prop: str) -> str:
         return f"CREATE INDEX FOR (n:{quote(label)}) ON (n.{quote(prop)})"

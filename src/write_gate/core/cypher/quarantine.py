@@ -6,6 +6,7 @@ Every value, the stored arguments included, travels as a parameter. Entries are 
 nanosecond clock), then `id`; optional filters are parameters that may be null.
 """
 
+from write_gate.core.cypher.dialect import Dialect
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.quarantine import QUARANTINE_LABEL
 
@@ -40,37 +41,56 @@ LIST = Statement(
     "LIMIT $limit"
 )
 
-# Read-only. Parameters: the filters, `limit`. Oldest first: a replay writes in the order the agents wrote.
-SELECT = Statement(
-    f"MATCH {_Q}\n"
-    f"WHERE {_FILTERS}\n"
-    "RETURN properties(q) AS entry, q.seq AS seq, q.id AS id\n"
-    "ORDER BY seq ASC, id ASC\n"
-    "LIMIT $limit"
-)
 
-# Parameters: `id`, `claims` (the entry's count as the replay picked it), `now`, `stale_before`. A replay's claim on
-# an entry, so two replays never both run it: a row only for the replay that set it (the engine runs the two SETs
-# one after the other). Every claim counts, so an entry another replay claimed (and perhaps tried and let go)
-# since this one picked it is not this replay's to try. A claim older than `stale_before` was left by a gate that
-# stopped mid-replay, and is taken over.
+def select(dialect: Dialect) -> Statement:
+    """Read-only. Parameters: the filters, `limit`. Oldest first: a replay writes in the order the agents wrote.
+    A replay's first statement: each row also holds the engine's clock as it ran (`now`), from which the replay
+    reckons when its call arrived, in the engine's time (core.quarantine.replay_arrival)."""
+    return Statement(
+        f"MATCH {_Q}\n"
+        f"WHERE {_FILTERS}\n"
+        f"RETURN properties(q) AS entry, q.seq AS seq, q.id AS id, {dialect.clock} AS now\n"
+        "ORDER BY seq ASC, id ASC\n"
+        "LIMIT $limit"
+    )
+
+
+# Parameters: `id`, `claims` (the entry's count as the replay picked it), `replay` (the replay call's id), `now`,
+# `stale_before`. A replay's claim on an entry, so two replays never both run it: a row only for the replay that
+# set it (the engine runs the two SETs one after the other). Every claim counts, so an entry another replay claimed
+# since this one picked it is not this replay's to try. The claim stays open (`replaying`, `claimed_by`) until its
+# replay ends (END), not only while the entry is tried: a replay that picked the entry while another one ran sees
+# it held, however late the engine ran its read. A claim older than `stale_before` was left by a gate that stopped
+# mid-replay, and is taken over.
 CLAIM = Statement(
     f"MATCH {_Q} WHERE q.id = $id AND coalesce(q.claims, 0) = $claims\n"
     "  AND (q.replaying IS NULL OR q.replaying < $stale_before)\n"
-    "SET q.replaying = $now, q.claims = $claims + 1\n"
+    "SET q.replaying = $now, q.claimed_by = $replay, q.claims = $claims + 1\n"
     "RETURN q.id AS id"
 )
 
-# Parameters: `id`. A claim let go with the entry as it was (the replay met a transient failure).
-RELEASE = Statement(f"MATCH {_Q} WHERE q.id = $id\nSET q.replaying = null\nRETURN q.id AS id")
 
-# Parameters: `id`, `error_code`, `message`, `at`. An entry replayed and still rejected keeps its place.
-STILL_REJECTED = Statement(
-    f"MATCH {_Q} WHERE q.id = $id\n"
-    "SET q.error_code = $error_code, q.message = $message, q.replayed_at = $at,\n"
-    "    q.replays = coalesce(q.replays, 0) + 1, q.replaying = null\n"
-    "RETURN q.id AS id"
-)
+def end(dialect: Dialect) -> Statement:
+    """Parameters: `ids`, `replay`. A replay's end: the claims it holds on these entries are let go (not one
+    another replay took over as stale), and each is stamped `tried_at`, the engine's time: a replay whose call
+    arrived before this end was running at once with this one, and does not try the entry again."""
+    return Statement(
+        f"MATCH {_Q} WHERE q.id IN $ids AND q.claimed_by = $replay\n"
+        f"SET q.replaying = null, q.claimed_by = null, q.tried_at = {dialect.clock}\n"
+        "RETURN q.id AS id"
+    )
+
+
+def still_rejected(dialect: Dialect) -> Statement:
+    """Parameters: `id`, `error_code`, `message`, `at`. An entry replayed and still rejected keeps its place (and
+    its claim, until the replay ends); `tried_at` in the engine's time, should the replay never end."""
+    return Statement(
+        f"MATCH {_Q} WHERE q.id = $id\n"
+        "SET q.error_code = $error_code, q.message = $message, q.replayed_at = $at,\n"
+        f"    q.replays = coalesce(q.replays, 0) + 1, q.tried_at = {dialect.clock}\n"
+        "RETURN q.id AS id"
+    )
+
 
 # Parameters: `ids`. One row per entry removed.
 REMOVE = Statement(f"MATCH {_Q} WHERE q.id IN $ids\nWITH q, q.id AS id\nDELETE q\nRETURN id")

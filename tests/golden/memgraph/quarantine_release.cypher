@@ -1,3 +1,0 @@
-MATCH (q:WriteGateQuarantine) WHERE q.id = $id
-SET q.replaying = null
-RETURN q.id AS id
