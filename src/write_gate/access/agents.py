@@ -42,6 +42,10 @@ class Grant(BaseModel):
     # graph for every gate on it; items in one list argument of a write or admin call (WRITE_GATE_MAX_BATCH_ITEMS too).
     max_writes_per_minute: int | None = Field(default=None, ge=1)
     max_batch_items: int | None = Field(default=None, ge=1)
+    # Its fair share in each gate process (core.fair_share), when not the server's WRITE_GATE_MAX_CALLS_IN_FLIGHT
+    # and WRITE_GATE_READ_BUDGET: calls in flight at once, and read cost per window.
+    max_calls_in_flight: int | None = Field(default=None, ge=1)
+    read_budget: int | None = Field(default=None, ge=1)
     # The spaces it may use when the server serves several (WRITE_GATE_SPACES), its default first; empty: the
     # server's default space only, "*": every space. A server without spaces ignores it.
     spaces: tuple[str, ...] = ()

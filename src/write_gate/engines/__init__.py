@@ -8,6 +8,7 @@ from write_gate.engines.base import (
     Row,
     StorageUnavailable,
     WriteInDoubt,
+    counted_reads,
     traced_writes,
 )
 
@@ -19,5 +20,6 @@ __all__ = [
     "Row",
     "StorageUnavailable",
     "WriteInDoubt",
+    "counted_reads",
     "traced_writes",
 ]

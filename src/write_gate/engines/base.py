@@ -66,6 +66,33 @@ def write_reached() -> None:
         trace.reached = True
 
 
+@dataclass
+class ReadCost:
+    """What the engine answered one tool call's reads: one per statement plus one per row (core.fair_share)."""
+
+    cost: int = 0
+
+
+_READS: ContextVar[ReadCost | None] = ContextVar("write_gate_read_cost", default=None)
+
+
+@contextmanager
+def counted_reads() -> Iterator[ReadCost]:
+    """Count what this task's (and the tasks it starts) read statements are answered until the block ends."""
+    tally = ReadCost()
+    token = _READS.set(tally)
+    try:
+        yield tally
+    finally:
+        _READS.reset(token)
+
+
+def read_answered(rows: int) -> None:
+    """Backends call this with each read statement's row count."""
+    if (tally := _READS.get()) is not None:
+        tally.cost += 1 + rows
+
+
 class GraphBackend(Protocol):
     # Read-only here, so a backend may hold its own engine's dialect (MemgraphDialect, FalkorDBDialect).
     @property

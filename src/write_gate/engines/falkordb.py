@@ -19,6 +19,7 @@ from write_gate.engines.base import (
     StorageUnavailable,
     WriteInDoubt,
     plain,
+    read_answered,
     write_reached,
 )
 from write_gate.engines.falkordb_client import done_sending, open_client, sending
@@ -127,7 +128,9 @@ class FalkorDBBackend:
             logger.info("node labels not settled before a write: %s", exc)
 
     async def read(self, statement: Statement) -> list[Row]:
-        return await self._run(statement, read_only=True)
+        rows = await self._run(statement, read_only=True)
+        read_answered(len(rows))
+        return rows
 
     async def _ddl(self, ddl: str) -> None:
         try:

@@ -29,6 +29,7 @@ from write_gate.engines.base import (
     StorageUnavailable,
     WriteInDoubt,
     plain,
+    read_answered,
     write_reached,
 )
 
@@ -193,7 +194,9 @@ class MemgraphBackend:
             raise
 
     async def read(self, statement: Statement) -> list[Row]:
-        return await self._managed(statement, neo4j.READ_ACCESS)
+        rows = await self._managed(statement, neo4j.READ_ACCESS)
+        read_answered(len(rows))
+        return rows
 
     async def _ddl(self, text: str) -> None:
         # Memgraph refuses DDL inside explicit transactions: run it auto-commit. An index or constraint that

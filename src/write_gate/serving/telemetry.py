@@ -76,8 +76,14 @@ class Metrics:
         )
         self.rate_limited = Counter(
             "write_gate_rate_limit_refusals",
-            "Calls refused with RATE_LIMITED (over the agent's max_writes_per_minute).",
+            "Calls refused with RATE_LIMITED (over the agent's max_writes_per_minute or its fair share).",
             ["tool", "agent"],
+            registry=r,
+        )
+        self.held_back = Counter(
+            "write_gate_held_back_calls",
+            "Calls an agent's fair share in this gate refused, by agent and limit (max_calls_in_flight, read_budget).",
+            ["agent", "limit"],
             registry=r,
         )
         self.quarantine = Gauge(

@@ -26,3 +26,5 @@ class Operations:
     offered: Callable[[Agent], list[ToolSpec]]
     telemetry: Telemetry
     sample_gauges: Callable[[], Awaitable[None]]
+    # agent -> limit (max_calls_in_flight, read_budget) -> calls its fair share refused in this process.
+    held_back: Callable[[], dict[str, dict[str, int]]]

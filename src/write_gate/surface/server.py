@@ -51,6 +51,7 @@ from write_gate.serving.gauges import sample_gauges
 from write_gate.serving.spaces import Spaces, open_spaces
 from write_gate.serving.telemetry import Metrics, Telemetry, tracing_from_environment
 from write_gate.surface import http_auth, schema_resources, session_log
+from write_gate.surface.admission import Admission
 from write_gate.surface.change_resources import AREA, CHANGES, ChangeResources, ChangeSubscriptions
 from write_gate.surface.connections import Connections, connection_of
 from write_gate.surface.console.app import console_mount, favicon_route
@@ -276,6 +277,13 @@ def build_server(
     # Limits per agent and idempotency keys, before every write and admin call; rate buckets in the default space's
     # graph, so an agent's limit is one across spaces (and across gates on that graph).
     guard = WriteGuard(settings, buckets=lambda _services: spaced[settings.default_space].gate.backend)
+
+    def held(agent_id: str, limit: str) -> None:
+        if metrics is not None:
+            metrics.held_back.labels(telemetry.agent_label(agent_id), limit).inc()
+
+    # A fair share per listed agent in this process (surface/admission.py): calls in flight and a read budget.
+    admission = Admission(settings, identities.listed, held)
 
     async def run(spec: ToolSpec, services: Services, arguments: dict[str, Any], context: Call) -> types.CallToolResult:
         return await call(spec, services, arguments, context, settings)
@@ -520,7 +528,9 @@ def build_server(
             context = Call(agent, writer, discovery=discovery)
             if progress is not None:
                 context = dataclasses.replace(context, progress=progress)
-            result = await guard.call(spec, services, arguments, context, run)
+            result = await admission.call(
+                agent, spec.group == "read", lambda: guard.call(spec, services, arguments, context, run)
+            )
             # A refresh that changed the tools tells clients (once: the registry's poll may have told them already).
             refreshed = spec.name == "refresh_schema_cache" and not result.is_error
             if refreshed and set(table(services)[0]) != set(specs):
@@ -645,6 +655,7 @@ def build_server(
         offered=offered,
         telemetry=telemetry,
         sample_gauges=gauges,
+        held_back=lambda: admission.shares.held_back,
     )
     return server
 

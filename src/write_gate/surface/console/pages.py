@@ -289,8 +289,9 @@ async def agents(page: Page) -> Response:
     writes = views.writes_by_agent([*changed, *held])
     rejections = {row["agent"]: row for row in await _read(page, cypher.AGENT_REJECTIONS)}
     listed = operations.agents.current().agents if operations.agents is not None else {}
+    held_back = operations.held_back()  # by this gate's fair share, since it started
     rows = []
-    for name in sorted({*listed, *(a for a in writes if a), *(a for a in rejections if a)}):
+    for name in sorted({*listed, *(a for a in writes if a), *(a for a in rejections if a), *held_back}):
         record = listed.get(name)
         agent = operations.agents.by_id(name) if operations.agents is not None and record is not None else None
         tools = operations.offered(agent) if agent is not None else []
@@ -307,6 +308,7 @@ async def agents(page: Page) -> Response:
                 "last_write": writes.get(name, {}).get("last_at"),
                 "rejections": rejections.get(name, {}).get("rejections", 0),
                 "last_rejection": rejections.get(name, {}).get("last_at"),
+                "held_back": held_back.get(name, {}),
             }
         )
     return page.render("agents.html", agents=rows, file=str(operations.agents.path) if operations.agents else None)
