@@ -327,3 +327,40 @@ async def test_a_hub_answers_a_bounded_page_of_its_relations_and_pages_the_rest(
     from_hub = [r for r in walked["relations"] if r["from"] == "Hub"]
     assert len(from_hub) == 100 and walked["truncated"] == ["Hub"]
     assert len((await call(client, "open_nodes", names=["Hub"], relations_limit=7))["relations"]) == 7
+
+
+async def test_open_nodes_refuses_more_names_than_its_maximum_naming_the_limit(client: Client) -> None:
+    from write_gate.services.reads import MAX_OPEN_NAMES
+
+    await write_people(client, ["Ada"])
+    assert [e["name"] for e in (await call(client, "open_nodes", names=["Ada"] * MAX_OPEN_NAMES))["entities"]] == [
+        "Ada"
+    ]
+    result = await client.call_tool("open_nodes", {"names": [f"n{i}" for i in range(MAX_OPEN_NAMES + 1)]})
+    assert result.is_error
+    refusal = result.structured_content
+    assert refusal["error_code"] == "INVALID_INPUT"
+    assert refusal["details"]["field"] == "names" and refusal["details"]["limit"] == MAX_OPEN_NAMES
+    assert refusal["details"]["given"] == MAX_OPEN_NAMES + 1
+
+
+async def test_open_nodes_pages_its_entities_and_the_walk_answers_each_once(client: Client) -> None:
+    """An answer holds at most OPEN_RELATIONS_BUDGET // relations_limit entities (at most OPEN_ENTITIES): with
+    relations_limit 1000, 20 of 45; the cursor walks the rest, each entity once, each relation on the pages of
+    the entities it touches."""
+    from write_gate.services.reads import OPEN_RELATIONS_BUDGET
+
+    per_page = OPEN_RELATIONS_BUDGET // 1000
+    names = [f"o{i:02d}" for i in range(2 * per_page + 5)]
+    await write_people(client, names)
+    await link_all(client, [(names[0], names[-1])])
+    args = {"names": list(reversed(names)), "relations_limit": 1000, "neighbors": False}
+    pages = await pages_of(client, "open_nodes", **args)
+    assert [len(page["entities"]) for page in pages] == [per_page, per_page, 5]
+    opened = [e["name"] for page in pages for e in page["entities"]]
+    assert sorted(opened) == names and len(opened) == len(names)
+    relations = [(r["from"], r["to"]) for page in pages for r in page["relations"]]
+    assert set(relations) == {(names[0], names[-1])}
+    # The default relations_limit: every name of a normal call in one answer, no cursor (the official answer).
+    one = await call(client, "open_nodes", names=names, neighbors=False)
+    assert sorted(e["name"] for e in one["entities"]) == names and one["next_cursor"] is None

@@ -46,6 +46,12 @@ DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
 DEFAULT_RELATIONS_LIMIT = 100
 MAX_RELATIONS_LIMIT = 1000  # what a call may ask for at most
+# open_nodes' bounds, so one call's cost and answer do not grow with what it asks: names per call (refused beyond),
+# and entities per answer: at most OPEN_ENTITIES, and fewer when each may bring many relations (at most
+# OPEN_RELATIONS_BUDGET // relations_limit), the rest paged by the cursor.
+MAX_OPEN_NAMES = 1000
+OPEN_ENTITIES = 200
+OPEN_RELATIONS_BUDGET = 20_000
 # Candidates a search takes from a label's trigram index at most (core/cypher/substring_search.py): reading and
 # sorting them costs about 3 us each; a label with more is paged by the scan, which stops at its page.
 CANDIDATE_CAP = 1000
@@ -206,6 +212,17 @@ def decode_cursor(cursor: str | None, kind: str, **shape: type) -> dict[str, Any
     except (ValueError, TypeError, KeyError, binascii.Error):
         pass
     raise GateRejection(ErrorCode.INVALID_INPUT, f"cursor is not a {kind} cursor from this server", field="cursor")
+
+
+def open_window(page: Sequence[int], position: Mapping[str, Any] | None, relations_limit: int) -> tuple[list[int], int]:
+    """open_nodes' entities for this answer: those after the cursor's `e` (an entity id; -1 from the start, and in
+    a cursor from before entities were paged), at most OPEN_ENTITIES and OPEN_RELATIONS_BUDGET // relations_limit;
+    and that `e`."""
+    start = position.get("e", -1) if position is not None else -1
+    if not isinstance(start, int) or isinstance(start, bool):
+        raise GateRejection(ErrorCode.INVALID_INPUT, "cursor is not an open cursor from this server", field="cursor")
+    size = max(1, min(OPEN_ENTITIES, OPEN_RELATIONS_BUDGET // relations_limit))
+    return [i for i in page if i > start][:size], start
 
 
 # --- shaping (pure) ----------------------------------------------------------------------------
@@ -625,6 +642,14 @@ class Reader:
         return expanded.result.model_copy(update={"next_cursor": next_cursor})
 
     async def open_nodes(self, request: OpenNodesRequest) -> GraphResult:
+        if len(request.names) > MAX_OPEN_NAMES:
+            raise GateRejection(
+                ErrorCode.INVALID_INPUT,
+                f"open_nodes takes at most {MAX_OPEN_NAMES} names per call; open the rest in further calls",
+                field="names",
+                limit=MAX_OPEN_NAMES,
+                given=len(request.names),
+            )
         position = decode_cursor(request.cursor, "open", r=int)
         named = await self.named(request.names)
         page = sorted({node_id for hits in named.found.values() for node_id, _ in hits})
@@ -636,8 +661,9 @@ class Reader:
             matching = Statement(read_cypher.IDS_WITH_MATCHING_CLAIMS.text, {"ids": page, **claims.params()})
             page = sorted(row["id"] for row in await self.read(matching))
         after = position["r"] if position is not None else -1
+        window, entities_after = open_window(page, position, request.relations_limit)
         expanded = await self.expand(
-            page,
+            window,
             request.relations_limit,
             outgoing_only=False,
             after_relation=after,
@@ -646,7 +672,12 @@ class Reader:
             neighbours=request.neighbors,
         )
         resume = expanded.resume_after
-        next_cursor = encode_cursor("open", r=resume) if resume is not None else None
+        if resume is not None:  # the window's entities have more relations: the same window again, further on
+            next_cursor: str | None = encode_cursor("open", r=resume, e=entities_after)
+        elif window and window[-1] != page[-1]:  # more entities: the next window, from its first relation
+            next_cursor = encode_cursor("open", r=-1, e=window[-1])
+        else:
+            next_cursor = None
         return expanded.result.model_copy(update={"next_cursor": next_cursor})
 
     async def relationship_types(self, ids: list[int]) -> list[str]:
