@@ -63,7 +63,7 @@ async def stored(graph: GraphBackend, label: str, name: str) -> dict[str, Any] |
     if not rows:
         return None
     [row] = rows
-    gate_owned = ("_f_", "_search", "_key", "_rev", "_seq", CLAIM_PREFIX)
+    gate_owned = ("_f_", "_search", "_grams", "_key", "_rev", "_seq", CLAIM_PREFIX)
     return {k: v for k, v in row["p"].items() if not k.startswith(gate_owned)}
 
 

@@ -62,9 +62,15 @@ async def statements_of(served: tuple[Client, Counted], tool: str, args: dict[st
     return counted.statements - before, answer
 
 
+def search_statements(served: tuple[Client, Counted]) -> int:
+    """A page and its expand; on FalkorDB, first a look at whether the labels' trigram indexes answer completely
+    (it builds them in the background: reads.Reader._grams_ready)."""
+    return 3 if served[1].dialect == "falkordb" else 2
+
+
 async def test_a_search_is_one_page_statement_and_one_expand_however_many_labels(served) -> None:
     sent, answer = await statements_of(served, "search_nodes", {"query": "rockets"})
-    assert sent == 2
+    assert sent == search_statements(served)
     # Label after label (sorted), each in name order; the relations of every entity found.
     assert [e["name"] for e in answer["entities"]] == ["Acme", "Ada", "Zoe", "Orbit"]
     assert sorted((r["from"], r["to"]) for r in answer["relations"]) == [("Ada", "Acme"), ("Zoe", "Acme")]
@@ -76,7 +82,7 @@ async def test_a_search_walked_one_entity_a_page_crosses_every_label_once(served
         sent, page = await statements_of(
             served, "search_nodes", {"query": "rockets", "limit": 1, **({"cursor": cursor} if cursor else {})}
         )
-        assert sent == 2
+        assert sent == search_statements(served)
         seen += [e["name"] for e in page["entities"]]
         if (cursor := page["next_cursor"]) is None:
             break

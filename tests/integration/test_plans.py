@@ -70,6 +70,7 @@ SCANS: dict[str, str] = {
     "read_stats_relationship_tallies": _STATS,
     "read_console_agent_rejections": _STATS,
     "read_console_agent_writes": _STATS,
+    "read_console_agent_held_writes": _STATS,
     "read_console_fallback_drift": _STATS,
     "read_console_rejections_per_minute": _STATS,
 }
