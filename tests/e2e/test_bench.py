@@ -251,6 +251,7 @@ async def test_scale_section_at_tiny_sizes(monkeypatch: pytest.MonkeyPatch, tmp_
         ("spaces_cost", ("--spaces", "1", "2"), "growth per added space"),
         ("change_feed", ("--changes", "120"), "watcher poll"),
         ("tool_lists", ("--only", "gate profile"), "| gate profile | 9 |"),
+        ("crowd", ("--nodes", "300", "--seconds", "1", "--only", "open_nodes,search_nodes"), "victim p50"),
     ],
 )
 def test_script_runs(script: str, args: tuple[str, ...], says: str) -> None:

@@ -1,6 +1,7 @@
 """`export_graph`: the export read in a format, as one text (the tool) or written out (the CLI); or the lossless
 backup."""
 
+import functools
 import json
 from typing import Annotated, Literal, get_args
 
@@ -13,6 +14,7 @@ from write_gate.interchange.backup import dump
 from write_gate.interchange.exports import render
 from write_gate.services.export_read import ExportFilter, Progress, no_progress, read_export
 from write_gate.services.gate import Gate
+from write_gate.services.off_loop import off_the_loop
 
 ExportFormat = Literal[
     "json",
@@ -58,9 +60,10 @@ async def export_graph(
     graph = await read_export(
         gate, request.filter, include_archived=request.includeArchived, progress=progress, hierarchy_type=hierarchy_type
     )
+    size = len(graph.nodes) + len(graph.relations)
     return GraphExported(
         format=request.format,
-        content=render(request.format, graph),
+        content=await off_the_loop(functools.partial(render, request.format, graph), size),
         entities=len(graph.nodes),
         relations=len(graph.relations),
     )

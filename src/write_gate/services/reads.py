@@ -41,6 +41,7 @@ from write_gate.core.values import unstorable
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend, Row
 from write_gate.engines.errors import engine_failure, no_text_search
 from write_gate.services.aliases import Alias, survivor_ids
+from write_gate.services.off_loop import off_the_loop
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
@@ -501,11 +502,13 @@ class Reader:
         }
         rows = await self.read(Statement(statement.text, params))
         decay = self._decay() if show_claims else None
-        expanded = shape(rows, page, show_claims, decay)
-        if not neighbours:
-            return expanded
         admits = neighbour_filter.admits if neighbour_filter is not None and neighbour_filter.active else None
-        return with_neighbours(expanded, rows, show_claims, decay, admits)
+
+        def shaped() -> Expanded:
+            expanded = shape(rows, page, show_claims, decay)
+            return with_neighbours(expanded, rows, show_claims, decay, admits) if neighbours else expanded
+
+        return await off_the_loop(shaped, len(rows))  # a large page is shaped off the loop (services/off_loop)
 
     def labels_to_read(self, requested: list[str] | None) -> list[str]:
         if requested:

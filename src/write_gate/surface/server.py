@@ -42,6 +42,7 @@ from write_gate.engines import BackendUnavailable, traced_writes
 from write_gate.services.gate import Gate
 from write_gate.services.hierarchy import HierarchySettings
 from write_gate.services.memory import MemoryService, WriterContext
+from write_gate.services.off_loop import items_in, off_the_loop
 from write_gate.services.quarantine import Quarantine
 from write_gate.serving.assembly import formula_provider
 from write_gate.serving.audit import Decision
@@ -145,7 +146,11 @@ async def call(
             except GateRejection as exc:
                 _say_applied(exc, writes.reached)
                 raise
-        return _result(result, is_error=False, text=spec.text(result) if spec.text else None)
+
+        def rendered() -> types.CallToolResult:
+            return _result(result, is_error=False, text=spec.text(result) if spec.text else None)
+
+        return await off_the_loop(rendered, items_in(result))  # a large answer is serialised off the loop
     except ValidationError as exc:
         return _result(_invalid_arguments(exc), is_error=True)
     except GateRejection as exc:

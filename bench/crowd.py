@@ -1,0 +1,231 @@
+"""A crowd on one gate (issue 37): does one agent's read loop hold back another agent's writes?
+
+One `write-gate serve --transport http` on a graph grown to N nodes (bench/scale.py's growth: :Person nodes,
+one RELATED_TO per two). A victim agent loops `write_node` (a new node each call); an attacker agent, with a
+read-only grant, loops one read after another, each for a phase of its own. Printed: the victim's p50 / p99
+alone and under each attacker, its failed calls, and the attacker's call times. An attacker call still running
+when its phase ends is waited for up to --attacker-timeout, then given up (the gate may still be running it).
+
+    uv run python bench/crowd.py [--nodes 50000] [--seconds 20] [--attacker-timeout 180]
+"""
+
+import argparse
+import asyncio
+import http.client
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from scale import grow, person, person_item
+
+from write_gate.access.agents import AgentsFile, Grant
+from write_gate.serving.config import Settings
+from write_gate.surface.server import build_server
+
+
+@dataclass(frozen=True)
+class Attack:
+    name: str  # as the table shows it
+    tool: str
+    args: dict[str, Any]
+
+
+def attacks(nodes: int) -> list[Attack]:
+    """The issue's table: each read the docs allow, with arguments that make it heavy."""
+    names = [person(i) for i in range(min(nodes, 10_000))]
+    return [
+        Attack('find_duplicates {"labels": ["Person"]}', "find_duplicates", {"labels": ["Person"]}),
+        Attack(f"open_nodes with {len(names):,} names", "open_nodes", {"names": names}),
+        Attack('changes_since {"limit": 500} from the start', "changes_since", {"limit": 500}),
+        Attack('read_graph {"limit": 1000}', "read_graph", {"limit": 1000}),
+        Attack('search_nodes {"query": "a"}', "search_nodes", {"query": "a"}),
+    ]
+
+
+@dataclass
+class Phase:
+    victim: list[float] = field(default_factory=list)  # seconds per answered write_node
+    victim_failed: int = 0
+    attacker: list[float] = field(default_factory=list)
+    attacker_failed: int = 0
+    attacker_unanswered: float | None = None  # seconds waited for a call given up on
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@asynccontextmanager
+async def session(url: str, token: str) -> AsyncIterator[Client]:
+    headers = {"Authorization": f"Bearer {token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=600)) as http,
+        Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client,
+    ):
+        yield client
+
+
+def wait_healthy(port: int, process: subprocess.Popen[bytes]) -> None:
+    """Until the gate's /health says ok (it needs no token)."""
+    for _ in range(1200):
+        if process.poll() is not None:
+            raise RuntimeError(f"write-gate serve ended with {process.returncode}")
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            connection.request("GET", "/health")
+            if connection.getresponse().status == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError("write-gate serve did not become healthy")
+
+
+async def grown(data: Path, nodes: int) -> None:
+    """The graph grown in process (bench/scale.py's growth), before the HTTP gate opens the same folder."""
+    async with Client(build_server(Settings(data_dir=data))) as client:
+        await grow(client, 0, nodes)
+
+
+async def victim_loop(client: Client, phase: Phase, until: float, first: int) -> None:
+    i = first
+    while time.perf_counter() < until:
+        started = time.perf_counter()
+        try:
+            result = await client.call_tool("write_node", person_item(i))
+            failed = result.is_error
+        except Exception:  # a transport error is a failed call too
+            failed = True
+        if failed:
+            phase.victim_failed += 1
+        else:
+            phase.victim.append(time.perf_counter() - started)
+        i += 1
+
+
+async def attacker_loop(client: Client, attack: Attack, phase: Phase, until: float, give_up: float) -> None:
+    while time.perf_counter() < until:
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(give_up):
+                result = await client.call_tool(attack.tool, attack.args)
+        except TimeoutError:
+            phase.attacker_unanswered = time.perf_counter() - started
+            return
+        except Exception as exc:  # a transport error: said once, and the phase goes on without the attacker
+            print(f"attacker's {attack.tool} failed: {exc!r}", file=sys.stderr)
+            phase.attacker_failed += 1
+            return
+        if result.is_error:
+            phase.attacker_failed += 1
+        phase.attacker.append(time.perf_counter() - started)
+
+
+async def run_phase(
+    victim: Client, attacker: Client | None, attack: Attack | None, seconds: float, give_up: float, first: int
+) -> Phase:
+    phase = Phase()
+    until = time.perf_counter() + seconds
+    async with asyncio.TaskGroup() as tasks:
+        tasks.create_task(victim_loop(victim, phase, until, first))
+        if attacker is not None and attack is not None:
+            tasks.create_task(attacker_loop(attacker, attack, phase, until, give_up))
+    return phase
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.0f}" if seconds >= 0.1 else f"{seconds * 1000:.1f}"
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def row(name: str, phase: Phase) -> str:
+    if phase.attacker_unanswered is not None:
+        times = f"no answer in {phase.attacker_unanswered:.0f} s"
+        if phase.attacker:
+            times = f"{min(phase.attacker):.2f}–{max(phase.attacker):.2f} s; then {times}"
+    elif phase.attacker:
+        times = f"{min(phase.attacker):.2f}–{max(phase.attacker):.2f} s ({len(phase.attacker)} calls)"
+    else:
+        times = "—"
+    if phase.attacker_failed:
+        times += f", {phase.attacker_failed} refused"
+    p50, p99 = percentile(phase.victim, 0.5), percentile(phase.victim, 0.99)
+    return f"| {name} | {times} | {ms(p50)} | {ms(p99)} | {len(phase.victim)} | {phase.victim_failed} |"
+
+
+async def crowd(nodes: int, seconds: float, give_up: float, only: list[str] | None) -> None:
+    data = Path(tempfile.mkdtemp(prefix="wg-crowd-"))
+    try:
+        started = time.perf_counter()
+        await grown(data / "graph", nodes)
+        print(f"graph grown to {nodes:,} nodes in {time.perf_counter() - started:.0f} s")
+        agents = AgentsFile(data / "agents.toml", {})
+        victim_token = agents.add("victim", Grant())
+        attacker_token = agents.add("attacker", Grant(tools=("read",)))
+        agents.save()
+        port = free_port()
+        env = {
+            **os.environ,
+            "WRITE_GATE_DATA_DIR": str(data / "graph"),
+            "WRITE_GATE_AGENTS_FILE": str(data / "agents.toml"),
+            "WRITE_GATE_TOOLSETS": "all",  # find_duplicates and changes_since are in sets not listed by default
+            "WRITE_GATE_LOG_LEVEL": "WARNING",
+        }
+        exe = shutil.which("write-gate", path=str(Path(sys.executable).parent)) or "write-gate"
+        server = subprocess.Popen([exe, "serve", "--transport", "http", "--port", str(port)], env=env)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_healthy(port, server)
+            async with session(url, victim_token) as victim, session(url, attacker_token) as attacker:
+                for i in range(20):  # warm: the first calls load code paths and caches
+                    await victim.call_tool("write_node", person_item(nodes + 20_000_000 + i))
+                first = nodes + 10_000_000
+                print(f"\nvictim: write_node in a loop; each phase {seconds:g} s\n")
+                print("| the attacker loops | its calls take | victim p50 ms | victim p99 ms | victim calls | failed |")
+                print("|---|---|---|---|---|---|")
+                alone = await run_phase(victim, None, None, seconds, give_up, first)
+                print(row("nothing (the victim alone)", alone), flush=True)
+                for attack in attacks(nodes):
+                    if only and attack.tool not in only:
+                        continue
+                    first += 1_000_000
+                    phase = await run_phase(victim, attacker, attack, seconds, give_up, first)
+                    print(row(f"`{attack.name}`", phase), flush=True)
+        finally:
+            server.terminate()
+            server.wait(timeout=60)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--nodes", type=int, default=50_000)
+    parser.add_argument("--seconds", type=float, default=20.0, help="each phase's length")
+    parser.add_argument("--attacker-timeout", type=float, default=180.0, help="an attacker call given up after")
+    parser.add_argument("--only", default="", help="comma-separated attacker tools (default: every one)")
+    args = parser.parse_args()
+    only = [name for name in args.only.split(",") if name] or None
+    asyncio.run(crowd(args.nodes, args.seconds, args.attacker_timeout, only))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+"""A heavy read does not hold the gate's event loop (issue 37, item 4): while one session's large answer is being
+shaped and serialised, another session's small call is answered."""
+
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
+
+from tests.conftest import ok
+from write_gate.core.cypher import reads as read_cypher
+from write_gate.engines import GraphBackend
+from write_gate.serving.config import Settings
+from write_gate.serving.telemetry import Telemetry, Tracing, shape_id
+from write_gate.surface.server import build_server
+
+pytestmark = pytest.mark.anyio
+
+NODES = 4_000  # enough that shaping the answer takes far longer than a small call's round trips
+
+
+def person(i: int) -> dict[str, Any]:
+    return {
+        "label": "Person",
+        "merge_keys": {"name": f"p{i:05d}"},
+        "properties": {"observations": [f"likes topic {i % 97}", f"met at event {i % 31}"]},
+        "source": "heavy",
+        "extraction_method": "api",
+    }
+
+
+def knows(a: int, b: int) -> dict[str, Any]:
+    return {
+        "type": "KNOWS",
+        "from_label": "Person",
+        "from_keys": {"name": f"p{a:05d}"},
+        "to_label": "Person",
+        "to_keys": {"name": f"p{b:05d}"},
+        "source": "heavy",
+        "extraction_method": "api",
+    }
+
+
+class Answered(SpanProcessor):
+    """Sets `event` when the engine has answered a statement of this shape: from then on, what the gate does with
+    the answer is its own work (shaping, serialising)."""
+
+    def __init__(self, shape: str) -> None:
+        self.shape = shape
+        self.event = anyio.Event()
+
+    def on_end(self, span: ReadableSpan) -> None:
+        if (span.attributes or {}).get("write_gate.statement.shape") == self.shape:
+            self.event.set()
+
+
+async def test_a_small_call_is_answered_while_a_huge_read_is_shaped(
+    settings: Settings, matrix_graph: GraphBackend
+) -> None:
+    expand = read_cypher.expand(False, neighbours=True)  # open_nodes' last statement, in the gate profile
+    answered = Answered(shape_id(expand.text))
+    provider = TracerProvider()
+    provider.add_span_processor(answered)
+    server = build_server(settings, auto_migrate=False, telemetry=Telemetry(tracing=Tracing.from_providers(provider)))
+    names = [f"p{i:05d}" for i in range(NODES)]
+    order: list[str] = []
+    async with Client(server, read_timeout_seconds=300) as reader, Client(server, read_timeout_seconds=300) as writer:
+        assert (await ok(writer, "write_nodes", {"items": [person(i) for i in range(NODES)]}))["written"] == NODES
+        links = [knows(i, (i * 7 + 1) % NODES) for i in range(NODES)]
+        assert (await ok(writer, "write_relationships", {"items": links}))["written"] == NODES
+
+        async def huge() -> None:
+            answer = await ok(reader, "open_nodes", {"names": names})
+            assert len(answer["entities"]) == NODES and len(answer["relations"]) == NODES
+            order.append("huge")
+
+        async def small() -> None:
+            await answered.event.wait()  # the huge answer is in the gate's hands now
+            await ok(writer, "write_node", person(NODES))
+            order.append("small")
+
+        with anyio.fail_after(300):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(huge)
+                tasks.start_soon(small)
+    assert order == ["small", "huge"]
