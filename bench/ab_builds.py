@@ -1,12 +1,13 @@
 """Two builds of the gate, the same calls alternated between them call by call: a change's cost on a noisy machine.
 
-    uv run python bench/ab_builds.py --before /path/to/older/checkout [--calls 1000] [--nodes 2000]
+    uv run python bench/ab_builds.py --before /path/to/older/checkout [--calls 1000] [--nodes 2000] [--grow 0]
 
 Each build is a checkout with its own `.venv` (`uv sync` there); this checkout is the "after". Each serves over
 stdio (`write-gate serve`, the embedded engine, a fresh data folder of its own). The same calls go to one, then
 the other, in turns, so the machine's load falls on both alike: `write_node` creating `--nodes` Persons, then
-updating them (a new value each), then `search_nodes` for a substring held by one node in a hundred. Prints
-each operation's median on each build and their ratio.
+updating them (a new value each), then `search_nodes` for a substring held by one node in a hundred, and one held
+by none. With `--grow N`, each graph first gets N other Persons through `write_nodes` (an old graph). Prints each
+operation's median on each build and their ratio.
 """
 
 import argparse
@@ -40,7 +41,20 @@ OPERATIONS: list[tuple[str, str, Callable[[int, int], dict[str, Any]]]] = [
     ("write_node, new node", "write_node", lambda n, i: person(i % n, f"likes topic {i % 97}")),
     ("write_node, changed value", "write_node", lambda n, i: person(i % n, f"met at event {i}")),
     ("search_nodes, 1% match", "search_nodes", lambda n, i: {"query": f"topic {i % 97}", "limit": 20}),
+    ("search_nodes, no match", "search_nodes", lambda n, i: {"query": f"zq{i}x", "limit": 20}),
 ]
+BATCH = 500
+
+
+async def grow(client: Client, count: int) -> None:
+    """`count` Persons that the timed calls never touch, 500 a call."""
+    for first in range(0, count, BATCH):
+        items = [
+            {**person(i, f"grown at step {i % 311}"), "merge_keys": {"name": f"grown {i:08d}"}}
+            for i in range(first, min(count, first + BATCH))
+        ]
+        result = await client.call_tool("write_nodes", {"items": items})
+        assert not result.is_error, str(result.content)[:300]
 
 
 def server(checkout: Path, data: Path) -> StdioServerParameters:
@@ -56,7 +70,7 @@ async def timed(client: Client, tool: str, arguments: dict[str, Any]) -> float:
     return took
 
 
-async def main(before: Path, calls: int, nodes: int) -> None:
+async def main(before: Path, calls: int, nodes: int, grown: int) -> None:
     folders = [Path(tempfile.mkdtemp(prefix="wg-bench-ab-")) for _ in range(2)]
     try:
         async with (
@@ -65,6 +79,10 @@ async def main(before: Path, calls: int, nodes: int) -> None:
         ):
             clients = {"before": old, "after": new}
             print(f"before: {before}\nafter: {HERE}")
+            if grown:
+                await grow(old, grown)
+                await grow(new, grown)
+                print(f"each graph grown by {grown:,} nodes first")
             for name, tool, arguments in OPERATIONS:
                 samples: dict[str, list[float]] = {"before": [], "after": []}
                 count = nodes if name.endswith("new node") else calls
@@ -88,5 +106,6 @@ if __name__ == "__main__":
     parser.add_argument("--before", type=Path, required=True, help="an older checkout with its .venv")
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--nodes", type=int, default=2000)
+    parser.add_argument("--grow", type=int, default=0, help="nodes written first, through write_nodes")
     args = parser.parse_args()
-    anyio.run(main, args.before.resolve(), args.calls, args.nodes)
+    anyio.run(main, args.before.resolve(), args.calls, args.nodes, args.grow)

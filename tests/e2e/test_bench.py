@@ -238,7 +238,7 @@ async def test_scale_section_at_tiny_sizes(monkeypatch: pytest.MonkeyPatch, tmp_
             ("--entities", "20", "--calls", "3", "--transport", "stdio", "--baseline", str(WRITE_GATE)),
             "baseline",
         ),
-        ("ab_builds", ("--before", str(ROOT), "--calls", "2", "--nodes", "2"), "ratio"),
+        ("ab_builds", ("--before", str(ROOT), "--calls", "2", "--nodes", "2", "--grow", "3"), "grown by 3"),
         ("batch_versions", ("--base", "HEAD", "--items", "50", "--rounds", "1"), "nodes/s"),
         ("ranked_search", ("--sizes", "300", "--calls", "2"), "search_nodes_ranked"),
         ("graph_stats", ("--nodes", "300", "--runs", "2"), "get_graph_stats over 300 nodes"),
