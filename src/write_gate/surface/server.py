@@ -520,7 +520,15 @@ def build_server(
             context = Call(agent, writer, discovery=discovery)
             if progress is not None:
                 context = dataclasses.replace(context, progress=progress)
-            result = await guard.call(spec, services, arguments, context, run)
+            try:
+                result = await guard.call(spec, services, arguments, context, run)
+            except anyio.get_cancelled_exc_class():
+                # The client gave up (or its stream or pipe closed): the call's work, engine statement included,
+                # stops here. A keyed write had its outcome stored first (write_guard shields it).
+                decision.cancelled()
+                if metrics is not None:
+                    metrics.cancelled(spec.name, telemetry.agent_label(agent.id))
+                raise
             # A refresh that changed the tools tells clients (once: the registry's poll may have told them already).
             refreshed = spec.name == "refresh_schema_cache" and not result.is_error
             if refreshed and set(table(services)[0]) != set(specs):
