@@ -5,7 +5,10 @@ cancelled; the modern in-process path would cancel the handler's task directly),
 holds a statement in the engine exactly where the test wants it (tests/bolt_double/faults.py), so the client
 cancels while the gate waits on the engine, not by a timer."""
 
+import json
 import logging
+import socket
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +17,8 @@ import pytest
 from mcp import Client, Implementation
 
 from tests.bolt_double import Action
-from tests.conftest import CLIENT_NAME, bolt_faults, ok
+from tests.conftest import CLIENT_NAME, bolt_faults, ok, settings_env, write_gate_argv
+from tests.e2e.http_process import INITIALIZE, http_gate, mcp_client, mcp_post
 from tests.e2e.test_telemetry import samples, value
 from write_gate.access.agents import AgentsFile, Grant
 from write_gate.core.cypher.statement import Statement
@@ -142,3 +146,95 @@ async def test_a_keyed_write_cancelled_in_the_engine_runs_to_its_end_and_its_ret
         bolt_faults(settings).clear()
     names = await matrix_graph.read(Statement("MATCH (n:Person) RETURN n.name AS name"))
     assert names == [{"name": "Grace"}]
+
+
+def logged_cancelled(log: Path, tool: str) -> bool:
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    return any(line.get("tool") == tool and line.get("status") == "cancelled" for line in lines)
+
+
+@pytest.mark.parametrize("engine", ["bolt"], indirect=True)
+async def test_a_closed_http_stream_ends_its_call_in_the_gate(
+    settings: Settings, matrix_graph: GraphBackend, tmp_path: Path
+) -> None:
+    """A client that drops its connection while its call's statement waits in the engine: the gate ends the call
+    there, and the gate process serves on."""
+    log = tmp_path / "gate.log"
+    faults = bolt_faults(settings)
+    try:
+        with http_gate(settings, log, "--no-auth", "--no-migrate") as gate:
+            status, headers, _ = mcp_post(gate.url, None, INITIALIZE)
+            assert status == 200
+            session = headers["mcp-session-id"]
+            held = faults.arm(Action.HOLD, match="CONTAINS $query")
+            call = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "search_nodes", "arguments": {"query": "ad"}},
+            }
+            stream = socket.create_connection(("127.0.0.1", gate.port))
+            body = json.dumps(call).encode()
+            head = (
+                f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{gate.port}\r\nContent-Type: application/json\r\n"
+                f"Accept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\n"
+                f"MCP-Protocol-Version: 2025-06-18\r\nContent-Length: {len(body)}\r\n\r\n"
+            )
+            stream.sendall(head.encode() + body)
+            with anyio.fail_after(60):
+                while not held.reached.is_set():
+                    await anyio.sleep(0.01)
+            stream.close()  # the client gives up: its stream is gone
+            with anyio.fail_after(60):
+                while not logged_cancelled(log, "search_nodes"):
+                    await anyio.sleep(0.05)
+            assert gate.process.poll() is None
+            async with mcp_client(gate.url, None) as client:  # the gate serves on while the statement is held
+                await ok(client, "get_schema", {})
+    finally:
+        faults.clear()
+
+
+@pytest.mark.parametrize("engine", ["bolt"], indirect=True)
+async def test_a_closed_stdio_pipe_ends_its_call_in_the_gate(
+    settings: Settings, matrix_graph: GraphBackend, tmp_path: Path
+) -> None:
+    """A client that goes away (closes both ends of its pipes) while its call's statement waits in the engine: the
+    gate, which has no one left to answer, ends the call and then itself, cleanly; it does not wait out the drain
+    that a client which only closed stdin is owed (answers_owed)."""
+    log = tmp_path / "gate.log"
+    faults = bolt_faults(settings)
+    held = faults.arm(Action.HOLD, match="CONTAINS $query")
+    try:
+        with log.open("wb") as stderr:
+            process = subprocess.Popen(
+                write_gate_argv("serve", "--no-migrate"),
+                env=settings_env(settings),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+            )
+        assert process.stdin is not None and process.stdout is not None
+        initialize = {**INITIALIZE, "params": {**INITIALIZE["params"], "clientInfo": {"name": "pipe", "version": "1"}}}
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+        call["params"] = {"name": "search_nodes", "arguments": {"query": "ad"}}
+        for message in (initialize, {"jsonrpc": "2.0", "method": "notifications/initialized"}, call):
+            process.stdin.write(json.dumps(message).encode() + b"\n")
+        process.stdin.flush()
+        assert json.loads(process.stdout.readline())["id"] == 0  # initialized
+        with anyio.fail_after(60):
+            while not held.reached.is_set():
+                await anyio.sleep(0.01)
+        process.stdin.close()
+        process.stdout.close()  # the client is gone: nobody reads an answer
+        with anyio.fail_after(30):  # well inside the 60 s a client that only closed stdin is waited for
+            while process.poll() is None:
+                await anyio.sleep(0.05)
+        assert process.returncode == 0, log.read_text()
+        assert logged_cancelled(log, "search_nodes"), log.read_text()
+        assert "Traceback" not in log.read_text()
+    finally:
+        faults.clear()
+        if process.poll() is None:
+            process.kill()
+            process.wait()

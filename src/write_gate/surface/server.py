@@ -55,6 +55,7 @@ from write_gate.surface.change_resources import AREA, CHANGES, ChangeResources, 
 from write_gate.surface.connections import Connections, connection_of
 from write_gate.surface.console.app import console_mount, favicon_route
 from write_gate.surface.http_auth import AgentsTokenVerifier
+from write_gate.surface.http_disconnects import CancelOnDisconnect
 from write_gate.surface.http_security import public_url, transport_security, unlisted_wildcard_bind
 from write_gate.surface.listen_streams import ListenStreams
 from write_gate.surface.malformed import AnswerMalformedPosts
@@ -763,7 +764,9 @@ def http_app(
             body["status"] = "ok" if healthy else "degraded"
         return JSONResponse(body, status_code=200 if healthy else 503)
 
-    endpoint: ASGIApp = AnswerMalformedPosts(StreamableHTTPASGIApp(sessions), max_body=2 * settings.max_request_bytes)
+    # A call whose client closed its stream is cancelled (http_disconnects); a malformed body is answered first.
+    streams = CancelOnDisconnect(StreamableHTTPASGIApp(sessions))
+    endpoint: ASGIApp = AnswerMalformedPosts(streams, max_body=2 * settings.max_request_bytes)
     routes: list[BaseRoute] = [Route("/health", health, methods=["GET"])]
     operations: Operations = server.operations
     security = TransportSecurityMiddleware(transport_security(settings))
