@@ -323,6 +323,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # production default of 10 s (a CREATE INDEX went past it once in CI). Settings built here without a timeout of
 # their own wait a minute; tests of timeouts set theirs (1 to 5 s) explicitly.
 os.environ.setdefault("WRITE_GATE_QUERY_TIMEOUT_SECONDS", "60")
+# The same for the limit the engine holds each read to; tests of it set theirs (milliseconds) explicitly.
+os.environ.setdefault("WRITE_GATE_READ_TIMEOUT_SECONDS", "60")
 
 # A gate's polls (another gate's registry change, the change feed's watcher) made short, so a test that waits for one
 # waits a tenth of a second, not the production interval. The settle horizon stays as configured: it is a margin
@@ -422,6 +424,7 @@ def settings_env(settings: Settings) -> dict[str, str]:
         WRITE_GATE_HISTORY_RETENTION_DAYS=str(settings.history_retention_days),
         WRITE_GATE_FORMULA_PROVIDER=settings.formula_provider,
         WRITE_GATE_QUERY_TIMEOUT_SECONDS=str(settings.query_timeout_seconds),
+        WRITE_GATE_READ_TIMEOUT_SECONDS=str(settings.read_timeout_seconds),
         MEMGRAPH_URL=settings.memgraph_url,
         MEMGRAPH_DATABASE=settings.memgraph_database,
         MEMGRAPH_USER=settings.memgraph_user,

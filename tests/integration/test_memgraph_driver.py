@@ -29,7 +29,13 @@ from tests.conftest import (
 from tests.unit.test_golden import READS, RUN_TIME_PARAMETERS, built, shapes
 from write_gate.core.cypher.dialect import MemgraphDialect
 from write_gate.core.cypher.statement import Statement
-from write_gate.engines import BackendError, BackendUnavailable, ConstraintViolation, StorageUnavailable
+from write_gate.engines import (
+    BackendError,
+    BackendUnavailable,
+    ConstraintViolation,
+    QueryTimeout,
+    StorageUnavailable,
+)
 from write_gate.engines.memgraph import MemgraphBackend
 from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import BackendKind, Settings
@@ -238,6 +244,20 @@ async def test_memgraph_aborting_a_slow_statement_is_a_timeout_and_not_retried(
             await backend.write(Statement("CREATE (n:Slow) RETURN n"))
         assert len(double.faults.fired) == 1  # the driver would have retried Memgraph's TransientError
         assert await count(backend, "Slow") == 0
+    finally:
+        await backend.close()
+
+
+async def test_a_read_past_its_limit_is_aborted_by_the_server_as_a_query_timeout(double: BoltDouble) -> None:
+    backend = MemgraphBackend(double.url(), "", "", f"t_{uuid.uuid4().hex[:12]}", 5, read_timeout_seconds=0.2)
+    try:
+        double.faults.arm(Action.DELAY, match="MATCH (n:Slow", seconds=3, times=5)
+        with pytest.raises(QueryTimeout) as stopped:
+            await backend.read(Statement("MATCH (n:Slow) RETURN n"))
+        assert stopped.value.limit_seconds == 0.2
+        assert double.begins[-1]["tx_timeout"] == 200  # the read's own limit, which the server enforces
+        assert len(double.faults.fired) == 1  # a read that ran out of time once is not sent again
+        assert await backend.read(Statement("RETURN 1 AS one")) == [{"one": 1}]
     finally:
         await backend.close()
 

@@ -33,6 +33,8 @@ class ErrorCode(StrEnum):
     FORMULA_INVALID_OUTPUT = "FORMULA_INVALID_OUTPUT"
     INVALID_INPUT = "INVALID_INPUT"
     BACKEND_UNAVAILABLE = "BACKEND_UNAVAILABLE"
+    # The engine stopped a read at WRITE_GATE_READ_TIMEOUT_SECONDS; details say the limit and how to narrow it.
+    QUERY_TIMEOUT = "QUERY_TIMEOUT"
     PERMISSION_DENIED = "PERMISSION_DENIED"
     # The memory profile's add_observations names an entity that does not exist (as the official server errs).
     ENTITY_NOT_FOUND = "ENTITY_NOT_FOUND"

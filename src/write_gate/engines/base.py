@@ -34,6 +34,15 @@ class ConstraintViolation(BackendError):
     """A unique constraint refused a write."""
 
 
+class QueryTimeout(BackendError):
+    """The engine stopped a read at its time limit (WRITE_GATE_READ_TIMEOUT_SECONDS): it ran and was ended, which
+    changes nothing, and the engine serves on. The caller answers QUERY_TIMEOUT."""
+
+    def __init__(self, limit_seconds: float) -> None:
+        super().__init__(f"the engine stopped the read at its time limit of {limit_seconds:g} s")
+        self.limit_seconds = limit_seconds
+
+
 @dataclass
 class WriteTrace:
     """What one tool call's writes did to the engine: `reached` once a write statement was applied, or may have

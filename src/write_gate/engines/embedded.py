@@ -200,9 +200,11 @@ class EmbeddedBackend(FalkorDBBackend):
     again through the engine lock (exactly one engine) from its append-only file, and carries on: a read is then
     answered, a write answers BACKEND_UNAVAILABLE (see `_run`)."""
 
-    def __init__(self, engine: EmbeddedEngine, graph: str, timeout_seconds: float) -> None:
+    def __init__(
+        self, engine: EmbeddedEngine, graph: str, timeout_seconds: float, read_timeout_seconds: float | None = None
+    ) -> None:
         assert engine.socket_path is not None, "join the engine first"
-        super().__init__(f"unix://{engine.socket_path}", graph, timeout_seconds)
+        super().__init__(f"unix://{engine.socket_path}", graph, timeout_seconds, read_timeout_seconds)
         self.engine = engine
         self._restarting = anyio.Lock()
         self._generation = 0  # how many times this gate has found a new engine behind its socket
@@ -252,10 +254,18 @@ class EmbeddedBackend(FalkorDBBackend):
             return True
 
     @classmethod
-    async def start(cls, data_dir: Path, fsync: str, graph: str, timeout_seconds: float, start_timeout: float = 60.0):
+    async def start(
+        cls,
+        data_dir: Path,
+        fsync: str,
+        graph: str,
+        timeout_seconds: float,
+        start_timeout: float = 60.0,
+        read_timeout_seconds: float | None = None,
+    ):
         engine = EmbeddedEngine(data_dir, fsync, start_timeout)
         await anyio.to_thread.run_sync(engine.join)
-        return cls(engine, graph, timeout_seconds)
+        return cls(engine, graph, timeout_seconds, read_timeout_seconds)
 
     async def close(self) -> None:
         await super().close()

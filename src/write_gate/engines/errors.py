@@ -9,7 +9,7 @@ import logging
 import uuid
 
 from write_gate.core.model import ErrorCode, GateRejection
-from write_gate.engines import BackendError, BackendUnavailable, StorageUnavailable, WriteInDoubt
+from write_gate.engines import BackendError, BackendUnavailable, QueryTimeout, StorageUnavailable, WriteInDoubt
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +36,16 @@ def engine_failure(exc: BackendError | BackendUnavailable, action: str) -> GateR
         # A write that never reached the engine was not applied (no backend sends a write again by itself).
         applied = {"applied": False} if action == "write" else {}
         return GateRejection(ErrorCode.BACKEND_UNAVAILABLE, str(exc), reason="unreachable", **applied)
+    if isinstance(exc, QueryTimeout):
+        # A read past the engine's limit ran and was ended: nothing of it was written, and the engine serves on.
+        applied = {"applied": False} if action == "write" else {}
+        return GateRejection(
+            ErrorCode.QUERY_TIMEOUT,
+            f"the graph engine stopped this call's {action} at its time limit of {exc.limit_seconds:g} s",
+            limit_seconds=exc.limit_seconds,
+            hint="narrow the call: fewer labels or names, a longer query, a smaller limit, or page with the cursor",
+            **applied,
+        )
     incident = uuid.uuid4().hex[:12]
     logger.error("incident %s: the engine refused a %s: %s", incident, action, exc)
     return GateRejection(

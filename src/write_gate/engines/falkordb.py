@@ -15,6 +15,7 @@ from write_gate.engines.base import (
     BackendError,
     BackendUnavailable,
     ConstraintViolation,
+    QueryTimeout,
     Row,
     StorageUnavailable,
     WriteInDoubt,
@@ -34,15 +35,19 @@ _ALREADY_DONE = ("already indexed", "already exists")
 # Redis refuses writes it cannot persist (MISCONF: the append-only file cannot be written, e.g. a full
 # disk) or hold (OOM): the engine is up, the storage is not.
 _STORAGE = ("MISCONF", "OOM ", "No space left")
+# FalkorDB's answer to a read stopped at its TIMEOUT.
+_TIMED_OUT = "Query timed out"
 # Node labels the writes may add before the next write first sends SETTLE_NODE_LABELS (core/cypher/dialect.py says
 # why): the engine's own threshold, below which that read would merge nothing.
 SETTLE_EVERY = 10_000
 
 
 class FalkorDBBackend:
-    def __init__(self, url: str, graph: str, timeout_seconds: float) -> None:
+    def __init__(self, url: str, graph: str, timeout_seconds: float, read_timeout_seconds: float | None = None) -> None:
+        """`read_timeout_seconds`: the limit the engine holds each read to (default: the timeout)."""
         self.dialect = FalkorDBDialect()
         self._timeout = timeout_seconds
+        self._read_timeout = timeout_seconds if read_timeout_seconds is None else read_timeout_seconds
         self._graph_name = graph
         self._connecting = anyio.Lock()
         self._unsettled = 0  # node labels this backend's writes added since it last sent SETTLE_NODE_LABELS
@@ -73,15 +78,21 @@ class FalkorDBBackend:
     async def _run(self, statement: Statement, read_only: bool) -> list[Row]:
         _db, graph = await self._connected()
         record, token = sending()
+        # A read is held to its limit by the engine (GRAPH.RO_QUERY's TIMEOUT, in ms), which answers "timed out";
+        # the gate waits that long and the usual timeout more for an engine that does not answer at all.
+        wait = self._read_timeout + self._timeout if read_only else self._timeout
+        # The parameters as a header of literals, built here (falkordb_params.py: the client's own encoder cost a
+        # batch's chunk about 150 ms of Python).
+        text = params_header(statement.params) + statement.text
         try:
-            with anyio.fail_after(self._timeout):
-                query = graph.ro_query if read_only else graph.query
-                # The parameters as a header of literals, built here (falkordb_params.py: the client's own
-                # encoder cost a batch's chunk about 150 ms of Python).
-                result = await query(params_header(statement.params) + statement.text)
+            with anyio.fail_after(wait):
+                if read_only:
+                    result = await graph.ro_query(text, timeout=max(1, round(self._read_timeout * 1000)))
+                else:
+                    result = await graph.query(text)
         except (TimeoutError, *_UNAVAILABLE) as exc:
             late = isinstance(exc, TimeoutError)
-            reason = f"did not answer within {self._timeout:g} s" if late else f"unreachable: {type(exc).__name__}"
+            reason = f"did not answer within {wait:g} s" if late else f"unreachable: {type(exc).__name__}"
             if read_only or not record.reached:
                 raise BackendUnavailable(f"FalkorDB {reason}") from exc
             write_reached()
@@ -89,6 +100,8 @@ class FalkorDBBackend:
         except redis.exceptions.ResponseError as exc:
             if read_only and "empty key" in str(exc):
                 return []  # FalkorDB creates a graph on its first write; until then a read finds nothing
+            if read_only and _TIMED_OUT in str(exc):
+                raise QueryTimeout(self._read_timeout) from exc
             if isinstance(exc, redis.exceptions.OutOfMemoryError) or any(m in str(exc) for m in _STORAGE):
                 raise StorageUnavailable(str(exc)) from exc
             if "unique constraint violation" in str(exc):

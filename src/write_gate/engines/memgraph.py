@@ -25,6 +25,7 @@ from write_gate.engines.base import (
     BackendError,
     BackendUnavailable,
     ConstraintViolation,
+    QueryTimeout,
     Row,
     StorageUnavailable,
     WriteInDoubt,
@@ -85,10 +86,13 @@ class MemgraphBackend:
         database: str,
         timeout_seconds: float,
         write_retry_seconds: float | None = None,
+        read_timeout_seconds: float | None = None,
     ) -> None:
-        """`write_retry_seconds`: how long the driver may send a write again (default: the timeout)."""
+        """`write_retry_seconds`: how long the driver may send a write again (default: the timeout);
+        `read_timeout_seconds`: the limit Memgraph holds each read to (default: the timeout)."""
         self.dialect = MemgraphDialect()
         self._timeout = timeout_seconds
+        self._read_timeout = timeout_seconds if read_timeout_seconds is None else read_timeout_seconds
         self._write_retry = timeout_seconds if write_retry_seconds is None else write_retry_seconds
         self._database = database or None
         self._driver = AsyncGraphDatabase.driver(
@@ -120,8 +124,12 @@ class MemgraphBackend:
         )
 
     async def _managed(self, statement: Statement, access_mode: str) -> list[Row]:
-        # Memgraph reads the timeout from BEGIN's `tx_timeout` and aborts the transaction past it.
-        @neo4j.unit_of_work(timeout=self._timeout)
+        # Memgraph reads the timeout from BEGIN's `tx_timeout` and aborts the transaction past it: a read's is the
+        # read limit, and the gate waits for the abort that long and the usual deadline more.
+        reading = access_mode == neo4j.READ_ACCESS
+        deadline = max(self._deadline, self._read_timeout + self._timeout) if reading else self._deadline
+
+        @neo4j.unit_of_work(timeout=self._read_timeout if reading else self._timeout)
         async def work(tx: neo4j.AsyncManagedTransaction) -> list[Row]:
             try:
                 result = await tx.run(statement.text, dict(statement.params))
@@ -138,7 +146,7 @@ class MemgraphBackend:
             return rows
 
         try:
-            with anyio.fail_after(self._deadline):
+            with anyio.fail_after(deadline):
                 async with self._session(access_mode) as s:
                     # Managed transactions retry Memgraph's TransientError ("Cannot resolve conflicting
                     # transactions") and lost connections by themselves, for up to max_transaction_retry_time
@@ -146,10 +154,11 @@ class MemgraphBackend:
                     run = s.execute_read if access_mode == neo4j.READ_ACCESS else s.execute_write
                     return await run(work)
         except TimeoutError as exc:
-            raise self._late(self._deadline) from exc
+            raise self._late(deadline) from exc
         except _Refused as exc:
             if isinstance(exc.error, Neo4jError) and _is_timeout(exc.error):
-                raise self._late(self._timeout) from exc
+                # A read aborted at its limit ran and was ended (QUERY_TIMEOUT); a write's abort keeps its old answer.
+                raise (QueryTimeout(self._read_timeout) if reading else self._late(self._timeout)) from exc
             if isinstance(exc.error, Neo4jError) and _is_out_of_memory(exc.error):
                 raise StorageUnavailable(exc.error.message or str(exc.error)) from exc
             raise BackendError(str(exc)) from exc

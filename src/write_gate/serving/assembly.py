@@ -36,11 +36,17 @@ async def open_backend(settings: Settings) -> GraphBackend:
             settings.memgraph_database,
             settings.query_timeout_seconds,
             write_retry_seconds(settings.change_settle_seconds, settings.query_timeout_seconds),
+            read_timeout_seconds=settings.read_timeout_seconds,
         )
     if settings.backend is BackendKind.FALKORDB:
         from write_gate.engines.falkordb import FalkorDBBackend
 
-        return FalkorDBBackend(settings.falkordb_url, settings.graph_name, settings.query_timeout_seconds)
+        return FalkorDBBackend(
+            settings.falkordb_url,
+            settings.graph_name,
+            settings.query_timeout_seconds,
+            read_timeout_seconds=settings.read_timeout_seconds,
+        )
     from write_gate.engines.embedded import EmbeddedBackend
 
     return await EmbeddedBackend.start(
@@ -49,6 +55,7 @@ async def open_backend(settings: Settings) -> GraphBackend:
         settings.graph_name,
         settings.query_timeout_seconds,
         settings.embedded_start_timeout_seconds,
+        read_timeout_seconds=settings.read_timeout_seconds,
     )
 
 

@@ -16,6 +16,14 @@ class Decision:
         self.agent, self.tool, self.space = agent, tool, space  # space: where it worked, when spaces are on
         self.started = time.perf_counter()
 
+    def cancelled(self) -> None:
+        """The client gave up on the call (notifications/cancelled, a closed stream or pipe) and the gate's work for
+        it stopped there: a read's or a write's alike, since either held an engine connection until then."""
+        fields: dict[str, Any] = {"event": "tool_call", "agent": self.agent, "tool": self.tool, "space": self.space}
+        fields |= {"status": "cancelled", "latency_ms": round((time.perf_counter() - self.started) * 1000, 3)}
+        fields = {k: v for k, v in fields.items() if v is not None}
+        logger.info("%s cancelled", self.tool, extra=fields)
+
     def done(self, structured: dict[str, Any] | None, is_error: bool) -> None:
         structured = structured or {}
         fields = {

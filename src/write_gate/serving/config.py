@@ -102,6 +102,9 @@ class Settings(BaseSettings):
 
     # How long one statement may wait on the engine before the tool answers BACKEND_UNAVAILABLE.
     query_timeout_seconds: float = Field(default=10.0, gt=0)
+    # The time limit the engine holds every read statement to (FalkorDB's per-query TIMEOUT, Memgraph's
+    # transaction timeout): past it the tool answers QUERY_TIMEOUT, and the engine stops the read.
+    read_timeout_seconds: float = Field(default=10.0, gt=0, allow_inf_nan=False)
 
     # How often a running gate checks the registry's version on the graph (a `schema load` through another
     # gate or the CLI reaches it within this plus one load); 0 turns polling off.

@@ -114,6 +114,10 @@ class Metrics:
         if is_error and error_code == "RATE_LIMITED":
             self.rate_limited.labels(tool, agent).inc()
 
+    def cancelled(self, tool: str, agent: str) -> None:
+        """A tool call the client gave up on before its answer: counted, never answered."""
+        self.calls.labels(tool, "cancelled", "", agent).inc()
+
 
 @dataclass(frozen=True)
 class Tracing:

@@ -31,6 +31,13 @@ class AnswersOwed:
     def __init__(self) -> None:
         self._owed: Counter[str] = Counter()
         self._changed = anyio.Event()
+        self._unread = False  # the client closed stdout: no answer can reach it
+
+    def nobody_reads(self) -> None:
+        """The client has gone (its end of stdout closed): nothing is owed any more, so stdin's end is not held
+        back, and the SDK cancels the calls still running."""
+        self._unread = True
+        self._changed.set()
 
     def read(self, message: types.JSONRPCMessage) -> None:
         if isinstance(message, types.JSONRPCRequest) and message.method not in STREAMS:
@@ -57,7 +64,7 @@ class AnswersOwed:
     async def settled(self, seconds: float = DRAIN_SECONDS) -> bool:
         """Wait until every request read is answered; False when `seconds` passed first."""
         with anyio.move_on_after(seconds):
-            while self.count:
+            while self.count and not self._unread:
                 self._changed = anyio.Event()
                 await self._changed.wait()
             return True

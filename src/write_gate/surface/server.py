@@ -57,6 +57,7 @@ from write_gate.surface.change_resources import AREA, CHANGES, ChangeResources, 
 from write_gate.surface.connections import Connections, connection_of
 from write_gate.surface.console.app import console_mount, favicon_route
 from write_gate.surface.http_auth import AgentsTokenVerifier
+from write_gate.surface.http_disconnects import CancelOnDisconnect
 from write_gate.surface.http_security import public_url, transport_security, unlisted_wildcard_bind
 from write_gate.surface.listen_streams import ListenStreams
 from write_gate.surface.malformed import AnswerMalformedPosts
@@ -533,9 +534,17 @@ def build_server(
             context = Call(agent, writer, discovery=discovery)
             if progress is not None:
                 context = dataclasses.replace(context, progress=progress)
-            result = await admission.call(
-                agent, spec.group == "read", lambda: guard.call(spec, services, arguments, context, run)
-            )
+            try:
+                result = await admission.call(
+                    agent, spec.group == "read", lambda: guard.call(spec, services, arguments, context, run)
+                )
+            except anyio.get_cancelled_exc_class():
+                # The client gave up (or its stream or pipe closed): the call's work, engine statement included,
+                # stops here. A keyed write had its outcome stored first (write_guard shields it).
+                decision.cancelled()
+                if metrics is not None:
+                    metrics.cancelled(spec.name, telemetry.agent_label(agent.id))
+                raise
             # A refresh that changed the tools tells clients (once: the registry's poll may have told them already).
             refreshed = spec.name == "refresh_schema_cache" and not result.is_error
             if refreshed and set(table(services)[0]) != set(specs):
@@ -771,7 +780,9 @@ def http_app(
             body["status"] = "ok" if healthy else "degraded"
         return JSONResponse(body, status_code=200 if healthy else 503)
 
-    endpoint: ASGIApp = AnswerMalformedPosts(StreamableHTTPASGIApp(sessions), max_body=2 * settings.max_request_bytes)
+    # A call whose client closed its stream is cancelled (http_disconnects); a malformed body is answered first.
+    streams = CancelOnDisconnect(StreamableHTTPASGIApp(sessions))
+    endpoint: ASGIApp = AnswerMalformedPosts(streams, max_body=2 * settings.max_request_bytes)
     routes: list[BaseRoute] = [Route("/health", health, methods=["GET"])]
     operations: Operations = server.operations
     security = TransportSecurityMiddleware(transport_security(settings))

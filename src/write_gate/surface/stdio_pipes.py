@@ -9,7 +9,7 @@ regular file, a terminal the loop cannot watch) is left to the SDK's threads, wh
 import asyncio
 import fcntl
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 
 # No bound of our own on a line's length, as the SDK's text reader has none: the gate's max_request_bytes
@@ -64,16 +64,33 @@ class PipeWriter:
         self._writer = writer
 
     async def write(self, text: str) -> None:
-        self._writer.write(text.encode("utf-8"))
+        if not self._writer.transport.is_closing():  # closed by the client: nobody reads what would follow
+            self._writer.write(text.encode("utf-8"))
 
     async def flush(self) -> None:
-        await self._writer.drain()  # with no high-water mark: until the pipe took every byte, as a flush does
+        # With no high-water mark: until the pipe took every byte, as a flush does. A client that closed its end
+        # reads nothing more; what is left for it is dropped, not a crash of the gate.
+        with suppress(ConnectionResetError, BrokenPipeError):
+            await self._writer.drain()
+
+
+class _WatchedProtocol(asyncio.StreamReaderProtocol):
+    """Tells when the pipe's reader has gone: asyncio watches a write pipe for its other end closing."""
+
+    def __init__(self, on_closed: Callable[[], None]) -> None:
+        super().__init__(asyncio.StreamReader())
+        self._on_closed = on_closed
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        self._on_closed()
 
 
 @asynccontextmanager
-async def pipe_stdout() -> AsyncIterator[PipeWriter | None]:
+async def pipe_stdout(on_closed: Callable[[], None] = lambda: None) -> AsyncIterator[PipeWriter | None]:
     """The protocol's stdout as a PipeWriter, while fd 1 points at stderr (so a stray print cannot corrupt the
-    protocol, as the SDK arranges for its own writer); None when stdout is not a pipe or socket."""
+    protocol, as the SDK arranges for its own writer); None when stdout is not a pipe or socket. `on_closed` is
+    called once the client has closed its end: no answer can reach it any more."""
     loop = _asyncio_loop()
     if loop is None:
         yield None
@@ -81,9 +98,7 @@ async def pipe_stdout() -> AsyncIterator[PipeWriter | None]:
     private = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
     pipe = os.fdopen(private, "wb", buffering=0)
     try:
-        transport, protocol = await loop.connect_write_pipe(
-            lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), pipe
-        )
+        transport, protocol = await loop.connect_write_pipe(lambda: _WatchedProtocol(on_closed), pipe)
     except (ValueError, OSError):
         pipe.close()
         yield None

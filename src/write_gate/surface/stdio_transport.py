@@ -73,7 +73,9 @@ async def stdio_transport() -> AsyncIterator[tuple[Any, Any]]:
     lines = _AnsweredLines(source, owed)
     try:
         async with (
-            pipe_stdout() as stdout,  # None: the SDK claims stdout and writes it from its thread
+            # None: the SDK claims stdout and writes it from its thread. Once the client has closed it, the answers
+            # owed are owed to nobody: stdin's end goes on to the SDK at once, which cancels the calls running.
+            pipe_stdout(on_closed=owed.nobody_reads) as stdout,
             # The SDK types stdin as an anyio AsyncFile but only iterates its lines, which _AnsweredLines gives.
             stdio_server(stdin=lines, stdout=stdout) as (read_stream, write_stream),  # type: ignore[arg-type]
         ):
