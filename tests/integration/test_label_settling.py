@@ -31,5 +31,6 @@ async def test_a_write_after_many_created_nodes_does_not_pay_for_them(graph: Gra
     after_writes = await _engine_ms(graph, CREATE_THEN_SET)
     await graph.read(SETTLE_NODE_LABELS)
     settled = await _engine_ms(graph, CREATE_THEN_SET)
-    # Unsettled, 50,000 pending labels made it 18x to 55x (1-1.7 ms against 0.02-0.09 ms); settled, about 1x.
-    assert after_writes < 3 * settled, (after_writes, settled)
+    # Unsettled, 50,000 pending labels made it 18x to 55x (1-1.7 ms against 0.02-0.09 ms); settled, about 1x, and
+    # up to 3x on a machine loaded by other work: the bound sits between the two.
+    assert after_writes < 8 * settled, (after_writes, settled)

@@ -43,7 +43,7 @@ def test_the_metrics_table_names_every_metric_and_no_other() -> None:
     # prometheus_client adds a `<name>_created` family beside each counter and histogram: the time it began.
     exposed = {f.name for f in text_string_to_metric_families(text) if not f.name.endswith("_created")}
     counters = {"write_gate_tool_calls", "write_gate_engine_statements", "write_gate_idempotent_replays"}
-    counters.add("write_gate_rate_limit_refusals")
+    counters |= {"write_gate_rate_limit_refusals", "write_gate_held_back_calls"}
     exposed = {name + "_total" if name in counters else name for name in exposed}  # as the samples are named
     table = (DOCS / "observability.md").read_text(encoding="utf-8")
     documented = set(re.findall(r"^\| `(write_gate_\w+)`", table, re.M))

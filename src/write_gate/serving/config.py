@@ -153,9 +153,9 @@ class Settings(BaseSettings):
     # A fair share per agent the agents file lists, in each gate process (docs/fleets/limits.md; a grant may set its
     # own): calls in flight at once (one more waits up to call_queue_seconds for a slot, then is RATE_LIMITED), and
     # read cost per window (a statement and each row the engine answers count one; writes are never charged).
-    max_calls_in_flight: int = Field(default=4, ge=1)
-    call_queue_seconds: float = Field(default=2.0, ge=0, allow_inf_nan=False)
-    read_budget: int = Field(default=20_000, ge=1)
+    max_calls_in_flight: int = Field(default=16, ge=1)
+    call_queue_seconds: float = Field(default=5.0, ge=0, allow_inf_nan=False)
+    read_budget: int = Field(default=200_000, ge=1)
     read_budget_window_seconds: float = Field(default=10.0, gt=0, allow_inf_nan=False)
 
     # Safe retries (docs/fleets/safe-retries.md): how long a write's idempotency_key answers its first outcome;

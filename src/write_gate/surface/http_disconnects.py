@@ -6,6 +6,11 @@ connection for as long as the call took. (The 2026-07-28 path, without a session
 itself.) This wrapper watches the POST's connection while the answer is owed; when the client leaves before it,
 the wrapper hands the session a `notifications/cancelled` for the POST's requests, so the SDK cancels them
 through its own cancellation path.
+
+Only for clients that cannot resume the stream: the SDK primes a 2025-11-25 client's stream with an event id
+(surface/sse_events.py), and such a client may drop the stream and resume it with `Last-Event-ID`, where the
+specification says a disconnection is not a cancellation (it sends `notifications/cancelled` to cancel). Its call
+runs on, and its answer is replayed when it resumes.
 """
 
 import json
@@ -18,6 +23,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 logger = logging.getLogger(__name__)
 
 SESSION_HEADER = b"mcp-session-id"
+VERSION_HEADER = b"mcp-protocol-version"
+RESUMABLE_FROM = "2025-11-25"  # the first protocol version whose streams the SDK primes for resumption
 REASON = "the client closed its HTTP stream"
 CANCEL_SECONDS = 5.0  # how long handing the session its cancellations may take
 
@@ -38,7 +45,9 @@ class CancelOnDisconnect:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = dict(scope.get("headers") or [])
-        if scope["type"] != "http" or scope["method"] != "POST" or SESSION_HEADER not in headers:
+        version = headers.get(VERSION_HEADER, b"").decode("latin-1")
+        resumable = version >= RESUMABLE_FROM
+        if scope["type"] != "http" or scope["method"] != "POST" or SESSION_HEADER not in headers or resumable:
             await self.app(scope, receive, send)
             return
         received: list[Message] = []
