@@ -47,6 +47,19 @@ def knowledge_matches(var: str) -> str:
     )
 
 
+def entity_conditions(*, filtered: bool, knowledge: bool, include_archived: bool) -> list[str]:
+    """What a node `n` of a read's page must be, in the order every read tests it: no alias, not archived unless
+    asked, and matching the claim filter (`filtered`) and the knowledge filter (`knowledge`) when they are given."""
+    conditions = [not_alias("n")]
+    if not include_archived:
+        conditions.append(not_archived("n"))
+    if filtered:
+        conditions.append(claim_matches("n"))
+    if knowledge:
+        conditions.append(knowledge_matches("n"))
+    return conditions
+
+
 def position_after(var: str, by_id: bool, after: str) -> str:
     """The page's lower bound on a node's position: its engine id (FalkorDB), or its `_key`, exactly."""
     return f"id({var}) > {after}" if by_id else exactly(f"{var}.{KEY_FIELD}", ">", after)
@@ -88,13 +101,8 @@ def page_of_labels(
     parts = []
     for part, label in enumerate(labels):
         bound = position_after("n", by_id, "$after") if part == 0 and resume else _from_start(by_id)
-        conditions = [c for c in (bound, not_alias("n")) if c is not None]
-        if not include_archived:
-            conditions.append(not_archived("n"))
-        if filtered:
-            conditions.append(claim_matches("n"))
-        if knowledge:
-            conditions.append(knowledge_matches("n"))
+        conditions = [bound] if bound is not None else []
+        conditions += entity_conditions(filtered=filtered, knowledge=knowledge, include_archived=include_archived)
         narrowed = ""
         if searching and by_id:
             conditions.insert(1 if bound is not None else 0, f"n.{SEARCH_FIELD} CONTAINS $query")

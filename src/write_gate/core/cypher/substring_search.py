@@ -11,9 +11,8 @@ pages it by the scan (`reads.page_of_labels`), which finds a common substring's 
 
 import functools
 
-from write_gate.core.cypher.aliases import not_alias
 from write_gate.core.cypher.dialect import Dialect
-from write_gate.core.cypher.reads import claim_matches, knowledge_matches, not_archived, position_after
+from write_gate.core.cypher.reads import entity_conditions, position_after
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identity import KEY_FIELD, SEARCH_FIELD
 
@@ -39,14 +38,8 @@ def gram_page(
         conditions = [
             position_after("n", by_id, "$after" if part == 0 else start),
             f"n.{SEARCH_FIELD} CONTAINS $query",
-            not_alias("n"),
+            *entity_conditions(filtered=filtered, knowledge=knowledge, include_archived=include_archived),
         ]
-        if not include_archived:
-            conditions.append(not_archived("n"))
-        if filtered:
-            conditions.append(claim_matches("n"))
-        if knowledge:
-            conditions.append(knowledge_matches("n"))
         parts.append(
             f"{dialect.gram_search(label)}\n"
             "WITH node AS n LIMIT $cap\n"  # the index streams: a common trigram's nodes are never all read

@@ -7,9 +7,8 @@ text (its properties too, with `fields`), for the judge (`core.search_query`) to
 skipped and the claim filter (`claim_matches`) applied in the engine.
 """
 
-from write_gate.core.cypher.aliases import not_alias
 from write_gate.core.cypher.dialect import Dialect
-from write_gate.core.cypher.reads import claim_matches, knowledge_matches, not_archived
+from write_gate.core.cypher.reads import entity_conditions
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import KEY_FIELD, SEARCH_FIELD
@@ -23,14 +22,7 @@ def _candidate(with_properties: bool) -> str:
 
 
 def _where(filtered: bool, knowledge: bool, include_archived: bool) -> str:
-    conditions = [not_alias("n")]
-    if not include_archived:
-        conditions.append(not_archived("n"))
-    if filtered:
-        conditions.append(claim_matches("n"))
-    if knowledge:
-        conditions.append(knowledge_matches("n"))
-    return " AND ".join(conditions)
+    return " AND ".join(entity_conditions(filtered=filtered, knowledge=knowledge, include_archived=include_archived))
 
 
 def indexed_candidates(
