@@ -226,6 +226,19 @@ def open_window(page: Sequence[int], position: Mapping[str, Any] | None, relatio
     return [i for i in page if i > start][:size], start
 
 
+async def read_text_search(backend: GraphBackend, statement: Statement) -> list[Row] | None:
+    """A read through the engine's text search: its rows, or None when the engine has none (Memgraph before 3.6
+    without its flag); any other failure is the engine's."""
+    try:
+        return await backend.read(statement)
+    except BackendError as exc:
+        if no_text_search(exc):
+            return None
+        raise engine_failure(exc, "read") from exc
+    except BackendUnavailable as exc:
+        raise engine_failure(exc, "read") from exc
+
+
 # --- shaping (pure) ----------------------------------------------------------------------------
 
 # Shown elsewhere (name, observations) or the gate's own bookkeeping (identity, search text and its trigrams,
@@ -585,14 +598,9 @@ class Reader:
         indexed = substring_search.gram_page(dialect, tuple(names), **flags)
         assert indexed is not None
         statement = Statement(indexed.text, {**params, "grams": dialect.gram_query(grams), "cap": CANDIDATE_CAP})
-        try:
-            rows = await self._backend.read(statement)
-        except BackendError as exc:
-            if no_text_search(exc):
-                return None
-            raise engine_failure(exc, "read") from exc
-        except BackendUnavailable as exc:
-            raise engine_failure(exc, "read") from exc
+        rows = await read_text_search(self._backend, statement)
+        if rows is None:
+            return None
         overflowed = {row["part"] for row in rows if row["id"] is None}
         return [row for row in rows if row["id"] is not None], [n for i, n in enumerate(names) if i in overflowed]
 

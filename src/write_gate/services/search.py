@@ -36,8 +36,7 @@ from write_gate.core.search_query import (
     recall,
 )
 from write_gate.core.search_ranking import judge_and_score
-from write_gate.engines import BackendError, BackendUnavailable, GraphBackend, Row
-from write_gate.engines.errors import engine_failure, no_text_search
+from write_gate.engines import GraphBackend, Row
 from write_gate.services.reads import (
     Cursor,
     Entity,
@@ -53,6 +52,7 @@ from write_gate.services.reads import (
     claims_asked,
     decode_cursor,
     encode_cursor,
+    read_text_search,
 )
 
 DEFAULT_RANKED_LIMIT = 20
@@ -165,15 +165,7 @@ class Searcher:
         self._reader = reader
 
     async def _read(self, statement: Statement) -> list[Row] | None:
-        """The rows, or None when the engine has no text search (Memgraph before 3.6 without its flag)."""
-        try:
-            return await self._backend.read(statement)
-        except BackendError as exc:
-            if no_text_search(exc):
-                return None
-            raise engine_failure(exc, "read") from exc
-        except BackendUnavailable as exc:
-            raise engine_failure(exc, "read") from exc
+        return await read_text_search(self._backend, statement)
 
     async def _indexes_ready(self, labels: list[str]) -> bool:
         states = self._backend.dialect.text_index_states()
