@@ -4,7 +4,7 @@ Opens N sessions (initialize + notifications/initialized, never DELETE) and prin
 memory before and after; then, with a short WRITE_GATE_SESSION_IDLE_SECONDS, three waves of N sessions each
 left to expire: memory after each wave and after its expiry, and how many sessions still answer.
 
-    uv run python bench/http_sessions.py [--sessions 1000] [--idle 10]
+    uv run python bench/http_sessions.py [--sessions 1000] [--idle 10] [--settle 2]
 """
 
 import argparse
@@ -55,7 +55,7 @@ def rss_mb(pid: int) -> float:
     return psutil.Process(pid).memory_info().rss / 1e6
 
 
-def measure(sessions: int, idle: float | None, data: Path) -> dict[str, float | int]:
+def measure(sessions: int, idle: float | None, data: Path, settle: float) -> dict[str, float | int]:
     agents = AgentsFile(data / "agents.toml", {})
     token = agents.add("bench", Grant())
     agents.save()
@@ -81,7 +81,7 @@ def measure(sessions: int, idle: float | None, data: Path) -> dict[str, float | 
         for _ in range(20):  # warm up the code paths a session uses, then let them go
             status, sid = post(port, token, INITIALIZE)
             post(port, token, INITIALIZED, sid)
-        time.sleep(2)
+        time.sleep(settle)
         row: dict[str, float | int] = {"before_mb": rss_mb(server.pid)}
         waves = 3 if idle else 1  # with expiry: does the memory of expired sessions serve the next ones?
         for wave in range(1, waves + 1):
@@ -92,10 +92,10 @@ def measure(sessions: int, idle: float | None, data: Path) -> dict[str, float | 
                 assert post(port, token, INITIALIZED, sid)[0] == 202
                 ids.append(sid)
             last_opened = time.perf_counter()
-            time.sleep(2)
+            time.sleep(settle)
             row[f"wave{wave}_open_mb"] = rss_mb(server.pid)
             if idle:
-                time.sleep(max(0.0, last_opened + idle + 3 - time.perf_counter()))  # the last one idle too
+                time.sleep(max(0.0, last_opened + idle + settle + 1 - time.perf_counter()))  # the last one idle too
                 row[f"wave{wave}_expired_mb"] = rss_mb(server.pid)
                 sample = ids[:: max(1, len(ids) // 50)]
                 row["sampled_still_open"] = sum(post(port, token, PING, sid)[0] == 200 for sid in sample)
@@ -110,18 +110,19 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--idle", type=float, default=10.0, help="WRITE_GATE_SESSION_IDLE_SECONDS for the second run")
+    parser.add_argument("--settle", type=float, default=2.0, help="seconds the memory is left to settle before a reading")
     args = parser.parse_args()
     print(f"{args.sessions} sessions opened and never closed; resident memory of the gate process (MB)\n")
     data = Path(tempfile.mkdtemp(prefix="wg-sessions-"))
     try:
-        row = measure(args.sessions, None, data)
+        row = measure(args.sessions, None, data, args.settle)
     finally:
         shutil.rmtree(data, ignore_errors=True)
     print(f"sessions never expire (the default 1800 s is not reached): {row['before_mb']:.1f} before, ", end="")
     print(f"{row['wave1_open_mb']:.1f} after opening {args.sessions}\n")
     data = Path(tempfile.mkdtemp(prefix="wg-sessions-"))
     try:
-        row = measure(args.sessions, args.idle, data)
+        row = measure(args.sessions, args.idle, data, args.settle)
     finally:
         shutil.rmtree(data, ignore_errors=True)
     print(f"WRITE_GATE_SESSION_IDLE_SECONDS={args.idle:g}: three waves of {args.sessions} sessions left to expire")

@@ -166,48 +166,38 @@ def test_a_plan_that_scans_per_row_is_found() -> None:
 async def test_every_section_sends_no_statement_that_scans_a_label_per_row(
     monkeypatch: pytest.MonkeyPatch, explained: ExplainedFirst, tmp_path: Path
 ) -> None:
-    """Sections 1, 2, 4 and 5 of bench/run.py as they run, and section 3's workload on the memory profile in
-    process (the script runs it over stdio against `write-gate serve --profile memory`, and the official server)."""
-    pytest.importorskip("psutil", reason="bench/run.py needs the bench group's psutil")
-    monkeypatch.syspath_prepend(str(BENCH))
-    run = bench_module("run")
-    await run.gate_overhead(20)
-    await run.batch_ingest(1500, rounds=1)
-    await run.reads_at_scale(200)
-    settings = Settings(data_dir=tmp_path / "e2e")
-    async with Client(build_server(settings, profile="memory")) as client:
-        await run.workload(client, 60, "gate", [])
-    scale = bench_module("scale")
-    monkeypatch.setattr(scale, "REVISIONS", 3)  # the aged subjects, small: the statements are what is checked
-    monkeypatch.setattr(scale, "RECORDS", 3)
-    monkeypatch.setattr(scale, "QUARANTINED", 2)
-    await scale.scale([150])
-    assert len(explained.explained) >= 5, explained.explained  # the batches, the links, the memory tools' lookups
-    assert explained.scanning == {}
-
-
-async def test_run_sections_without_npm(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Sections 1, 2 and 4 of bench/run.py (section 3 installs the official server from npm: `run.py --quick`)."""
+    """Sections 1, 2 and 4 of bench/run.py as they run, and section 3's workload on the memory profile in process
+    (the script runs it over stdio against `write-gate serve --profile memory`, and the official server from npm:
+    `run.py --quick`). Section 5 is checked at its tiny sizes below."""
     pytest.importorskip("psutil", reason="bench/run.py needs the bench group's psutil")
     monkeypatch.syspath_prepend(str(BENCH))  # run.py imports bench/scale.py, as it does run as a script
     run = bench_module("run")
     await run.gate_overhead(20)
     await run.batch_ingest(1500, rounds=1)  # two chunks: the pipeline runs, and the raw side is built alike
-    await run.reads_at_scale(100)
+    await run.reads_at_scale(200)
     assert run.RESULTS["batch"]["items"] == 1500
     assert run.RESULTS["overhead"]["calls"] == 20
-    assert run.RESULTS["reads"]["nodes"] == 100
+    assert run.RESULTS["reads"]["nodes"] == 200
+    settings = Settings(data_dir=tmp_path / "e2e")
+    async with Client(build_server(settings, profile="memory")) as client:
+        await run.workload(client, 60, "gate", [])
+    assert len(explained.explained) >= 3, explained.explained  # the batches, the links, the memory tools' lookups
+    assert explained.scanning == {}
 
 
-async def test_scale_section_at_tiny_sizes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+async def test_scale_section_at_tiny_sizes(
+    monkeypatch: pytest.MonkeyPatch, explained: ExplainedFirst, tmp_path: Path
+) -> None:
     """Section 5 (`run.py --only-scale --sizes ...`): the graph grown through the batch tools, every operation
-    timed and the server's memory read at each size, the plot and the table drawn from the points."""
+    timed and the server's memory read at each size, the plot and the table drawn from the points; no statement
+    it sends scans a label per row."""
     monkeypatch.syspath_prepend(str(BENCH))
     scale = bench_module("scale")
     monkeypatch.setattr(scale, "REVISIONS", 5)  # the aged subjects, small: here the sections run, no more
     monkeypatch.setattr(scale, "RECORDS", 5)
     monkeypatch.setattr(scale, "QUARANTINED", 3)
     results = await scale.scale([150, 300])
+    assert explained.scanning == {}
     assert [p["nodes"] for p in results["points"]] == [150, 300]
     for point in results["points"]:
         assert set(point["ops_ms"]) == set(results["operations"])
@@ -231,7 +221,7 @@ async def test_scale_section_at_tiny_sizes(monkeypatch: pytest.MonkeyPatch, tmp_
         ("write_cost", ("--calls", "5", "--properties", "2"), "of plain"),
         ("read_latency", ("--nodes", "200", "--calls", "3"), "search_nodes"),
         ("typed_links", ("--calls", "2"), "100"),
-        ("http_sessions", ("--sessions", "3", "--idle", "1"), "sessions"),
+        ("http_sessions", ("--sessions", "3", "--idle", "0.5", "--settle", "0.1"), "sessions"),
         # A baseline build (this one again) called in turn with it; HTTP's sessions are http_sessions' own.
         (
             "profile_calls",
