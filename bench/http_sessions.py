@@ -110,7 +110,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--idle", type=float, default=10.0, help="WRITE_GATE_SESSION_IDLE_SECONDS for the second run")
-    parser.add_argument("--settle", type=float, default=2.0, help="seconds the memory is left to settle before a reading")
+    parser.add_argument("--settle", type=float, default=2.0, help="seconds memory settles before a reading")
     args = parser.parse_args()
     print(f"{args.sessions} sessions opened and never closed; resident memory of the gate process (MB)\n")
     data = Path(tempfile.mkdtemp(prefix="wg-sessions-"))
