@@ -1,6 +1,7 @@
 """Engines that go away and come back: prompt BACKEND_UNAVAILABLE, a server that keeps running, recovery
 by itself, every acknowledged write kept, and a failed registry refresh that keeps the old snapshot."""
 
+import contextlib
 import os
 import signal
 import threading
@@ -65,6 +66,38 @@ async def test_embedded_engine_killed_mid_run_comes_back_with_every_acknowledged
     assert set(refused) <= {"BACKEND_UNAVAILABLE"}
     assert len(acknowledged) >= 295  # the gate restarted its engine by itself and carried on
     assert acknowledged <= await persons(settings)
+
+
+async def test_an_embedded_engine_that_answers_nothing_is_killed_and_started_again_with_every_write(
+    tmp_path: Path,
+) -> None:
+    """A wedged engine (FalkorDB can deadlock its main thread: it listens, and answers nothing, not even
+    "loading"), stood in for by a stopped process: the gate kills it after a third of its start timeout and
+    starts it again from its files; the write that met it answers BACKEND_UNAVAILABLE, the next ones go on."""
+    settings = Settings(
+        backend=BackendKind.EMBEDDED, data_dir=tmp_path, query_timeout_seconds=2, embedded_start_timeout_seconds=9
+    )
+    backend = await open_backend(settings)
+    await load_into_graph(backend, read_sources([MATRIX_SCHEMAS]))
+    await backend.close()
+    server = build_server(settings, auto_migrate=False)
+    async with Client(server) as client:
+        for i in range(20):
+            assert not (await client.call_tool("write_node", person(i))).is_error
+        wedged = server.services.gate.backend.engine.pid
+        os.kill(wedged, signal.SIGSTOP)
+        try:
+            met = await client.call_tool("write_node", person(20))
+            assert met.is_error and met.structured_content["error_code"] == "BACKEND_UNAVAILABLE"
+            for i in range(21, 30):
+                result = await client.call_tool("write_node", person(i))
+                assert not result.is_error, result.structured_content
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(wedged, signal.SIGCONT)
+        assert server.services.gate.backend.engine.pid != wedged
+    assert not psutil.pid_exists(wedged) or psutil.Process(wedged).status() == psutil.STATUS_ZOMBIE
+    assert set(range(20)) | set(range(21, 30)) <= await persons(settings)
 
 
 async def test_external_engine_outage_answers_promptly_and_recovers(tmp_path: Path) -> None:

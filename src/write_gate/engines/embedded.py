@@ -46,6 +46,11 @@ SHUTDOWN_SECONDS = 30.0
 # How often a gate records the append-only files' sizes (when they moved): under `appendfsync everysec`, the
 # writes acknowledged since the last record are the ones a clean cut of the file could take unnoticed.
 RECORD_SECONDS = 1.0
+# An engine that listens but answers nothing, not even "loading", for this share of the start timeout is wedged:
+# FalkorDB can deadlock its main thread against a query's graph lock (FalkorDB#2129; seen in this suite's CI), and
+# nothing but a kill ends that. The kill loses no acknowledged write: each is in the append-only file before the
+# engine answers it, and the file outlives the process.
+WEDGED_SHARE = 1 / 3
 
 
 def check_data_folder(data_dir: Path) -> None:
@@ -100,6 +105,7 @@ class EmbeddedEngine:
         self._reap()
         deadline = time.monotonic() + self._start_timeout
         warned = False
+        silent_since: float | None = None
         while True:
             found = engine_process.probe(socket_path, folder)
             if found.state is State.SERVING:
@@ -115,6 +121,13 @@ class EmbeddedEngine:
                     "the engine on %s serves %s, not %s: not joining it", socket_path, found.serves, folder.root
                 )
                 warned = True
+            if found.state is not State.SILENT:
+                silent_since = None
+            elif silent_since is None:
+                silent_since = time.monotonic()
+            elif time.monotonic() - silent_since >= self._start_timeout * WEDGED_SHARE:
+                self._kill_wedged(folder, time.monotonic() - silent_since)
+                silent_since = None
             if time.monotonic() >= deadline:
                 holder = read_holder(folder.engine_lock)
                 raise DataFolderError(
@@ -122,6 +135,24 @@ class EmbeddedEngine:
                     f"not answer within {self._start_timeout:g} s (engine log: {folder.log_file})"
                 )
             time.sleep(0.02)
+
+    def _kill_wedged(self, folder: DataFolder, silent_for: float) -> None:
+        """SIGKILL the engine holding this folder, which has answered nothing for `silent_for` seconds: the
+        holder the engine lock names, only if it is still the engine serving this folder (its working
+        directory), so a reused process id is never hit."""
+        holder = read_holder(folder.engine_lock)
+        if holder is None or not is_locked(folder.engine_lock) or not _works_in(holder, folder.root):
+            return
+        logger.error(
+            "the embedded engine (process %s) for %s has answered nothing for %.0f s while not loading: it is "
+            "wedged; killing it to start it again from its files (engine log: %s)",
+            holder,
+            folder.root,
+            silent_for,
+            folder.log_file,
+        )
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(holder, signal.SIGKILL)
 
     def _start(self, lock: int, deadline: float) -> int:
         """Holding the engine lock, no engine serves this folder: check the folder, start the engine with the
@@ -178,6 +209,14 @@ class EmbeddedEngine:
                     os.kill(pid, signal.SIGTERM)
             # Gone means the engine lock is free: the kernel releases it when the engine (or a zombie) ends.
             freed = wait_lock(folder.engine_lock, time.monotonic() + SHUTDOWN_SECONDS)
+            if freed is None and pid and _works_in(pid, folder.root):
+                # A wedged engine never gets to its shutdown; its files hold every write it answered.
+                logger.warning(
+                    "the embedded engine for %s did not stop within %g s: killed", folder.root, SHUTDOWN_SECONDS
+                )
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                freed = wait_lock(folder.engine_lock, time.monotonic() + SHUTDOWN_SECONDS)
             if freed is None:
                 logger.warning("the embedded engine for %s did not stop within %g s", folder.root, SHUTDOWN_SECONDS)
             else:
@@ -193,6 +232,17 @@ class EmbeddedEngine:
 
     def _reap(self) -> None:
         self._started = [p for p in self._started if p.poll() is None]
+
+
+def _works_in(pid: int, root: Path) -> bool:
+    """Whether process `pid` runs in folder `root` (as the engine does: `--dir`). Where /proc is missing, the
+    engine lock's record is all there is to go on."""
+    try:
+        return Path(os.readlink(f"/proc/{pid}/cwd")) == root.resolve()
+    except FileNotFoundError:
+        return not Path("/proc/self").exists()
+    except OSError:
+        return False
 
 
 class EmbeddedBackend(FalkorDBBackend):

@@ -18,7 +18,8 @@ from write_gate.engines.engine_binaries import EngineBinaries
 class State(enum.Enum):
     SERVING = "serving"  # this folder's engine, loaded, answering
     ABSENT = "absent"  # nothing listens on the socket
-    BUSY = "busy"  # something listens but is not ready: loading its files, or not answering
+    BUSY = "busy"  # the engine answers that it is not ready: loading its files
+    SILENT = "silent"  # something listens but does not answer at all: starting, or wedged (see EmbeddedEngine)
     FOREIGN = "foreign"  # an engine answers that serves another folder: never join it
 
 
@@ -46,7 +47,7 @@ def probe(socket_path: Path, folder: DataFolder, timeout: float = 2.0) -> Probe:
     except redis.exceptions.BusyLoadingError:
         return Probe(State.BUSY)
     except redis.exceptions.TimeoutError:
-        return Probe(State.BUSY)
+        return Probe(State.SILENT)
     except (redis.exceptions.ConnectionError, OSError):
         return Probe(State.ABSENT)  # refused: a socket file that nobody listens on any more
     finally:
