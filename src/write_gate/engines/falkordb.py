@@ -3,11 +3,13 @@
 
 import functools
 import logging
+from typing import Any
 
 import anyio
 import redis.exceptions
 from falkordb.asyncio import FalkorDB
 from falkordb.asyncio.graph import AsyncGraph
+from falkordb.asyncio.query_result import LABELS_ADDED, NODES_CREATED, QueryResult
 
 from write_gate.core.cypher.dialect import SETTLE_NODE_LABELS, FalkorDBDialect
 from write_gate.core.cypher.statement import Statement
@@ -25,6 +27,7 @@ from write_gate.engines.base import (
 )
 from write_gate.engines.falkordb_client import done_sending, open_client, sending
 from write_gate.engines.falkordb_params import params_header
+from write_gate.engines.falkordb_reply import NeedsSchema, parse_rows, raise_errors
 
 _UNAVAILABLE = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, ConnectionError, OSError, TimeoutError)
 _NO_ANSWER = (redis.exceptions.TimeoutError, TimeoutError)  # reached, but no answer in time
@@ -84,12 +87,14 @@ class FalkorDBBackend:
         # The parameters as a header of literals, built here (falkordb_params.py: the client's own encoder cost a
         # batch's chunk about 150 ms of Python).
         text = params_header(statement.params) + statement.text
+        command: list[str | int] = ["GRAPH.RO_QUERY" if read_only else "GRAPH.QUERY", graph.name, text, "--compact"]
+        if read_only:
+            command += ["timeout", max(1, round(self._read_timeout * 1000))]
         try:
             with anyio.fail_after(wait):
-                if read_only:
-                    result = await graph.ro_query(text, timeout=max(1, round(self._read_timeout * 1000)))
-                else:
-                    result = await graph.query(text)
+                # Sent as the client's query() sends it; the reply parsed by falkordb_reply, off the loop when large.
+                response = await graph.execute_command(*command)
+                raise_errors(response)
         except (TimeoutError, *_UNAVAILABLE) as exc:
             late = isinstance(exc, TimeoutError)
             reason = f"did not answer within {wait:g} s" if late else f"unreachable: {type(exc).__name__}"
@@ -111,6 +116,20 @@ class FalkorDBBackend:
             done_sending(token)
         if not read_only:
             write_reached()
+        try:
+            reply = await parse_rows(response)
+        except NeedsSchema:
+            return await self._rows_by_client(graph, response, read_only)
+        if not read_only:
+            self._unsettled += reply.stat(NODES_CREATED) + reply.stat(LABELS_ADDED)
+        return reply.rows
+
+    async def _rows_by_client(self, graph: AsyncGraph, response: list[Any], read_only: bool) -> list[Row]:
+        """A reply holding nodes, relationships or paths, parsed by the client, whose schema cache names their
+        labels and properties."""
+        result = QueryResult(graph)
+        await result.parse(response)
+        if not read_only:
             self._unsettled += int(result.nodes_created + result.labels_added)
         names = [column[1] for column in result.header]
         return [dict(zip(names, (plain(v) for v in row), strict=True)) for row in result.result_set]
