@@ -344,6 +344,10 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
         "read_page_by_id_first": lambda: read_cypher.page_of_labels(
             ("Organization", "Person"), searching=False, by_id=True, resume=False
         ),
+        # A page resumed in a sparse label: its own scan, filtered past the cursor (resume_by_own_scan).
+        "read_page_by_own_scan": lambda: by_id(
+            read_cypher.page_of_labels(("Organization", "Person"), searching=False, by_id=True, own_scan=True)
+        ),
         "read_page_search_by_id_first": lambda: read_cypher.page_of_labels(
             ("Organization", "Person"), searching=True, by_id=True, resume=False
         ),
@@ -360,6 +364,7 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
         "read_expand_neighbours": lambda: read_cypher.expand(outgoing_only=False, neighbours=True),
         "read_relationship_types_of": lambda: read_cypher.RELATIONSHIP_TYPES_OF,
         "read_label_count": lambda: read_cypher.label_count("Person"),
+        "read_node_count": lambda: read_cypher.NODE_COUNT,
         "read_relationship_count": lambda: read_cypher.relationship_count("KNOWS"),
         "read_export_page": lambda: export_cypher.export_page("Person"),
         "read_export_page_by_id": lambda: by_id(export_cypher.export_page("Person", by_id=True)),
@@ -639,6 +644,8 @@ PORTABLE = {name: every_built(Marker(), dialect) for name, dialect in DIALECTS.i
 # The shapes the gate sends through `backend.read` (read-only at the engine); every other one is a write or DDL.
 READS = frozenset(
     {
+        "read_page_by_own_scan",
+        "read_node_count",
         "read_registry",
         "registry_version",
         "defined_schema_entries",

@@ -14,6 +14,7 @@ pages them with its cursor. A read that shows claims weighs them by their age wh
 import base64
 import binascii
 import json
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -468,6 +469,10 @@ class Named:
     aliases: list[Alias]
 
 
+# How long a label's density decides how its pages resume before it is counted again.
+DENSITY_SECONDS = 10.0
+
+
 class Reader:
     def __init__(
         self,
@@ -479,6 +484,17 @@ class Reader:
         self._registry = registry  # read at each call: a refresh swaps the snapshot
         # WRITE_GATE_DECAY_HALF_LIFE_DAYS, for claims whose label or type names no half-life.
         self._half_life_by_method = dict(half_life_by_method or {})
+        # A label's node count and the graph's, when last read (monotonic seconds): which scan resumes a page in
+        # it (read_cypher.resume_by_own_scan). A stale pair only costs a page a slower scan, never a wrong answer.
+        self._density: dict[str, tuple[float, int, int]] = {}
+
+    async def _resume_by_own_scan(self, label: str, limit: int) -> bool:
+        known = self._density.get(label)
+        if known is None or time.monotonic() - known[0] > DENSITY_SECONDS:
+            [in_label] = await self.read(read_cypher.label_count(label))
+            [in_graph] = await self.read(read_cypher.NODE_COUNT)
+            known = self._density[label] = (time.monotonic(), in_label["count"], in_graph["count"])
+        return read_cypher.resume_by_own_scan(known[1], known[2], limit)
 
     def _decay(self) -> Decay:
         return Decay(self._registry(), self._half_life_by_method, parse_at(utc_now()))
@@ -571,8 +587,9 @@ class Reader:
             # Only the page's first label starts after the cursor, and only it is scanned by id from there
             # (page_of_labels: a label scan by id walks every id past its bound).
             resumes = resume and scanned[0] == names[0]
+            own_scan = by_id and resumes and await self._resume_by_own_scan(names[0], limit + 1)
             statement = read_cypher.page_of_labels(
-                tuple(scanned), searching=query is not None, by_id=by_id, resume=resumes, **flags
+                tuple(scanned), searching=query is not None, by_id=by_id, resume=resumes, own_scan=own_scan, **flags
             )
             assert statement is not None
             more = await self.read(Statement(statement.text, {**params, "after": after} if resumes else params))

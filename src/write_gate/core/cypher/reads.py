@@ -60,9 +60,22 @@ def entity_conditions(*, filtered: bool, knowledge: bool, include_archived: bool
     return conditions
 
 
-def position_after(var: str, by_id: bool, after: str) -> str:
-    """The page's lower bound on a node's position: its engine id (FalkorDB), or its `_key`, exactly."""
+def position_after(var: str, by_id: bool, after: str, own_scan: bool = False) -> str:
+    """The page's lower bound on a node's position: its engine id (FalkorDB), or its `_key`, exactly. With
+    `own_scan`, an id bound FalkorDB's planner keeps as a filter on the label's own scan (`toInteger` hides it from
+    the rewrite into a scan by id): see `resume_by_own_scan`."""
+    if by_id and own_scan:
+        return f"toInteger(id({var})) > {after}"
     return f"id({var}) > {after}" if by_id else exactly(f"{var}.{KEY_FIELD}", ">", after)
+
+
+def resume_by_own_scan(label_nodes: int, all_nodes: int, limit: int) -> bool:
+    """Whether a page resumed inside a label reads it cheaper by the label's own scan, filtered past the cursor
+    (which reads the label's nodes before the cursor: at most `label_nodes`), than by FalkorDB's scan by id (which
+    walks every id past the cursor and tests its label: about `limit` x `all_nodes` / `label_nodes` of them for a
+    label spread evenly). So a sparse label is read by its own nodes, a dense one by ids; either way a page reads
+    at most about the square root of `limit` x `all_nodes` (one node among a million: 133 ms by id)."""
+    return label_nodes * label_nodes < limit * all_nodes
 
 
 def page_tail(var: str, by_id: bool) -> str:
@@ -91,16 +104,18 @@ def page_of_labels(
     filtered: bool = False,
     knowledge: bool = False,
     include_archived: bool = False,
+    own_scan: bool = False,
 ) -> Statement | None:
     """A page across `labels` in one round trip: for each label in turn (its place in `labels` is the `part`
     column), its first `$limit` nodes in position order (engine id with `by_id`, else `_key`), after `$after` in
     the first label when `resume` (a cursor points into it) and from the start in the others. Parameters: `after`
     (when resuming), `limit`, `query` (folded) when searching, the claim filter's when `filtered`
     (`claim_matches`), the knowledge filter's when `knowledge` (`knowledge_matches`); archived nodes only with
-    `include_archived`. None for no labels."""
+    `include_archived`; the first label resumed by its own scan with `own_scan` (`resume_by_own_scan`). None for
+    no labels."""
     parts = []
     for part, label in enumerate(labels):
-        bound = position_after("n", by_id, "$after") if part == 0 and resume else _from_start(by_id)
+        bound = position_after("n", by_id, "$after", own_scan) if part == 0 and resume else _from_start(by_id)
         conditions = [bound] if bound is not None else []
         conditions += entity_conditions(filtered=filtered, knowledge=knowledge, include_archived=include_archived)
         narrowed = ""
@@ -168,6 +183,10 @@ IDS_WITH_MATCHING_CLAIMS = Statement(
 
 def label_count(label: str) -> Statement:
     return Statement(f"MATCH (n:{quote(label)}) RETURN count(n) AS count")
+
+
+# Every node: like a label's count, answered by FalkorDB from its matrices without a scan (only in this bare form).
+NODE_COUNT = Statement("MATCH (n) RETURN count(n) AS count")
 
 
 def relationship_count(type_: str) -> Statement:

@@ -1,0 +1,9 @@
+MATCH (n:`Organization`)
+WHERE toInteger(id(n)) > $after AND n._alias_of IS NULL AND n._archived_at IS NULL
+RETURN 0 AS part, id(n) AS id, id(n) AS key
+LIMIT $limit
+UNION ALL
+MATCH (n:`Person`)
+WHERE n._alias_of IS NULL AND n._archived_at IS NULL
+RETURN 1 AS part, id(n) AS id, id(n) AS key
+LIMIT $limit
