@@ -39,11 +39,13 @@ def test_relationships_are_tallied_by_agent_source_bucket_and_day() -> None:
         "CASE WHEN r.confidence IS NULL THEN null WHEN r.confidence >= 1 THEN 9 WHEN r.confidence <= 0 THEN 0"
         " ELSE toInteger(r.confidence * 10) END"
     )
-    dimensions = (
-        f"[['agent', r.written_by], ['source', r.source], ['confidence', {bucket}], "
-        "['day', substring(coalesce(r.created_at, r.last_updated), 0, 10)]]"
+    grouped = (
+        f"WITH type(r) AS name, r.written_by AS agent, r.source AS source, {bucket} AS bucket, "
+        "substring(coalesce(r.created_at, r.last_updated), 0, 10) AS day,\n"
+        "     count(*) AS rows, min(r.confidence) AS low, max(r.confidence) AS high, sum(r.confidence) AS total\n"
     )
-    assert f"UNWIND [['count', null]] + {dimensions} AS d\n" in RELATIONSHIP_TALLIES.text
+    dimensions = "[['agent', agent], ['source', source], ['confidence', bucket], ['day', day]]"
+    assert f"{grouped}UNWIND [['count', null]] + {dimensions} AS d\n" in RELATIONSHIP_TALLIES.text
 
 
 def test_a_label_or_type_becomes_a_cypher_string_only_when_it_is_an_identifier() -> None:

@@ -1,9 +1,12 @@
 """Statistics statements: aggregates the engine computes, over the registry's labels and types only.
 
 Each label is one branch of a UNION ALL, its place in the list the `part` column, so a label's name never has
-to be a string in the text; the relationships are one scan, grouped by type. Each node (or relationship) gives
-one row per dimension (`UNWIND`), and the engine groups them, so what comes back is one row per label (or type),
-dimension and distinct value (agents, sources, ten confidence buckets, days), never a row per node.
+to be a string in the text; the relationships are one scan, grouped by type. The engine groups the nodes (or
+relationships) by all their dimensions at once, then gives each group one row per dimension (`UNWIND`) and groups
+those again, so what comes back is one row per label (or type), dimension and distinct value (agents, sources,
+ten confidence buckets, days), never a row per node; and the unwinding is per group, not per node (five rows a
+node cost more than the scan). These still read every entity and relationship: no index answers a count by
+agent, source, confidence or day (issue 35, item 3).
 
 Dimensions: `agent` (written_by), `source`, `confidence` (the bucket, 0..9, of the node's confidence; the
 branch also answers each bucket's min, max and sum, for the distribution's min, mean and max), `day` (the date
@@ -39,21 +42,35 @@ def _first_day(var: str) -> str:
     return f"substring(coalesce({var}.{CREATED_FIELD}, {var}.last_updated), 0, 10)"
 
 
-def _dimensions(var: str, archived: bool) -> str:
-    pairs = [
-        f"['agent', {var}.written_by]",
-        f"['source', {var}.source]",
-        f"['confidence', {confidence_bucket(var)}]",
-        f"['day', {_first_day(var)}]",
+def _grouped(var: str, archived: bool, typed: bool = False) -> str:
+    """Every dimension's value, with each group's count and confidence figures: one row per distinct combination
+    (and type, `typed`)."""
+    keys = [
+        *([f"type({var}) AS name"] if typed else []),
+        f"{var}.written_by AS agent",
+        f"{var}.source AS source",
+        f"{confidence_bucket(var)} AS bucket",
+        f"{_first_day(var)} AS day",
     ]
     if archived:
-        pairs.append(f"['archived', {var}.{ARCHIVED_AT} IS NOT NULL]")
+        keys.append(f"{var}.{ARCHIVED_AT} IS NOT NULL AS archived")
+    return (
+        "WITH " + ", ".join(keys) + ",\n"
+        f"     count(*) AS rows, min({var}.confidence) AS low, max({var}.confidence) AS high,"
+        f" sum({var}.confidence) AS total"
+    )
+
+
+def _dimensions(archived: bool) -> str:
+    pairs = ["['agent', agent]", "['source', source]", "['confidence', bucket]", "['day', day]"]
+    if archived:
+        pairs.append("['archived', archived]")
     return "[" + ", ".join(pairs) + "]"
 
 
 _TALLY = (
-    "RETURN {part} AS {key}, d[0] AS dimension, d[1] AS value, count(*) AS count,\n"
-    "       min({var}.confidence) AS low, max({var}.confidence) AS high, sum({var}.confidence) AS total"
+    "RETURN {part} AS {key}, d[0] AS dimension, d[1] AS value, sum(rows) AS count,\n"
+    "       min(low) AS low, max(high) AS high, sum(total) AS total"
 )
 
 
@@ -63,7 +80,8 @@ def node_tallies(labels: tuple[str, ...]) -> Statement | None:
     those rows also count the label. None for no labels."""
     branches = [
         f"MATCH (n:{quote(label)}) WHERE {not_alias('n')}\n"
-        f"UNWIND {_dimensions('n', archived=True)} AS d\n" + _TALLY.format(part=part, key="part", var="n")
+        f"{_grouped('n', archived=True)}\n"
+        f"UNWIND {_dimensions(archived=True)} AS d\n" + _TALLY.format(part=part, key="part")
         for part, label in enumerate(labels)
     ]
     return Statement("\nUNION ALL\n".join(branches)) if branches else None
@@ -74,8 +92,8 @@ def node_tallies(labels: tuple[str, ...]) -> Statement | None:
 # type cost as much as the whole scan, with or without relationships of its own).
 RELATIONSHIP_TALLIES = Statement(
     "MATCH ()-[r]->() WHERE type(r) IN $types\n"
-    f"UNWIND [['count', null]] + {_dimensions('r', archived=False)} AS d\n"
-    + _TALLY.format(part="type(r)", key="name", var="r")
+    f"{_grouped('r', archived=False, typed=True)}\n"
+    f"UNWIND [['count', null]] + {_dimensions(archived=False)} AS d\n" + _TALLY.format(part="name", key="name")
 )
 
 
