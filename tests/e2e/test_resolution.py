@@ -1,6 +1,7 @@
 """Entity resolution through a real MCP client on every engine: find_duplicates scores and explains, merge_entities
 re-points, unions and reports, and aliases lead writes and reads to the survivor."""
 
+import random
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,71 @@ async def test_archived_entities_are_not_paired_until_restored(client: Client) -
     await ok(client, "restore_entities", {"entityNames": ["Acmee"]})
     found = await ok(client, "find_duplicates", {})
     assert [[n["name"] for n in pair["nodes"]] for pair in found["pairs"]] == [["Acme", "Acmee"]]
+
+
+def _names(rng: random.Random, count: int) -> list[str]:
+    """Names from a few syllables, some with a letter dropped or doubled: pairs near and far, blocks small."""
+    syllables = ["ac", "me", "glo", "bex", "ini", "ra", "zen"]
+    out: set[str] = set()
+    while len(out) < count:
+        name = "".join(rng.choice(syllables) for _ in range(rng.randint(2, 3))).capitalize()
+        if out and rng.random() < 0.3:
+            base = rng.choice(sorted(out))
+            i = rng.randrange(1, len(base))
+            name = base[:i] + base[i:][1:] if rng.random() < 0.5 else base[:i] + base[i] + base[i:]
+        out.add(name)
+    return sorted(out)
+
+
+def _pairs(answer: dict[str, Any]) -> set[tuple[tuple[str, str], ...]]:
+    return {tuple((n["label"], n["name"]) for n in pair["nodes"]) for pair in answer["pairs"]}
+
+
+async def test_pages_walk_every_node_once_and_pair_only_what_one_pass_pairs(client: Client) -> None:
+    """A call reads at most `page_size` nodes, label after label in page order, and answers `next_cursor` while
+    nodes remain: the pages of a walk read every node once, and each pairs its own nodes, as one pass over all
+    of them would (a pass with a page holding every node answers what a call without paging did)."""
+    rng = random.Random(37)
+    written = 0
+    for label in ("Organization", "Person"):
+        items = [{"label": label, "merge_keys": {"name": name}, **PROV} for name in _names(rng, rng.randint(20, 30))]
+        assert (await ok(client, "write_nodes", {"items": items}))["written"] == len(items)
+        written += len(items)
+    args: dict[str, Any] = {"labels": ["Organization", "Person"], "threshold": 0.7, "limit": 500}
+    whole = await ok(client, "find_duplicates", args)
+    assert whole["nodes_scanned"] == written and whole["next_cursor"] is None and whole["more"] is False
+    assert _pairs(whole)  # the check can fail
+    for size in (1, 7, written - 1, written):
+        pages, cursor = [], None
+        while True:
+            page = await ok(client, "find_duplicates", {**args, "page_size": size, "cursor": cursor})
+            assert 0 < page["nodes_scanned"] <= size, (size, page)
+            pages.append(page)
+            if (cursor := page["next_cursor"]) is None:
+                break
+        assert sum(page["nodes_scanned"] for page in pages) == written, size
+        assert len(pages) == -(-written // size), size
+        found = set().union(*(_pairs(page) for page in pages))
+        assert found <= _pairs(whole), size
+        if size == written:
+            assert pages == [whole]
+
+
+async def test_a_bad_cursor_is_refused(client: Client) -> None:
+    await node(client, "Organization", "Acme")
+    await node(client, "Organization", "Acmee")
+    first = await ok(client, "find_duplicates", {"labels": ["Organization"], "page_size": 1})
+    assert first["next_cursor"] is not None
+    listed = await ok(client, "read_graph", {"limit": 1})
+    for cursor in ("nope", listed["next_cursor"], first["next_cursor"] + "x"):
+        bad = await rejected(client, "find_duplicates", {"labels": ["Organization"], "cursor": cursor})
+        assert bad["error_code"] == "INVALID_INPUT", cursor
+    # A cursor into a label this call does not ask for.
+    bad = await rejected(client, "find_duplicates", {"labels": ["Person"], "cursor": first["next_cursor"]})
+    assert bad["error_code"] == "INVALID_INPUT"
+    for size in (0, 10_001):
+        bad = await rejected(client, "find_duplicates", {"page_size": size})
+        assert bad["error_code"] == "INVALID_INPUT"
 
 
 # --- merge_entities ----------------------------------------------------------------------------

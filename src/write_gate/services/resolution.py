@@ -1,9 +1,10 @@
 """`find_duplicates` and `merge_entities`: entity resolution through the gate, deterministic (no model).
 
-find_duplicates reads each label's nodes a page at a time (name, identity and the shared key properties) and
-scores only the pairs that blocking proposes (`core.resolution`). merge_entities plans each merge from a read
-(`core.merging`), then runs it as one statement that checks nothing moved since; if something did, it reads
-and plans again.
+find_duplicates reads at most `page_size` nodes a call (name, identity and the shared key properties), label after
+label in the engine's page order, and scores only the pairs among them that blocking proposes (`core.resolution`);
+`next_cursor` leads the next call on from there, so no call's work grows with the graph. merge_entities plans
+each merge from a read (`core.merging`), then runs it as one statement that checks nothing moved since; if
+something did, it reads and plans again.
 """
 
 from typing import Annotated, Any, Literal
@@ -34,8 +35,11 @@ from write_gate.core.resolution import (
 from write_gate.core.values import clean_map
 from write_gate.services.change_records import change_stamp
 from write_gate.services.gate import Gate, new_id, run_write
+from write_gate.services.reads import Cursor, decode_cursor, encode_cursor
 
-PAGE = 5000  # nodes read per round trip
+# Nodes one find_duplicates call reads and blocks: its cost grows with these, not with the graph.
+DEFAULT_PAGE_SIZE = 1000
+MAX_PAGE_SIZE = 5000
 MAX_LIMIT = 500
 MAX_MERGED = 20
 # A merge whose nodes keep changing under it is planned again, this many times at most.
@@ -54,6 +58,10 @@ class FindDuplicatesRequest(_Request):
     shared_properties: Annotated[list[str], Field(description="Equal values mark a duplicate.", max_length=16)] = list(
         DEFAULT_SHARED_PROPERTIES
     )
+    page_size: Annotated[
+        int, Field(ge=1, le=MAX_PAGE_SIZE, description="Nodes this call reads at most; only they are paired.")
+    ] = DEFAULT_PAGE_SIZE
+    cursor: Cursor = None
 
 
 class NodeRef(BaseModel):
@@ -79,6 +87,9 @@ class DuplicatesFound(BaseModel):
     nodes_scanned: int
     pairs_compared: int
     more: bool = Field(description="More pairs passed the threshold than limit allowed.")
+    next_cursor: str | None = Field(
+        default=None, description="Pass back as cursor, with the same labels, for the next nodes; null at the end."
+    )
 
 
 class NodeAddress(_Request):
@@ -142,6 +153,40 @@ def _pair_out(pair: Pair) -> DuplicatePair:
     )
 
 
+_CURSOR = "dups"
+
+
+async def _page(
+    gate: Gate, labels: list[str], shared: list[str], size: int, cursor: str | None
+) -> tuple[list[Node], str | None]:
+    """At most `size` nodes, label after label (sorted), each label in its engine's page order (engine id or
+    `_key`: `Dialect.pages_by_id`), from the cursor's label and position on; and the cursor of the next node, if
+    one is left. One more row than there is room for is asked, so a cursor always leads to a node."""
+    by_id = gate.backend.dialect.pages_by_id
+    start: int | str = -1 if by_id else ""
+    position = decode_cursor(cursor, _CURSOR, l=str, a=int if by_id else str)
+    first = 0
+    if position is not None:
+        if position["l"] not in labels:
+            raise GateRejection(
+                ErrorCode.INVALID_INPUT, "cursor is not a find_duplicates cursor for these labels", field="cursor"
+            )
+        first = labels.index(position["l"])
+    nodes: list[Node] = []
+    for label in labels[first:]:
+        after = position["a"] if position is not None and label == position["l"] else start
+        room = size - len(nodes)
+        statement = cypher.candidates(label, shared, by_id=by_id, resume=after != start)
+        rows = await gate.reader.read(Statement(statement.text, {"after": after, "limit": room + 1}))
+        for row in rows[:room]:
+            values = dict(zip(shared, row["shared"] or [], strict=False))
+            nodes.append(make_node(row["id"], label, row["key"], row["name"], values))
+            after = row["id"] if by_id else row["key"]
+        if len(rows) > room:
+            return nodes, encode_cursor(_CURSOR, l=label, a=after)
+    return nodes, None
+
+
 async def find_duplicates(gate: Gate, request: FindDuplicatesRequest) -> DuplicatesFound:
     registry = gate.registry
     labels = (
@@ -150,18 +195,7 @@ async def find_duplicates(gate: Gate, request: FindDuplicatesRequest) -> Duplica
         else registry.all_canonical_labels()
     )
     shared = sorted({normalize_identifier(p, "shared_properties") for p in request.shared_properties})
-    nodes: list[Node] = []
-    for label in labels:
-        text = cypher.candidates(label, shared).text
-        after = ""
-        while True:
-            rows = await gate.reader.read(Statement(text, {"after": after, "limit": PAGE}))
-            for row in rows:
-                values = dict(zip(shared, row["shared"] or [], strict=False))
-                nodes.append(make_node(row["id"], label, row["key"], row["name"], values))
-            if len(rows) < PAGE:
-                break
-            after = rows[-1]["key"]
+    nodes, next_cursor = await _page(gate, labels, shared, request.page_size, request.cursor)
     pairs, compared = find_pairs(
         nodes, across_labels=request.across_labels, threshold=request.threshold, limit=request.limit + 1
     )
@@ -170,6 +204,7 @@ async def find_duplicates(gate: Gate, request: FindDuplicatesRequest) -> Duplica
         nodes_scanned=len(nodes),
         pairs_compared=compared,
         more=len(pairs) > request.limit,
+        next_cursor=next_cursor,
     )
 
 
