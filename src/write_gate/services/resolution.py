@@ -35,6 +35,7 @@ from write_gate.core.resolution import (
 from write_gate.core.values import clean_map
 from write_gate.services.change_records import change_stamp
 from write_gate.services.gate import Gate, new_id, run_write
+from write_gate.services.off_loop import off_the_loop
 from write_gate.services.reads import Cursor, decode_cursor, encode_cursor
 
 # Nodes one find_duplicates call reads and blocks: its cost grows with these, not with the graph.
@@ -156,9 +157,13 @@ def _pair_out(pair: Pair) -> DuplicatePair:
 _CURSOR = "dups"
 
 
+# A node as read: id, label, `_key`, name, shared key properties' values.
+type _Read = tuple[int, str, str, Any, dict[str, Any]]
+
+
 async def _page(
     gate: Gate, labels: list[str], shared: list[str], size: int, cursor: str | None
-) -> tuple[list[Node], str | None]:
+) -> tuple[list[_Read], str | None]:
     """At most `size` nodes, label after label (sorted), each label in its engine's page order (engine id or
     `_key`: `Dialect.pages_by_id`), from the cursor's label and position on; and the cursor of the next node, if
     one is left. One more row than there is room for is asked, so a cursor always leads to a node."""
@@ -172,7 +177,7 @@ async def _page(
                 ErrorCode.INVALID_INPUT, "cursor is not a find_duplicates cursor for these labels", field="cursor"
             )
         first = labels.index(position["l"])
-    nodes: list[Node] = []
+    nodes: list[_Read] = []
     for label in labels[first:]:
         after = position["a"] if position is not None and label == position["l"] else start
         room = size - len(nodes)
@@ -180,7 +185,7 @@ async def _page(
         rows = await gate.reader.read(Statement(statement.text, {"after": after, "limit": room + 1}))
         for row in rows[:room]:
             values = dict(zip(shared, row["shared"] or [], strict=False))
-            nodes.append(make_node(row["id"], label, row["key"], row["name"], values))
+            nodes.append((row["id"], label, row["key"], row["name"], values))
             after = row["id"] if by_id else row["key"]
         if len(rows) > room:
             return nodes, encode_cursor(_CURSOR, l=label, a=after)
@@ -195,13 +200,18 @@ async def find_duplicates(gate: Gate, request: FindDuplicatesRequest) -> Duplica
         else registry.all_canonical_labels()
     )
     shared = sorted({normalize_identifier(p, "shared_properties") for p in request.shared_properties})
-    nodes, next_cursor = await _page(gate, labels, shared, request.page_size, request.cursor)
-    pairs, compared = find_pairs(
-        nodes, across_labels=request.across_labels, threshold=request.threshold, limit=request.limit + 1
-    )
+    read, next_cursor = await _page(gate, labels, shared, request.page_size, request.cursor)
+
+    def score() -> tuple[list[Pair], int]:
+        nodes = [make_node(*node) for node in read]
+        limit = request.limit + 1
+        return find_pairs(nodes, across_labels=request.across_labels, threshold=request.threshold, limit=limit)
+
+    # Blocking and scoring a page is pure CPU (a rapidfuzz call per proposed pair): off the loop once it is large.
+    pairs, compared = await off_the_loop(score, len(read))
     return DuplicatesFound(
         pairs=[_pair_out(p) for p in pairs[: request.limit]],
-        nodes_scanned=len(nodes),
+        nodes_scanned=len(read),
         pairs_compared=compared,
         more=len(pairs) > request.limit,
         next_cursor=next_cursor,
