@@ -5,8 +5,9 @@
 
 Writes `--nodes` Organization nodes through `write_nodes` (a share of them near-duplicates of the others: one
 letter dropped, doubled or swapped), then times `find_duplicates`' first page over the label and prints the median,
-the nodes scanned, the pairs blocking proposed (against all n(n-1)/2) and the pairs found; then walks every page
-with its cursor once and prints the slowest call and the walk's total.
+the nodes scanned, the pairs blocking proposed (against all n(n-1)/2) and the pairs found; then walks once with
+the cursor (every window of `--page-size` nodes against itself and every later one) and prints the calls, the
+slowest, the walk's total, the pairs compared and answered (and the calls whose `limit` cut some off).
 """
 
 import argparse
@@ -76,18 +77,21 @@ async def main(count: int, share: float, runs: int, page_size: int) -> None:
                 f"{answer['pairs_compared']:,} pairs compared of {n * (n - 1) // 2:,}; "
                 f"{len(answer['pairs'])} pairs >= 0.8 answered (more: {answer['more']})"
             )
-            walk, cursor, found = [], None, 0
+            walk, cursor, found, compared, cut = [], None, 0, 0, 0
             while True:
                 start_at = time.perf_counter()
                 result = await client.call_tool("find_duplicates", {**args, "cursor": cursor})
                 walk.append(time.perf_counter() - start_at)
                 assert not result.is_error, result.structured_content
                 found += len(result.structured_content["pairs"])
+                compared += result.structured_content["pairs_compared"]
+                cut += result.structured_content["more"]
                 if (cursor := result.structured_content["next_cursor"]) is None:
                     break
             print(
-                f"a walk of {len(walk)} pages of {page_size:,}: slowest call {max(walk) * 1000:,.0f} ms, "
-                f"all {sum(walk) * 1000:,.0f} ms; {found} pairs answered"
+                f"a walk of {len(walk)} calls, windows of {page_size:,}: slowest call {max(walk) * 1000:,.0f} ms, "
+                f"all {sum(walk) * 1000:,.0f} ms; {compared:,} pairs compared, {found:,} answered "
+                f"({cut} calls cut by limit)"
             )
     finally:
         await backend.close()
