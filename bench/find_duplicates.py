@@ -1,10 +1,13 @@
 """find_duplicates' cost through the MCP SDK client on the embedded engine.
 
     uv run --group bench python bench/find_duplicates.py [--nodes 10000] [--duplicates 0.2] [--runs 5]
+        [--page-size 1000]
 
 Writes `--nodes` Organization nodes through `write_nodes` (a share of them near-duplicates of the others: one
-letter dropped, doubled or swapped), then times `find_duplicates` over the label and prints the median, the
-nodes scanned, the pairs blocking proposed (against all n(n-1)/2) and the pairs found.
+letter dropped, doubled or swapped), then times `find_duplicates`' first page over the label and prints the median,
+the nodes scanned, the pairs blocking proposed (against all n(n-1)/2) and the pairs found; then walks once with
+the cursor (every window of `--page-size` nodes against itself and every later one) and prints the calls, the
+slowest, the walk's total, the pairs compared and answered (and the calls whose `limit` cut some off).
 """
 
 import argparse
@@ -45,7 +48,7 @@ def names(count: int, share: float, rng: random.Random) -> list[str]:
     return out
 
 
-async def main(count: int, share: float, runs: int) -> None:
+async def main(count: int, share: float, runs: int, page_size: int) -> None:
     data = Path(tempfile.mkdtemp(prefix="wg-bench-dups-"))
     settings = Settings(data_dir=data)
     backend = await open_backend(settings)
@@ -60,7 +63,7 @@ async def main(count: int, share: float, runs: int) -> None:
                 ]
                 result = await client.call_tool("write_nodes", {"items": items})
                 assert not result.is_error and result.structured_content["written"] == len(items)
-            args = {"labels": ["Organization"], "threshold": 0.8, "limit": 500}
+            args = {"labels": ["Organization"], "threshold": 0.8, "limit": 500, "page_size": page_size}
             timings, answer = [], {}
             for _ in range(runs):
                 start_at = time.perf_counter()
@@ -74,6 +77,22 @@ async def main(count: int, share: float, runs: int) -> None:
                 f"{answer['pairs_compared']:,} pairs compared of {n * (n - 1) // 2:,}; "
                 f"{len(answer['pairs'])} pairs >= 0.8 answered (more: {answer['more']})"
             )
+            walk, cursor, found, compared, cut = [], None, 0, 0, 0
+            while True:
+                start_at = time.perf_counter()
+                result = await client.call_tool("find_duplicates", {**args, "cursor": cursor})
+                walk.append(time.perf_counter() - start_at)
+                assert not result.is_error, result.structured_content
+                found += len(result.structured_content["pairs"])
+                compared += result.structured_content["pairs_compared"]
+                cut += result.structured_content["more"]
+                if (cursor := result.structured_content["next_cursor"]) is None:
+                    break
+            print(
+                f"a walk of {len(walk)} calls, windows of {page_size:,}: slowest call {max(walk) * 1000:,.0f} ms, "
+                f"all {sum(walk) * 1000:,.0f} ms; {compared:,} pairs compared, {found:,} answered "
+                f"({cut} calls cut by limit)"
+            )
     finally:
         await backend.close()
         shutil.rmtree(data, ignore_errors=True)
@@ -85,5 +104,6 @@ if __name__ == "__main__":
     parser.add_argument("--nodes", type=int, default=10_000)
     parser.add_argument("--duplicates", type=float, default=0.2)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--page-size", type=int, default=1000)
     ns = parser.parse_args()
-    anyio.run(main, ns.nodes, ns.duplicates, ns.runs)
+    anyio.run(main, ns.nodes, ns.duplicates, ns.runs, ns.page_size)

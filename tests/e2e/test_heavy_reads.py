@@ -10,8 +10,10 @@ from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 
 from tests.conftest import ok
 from write_gate.core.cypher import reads as read_cypher
+from write_gate.core.cypher import resolution as resolution_cypher
 from write_gate.engines import GraphBackend
 from write_gate.services.reads import MAX_LIMIT
+from write_gate.services.resolution import MAX_PAGE_SIZE
 from write_gate.serving.config import Settings
 from write_gate.serving.telemetry import Telemetry, Tracing, shape_id
 from write_gate.surface.server import build_server
@@ -86,3 +88,50 @@ async def test_a_small_call_is_answered_while_a_huge_read_is_shaped(
                 tasks.start_soon(huge)
                 tasks.start_soon(small)
     assert order == ["small", "huge"]
+
+
+SYLLABLES = ["ac", "me", "glo", "bex", "ini", "tech", "sys", "ter", "ra", "no", "va", "lux", "cor", "pa", "zen", "ix"]
+
+
+def organisation(i: int) -> dict[str, Any]:
+    """Names from 16 syllables (`i`'s digits in base 16): blocks of hundreds, so scoring a page takes a while."""
+    digits, n = [], i + 17
+    while n:
+        n, digit = divmod(n, 16)
+        digits.append(SYLLABLES[digit])
+    name = "".join(digits).capitalize()
+    return {"label": "Organization", "merge_keys": {"name": name}, "source": "heavy", "extraction_method": "api"}
+
+
+async def test_a_small_call_is_answered_while_duplicates_are_scored(
+    settings: Settings, matrix_graph: GraphBackend
+) -> None:
+    """find_duplicates blocks and scores its page (thousands of nodes, a rapidfuzz call per proposed pair) in a
+    worker thread: another session's write is answered meanwhile."""
+    by_id = matrix_graph.dialect.pages_by_id  # a first page: by id from no bound, by `_key` from ''
+    read = resolution_cypher.candidates("Organization", ["email", "url"], by_id=by_id, resume=not by_id)
+    answered = Answered(shape_id(read.text))
+    provider = TracerProvider()
+    provider.add_span_processor(answered)
+    server = build_server(settings, auto_migrate=False, telemetry=Telemetry(tracing=Tracing.from_providers(provider)))
+    order: list[str] = []
+    async with Client(server, read_timeout_seconds=300) as reader, Client(server, read_timeout_seconds=300) as writer:
+        items = [organisation(i) for i in range(MAX_PAGE_SIZE)]
+        assert (await ok(writer, "write_nodes", {"items": items}))["written"] == MAX_PAGE_SIZE
+
+        async def scored() -> None:
+            args = {"labels": ["Organization"], "page_size": MAX_PAGE_SIZE}
+            answer = await ok(reader, "find_duplicates", args)
+            assert answer["nodes_scanned"] == MAX_PAGE_SIZE and answer["pairs_compared"] > 10 * MAX_PAGE_SIZE
+            order.append("scored")
+
+        async def small() -> None:
+            await answered.event.wait()  # the page is read: blocking and scoring it is the gate's own work now
+            await ok(writer, "write_node", person(0))
+            order.append("small")
+
+        with anyio.fail_after(300):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(scored)
+                tasks.start_soon(small)
+    assert order == ["small", "scored"]

@@ -1,6 +1,7 @@
 """Entity resolution through a real MCP client on every engine: find_duplicates scores and explains, merge_entities
 re-points, unions and reports, and aliases lead writes and reads to the survivor."""
 
+import random
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,116 @@ async def test_archived_entities_are_not_paired_until_restored(client: Client) -
     await ok(client, "restore_entities", {"entityNames": ["Acmee"]})
     found = await ok(client, "find_duplicates", {})
     assert [[n["name"] for n in pair["nodes"]] for pair in found["pairs"]] == [["Acme", "Acmee"]]
+
+
+def _names(rng: random.Random, count: int) -> list[str]:
+    """Names from a few syllables, some with a letter dropped or doubled: pairs near and far, blocks small."""
+    syllables = ["ac", "me", "glo", "bex", "ini", "ra", "zen"]
+    out: set[str] = set()
+    while len(out) < count:
+        name = "".join(rng.choice(syllables) for _ in range(rng.randint(2, 3))).capitalize()
+        if out and rng.random() < 0.3:
+            base = rng.choice(sorted(out))
+            i = rng.randrange(1, len(base))
+            name = base[:i] + base[i:][1:] if rng.random() < 0.5 else base[:i] + base[i] + base[i:]
+        out.add(name)
+    return sorted(out)
+
+
+def _pairs(answer: dict[str, Any]) -> list[tuple[tuple[str, str], ...]]:
+    return [tuple((n["label"], n["name"]) for n in pair["nodes"]) for pair in answer["pairs"]]
+
+
+def _walk_calls(counts: list[int], size: int, across_labels: bool) -> int:
+    """The calls of a walk over labels holding `counts` nodes (in order), windows of `size`: each window against
+    itself, then against each later window, those past the window's last label left out unless `across_labels`."""
+    label_of = [index for index, count in enumerate(counts) for _ in range(count)]
+    starts = range(0, len(label_of), size)
+    last = [label_of[min(start + size, len(label_of)) - 1] for start in starts]
+    paired = [[across_labels or label_of[later] <= last[i] for later in starts[i + 1 :]] for i in range(len(starts))]
+    return sum(1 + sum(later) for later in paired)
+
+
+async def _walk(client: Client, args: dict[str, Any]) -> list[dict[str, Any]]:
+    calls, cursor = [], None
+    while True:
+        call = await ok(client, "find_duplicates", {**args, "cursor": cursor})
+        assert 0 < call["nodes_scanned"] <= 2 * args["page_size"], (args, call)
+        assert call["more"] is False, (args, call)
+        calls.append(call)
+        if (cursor := call["next_cursor"]) is None:
+            return calls
+
+
+async def test_a_walk_pairs_every_window_with_itself_and_every_later_one(client: Client) -> None:
+    """A call reads at most two windows of `page_size` nodes (consecutive pages of the nodes, label after label in
+    page order) and answers the pairs with a node in each (in one window: within it); `next_cursor` leads through
+    every window against itself and every later one, so a walk answers exactly what one pass over every node
+    answers, each pair once (names whose blocks stay small, so no block is walked as a sorted neighbourhood)."""
+    rng = random.Random(37)
+    counts = []
+    for label in ("Organization", "Person"):
+        items = [{"label": label, "merge_keys": {"name": name}, **PROV} for name in _names(rng, rng.randint(20, 30))]
+        assert (await ok(client, "write_nodes", {"items": items}))["written"] == len(items)
+        counts.append(len(items))
+    written = sum(counts)
+    for across_labels, sizes in ((False, (1, 7, written - 1, written)), (True, (7,))):
+        args: dict[str, Any] = {"labels": ["Organization", "Person"], "threshold": 0.7, "limit": 500}
+        args["across_labels"] = across_labels
+        whole = await ok(client, "find_duplicates", args)
+        assert whole["nodes_scanned"] == written and whole["next_cursor"] is None and whole["more"] is False
+        assert len(_pairs(whole)) >= 5  # the check can fail
+        if across_labels:
+            assert any(a[0] != b[0] for a, b in _pairs(whole))
+        for size in sizes:
+            calls = await _walk(client, {**args, "page_size": size})
+            found = [pair for call in calls for pair in _pairs(call)]
+            assert sorted(found) == sorted(_pairs(whole)), size  # every pair, and each once
+            assert len(calls) == _walk_calls(counts, size, across_labels), size
+            if size == written:
+                assert calls == [whole]
+
+
+async def test_a_node_gone_during_a_walk_stretches_a_window_but_is_never_paired_with_itself(client: Client) -> None:
+    """Windows W0 = (Acme, Acmee), W1 = (Acmeee, Acmeeee) in either page order; with Acmee archived before the call
+    (W0, W1), W0 now reaches Acmeee, which W1 also holds: it is paired once, never with itself."""
+    for name in ("Acme", "Acmee", "Acmeee", "Acmeeee"):
+        await node(client, "Organization", name)
+    args: dict[str, Any] = {"labels": ["Organization"], "page_size": 2, "threshold": 0.5, "limit": 500}
+    first = await ok(client, "find_duplicates", args)
+    assert _pairs(first) == [(("Organization", "Acme"), ("Organization", "Acmee"))]
+    await ok(client, "add_tags", {"entityName": "Acmee", "tags": ["old"]})
+    assert (await ok(client, "archive_entities", {"tags": ["old"]}))["archived"] == 1
+    second = await ok(client, "find_duplicates", {**args, "cursor": first["next_cursor"]})
+    assert second["nodes_scanned"] == 3
+    assert sorted(b[1] for a, b in _pairs(second)) == ["Acmeeee"] * 2  # Acme and Acmeee against Acmeeee
+    assert all(a != b for a, b in _pairs(second))
+
+
+async def test_a_bad_cursor_is_refused(client: Client) -> None:
+    await node(client, "Organization", "Acme")
+    await node(client, "Organization", "Acmee")
+    first = await ok(client, "find_duplicates", {"labels": ["Organization"], "page_size": 1})
+    assert first["next_cursor"] is not None
+    listed = await ok(client, "read_graph", {"limit": 1})
+    for cursor in ("nope", listed["next_cursor"], first["next_cursor"] + "x"):
+        bad = await rejected(client, "find_duplicates", {"labels": ["Organization"], "cursor": cursor})
+        assert bad["error_code"] == "INVALID_INPUT", cursor
+    # A cursor into a label this call does not ask for.
+    bad = await rejected(client, "find_duplicates", {"labels": ["Person"], "cursor": first["next_cursor"]})
+    assert bad["error_code"] == "INVALID_INPUT"
+    # A walk goes on with the windows it started with: the same page_size and across_labels.
+    for changed in ({"page_size": 2}, {"page_size": 1, "across_labels": True}):
+        bad = await rejected(
+            client, "find_duplicates", {"labels": ["Organization"], "cursor": first["next_cursor"], **changed}
+        )
+        assert bad["error_code"] == "INVALID_INPUT", changed
+    args = {"labels": ["Organization"], "page_size": 1, "cursor": first["next_cursor"]}
+    second = await ok(client, "find_duplicates", args)
+    assert second["nodes_scanned"] == 2 and len(second["pairs"]) == 1  # Acme against Acmee
+    for size in (0, 10_001):
+        bad = await rejected(client, "find_duplicates", {"page_size": size})
+        assert bad["error_code"] == "INVALID_INPUT"
 
 
 # --- merge_entities ----------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from write_gate.core.clock import utc_now
 from write_gate.core.cypher import backup as backup_cypher
 from write_gate.core.cypher import exports as export_cypher
 from write_gate.core.cypher import reads as read_cypher
+from write_gate.core.cypher import resolution as resolution_cypher
 from write_gate.core.cypher import statistics as statistics_cypher
 from write_gate.core.cypher import substring_search
 from write_gate.core.cypher.change_order import numbered
@@ -33,6 +34,7 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.core.feed_windows import SEQ_NUMBER, cap_for, seq_number
 from write_gate.core.grams import query_grams
 from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL
+from write_gate.core.identity import identity_key
 from write_gate.engines import GraphBackend
 from write_gate.engines.falkordb import FalkorDBBackend
 from write_gate.services.change_feed import feed_page, newest
@@ -146,6 +148,8 @@ async def test_a_label_is_walked_by_id_only_past_a_cursor(falkordb: FalkorDBBack
     assert not any(by_id in line for line in first_plan), first_plan
     assert [line.strip() for line in resumed_plan if by_id in line] == [f"{by_id} | (n:Organization)"], resumed_plan
     export = export_cypher.export_page("Person", by_id=True, resume=False)
+    dups = resolution_cypher.candidates("Person", ["email"], by_id=True, resume=False)
+    assert not any(by_id in line for line in await falkordb.plan(Statement(dups.text, {"limit": 10})))
     assert not any(by_id in line for line in await falkordb.plan(Statement(export.text, {**EXPORT, "limit": 10})))
 
 
@@ -218,6 +222,18 @@ async def test_a_page_reads_what_it_answers(grown: FalkorDBBackend) -> None:
     for name, statement in checks.items():
         rows, most = await profiled(grown, statement)
         assert rows and most <= bound, (name, most)
+
+    # A find_duplicates page reads its page, wherever it lies in the label; by `_key` (FalkorDB's string range
+    # index, Memgraph's page order) the same page read every node past its cursor and sorted them.
+    dups = resolution_cypher.candidates("Person", ["email", "url"], by_id=True)
+    for after in (-1, ids[0], deep):
+        rows, most = await profiled(grown, Statement(dups.text, {"after": after, "limit": PAGE + 1}))
+        assert len(rows) == PAGE + 1 and most <= bound, (after, most)
+    by_key = resolution_cypher.candidates("Person", ["email", "url"], by_id=False)
+    rows, most = await profiled(
+        grown, Statement(by_key.text, {"after": identity_key({"name": "person 00100"}), "limit": PAGE + 1})
+    )
+    assert len(rows) == PAGE + 1 and most > NODES // 2, most  # the check can fail
 
     # The feed: every read it sends for a page, from the oldest cursor and from deep in the feed.
     sent: list[int] = []

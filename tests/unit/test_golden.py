@@ -415,6 +415,12 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
         "read_latest_changes": lambda: change_feed_cypher.LATEST_CHANGES,
         "read_changed_areas": lambda: change_feed_cypher.CHANGED_AREAS,
         "read_duplicate_candidates": lambda: resolution_cypher.candidates("Person", ["email", "url"]),
+        "read_duplicate_candidates_by_id": lambda: by_id(
+            resolution_cypher.candidates("Person", ["email", "url"], by_id=True)
+        ),
+        "read_duplicate_candidates_by_id_first": lambda: resolution_cypher.candidates(
+            "Person", ["email", "url"], by_id=True, resume=False
+        ),
         "read_merge_node_state": lambda: resolution_cypher.node_state("Person"),
         "read_merge_links": lambda: resolution_cypher.LINKS,
         "read_alias_target": lambda: alias_cypher.alias_target("Person"),

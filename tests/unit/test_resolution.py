@@ -102,6 +102,41 @@ def test_a_large_block_is_a_sorted_neighbourhood_not_all_pairs() -> None:
     assert len(pairs) <= 1000 * resolution.WINDOW * 2 < 1000 * 999 // 2
 
 
+def _order(pair: resolution.Pair) -> tuple[tuple[str, str], tuple[str, str]]:
+    return (pair.a.order, pair.b.order)
+
+
+def test_two_windows_compare_only_their_pairs_across_and_window_pairs_cover_one_pass() -> None:
+    """With `others`, only a node of each window is paired; over every window against itself and every later one,
+    the pairs (and the comparisons) are exactly one pass's, each once, while no block grows past MAX_BLOCK."""
+    names = ["Acme", "Acmee", "Acme Corp", "Globex", "Globexx", "Initech", "Inittech", "Acne", "Glob", "Initec"]
+    nodes = [node(i, "Organization", name) for i, name in enumerate(names)] + [
+        node(20, "Person", "Ann", email="a@x.org"),
+        node(21, "Person", "Anne-Marie", email="a@x.org"),
+        node(22, "Entity", "Acme"),
+    ]
+    for across_labels in (False, True):
+        whole, compared = find_pairs(nodes, across_labels=across_labels, threshold=0.5, limit=500)
+        assert len(whole) > 5
+        for size in (1, 2, 3, 5):
+            windows = [nodes[start : start + size] for start in range(0, len(nodes), size)]
+            found, total = [], 0
+            for i, window in enumerate(windows):
+                for j, other in enumerate(windows[i:], start=i):
+                    pairs, count = find_pairs(
+                        window,
+                        others=None if j == i else other,
+                        across_labels=across_labels,
+                        threshold=0.5,
+                        limit=500,
+                    )
+                    assert all((p.a in window) != (p.b in window) for p in pairs) or j == i
+                    found += pairs
+                    total += count
+            assert sorted(found, key=_order) == sorted(whole, key=_order), (across_labels, size)
+            assert total == compared, (across_labels, size)
+
+
 def test_union_keeps_the_survivors_values_and_reports_the_others() -> None:
     survivor = {"name": "Alice", "age": 30, "_key": "a", "confidence": 0.9}
     claim = ["crm-bot", "crm", "api", 0.9, "2026-11-01T00:00:00.000Z"]

@@ -115,8 +115,11 @@ def block_keys(node: Node, across_labels: bool) -> set[tuple[str, ...]]:
     return keys
 
 
-def candidate_pairs(nodes: Sequence[Node], across_labels: bool) -> set[tuple[int, int]]:
-    """Index pairs (i < j) of nodes that share a block; large blocks by sorted neighbourhood."""
+def candidate_pairs(
+    nodes: Sequence[Node], across_labels: bool, sides: Sequence[int] | None = None
+) -> set[tuple[int, int]]:
+    """Index pairs (i < j) of nodes that share a block; large blocks by sorted neighbourhood. With `sides` (each
+    node's window: 0 or 1), only the pairs with a node on each side."""
     blocks: dict[tuple[str, ...], list[int]] = defaultdict(list)
     for i, node in enumerate(nodes):
         for key in block_keys(node, across_labels):
@@ -124,12 +127,18 @@ def candidate_pairs(nodes: Sequence[Node], across_labels: bool) -> set[tuple[int
     pairs: set[tuple[int, int]] = set()
     for members in blocks.values():
         if len(members) <= MAX_BLOCK:
-            pairs.update(combinations(sorted(members), 2))
+            if sides is None:
+                pairs.update(combinations(sorted(members), 2))
+            else:
+                left = [i for i in members if sides[i] == 0]
+                right = [j for j in members if sides[j] != 0]
+                pairs.update((min(i, j), max(i, j)) for i in left for j in right)
             continue
         ordered = sorted(members, key=lambda i: (nodes[i].normalised, nodes[i].order))
         for pos, i in enumerate(ordered):
             for j in ordered[pos + 1 : pos + 1 + WINDOW]:
-                pairs.add((min(i, j), max(i, j)))
+                if sides is None or sides[i] != sides[j]:
+                    pairs.add((min(i, j), max(i, j)))
     return pairs
 
 
@@ -155,12 +164,23 @@ def score_pair(a: Node, b: Node) -> Pair:
     return Pair(a, b, score, tuple(signals))
 
 
-def find_pairs(nodes: Iterable[Node], *, across_labels: bool, threshold: float, limit: int) -> tuple[list[Pair], int]:
+def find_pairs(
+    nodes: Iterable[Node],
+    *,
+    across_labels: bool,
+    threshold: float,
+    limit: int,
+    others: Iterable[Node] | None = None,
+) -> tuple[list[Pair], int]:
     """The pairs scoring at least `threshold`, best first (then by label and key), at most `limit`; and how
     many pairs were compared. Each proposed pair costs one rapidfuzz call (no `score_cutoff`: on names it
-    saves nothing); only the pairs answered are explained (`score_pair`)."""
-    listed = sorted(nodes, key=lambda n: n.order)  # so index order is (label, key) order
-    candidates = candidate_pairs(listed, across_labels)
+    saves nothing); only the pairs answered are explained (`score_pair`). With `others` (nodes none of which
+    is in `nodes`), blocking runs over both and only the pairs of a node of `nodes` with one of `others` are
+    compared: the pairs between two windows of a larger set."""
+    sided = [(node, 0) for node in nodes] + [(node, 1) for node in others or ()]
+    sided.sort(key=lambda item: item[0].order)  # so index order is (label, key) order
+    listed = [node for node, _ in sided]
+    candidates = candidate_pairs(listed, across_labels, None if others is None else [side for _, side in sided])
     kept: list[tuple[float, int, int]] = []
     for i, j in candidates:
         a, b = listed[i], listed[j]

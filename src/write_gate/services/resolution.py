@@ -1,9 +1,11 @@
 """`find_duplicates` and `merge_entities`: entity resolution through the gate, deterministic (no model).
 
-find_duplicates reads each label's nodes a page at a time (name, identity and the shared key properties) and
-scores only the pairs that blocking proposes (`core.resolution`). merge_entities plans each merge from a read
-(`core.merging`), then runs it as one statement that checks nothing moved since; if something did, it reads
-and plans again.
+find_duplicates reads at most two windows of `page_size` nodes a call (name, identity and the shared key
+properties; windows are consecutive pages of the labels' nodes in the engine's page order) and scores only the
+pairs with a node in each (or within the one window) that blocking proposes (`core.resolution`); `next_cursor`
+leads the walk through every window against itself and every later one, so a walk compares each pair once and no
+call's work grows with the graph. merge_entities plans each merge from a read (`core.merging`), then runs it as
+one statement that checks nothing moved since; if something did, it reads and plans again.
 """
 
 from typing import Annotated, Any, Literal
@@ -34,8 +36,12 @@ from write_gate.core.resolution import (
 from write_gate.core.values import clean_map
 from write_gate.services.change_records import change_stamp
 from write_gate.services.gate import Gate, new_id, run_write
+from write_gate.services.off_loop import off_the_loop
+from write_gate.services.reads import Cursor, decode_cursor, encode_cursor
 
-PAGE = 5000  # nodes read per round trip
+# Nodes one find_duplicates call reads and blocks: its cost grows with these, not with the graph.
+DEFAULT_PAGE_SIZE = 1000
+MAX_PAGE_SIZE = 5000
 MAX_LIMIT = 500
 MAX_MERGED = 20
 # A merge whose nodes keep changing under it is planned again, this many times at most.
@@ -54,6 +60,10 @@ class FindDuplicatesRequest(_Request):
     shared_properties: Annotated[list[str], Field(description="Equal values mark a duplicate.", max_length=16)] = list(
         DEFAULT_SHARED_PROPERTIES
     )
+    page_size: Annotated[
+        int, Field(ge=1, le=MAX_PAGE_SIZE, description="Nodes in a window; a call reads at most two windows.")
+    ] = DEFAULT_PAGE_SIZE
+    cursor: Cursor = None
 
 
 class NodeRef(BaseModel):
@@ -79,6 +89,11 @@ class DuplicatesFound(BaseModel):
     nodes_scanned: int
     pairs_compared: int
     more: bool = Field(description="More pairs passed the threshold than limit allowed.")
+    next_cursor: str | None = Field(
+        default=None,
+        description="Pass back as cursor, with the same labels, page_size and across_labels, for the next pair of "
+        "windows; null at the end of the walk.",
+    )
 
 
 class NodeAddress(_Request):
@@ -142,7 +157,65 @@ def _pair_out(pair: Pair) -> DuplicatePair:
     )
 
 
+_CURSOR = "dups"
+
+
+# A node as read: id, label, `_key`, name, shared key properties' values.
+type _Read = tuple[int, str, str, Any, dict[str, Any]]
+# Where a window starts: a label, and the position in its page order after which its nodes come (engine id or
+# `_key`; -1 or '' for the label's first node).
+type _Start = tuple[str, int | str]
+
+
+async def _window(
+    gate: Gate, labels: list[str], shared: list[str], size: int, start: _Start
+) -> tuple[list[_Read], _Start | None]:
+    """A window: at most `size` nodes, label after label (as `labels` lists them), each label in its engine's page
+    order (engine id or `_key`: `Dialect.pages_by_id`), from `start` on; and where the next window starts, if a
+    node is left. One more row than there is room for is asked, so a next window always holds a node."""
+    by_id = gate.backend.dialect.pages_by_id
+    first: int | str = -1 if by_id else ""
+    nodes: list[_Read] = []
+    for label in labels[labels.index(start[0]) :]:
+        after = start[1] if label == start[0] else first
+        room = size - len(nodes)
+        statement = cypher.candidates(label, shared, by_id=by_id, resume=after != first)
+        rows = await gate.reader.read(Statement(statement.text, {"after": after, "limit": room + 1}))
+        for row in rows[:room]:
+            values = dict(zip(shared, row["shared"] or [], strict=False))
+            nodes.append((row["id"], label, row["key"], row["name"], values))
+            after = row["id"] if by_id else row["key"]
+        if len(rows) > room:
+            return nodes, (label, after)
+    return nodes, None
+
+
+def _windows(gate: Gate, labels: list[str], request: FindDuplicatesRequest) -> tuple[_Start, _Start]:
+    """The cursor's two windows' starts (the first window's twice without a cursor): window i, then window j, at
+    or after it. A cursor is refused unless it is one, for these labels, this page_size and across_labels."""
+    by_id = gate.backend.dialect.pages_by_id
+    if request.cursor is None:
+        return (labels[0], -1 if by_id else ""), (labels[0], -1 if by_id else "")
+    place = int if by_id else str
+    position = decode_cursor(request.cursor, _CURSOR, il=str, ia=place, jl=str, ja=place, p=int, x=int) or {}
+    i, j = (position["il"], position["ia"]), (position["jl"], position["ja"])
+    if i[0] not in labels or j[0] not in labels or (labels.index(j[0]), j[1]) < (labels.index(i[0]), i[1]):
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT, "cursor is not a find_duplicates cursor for these labels", field="cursor"
+        )
+    if position["p"] != request.page_size or position["x"] != int(request.across_labels):
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT,
+            "a find_duplicates cursor goes on with the page_size and across_labels of the call that answered it",
+            field="cursor",
+        )
+    return i, j
+
+
 async def find_duplicates(gate: Gate, request: FindDuplicatesRequest) -> DuplicatesFound:
+    """One call of a walk over pairs of windows (consecutive pages of the labels' nodes): window i against itself,
+    then against each later window j (those past window i's last label skipped unless `across_labels`), then
+    window i+1 against itself, and so on; each pair of nodes is compared in exactly one call of the walk."""
     registry = gate.registry
     labels = (
         sorted({normalize_identifier(label, "labels") for label in request.labels})
@@ -150,26 +223,44 @@ async def find_duplicates(gate: Gate, request: FindDuplicatesRequest) -> Duplica
         else registry.all_canonical_labels()
     )
     shared = sorted({normalize_identifier(p, "shared_properties") for p in request.shared_properties})
-    nodes: list[Node] = []
-    for label in labels:
-        text = cypher.candidates(label, shared).text
-        after = ""
-        while True:
-            rows = await gate.reader.read(Statement(text, {"after": after, "limit": PAGE}))
-            for row in rows:
-                values = dict(zip(shared, row["shared"] or [], strict=False))
-                nodes.append(make_node(row["id"], label, row["key"], row["name"], values))
-            if len(rows) < PAGE:
-                break
-            after = rows[-1]["key"]
-    pairs, compared = find_pairs(
-        nodes, across_labels=request.across_labels, threshold=request.threshold, limit=request.limit + 1
-    )
+    if not labels:
+        return DuplicatesFound(pairs=[], nodes_scanned=0, pairs_compared=0, more=False)
+    i, j = _windows(gate, labels, request)
+    size = request.page_size
+    window_i, after_i = await _window(gate, labels, shared, size, i)
+    window_j, after_j = (window_i, after_i) if j == i else await _window(gate, labels, shared, size, j)
+    if j != i:  # nodes deleted since the cursor was answered stretch window i: a node is never paired with itself
+        in_i = {node[0] for node in window_i}
+        window_j = [node for node in window_j if node[0] not in in_i]
+    # The next call: window i against the window after j, unless none is left or (labels apart) it starts past
+    # window i's last label; then the window after i against itself.
+    last = labels.index(window_i[-1][1]) if window_i else -1
+    if after_j is not None and (request.across_labels or labels.index(after_j[0]) <= last):
+        following: tuple[_Start, _Start] | None = (i, after_j)
+    else:
+        following = None if after_i is None else (after_i, after_i)
+
+    def score() -> tuple[list[Pair], int]:
+        nodes = [make_node(*node) for node in window_i]
+        others = None if j == i else [make_node(*node) for node in window_j]
+        limit = request.limit + 1
+        return find_pairs(
+            nodes, others=others, across_labels=request.across_labels, threshold=request.threshold, limit=limit
+        )
+
+    scanned = len(window_i) + (0 if j == i else len(window_j))
+    # Blocking and scoring is pure CPU (a rapidfuzz call per proposed pair): off the loop once it is large.
+    pairs, compared = await off_the_loop(score, scanned)
+    next_cursor = None
+    if following is not None:
+        (il, ia), (jl, ja) = following
+        next_cursor = encode_cursor(_CURSOR, il=il, ia=ia, jl=jl, ja=ja, p=size, x=int(request.across_labels))
     return DuplicatesFound(
         pairs=[_pair_out(p) for p in pairs[: request.limit]],
-        nodes_scanned=len(nodes),
+        nodes_scanned=scanned,
         pairs_compared=compared,
         more=len(pairs) > request.limit,
+        next_cursor=next_cursor,
     )
 
 

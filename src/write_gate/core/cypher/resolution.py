@@ -14,8 +14,7 @@ from write_gate.core.cypher.aliases import ALIAS_FOLD, ALIAS_LABEL, ALIAS_OF, no
 from write_gate.core.cypher.change_order import next_seq, set_seq
 from write_gate.core.cypher.clauses import refresh_search_text
 from write_gate.core.cypher.dialect import Dialect
-from write_gate.core.cypher.ranges import exactly
-from write_gate.core.cypher.reads import not_archived
+from write_gate.core.cypher.reads import not_archived, position_after
 from write_gate.core.cypher.records import append_records
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.history import REVISION_FIELD
@@ -24,16 +23,20 @@ from write_gate.core.identity import KEY_FIELD
 from write_gate.core.merging import Group
 
 
-def candidates(label: str, shared: Sequence[str]) -> Statement:
+def candidates(label: str, shared: Sequence[str], *, by_id: bool = False, resume: bool = True) -> Statement:
     """Read-only: a page of a label's nodes (aliases and archived ones skipped, as every read skips them) with their
-    name and shared key properties. Parameters: `after` (a `_key`), `limit`."""
+    name and shared key properties, in its engine's page order (engine id or `_key`: `Dialect.pages_by_id`; a page
+    by id is the label's own scan, which stops at the page, as `reads.page_of_labels` reads). Parameters: `after`
+    (a `_key`, or by id an engine id when `resume`: a first page by id has no bound), `limit`."""
     values = "[" + ", ".join(f"n.{quote(p)}" for p in shared) + "]"
+    bound = [position_after("n", by_id, "$after")] if resume or not by_id else []
+    conditions = " AND ".join([*bound, not_alias("n"), not_archived("n")])
+    order = "" if by_id else "ORDER BY key\n"
     return Statement(
         f"MATCH (n:{quote(label)})\n"
-        f"WHERE {exactly(f'n.{KEY_FIELD}', '>', '$after')} AND {not_alias('n')} AND {not_archived('n')}\n"
+        f"WHERE {conditions}\n"
         f"RETURN id(n) AS id, n.{KEY_FIELD} AS key, n.name AS name, {values} AS shared\n"
-        "ORDER BY key\n"
-        "LIMIT $limit"
+        f"{order}LIMIT $limit"
     )
 
 

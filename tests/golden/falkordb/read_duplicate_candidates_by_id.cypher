@@ -1,0 +1,4 @@
+MATCH (n:`Person`)
+WHERE id(n) > $after AND n._alias_of IS NULL AND n._archived_at IS NULL
+RETURN id(n) AS id, n._key AS key, n.name AS name, [n.`email`, n.`url`] AS shared
+LIMIT $limit
