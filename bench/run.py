@@ -3,6 +3,7 @@
     uv run --group bench python bench/run.py            # everything; writes BENCHMARKS.md and docs/*.png
     uv run --group bench python bench/run.py --quick    # small sizes, to check the harness
     uv run --group bench python bench/run.py --only-scale --sizes 100000,1000000   # section 5 alone
+    uv run --group bench python bench/run.py --only-e2e   # section 3 alone: the memory profile and the official
 
 1. Gate overhead: write_node through the gate in process (no transport) against the plain parameterised
    MERGE of the same key and properties, run directly with the same client on the same engine.
@@ -617,7 +618,7 @@ def save_and_render() -> None:
 async def main(args: argparse.Namespace) -> None:
     base = "uv run --group bench python bench/run.py"
     sizes = [int(n) for n in args.sizes.split(",")] if args.sizes else None
-    if args.only_reads or args.only_batch or args.only_scale or args.only_overhead:
+    if args.only_reads or args.only_batch or args.only_scale or args.only_overhead or args.only_e2e:
         # Re-measure some sections, keeping the other figures of bench/results.json.
         RESULTS.update(json.loads((ROOT / "bench" / "results.json").read_text()))
         if args.only_reads:
@@ -625,6 +626,8 @@ async def main(args: argparse.Namespace) -> None:
             RESULTS["reads"]["command"] = f"{base} --only-reads"
         if args.only_overhead:
             await gate_overhead(3000)
+        if args.only_e2e:
+            await end_to_end([1000, 2000, 10_000])
         if args.only_batch:
             await batch_ingest(10_000)
             RESULTS["batch"].update(measured(f"{base} --only-batch"))
@@ -664,5 +667,6 @@ if __name__ == "__main__":
     parser.add_argument("--only-batch", action="store_true", help="re-measure the batch ingest only")
     parser.add_argument("--only-overhead", action="store_true", help="re-measure the gate overhead only")
     parser.add_argument("--only-scale", action="store_true", help="re-measure the scale section only")
+    parser.add_argument("--only-e2e", action="store_true", help="re-measure the memory profile against the official")
     parser.add_argument("--sizes", help="graph sizes for the scale section, e.g. 100000,1000000")
     anyio.run(main, parser.parse_args())
