@@ -252,7 +252,8 @@ def _start_bolt_tier(request: pytest.FixtureRequest, directory: Path) -> str:
 # Engine tiers cost a run of the test each; a tier earns its run where the engine decides the outcome. So:
 # - `@pytest.mark.every_tier` (or a module's `pytestmark`): a test of what statements do to a graph (a service, a
 #   store, an import) runs on every tier: embedded FalkorDB, external FalkorDB, the Bolt tier (the Memgraph backend
-#   through the real driver) and Memgraph where Docker is. Every statement shape runs there (test_statement_shapes).
+#   through the real driver) and Memgraph where Docker is; under tests/e2e/, FalkorDB on the embedded tier alone
+#   (E2E_TIERS). Every statement shape runs on every tier (test_statement_shapes).
 # - unmarked: behaviour above the engine (argument validation, answers' shapes, transports, logs, CLI parsing) runs
 #   on the embedded engine only. So does a test marked `one_tier` in a module marked `every_tier`: a test of a process
 #   or a command (a stdio server, `write-gate export`) whose statements the module's other tests run on every tier.
@@ -261,6 +262,9 @@ def _start_bolt_tier(request: pytest.FixtureRequest, directory: Path) -> str:
 #   server is a process start of a few seconds; the statements it sends are the in-process ones).
 # tests/tier_coverage.py fails the run when a module that sends statements did not send them on every tier.
 TIERS = ["embedded", "falkordb", "bolt", pytest.param("memgraph", marks=pytest.mark.memgraph)]
+# End to end, FalkorDB once: the embedded engine and an external one run the same backend class, dialect and engine
+# (the connection differs, which the integration tests and the tests that start their own servers hold on both).
+E2E_TIERS = ["embedded", "bolt", pytest.param("memgraph", marks=pytest.mark.memgraph)]
 ONE_TIER = ["embedded"]
 TRANSPORTS = ["in_process", "stdio"]
 ONE_TRANSPORT = ["in_process"]
@@ -275,7 +279,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         definition = metafunc.definition
         every = definition.get_closest_marker("every_tier") is not None
         every = every and definition.get_closest_marker("one_tier") is None
-        metafunc.parametrize("engine", TIERS if every else ONE_TIER, indirect=True, scope="session")
+        end_to_end = definition.nodeid.startswith("tests/e2e/")
+        tiers = (E2E_TIERS if end_to_end else TIERS) if every else ONE_TIER
+        metafunc.parametrize("engine", tiers, indirect=True, scope="session")
     if "transport" in metafunc.fixturenames and not _parametrized_by_the_test(metafunc, "transport"):
         every = metafunc.definition.get_closest_marker("every_transport") is not None
         metafunc.parametrize("transport", TRANSPORTS if every else ONE_TRANSPORT, indirect=True)

@@ -108,10 +108,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def tier_of_backend(backend: Any, memgraph_urls: set[str]) -> str:
-    """`memgraph_urls`: the real Memgraph's (testcontainers); any other Memgraph backend talks to a Bolt double."""
-    if isinstance(backend, EmbeddedBackend):
-        return "embedded"
-    if isinstance(backend, FalkorDBBackend):
+    """`memgraph_urls`: the real Memgraph's (testcontainers); any other Memgraph backend talks to a Bolt double.
+    The embedded engine and an external FalkorDB are one engine behind one backend class (the embedded one adds
+    only its restarts), so a module's statements count for FalkorDB on either: the end-to-end tests run on the
+    embedded one, the integration tests on both (tests/conftest.py)."""
+    if isinstance(backend, EmbeddedBackend | FalkorDBBackend):
         return "falkordb"
     if isinstance(backend, MemgraphBackend):
         return "memgraph" if getattr(backend, "tier_url", None) in memgraph_urls else "bolt"
