@@ -90,7 +90,7 @@ async def _with_backend(settings: Settings, work: Callable[..., Awaitable[int]])
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    given = ("host", "port", "metrics_port", "toolsets")
+    given = ("host", "port", "metrics_port", "toolsets", "http_response")
     overrides = {name: getattr(args, name) for name in given if getattr(args, name) is not None}
     if args.dynamic_toolsets:
         overrides["dynamic_toolsets"] = True
@@ -611,6 +611,12 @@ def parser() -> argparse.ArgumentParser:
         "--no-auth",
         action="store_true",
         help="HTTP without bearer tokens (development only; refused with WRITE_GATE_AGENTS_FILE set)",
+    )
+    serve.add_argument(
+        "--http-response",
+        choices=["sse", "json"],
+        help="HTTP: answer a call as an event stream (progress on it, resumable) or as one JSON body (faster); "
+        "default: WRITE_GATE_HTTP_RESPONSE, else sse",
     )
     serve.add_argument("--no-migrate", action="store_true", help="do not apply pending migrations at start-up")
     serve.add_argument(
