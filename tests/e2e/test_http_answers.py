@@ -40,9 +40,10 @@ def tool_call(number: int, name: str, arguments: dict[str, Any]) -> dict[str, An
     return {"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
 
 
-async def test_a_client_session_writes_and_reads_in_either_mode(gate: tuple[str, Gate]) -> None:
+@pytest.mark.parametrize("protocol", ["legacy", "auto"])
+async def test_a_client_session_writes_and_reads_in_either_mode(gate: tuple[str, Gate], protocol: str) -> None:
     _, running = gate
-    async with mcp_client(running.url, None) as client:
+    async with mcp_client(running.url, None, protocol) as client:
         for name in ("Ada", "Grace", "Edsger"):
             written = await ok(client, "write_node", {**PERSON, "merge_keys": {"name": name}})
             assert written["status"] in ("created", "written", "merged", "unchanged"), written

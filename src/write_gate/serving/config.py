@@ -192,6 +192,10 @@ class Settings(BaseSettings):
     # with Last-Event-ID); `json`, one application/json body (faster; those notifications go to the session's
     # GET stream instead, docs/fleets/running.md).
     http_response: Literal["sse", "json"] = "sse"
+    # Each HTTP request served on its own, with no session (`serve --stateless`): any replica answers any call, so
+    # replicas can sit behind a plain load balancer; there are no subscriptions, no notifications outside a call,
+    # no resumption and no per-session state (docs/fleets/running.md).
+    stateless: bool = False
 
     # Monitoring (docs/observability.md): Prometheus metrics at /metrics over HTTP (off: no counting at all); over
     # stdio, a port on 127.0.0.1 to serve them on beside the pipe (none: no metrics). Traces follow OpenTelemetry's

@@ -265,7 +265,8 @@ def build_server(
 ) -> GateServer:
     """`telemetry`: the metrics and tracing to keep (serving/telemetry.py); none by default."""
     telemetry = telemetry or Telemetry()
-    json_answers = settings.http_response == "json"  # over HTTP: a call's notifications go to its GET stream
+    # With JSON answers over HTTP a call's notifications go to its session's GET stream (stateless: there is none)
+    json_answers = settings.http_response == "json" and not settings.stateless
     # The memory profile stamps its writes with the configured method: one the provider refuses stops the start.
     formula_provider(settings, stamps=settings.memory_extraction_method if profile == "memory" else None)
     selection = ToolSelection.parse(settings.tools)
@@ -749,6 +750,18 @@ def http_app(
             "421); list the host names agents use to reach the gate",
             settings.host,
         )
+    if settings.stateless and settings.dynamic_toolsets:
+        raise ValueError(
+            "--stateless serves each request on its own, so a toolset enabled with enable_toolset would be gone by "
+            "the next call: drop --dynamic-toolsets (or WRITE_GATE_DYNAMIC_TOOLSETS), or serve with sessions"
+        )
+    if settings.stateless:
+        logger.info(
+            "stateless (--stateless): every request is served on its own, by whichever replica gets it. Given up: "
+            "sessions and their GET streams, resources/subscribe and notifications outside a call (tools/list_changed, "
+            "resources/updated), resumption, a session's logging level and enabled toolsets; follow changes by "
+            "polling changes_since"
+        )
     json_answers = settings.http_response == "json"
     if json_answers:
         logger.info(
@@ -761,6 +774,7 @@ def http_app(
         # JSON answers only the GET stream is an event stream (and resumable).
         events=EventLog(),
         json_response=json_answers,
+        stateless=settings.stateless,
         retry_interval=SSE_RETRY_MS,
         security_settings=transport_security(settings),
         session_idle_timeout=settings.session_idle_seconds,
