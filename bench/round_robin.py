@@ -21,6 +21,7 @@ class RoundRobin:
         self.upstreams = upstreams
         self._next = itertools.cycle(range(len(upstreams)))
         self.served: Counter[int] = Counter()  # requests sent to each upstream, by its index
+        self.relaying: set[asyncio.Task[None]] = set()  # closed with the balancer: a client may hold one open
 
     async def _one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -55,10 +56,21 @@ class RoundRobin:
             writer.close()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self.relaying.add(task)
         try:
             await self._one(reader, writer)
         except ConnectionError:
+            pass
+        finally:
+            self.relaying.discard(task)
             writer.close()
+
+    async def close(self) -> None:
+        for task in list(self.relaying):
+            task.cancel()
+        await asyncio.gather(*self.relaying, return_exceptions=True)
 
 
 @asynccontextmanager
@@ -68,4 +80,7 @@ async def round_robin(upstreams: list[tuple[str, int]], port: int = 0) -> AsyncI
     server = await asyncio.start_server(balancer._serve, "127.0.0.1", port)  # noqa: SLF001 - its own handler
     bound = server.sockets[0].getsockname()[1]
     async with server:
-        yield balancer, f"http://127.0.0.1:{bound}"
+        try:
+            yield balancer, f"http://127.0.0.1:{bound}"
+        finally:
+            await balancer.close()
