@@ -90,10 +90,12 @@ async def _with_backend(settings: Settings, work: Callable[..., Awaitable[int]])
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    given = ("host", "port", "metrics_port", "toolsets")
+    given = ("host", "port", "metrics_port", "toolsets", "http_response")
     overrides = {name: getattr(args, name) for name in given if getattr(args, name) is not None}
     if args.dynamic_toolsets:
         overrides["dynamic_toolsets"] = True
+    if args.stateless:
+        overrides["stateless"] = True
     settings = settings.model_copy(update=overrides)
     try:  # a name that is no toolset: one line, before anything starts
         parse_toolsets(settings.toolsets)
@@ -611,6 +613,18 @@ def parser() -> argparse.ArgumentParser:
         "--no-auth",
         action="store_true",
         help="HTTP without bearer tokens (development only; refused with WRITE_GATE_AGENTS_FILE set)",
+    )
+    serve.add_argument(
+        "--http-response",
+        choices=["sse", "json"],
+        help="HTTP: answer a call as an event stream (progress on it, resumable) or as one JSON body (faster); "
+        "default: WRITE_GATE_HTTP_RESPONSE, else sse",
+    )
+    serve.add_argument(
+        "--stateless",
+        action="store_true",
+        help="HTTP: no sessions, so any replica behind a load balancer answers any call (no subscriptions, "
+        "list_changed or resumption; follow changes with changes_since); default: WRITE_GATE_STATELESS",
     )
     serve.add_argument("--no-migrate", action="store_true", help="do not apply pending migrations at start-up")
     serve.add_argument(

@@ -113,12 +113,14 @@ def mcp_post(
 
 
 @asynccontextmanager
-async def mcp_client(url: str, token: str | None) -> AsyncIterator[Client]:
+async def mcp_client(url: str, token: str | None, mode: str = "auto") -> AsyncIterator[Client]:
     """The SDK's client over streamable HTTP, sending the token on every request: its public API, as
-    docs/clients/connecting.md shows it (a long read timeout for the event stream)."""
+    docs/clients/connecting.md shows it (a long read timeout for the event stream). `mode`: the SDK's choice of
+    protocol (`auto`: 2026-07-28, sessionless, with this gate; `legacy`: the handshake and a session, as every
+    released client)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http,
-        Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client,
+        Client(streamable_http_client(f"{url}/mcp", http_client=http), mode=mode) as client,
     ):
         yield client

@@ -2,7 +2,7 @@
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from platformdirs import user_data_dir
 from pydantic import AfterValidator, AliasChoices, AnyHttpUrl, BeforeValidator, Field, SecretStr, model_validator
@@ -188,6 +188,14 @@ class Settings(BaseSettings):
     # An HTTP session with no request in flight for this long is closed; its id then answers 404.
     session_idle_seconds: float = Field(default=1800.0, gt=0)
     max_sessions: int = Field(default=10_000, ge=1)
+    # How a call's POST is answered: `sse`, an event stream (the call's progress and log messages on it, resumable
+    # with Last-Event-ID); `json`, one application/json body (faster; those notifications go to the session's
+    # GET stream instead, docs/fleets/running.md).
+    http_response: Literal["sse", "json"] = "sse"
+    # Each HTTP request served on its own, with no session (`serve --stateless`): any replica answers any call, so
+    # replicas can sit behind a plain load balancer; there are no subscriptions, no notifications outside a call,
+    # no resumption and no per-session state (docs/fleets/running.md).
+    stateless: bool = False
 
     # Monitoring (docs/observability.md): Prometheus metrics at /metrics over HTTP (off: no counting at all); over
     # stdio, a port on 127.0.0.1 to serve them on beside the pipe (none: no metrics). Traces follow OpenTelemetry's

@@ -265,6 +265,8 @@ def build_server(
 ) -> GateServer:
     """`telemetry`: the metrics and tracing to keep (serving/telemetry.py); none by default."""
     telemetry = telemetry or Telemetry()
+    # With JSON answers over HTTP a call's notifications go to its session's GET stream (stateless: there is none)
+    json_answers = settings.http_response == "json" and not settings.stateless
     # The memory profile stamps its writes with the configured method: one the provider refuses stops the start.
     formula_provider(settings, stamps=settings.memory_extraction_method if profile == "memory" else None)
     selection = ToolSelection.parse(settings.tools)
@@ -480,8 +482,11 @@ def build_server(
         return types.ListToolsResult(tools=tools)
 
     async def list_changed(ctx: GateContext) -> None:
-        """`notifications/tools/list_changed` to this session alone, on the stream of the request that changed it."""
-        await ctx.session.send_notification(types.ToolListChangedNotification(), related_request_id=ctx.request_id)
+        """`notifications/tools/list_changed` to this session alone, on the stream of the request that changed it
+        (with JSON answers, on the session's GET stream: session_log.call_scoped)."""
+        scoped = session_log.call_scoped(ctx, json_answers)
+        notification = types.ToolListChangedNotification()
+        await ctx.session.send_notification(notification, related_request_id=ctx.request_id if scoped else None)
 
     def writer_for(agent: Agent, client: str | None) -> WriterContext:
         return WriterContext(
@@ -582,14 +587,14 @@ def build_server(
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
         client = _client_name(ctx)
         discovery = SessionToolsets(lists, specs, agent, connection_of(ctx), functools.partial(list_changed, ctx))
-        result = await perform(
-            agent, spec, specs, services, space, arguments, refused, client, ctx.session.report_progress, discovery
-        )
+        scoped = session_log.call_scoped(ctx, json_answers)
+        progress = functools.partial(session_log.report_progress, ctx, scoped)
+        result = await perform(agent, spec, specs, services, space, arguments, refused, client, progress, discovery)
         structured = result.structured_content or {}
         is_read = spec.group == "read"
         level = session_log.decision_level(is_read, bool(result.is_error), structured.get("error_code"))
         data = session_log.decision_data(agent.id, params.name, structured, bool(result.is_error))
-        await session_log.send_decision(ctx, level, data)
+        await session_log.send_decision(ctx, level, data, scoped)
         return result
 
     def served() -> Services:
@@ -745,10 +750,31 @@ def http_app(
             "421); list the host names agents use to reach the gate",
             settings.host,
         )
+    if settings.stateless and settings.dynamic_toolsets:
+        raise ValueError(
+            "--stateless serves each request on its own, so a toolset enabled with enable_toolset would be gone by "
+            "the next call: drop --dynamic-toolsets (or WRITE_GATE_DYNAMIC_TOOLSETS), or serve with sessions"
+        )
+    if settings.stateless:
+        logger.info(
+            "stateless (--stateless): every request is served on its own, by whichever replica gets it. Given up: "
+            "sessions and their GET streams, resources/subscribe and notifications outside a call (tools/list_changed, "
+            "resources/updated), resumption, a session's logging level and enabled toolsets; follow changes by "
+            "polling changes_since"
+        )
+    json_answers = settings.http_response == "json"
+    if json_answers:
+        logger.info(
+            "answering calls as application/json (WRITE_GATE_HTTP_RESPONSE=json): a call's progress and log "
+            "messages go to the session's GET stream, and are lost to a client without one"
+        )
     sessions = ResumableSessionManager(
         app=server,
-        # Streams are primed (an id, empty data) and resumable with Last-Event-ID; `retry` paces reconnects.
+        # Streams are primed (an id, empty data) and resumable with Last-Event-ID; `retry` paces reconnects. With
+        # JSON answers only the GET stream is an event stream (and resumable).
         events=EventLog(),
+        json_response=json_answers,
+        stateless=settings.stateless,
         retry_interval=SSE_RETRY_MS,
         security_settings=transport_security(settings),
         session_idle_timeout=settings.session_idle_seconds,

@@ -4,6 +4,10 @@ carries names and codes only: never property values, never tokens.
 
 On 2026-07-28 connections `logging/setLevel` is gone: a request opts in with its `_meta` log level, and
 the SDK's rule for that is applied here too.
+
+With JSON answers over HTTP (WRITE_GATE_HTTP_RESPONSE=json) a POST's answer is one body with no room for
+notifications, and the SDK drops those tied to the call: a handshake-era session's call notifications (these
+messages, progress, a toolset's list_changed) go to its GET stream instead (`call_scoped`).
 """
 
 import logging
@@ -61,8 +65,28 @@ def decision_data(agent: str, tool: str, structured: dict[str, Any] | None, is_e
     return {k: v for k, v in data.items() if v is not None}
 
 
-async def send_decision(ctx: GateContext, level: types.LoggingLevel, data: dict[str, Any]) -> None:
-    """On this request's stream, if the session (or, on 2026-07-28, the request) asked for this level."""
+def call_scoped(ctx: GateContext, json_answers: bool) -> bool:
+    """Whether a notification about this call goes on the call's own stream (else: the session's GET stream).
+    Only a handshake-era HTTP session answered in JSON has a GET stream to send it to instead; a 2026-07-28
+    request has no session (its messages are the request's or none), stdio has one pipe."""
+    return not (json_answers and ctx.request is not None and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS)
+
+
+async def report_progress(
+    ctx: GateContext, scoped: bool, progress: float, total: float | None = None, message: str | None = None
+) -> None:
+    """`notifications/progress` for this call, if its caller asked for progress, on the stream `scoped` says."""
+    if scoped:
+        await ctx.session.report_progress(progress, total, message)
+        return
+    token = ctx.meta.get("progress_token") if ctx.meta is not None else None
+    if token is not None:
+        await ctx.session.send_progress_notification(token, progress, total, message)
+
+
+async def send_decision(ctx: GateContext, level: types.LoggingLevel, data: dict[str, Any], scoped: bool = True) -> None:
+    """On this request's stream (`scoped`, else the session's GET stream), if the session (or, on 2026-07-28, the
+    request) asked for this level."""
     if level not in allowed_log_levels(ctx.protocol_version, ctx.meta):
         return  # a 2026-07-28 request that did not opt in at this level
     if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
@@ -73,6 +97,6 @@ async def send_decision(ctx: GateContext, level: types.LoggingLevel, data: dict[
         params=types.LoggingMessageNotificationParams(level=level, data=data, logger=LOGGER)
     )
     try:
-        await ctx.session.send_notification(notification, related_request_id=ctx.request_id)
+        await ctx.session.send_notification(notification, related_request_id=ctx.request_id if scoped else None)
     except Exception:  # noqa: BLE001 - a log message must never fail the call it describes
         logger.debug("could not send notifications/message", exc_info=True)

@@ -1,0 +1,270 @@
+"""A fleet at the speed of its transport (issue 39): many agents over streamable HTTP, each its own MCP session,
+calling `write_node` (a new node each call) or `open_nodes` (one node it wrote) as fast as answers come.
+
+Measured in one run, each target in turn on one data folder (its embedded engine shared, as gates on one folder
+share it):
+- `gate sse`, `gate json`: one `write-gate serve --transport http` answering calls as event streams (the
+  default) or as application/json (`--http-response json`);
+- `floor sse`, `floor json`: the MCP SDK's own server (MCPServer) with one empty tool, in each response mode:
+  what a call costs before any tool runs;
+- `1 stateless`, `2 stateless`: `serve --stateless --http-response json` replicas behind bench/round_robin.py,
+  which runs in this process and sends each request to the next replica.
+
+Clients speak the handshake-era protocol with a session (the SDK's `mode="legacy"`), as released clients do, and
+run in this process: on a small machine they share its cores with the servers, so compare ratios within one run.
+Printed: a table of calls/s, p50 and p99 per target, agents and tool, then the gate against the floor.
+
+    uv run python bench/fleet.py [--agents 1,4,16] [--calls 100] [--only gate-json,floor-json,...]
+"""
+
+import argparse
+import asyncio
+import functools
+import http.client
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from round_robin import round_robin
+
+from write_gate.access.agents import AgentsFile, Grant
+
+PERSON = {"label": "Person", "source": "fleet", "extraction_method": "manual"}
+TARGETS = ("gate-sse", "gate-json", "floor-sse", "floor-json", "stateless-1", "stateless-2")
+WARM = 3  # calls per agent before timing: the first load code paths and caches
+
+
+@dataclass
+class Result:
+    target: str
+    agents: int
+    tool: str
+    rate: float  # calls answered per second, all agents together
+    p50: float
+    p99: float
+    failed: int
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_ready(port: int, path: str, process: subprocess.Popen[bytes]) -> None:
+    """Until the server answers `path` (a gate's /health with 200; the floor's /mcp with anything)."""
+    for _ in range(1200):
+        if process.poll() is not None:
+            raise RuntimeError(f"a server ended with {process.returncode}")
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            connection.request("GET", path)
+            status = connection.getresponse().status
+            if status == 200 or path == "/mcp":
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError("a server did not become ready")
+
+
+@contextmanager
+def process(argv: list[str], env: dict[str, str], port: int, path: str) -> Iterator[None]:
+    started = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_ready(port, path, started)
+        yield
+    finally:
+        started.terminate()
+        started.wait(timeout=60)
+
+
+def floor_server(port: int, mode: str) -> None:
+    """The SDK's own server with one empty tool, over streamable HTTP (this script, re-run with --floor)."""
+    import anyio
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("floor")
+
+    @server.tool()
+    def nothing() -> str:
+        return ""
+
+    anyio.run(functools.partial(server.run_streamable_http_async, port=port, json_response=mode == "json"))
+
+
+@asynccontextmanager
+async def target(name: str, env: dict[str, str]) -> AsyncIterator[str]:
+    """The URL of `name`'s server(s), started for the block and stopped after it."""
+    exe = shutil.which("write-gate", path=str(Path(sys.executable).parent)) or "write-gate"
+    with ExitStack() as stack:
+        if name.startswith("floor"):
+            port = free_port()
+            argv = [sys.executable, __file__, "--floor", str(port), name.removeprefix("floor-")]
+            stack.enter_context(process(argv, env, port, "/mcp"))
+            yield f"http://127.0.0.1:{port}"
+            return
+        serve = [exe, "serve", "--transport", "http"]
+        if name.startswith("gate"):
+            port = free_port()
+            argv = [*serve, "--port", str(port), "--http-response", name.removeprefix("gate-")]
+            stack.enter_context(process(argv, env, port, "/health"))
+            yield f"http://127.0.0.1:{port}"
+            return
+        ports = [free_port() for _ in range(int(name.removeprefix("stateless-")))]
+        for port in ports:
+            argv = [*serve, "--port", str(port), "--http-response", "json", "--stateless"]
+            stack.enter_context(process(argv, env, port, "/health"))
+        async with round_robin([("127.0.0.1", port) for port in ports]) as (_balancer, url):
+            yield url
+
+
+@asynccontextmanager
+async def session(url: str, token: str) -> AsyncIterator[Client]:
+    headers = {"Authorization": f"Bearer {token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60, read=600)) as http,
+        Client(streamable_http_client(f"{url}/mcp", http_client=http), mode="legacy") as client,
+    ):
+        yield client
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+async def load(url: str, token: str, name: str, agents: int, calls: int, tool: str) -> Result:
+    """`agents` sessions, each making `calls` calls of `tool` one after another, all at once."""
+    latencies: list[float] = []
+    failed = 0
+
+    def arguments(agent: int, i: int) -> tuple[str, dict[str, Any]]:
+        if name.startswith("floor"):
+            return "nothing", {}
+        if tool == "write_node":
+            return tool, {**PERSON, "merge_keys": {"name": f"{name}-{agents}-{agent}-{i}"}}
+        return tool, {"names": [f"{name}-{agents}-{agent}-w{i % WARM}"]}
+
+    async with AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(session(url, token)) for _ in range(agents)]
+        for agent, client in enumerate(clients):  # warm; these also write the nodes open_nodes reads
+            for i in range(WARM):
+                args = {**PERSON, "merge_keys": {"name": f"{name}-{agents}-{agent}-w{i}"}}
+                await client.call_tool(*(("nothing", {}) if name.startswith("floor") else ("write_node", args)))
+
+        async def agent_loop(agent: int, client: Client) -> None:
+            nonlocal failed
+            for i in range(calls):
+                called, args = arguments(agent, i)
+                started = time.perf_counter()
+                try:
+                    result = await client.call_tool(called, args)
+                    bad = result.is_error
+                except Exception:  # a transport error is a failed call too
+                    bad = True
+                if bad:
+                    failed += 1
+                else:
+                    latencies.append(time.perf_counter() - started)
+
+        began = time.perf_counter()
+        async with asyncio.TaskGroup() as tasks:
+            for agent, client in enumerate(clients):
+                tasks.create_task(agent_loop(agent, client))
+        wall = time.perf_counter() - began
+    return Result(
+        name, agents, tool, len(latencies) / wall, percentile(latencies, 0.5), percentile(latencies, 0.99), failed
+    )
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f}"
+
+
+async def fleet(agent_counts: list[int], calls: int, only: list[str]) -> list[Result]:
+    folder = Path(tempfile.mkdtemp(prefix="wg-fleet-"))
+    try:
+        agents_file = AgentsFile(folder / "agents.toml", {})
+        token = agents_file.add("fleet", Grant())
+        agents_file.save()
+        env = {
+            **os.environ,
+            "WRITE_GATE_DATA_DIR": str(folder / "graph"),
+            "WRITE_GATE_AGENTS_FILE": str(folder / "agents.toml"),
+            "WRITE_GATE_LOG_LEVEL": "WARNING",
+            "WRITE_GATE_EMBEDDED_FSYNC": "everysec",
+        }
+        results = []
+        for name in only:
+            async with target(name, env) as url:
+                for tool in ("write_node",) if name.startswith("floor") else ("write_node", "open_nodes"):
+                    for agents in agent_counts:
+                        result = await load(url, token, name, agents, calls, tool)
+                        results.append(result)
+                        shown = "nothing" if name.startswith("floor") else tool
+                        print(
+                            f"| {name} | {agents} | {shown} | {result.rate:,.0f} | {ms(result.p50)} | "
+                            f"{ms(result.p99)} | {result.failed} |",
+                            flush=True,
+                        )
+        return results
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def summary(results: list[Result]) -> None:
+    def rate(target: str, agents: int, tool: str) -> float | None:
+        found = [r.rate for r in results if r.target == target and r.agents == agents and r.tool == tool]
+        return found[0] if found else None
+
+    lines = []
+    for r in results:
+        if r.target.startswith("gate"):
+            floor = rate("floor-" + r.target.removeprefix("gate-"), r.agents, "write_node")
+            if floor:
+                lines.append(f"{r.target} {r.tool} at {r.agents} agents: {r.rate / floor:.2f}x the floor in its mode")
+        if r.target == "stateless-2":
+            one = rate("stateless-1", r.agents, r.tool)
+            if one:
+                lines.append(f"2 stateless replicas, {r.tool} at {r.agents} agents: {r.rate / one:.2f}x one replica")
+    for line in lines:
+        print(line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--agents", default="1,4,16", help="comma-separated agent counts (default 1,4,16)")
+    parser.add_argument("--calls", type=int, default=100, help="timed calls per agent (default 100)")
+    parser.add_argument("--only", default=",".join(TARGETS), help=f"targets, of {', '.join(TARGETS)}")
+    parser.add_argument("--floor", nargs=2, metavar=("PORT", "MODE"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.floor:
+        floor_server(int(args.floor[0]), args.floor[1])
+        return
+    only = [name for name in args.only.split(",") if name]
+    unknown = [name for name in only if name not in TARGETS]
+    if unknown:
+        parser.error(f"unknown targets: {', '.join(unknown)}")
+    counts = [int(n) for n in args.agents.split(",")]
+    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start; {args.calls} calls per agent")
+    print("| target | agents | tool | calls/s | p50 ms | p99 ms | failed |\n|---|---|---|---|---|---|---|", flush=True)
+    results = asyncio.run(fleet(counts, args.calls, only))
+    summary(results)
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+
+
+if __name__ == "__main__":
+    main()
