@@ -36,7 +36,9 @@ async def test_a_read_past_the_limit_is_refused_and_the_next_call_is_served(
             assert refusal["error_code"] == "QUERY_TIMEOUT", refusal
             assert refusal["details"]["limit_seconds"] == LIMIT_SECONDS
             assert "narrow" in refusal["details"]["hint"]
-            await ok(client, "get_schema", {})  # the gate serves on
+            # The session serves on. (Not asked of a call that reads the engine: under this limit, a read right after
+            # a timed-out one may itself be stopped, and on the Bolt tier the double's own Python counts in the limit.)
+            assert "search_nodes" in {tool.name for tool in (await client.list_tools()).tools}
         # So does the engine: the same search within the suite's limit answers, and finds what the graph holds.
         # (A read just past a timed-out one may itself take FalkorDB tens of milliseconds, so it is not asked to
         # fit the tiny limit.)
