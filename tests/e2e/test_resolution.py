@@ -155,7 +155,7 @@ async def test_a_walk_pairs_every_window_with_itself_and_every_later_one(client:
         assert (await ok(client, "write_nodes", {"items": items}))["written"] == len(items)
         counts.append(len(items))
     written = sum(counts)
-    for across_labels, sizes in ((False, (1, 7, written - 1, written)), (True, (7,))):
+    for across_labels, sizes in ((False, (2, 7, written - 1, written)), (True, (7,))):
         args: dict[str, Any] = {"labels": ["Organization", "Person"], "threshold": 0.7, "limit": 500}
         args["across_labels"] = across_labels
         whole = await ok(client, "find_duplicates", args)

@@ -376,12 +376,10 @@ async def test_the_statistics_group_before_they_unwind(grown: FalkorDBBackend) -
     answers a count by agent, source, confidence or day), but once: the engine groups them by all their dimensions
     first and unwinds each group's values, so the Unwind produces a few rows a group, never five a node (as it
     did: 15,000 records for 3,000 nodes, and an aggregate over all of them)."""
-    links = Statement(
-        "UNWIND range(0, $n - 2, 2) AS i\n"
-        "MATCH (a:Person {name: 'person ' + right('0000' + toString(i), 5)}),"
-        " (b:Person {name: 'person ' + right('0000' + toString(i + 1), 5)})\n"
-        "CREATE (a)-[:KNOWS {written_by: 'plans', source: 'plans', confidence: 0.5, created_at: '2026-11-29'}]->(b)",
-        {"n": NODES},
+    links = Statement(  # each two Persons in id order linked, from one scan (a match by name per pair scans each)
+        "MATCH (p:Person) WITH p ORDER BY id(p) WITH collect(p) AS people\n"
+        "UNWIND range(0, size(people) - 2, 2) AS i WITH people[i] AS a, people[i + 1] AS b\n"
+        "CREATE (a)-[:KNOWS {written_by: 'plans', source: 'plans', confidence: 0.5, created_at: '2026-11-29'}]->(b)"
     )
     await grown.write(links)
     nodes = statistics_cypher.node_tallies(("Organization", "Person"))
