@@ -15,7 +15,7 @@ from write_gate.core import statistics as pure
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.registry import ConflictPolicy
 from write_gate.engines import GraphBackend
-from write_gate.services.statistics import DayGrowth, GraphStats, _confidence, _dated, _sorted
+from write_gate.services.statistics import graph_stats
 from write_gate.serving.config import Settings
 from write_gate.store.graph_registry import GraphRegistrySource
 from write_gate.store.schema_files import load_into_graph, read_sources
@@ -71,24 +71,7 @@ async def scanned_stats(graph: GraphBackend) -> dict[str, Any]:
     ends = pure.extremes(await graph.read(Statement(_ends_scan(labels))), labels)
     open_conflicts = "MATCH (c:WriteGateConflict) WHERE c.status = 'open' RETURN count(c) AS n"
     [conflicts] = await graph.read(Statement(open_conflicts))
-    return GraphStats(
-        totalEntities=entities.total,
-        totalRelations=relations.total,
-        activeEntities=entities.total - entities.archived,
-        entityTypesCounts=_sorted(entities.per_name),
-        relationTypesCounts=_sorted(relations.per_name),
-        oldestEntity=_dated(ends.get("oldest")),
-        newestEntity=_dated(ends.get("newest")),
-        entitiesByAgent=_sorted(entities.by_agent),
-        relationsByAgent=_sorted(relations.by_agent),
-        entitiesBySource=_sorted(entities.by_source),
-        relationsBySource=_sorted(relations.by_source),
-        entityConfidence=_confidence(entities.confidence),
-        relationConfidence=_confidence(relations.confidence),
-        growth=[DayGrowth(**day) for day in pure.growth(entities.by_day, relations.by_day)],
-        archivedEntities=entities.archived,
-        conflictsOpen=conflicts["n"],
-    ).model_dump(mode="json")
+    return graph_stats(entities, relations, ends, conflicts["n"]).model_dump(mode="json")
 
 
 LABELS = ("Person", "Organization")

@@ -97,6 +97,13 @@ async def get_graph_stats(gate: Gate) -> GraphStats:
     relations = pure.tally(await _rows(gate, Statement(cypher.RELATIONSHIP_TALLIES.text, {"types": types})), "count")
     ends = pure.extremes(await _rows(gate, cypher.oldest_and_newest(labels)), labels)
     [conflicts] = await gate.reader.read(cypher.OPEN_CONFLICTS)
+    return graph_stats(entities, relations, ends, conflicts["count"])
+
+
+def graph_stats(
+    entities: pure.Tally, relations: pure.Tally, ends: dict[str, dict[str, Any]], conflicts_open: int
+) -> GraphStats:
+    """The answer from the engine's tallies, however they were read."""
     return GraphStats(
         totalEntities=entities.total,
         totalRelations=relations.total,
@@ -113,5 +120,5 @@ async def get_graph_stats(gate: Gate) -> GraphStats:
         relationConfidence=_confidence(relations.confidence),
         growth=[DayGrowth(**day) for day in pure.growth(entities.by_day, relations.by_day)],
         archivedEntities=entities.archived,
-        conflictsOpen=conflicts["count"],
+        conflictsOpen=conflicts_open,
     )
