@@ -292,3 +292,36 @@ def test_archive_and_restore_are_admin_tools_in_both_profiles() -> None:
         assert groups["archive_entities"] == groups["restore_entities"] == "admin"
         assert groups["set_entity_parent"] == groups["add_tags"] == "write"
         assert groups["get_subtree"] == "read"
+
+
+async def test_a_name_held_under_two_labels_is_restored_whole_or_by_its_entitytype(gate: Client) -> None:
+    """restore_entities takes names alone (memory-mcp's arguments): a name under several labels restores each of
+    them, or the one `entityType` names; it was refused with "pass entityType", which its input did not accept."""
+    await person(gate, "Ada", note="pioneer")
+    org = {"label": "Project", "merge_keys": {"name": "Ada"}, "properties": {"owner": "lab"}, **PROV}
+    await ok(gate, "write_node", org)
+    for label in ("Person", "Project"):
+        await ok(gate, "add_tags", {"entityName": "Ada", "entityType": label, "tags": ["stale"]})
+    assert (await ok(gate, "archive_entities", {"tags": ["stale"]}))["archived"] == 2
+
+    def held(answer: dict[str, Any]) -> list[str]:
+        return sorted(e["entityType"] for e in answer["entities"])
+
+    one = await ok(gate, "restore_entities", {"entityNames": ["Ada"], "entityType": "project"})
+    assert (one["restored"], one["entityNames"]) == (1, ["Ada"])
+    assert held(await ok(gate, "open_nodes", {"names": ["Ada"]})) == ["Project"]
+    await ok(gate, "archive_entities", {"tags": ["stale"]})
+    both = await ok(gate, "restore_entities", {"entityNames": ["Ada"]})
+    assert (both["restored"], both["entityNames"]) == (2, ["Ada", "Ada"])
+    assert held(await ok(gate, "open_nodes", {"names": ["Ada"]})) == ["Person", "Project"]
+    wrong = await rejected(gate, "restore_entities", {"entityNames": ["Ada"], "entityType": "Ledger"})
+    assert wrong["error_code"] == "ENTITY_NOT_FOUND"
+    # Tagging by names alone has the same reading: each entity of the name, or the one entityType names.
+    tagged = await ok(gate, "add_tags_to_multiple_entities", {"entityNames": ["Ada"], "tags": ["Both"]})
+    assert sorted((r["entityType"], "both" in r["tags"]) for r in tagged["results"]) == [
+        ("Person", True),
+        ("Project", True),
+    ]
+    one_tag = {"entityNames": ["Ada"], "tags": ["one"], "entityType": "Person"}
+    [person_only] = (await ok(gate, "add_tags_to_multiple_entities", one_tag))["results"]
+    assert (person_only["entityType"], person_only["tags"]) == ("Person", ["both", "one", "stale"])

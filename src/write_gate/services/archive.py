@@ -13,7 +13,7 @@ from write_gate.core.cypher import archive as cypher
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.knowledge import MAX_IMPORTANCE, MIN_IMPORTANCE, EntityFilter
 from write_gate.services.change_records import change_stamp
-from write_gate.services.entities import locate_all
+from write_gate.services.entities import EntityType, locate_every
 from write_gate.services.gate import Gate, run_write
 from write_gate.services.reads import TagsFilter, Text, display_name
 
@@ -50,6 +50,7 @@ class RestoreRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     entityNames: Annotated[list[Text], Field(min_length=1, description="The entities' names.")]  # noqa: N815
+    entityType: EntityType = None  # noqa: N815
 
 
 class Archived(BaseModel):
@@ -84,8 +85,10 @@ async def archive_entities(gate: Gate, request: ArchiveRequest, agent: Agent) ->
 
 
 async def restore_entities(gate: Gate, request: RestoreRequest, agent: Agent) -> Restored:
-    """Every name is found first (ENTITY_NOT_FOUND for one that is not); one not archived is left as it is."""
-    targets = await locate_all(gate, list(dict.fromkeys(request.entityNames)), field="entityNames")
+    """Every name is found first (ENTITY_NOT_FOUND for one that is not); one not archived is left as it is. A name
+    held under several labels restores each of them, unless `entityType` names one."""
+    names = list(dict.fromkeys(request.entityNames))
+    targets = await locate_every(gate, names, request.entityType, field="entityNames")
     agent.grant.check_labels({t.label for t in targets})
     by_id = {t.id: t.name for t in targets}
     change = change_stamp(agent.id)

@@ -18,7 +18,7 @@ from write_gate.core.knowledge import depth_first
 from write_gate.core.model import ErrorCode, GateRejection, WriteRelationshipRequest
 from write_gate.engines import Row
 from write_gate.services.change_records import change_stamp, created_changes
-from write_gate.services.entities import Located, locate, not_found
+from write_gate.services.entities import EntityType, Located, locate, not_found
 from write_gate.services.gate import Gate, run_write
 from write_gate.services.memory import WriterContext
 from write_gate.services.reads import DEFAULT_RELATIONS_LIMIT, Entity, GraphResult, IncludeArchived, Text, to_entity
@@ -35,7 +35,6 @@ class _Request(BaseModel):
 
 
 EntityName = Annotated[Text, Field(description="The entity's name.")]
-EntityType = Annotated[Text | SkipJsonSchema[None], Field(description="Its label, if the name has several.")]
 
 
 class SetParentRequest(_Request):

@@ -5,13 +5,12 @@ from collections.abc import Mapping
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
-from pydantic.json_schema import SkipJsonSchema
 
 from write_gate.access.agents import Agent
 from write_gate.core.knowledge import IMPORTANCE, MAX_IMPORTANCE, MIN_IMPORTANCE, TAGS, normalize_tags, stored_tags
 from write_gate.core.knowledge import with_tags as tags_with
 from write_gate.core.knowledge import without_tags as tags_without
-from write_gate.services.entities import Located, locate, locate_all
+from write_gate.services.entities import EntityType, Located, locate, locate_every
 from write_gate.services.entity_updates import update_entity
 from write_gate.services.gate import Gate
 from write_gate.services.memory import WriterContext
@@ -23,7 +22,6 @@ class _Request(BaseModel):
 
 
 EntityName = Annotated[Text, Field(description="The entity's name.")]
-EntityType = Annotated[Text | SkipJsonSchema[None], Field(description="Its label, if the name has several.")]
 Tags = Annotated[list[Text], Field(min_length=1, description="Tags (trimmed, lowercased).")]
 Importance = Annotated[
     float, Field(ge=MIN_IMPORTANCE, le=MAX_IMPORTANCE, allow_inf_nan=False, strict=True, description="0 to 10.")
@@ -39,6 +37,7 @@ class TagsRequest(_Request):
 class MultipleTagsRequest(_Request):
     entityNames: Annotated[list[Text], Field(min_length=1, description="The entities' names.")]  # noqa: N815
     tags: Tags
+    entityType: EntityType = None  # noqa: N815
 
 
 class ImportanceRequest(_Request):
@@ -88,9 +87,11 @@ async def remove_tags(gate: Gate, request: TagsRequest, ctx: WriterContext, agen
 async def add_tags_to_multiple(
     gate: Gate, request: MultipleTagsRequest, ctx: WriterContext, agent: Agent
 ) -> MultipleTags:
-    """Every name is found (and the grant checked) before anything is written: a missing one writes nothing."""
+    """Every name is found (and the grant checked) before anything is written: a missing one writes nothing. A name
+    held under several labels tags each of them, unless `entityType` names one (the names alone are the
+    arguments memory-mcp gives)."""
     tags = normalize_tags(request.tags)
-    targets = await locate_all(gate, list(dict.fromkeys(request.entityNames)), field="entityNames")
+    targets = await locate_every(gate, list(dict.fromkeys(request.entityNames)), request.entityType)
     agent.grant.check_labels([t.label for t in targets])
     return MultipleTags(results=[await _retag(gate, t, tags, True, ctx, agent) for t in targets])
 
