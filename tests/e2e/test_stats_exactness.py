@@ -1,7 +1,10 @@
 """`get_graph_stats` is exact (issue 35, item 3): after random sequences of tool calls through real MCP clients
-(single and batch writes, relationships, deletes, archive and restore, merges, imports, from two agents and the
-memory profile), its answer equals the one the full scan computes. The oracle below is the scan the statistics
-were first computed by, kept here as written then: every node of every registered label, every relationship."""
+(single and batch writes at several reliabilities, relationships, archive and restore, tags, importance, parents,
+conflicts resolved either way, merges; the memory profile's creates, observations added and deleted, deletes of
+entities and relations, imports; from two agents and the memory profile), its answer equals the one the full scan
+computes. Statistics kept as the graph changes must keep this: each kind is a write path of its own. The oracle
+below is the scan the statistics were first computed by, kept here as written then: every node of every
+registered label, every relationship."""
 
 import json
 import random
@@ -81,13 +84,18 @@ METHODS = ("api", "manual", "llm")
 TYPES = ("KNOWS", "WORKS_FOR")
 
 
+RELIABILITIES = (0.1, 0.5, 0.9)  # varied, so the confidences (buckets, min, mean, max) are
+
+
 def _node(rng: random.Random) -> dict[str, Any]:
     return {
         "label": rng.choice(LABELS),
         "merge_keys": {"name": rng.choice(NAMES)},
-        "properties": {"tags": [rng.choice(("old", "new"))]},
+        # `note` differs between writers, so keep_both leaves open conflicts for resolve_conflict to settle.
+        "properties": {"tags": [rng.choice(("old", "new"))], "note": rng.choice(("x", "y"))},
         "source": rng.choice(SOURCES),
         "extraction_method": rng.choice(METHODS),
+        "reliability": rng.choice(RELIABILITIES),
     }
 
 
@@ -100,6 +108,7 @@ def _link(rng: random.Random) -> dict[str, Any]:
         "to_keys": {"name": rng.choice(NAMES)},
         "source": rng.choice(SOURCES),
         "extraction_method": rng.choice(METHODS),
+        "reliability": rng.choice(RELIABILITIES),
         "endpoint_policy": rng.choice(("fail_if_missing", "merge_endpoints")),
     }
 
@@ -111,10 +120,49 @@ def _import(rng: random.Random) -> dict[str, Any]:
     return {"format": "jsonl", "data": "\n".join(json.dumps(line) for line in lines)}
 
 
-def _call(rng: random.Random, gates: list[Client], memory: Client) -> tuple[Client, str, dict[str, Any]]:
+async def _memory_call(rng: random.Random, memory: Client, kind: str) -> tuple[str, dict[str, Any]]:
+    """The memory profile's writes (its creates and observation edits take paths of their own)."""
+    a, b = rng.sample(NAMES, 2)
+    if kind == "entities":
+        entities = [{"name": n, "entityType": rng.choice(LABELS), "observations": ["seen"]} for n in (a, b)]
+        return "create_entities", {"entities": entities}
+    if kind == "relations":  # between two people, made so first (a relation needs both ends)
+        people = [{"name": n, "entityType": "Person", "observations": ["met"]} for n in (a, b)]
+        await memory.call_tool("create_entities", {"entities": people})
+        return "create_relations", {"relations": [{"from": a, "to": b, "relationType": "KNOWS"}]}
+    if kind == "observe":
+        return "add_observations", {"observations": [{"entityName": a, "contents": [rng.choice(("o1", "o2"))]}]}
+    if kind == "unobserve":
+        return "delete_observations", {"deletions": [{"entityName": a, "observations": ["o1", "seen", "in"]}]}
+    if kind == "delete":
+        return "delete_entities", {"entityNames": [a, b]}
+    if kind == "unlink":
+        return "delete_relations", {"relations": [{"from": a, "to": b, "relationType": rng.choice(TYPES)}]}
+    return "import_graph", _import(rng)
+
+
+def _named(rng: random.Random) -> dict[str, Any]:
+    """An entity by name and label (a name may be held under both)."""
+    return {"entityName": rng.choice(NAMES), "entityType": rng.choice(LABELS)}
+
+
+async def _resolve(rng: random.Random, gate: Client) -> tuple[str, dict[str, Any]]:
+    """An open conflict settled either way (or, with none open, one listed: a read)."""
+    conflicts = (await ok(gate, "list_conflicts", {"status": "open"}))["conflicts"]
+    if not conflicts:
+        return "list_conflicts", {}
+    picked = rng.choice(conflicts)
+    return "resolve_conflict", {"conflict_id": picked["conflict_id"], "pick": rng.choice(("current", "incoming"))}
+
+
+async def _call(rng: random.Random, gates: list[Client], memory: Client) -> tuple[Client, str, dict[str, Any]]:
     gate = rng.choice(gates)
     kind = rng.choice(
-        ("node", "node", "nodes", "link", "links", "delete", "unlink", "archive", "restore", "merge", "import")
+        (
+            *("node", "node", "nodes", "link", "links", "archive", "restore", "merge"),
+            *("tags", "importance", "parent", "unparent", "resolve"),
+            *("entities", "relations", "observe", "unobserve", "delete", "unlink", "import"),
+        )
     )
     if kind == "node":
         return gate, "write_node", _node(rng)
@@ -124,15 +172,19 @@ def _call(rng: random.Random, gates: list[Client], memory: Client) -> tuple[Clie
         return gate, "write_relationship", _link(rng)
     if kind == "links":
         return gate, "write_relationships", {"items": [_link(rng) for _ in range(rng.randint(2, 4))]}
-    if kind == "delete":
-        return memory, "delete_entities", {"entityNames": rng.sample(NAMES, 2)}
-    if kind == "unlink":
-        a, b = rng.sample(NAMES, 2)
-        return memory, "delete_relations", {"relations": [{"from": a, "to": b, "relationType": rng.choice(TYPES)}]}
     if kind == "archive":
         return gate, "archive_entities", {"tags": [rng.choice(("old", "new"))]}
     if kind == "restore":
         return gate, "restore_entities", {"entityNames": [rng.choice(NAMES)]}
+    if kind == "tags":
+        return gate, "add_tags", {**_named(rng), "tags": [rng.choice(("old", "new"))]}
+    if kind == "importance":
+        return gate, "set_importance", {**_named(rng), "importance": rng.choice((1, 5, 9))}
+    if kind in ("parent", "unparent"):
+        parent = {"parentName": rng.choice(NAMES), "parentType": "Person"} if kind == "parent" else {"parentName": None}
+        return gate, "set_entity_parent", {"entityName": rng.choice(NAMES), "entityType": "Person", **parent}
+    if kind == "resolve":
+        return gate, *await _resolve(rng, gate)
     if kind == "merge":
         a, b = rng.sample(NAMES, 2)
         label = rng.choice(("Person", "Person", "Organization"))
@@ -144,7 +196,7 @@ def _call(rng: random.Random, gates: list[Client], memory: Client) -> tuple[Clie
                 "merged": [{"label": label, "merge_keys": {"name": b}}],
             },
         )
-    return memory, "import_graph", _import(rng)
+    return memory, *await _memory_call(rng, memory, kind)
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -155,15 +207,17 @@ async def test_the_stats_equal_the_full_scan_after_random_tool_calls(
     # A node under two labels counts under each; one without confidence or times counts where it has values.
     await graph.write(Statement("CREATE (:Person:Organization {_key: 'twin', name: 'twin', written_by: 'raw'})"))
     rng = random.Random(seed)
-    base = every_toolset(settings).model_copy(update={"conflict_policy": ConflictPolicy.KEEP_BOTH})
+    # The hierarchy's parent links are KNOWS (Person to Person): relationships the statistics count.
+    update = {"conflict_policy": ConflictPolicy.KEEP_BOTH, "hierarchy_type": "KNOWS"}
+    base = every_toolset(settings).model_copy(update=update)
     async with (
         open_client(base.model_copy(update={"agent": "bot-a"}), "in_process") as bot_a,
         open_client(base.model_copy(update={"agent": "bot-b"}), "in_process") as bot_b,
         open_client(base.model_copy(update={"agent": "bot-m"}), "in_process", profile="memory") as memory,
     ):
         done: dict[str, int] = {}
-        for step in range(48):
-            client, tool, args = _call(rng, [bot_a, bot_b], memory)
+        for step in range(96):
+            client, tool, args = await _call(rng, [bot_a, bot_b], memory)
             result = await client.call_tool(tool, args)  # a refusal (an absent entity, say): still compared
             done[tool] = done.get(tool, 0) + (not result.is_error)
             if step % 8 == 7:
@@ -171,8 +225,10 @@ async def test_the_stats_equal_the_full_scan_after_random_tool_calls(
                 assert answer == await scanned_stats(graph), (step, tool)
         answer = await ok(bot_a, "get_graph_stats", {})
     # The seeds reach every kind of change (each at least once).
-    kinds = {"write_nodes", "write_relationships", "delete_entities", "archive_entities", "merge_entities"}
-    kinds.add("import_graph")
+    kinds = {"write_nodes", "write_relationships", "archive_entities", "restore_entities", "merge_entities"}
+    kinds |= {"add_tags", "set_importance", "set_entity_parent", "resolve_conflict"}
+    kinds |= {"create_entities", "create_relations", "add_observations", "delete_observations"}
+    kinds |= {"delete_entities", "delete_relations", "import_graph"}
     assert kinds <= {tool for tool, n in done.items() if n}
     assert answer["totalEntities"] > 0 and answer["totalRelations"] > 0
     assert answer["entityTypesCounts"]["Organization"] >= 1  # the twin, at least
