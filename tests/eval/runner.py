@@ -74,10 +74,11 @@ async def names(client: Client, tool: str, args: dict[str, Any], spent: list[flo
     return [(hit["entity"] if tool == "search_nodes_ranked" else hit)["name"] for hit in hits][:DEPTH]
 
 
-async def evaluate(client: Client, search_set: SearchSet) -> Evaluation:
-    """Load the facts, then score every search the gate offers (semantic and hybrid only where it has modes)."""
+async def evaluate(client: Client, search_set: SearchSet, modes: bool = True) -> Evaluation:
+    """Load the facts, then score every search the gate offers: semantic and hybrid only where it has modes (and
+    `modes`: a gate with embeddings off refuses them)."""
     await load_facts(client, search_set)
-    evaluation = Evaluation(search_set, await has_modes(client))
+    evaluation = Evaluation(search_set, modes and await has_modes(client))
     searches = [SUBSTRING_WHOLE, SUBSTRING_WORD, FULLTEXT, *(MODES if evaluation.has_modes else ())]
     for search in searches:
         evaluation.ranks[search], evaluation.seconds[search] = [], []

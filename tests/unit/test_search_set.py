@@ -19,6 +19,7 @@ from tests.eval.scoring import (
     same_word,
     score,
     shared_words,
+    table,
     words,
 )
 
@@ -126,3 +127,9 @@ def test_score_splits_the_whole_set_and_the_half() -> None:
 def test_reciprocal_rank_fusion_rewards_agreement() -> None:
     assert fuse([["a", "b", "c"], ["b", "c", "a"]]) == ["b", "a", "c"]
     assert fuse([["x"], []]) == ["x"]
+
+
+def test_the_table_names_each_search_and_its_four_scores() -> None:
+    text = table([score("fulltext", [1, None], [True, False])], questions=2, half=1)
+    assert text.splitlines()[0] == "2 questions; half: the 1 sharing no word with their answer"
+    assert text.splitlines()[2].split() == ["fulltext", "0.500", "0.500", "1.000", "1.000"]
