@@ -302,6 +302,7 @@ LONGEST_FIRST = (
     "tests/e2e/test_console.py",
     "tests/e2e/test_http.py",
     "tests/e2e/test_concurrency.py",
+    "tests/e2e/test_search_eval.py",
 )
 
 
