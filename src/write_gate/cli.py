@@ -90,7 +90,7 @@ async def _with_backend(settings: Settings, work: Callable[..., Awaitable[int]])
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    given = ("host", "port", "metrics_port", "toolsets", "http_response")
+    given = ("host", "port", "metrics_port", "toolsets", "http_response", "embeddings")
     overrides = {name: getattr(args, name) for name in given if getattr(args, name) is not None}
     if args.dynamic_toolsets:
         overrides["dynamic_toolsets"] = True
@@ -603,6 +603,12 @@ def parser() -> argparse.ArgumentParser:
         "--toolsets",
         help=f"toolsets listed beside the profile's defaults ({', '.join(TOOLSETS)}; all: every one); "
         "default: WRITE_GATE_TOOLSETS",
+    )
+    serve.add_argument(
+        "--embeddings",
+        choices=["off", "local", "openai"],
+        help="embed what is written, for search_nodes_ranked's semantic and hybrid modes (default: "
+        "WRITE_GATE_EMBEDDINGS, else off; docs/tools/semantic-search.md)",
     )
     serve.add_argument(
         "--dynamic-toolsets",
