@@ -26,6 +26,8 @@ class EmbeddingProvider(Protocol):
     name: str
     model: str
     dimension: int
+    # Whether embed() answers unit vectors already rounded to VECTOR_DECIMALS (the gate need not do it again).
+    normalizes: bool
 
     def embed(self, texts: list[str]) -> list[list[float]]: ...
 
@@ -63,10 +65,15 @@ def texts_of(fields: Iterable[str], values: Mapping[str, Any]) -> tuple[list[str
     return carried, texts
 
 
+# A vector's components are sent as Cypher text (FalkorDB's parameters): 5 decimals halve the text the engine parses
+# (a write's cost) and move a cosine by under 1e-4.
+VECTOR_DECIMALS = 5
+
+
 def normalized(vector: Sequence[float]) -> list[float]:
-    """Unit length, so a dot product is the cosine (a zero vector stays zero)."""
-    norm = math.sqrt(sum(x * x for x in vector))
-    return [float(x) / norm for x in vector] if norm else [float(x) for x in vector]
+    """Unit length, so a dot product is the cosine (a zero vector stays zero), to VECTOR_DECIMALS."""
+    norm = math.sqrt(sum(x * x for x in vector)) or 1.0
+    return [round(float(x) / norm, VECTOR_DECIMALS) for x in vector]
 
 
 def fused(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> dict[int, float]:

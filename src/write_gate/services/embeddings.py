@@ -76,7 +76,7 @@ class Embeddings:
                     reason="embeddings",
                 ) from exc
             for i, vector in zip(missing, made, strict=True):
-                found[i] = normalized(vector)
+                found[i] = vector if self.provider.normalizes else normalized(vector)
                 if keys is not None:
                     self._cache[keys[i]] = found[i]
             while len(self._cache) > CACHE_SIZE:

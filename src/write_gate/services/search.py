@@ -78,6 +78,9 @@ MODE_HELP = (
     "hybrid: both rankings fused (any of the query's words for the full-text part). semantic and hybrid need "
     "embeddings on (WRITE_GATE_EMBEDDINGS)."
 )
+# A hybrid search's full-text candidates per label (any of the question's words: common ones match much), best first
+# by the index's score: fusion reads ranks, and ranks past these add almost nothing (1 / (60 + rank)).
+HYBRID_CANDIDATES = 200
 # Texts taken from the vector index: the page's entities are among the nearest, with room for filters to drop some.
 MIN_NEAREST = 100
 
@@ -228,6 +231,7 @@ class Searcher:
         fields: bool,
         knowledge_params: dict[str, Any] | None = None,
         include_archived: bool = False,
+        window: int = MAX_CANDIDATES,
     ) -> list[Row] | None:
         """The index's candidates, best first by its score, at most `MAX_CANDIDATES` per label; None when an
         index cannot answer completely (missing, still being built, or no text search at all)."""
@@ -242,7 +246,7 @@ class Searcher:
             knowledge=knowledge,
             include_archived=include_archived,
         )
-        params = {"query": engine_query, "window": MAX_CANDIDATES, **(filter_params or {}), **(knowledge_params or {})}
+        params = {"query": engine_query, "window": window, **(filter_params or {}), **(knowledge_params or {})}
         return await self._read(Statement(statement.text, params))
 
     async def _scanned(
@@ -280,15 +284,23 @@ class Searcher:
         filter_params: dict[str, Any] | None,
         knowledge_params: dict[str, Any] | None,
         include_archived: bool,
+        window: int = MAX_CANDIDATES,
     ) -> tuple[list[Hit], Literal["index", "scan"]]:
-        """The full-text ranking: the index's candidates (a scan where it cannot answer), judged and scored."""
+        """The full-text ranking: the index's candidates (`window` per label; a scan where it cannot answer), judged
+        and scored."""
         fields = names_fields(tree)
         rows = None
         syntax = _syntax(self._backend.dialect.name)
         engine_query = recall(tree, syntax)
         if labels and engine_query is not None:
             rows = await self._indexed(
-                labels, in_search_text(engine_query, syntax), filter_params, fields, knowledge_params, include_archived
+                labels,
+                in_search_text(engine_query, syntax),
+                filter_params,
+                fields,
+                knowledge_params,
+                include_archived,
+                window,
             )
         searched_by: Literal["index", "scan"] = "index" if rows is not None else "scan"
         if rows is None:
@@ -319,7 +331,9 @@ class Searcher:
         nearest = await self._reader.read(
             Statement(vectors.nearest_texts(self._backend.dialect).text, {"k": k, "vector": vector})
         )
-        if not nearest:
+        present = {row["label"] for row in nearest}
+        labels = [label for label in labels if label in present]  # a branch per label the texts name, no more
+        if not labels:
             return []
         statement = vectors.entities_of_texts(
             labels,
@@ -366,7 +380,8 @@ class Searcher:
         searched_by: Literal["index", "scan"] = "index"
         text_hits: list[Hit] = []
         if tree is not None and request.mode != "semantic":
-            text_hits, searched_by = await self._fulltext(tree, *filters)
+            window = MAX_CANDIDATES if request.mode == "fulltext" else HYBRID_CANDIDATES
+            text_hits, searched_by = await self._fulltext(tree, *filters, window)
         meaning_hits: list[Hit] = []
         if embeddings is not None and request.mode != "fulltext":
             meaning_hits = await self._semantic(embeddings, request.query, offset + request.limit, *filters)

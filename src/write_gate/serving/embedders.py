@@ -7,7 +7,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from write_gate.core.embedding import EmbeddingFailed, EmbeddingProvider
+from write_gate.core.embedding import VECTOR_DECIMALS, EmbeddingFailed, EmbeddingProvider
 from write_gate.serving.config import ConfigurationError, Settings
 
 LOCAL_DIMENSION = 256
@@ -20,6 +20,7 @@ class WordLlamaProvider:
     name = "local"
     model = "wordllama-l2-supercat-256"
     dimension = LOCAL_DIMENSION
+    normalizes = True
 
     def __init__(self) -> None:
         self._model: Any = None
@@ -39,7 +40,8 @@ class WordLlamaProvider:
     def embed(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
-        return [list(map(float, row)) for row in self._loaded().embed(texts, norm=True)]
+        # Unit length and rounded here, in numpy (normalizes: the gate does not do it again in Python).
+        return self._loaded().embed(texts, norm=True).round(VECTOR_DECIMALS).tolist()
 
 
 class OpenAIProvider:
@@ -47,6 +49,7 @@ class OpenAIProvider:
     the texts, a bearer key if set; its dimension is learnt from its first answer."""
 
     name = "openai"
+    normalizes = False
 
     def __init__(self, url: str, model: str, api_key: str | None, timeout: float) -> None:
         self.url, self.model, self.dimension = url.rstrip("/") + "/embeddings", model, 0
