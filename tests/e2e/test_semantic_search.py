@@ -209,3 +209,18 @@ async def test_a_merged_entity_leaves_no_vector_behind(gate: Client, graph: Grap
         text_hash("summary", "landing people on the moon"),
     }
     assert names(await ranked(gate, "a crewed lunar programme", "semantic")) == ["Apollo"]
+
+
+async def test_a_value_the_conflict_policy_keeps_keeps_its_vector(
+    settings: Settings, graph: GraphBackend, tmp_path: Path
+) -> None:
+    entry = {**json.loads(block("semantic-entry").text), "conflict_policy": "higher_confidence_wins"}
+    (tmp_path / "registry.json").write_text(json.dumps({"entries": [entry]}))
+    await load_into_graph(graph, read_sources([tmp_path]))
+    async with open_client(on(settings), "in_process") as client:
+        await ok(client, "write_node", {**project("Apollo", summary="landing people on the moon"), "reliability": 0.9})
+        weaker = {**project("Apollo", summary="baking sourdough bread"), "source": "rumour", "reliability": 0.1}
+        answer = await ok(client, "write_node", weaker)
+        assert answer["conflicts"]  # met the stronger claim, which stays
+    summary = [v["hash"] for v in await vectors(graph) if v["field"] == "summary"]
+    assert summary == [text_hash("summary", "landing people on the moon")]

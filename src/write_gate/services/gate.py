@@ -282,6 +282,14 @@ class Gate:
                 guarded.as_guard(False),
                 dialect=self.backend.dialect,
             )
+            if self.embeddings is not None:
+                # The first statement embedded the write's texts; the node holds what the policies let through,
+                # and what they kept for the values they did not: those texts' vectors, in the guarded statement.
+                kept = {k: current[k] for k in plan.properties if k in current}
+                held = {**result.merge_keys, **kept, **guarded.write}
+                statement = await self.embeddings.lead(
+                    statement, self.registry, [Embedded(result.label, values["key"], held)]
+                )
             written = await run_write(self.backend, statement)
             if written and written[0]["written"]:
                 return result.model_copy(update={"conflicts": guarded.met})
