@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.conftest import ok, open_client, rejected
+from tests.conftest import ok, open_client, rejected, run_write_gate, settings_env
 from tests.e2e.readme_blocks import block
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.embedding import text_hash
@@ -224,3 +224,35 @@ async def test_a_value_the_conflict_policy_keeps_keeps_its_vector(
         assert answer["conflicts"]  # met the stronger claim, which stays
     summary = [v["hash"] for v in await vectors(graph) if v["field"] == "summary"]
     assert summary == [text_hash("summary", "landing people on the moon")]
+
+
+# --- a model change: re-embedded by a command, resumably ----------------------------------------------------
+
+
+async def models(graph: GraphBackend) -> dict[str, int]:
+    rows = await graph.read(Statement("MATCH (v:_Embedding) RETURN v.model AS model, count(v) AS n"))
+    return {row["model"]: row["n"] for row in rows}
+
+
+async def test_reembed_replaces_another_model_s_vectors_and_a_second_run_has_nothing_to_do(
+    settings: Settings, memory: Client, graph: GraphBackend
+) -> None:
+    # As if the vectors were made by another model before WRITE_GATE_EMBEDDINGS changed.
+    await graph.write(
+        Statement("MATCH (v:_Embedding) WHERE v.key CONTAINS 'Ada' OR v.key CONTAINS 'Ben' SET v.model = 'old'")
+    )
+    assert await models(graph) == {"old": 6, "wordllama-l2-supercat-256": 2}
+    env = {**settings_env(settings), "WRITE_GATE_EMBEDDINGS": "local"}
+    first = run_write_gate("embeddings", "reembed", "--chunk", "1", env=env)
+    assert first.returncode == 0, first.stderr
+    assert "re-embedded 2 entities" in first.stdout and "1 were already embedded by it" in first.stdout
+    assert "Person: 3/3" in first.stderr  # progress, label by label
+    assert await models(graph) == {"wordllama-l2-supercat-256": 8}
+    assert names(await ranked(memory, "who builds rockets?", "semantic"))[0] == "Ada Vance"
+    again = run_write_gate("embeddings", "reembed", env=env)
+    assert "re-embedded 0 entities" in again.stdout and "3 were already embedded by it" in again.stdout
+
+
+async def test_reembed_needs_embeddings_on(settings: Settings) -> None:
+    done = run_write_gate("embeddings", "reembed", env=settings_env(settings))
+    assert done.returncode == 2 and "WRITE_GATE_EMBEDDINGS" in done.stderr

@@ -794,6 +794,8 @@ def shapes(dialect_name: str) -> dict[str, str]:
         embedding_cypher.replace_vectors(dialect, ("n",), key="n._key")
     )
     out["embedding_nearest_texts"] = embedding_cypher.nearest_texts(dialect).text
+    out["embedding_page"] = embedding_cypher.embedded_page("Person").text
+    out["embedding_vectors_alone"] = embedding_cypher.vectors_alone(dialect).text
     out["embedding_entities_of_texts"] = embedding_cypher.entities_of_texts(
         ["Person", "Organization"], filtered=True, knowledge=True, include_archived=False
     ).text

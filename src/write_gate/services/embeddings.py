@@ -51,7 +51,7 @@ class Embeddings:
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
         self._indexed = False
 
-    def _fields(self, registry: SchemaRegistry, label: str) -> tuple[str, ...]:
+    def fields_of(self, registry: SchemaRegistry, label: str) -> tuple[str, ...]:
         entry = registry.get_entry(label)
         return embed_fields(entry.embed if entry is not None else None)
 
@@ -98,7 +98,7 @@ class Embeddings:
         the texts are added to those there (appended observations), none replaced."""
         planned: list[tuple[Subject, list[str], list[Text]]] = []
         for subject in subjects:
-            fields, texts = texts_of(self._fields(registry, subject.label), subject.values)
+            fields, texts = texts_of(self.fields_of(registry, subject.label), subject.values)
             planned.append((subject, [] if adding else fields, texts))
         every = [t for _s, _f, texts in planned for t in texts]
         vectors = iter(await self.vectors([t.text for t in every], [t.hash for t in every]))
@@ -159,7 +159,7 @@ class Embeddings:
     ) -> Statement:
         """A statement on a node it matches first (`n`, memory_writes' observations): texts added to its vectors
         (`subject.values`), and those of `dropped` observations deleted, after its first line."""
-        fields = self._fields(registry, subject.label)
+        fields = self.fields_of(registry, subject.label)
         params = await self.params(registry, [subject] if not dropped else [], adding=True)
         if dropped and "observations" in fields:
             drop = [text_hash("observations", text) for text in dropped]

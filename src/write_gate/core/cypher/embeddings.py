@@ -8,6 +8,7 @@ deletes the vectors of the texts it replaces and creates those of texts not alre
 
 from typing import Any
 
+from write_gate.core.cypher.aliases import not_alias
 from write_gate.core.cypher.dialect import Dialect
 from write_gate.core.cypher.reads import entity_conditions
 from write_gate.core.cypher.statement import Statement
@@ -29,8 +30,9 @@ def replace_vectors(dialect: Dialect, carried: tuple[str, ...] = (), key: str = 
     """Clauses that go before a write (the write's own statement, no second round trip): for each entry of
     `$embeddings` (`label`, `key`, `fields`: the embedded fields the write replaces, `texts`: [{field, hash,
     vector}], `drop`: hashes of texts it removes), the vectors of texts no longer there are deleted and those
-    of new texts created; a text already embedded is left as it is. `$embedder` is the provenance. Ends with one
-    row (per row of `carried`, the variables before it), `key` the entity's key expression."""
+    of new texts created; a text already embedded (by this model) is left as it is. `$embedder` is the
+    provenance. Ends with one row (per row of `carried`, the variables before it), `key` the entity's key
+    expression."""
     keep = "".join(f"{v}, " for v in carried)
     make = (
         f"CREATE (:{EMBEDDING_LABEL} {{label: e.label, key: {key}, field: t.field, text_hash: t.hash, "
@@ -41,9 +43,12 @@ def replace_vectors(dialect: Dialect, carried: tuple[str, ...] = (), key: str = 
         "UNWIND $embeddings AS e",
         f"OPTIONAL MATCH (o:{EMBEDDING_LABEL} {{key: {key}, label: e.label}})",
         f"WITH {keep}e, collect(o) AS olds",
-        f"WITH {keep}e, olds, [o IN olds | o.text_hash] AS had, [t IN e.texts | t.hash] AS hashes",
+        # A vector of another model (WRITE_GATE_EMBEDDINGS changed) is as good as none: its text is embedded again.
+        f"WITH {keep}e, olds, [o IN olds WHERE o.model = $embedder.model | o.text_hash] AS had,"
+        " [t IN e.texts | t.hash] AS hashes",
         "FOREACH (o IN [o IN olds WHERE (o.field IN e.fields AND NOT o.text_hash IN hashes)"
-        " OR o.text_hash IN coalesce(e.drop, [])] | DELETE o)",
+        " OR o.text_hash IN coalesce(e.drop, []) OR (o.text_hash IN hashes AND o.model <> $embedder.model)]"
+        " | DELETE o)",
         f"FOREACH (t IN [t IN e.texts WHERE NOT t.hash IN had] | {make})",
         f"WITH {keep}count(*) AS _embedded",
     ]
@@ -110,3 +115,20 @@ def entities_of_texts(labels: list[str], *, filtered: bool, knowledge: bool, inc
         for label in labels
     ]
     return Statement("\nUNION ALL\n".join(branches))
+
+
+def embedded_page(label: str) -> Statement:
+    """Read-only: a page of `label`'s entities after `$after` (by `_key`), `$limit` of them, with their
+    properties and the models of their vectors (`write-gate embeddings reembed`)."""
+    return Statement(
+        f"MATCH (n:{quote(label)}) WHERE n.{KEY_FIELD} > $after AND {not_alias('n')}\n"
+        f"WITH n ORDER BY n.{KEY_FIELD} LIMIT $limit\n"
+        f"OPTIONAL MATCH (o:{EMBEDDING_LABEL} {{key: n.{KEY_FIELD}, label: {string_literal(label)}}})\n"
+        f"RETURN n.{KEY_FIELD} AS key, properties(n) AS props, collect(o.model) AS models\n"
+        f"ORDER BY key"
+    )
+
+
+def vectors_alone(dialect: Dialect) -> Statement:
+    """`replace_vectors` as a statement of its own (a re-embedding writes vectors, no values)."""
+    return Statement("\n".join([*replace_vectors(dialect), "RETURN _embedded"]))
