@@ -5,7 +5,7 @@ import math
 import subprocess
 import sys
 
-from write_gate.core.embedding import EmbeddingProvider, fused, text_hash, texts_of
+from write_gate.core.embedding import EmbeddingProvider, fused, question_query, text_hash, texts_of
 from write_gate.serving.config import Settings
 from write_gate.serving.embedders import WordLlamaProvider, load_embedder
 
@@ -46,3 +46,9 @@ def test_a_gate_without_embeddings_loads_no_model() -> None:
         "assert 'wordllama' not in sys.modules and 'numpy' not in sys.modules, sorted(sys.modules)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_question_s_full_text_part_is_any_of_its_content_words() -> None:
+    assert question_query("Who works on rockets, and where?") == "works OR rockets"
+    assert question_query("who is it?") is None  # nothing but function words: the semantic ranking alone
+    assert question_query("NOT OR AND") is None  # the query language's operators are not words here

@@ -7,6 +7,7 @@ text, the gate never needs the ones already stored), and an entity is as close t
 
 import hashlib
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -74,6 +75,26 @@ def normalized(vector: Sequence[float]) -> list[float]:
     """Unit length, so a dot product is the cosine (a zero vector stays zero), to VECTOR_DECIMALS."""
     norm = math.sqrt(sum(x * x for x in vector)) or 1.0
     return [round(float(x) / norm, VECTOR_DECIMALS) for x in vector]
+
+
+# Words a question is made of that say nothing about its answer: in a hybrid search's full-text half they would
+# rank every entity holding "who" or "the" (RRF then lifts those over a semantic-only hit).
+_FUNCTION_WORDS = (
+    "a an the and or not nor but if of on in at to for from by with about into onto over under as is are was were be "
+    "been being am do does did done has have had having it its this that these those there here who whom whose what "
+    "which when where why how i me my we our you your he him his she her they them their any some all no yes can "
+    "could would should will shall may might must than then so too very just also"
+)
+FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
+_WORD = re.compile(r"\w+")
+
+
+def question_query(text: str, max_words: int = 32) -> str | None:
+    """A plain-text question as a full-text query matching any of its content words (`works OR rockets`); None when
+    it has none. The query language's operators (AND, OR, NOT) are dropped, not read."""
+    words = [w for w in _WORD.findall(text) if w.lower() not in FUNCTION_WORDS]
+    unique = list(dict.fromkeys(words))[:max_words]
+    return " OR ".join(unique) if unique else None
 
 
 def fused(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> dict[int, float]:

@@ -9,7 +9,6 @@ two pages can move an entity across them, as in any search engine.
 """
 
 import hashlib
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -21,7 +20,7 @@ from write_gate.core.cypher import text_search as cypher
 from write_gate.core.cypher.aliases import ALIAS_FOLD
 from write_gate.core.cypher.dialect import ready_labels
 from write_gate.core.cypher.statement import Statement
-from write_gate.core.embedding import fused
+from write_gate.core.embedding import fused, question_query
 from write_gate.core.identity import FOLD_PREFIX, LABEL_FOLD_FIELD, SEARCH_FIELD, SEPARATOR
 from write_gate.core.knowledge import EntityFilter
 from write_gate.core.model import ErrorCode, GateRejection
@@ -190,15 +189,12 @@ def judged_document(row: Row) -> Document:
     return document({"": (row["text"] or "").split(SEPARATOR)})
 
 
-_WORD = re.compile(r"\w+")
-
-
 def any_word(text: str, fuzzy: bool) -> Node | None:
-    """The full-text half of a hybrid search: any of the plain text's words (a question is not a query: "who
-    works on rockets?" must not need all four words); None when it has none."""
-    words = [w for w in dict.fromkeys(_WORD.findall(text)) if w not in ("AND", "OR", "NOT")][:MAX_TERMS]
+    """The full-text half of a hybrid search: any of the plain text's content words (a question is not a query:
+    "who works on rockets?" must not need every word, nor rank what holds "who"); None when it has none."""
+    query = question_query(text, MAX_TERMS)
     try:
-        return parse(" OR ".join(words), fuzzy=fuzzy) if words else None
+        return parse(query, fuzzy=fuzzy) if query is not None else None
     except QueryError:
         return None
 
