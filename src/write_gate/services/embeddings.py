@@ -64,7 +64,9 @@ class Embeddings:
         if missing:
             asked = [texts[i] for i in missing]
             try:
-                if self.provider.name == "local":  # a static model: microseconds, not worth a thread
+                # A loaded static model takes microseconds, not worth a thread; its loading (seconds) and a network
+                # call are made off the event loop.
+                if getattr(self.provider, "loaded", False):
                     made = self.provider.embed(asked)
                 else:
                     made = await anyio.to_thread.run_sync(self.provider.embed, asked)

@@ -26,6 +26,11 @@ class WordLlamaProvider:
         self._model: Any = None
         self._lock = threading.Lock()
 
+    @property
+    def loaded(self) -> bool:
+        """Loaded: an embedding takes microseconds (the gate calls it in line; before, in a worker thread)."""
+        return self._model is not None
+
     def _loaded(self) -> Any:
         with self._lock:
             if self._model is None:
