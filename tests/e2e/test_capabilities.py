@@ -75,6 +75,8 @@ PROV = {"source": "caps", "extraction_method": "manual"}
 # 12,000 bytes; every set (--toolsets all) lists what these budgets hold, with search_nodes' and open_nodes' new
 # `neighbors` argument (284 bytes: 37,819 measured; 72,827 with the rpg schemas). Then issue 37's find_duplicates
 # windows (`page_size`, `cursor`: 228 bytes: 38,047 measured; 73,055 with the rpg schemas, 74,221 with admiralty).
+# Then issue 38's search_nodes_ranked `mode` (an enum, undescribed: 86 bytes; 38,133 measured, 73,141 with the rpg
+# schemas, 74,307 with admiralty).
 GATE_BUDGET = 38_195
 RPG_BUDGET = 74_372
 DEFAULT_TOOLS_MAX, DEFAULT_BYTES_MAX = 12, 12_000

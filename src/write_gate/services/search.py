@@ -72,11 +72,6 @@ QUERY_HELP = (
 
 
 SearchMode = Literal["fulltext", "semantic", "hybrid"]
-MODE_HELP = (
-    "fulltext: the query syntax above. semantic: by meaning (the query is plain text: a question or a phrase). "
-    "hybrid: both rankings fused (any of the query's words for the full-text part). semantic and hybrid need "
-    "embeddings on (WRITE_GATE_EMBEDDINGS)."
-)
 # A hybrid search's full-text candidates per label (any of the question's words: common ones match much), best first
 # by the index's score: fusion reads ranks, and ranks past these add almost nothing (1 / (60 + rank)).
 HYBRID_CANDIDATES = 200
@@ -86,7 +81,9 @@ MIN_NEAREST = 100
 
 class RankedSearchRequest(ReadRequest):
     query: Annotated[Text, Field(description=QUERY_HELP)]
-    mode: Annotated[SearchMode, Field(description=MODE_HELP)] = "fulltext"
+    # Undescribed: its values say it, and every byte of a definition counts against the tools/list budget
+    # (tests/e2e/test_capabilities.py); docs/tools/semantic-search.md, and a refusal naming the setting, say the rest.
+    mode: SearchMode = "fulltext"
     labels: Labels = None
     fuzzy: Annotated[bool, Field(description="Tolerate typos in every word (1 edit from 3 letters, 2 from 6).")] = False
     limit: Annotated[int, Field(ge=1, le=MAX_RANKED_LIMIT, description="Page size.")] = DEFAULT_RANKED_LIMIT
@@ -103,15 +100,17 @@ class RankedSearchRequest(ReadRequest):
 
 
 class Scores(BaseModel):
+    """Each ranking's score: TF-IDF; cosine similarity (of the closest text); reciprocal rank fusion (k=60)."""
+
     fulltext: float | None = None
-    semantic: float | None = Field(default=None, description="Cosine similarity of the entity's closest text.")
-    hybrid: float | None = Field(default=None, description="Reciprocal rank fusion of the two rankings (k=60).")
+    semantic: float | None = None
+    hybrid: float | None = None
 
 
 class RankedHit(BaseModel):
     entity: Entity
-    score: float = Field(description="The mode's own score (scores[mode]).")
-    scores: Scores | None = Field(default=None, description="Each ranking's score (semantic and hybrid modes).")
+    score: float
+    scores: Scores | None = None
     matched_fields: list[str]
 
     @model_serializer(mode="wrap")
