@@ -256,3 +256,9 @@ async def test_reembed_replaces_another_model_s_vectors_and_a_second_run_has_not
 async def test_reembed_needs_embeddings_on(settings: Settings) -> None:
     done = run_write_gate("embeddings", "reembed", env=settings_env(settings))
     assert done.returncode == 2 and "WRITE_GATE_EMBEDDINGS" in done.stderr
+
+
+async def test_a_query_with_no_word_is_refused_in_every_mode(memory: Client) -> None:
+    for mode in ("semantic", "hybrid", "fulltext"):
+        answer = await rejected(memory, "search_nodes_ranked", {"query": " ?! ", "mode": mode})
+        assert answer["error_code"] == "INVALID_INPUT" and answer["details"]["field"] == "query"

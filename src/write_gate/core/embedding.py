@@ -89,6 +89,11 @@ FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
 _WORD = re.compile(r"\w+")
 
 
+def has_word(text: str) -> bool:
+    """Whether a plain-text query has anything to embed (punctuation alone embeds as noise)."""
+    return _WORD.search(text) is not None
+
+
 def question_query(text: str, max_words: int = 32) -> str | None:
     """A plain-text question as a full-text query matching any of its content words (`works OR rockets`); None when
     it has none. The query language's operators (AND, OR, NOT) are dropped, not read."""

@@ -20,7 +20,7 @@ from write_gate.core.cypher import text_search as cypher
 from write_gate.core.cypher.aliases import ALIAS_FOLD
 from write_gate.core.cypher.dialect import ready_labels
 from write_gate.core.cypher.statement import Statement
-from write_gate.core.embedding import fused, question_query
+from write_gate.core.embedding import fused, has_word, question_query
 from write_gate.core.identity import FOLD_PREFIX, LABEL_FOLD_FIELD, SEARCH_FIELD, SEPARATOR
 from write_gate.core.knowledge import EntityFilter
 from write_gate.core.model import ErrorCode, GateRejection
@@ -359,6 +359,8 @@ class Searcher:
                 tree = parse(request.query, fuzzy=request.fuzzy)
             except QueryError as exc:
                 raise GateRejection(ErrorCode.INVALID_INPUT, f"query: {exc}", field="query") from exc
+        elif not has_word(request.query):
+            raise GateRejection(ErrorCode.INVALID_INPUT, "query: the query has no word to search for", field="query")
         else:
             tree = any_word(request.query, request.fuzzy)
         fingerprint = _fingerprint(request)
