@@ -262,3 +262,11 @@ async def test_a_query_with_no_word_is_refused_in_every_mode(memory: Client) -> 
     for mode in ("semantic", "hybrid", "fulltext"):
         answer = await rejected(memory, "search_nodes_ranked", {"query": " ?! ", "mode": mode})
         assert answer["error_code"] == "INVALID_INPUT" and answer["details"]["field"] == "query"
+
+
+async def test_an_entity_create_entities_skips_keeps_its_own_vectors(memory: Client, graph: GraphBackend) -> None:
+    before = await vectors(graph)
+    again = {"name": "Ada Vance", "entityType": "Person", "observations": ["bakes bread"]}
+    answer = await ok(memory, "create_entities", {"entities": [again]})
+    assert answer.get("entities", []) == [] or all(e["name"] != "Ada Vance" for e in answer["entities"])
+    assert await vectors(graph) == before  # the look-up found the name: nothing embedded, nothing replaced
