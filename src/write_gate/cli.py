@@ -1,5 +1,5 @@
-"""`write-gate serve | migrate | schema | import | export | backup | restore | agents | engine | history`: the
-command line, above every layer."""
+"""`write-gate serve | migrate | schema | import | export | backup | restore | agents | engine | history |
+embeddings`: the command line, above every layer."""
 
 import argparse
 import json
@@ -90,7 +90,7 @@ async def _with_backend(settings: Settings, work: Callable[..., Awaitable[int]])
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    given = ("host", "port", "metrics_port", "toolsets", "http_response")
+    given = ("host", "port", "metrics_port", "toolsets", "http_response", "embeddings")
     overrides = {name: getattr(args, name) for name in given if getattr(args, name) is not None}
     if args.dynamic_toolsets:
         overrides["dynamic_toolsets"] = True
@@ -477,6 +477,28 @@ def cmd_history_prune(args: argparse.Namespace, settings: Settings) -> int:
     return anyio.run(_with_backend, settings.for_space(args.space), work)
 
 
+def cmd_embeddings_reembed(args: argparse.Namespace, settings: Settings) -> int:
+    from write_gate.services.reembedding import reembed
+    from write_gate.serving.spaces import open_space_gate
+
+    if settings.embeddings == "off":
+        print("error: embeddings are off: set WRITE_GATE_EMBEDDINGS to local or openai", file=sys.stderr)
+        return 2
+
+    def progress(label: str, seen: int, total: int) -> None:
+        print(f"{label}: {seen}/{total}", file=sys.stderr, flush=True)
+
+    async def work() -> int:
+        async with open_space_gate(settings, args.space) as gate:
+            assert gate.embeddings is not None
+            done = await reembed(gate, args.chunk, progress)
+            model = gate.embeddings.provider.model
+        print(f"re-embedded {done.entities} entities with {model}; {done.current} were already embedded by it")
+        return 0
+
+    return anyio.run(work)
+
+
 def cmd_engine_check(args: argparse.Namespace, settings: Settings) -> int:
     from write_gate.engines.engine_check import check_folder
 
@@ -605,6 +627,12 @@ def parser() -> argparse.ArgumentParser:
         "default: WRITE_GATE_TOOLSETS",
     )
     serve.add_argument(
+        "--embeddings",
+        choices=["off", "local", "openai"],
+        help="embed what is written, for search_nodes_ranked's semantic and hybrid modes (default: "
+        "WRITE_GATE_EMBEDDINGS, else off; docs/tools/semantic-search.md)",
+    )
+    serve.add_argument(
         "--dynamic-toolsets",
         action="store_true",
         help="discovery mode: agents also see list_toolsets and enable_toolset (default: WRITE_GATE_DYNAMIC_TOOLSETS)",
@@ -725,6 +753,14 @@ def parser() -> argparse.ArgumentParser:
         "--days", type=_days, help="keep this many days instead of WRITE_GATE_HISTORY_RETENTION_DAYS (0: keep all)"
     )
     _in_space(prune).set_defaults(func=cmd_history_prune)
+
+    embeddings = sub.add_parser("embeddings", help="the vectors semantic search reads (WRITE_GATE_EMBEDDINGS)")
+    embeddings_sub = embeddings.add_subparsers(dest="embeddings_command", required=True)
+    reembed = embeddings_sub.add_parser(
+        "reembed", help="embed every entity again with the configured model (after a change); resumable"
+    )
+    reembed.add_argument("--chunk", type=_positive_int, default=500, help="entities a provider call (default 500)")
+    _in_space(reembed).set_defaults(func=cmd_embeddings_reembed)
 
     backup = sub.add_parser("backup", help="write every node and relationship, as stored, to a JSON-lines file")
     backup.add_argument("file", type=Path)

@@ -232,6 +232,7 @@ async def test_scale_section_at_tiny_sizes(
         ("batch_versions", ("--base", "HEAD", "--items", "50", "--rounds", "1"), "nodes/s"),
         ("ranked_search", ("--sizes", "300", "--calls", "2"), "search_nodes_ranked"),
         ("search_eval", ("--questions", "3"), "median latency per call"),
+        ("embeddings", ("--calls", "3", "--nodes", "300", "--searches", "2"), "hybrid"),
         ("graph_stats", ("--nodes", "300", "--runs", "2"), "get_graph_stats over 300 nodes"),
         (
             "export_formats",

@@ -255,6 +255,9 @@ RUN = {
         "second-record",
         "get-history",
     ],
+    "tests/e2e/test_semantic_search.py::test_write_node_embeds_the_entry_s_fields_and_replaces_only_what_changed": [
+        "semantic-entry"
+    ],
     "test_spaces_example": [
         *SPACES_COMMANDS,
         "spaces-agents",

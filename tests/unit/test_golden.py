@@ -21,6 +21,7 @@ from write_gate.core.cypher import backup as backup_cypher
 from write_gate.core.cypher import change_feed as change_feed_cypher
 from write_gate.core.cypher import console as console_cypher
 from write_gate.core.cypher import deciding_writes as deciding
+from write_gate.core.cypher import embeddings as embedding_cypher
 from write_gate.core.cypher import exports as export_cypher
 from write_gate.core.cypher import idempotency as idempotency_cypher
 from write_gate.core.cypher import quarantine as quarantine_cypher
@@ -217,6 +218,7 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
         ),
         "memory_delete_nodes": lambda: delete_nodes([m.n(4), m.n(5)], [s("Alice")], None, change),
         "memory_delete_nodes_granted_types": lambda: delete_nodes([m.n(4), m.n(5)], [s("Alice")], ["KNOWS"], change),
+        "memory_delete_nodes_vectors": lambda: delete_nodes([m.n(4)], [s("Alice")], None, change, vectors=True),
         "memory_delete_relationship": lambda: delete_relationship(
             "KNOWS", m.n(4), s("Alice"), m.n(5), s("Acme"), change
         ),
@@ -280,6 +282,7 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
         ),
         "typed_delete": lambda: typed_delete("Npc", {"name": s("Gandalf")}, None, change),
         "typed_delete_granted_types": lambda: typed_delete("Npc", {"name": s("Gandalf")}, ["LOCATED_IN"], change),
+        "typed_delete_vectors": lambda: typed_delete("Npc", {"name": s("Gandalf")}, None, change, vectors=True),
         "relationship_types_of": lambda: relationship_types_of(alice),
         "count_matching": lambda: count_matching(alice),
         # Writes that decide inside their statement (write_node, write_relationship and their batches).
@@ -404,6 +407,20 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
                 "updated_by": s("agent"),
                 "changes": records,
                 "conflicts": [{"conflict_id": s("conflict"), "status": "open"}],
+            },
+        ),
+        "merge_entities_vectors": lambda: Statement(
+            resolution_cypher.merge_into("Person", "Person", [], [], dialect, vectors=True).text,
+            {
+                "survivor_key": s("key"),
+                "merged_key": s("key2"),
+                "seen": [],
+                "alias_text": [s("alias")],
+                "survivor_label": "Person",
+                "last_updated": s("time"),
+                "updated_by": s("agent"),
+                "changes": records,
+                "conflicts": [],
             },
         ),
         "read_history_of_node": lambda: history_reads.changes_of(relationship=False),
@@ -769,6 +786,19 @@ def shapes(dialect_name: str) -> dict[str, str]:
     if (states := dialect.text_index_states()) is not None:
         out["read_text_index_states"] = states.text
     out["text_search_resplit"] = text_indexes.resplit_search_text("Person").text  # no agent value: its own params
+    # Embeddings (issue 38): the vector index, the vectors a write replaces, the k-NN read and its entities.
+    for i, index in enumerate(embedding_cypher.vector_indexes(dialect, 256)):
+        out[f"embedding_index_{i}"] = index.text
+    out["embedding_vectors_replaced"] = "\n".join(embedding_cypher.replace_vectors(dialect))
+    out["embedding_vectors_replaced_on_node"] = "\n".join(
+        embedding_cypher.replace_vectors(dialect, ("n",), key="n._key")
+    )
+    out["embedding_nearest_texts"] = embedding_cypher.nearest_texts(dialect).text
+    out["embedding_page"] = embedding_cypher.embedded_page("Person").text
+    out["embedding_vectors_alone"] = embedding_cypher.vectors_alone(dialect).text
+    out["embedding_entities_of_texts"] = embedding_cypher.entities_of_texts(
+        ["Person", "Organization"], filtered=True, knowledge=True, include_archived=False
+    ).text
     out["read_text_search_indexed"] = text_search.indexed_candidates(
         dialect, ["Person", "Organization"], filtered=True
     ).text

@@ -167,6 +167,8 @@ class SchemaEntry:
     # Claims on its values lose half their confidence every this many days (core/decay.py); None: the
     # extraction method's half-life (WRITE_GATE_DECAY_HALF_LIFE_DAYS), else no decay.
     half_life_days: float | None = None
+    # The fields whose text is embedded (issue 38); empty: the name and the observations.
+    embed: tuple[str, ...] = ()
 
     def conflict_policy_of(self, prop: str, default: ConflictPolicy) -> ConflictPolicy:
         spec = self.property_types.get(prop)
@@ -278,6 +280,7 @@ def entry_from_row(row: Mapping[str, Any]) -> SchemaEntry | None:
         undeclared_properties=_policy(row.get("undeclared_properties")),
         conflict_policy=_conflict_policy(row.get("conflict_policy")),
         half_life_days=_half_life(row.get("half_life_days")),
+        embed=_strings(row.get("embed")),
     )
 
 

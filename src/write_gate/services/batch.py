@@ -7,7 +7,7 @@ another writer's value, or names an alias, is written as its single tool writes 
 
 import functools
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, cast
 
@@ -34,6 +34,7 @@ from write_gate.core.model import (
     WriteRelationshipRequest,
     validation_problems,
 )
+from write_gate.services.embeddings import Subject as Embedded
 from write_gate.services.gate import Gate, new_id, run_write
 from write_gate.services.grant_checks import check_relationship_write
 from write_gate.services.pipeline import chunks, collector_paused, pipelined
@@ -136,6 +137,8 @@ class _Chunk:
 
     statement: Statement
     answers: Mapping[int, Callable[[Mapping[str, Any]], ItemOutcome]]
+    # What its items write that is embedded (embeddings on): one provider call per chunk, in its statement.
+    embedded: Sequence[Embedded] = ()
 
 
 async def write_nodes(
@@ -213,15 +216,17 @@ async def _write_node_wave(
     shared = {"label_fold": label_fold(label, None)}
 
     def prepare(chunk: list[_PlannedNode]) -> _Chunk | None:
-        rows, answers, provenances = [], {}, _Provenances()
+        rows, answers, provenances, embedded = [], {}, _Provenances(), []
         for n in chunk:
             plan, result = n.plan, n.plan.result
             row = planned_node_values(plan, new_id(), batch=True, label=label)
+            if gate.embeddings is not None:
+                embedded.append(Embedded(label, row["key"], {**result.merge_keys, **plan.properties}))
             row["i"], row["p"] = n.i, provenances.of(plan.provenance)
             rows.append(row)
             answers[n.i] = functools.partial(_node_answer, n.i, result)
         params = {**shared, "rows": rows, "provenances": provenances.table}
-        return _Chunk(Statement(text, params), answers) if rows else None
+        return _Chunk(Statement(text, params), answers, embedded) if rows else None
 
     await pipelined(chunks(wave), prepare, lambda chunk: _land(gate, chunk, outcomes))
 
@@ -231,7 +236,10 @@ async def _land(gate: Gate, chunk: _Chunk, outcomes: list[ItemOutcome | None]) -
     refuses it, none of its items was written, and each is refused with the engine's answer (which says
     `applied: "unknown"` where the engine went away after the statement reached it)."""
     try:
-        returned = await run_write(gate.backend, chunk.statement)
+        statement = chunk.statement
+        if gate.embeddings is not None and chunk.embedded:
+            statement = await gate.embeddings.lead(statement, gate.registry, chunk.embedded)
+        returned = await run_write(gate.backend, statement)
     except GateRejection as exc:
         _refuse_all(chunk.answers, exc, outcomes)
         return

@@ -40,6 +40,8 @@ from write_gate.core.registry import RegistrySnapshot, RegistrySource, SchemaEnt
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend
 from write_gate.engines.errors import engine_failure
 from write_gate.services.aliases import addressed_to, survivor_of
+from write_gate.services.embeddings import Embeddings
+from write_gate.services.embeddings import Subject as Embedded
 from write_gate.services.grant_checks import check_relationship_write
 from write_gate.services.reads import Reader
 from write_gate.services.search import Searcher
@@ -133,7 +135,13 @@ async def run_write(backend: GraphBackend, statement: Statement) -> list[dict]:
 
 class Gate:
     def __init__(
-        self, backend: GraphBackend, source: RegistrySource, provider: FormulaProvider, policy: Policy, version: str
+        self,
+        backend: GraphBackend,
+        source: RegistrySource,
+        provider: FormulaProvider,
+        policy: Policy,
+        version: str,
+        embeddings: Embeddings | None = None,
     ) -> None:
         self.backend = backend
         self.source = source
@@ -145,7 +153,9 @@ class Gate:
         self.snapshot: RegistrySnapshot | None = None
         self.load_error: GateRejection | None = None
         self.reader = Reader(backend, lambda: self.registry, policy.half_life_by_method)
-        self.searcher = Searcher(backend, self.reader)
+        # None: embeddings are off (WRITE_GATE_EMBEDDINGS), and no write pays for them.
+        self.embeddings = embeddings
+        self.searcher = Searcher(backend, self.reader, embeddings)
 
     @property
     def registry(self) -> SchemaRegistry:
@@ -245,7 +255,11 @@ class Gate:
             result = plan.result
             agent.grant.check_labels([result.label])
             values = planned_node_values(plan, new_id(), batch=False)
-            rows = await run_write(self.backend, node_statement(result.label, values, self.backend.dialect))
+            statement = node_statement(result.label, values, self.backend.dialect)
+            if self.embeddings is not None:
+                embedded = [Embedded(result.label, values["key"], {**result.merge_keys, **plan.properties})]
+                statement = await self.embeddings.lead(statement, self.registry, embedded)
+            rows = await run_write(self.backend, statement)
             if not rows:  # an alias: write to its survivor
                 request = await self._redirected(request, result.label, result.merge_keys, "label", "merge_keys")
                 continue
@@ -268,6 +282,14 @@ class Gate:
                 guarded.as_guard(False),
                 dialect=self.backend.dialect,
             )
+            if self.embeddings is not None:
+                # The first statement embedded the write's texts; the node holds what the policies let through,
+                # and what they kept for the values they did not: those texts' vectors, in the guarded statement.
+                kept = {k: current[k] for k in plan.properties if k in current}
+                held = {**result.merge_keys, **kept, **guarded.write}
+                statement = await self.embeddings.lead(
+                    statement, self.registry, [Embedded(result.label, values["key"], held)]
+                )
             written = await run_write(self.backend, statement)
             if written and written[0]["written"]:
                 return result.model_copy(update={"conflicts": guarded.met})

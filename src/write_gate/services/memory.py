@@ -32,6 +32,7 @@ from write_gate.core.model import ErrorCode, GateRejection, WriteNodeRequest, Wr
 from write_gate.core.values import value_kind
 from write_gate.services.aliases import survivor_names
 from write_gate.services.change_records import change_stamp, created_changes
+from write_gate.services.embeddings import Subject as Embedded
 from write_gate.services.gate import Gate, run_write
 from write_gate.services.reads import Named, OpenNodesRequest, ReadGraphRequest, SearchNodesRequest
 
@@ -272,6 +273,11 @@ class MemoryService:
                 text = create_node(label, plan.result.remapped_from is not None).text
                 create = Statement(text, {**values, "changes": changes})
                 statement = create_node_if_name_absent(scope, entity.name, create)
+                if gate.embeddings is not None:  # its texts' vectors, created only with the node (after the look-up)
+                    written = {**keys, **plan.properties}
+                    statement = await gate.embeddings.after_lookup(
+                        statement, gate.registry, Embedded(label, values["key"], written)
+                    )
                 rows = await run_write(gate.backend, statement)
                 if not (rows and rows[0]["written"]):
                     outcomes[i] = ItemOutcome(
@@ -413,10 +419,13 @@ class MemoryService:
         for name, item in zip(asked, items, strict=True):
             added: list[str] = []
             contents = list(dict.fromkeys(item.contents))
-            for node_id, _labels in found[item.entityName]:
+            for node_id, labels in found[item.entityName]:
                 statement = add_observations(
                     node_id, item.entityName, contents, change, stamp.written_by, claim, gate.backend.dialect
                 )
+                if gate.embeddings is not None:  # the appended texts' vectors, in the same statement
+                    subject = Embedded(labels[0], None, {"observations": contents})
+                    statement = await gate.embeddings.on_found_node(statement, gate.registry, subject)
                 rows = await run_write(gate.backend, statement)
                 added += [o for row in rows for o in row["added"] if o not in added]
             results.append(ObservationsAdded.Added(entityName=name, addedObservations=added))
@@ -429,10 +438,15 @@ class MemoryService:
         change = change_stamp(agent.id)
         claim = self._claim(ctx, agent, change.at)
         for item in items:
-            for node_id, _labels in found.get(item.entityName, []):
+            for node_id, labels in found.get(item.entityName, []):
                 statement = delete_observations(
                     node_id, item.entityName, item.observations, change, agent.id, claim, self.gate.backend.dialect
                 )
+                if self.gate.embeddings is not None:  # the deleted texts' vectors go in the same statement
+                    subject = Embedded(labels[0], None, {})
+                    statement = await self.gate.embeddings.on_found_node(
+                        statement, self.gate.registry, subject, dropped=item.observations
+                    )
                 await run_write(self.gate.backend, statement)
         return Done(message="Observations deleted successfully")
 
@@ -445,10 +459,13 @@ class MemoryService:
         if not ids:
             return Done(message="Entities deleted successfully")
         allowed = agent.grant.writable_types()
+        embedded = self.gate.embeddings is not None
         if allowed is not None:
             # A cascading delete removes relationships too: the agent needs the grant for each of their types.
             agent.grant.check_types(await self.gate.reader.relationship_types(ids))
-        rows = await run_write(self.gate.backend, delete_nodes(ids, list(found), allowed, change_stamp(agent.id)))
+        rows = await run_write(
+            self.gate.backend, delete_nodes(ids, list(found), allowed, change_stamp(agent.id), vectors=embedded)
+        )
         if (rows[0]["deleted"] if rows else 0) < len(ids):
             # A relationship of another type was added between the check and the delete: nothing of it is lost.
             agent.grant.check_types(await self.gate.reader.relationship_types(ids))

@@ -376,7 +376,9 @@ async def _merge_one(
             identity=survivor_keys.keys(),
         )
         params["conflicts"] = [record for record, _ in held.values()]
-        statement = cypher.merge_into(survivor_label, label, plan.groups, list(fill), gate.backend.dialect)
+        statement = cypher.merge_into(
+            survivor_label, label, plan.groups, list(fill), gate.backend.dialect, vectors=gate.embeddings is not None
+        )
         if await run_write(gate.backend, Statement(statement.text, params)):
             outcome = MergedNode(
                 label=label,

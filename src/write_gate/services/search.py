@@ -13,16 +13,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
+from write_gate.core.cypher import embeddings as vectors
 from write_gate.core.cypher import text_search as cypher
 from write_gate.core.cypher.aliases import ALIAS_FOLD
 from write_gate.core.cypher.dialect import ready_labels
 from write_gate.core.cypher.statement import Statement
+from write_gate.core.embedding import fused, has_word, question_query
 from write_gate.core.identity import FOLD_PREFIX, LABEL_FOLD_FIELD, SEARCH_FIELD, SEPARATOR
 from write_gate.core.knowledge import EntityFilter
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.core.search_query import (
+    MAX_TERMS,
     And,
     Document,
     Node,
@@ -37,6 +40,7 @@ from write_gate.core.search_query import (
 )
 from write_gate.core.search_ranking import judge_and_score
 from write_gate.engines import GraphBackend, Row
+from write_gate.services.embeddings import Embeddings
 from write_gate.services.reads import (
     Cursor,
     Entity,
@@ -67,8 +71,19 @@ QUERY_HELP = (
 )
 
 
+SearchMode = Literal["fulltext", "semantic", "hybrid"]
+# A hybrid search's full-text candidates per label (any of the question's words: common ones match much), best first
+# by the index's score: fusion reads ranks, and ranks past these add almost nothing (1 / (60 + rank)).
+HYBRID_CANDIDATES = 200
+# Texts taken from the vector index: the page's entities are among the nearest, with room for filters to drop some.
+MIN_NEAREST = 100
+
+
 class RankedSearchRequest(ReadRequest):
     query: Annotated[Text, Field(description=QUERY_HELP)]
+    # Undescribed: its values say it, and every byte of a definition counts against the tools/list budget
+    # (tests/e2e/test_capabilities.py); docs/tools/semantic-search.md, and a refusal naming the setting, say the rest.
+    mode: SearchMode = "fulltext"
     labels: Labels = None
     fuzzy: Annotated[bool, Field(description="Tolerate typos in every word (1 edit from 3 letters, 2 from 6).")] = False
     limit: Annotated[int, Field(ge=1, le=MAX_RANKED_LIMIT, description="Page size.")] = DEFAULT_RANKED_LIMIT
@@ -84,10 +99,27 @@ class RankedSearchRequest(ReadRequest):
         return EntityFilter(tags, self.minImportance, self.maxImportance)
 
 
+class Scores(BaseModel):
+    """Each ranking's score: TF-IDF; cosine similarity (of the closest text); reciprocal rank fusion (k=60)."""
+
+    fulltext: float | None = None
+    semantic: float | None = None
+    hybrid: float | None = None
+
+
 class RankedHit(BaseModel):
     entity: Entity
     score: float
+    scores: Scores | None = None
     matched_fields: list[str]
+
+    @model_serializer(mode="wrap")
+    def _without_absent_scores(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A full-text answer is as it was before the other modes (no `scores`)."""
+        out: dict[str, Any] = handler(self)
+        if out.get("scores", True) is None:
+            del out["scores"]
+        return out
 
 
 class RankedResult(BaseModel):
@@ -134,6 +166,7 @@ def _fingerprint(request: RankedSearchRequest) -> str:
     """Ties a cursor to the search that made it: a page of one query is no place to continue another."""
     filters = (request.entity_filter(), request.includeArchived)
     what = repr((request.query, sorted(request.labels or []), request.fuzzy, filters))
+    what += "" if request.mode == "fulltext" else f" {request.mode}"  # a full-text cursor reads as before
     return hashlib.sha256(what.encode()).hexdigest()[:16]
 
 
@@ -155,14 +188,25 @@ def judged_document(row: Row) -> Document:
     return document({"": (row["text"] or "").split(SEPARATOR)})
 
 
+def any_word(text: str, fuzzy: bool) -> Node | None:
+    """The full-text half of a hybrid search: any of the plain text's content words (a question is not a query:
+    "who works on rockets?" must not need every word, nor rank what holds "who"); None when it has none."""
+    query = question_query(text, MAX_TERMS)
+    try:
+        return parse(query, fuzzy=fuzzy) if query is not None else None
+    except QueryError:
+        return None
+
+
 def names_fields(tree: Node) -> bool:
     return any(term.field is not None for term, _positive in leaves(tree))
 
 
 class Searcher:
-    def __init__(self, backend: GraphBackend, reader: Reader) -> None:
+    def __init__(self, backend: GraphBackend, reader: Reader, embeddings: Embeddings | None = None) -> None:
         self._backend = backend
         self._reader = reader
+        self._embeddings = embeddings
 
     async def _read(self, statement: Statement) -> list[Row] | None:
         return await read_text_search(self._backend, statement)
@@ -182,6 +226,7 @@ class Searcher:
         fields: bool,
         knowledge_params: dict[str, Any] | None = None,
         include_archived: bool = False,
+        window: int = MAX_CANDIDATES,
     ) -> list[Row] | None:
         """The index's candidates, best first by its score, at most `MAX_CANDIDATES` per label; None when an
         index cannot answer completely (missing, still being built, or no text search at all)."""
@@ -196,7 +241,7 @@ class Searcher:
             knowledge=knowledge,
             include_archived=include_archived,
         )
-        params = {"query": engine_query, "window": MAX_CANDIDATES, **(filter_params or {}), **(knowledge_params or {})}
+        params = {"query": engine_query, "window": window, **(filter_params or {}), **(knowledge_params or {})}
         return await self._read(Statement(statement.text, params))
 
     async def _scanned(
@@ -227,21 +272,17 @@ class Searcher:
         hits = [Hit(round(j.score, 6), keys[i], i) for i, j in zip(docs, judged, strict=True) if j.matches]
         return sorted(hits, key=lambda h: (-h.score, h.key, h.id))
 
-    async def search(self, request: RankedSearchRequest) -> RankedResult:
-        try:
-            tree = parse(request.query, fuzzy=request.fuzzy)
-        except QueryError as exc:
-            raise GateRejection(ErrorCode.INVALID_INPUT, f"query: {exc}", field="query") from exc
-        fingerprint = _fingerprint(request)
-        position = decode_cursor(request.cursor, "ranked", o=int, h=str)
-        if position is not None and position["h"] != fingerprint:
-            raise GateRejection(ErrorCode.INVALID_INPUT, "cursor belongs to another search", field="cursor")
-        offset = position["o"] if position is not None else 0
-        claims, show = claims_asked(request.provenance)
-        filter_params = claims.params() if claims is not None and claims.active else None
-        knowledge = request.entity_filter()
-        knowledge_params = knowledge.params() if knowledge.active else None
-        labels = self._reader.labels_to_read(request.labels)
+    async def _fulltext(
+        self,
+        tree: Node,
+        labels: list[str],
+        filter_params: dict[str, Any] | None,
+        knowledge_params: dict[str, Any] | None,
+        include_archived: bool,
+        window: int = MAX_CANDIDATES,
+    ) -> tuple[list[Hit], Literal["index", "scan"]]:
+        """The full-text ranking: the index's candidates (`window` per label; a scan where it cannot answer), judged
+        and scored."""
         fields = names_fields(tree)
         rows = None
         syntax = _syntax(self._backend.dialect.name)
@@ -253,16 +294,95 @@ class Searcher:
                 filter_params,
                 fields,
                 knowledge_params,
-                request.includeArchived,
+                include_archived,
+                window,
             )
         searched_by: Literal["index", "scan"] = "index" if rows is not None else "scan"
         if rows is None:
             rows = (
-                await self._scanned(labels, tree, filter_params, fields, knowledge_params, request.includeArchived)
+                await self._scanned(labels, tree, filter_params, fields, knowledge_params, include_archived)
                 if labels
                 else []
             )
-        found = self._ranked(rows, tree)
+        return self._ranked(rows, tree), searched_by
+
+    async def _semantic(
+        self,
+        embeddings: Embeddings,
+        query: str,
+        window: int,
+        labels: list[str],
+        filter_params: dict[str, Any] | None,
+        knowledge_params: dict[str, Any] | None,
+        include_archived: bool,
+    ) -> list[Hit]:
+        """The semantic ranking: the texts nearest the query (vector index k-NN), then their entities that pass
+        the filters, each scored by its closest text's cosine similarity, best first."""
+        if not labels:
+            return []
+        await embeddings.ensure_index()
+        [vector] = await embeddings.vectors([query])
+        k = min(MAX_CANDIDATES, max(MIN_NEAREST, window * 5))
+        nearest = await self._reader.read(
+            Statement(vectors.nearest_texts(self._backend.dialect).text, {"k": k, "vector": vector})
+        )
+        present = {row["label"] for row in nearest}
+        labels = [label for label in labels if label in present]  # a branch per label the texts name, no more
+        if not labels:
+            return []
+        statement = vectors.entities_of_texts(
+            labels,
+            filtered=filter_params is not None,
+            knowledge=knowledge_params is not None,
+            include_archived=include_archived,
+        )
+        params = {"hits": nearest, **(filter_params or {}), **(knowledge_params or {})}
+        best: dict[int, Hit] = {}
+        for row in await self._reader.read(Statement(statement.text, params)):
+            score = round(float(row["similarity"]), 6)
+            if row["id"] not in best or best[row["id"]].score < score:
+                best[row["id"]] = Hit(score, row["key"] or "", row["id"])
+        return sorted(best.values(), key=lambda h: (-h.score, h.key, h.id))
+
+    async def search(self, request: RankedSearchRequest) -> RankedResult:
+        embeddings = self._embeddings
+        if request.mode != "fulltext" and embeddings is None:
+            raise GateRejection(
+                ErrorCode.INVALID_INPUT,
+                f"mode '{request.mode}' needs embeddings, which are off on this gate: set WRITE_GATE_EMBEDDINGS "
+                "to local or openai (docs/search/semantic.md), or search with mode 'fulltext'",
+                field="mode",
+            )
+        tree: Node | None
+        if request.mode == "fulltext":
+            try:
+                tree = parse(request.query, fuzzy=request.fuzzy)
+            except QueryError as exc:
+                raise GateRejection(ErrorCode.INVALID_INPUT, f"query: {exc}", field="query") from exc
+        elif not has_word(request.query):
+            raise GateRejection(ErrorCode.INVALID_INPUT, "query: the query has no word to search for", field="query")
+        else:
+            tree = any_word(request.query, request.fuzzy)
+        fingerprint = _fingerprint(request)
+        position = decode_cursor(request.cursor, "ranked", o=int, h=str)
+        if position is not None and position["h"] != fingerprint:
+            raise GateRejection(ErrorCode.INVALID_INPUT, "cursor belongs to another search", field="cursor")
+        offset = position["o"] if position is not None else 0
+        claims, show = claims_asked(request.provenance)
+        filter_params = claims.params() if claims is not None and claims.active else None
+        knowledge = request.entity_filter()
+        knowledge_params = knowledge.params() if knowledge.active else None
+        labels = self._reader.labels_to_read(request.labels)
+        filters = (labels, filter_params, knowledge_params, request.includeArchived)
+        searched_by: Literal["index", "scan"] = "index"
+        text_hits: list[Hit] = []
+        if tree is not None and request.mode != "semantic":
+            window = MAX_CANDIDATES if request.mode == "fulltext" else HYBRID_CANDIDATES
+            text_hits, searched_by = await self._fulltext(tree, *filters, window)
+        meaning_hits: list[Hit] = []
+        if embeddings is not None and request.mode != "fulltext":
+            meaning_hits = await self._semantic(embeddings, request.query, offset + request.limit, *filters)
+        found, scores = _combined(request.mode, text_hits, meaning_hits)
         page = found[offset : offset + request.limit]
         more = len(found) > offset + request.limit
         expanded = await self._reader.expand(
@@ -277,7 +397,8 @@ class Searcher:
             RankedHit(
                 entity=entity,
                 score=score[node_id],
-                matched_fields=shown_fields(tree, expanded.stored[node_id]),
+                scores=scores.get(node_id),
+                matched_fields=shown_fields(tree, expanded.stored[node_id]) if tree is not None else [],
             )
             for node_id, entity in zip(expanded.ids, expanded.result.entities, strict=True)
         ]
@@ -289,3 +410,20 @@ class Searcher:
             truncated=expanded.result.truncated,
             searched_by=searched_by,
         )
+
+
+def _combined(mode: str, text_hits: list[Hit], meaning_hits: list[Hit]) -> tuple[list[Hit], dict[int, Scores]]:
+    """The mode's ranking, best first, and each hit's scores (none in full-text mode, which answers as it did);
+    hybrid fuses the two rankings by reciprocal rank."""
+    text = {h.id: h.score for h in text_hits}
+    meaning = {h.id: h.score for h in meaning_hits}
+    if mode == "fulltext":
+        return text_hits, {}
+    if mode == "semantic":
+        return meaning_hits, {h.id: Scores(semantic=h.score) for h in meaning_hits}
+    fusion = fused([[h.id for h in text_hits], [h.id for h in meaning_hits]])
+    keys = {h.id: h.key for h in (*text_hits, *meaning_hits)}
+    hits = sorted(
+        (Hit(round(value, 6), keys[i], i) for i, value in fusion.items()), key=lambda h: (-h.score, h.key, h.id)
+    )
+    return hits, {h.id: Scores(fulltext=text.get(h.id), semantic=meaning.get(h.id), hybrid=h.score) for h in hits}

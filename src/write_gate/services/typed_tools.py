@@ -40,6 +40,7 @@ from write_gate.core.registry import PropertyType, SchemaEntry, SchemaRegistry, 
 from write_gate.core.values import check_protected, clean_map
 from write_gate.services.aliases import survivor_of
 from write_gate.services.change_records import change_stamp
+from write_gate.services.embeddings import Subject as Embedded
 from write_gate.services.gate import MAX_ATTEMPTS, Gate, Planned, backoff, contention, run_write
 from write_gate.services.grant_checks import check_relationship_write
 
@@ -516,7 +517,11 @@ async def run_typed(entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Ga
         check_relationship_write(agent.grant, types, targets, creates_targets)
         key = identity_key(parsed.merge_keys)
         guarded = await _guarded(gate, entry, key, parsed, plan)
-        rows = await run_write(gate.backend, plan.compile(guarded.write, guarded.as_guard(guarded.revision == 0)))
+        statement = plan.compile(guarded.write, guarded.as_guard(guarded.revision == 0))
+        if gate.embeddings is not None:  # what it writes of the embedded fields, in the same statement
+            embedded = [Embedded(entry.label, key, {**parsed.merge_keys, **guarded.write})]
+            statement = await gate.embeddings.lead(statement, gate.registry, embedded)
+        rows = await run_write(gate.backend, statement)
         if rows and rows[0]["written"]:
             plan = replace(plan, result=plan.result.model_copy(update={"conflicts": guarded.met}))
             break
@@ -609,7 +614,10 @@ async def _delete(entry: SchemaEntry, request: BaseModel, gate: Gate, agent: Age
             ErrorCode.INVALID_INPUT, f"delete takes only {', '.join(entry.merge_keys)}", label=entry.label
         )
     allowed = agent.grant.writable_types()
-    rows = await run_write(gate.backend, typed_delete(entry.label, keys, allowed, change_stamp(agent.id)))
+    rows = await run_write(
+        gate.backend,
+        typed_delete(entry.label, keys, allowed, change_stamp(agent.id), vectors=gate.embeddings is not None),
+    )
     if not rows or not rows[0]["deleted"]:
         node = Endpoint(entry.label, keys)
         if allowed is not None and await _count(gate, node):

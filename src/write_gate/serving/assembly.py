@@ -12,8 +12,10 @@ from write_gate.core.decisions import Policy
 from write_gate.core.formula import FormulaProvider, load_provider
 from write_gate.core.values import Limits
 from write_gate.engines import GraphBackend
+from write_gate.services.embeddings import Embeddings
 from write_gate.services.gate import Gate
 from write_gate.serving.config import BackendKind, ConfigurationError, Settings
+from write_gate.serving.embedders import load_embedder
 from write_gate.serving.history_keeper import keep_history_pruned
 from write_gate.serving.idempotency_keeper import keep_idempotency_pruned
 from write_gate.serving.instrumented_backend import InstrumentedBackend
@@ -103,7 +105,9 @@ def build_gate(settings: Settings, backend: GraphBackend, registry: GraphBackend
         history_retention_days=settings.history_retention_days or None,  # 0: keep every record
     )
     source = GraphRegistrySource(registry or backend)
-    return Gate(backend, source, formula_provider(settings), policy, __version__)
+    embedder = load_embedder(settings)
+    embeddings = Embeddings(embedder, backend) if embedder is not None else None
+    return Gate(backend, source, formula_provider(settings), policy, __version__, embeddings)
 
 
 @asynccontextmanager
@@ -123,6 +127,7 @@ async def open_gate(
     `registry`: another graph's backend (kept open by the caller) whose registry this gate uses (shared spaces).
     `telemetry`: with metrics or tracing on, every statement of this gate is counted, timed and traced."""
     formula_provider(settings)  # a bad provider spec fails start-up, loudly
+    load_embedder(settings)  # so does an embeddings provider missing what it needs
     backend = await open_backend(settings)
     if telemetry is not None and telemetry.on:
         backend = InstrumentedBackend(backend, telemetry, engine_target(settings))

@@ -127,6 +127,13 @@ class Settings(BaseSettings):
     history_retention_days: float = Field(default=365.0, ge=0, allow_inf_nan=False)
     fallback_label: str | None = None
     formula_provider: str = "default"
+    # Embeddings (docs/search/semantic.md): off; wordllama's shipped model ("local"); or an OpenAI-compatible
+    # endpoint ("openai": the gate POSTs {embeddings_url}/embeddings with embeddings_model).
+    embeddings: Literal["off", "local", "openai"] = "off"
+    embeddings_url: str | None = None
+    embeddings_model: str | None = None
+    embeddings_api_key: SecretStr | None = None
+    embeddings_timeout_seconds: float = Field(default=10.0, gt=0)
 
     # Provenance for the memory profile's writes, whose tools carry none: the source defaults to the
     # client's name from the MCP handshake.

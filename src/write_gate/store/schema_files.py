@@ -68,6 +68,9 @@ class EntrySource(BaseModel):
     # Claims on its values lose half their confidence every this many days; absent: the extraction method's
     # half-life (WRITE_GATE_DECAY_HALF_LIFE_DAYS), else none.
     half_life_days: float | None = Field(default=None, gt=0, allow_inf_nan=False, strict=True)
+    # The fields whose text is embedded when embeddings are on (docs/search/semantic.md); empty: the name and the
+    # observations.
+    embed: list[str] = Field(default_factory=list)
     # Made by converting a seed-format file's relationship property; merged with its twins on load, and never
     # written over an entry a file defined outright (kept on the `:Schema` node, so later loads know).
     derived: bool = Field(default=False, exclude=True)

@@ -4,5 +4,5 @@ RETURN s.name AS label, s.required_properties AS required_properties, s.absorbs 
        s.fallback AS fallback, s.from_labels AS from_labels, s.to_labels AS to_labels,
        s.description AS description, s.typed_tools AS typed_tools,
        s.additional_properties AS additional_properties, s.undeclared_properties AS undeclared_properties,
-       s.conflict_policy AS conflict_policy, s.half_life_days AS half_life_days
+       s.conflict_policy AS conflict_policy, s.half_life_days AS half_life_days, s.embed AS embed
 ORDER BY label

@@ -18,6 +18,7 @@ from write_gate.core.cypher.clauses import (
     types_guard,
 )
 from write_gate.core.cypher.dialect import Dialect
+from write_gate.core.cypher.embeddings import drop_vectors_of
 from write_gate.core.cypher.history_writes import (
     ChangeStamp,
     append_changes,
@@ -101,8 +102,12 @@ def create_node_if_name_absent(scope: NameScope, name: str, write: Statement) ->
     ]
     # With no label registered there is nothing to look in: one row goes ahead.
     found = "coalesce(" + ", ".join(f"x{i}" for i in range(len(lookups))) + ")" if lookups else "null"
-    text = "\n".join([*lookups, f"WITH {found} AS existing", "WHERE existing IS NULL", write.text])
+    text = "\n".join([*lookups, f"WITH {found} AS existing", NAME_ABSENT, write.text])
     return Statement(text, {**write.params, "name": name, "name_key": identity_key({"name": name})})
+
+
+# Where a memory create's look-up has found the name nowhere (services/embeddings.py adds its vectors after it).
+NAME_ABSENT = "WHERE existing IS NULL"
 
 
 @functools.lru_cache(maxsize=256)
@@ -202,10 +207,13 @@ def delete_observations(
     return Statement(text, params)
 
 
-def delete_nodes(ids: list[int], names: list[str], allowed_types: list[str] | None, change: ChangeStamp) -> Statement:
+def delete_nodes(
+    ids: list[int], names: list[str], allowed_types: list[str] | None, change: ChangeStamp, *, vectors: bool = False
+) -> Statement:
     """Cascading delete by id, guarded by name (an id reused since the lookup deletes nothing) and by the
     agent's relationship-type grant (`allowed_types`, None for any). Every value deleted is recorded: the
-    nodes are gathered first, so a relationship between two of them is recorded once."""
+    nodes are gathered first, so a relationship between two of them is recorded once. `vectors`: their embedding
+    vectors are deleted with them (embeddings on)."""
     lines = [
         "UNWIND $ids AS i",
         "MATCH (n) WHERE id(n) = i AND n.name IN $names",
@@ -213,6 +221,7 @@ def delete_nodes(ids: list[int], names: list[str], allowed_types: list[str] | No
         "WITH collect(n) AS doomed",
         *nodes_deleted_with_relationships("doomed"),
         "WITH doomed",
+        *(drop_vectors_of("doomed") if vectors else []),
         "UNWIND doomed AS n",
         "DETACH DELETE n",
         "RETURN count(*) AS deleted",

@@ -12,7 +12,7 @@ READ_REGISTRY = Statement(
     "       s.fallback AS fallback, s.from_labels AS from_labels, s.to_labels AS to_labels,\n"
     "       s.description AS description, s.typed_tools AS typed_tools,\n"
     "       s.additional_properties AS additional_properties, s.undeclared_properties AS undeclared_properties,\n"
-    "       s.conflict_policy AS conflict_policy, s.half_life_days AS half_life_days\n"
+    "       s.conflict_policy AS conflict_policy, s.half_life_days AS half_life_days, s.embed AS embed\n"
     "ORDER BY label"
 )
 

@@ -14,11 +14,12 @@ from write_gate.core.cypher.aliases import ALIAS_FOLD, ALIAS_LABEL, ALIAS_OF, no
 from write_gate.core.cypher.change_order import next_seq, set_seq
 from write_gate.core.cypher.clauses import refresh_search_text
 from write_gate.core.cypher.dialect import Dialect
+from write_gate.core.cypher.embeddings import EMBEDDING_LABEL
 from write_gate.core.cypher.reads import not_archived, position_after
 from write_gate.core.cypher.records import append_records
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.history import REVISION_FIELD
-from write_gate.core.identifiers import quote
+from write_gate.core.identifiers import quote, string_literal
 from write_gate.core.identity import KEY_FIELD
 from write_gate.core.merging import Group
 
@@ -67,7 +68,13 @@ def fingerprint(rel_id: int, last_updated: str | None) -> str:
 
 
 def merge_into(
-    survivor_label: str, merged_label: str, groups: Sequence[Group], fill: Sequence[str], dialect: Dialect
+    survivor_label: str,
+    merged_label: str,
+    groups: Sequence[Group],
+    fill: Sequence[str],
+    dialect: Dialect,
+    *,
+    vectors: bool = False,
 ) -> Statement:
     """The survivor is `kept` (`s` is taken: the search text's reduce uses it).
 
@@ -105,6 +112,13 @@ def merge_into(
         "WITH kept, m, seq, collect(DISTINCT rest) AS leftover",
         "FOREACH (d IN leftover | DELETE d)",
     ]
+    if vectors:  # the merged node is an alias now: no search finds it, and its vectors go (embeddings on)
+        lines += [
+            "WITH kept, m, seq",
+            f"OPTIONAL MATCH (o:{EMBEDDING_LABEL} {{key: m.{KEY_FIELD}, label: {string_literal(merged_label)}}})",
+            "WITH kept, m, seq, collect(o) AS vectors",
+            "FOREACH (o IN vectors | DELETE o)",
+        ]
     sets = [f"kept.{quote(k)} = coalesce(kept.{quote(k)}, $fill_{i})" for i, k in enumerate(fill)]
     sets += [
         f"kept.{ALIAS_FOLD} = coalesce(kept.{ALIAS_FOLD}, []) + $alias_text",

@@ -17,6 +17,7 @@ from write_gate.core.cypher.clauses import (
     written_properties,
 )
 from write_gate.core.cypher.dialect import Dialect
+from write_gate.core.cypher.embeddings import drop_vectors_of
 from write_gate.core.cypher.history_writes import (
     ChangeStamp,
     append_changes,
@@ -130,13 +131,20 @@ def typed_write(
 
 
 def typed_delete(
-    label: str, merge_keys: Mapping[str, Any], allowed_types: list[str] | None, change: ChangeStamp
+    label: str,
+    merge_keys: Mapping[str, Any],
+    allowed_types: list[str] | None,
+    change: ChangeStamp,
+    *,
+    vectors: bool = False,
 ) -> Statement:
-    """Deletes the node and its relationships, recording every value they held (`history_writes`)."""
+    """Deletes the node and its relationships, recording every value they held (`history_writes`); `vectors`: its
+    embedding vectors too (embeddings on)."""
     lines = [
         match_node("n", label, "$key"),
         *types_guard("n", allowed_types),
         *node_deleted_with_relationships("n"),
+        *(["WITH [n] AS doomed", *drop_vectors_of("doomed"), "UNWIND doomed AS n"] if vectors else []),
         "DETACH DELETE n",
         "RETURN count(*) AS deleted",
     ]

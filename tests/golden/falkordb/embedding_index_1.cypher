@@ -1,0 +1,1 @@
+CREATE INDEX FOR (v:_Embedding) ON (v.key)

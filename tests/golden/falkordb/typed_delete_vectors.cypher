@@ -1,0 +1,12 @@
+MATCH (n:`Npc` {_key: $key})
+OPTIONAL MATCH (n)-[gone]-()
+WITH n, collect(DISTINCT gone) AS gone
+FOREACH (c IN [record IN [{change_id: $change_id, at: $at, agent: $agent, op: 'delete', subject: 'node', label: labels(n)[0], key: n._key, revision: n._rev, seq: CASE WHEN coalesce(n._seq, '') >= $at THEN n._seq + '#' ELSE $at END, properties: [k IN keys(n) WHERE NOT k STARTS WITH '_'], before_values: [k IN keys(n) WHERE NOT k STARTS WITH '_' | [properties(n)[k]]], after_values: [k IN keys(n) WHERE NOT k STARTS WITH '_' | []], before_claims: [k IN keys(n) WHERE NOT k STARTS WITH '_' | coalesce(properties(n)['_p_' + k], [])]}] WHERE size(record.properties) > 0] + reduce(acc = [], r IN gone | acc + [record IN [{change_id: $change_id, at: $at, agent: $agent, op: 'delete', subject: 'relationship', label: type(r), from_label: labels(startNode(r))[0], from_key: startNode(r)._key, to_label: labels(endNode(r))[0], to_key: endNode(r)._key, revision: r._rev, seq: CASE WHEN coalesce(r._seq, '') >= $at THEN r._seq + '#' ELSE $at END, properties: [k IN keys(r) WHERE NOT k STARTS WITH '_'], before_values: [k IN keys(r) WHERE NOT k STARTS WITH '_' | [properties(r)[k]]], after_values: [k IN keys(r) WHERE NOT k STARTS WITH '_' | []], before_claims: [k IN keys(r) WHERE NOT k STARTS WITH '_' | coalesce(properties(r)['_p_' + k], [])]}] WHERE size(record.properties) > 0]) | CREATE (h:WriteGateChange) SET h += c, h.seq_n = toInteger(replace(replace(replace(replace(substring(c.seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
+WITH [n] AS doomed
+OPTIONAL MATCH (o:_Embedding) WHERE o.key IN [m IN doomed | m._key] AND [o.label, o.key] IN [m IN doomed | [head(labels(m)), m._key]]
+WITH doomed, collect(o) AS vectors
+FOREACH (o IN vectors | DELETE o)
+WITH doomed
+UNWIND doomed AS n
+DETACH DELETE n
+RETURN count(*) AS deleted

@@ -1,0 +1,2 @@
+CALL vector_search.search('write_gate_embeddings', $k, $vector) YIELD node, similarity
+RETURN node.label AS label, node.key AS key, similarity
