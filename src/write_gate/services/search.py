@@ -81,9 +81,9 @@ MIN_NEAREST = 100
 
 class RankedSearchRequest(ReadRequest):
     query: Annotated[Text, Field(description=QUERY_HELP)]
-    # Undescribed: its values say it, and every byte of a definition counts against the tools/list budget
-    # (tests/e2e/test_capabilities.py); docs/tools/semantic-search.md, and a refusal naming the setting, say the rest.
-    mode: SearchMode = "fulltext"
+    mode: Annotated[SearchMode, Field(description="semantic and hybrid: by meaning, where embeddings are on.")] = (
+        "fulltext"
+    )
     labels: Labels = None
     fuzzy: Annotated[bool, Field(description="Tolerate typos in every word (1 edit from 3 letters, 2 from 6).")] = False
     limit: Annotated[int, Field(ge=1, le=MAX_RANKED_LIMIT, description="Page size.")] = DEFAULT_RANKED_LIMIT
@@ -350,7 +350,7 @@ class Searcher:
             raise GateRejection(
                 ErrorCode.INVALID_INPUT,
                 f"mode '{request.mode}' needs embeddings, which are off on this gate: set WRITE_GATE_EMBEDDINGS "
-                "to local or openai (docs/search/semantic.md), or search with mode 'fulltext'",
+                "to local or openai (docs/tools/semantic-search.md), or search with mode 'fulltext'",
                 field="mode",
             )
         tree: Node | None
