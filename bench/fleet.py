@@ -8,7 +8,9 @@ share it):
 - `floor sse`, `floor json`: the MCP SDK's own server (MCPServer) with one empty tool, in each response mode:
   what a call costs before any tool runs;
 - `1 stateless`, `2 stateless`: `serve --stateless --http-response json` replicas behind bench/round_robin.py,
-  which runs in this process and sends each request to the next replica.
+  which runs in this process and sends each request to the next replica;
+- `workers-1`, `workers-2`: `serve --stateless --http-response json --workers N`, N gate processes on one port
+  (the kernel spreads connections among them: no balancer in this process).
 
 Clients speak the handshake-era protocol with a session (the SDK's `mode="legacy"`), as released clients do, and
 run in this process: on a small machine they share its cores with the servers, so compare ratios within one run.
@@ -44,7 +46,7 @@ from round_robin import round_robin
 from write_gate.access.agents import AgentsFile, Grant
 
 PERSON = {"label": "Person", "source": "fleet", "extraction_method": "manual"}
-TARGETS = ("gate-sse", "gate-json", "floor-sse", "floor-json", "stateless-1", "stateless-2")
+TARGETS = ("gate-sse", "gate-json", "floor-sse", "floor-json", "stateless-1", "stateless-2", "workers-1", "workers-2")
 WARM = 3  # calls per agent before timing: the first load code paths and caches
 
 
@@ -147,6 +149,13 @@ async def target(name: str, env: dict[str, str]) -> AsyncIterator[tuple[str, lis
             yield f"http://127.0.0.1:{port}", [pid]
             return
         serve = [exe, "serve", "--transport", "http"]
+        if name.startswith("workers"):
+            port = free_port()
+            argv = [*serve, "--port", str(port), "--http-response", "json", "--stateless"]
+            argv += ["--workers", name.removeprefix("workers-")]
+            pid = stack.enter_context(process(argv, env, port, "/health"))
+            yield f"http://127.0.0.1:{port}", [pid]  # the workers are its children: their CPU is counted with it
+            return
         if name.startswith("gate"):
             port = free_port()
             argv = [*serve, "--port", str(port), "--http-response", name.removeprefix("gate-")]
@@ -276,6 +285,10 @@ def summary(results: list[Result]) -> None:
             one = rate("stateless-1", r.agents, r.tool)
             if one:
                 lines.append(f"2 stateless replicas, {r.tool} at {r.agents} agents: {r.rate / one:.2f}x one replica")
+        if r.target == "workers-2":
+            one = rate("workers-1", r.agents, r.tool)
+            if one:
+                lines.append(f"--workers 2, {r.tool} at {r.agents} agents: {r.rate / one:.2f}x one worker")
     for line in lines:
         print(line)
 
