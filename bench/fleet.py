@@ -8,11 +8,15 @@ share it):
 - `floor sse`, `floor json`: the MCP SDK's own server (MCPServer) with one empty tool, in each response mode:
   what a call costs before any tool runs;
 - `1 stateless`, `2 stateless`: `serve --stateless --http-response json` replicas behind bench/round_robin.py,
-  which runs in this process and sends each request to the next replica.
+  which runs in this process and sends each request to the next replica;
+- `workers-1`, `workers-2`: `serve --stateless --http-response json --workers N`, N gate processes on one port
+  (the kernel spreads connections among them: no balancer in this process).
 
 Clients speak the handshake-era protocol with a session (the SDK's `mode="legacy"`), as released clients do, and
 run in this process: on a small machine they share its cores with the servers, so compare ratios within one run.
-Printed: a table of calls/s, p50 and p99 per target, agents and tool, then the gate against the floor.
+Printed: a table of calls/s, p50, p99 and the server processes' CPU time per call (the engine's left out) per target,
+agents and tool, then the gate against the floor. On a shared machine the CPU time per call is the steadiest
+figure: other load stretches the wall time of a call more than the work it takes.
 
     uv run python bench/fleet.py [--agents 1,4,16] [--calls 100] [--only gate-json,floor-json,...]
 """
@@ -42,7 +46,7 @@ from round_robin import round_robin
 from write_gate.access.agents import AgentsFile, Grant
 
 PERSON = {"label": "Person", "source": "fleet", "extraction_method": "manual"}
-TARGETS = ("gate-sse", "gate-json", "floor-sse", "floor-json", "stateless-1", "stateless-2")
+TARGETS = ("gate-sse", "gate-json", "floor-sse", "floor-json", "stateless-1", "stateless-2", "workers-1", "workers-2")
 WARM = 3  # calls per agent before timing: the first load code paths and caches
 
 
@@ -55,6 +59,33 @@ class Result:
     p50: float
     p99: float
     failed: int
+    cpu: float  # the server processes' CPU seconds per answered call (the engine's not included)
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user and system) of `pid` and its descendants, less any engine (redis-server) among them: what the
+    server's own code costs, which the machine's other load does not stretch as it does the wall time."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    children: dict[int, list[int]] = {}
+    stats: dict[int, list[str]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                text = (entry / "stat").read_text()
+            except OSError:
+                continue
+            comm_end = text.rindex(")")
+            fields = text[comm_end + 2 :].split()  # from the state on: ppid is [1], utime [11], stime [12]
+            stats[int(entry.name)] = [text[text.index("(") + 1 : comm_end], *fields]
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    total, todo = 0.0, [pid]
+    while todo:
+        current = todo.pop()
+        todo += children.get(current, [])
+        found = stats.get(current)
+        if found is not None and found[0] != "redis-server":
+            total += (int(found[12]) + int(found[13])) / ticks
+    return total
 
 
 def free_port() -> int:
@@ -81,11 +112,12 @@ def wait_ready(port: int, path: str, process: subprocess.Popen[bytes]) -> None:
 
 
 @contextmanager
-def process(argv: list[str], env: dict[str, str], port: int, path: str) -> Iterator[None]:
+def process(argv: list[str], env: dict[str, str], port: int, path: str) -> Iterator[int]:
+    """The server's pid, once it answers."""
     started = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_ready(port, path, started)
-        yield
+        yield started.pid
     finally:
         started.terminate()
         started.wait(timeout=60)
@@ -106,29 +138,37 @@ def floor_server(port: int, mode: str) -> None:
 
 
 @asynccontextmanager
-async def target(name: str, env: dict[str, str]) -> AsyncIterator[str]:
-    """The URL of `name`'s server(s), started for the block and stopped after it."""
+async def target(name: str, env: dict[str, str]) -> AsyncIterator[tuple[str, list[int]]]:
+    """The URL of `name`'s server(s) and their pids, started for the block and stopped after it."""
     exe = shutil.which("write-gate", path=str(Path(sys.executable).parent)) or "write-gate"
     with ExitStack() as stack:
         if name.startswith("floor"):
             port = free_port()
             argv = [sys.executable, __file__, "--floor", str(port), name.removeprefix("floor-")]
-            stack.enter_context(process(argv, env, port, "/mcp"))
-            yield f"http://127.0.0.1:{port}"
+            pid = stack.enter_context(process(argv, env, port, "/mcp"))
+            yield f"http://127.0.0.1:{port}", [pid]
             return
         serve = [exe, "serve", "--transport", "http"]
+        if name.startswith("workers"):
+            port = free_port()
+            argv = [*serve, "--port", str(port), "--http-response", "json", "--stateless"]
+            argv += ["--workers", name.removeprefix("workers-")]
+            pid = stack.enter_context(process(argv, env, port, "/health"))
+            yield f"http://127.0.0.1:{port}", [pid]  # the workers are its children: their CPU is counted with it
+            return
         if name.startswith("gate"):
             port = free_port()
             argv = [*serve, "--port", str(port), "--http-response", name.removeprefix("gate-")]
-            stack.enter_context(process(argv, env, port, "/health"))
-            yield f"http://127.0.0.1:{port}"
+            pid = stack.enter_context(process(argv, env, port, "/health"))
+            yield f"http://127.0.0.1:{port}", [pid]
             return
         ports = [free_port() for _ in range(int(name.removeprefix("stateless-")))]
+        pids = []
         for port in ports:
             argv = [*serve, "--port", str(port), "--http-response", "json", "--stateless"]
-            stack.enter_context(process(argv, env, port, "/health"))
+            pids.append(stack.enter_context(process(argv, env, port, "/health")))
         async with round_robin([("127.0.0.1", port) for port in ports]) as (_balancer, url):
-            yield url
+            yield url, pids
 
 
 @asynccontextmanager
@@ -146,7 +186,7 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-async def load(url: str, token: str, name: str, agents: int, calls: int, tool: str) -> Result:
+async def load(url: str, pids: list[int], token: str, name: str, agents: int, calls: int, tool: str) -> Result:
     """`agents` sessions, each making `calls` calls of `tool` one after another, all at once."""
     latencies: list[float] = []
     failed = 0
@@ -180,14 +220,14 @@ async def load(url: str, token: str, name: str, agents: int, calls: int, tool: s
                 else:
                     latencies.append(time.perf_counter() - started)
 
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), sum(map(cpu_seconds, pids))
         async with asyncio.TaskGroup() as tasks:
             for agent, client in enumerate(clients):
                 tasks.create_task(agent_loop(agent, client))
-        wall = time.perf_counter() - began
-    return Result(
-        name, agents, tool, len(latencies) / wall, percentile(latencies, 0.5), percentile(latencies, 0.99), failed
-    )
+        wall, cpu = time.perf_counter() - began, sum(map(cpu_seconds, pids)) - cpu
+    answered = max(len(latencies), 1)
+    p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
+    return Result(name, agents, tool, len(latencies) / wall, p50, p99, failed, cpu / answered)
 
 
 def ms(seconds: float) -> str:
@@ -209,15 +249,15 @@ async def fleet(agent_counts: list[int], calls: int, only: list[str]) -> list[Re
         }
         results = []
         for name in only:
-            async with target(name, env) as url:
+            async with target(name, env) as (url, pids):
                 for tool in ("write_node",) if name.startswith("floor") else ("write_node", "open_nodes"):
                     for agents in agent_counts:
-                        result = await load(url, token, name, agents, calls, tool)
+                        result = await load(url, pids, token, name, agents, calls, tool)
                         results.append(result)
                         shown = "nothing" if name.startswith("floor") else tool
                         print(
                             f"| {name} | {agents} | {shown} | {result.rate:,.0f} | {ms(result.p50)} | "
-                            f"{ms(result.p99)} | {result.failed} |",
+                            f"{ms(result.p99)} | {ms(result.cpu)} | {result.failed} |",
                             flush=True,
                         )
         return results
@@ -226,20 +266,29 @@ async def fleet(agent_counts: list[int], calls: int, only: list[str]) -> list[Re
 
 
 def summary(results: list[Result]) -> None:
+    def found(target: str, agents: int, tool: str) -> Result | None:
+        return next((r for r in results if r.target == target and r.agents == agents and r.tool == tool), None)
+
     def rate(target: str, agents: int, tool: str) -> float | None:
-        found = [r.rate for r in results if r.target == target and r.agents == agents and r.tool == tool]
-        return found[0] if found else None
+        result = found(target, agents, tool)
+        return result.rate if result else None
 
     lines = []
     for r in results:
-        if r.target.startswith("gate"):
-            floor = rate("floor-" + r.target.removeprefix("gate-"), r.agents, "write_node")
-            if floor:
-                lines.append(f"{r.target} {r.tool} at {r.agents} agents: {r.rate / floor:.2f}x the floor in its mode")
+        floor = found("floor-" + r.target.removeprefix("gate-"), r.agents, "write_node")
+        if r.target.startswith("gate") and floor is not None:
+            lines.append(
+                f"{r.target} {r.tool} at {r.agents} agents: {r.rate / floor.rate:.2f}x the floor calls/s, "
+                f"p50 {r.p50 / floor.p50:.2f}x, server CPU per call {r.cpu / floor.cpu:.2f}x"
+            )
         if r.target == "stateless-2":
             one = rate("stateless-1", r.agents, r.tool)
             if one:
                 lines.append(f"2 stateless replicas, {r.tool} at {r.agents} agents: {r.rate / one:.2f}x one replica")
+        if r.target == "workers-2":
+            one = rate("workers-1", r.agents, r.tool)
+            if one:
+                lines.append(f"--workers 2, {r.tool} at {r.agents} agents: {r.rate / one:.2f}x one worker")
     for line in lines:
         print(line)
 
@@ -260,7 +309,8 @@ def main() -> None:
         parser.error(f"unknown targets: {', '.join(unknown)}")
     counts = [int(n) for n in args.agents.split(",")]
     print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start; {args.calls} calls per agent")
-    print("| target | agents | tool | calls/s | p50 ms | p99 ms | failed |\n|---|---|---|---|---|---|---|", flush=True)
+    print("| target | agents | tool | calls/s | p50 ms | p99 ms | server CPU ms/call | failed |", flush=True)
+    print("|---|---|---|---|---|---|---|---|", flush=True)
     results = asyncio.run(fleet(counts, args.calls, only))
     summary(results)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")

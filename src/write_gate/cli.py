@@ -63,15 +63,20 @@ async def _stop_on_signal(serving: anyio.CancelScope) -> None:
             signal.signal(number, signal.SIG_IGN)
 
 
-def _serve_http(settings: Settings, profile: str, auto_migrate: bool, require_auth: bool) -> None:
+def _serve_http(settings: Settings, profile: str, auto_migrate: bool, require_auth: bool, workers: int = 1) -> int:
     import uvicorn
 
     from write_gate.surface.server import http_app
 
+    if workers > 1:
+        from write_gate.surface.http_workers import serve_workers
+
+        return serve_workers(settings, workers, profile=profile, auto_migrate=auto_migrate, require_auth=require_auth)
     app = http_app(settings, profile=profile, auto_migrate=auto_migrate, require_auth=require_auth)
     # log_config=None: uvicorn's loggers go through the JSON handler like every other; the per-request access
     # lines are left out (each tool decision has its own line).
     uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, log_level=None, access_log=False)
+    return 0
 
 
 def _output(path: Path) -> Path:
@@ -102,9 +107,15 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    from write_gate.surface.http_workers import refusal
+
+    refused = refusal(args.workers, args.transport, settings.stateless)
+    if refused is not None:
+        print(f"error: {refused}", file=sys.stderr)
+        return 2
     if args.transport == "http":
         try:
-            _serve_http(settings, args.profile, not args.no_migrate, not args.no_auth)
+            return _serve_http(settings, args.profile, not args.no_migrate, not args.no_auth, args.workers)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -653,6 +664,14 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="HTTP: no sessions, so any replica behind a load balancer answers any call (no subscriptions, "
         "list_changed or resumption; follow changes with changes_since); default: WRITE_GATE_STATELESS",
+    )
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="HTTP with --stateless: N gate processes on one port (SO_REUSEPORT), for up to N cores; SIGTERM stops "
+        "them all, and a worker that ends on its own stops the serve with exit code 1 (default: 1)",
     )
     serve.add_argument("--no-migrate", action="store_true", help="do not apply pending migrations at start-up")
     serve.add_argument(

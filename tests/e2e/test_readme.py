@@ -213,7 +213,7 @@ RUN = {
         "write-gate restore graph.backup.jsonl",
     ],
     "test_commands_table": [
-        f"{COMMANDS_TABLE} [--no-auth] [--http-response sse|json] [--stateless]",
+        f"{COMMANDS_TABLE} [--no-auth] [--http-response sse|json] [--stateless] [--workers N]",
         "write-gate agents add NAME [--grant writer|reader|full] [--tools ...] [--labels ...] [--types ...] "
         "[--max-writes-per-minute N] [--max-batch-items N] [--file F]",
         "write-gate agents remove NAME [--file F]",

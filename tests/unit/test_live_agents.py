@@ -72,3 +72,22 @@ def test_a_broken_file_at_start_raises_saying_where(tmp_path: Path, text: str, w
     with pytest.raises(AgentsFileError, match=why) as raised:
         LiveAgents(path)
     assert "nope" not in str(raised.value)
+
+
+def test_a_token_once_verified_stops_working_when_its_agent_is_rekeyed_or_removed(tmp_path: Path) -> None:
+    """Look-ups keep each agent and each verified token (every HTTP request looks its caller up): a change to the
+    agents, in process or in the file, drops what was kept."""
+    agents = AgentsFile(tmp_path / "agents.toml", {})
+    old = agents.add("ann", Grant())
+    assert agents.by_token(old) == agents.by_id("ann") is not None
+    new = agents.add("ann", Grant(tools=("read",)))
+    assert agents.by_token(old) is None
+    assert agents.by_token(new) == agents.by_id("ann") and agents.by_token(new).grant.tools == ("read",)
+    assert agents.remove("ann") and agents.by_token(new) is None and agents.by_id("ann") is None
+
+    path = tmp_path / "live.toml"
+    token = saved(path, "bob")["bob"]
+    live = LiveAgents(path)
+    assert live.by_token(token) is not None and live.by_token(token) is not None
+    saved(path, "bob")  # re-keyed by another process
+    assert live.by_token(token) is None

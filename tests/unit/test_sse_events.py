@@ -3,7 +3,7 @@ its own stream's events after the one a client names."""
 
 import anyio
 import mcp_types as types
-from mcp.server.streamable_http import EventMessage
+from mcp.server.streamable_http import GET_STREAM_KEY, EventMessage
 
 from write_gate.surface.sse_events import EventLog, SessionEvents
 
@@ -49,3 +49,16 @@ def test_the_log_keeps_the_newest_within_its_bounds() -> None:
             store(session, "1", note(n))
         assert replayed(session, first) == (None, [])  # dropped: a client that far behind starts over
     assert len(by_count) == 3 and len(by_bytes) == 2
+
+
+def test_with_json_answers_only_the_get_stream_is_kept() -> None:
+    """A POST answered as application/json carries no event id, so nothing can resume it: keeping (and sizing) it
+    was a second serialisation of every answer for nothing. The GET stream stays resumable."""
+    log = EventLog()
+    session = log.session(json_answers=True)
+    answer = store(session, "7", note(1))
+    first = store(session, GET_STREAM_KEY, note(2))
+    store(session, GET_STREAM_KEY, note(3))
+    assert len(log) == 2
+    assert replayed(session, answer) == (None, [])
+    assert replayed(session, first) == (GET_STREAM_KEY, [3])

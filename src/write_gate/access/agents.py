@@ -138,7 +138,14 @@ class AgentsFile:
     def __init__(self, path: Path, agents: dict[str, AgentRecord]) -> None:
         self.path = path
         self.agents = agents
-        self._by_hash = {record.token_sha256: agent_id for agent_id, record in agents.items()}
+        self._indexed()
+
+    def _indexed(self) -> None:
+        """The look-ups' indexes, rebuilt whenever `agents` changes. Every HTTP request looks its caller up
+        (by token, then by id): each agent's Agent is built once, and a token once verified is not hashed again."""
+        self._by_hash = {record.token_sha256: agent_id for agent_id, record in self.agents.items()}
+        self._built: dict[str, Agent] = {}
+        self._verified: dict[str, str] = {}  # token -> agent id; only verified tokens, so one per agent at most
 
     @classmethod
     def load(cls, path: Path) -> "AgentsFile":
@@ -187,26 +194,35 @@ class AgentsFile:
         """Create (or re-key) an agent; return its new token, which is stored only as a hash."""
         token = "wg_" + secrets.token_urlsafe(32)
         self.agents[agent_id] = AgentRecord(token_sha256=hash_token(token), **grant.model_dump())
-        self._by_hash = {record.token_sha256: a for a, record in self.agents.items()}
+        self._indexed()
         return token
 
     def remove(self, agent_id: str) -> bool:
         """Forget an agent (and so its token); False if the file did not list it."""
         if self.agents.pop(agent_id, None) is None:
             return False
-        self._by_hash = {record.token_sha256: a for a, record in self.agents.items()}
+        self._indexed()
         return True
 
     def by_token(self, token: str) -> Agent | None:
+        known_id = self._verified.get(token)
+        if known_id is not None:
+            return self.by_id(known_id)
         digest = hash_token(token)
         for known, agent_id in self._by_hash.items():
             if hmac.compare_digest(known, digest):
-                return Agent(agent_id, Grant(**self.agents[agent_id].model_dump(exclude={"token_sha256"})))
+                self._verified[token] = agent_id
+                return self.by_id(agent_id)
         return None
 
     def by_id(self, agent_id: str) -> Agent | None:
-        record = self.agents.get(agent_id)
-        return Agent(agent_id, Grant(**record.model_dump(exclude={"token_sha256"}))) if record else None
+        built = self._built.get(agent_id)
+        if built is None:
+            record = self.agents.get(agent_id)
+            if record is None:
+                return None
+            built = self._built[agent_id] = Agent(agent_id, Grant(**record.model_dump(exclude={"token_sha256"})))
+        return built
 
 
 class LiveAgents:

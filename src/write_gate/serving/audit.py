@@ -19,12 +19,16 @@ class Decision:
     def cancelled(self) -> None:
         """The client gave up on the call (notifications/cancelled, a closed stream or pipe) and the gate's work for
         it stopped there: a read's or a write's alike, since either held an engine connection until then."""
+        if not logger.isEnabledFor(logging.INFO):
+            return
         fields: dict[str, Any] = {"event": "tool_call", "agent": self.agent, "tool": self.tool, "space": self.space}
         fields |= {"status": "cancelled", "latency_ms": round((time.perf_counter() - self.started) * 1000, 3)}
         fields = {k: v for k, v in fields.items() if v is not None}
         logger.info("%s cancelled", self.tool, extra=fields)
 
     def done(self, structured: dict[str, Any] | None, is_error: bool) -> None:
+        if not logger.isEnabledFor(logging.INFO):
+            return  # the record's fields are not built for a level that is off (WRITE_GATE_LOG_LEVEL=WARNING)
         structured = structured or {}
         fields = {
             "event": "tool_call",

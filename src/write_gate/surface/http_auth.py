@@ -18,7 +18,7 @@ from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
-from write_gate.access.agents import LiveAgents
+from write_gate.access.agents import AgentsFile, LiveAgents
 
 MCP_PATH = "/mcp"
 TOKEN_HELP_PATH = "/auth"
@@ -100,9 +100,20 @@ class AgentsTokenVerifier(TokenVerifier):
 
     def __init__(self, agents: LiveAgents) -> None:
         self._agents = agents
+        # Each verified token's AccessToken, for the agents file as it was read (a new read starts afresh): every
+        # request is verified, and the answer is the same until the file changes.
+        self._read: AgentsFile | None = None
+        self._verified: dict[str, AccessToken] = {}
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        agent = self._agents.by_token(token)
-        if agent is None:
-            return None
-        return AccessToken(token=token, client_id=agent.id, scopes=[], claims={"grant": agent.grant.model_dump()})
+        agents = self._agents.current()
+        if agents is not self._read:
+            self._read, self._verified = agents, {}
+        verified = self._verified.get(token)
+        if verified is None:
+            agent = agents.by_token(token)
+            if agent is None:
+                return None  # not kept: unknown tokens must not grow the cache
+            claims = {"grant": agent.grant.model_dump()}
+            verified = self._verified[token] = AccessToken(token=token, client_id=agent.id, scopes=[], claims=claims)
+        return verified

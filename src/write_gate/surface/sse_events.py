@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.lowlevel import Server
-from mcp.server.streamable_http import EventCallback, EventId, EventMessage, EventStore, StreamId
+from mcp.server.streamable_http import GET_STREAM_KEY, EventCallback, EventId, EventMessage, EventStore, StreamId
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import JSONRPCMessage
 
@@ -38,8 +38,8 @@ class EventLog:
         self._bytes = 0
         self._ids = itertools.count(1)
 
-    def session(self) -> "SessionEvents":
-        return SessionEvents(self)
+    def session(self, json_answers: bool = False) -> "SessionEvents":
+        return SessionEvents(self, json_answers)
 
     def add(self, session: "SessionEvents", stream_id: StreamId, message: JSONRPCMessage | None) -> EventId:
         size = len(message.model_dump_json(by_alias=True, exclude_unset=True)) if message is not None else 0
@@ -50,6 +50,10 @@ class EventLog:
             _, dropped = self._events.popitem(last=False)
             self._bytes -= dropped.size
         return event_id
+
+    def unkept(self) -> EventId:
+        """An id for an event no client can resume from: numbered as the kept ones are, but not stored."""
+        return str(next(self._ids))
 
     def after(self, session: "SessionEvents", event_id: EventId) -> tuple[StreamId, list[tuple[EventId, Any]]] | None:
         """The stream of `event_id` and its later messages, if the event is this session's and still kept."""
@@ -68,12 +72,16 @@ class EventLog:
 
 
 class SessionEvents(EventStore):
-    """One session's view of the log: the SDK's EventStore."""
+    """One session's view of the log: the SDK's EventStore. `json_answers`: the session's POSTs are answered as
+    application/json, so only its GET stream is an event stream worth keeping."""
 
-    def __init__(self, log: EventLog) -> None:
+    def __init__(self, log: EventLog, json_answers: bool = False) -> None:
         self._log = log
+        self._json_answers = json_answers
 
     async def store_event(self, stream_id: StreamId, message: JSONRPCMessage | None) -> EventId:
+        if self._json_answers and stream_id != GET_STREAM_KEY:
+            return self._log.unkept()
         return self._log.add(self, stream_id, message)
 
     async def replay_events_after(self, last_event_id: EventId, send_callback: EventCallback) -> StreamId | None:
@@ -95,5 +103,5 @@ class ResumableSessionManager(StreamableHTTPSessionManager):
 
     def _admit_session(self, requestor: Any) -> Any:
         # The SDK hands self.event_store to the transport it makes here: a fresh view per session.
-        self.event_store = self.events.session()
+        self.event_store = self.events.session(self.json_response)
         return super()._admit_session(requestor)
