@@ -279,7 +279,9 @@ def summary(results: list[Result]) -> None:
         if r.target.startswith("gate") and floor is not None:
             lines.append(
                 f"{r.target} {r.tool} at {r.agents} agents: {r.rate / floor.rate:.2f}x the floor calls/s, "
-                f"p50 {r.p50 / floor.p50:.2f}x, server CPU per call {r.cpu / floor.cpu:.2f}x"
+                f"p50 {r.p50 / floor.p50:.2f}x, server CPU per call "
+                # A tiny run can finish within one tick of the process clock: no CPU seen, no ratio.
+                + (f"{r.cpu / floor.cpu:.2f}x" if floor.cpu > 0 else "not measured (no CPU time recorded)")
             )
         if r.target == "stateless-2":
             one = rate("stateless-1", r.agents, r.tool)

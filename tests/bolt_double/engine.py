@@ -14,6 +14,7 @@ from tests.bolt_double.translate import (
     CreateIndex,
     CreateTextIndex,
     CreateUnique,
+    CreateVectorIndex,
     ShowConstraints,
     memgraph_clock,
     node_delete_probes,
@@ -21,6 +22,7 @@ from tests.bolt_double.translate import (
     string_joins,
     text_searches,
     translate,
+    vector_searches,
 )
 from write_gate.engines.falkordb_client import done_sending, open_client, sending
 
@@ -117,6 +119,7 @@ class FalkorDBEngine:
         self.constraints: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
         self.ddl: list[str] = []  # every index and constraint statement received, verbatim, in order
         self.text_indexes: dict[str, dict[str, str]] = {}  # per database: text index name -> its label
+        self.vector_indexes: dict[str, dict[str, tuple[str, str]]] = {}  # per database: name -> label, property
 
     def _graph(self, name: str) -> Any:
         if name not in self._graphs:
@@ -137,6 +140,9 @@ class FalkorDBEngine:
             case CreateTextIndex() as ddl:
                 self.ddl.append(text)
                 return await self._create_text_index(database, ddl)
+            case CreateVectorIndex() as ddl:
+                self.ddl.append(text)
+                return await self._create_vector_index(database, ddl)
             case ShowConstraints():
                 rows = sorted(self.constraints.get(database, set()))
                 return Outcome(
@@ -148,7 +154,7 @@ class FalkorDBEngine:
         if (searched := text_searches(text, self.text_indexes.get(database, {}))) is not None:
             text, names = searched
             params = {**params, **{name: redisearch_query(params[name]) for name in names}}
-        text = memgraph_clock(text)
+        text = vector_searches(memgraph_clock(text), self.vector_indexes.get(database, {}))
         graph = self._graph(database)
         record, token = sending()
         try:
@@ -232,6 +238,20 @@ class FalkorDBEngine:
         if ddl.name in indexes:
             raise MemgraphError(CLIENT_ERROR, f"Text index {ddl.name} already exists.")  # an error, unlike others
         indexes[ddl.name] = ddl.label
+        return Outcome(type="s", stats={"indexes-added": 1})
+
+    async def _create_vector_index(self, database: str, ddl: CreateVectorIndex) -> Outcome:
+        try:
+            await self._graph(database).query(ddl.falkordb)
+        except redis.exceptions.ResponseError as exc:
+            if _ALREADY_INDEXED not in str(exc):
+                raise MemgraphError(CLIENT_ERROR, str(exc)) from exc
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
+            raise EngineGone(str(exc)) from exc
+        indexes = self.vector_indexes.setdefault(database, {})
+        if ddl.name in indexes:
+            raise MemgraphError(CLIENT_ERROR, f"Vector index {ddl.name} already exists.")
+        indexes[ddl.name] = (ddl.label, ddl.prop)
         return Outcome(type="s", stats={"indexes-added": 1})
 
     async def close(self) -> None:

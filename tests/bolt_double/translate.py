@@ -16,6 +16,10 @@ here, loudly. The table:
 | (or $grams)                                           | query's AND / OR written as RediSearch's ' ' / ' | ' |
 | reduce(v = '', v_s IN list | v + v_s)  (a join)       | string.join(list, '') (FalkorDB's + loses text)     |
 | timestamp() (microseconds)                            | (timestamp() * 1000): FalkorDB counts milliseconds  |
+| CREATE VECTOR INDEX i ON :L(p) WITH CONFIG {...}      | FalkorDB's vector index on L.p (cosine, the config's |
+|                                                       | dimension), i recorded                              |
+| CALL vector_search.search('i', k, $v)                 | CALL db.idx.vector.queryNodes('L', 'p', k,          |
+| YIELD node, similarity                                | vecf32($v)) YIELD node, score, similarity 1 - score |
 
 Unique constraints are recorded, not created: FalkorDB's unique constraints crash its server on strings that are
 empty or start or end with white space (see FalkorDBDialect), and FalkorDB serialises writes, so a MERGE cannot
@@ -45,6 +49,14 @@ _CREATE_TEXT_INDEX = re.compile(
     rf"^\s*CREATE\s+TEXT\s+INDEX\s+{_NAME}\s+ON\s+:{_NAME}\s*\(\s*{_NAME}\s*\)\s*;?\s*$", re.IGNORECASE
 )
 _TEXT_SEARCH = re.compile(r"CALL\s+text_search\.search_all\(\s*'(\w+)'\s*,\s*\$(query|grams)\s*\)")
+_CREATE_VECTOR_INDEX = re.compile(
+    rf"^\s*CREATE\s+VECTOR\s+INDEX\s+{_NAME}\s+ON\s+:{_NAME}\s*\(\s*{_NAME}\s*\)\s+WITH\s+CONFIG\s+(\{{.*\}})\s*;?\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+_DIMENSION = re.compile(r'"dimension"\s*:\s*(\d+)')
+_VECTOR_SEARCH = re.compile(
+    r"CALL\s+vector_search\.search\(\s*'(\w+)'\s*,\s*(\$\w+|\d+)\s*,\s*(\$\w+)\s*\)\s+YIELD\s+node\s*,\s*similarity"
+)
 _TIMESTAMP = re.compile(r"\btimestamp\(\s*\)", re.IGNORECASE)
 _SHOW_CONSTRAINTS = re.compile(r"^\s*SHOW\s+CONSTRAINT\s+INFO\s*;?\s*$", re.IGNORECASE)
 _DELETE = re.compile(r"\b(DETACH\s+)?DELETE\s+(\w+(?:\s*,\s*\w+)*)", re.IGNORECASE)
@@ -98,7 +110,22 @@ class CreateTextIndex:
         return f"CALL db.idx.fulltext.createNodeIndex('{self.label}', '{self.prop}')"
 
 
-Translated = CreateIndex | CreateUnique | ShowConstraints | CreateTextIndex
+@dataclass(frozen=True)
+class CreateVectorIndex:
+    name: str
+    label: str
+    prop: str
+    dimension: int
+
+    @property
+    def falkordb(self) -> str:
+        return (
+            f"CREATE VECTOR INDEX FOR (n:{quote(self.label)}) ON (n.{quote(self.prop)}) "
+            f"OPTIONS {{dimension: {self.dimension}, similarityFunction: 'cosine'}}"
+        )
+
+
+Translated = CreateIndex | CreateUnique | ShowConstraints | CreateTextIndex | CreateVectorIndex
 
 
 def translate(text: str) -> Translated | None:
@@ -118,7 +145,26 @@ def translate(text: str) -> Translated | None:
         return ShowConstraints()
     if m := _CREATE_TEXT_INDEX.match(text):
         return CreateTextIndex(unquote(m[1]), unquote(m[2]), unquote(m[3]))
+    if (m := _CREATE_VECTOR_INDEX.match(text)) and (dimension := _DIMENSION.search(m[4])):
+        return CreateVectorIndex(unquote(m[1]), unquote(m[2]), unquote(m[3]), int(dimension[1]))
     return None
+
+
+def vector_searches(text: str, indexes: dict[str, tuple[str, str]]) -> str:
+    """The statement with each `vector_search.search` on a recorded vector index made FalkorDB's query of its label
+    and property; FalkorDB's score is the cosine distance, Memgraph's similarity 1 less it. An index the double
+    never created stays as it is, for FalkorDB to refuse."""
+
+    def on_falkordb(m: re.Match[str]) -> str:
+        if m[1] not in indexes:
+            return m[0]
+        label, prop = indexes[m[1]]
+        return (
+            f"CALL db.idx.vector.queryNodes('{label}', '{prop}', {m[2]}, vecf32({m[3]})) YIELD node, score\n"
+            "WITH node, 1 - score AS similarity"
+        )
+
+    return _VECTOR_SEARCH.sub(on_falkordb, text)
 
 
 def text_searches(text: str, labels: dict[str, str]) -> tuple[str, set[str]] | None:

@@ -244,7 +244,7 @@ async def test_scale_section_at_tiny_sizes(
         ("change_feed", ("--changes", "120"), "watcher poll"),
         ("tool_lists", ("--only", "gate profile"), "| gate profile | 9 |"),
         ("crowd", ("--nodes", "300", "--seconds", "1", "--only", "open_nodes,search_nodes"), "victim p50"),
-        ("fleet", ("--agents", "1", "--calls", "3", "--only", "floor-json,gate-json"), "the floor in its mode"),
+        ("fleet", ("--agents", "1", "--calls", "3", "--only", "floor-json,gate-json"), "the floor calls/s"),
     ],
 )
 def test_script_runs(script: str, args: tuple[str, ...], says: str) -> None:

@@ -124,6 +124,8 @@ async def test_no_read_shape_scans_what_grows_unless_it_says_why(falkordb: Falko
     for label in ("Person", "Organization"):  # the golden shapes' labels, indexed as a registry load does
         await falkordb.ensure_index(label, "_key")
         await falkordb.ensure_text_index(label)
+    for index in ("embedding_index_0", "embedding_index_1"):  # made by a gate with embeddings on, before it reads
+        await falkordb.write(runnable("falkordb", index))
     found = {}
     for name in sorted(READS & set(shapes("falkordb"))):
         plan = await falkordb.plan(runnable("falkordb", name))

@@ -686,14 +686,28 @@ READS = frozenset(
         "read_page_substring",
         "read_page_substring_claims_knowledge",
         "read_page_substring_archived",
+        "embedding_page",
+        "embedding_nearest_texts",
+        "embedding_entities_of_texts",
         *(name for name in PORTABLE["falkordb"] if name.startswith("read_")),
     }
 )
 
 
+# Clauses that lead a write's own statement (services/embeddings.py), pinned here as text: no statement alone,
+# they run inside the writes of tests/e2e/test_semantic_search.py.
+FRAGMENTS = frozenset({"embedding_vectors_replaced", "embedding_vectors_replaced_on_node"})
+
+
 # What the reads and batches are given when they run (the golden builders leave these to run time).
 RUN_TIME_PARAMETERS = {
     "rows": [],
+    # Embeddings: no vectors to replace, no texts found; a query vector of the index's dimension, k nearest.
+    "embeddings": [],
+    "hits": [],
+    "vector": [0.0] * 255 + [1.0],
+    "k": 3,
+    "embedder": {"provider": "local", "model": "wordllama", "dimension": 256, "at": "2026-11-29T00:00:00.000000Z"},
     "cursor": -1,
     "limit": 10,
     "after": "",

@@ -10,6 +10,7 @@ from typing import Any
 
 from write_gate.core.cypher.aliases import not_alias
 from write_gate.core.cypher.dialect import Dialect
+from write_gate.core.cypher.ranges import exactly
 from write_gate.core.cypher.reads import entity_conditions
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote, string_literal
@@ -121,7 +122,7 @@ def embedded_page(label: str) -> Statement:
     """Read-only: a page of `label`'s entities after `$after` (by `_key`), `$limit` of them, with their
     properties and the models of their vectors (`write-gate embeddings reembed`)."""
     return Statement(
-        f"MATCH (n:{quote(label)}) WHERE n.{KEY_FIELD} > $after AND {not_alias('n')}\n"
+        f"MATCH (n:{quote(label)}) WHERE {exactly(f'n.{KEY_FIELD}', '>', '$after')} AND {not_alias('n')}\n"
         f"WITH n ORDER BY n.{KEY_FIELD} LIMIT $limit\n"
         f"OPTIONAL MATCH (o:{EMBEDDING_LABEL} {{key: n.{KEY_FIELD}, label: {string_literal(label)}}})\n"
         f"RETURN n.{KEY_FIELD} AS key, properties(n) AS props, collect(o.model) AS models\n"
