@@ -82,6 +82,13 @@ async def evaluate(client: Client, search_set: SearchSet, modes: bool = True) ->
     searches = [SUBSTRING_WHOLE, SUBSTRING_WORD, FULLTEXT, *(MODES if evaluation.has_modes else ())]
     for search in searches:
         evaluation.ranks[search], evaluation.seconds[search] = [], []
+    by_word: dict[str, list[str]] = {}  # the graph does not change while it is scored: one search a word
+
+    async def word_search(word: str, spent: list[float]) -> list[str]:
+        if word not in by_word:
+            by_word[word] = await names(client, "search_nodes", {"query": word}, spent)
+        return by_word[word]
+
     for question in search_set.questions:
         asked, answer = question.question, question.answer
         for search in searches:
@@ -89,9 +96,7 @@ async def evaluate(client: Client, search_set: SearchSet, modes: bool = True) ->
             if search == SUBSTRING_WHOLE:
                 found = rank(answer, await names(client, "search_nodes", {"query": asked}, spent))
             elif search == SUBSTRING_WORD:  # the word that ranks the answer best: an upper bound for substring
-                found = best_rank(
-                    [rank(answer, await names(client, "search_nodes", {"query": w}, spent)) for w in words(asked)]
-                )
+                found = best_rank([rank(answer, await word_search(w, spent)) for w in words(asked)])
             elif search == FULLTEXT:
                 query = fulltext_query(asked)
                 hits = await names(client, "search_nodes_ranked", {"query": query}, spent) if query else []
