@@ -2,8 +2,9 @@
 
 One `write-gate serve --transport http` on a graph grown to N nodes (bench/scale.py's growth: :Person nodes,
 one RELATED_TO per two). A victim agent loops `write_node` (a new node each call); an attacker agent, with a
-read-only grant, loops one read after another, each for a phase of its own. Printed: the victim's p50 / p99
-alone and under each attacker, its failed calls, and the attacker's call times. An attacker call still running
+read-only grant, loops one read after another, each for a phase of its own. Each agent is a process of its own,
+as agents are: the attacker's client parsing its answers does not hold the victim's client. Printed: the victim's
+p50 / p99 alone and under each attacker, its failed calls, and the attacker's call times. An attacker call still running
 when its phase ends is waited for up to --attacker-timeout, then given up (the gate may still be running it).
 
     uv run python bench/crowd.py [--nodes 50000] [--seconds 20] [--attacker-timeout 180]
@@ -12,6 +13,7 @@ when its phase ends is waited for up to --attacker-timeout, then given up (the g
 import argparse
 import asyncio
 import http.client
+import json
 import os
 import shutil
 import socket
@@ -31,6 +33,7 @@ from mcp.client.streamable_http import streamable_http_client
 from scale import grow, person, person_item
 
 from write_gate.access.agents import AgentsFile, Grant
+from write_gate.services.reads import MAX_OPEN_NAMES
 from write_gate.serving.config import Settings
 from write_gate.surface.server import build_server
 
@@ -44,7 +47,7 @@ class Attack:
 
 def attacks(nodes: int) -> list[Attack]:
     """The issue's table: each read the docs allow, with arguments that make it heavy."""
-    names = [person(i) for i in range(min(nodes, 10_000))]
+    names = [person(i) for i in range(min(nodes, MAX_OPEN_NAMES))]  # the most one call may name
     return [
         Attack('find_duplicates {"labels": ["Person"]}', "find_duplicates", {"labels": ["Person"]}),
         Attack(f"open_nodes with {len(names):,} names", "open_nodes", {"names": names}),
@@ -135,16 +138,58 @@ async def attacker_loop(client: Client, attack: Attack, phase: Phase, until: flo
         phase.attacker.append(time.perf_counter() - started)
 
 
-async def run_phase(
-    victim: Client, attacker: Client | None, attack: Attack | None, seconds: float, give_up: float, first: int
-) -> Phase:
+async def run_phase(victim: Client, attacker: "Attacker | None", seconds: float, first: int) -> Phase:
     phase = Phase()
-    until = time.perf_counter() + seconds
-    async with asyncio.TaskGroup() as tasks:
-        tasks.create_task(victim_loop(victim, phase, until, first))
-        if attacker is not None and attack is not None:
-            tasks.create_task(attacker_loop(attacker, attack, phase, until, give_up))
+    if attacker is not None:
+        await attacker.go(seconds)
+    await victim_loop(victim, phase, time.perf_counter() + seconds, first)
+    if attacker is not None:
+        phase.attacker, phase.attacker_failed, phase.attacker_unanswered = await attacker.results()
     return phase
+
+
+_ATTACKER = "CROWD_ATTACKER"
+
+
+class Attacker:
+    """The attacker agent in a process of its own, as another agent is: its client's work (parsing megabytes of
+    answers) does not hold the victim's client. Told when to start over its stdin; answers its times as JSON."""
+
+    def __init__(self, url: str, token: str, attack: Attack, give_up: float) -> None:
+        spec = json.dumps({"url": url, "token": token, "tool": attack.tool, "args": attack.args, "give_up": give_up})
+        self._env = {**os.environ, _ATTACKER: spec}  # not in argv: the token would show in the process list
+        self._process: asyncio.subprocess.Process | None = None
+
+    async def ready(self) -> None:
+        self._process = await asyncio.create_subprocess_exec(
+            sys.executable, __file__, env=self._env, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+        )
+        assert self._process.stdout is not None
+        await self._process.stdout.readline()  # "ready": connected and initialised
+
+    async def go(self, seconds: float) -> None:
+        assert self._process is not None and self._process.stdin is not None
+        self._process.stdin.write(f"{seconds}\n".encode())
+        await self._process.stdin.drain()
+
+    async def results(self) -> tuple[list[float], int, float | None]:
+        assert self._process is not None and self._process.stdout is not None
+        line = await self._process.stdout.readline()
+        await self._process.wait()
+        found = json.loads(line)
+        return found["times"], found["failed"], found["unanswered"]
+
+
+async def attacker_process(spec: dict[str, Any]) -> None:
+    """The attacker's side of `Attacker`."""
+    attack = Attack(spec["tool"], spec["tool"], spec["args"])
+    phase = Phase()
+    async with session(spec["url"], spec["token"]) as client:
+        print("ready", flush=True)
+        seconds = float(await asyncio.to_thread(sys.stdin.readline))
+        await attacker_loop(client, attack, phase, time.perf_counter() + seconds, spec["give_up"])
+    found = {"times": phase.attacker, "failed": phase.attacker_failed, "unanswered": phase.attacker_unanswered}
+    print(json.dumps(found), flush=True)
 
 
 def ms(seconds: float) -> str:
@@ -194,20 +239,22 @@ async def crowd(nodes: int, seconds: float, give_up: float, only: list[str] | No
         url = f"http://127.0.0.1:{port}"
         try:
             wait_healthy(port, server)
-            async with session(url, victim_token) as victim, session(url, attacker_token) as attacker:
+            async with session(url, victim_token) as victim:
                 for i in range(20):  # warm: the first calls load code paths and caches
                     await victim.call_tool("write_node", person_item(nodes + 20_000_000 + i))
                 first = nodes + 10_000_000
                 print(f"\nvictim: write_node in a loop; each phase {seconds:g} s\n")
                 print("| the attacker loops | its calls take | victim p50 ms | victim p99 ms | victim calls | failed |")
                 print("|---|---|---|---|---|---|")
-                alone = await run_phase(victim, None, None, seconds, give_up, first)
+                alone = await run_phase(victim, None, seconds, first)
                 print(row("nothing (the victim alone)", alone), flush=True)
                 for attack in attacks(nodes):
                     if only and attack.tool not in only:
                         continue
                     first += 1_000_000
-                    phase = await run_phase(victim, attacker, attack, seconds, give_up, first)
+                    attacker = Attacker(url, attacker_token, attack, give_up)
+                    await attacker.ready()
+                    phase = await run_phase(victim, attacker, seconds, first)
                     print(row(f"`{attack.name}`", phase), flush=True)
         finally:
             server.terminate()
@@ -223,6 +270,9 @@ def main() -> None:
     parser.add_argument("--attacker-timeout", type=float, default=180.0, help="an attacker call given up after")
     parser.add_argument("--only", default="", help="comma-separated attacker tools (default: every one)")
     args = parser.parse_args()
+    if _ATTACKER in os.environ:  # started by Attacker: this process is the attacker agent
+        asyncio.run(attacker_process(json.loads(os.environ[_ATTACKER])))
+        return
     only = [name for name in args.only.split(",") if name] or None
     asyncio.run(crowd(args.nodes, args.seconds, args.attacker_timeout, only))
 

@@ -141,3 +141,40 @@ async def test_an_agent_over_its_calls_in_flight_waits_as_told_while_another_wri
             assert "data-limit" not in writer_row
     finally:
         faults.clear()
+
+
+async def test_at_the_default_share_a_reader_looping_heavy_reads_is_held_back(
+    settings: Settings, matrix_graph: GraphBackend, tmp_path: Path
+) -> None:
+    """No budget configured: a reader looping read_graph over 1,000 entities with 3,000 relations (about 4,000
+    units a call, refilled at the default's 2,000 a second) is refused within a few calls, not after a hundred
+    (issue 37's crowd: at 200,000 such a loop was never held back, and another agent's writes waited on it)."""
+    async with open_client(settings.model_copy(update={"agent": "seeder"}), "in_process") as seeder:
+        await ok(seeder, "write_nodes", {"items": [node("Person", f"P{i}") for i in range(1000)]})
+        links = [
+            {
+                "type": "WORKS_FOR",
+                "from_label": "Person",
+                "from_keys": {"name": f"P{i}"},
+                "to_label": "Organization",
+                "to_keys": {"name": f"Org{k}"},
+                "endpoint_policy": "merge_endpoints",
+                **PROV,
+            }  # fmt: skip
+            for i in range(1000)
+            for k in range(3)
+        ]
+        await ok(seeder, "write_relationships", {"items": links})
+    agents = AgentsFile(tmp_path / "agents.toml", {})
+    agents.add("reader", Grant(tools=("read",), labels=(), relationship_types=()))  # no read_budget of its own
+    agents.save()
+    reader_settings = settings.model_copy(update={"agents_file": agents.path, "agent": "reader"})
+    async with open_client(reader_settings, "in_process") as reader:
+        for _ in range(30):  # refused within these, or the last answer below is no refusal
+            result = await reader.call_tool("read_graph", {"labels": ["Person"], "limit": 1000})
+            if result.is_error:
+                break
+            assert len((result.structured_content or {})["relations"]) == 3000
+    refused = result.structured_content or {}
+    assert refused.get("error_code") == "RATE_LIMITED", refused
+    assert refused["details"]["limit"] == "read_budget" and refused["details"]["window_seconds"] == 10

@@ -13,6 +13,7 @@ pages them with its cursor. A read that shows claims weighs them by their age wh
 
 import base64
 import binascii
+import itertools
 import json
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -57,6 +58,10 @@ OPEN_RELATIONS_BUDGET = 20_000
 # Candidates a search takes from a label's trigram index at most (core/cypher/substring_search.py): reading and
 # sorting them costs about 3 us each; a label with more is paged by the scan, which stops at its page.
 CANDIDATE_CAP = 1000
+# Entities a page expands per engine statement (issue 37's crowd): FalkorDB lets a write in only between read
+# statements, and the gate parses each reply whole, so a page of 1,000 in one statement held writers for 100 ms and
+# more; in statements of 100, one after another, a write waits for one short statement.
+EXPAND_CHUNK = 100
 
 
 def _storable(text: str) -> str:
@@ -523,13 +528,10 @@ class Reader:
         if not page:
             return Expanded(GraphResult(entities=[], relations=[]), None)
         statement = read_cypher.expand(outgoing_only, neighbours=neighbours)
-        params = {
-            "ids": page,
-            "after": after_relation,
-            "per_node": relations_limit,
-            "include_archived": include_archived,
-        }
-        rows = await self.read(Statement(statement.text, params))
+        params = {"after": after_relation, "per_node": relations_limit, "include_archived": include_archived}
+        rows: list[Row] = []
+        for chunk in itertools.batched(page, EXPAND_CHUNK):  # each node's rows are its own: the same rows in all
+            rows += await self.read(Statement(statement.text, {"ids": list(chunk), **params}))
         decay = self._decay() if show_claims else None
         admits = neighbour_filter.admits if neighbour_filter is not None and neighbour_filter.active else None
 

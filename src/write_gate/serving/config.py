@@ -162,7 +162,9 @@ class Settings(BaseSettings):
     # read cost per window (a statement and each row the engine answers count one; writes are never charged).
     max_calls_in_flight: int = Field(default=16, ge=1)
     call_queue_seconds: float = Field(default=5.0, ge=0, allow_inf_nan=False)
-    read_budget: int = Field(default=200_000, ge=1)
+    # 20,000 a 10 s window: 2,000 rows a second, read_graph's 1,000 entities about once a second. At 200,000 a reader
+    # looping heavy reads was never held back, and another agent's write_node p50 doubled (BENCHMARKS.md, crowd).
+    read_budget: int = Field(default=20_000, ge=1)
     read_budget_window_seconds: float = Field(default=10.0, gt=0, allow_inf_nan=False)
 
     # Safe retries (docs/fleets/safe-retries.md): how long a write's idempotency_key answers its first outcome;
