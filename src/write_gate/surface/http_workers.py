@@ -168,8 +168,11 @@ def serve_workers(settings: Settings, count: int, *, profile: str, auto_migrate:
         probe.close()  # the workers hold the port now
         watched: list[Any] = [woken, *(process.sentinel for process in processes)]
         ready = multiprocessing.connection.wait(watched)
-        ended = [process for process in processes if process.sentinel in ready and not process.is_alive()]
+        # A ready sentinel is a worker that ended: its pipe closes as it exits, a moment before the kernel lets it
+        # be reaped, so is_alive() can still say True there (CI saw the serve exit 0 after a worker was killed).
+        ended = [process for process in processes if process.sentinel in ready]
         for process in ended:
+            process.join()
             logger.error(
                 "worker %s ended with exit code %s: stopping the other workers",
                 process.pid,
