@@ -201,58 +201,48 @@ class FalkorDBEngine:
             if any(row[0] for row in result.result_set):
                 raise MemgraphError(CLIENT_ERROR, MEMGRAPH_CONNECTED_DELETE)
 
-    async def _create_index(self, database: str, ddl: CreateIndex) -> Outcome:
+    async def _index_ddl(self, database: str, text: str, another_field: str | None = None) -> bool:
+        """FalkorDB's DDL of an index; False where FalkorDB says the property is already indexed. `another_field`
+        adds a field to a label's full-text index, where FalkorDB has one already (it has one per label)."""
         try:
             try:
-                await self._graph(database).query(ddl.falkordb)
+                await self._graph(database).query(text)
             except redis.exceptions.ResponseError as exc:
-                if _OTHER_FIELD not in str(exc):
+                if another_field is None or _OTHER_FIELD not in str(exc):
                     raise
-                await self._graph(database).query(ddl.falkordb_field)  # the label's index holds another field
+                await self._graph(database).query(another_field)
         except redis.exceptions.ResponseError as exc:
             if _ALREADY_INDEXED not in str(exc):
                 raise MemgraphError(CLIENT_ERROR, str(exc)) from exc
+            return False
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
+            raise EngineGone(str(exc)) from exc
+        return True
+
+    async def _create_index(self, database: str, ddl: CreateIndex) -> Outcome:
+        if not await self._index_ddl(database, ddl.falkordb):
             # Memgraph: an index that exists is a notification, not an error.
             notice = f"Index on label {ddl.label} on properties {ddl.prop} already exists."
             notification = {"code": "IndexAlreadyExists", "title": notice, "severity": "INFO"}
             return Outcome(type="s", notifications=[notification])
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
-            raise EngineGone(str(exc)) from exc
+        return Outcome(type="s", stats={"indexes-added": 1})
+
+    def _name_index(self, kind: str, indexes: dict[str, Any], name: str, what: Any) -> Outcome:
+        """Memgraph refuses a second index of a name (an error, unlike a second plain index)."""
+        if name in indexes:
+            raise MemgraphError(CLIENT_ERROR, f"{kind} index {name} already exists.")
+        indexes[name] = what
         return Outcome(type="s", stats={"indexes-added": 1})
 
     async def _create_text_index(self, database: str, ddl: CreateTextIndex) -> Outcome:
         # FalkorDB's index first, whatever the record says: a graph deleted by a test takes its indexes with it.
-        try:
-            try:
-                await self._graph(database).query(ddl.falkordb)
-            except redis.exceptions.ResponseError as exc:
-                if _OTHER_FIELD not in str(exc):
-                    raise
-                await self._graph(database).query(ddl.falkordb_field)  # the label's index holds another field
-        except redis.exceptions.ResponseError as exc:
-            if _ALREADY_INDEXED not in str(exc):
-                raise MemgraphError(CLIENT_ERROR, str(exc)) from exc
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
-            raise EngineGone(str(exc)) from exc
-        indexes = self.text_indexes.setdefault(database, {})
-        if ddl.name in indexes:
-            raise MemgraphError(CLIENT_ERROR, f"Text index {ddl.name} already exists.")  # an error, unlike others
-        indexes[ddl.name] = ddl.label
-        return Outcome(type="s", stats={"indexes-added": 1})
+        await self._index_ddl(database, ddl.falkordb, ddl.falkordb_field)
+        return self._name_index("Text", self.text_indexes.setdefault(database, {}), ddl.name, ddl.label)
 
     async def _create_vector_index(self, database: str, ddl: CreateVectorIndex) -> Outcome:
-        try:
-            await self._graph(database).query(ddl.falkordb)
-        except redis.exceptions.ResponseError as exc:
-            if _ALREADY_INDEXED not in str(exc):
-                raise MemgraphError(CLIENT_ERROR, str(exc)) from exc
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
-            raise EngineGone(str(exc)) from exc
+        await self._index_ddl(database, ddl.falkordb)
         indexes = self.vector_indexes.setdefault(database, {})
-        if ddl.name in indexes:
-            raise MemgraphError(CLIENT_ERROR, f"Vector index {ddl.name} already exists.")
-        indexes[ddl.name] = (ddl.label, ddl.prop)
-        return Outcome(type="s", stats={"indexes-added": 1})
+        return self._name_index("Vector", indexes, ddl.name, (ddl.label, ddl.prop))
 
     async def close(self) -> None:
         connection = self._db.connection

@@ -114,6 +114,16 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
     acme = Endpoint("Organization", {"name": s("Acme"), "country": s("NL")})
     change = ChangeStamp(s("change"), s("time"), s("agent"))
     records = [{"change_id": s("change"), "property": "age", "after": m.n(6)}]
+    merging = {  # a merge of two Persons with nothing to re-point
+        "survivor_key": s("key"),
+        "merged_key": s("key2"),
+        "seen": [],
+        "alias_text": [s("alias")],
+        "survivor_label": "Person",
+        "last_updated": s("time"),
+        "updated_by": s("agent"),
+        "changes": records,
+    }
     resolving = {
         "conflict_id": s("conflict"),
         "picked": "incoming",
@@ -397,31 +407,11 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
         ),
         "merge_entities_no_relationships": lambda: Statement(
             resolution_cypher.merge_into("Person", "Person", [], [], dialect).text,
-            {
-                "survivor_key": s("key"),
-                "merged_key": s("key2"),
-                "seen": [],
-                "alias_text": [s("alias")],
-                "survivor_label": "Person",
-                "last_updated": s("time"),
-                "updated_by": s("agent"),
-                "changes": records,
-                "conflicts": [{"conflict_id": s("conflict"), "status": "open"}],
-            },
+            {**merging, "conflicts": [{"conflict_id": s("conflict"), "status": "open"}]},
         ),
         "merge_entities_vectors": lambda: Statement(
             resolution_cypher.merge_into("Person", "Person", [], [], dialect, vectors=True).text,
-            {
-                "survivor_key": s("key"),
-                "merged_key": s("key2"),
-                "seen": [],
-                "alias_text": [s("alias")],
-                "survivor_label": "Person",
-                "last_updated": s("time"),
-                "updated_by": s("agent"),
-                "changes": records,
-                "conflicts": [],
-            },
+            {**merging, "conflicts": []},
         ),
         "read_history_of_node": lambda: history_reads.changes_of(relationship=False),
         "read_history_of_relationship": lambda: history_reads.changes_of(relationship=True),
