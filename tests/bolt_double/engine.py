@@ -23,6 +23,7 @@ from tests.bolt_double.translate import (
     text_searches,
     translate,
     vector_searches,
+    vector_values,
 )
 from write_gate.engines.falkordb_client import done_sending, open_client, sending
 
@@ -154,7 +155,8 @@ class FalkorDBEngine:
         if (searched := text_searches(text, self.text_indexes.get(database, {}))) is not None:
             text, names = searched
             params = {**params, **{name: redisearch_query(params[name]) for name in names}}
-        text = vector_searches(memgraph_clock(text), self.vector_indexes.get(database, {}))
+        vectors = self.vector_indexes.get(database, {})
+        text = vector_values(vector_searches(memgraph_clock(text), vectors), vectors)
         graph = self._graph(database)
         record, token = sending()
         try:

@@ -20,6 +20,8 @@ here, loudly. The table:
 |                                                       | dimension), i recorded                              |
 | CALL vector_search.search('i', k, $v)                 | CALL db.idx.vector.queryNodes('L', 'p', k,          |
 | YIELD node, similarity                                | vecf32($v)) YIELD node, score, similarity 1 - score |
+| (:L {..., p: expr, ...}) with a vector index on L.p   | p: vecf32(expr): Memgraph indexes a list of floats, |
+|                                                       | FalkorDB only a vecf32 value                        |
 
 Unique constraints are recorded, not created: FalkorDB's unique constraints crash its server on strings that are
 empty or start or end with white space (see FalkorDBDialect), and FalkorDB serialises writes, so a MERGE cannot
@@ -165,6 +167,43 @@ def vector_searches(text: str, indexes: dict[str, tuple[str, str]]) -> str:
         )
 
     return _VECTOR_SEARCH.sub(on_falkordb, text)
+
+
+def vector_values(text: str, indexes: dict[str, tuple[str, str]]) -> str:
+    """The statement with each value given to an indexed vector property in a node pattern's map (`(:L {p: e})`)
+    made FalkorDB's vector, `vecf32(e)`: a list there is stored as a list, which its vector index never holds."""
+    for label, prop in set(indexes.values()):
+        pattern = re.compile(rf"\(\s*\w*\s*:\s*{re.escape(label)}\s*\{{")
+        at = 0
+        while m := pattern.search(text, at):
+            text, at = _wrap_value(text, m.end(), prop)
+    return text
+
+
+def _wrap_value(text: str, start: int, prop: str) -> tuple[str, int]:
+    """`prop`'s value in the map opened just before `start` wrapped in vecf32(); the map's end, to search on from."""
+    depth, i, key_at = 0, start, start
+    while i < len(text):
+        c = text[i]
+        if c in "'\"":  # a string literal: skip it whole
+            i = text.index(c, i + 1) + 1
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}" and depth > 0:
+            depth -= 1
+        elif depth == 0 and c in ",}":
+            key, sep, value = text[key_at:i].partition(":")
+            if sep and unquote(key.strip()) == prop and not value.strip().startswith("vecf32("):
+                wrapped = f"{key}: vecf32({value.strip()})"
+                text = text[:key_at] + wrapped + text[i:]
+                i = key_at + len(wrapped)
+                c = text[i]
+            if c == "}":
+                return text, i + 1
+            key_at = i + 1
+        i += 1
+    return text, len(text)
 
 
 def text_searches(text: str, labels: dict[str, str]) -> tuple[str, set[str]] | None:

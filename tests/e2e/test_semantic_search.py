@@ -17,12 +17,14 @@ from tests.e2e.readme_blocks import block
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.embedding import text_hash
 from write_gate.engines import GraphBackend
+from write_gate.services.reembedding import reembed
+from write_gate.serving.assembly import open_gate
 from write_gate.serving.config import Settings
 from write_gate.store.bundled import bundled
 from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import load_into_graph, read_sources
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
 ENTITIES = [
     {"name": "Ada Vance", "entityType": "Person", "observations": ["aerospace engineer", "designs launch vehicles"]},
@@ -242,15 +244,22 @@ async def test_reembed_replaces_another_model_s_vectors_and_a_second_run_has_not
         Statement("MATCH (v:_Embedding) WHERE v.key CONTAINS 'Ada' OR v.key CONTAINS 'Ben' SET v.model = 'old'")
     )
     assert await models(graph) == {"old": 6, "wordllama-l2-supercat-256": 2}
-    env = {**settings_env(settings), "WRITE_GATE_EMBEDDINGS": "local"}
-    first = run_write_gate("embeddings", "reembed", "--chunk", "1", env=env)
-    assert first.returncode == 0, first.stderr
-    assert "re-embedded 2 entities" in first.stdout and "1 were already embedded by it" in first.stdout
-    assert "Person: 3/3" in first.stderr  # progress, label by label
+    seen: list[tuple[str, int, int]] = []
+    async with open_gate(on(settings)) as gate:  # in process: its statements count for this tier
+        first = await reembed(gate, 1, lambda label, done, total: seen.append((label, done, total)))
+    assert (first.entities, first.current) == (2, 1)
+    assert [s for s in seen if s[0] == "Person"] == [("Person", 1, 3), ("Person", 2, 3), ("Person", 3, 3)]
     assert await models(graph) == {"wordllama-l2-supercat-256": 8}
     assert names(await ranked(memory, "who builds rockets?", "semantic"))[0] == "Ada Vance"
-    again = run_write_gate("embeddings", "reembed", env=env)
-    assert "re-embedded 0 entities" in again.stdout and "3 were already embedded by it" in again.stdout
+    await graph.write(Statement("MATCH (v:_Embedding) WHERE v.key CONTAINS 'Cleo' SET v.model = 'old'"))
+    env = {**settings_env(settings), "WRITE_GATE_EMBEDDINGS": "local"}
+    command = run_write_gate("embeddings", "reembed", env=env)
+    assert command.returncode == 0, command.stderr
+    assert "re-embedded 1 entities" in command.stdout and "2 were already embedded by it" in command.stdout
+    assert "Person: 3/3" in command.stderr  # progress, label by label
+    async with open_gate(on(settings)) as gate:
+        again = await reembed(gate)
+    assert (again.entities, again.current) == (0, 3)
 
 
 async def test_reembed_needs_embeddings_on(settings: Settings) -> None:
