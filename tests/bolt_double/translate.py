@@ -9,6 +9,7 @@ here, loudly. The table:
 |-------------------------------------------------------|-----------------------------------------------------|
 | CREATE INDEX ON :L(p)                                 | CREATE INDEX FOR (n:L) ON (n.p); "already indexed"  |
 |                                                       | answers success with a notification, as Memgraph    |
+| CREATE EDGE INDEX ON :T(p)                            | CREATE INDEX FOR ()-[r:T]-() ON (r.p); likewise     |
 | CREATE CONSTRAINT ON (n:L) ASSERT n.p[, n.q] IS UNIQUE | recorded by the double, not enforced (see below)    |
 | SHOW CONSTRAINT INFO                                  | answered from the double's record                   |
 | CREATE TEXT INDEX i ON :L(p)                          | FalkorDB's full-text index on L.p, i recorded       |
@@ -41,7 +42,7 @@ import re
 from dataclasses import dataclass
 
 _NAME = r"(`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_]*)"
-_CREATE_INDEX = re.compile(rf"^\s*CREATE\s+INDEX\s+ON\s+:{_NAME}\s*\(\s*{_NAME}\s*\)\s*;?\s*$", re.IGNORECASE)
+_CREATE_INDEX = re.compile(rf"^\s*CREATE\s+(EDGE\s+)?INDEX\s+ON\s+:{_NAME}\s*\(\s*{_NAME}\s*\)\s*;?\s*$", re.IGNORECASE)
 _CREATE_UNIQUE = re.compile(
     rf"^\s*CREATE\s+CONSTRAINT\s+ON\s+\(\s*(\w+)\s*:{_NAME}\s*\)\s+ASSERT\s+(.+?)\s+IS\s+UNIQUE\s*;?\s*$",
     re.IGNORECASE | re.DOTALL,
@@ -77,11 +78,14 @@ def quote(name: str) -> str:
 
 @dataclass(frozen=True)
 class CreateIndex:
-    label: str
+    label: str  # or, `edge`, a relationship type
     prop: str
+    edge: bool = False
 
     @property
     def falkordb(self) -> str:
+        if self.edge:
+            return f"CREATE INDEX FOR ()-[r:{quote(self.label)}]-() ON (r.{quote(self.prop)})"
         return f"CREATE INDEX FOR (n:{quote(self.label)}) ON (n.{quote(self.prop)})"
 
 
@@ -133,7 +137,7 @@ Translated = CreateIndex | CreateUnique | ShowConstraints | CreateTextIndex | Cr
 def translate(text: str) -> Translated | None:
     """What a Memgraph-only statement means, or None: pass the statement through verbatim."""
     if m := _CREATE_INDEX.match(text):
-        return CreateIndex(unquote(m[1]), unquote(m[2]))
+        return CreateIndex(unquote(m[2]), unquote(m[3]), edge=m[1] is not None)
     if m := _CREATE_UNIQUE.match(text):
         variable, label, asserted = m[1], unquote(m[2]), m[3]
         props = []

@@ -35,7 +35,9 @@ _DIMENSIONS = (
 )
 _TALLY = (
     "RETURN {part} AS {key}, d[0] AS dimension, d[1] AS value, count(*) AS count,\n"
-    "       min({v}.confidence) AS low, max({v}.confidence) AS high, sum({v}.confidence) AS total"
+    "       min({v}.confidence) AS low, max({v}.confidence) AS high,"
+    # Summed in billionths, as the statistics do: a sum of floats differs in its last bits with its order.
+    " sum(toInteger(floor({v}.confidence * (1000 * 1000 * 1000) + 0.5))) AS total"
 )
 
 

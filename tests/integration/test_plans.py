@@ -37,9 +37,11 @@ from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL
 from write_gate.core.identity import identity_key
 from write_gate.engines import GraphBackend
 from write_gate.engines.falkordb import FalkorDBBackend
+from write_gate.services import stat_counts
 from write_gate.services.change_feed import feed_page, newest
 from write_gate.services.reads import CANDIDATE_CAP
 from write_gate.serving.config import Settings
+from write_gate.store.graph_registry import GraphRegistrySource
 from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import load_into_graph, read_sources
 
@@ -51,7 +53,14 @@ _SEARCH = (
     "a substring search the trigram index cannot answer (shorter than a trigram, no trigram an index holds, or past "
     "its cap of candidates: core/cypher/substring_search.py) scans by id and stops at its page"
 )
-_STATS = "an aggregate over every node or record (issue 35, item 3: counters or windows)"
+_STATS = (
+    "get_graph_stats' full scan: only while a graph written before the writes kept counts is walked once "
+    "(core/stat_counts.py)"
+)
+_COUNTERS = (
+    "the statistics' counters: one node per label or type and value counted (agents, sources, ten confidence "
+    "buckets, days), however many entities they count"
+)
 SCANS: dict[str, str] = {
     "backfill_without_key": _ONCE,
     "read_backup_count_nodes": _ONCE + ": a restore counts what the target holds, once",
@@ -69,6 +78,9 @@ SCANS: dict[str, str] = {
     "read_page_search_claims": _SEARCH,
     "read_page_search_knowledge": _SEARCH,
     "read_stats_node_tallies": _STATS,
+    "read_stat_counters": _COUNTERS,
+    "read_stat_ends": _COUNTERS,
+    "read_stat_ready": "one node: where the statistics' first walk of a graph is",
     "read_stats_oldest_and_newest": _STATS,
     "read_stats_relationship_tallies": _STATS,
     "read_console_agent_rejections": _STATS,
@@ -392,3 +404,32 @@ async def test_the_statistics_group_before_they_unwind(grown: FalkorDBBackend) -
         assert 0 < unwound(plan) < read // 10, plan
     [knows] = [row for row in await grown.read(relationships) if row["dimension"] == "count"]
     assert knows["count"] == NODES // 2  # every relationship was read
+
+
+async def test_the_statistics_read_their_counters_not_the_graph(grown: FalkorDBBackend) -> None:
+    """get_graph_stats (issue 35, item 3) folds what the writes marked since the last fold and reads the counters:
+    once NODES entities are folded, a write more costs a read of one due node, and no read it sends produces
+    more records than the counters and ends hold, where the full scan it replaces reads every entity."""
+    registry = await GraphRegistrySource(grown).load()
+    labels, types = registry.all_canonical_labels(), registry.all_relationship_types()
+    assert await stat_counts.counted(grown, labels, types) is not None  # the first: every write of the fixture
+    await grown.write(Statement("MATCH (n:Person {name: 'person 00007'}) SET n.source = 'moved', n._due = 1"))
+    sent: list[tuple[str, int]] = []
+    original = grown.read
+
+    async def profiled_read(statement: Statement) -> list[dict[str, Any]]:
+        sent.append((statement.text.splitlines()[0], produced(await grown.plan(statement, profile=True))))
+        return await original(statement)
+
+    grown.read = profiled_read  # type: ignore[method-assign]
+    try:
+        kept = await stat_counts.counted(grown, labels, types)
+    finally:
+        grown.read = original  # type: ignore[method-assign]
+    assert kept is not None
+    held = len(kept.counters) + len(kept.ends)
+    assert sent and max(most for _, most in sent) <= held + 2, [s for s in sent if s[1] > held + 2]
+    by_source = {c["value"]: c["count"] for c in kept.counters if c["dim"] == "source" and c["part"] == "Person"}
+    assert by_source == {"plans": NODES - 1, "moved": 1}
+    scan = statistics_cypher.node_tallies(tuple(labels))
+    assert scan is not None and produced(await grown.plan(scan, profile=True)) >= NODES  # the check can fail

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -30,6 +31,7 @@ from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher import records as record_cypher
 from write_gate.core.cypher import resolution as resolution_cypher
 from write_gate.core.cypher import saved_searches as saved_search_cypher
+from write_gate.core.cypher import stat_counts as stat_cypher
 from write_gate.core.cypher import statistics as statistics_cypher
 from write_gate.core.cypher.dialect import Dialect, FalkorDBDialect, MemgraphDialect
 from write_gate.core.cypher.entity_updates import update_node
@@ -104,6 +106,35 @@ def by_id(statement: Statement | None) -> Statement:
     """A page in engine id order: its cursor's position is an id (-1 for the first page), not a `_key`."""
     assert statement is not None
     return Statement(statement.text, {"after": -1})
+
+
+def stat_fold(m: Marker, start: str) -> dict[str, Any]:
+    """A fold's parameters: one subject, one counter's change, one end's."""
+    item = {"id": m.n(2), "sig": [m.s("sig")], "stat": m.s("stat")} | ({"start": m.n(3)} if start == "start" else {})
+    delta = {
+        "k": m.s("counter"),
+        "kind": "n",
+        "part": "Person",
+        "dim": "agent",
+        "value": m.s("agent"),
+        "count": m.n(4),
+        "total": m.f(1),
+        "low": m.f(2),
+        "low_n": m.n(5),
+        "high": m.f(3),
+        "high_n": m.n(6),
+        "removed": [m.f(4)],
+    }
+    end = {
+        "k": m.s("end"),
+        "part": "Person",
+        "end": "newest",
+        "at": m.s("time"),
+        "key": m.s("key"),
+        "name": m.s("n"),
+        "removed": [[m.s("time2"), m.s("key2")]],
+    }
+    return {"items": [item], "deltas": [delta], "ends": [end]}
 
 
 def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
@@ -515,6 +546,39 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
         "read_stats_relationship_tallies": lambda: statistics_cypher.RELATIONSHIP_TALLIES,
         "read_stats_oldest_and_newest": lambda: statistics_cypher.oldest_and_newest(("Organization", "Person")),
         "read_stats_open_conflicts": lambda: statistics_cypher.OPEN_CONFLICTS,
+        # The statistics the writes keep (core/stat_counts.py): the fold's reads and writes, the counters' reads.
+        "read_stat_due_nodes": lambda: Statement(stat_cypher.due_nodes("Person").text, {"chunk": m.n(1)}),
+        "read_stat_due_relationships": lambda: Statement(
+            stat_cypher.due_relationships("KNOWS").text, {"chunk": m.n(1)}
+        ),
+        "read_stat_drops": lambda: Statement(stat_cypher.DROPS.text, {"chunk": m.n(1)}),
+        "stat_fold_nodes": lambda: Statement(stat_cypher.FOLD_NODES.text, stat_fold(m, "id")),
+        "stat_fold_relationships": lambda: Statement(stat_cypher.FOLD_RELATIONSHIPS.text, stat_fold(m, "start")),
+        "stat_fold_drops": lambda: Statement(
+            stat_cypher.FOLD_DROPS.text,
+            {k: v for k, v in stat_fold(m, "id").items() if k != "items"} | {"ids": [m.n(2)]},
+        ),
+        "read_stat_counters": lambda: stat_cypher.COUNTERS,
+        "read_stat_ends": lambda: stat_cypher.ENDS,
+        "read_stat_bucket_extremes": lambda: Statement(
+            stat_cypher.bucket_extremes("Person", relationship=False).text, {"bucket": m.n(3)}
+        ),
+        "read_stat_bucket_extremes_of_relationships": lambda: Statement(
+            stat_cypher.bucket_extremes("KNOWS", relationship=True).text, {"bucket": m.n(3)}
+        ),
+        "stat_set_extremes": lambda: Statement(
+            stat_cypher.SET_EXTREMES.text,
+            {"k": s("counter"), "low": m.f(4), "at_low": m.n(4), "high": m.f(5), "at_high": m.n(5)},
+        ),
+        "read_stat_label_end": lambda: stat_cypher.label_end("Person", newest=True),
+        "stat_set_end": lambda: Statement(
+            stat_cypher.SET_END.text, {"k": s("end"), "at": s("time"), "key": s("key"), "name": s("Alice")}
+        ),
+        "read_stat_ready": lambda: stat_cypher.READY,
+        "stat_mark_page": lambda: Statement(
+            stat_cypher.mark_page(["Person"], ["KNOWS"]).text,
+            {"cursor": m.n(5), "limit": m.n(6), "labels": [s("label")], "types": [s("type")]},
+        ),
         "read_saved_search": lambda: Statement(saved_search_cypher.READ_ONE.text, {"name": s("name")}),
         "read_saved_searches": lambda: saved_search_cypher.READ_ALL,
         "saved_search_save": lambda: Statement(

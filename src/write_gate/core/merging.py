@@ -16,6 +16,7 @@ from typing import Any
 from write_gate.core.claims import claim_name
 from write_gate.core.identifiers import COMPUTED_FIELDS, is_identifier
 from write_gate.core.identity import FOLD_PREFIX
+from write_gate.core.stat_counts import DUE, STAT
 
 # Not data an agent wrote: provenance, the weight (averaged by writes, not owned by either side), internals.
 _NOT_DATA = frozenset(COMPUTED_FIELDS) | {"weight"}
@@ -104,7 +105,9 @@ def plan_relationships(links: Sequence[Link], survivor_id: int, merged_id: int) 
         if link.other in (survivor_id, merged_id):
             dropped.append((link.type, direction(link.outgoing)))
             continue
-        keys.setdefault((link.type, link.outgoing), set()).update(k for k in link.properties if is_identifier(k))
+        # Every property moves with it but what it was counted as: the moved one is counted anew.
+        copied = (k for k in link.properties if is_identifier(k) and k not in (STAT, DUE))
+        keys.setdefault((link.type, link.outgoing), set()).update(copied)
         if link.twin is None:
             moved += 1
             continue

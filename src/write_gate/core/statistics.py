@@ -5,11 +5,20 @@ graph's. The confidence buckets are ten, `0.0-0.1` to `0.9-1.0` (a bucket holds 
 the last).
 """
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 BUCKETS = 10
+# Confidences are summed as whole billionths (each rounded half up): a sum of integers is the same in any order,
+# where a sum of floats differs in its last bits with the order the engine or the counters added them.
+NANOS = 1_000_000_000
+
+
+def nanos(confidence: float) -> int:
+    """What the engine's `nanos` sums for a confidence: its billionths, rounded half up."""
+    return math.floor(confidence * NANOS + 0.5)
 
 
 def bucket_ranges() -> list[str]:
@@ -30,14 +39,14 @@ class Confidence:
     buckets: list[int] = field(default_factory=lambda: [0] * BUCKETS)
     low: float | None = None
     high: float | None = None
-    total: float = 0.0
+    total: int = 0  # in billionths
     rated: int = 0
 
     @property
     def mean(self) -> float | None:
-        return self.total / self.rated if self.rated else None
+        return self.total / NANOS / self.rated if self.rated else None
 
-    def add(self, bucket: int, count: int, low: float, high: float, total: float) -> None:
+    def add(self, bucket: int, count: int, low: float, high: float, total: int) -> None:
         self.buckets[bucket] += count
         self.low = low if self.low is None else min(self.low, low)
         self.high = high if self.high is None else max(self.high, high)

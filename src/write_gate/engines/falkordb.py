@@ -187,8 +187,11 @@ class FalkorDBBackend:
             if not any(marker in str(exc) for marker in _ALREADY_DONE):
                 raise BackendError(str(exc)) from exc
 
-    async def ensure_index(self, label: str, prop: str) -> None:
-        await self._ddl(self.dialect.create_index(label, prop))
+    async def ensure_index(self, label: str, prop: str, *, relationship: bool = False) -> None:
+        dialect = self.dialect
+        await self._ddl(
+            dialect.create_relationship_index(label, prop) if relationship else dialect.create_index(label, prop)
+        )
 
     async def ensure_unique(self, label: str, prop: str) -> None:
         # FalkorDBDialect.create_unique_constraint says why there is no constraint here; the index is what remains.

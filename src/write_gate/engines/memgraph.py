@@ -227,8 +227,11 @@ class MemgraphBackend:
         except DriverError as exc:
             raise BackendError(str(exc)) from exc
 
-    async def ensure_index(self, label: str, prop: str) -> None:
-        await self._ddl(self.dialect.create_index(label, prop))
+    async def ensure_index(self, label: str, prop: str, *, relationship: bool = False) -> None:
+        dialect = self.dialect
+        await self._ddl(
+            dialect.create_relationship_index(label, prop) if relationship else dialect.create_index(label, prop)
+        )
 
     async def ensure_unique(self, label: str, prop: str) -> None:
         await self._ddl(self.dialect.create_unique_constraint(label, prop))

@@ -5,10 +5,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from write_gate.core import stat_counts as counters
 from write_gate.core import statistics as pure
 from write_gate.core.cypher import statistics as cypher
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identity import KEY_FIELD
+from write_gate.engines import BackendError, BackendUnavailable
+from write_gate.engines.errors import engine_failure
+from write_gate.services import stat_counts
 from write_gate.services.gate import Gate
 from write_gate.services.reads import display_name
 
@@ -93,11 +97,25 @@ async def get_graph_stats(gate: Gate) -> GraphStats:
     registry = gate.registry
     labels = tuple(registry.all_canonical_labels())
     types = registry.all_relationship_types()
+    try:  # the fold writes: a failure is the engine's, answered as one
+        kept = await stat_counts.counted(gate.backend, labels, types)
+    except (BackendUnavailable, BackendError) as exc:
+        raise engine_failure(exc, "read") from exc
+    [conflicts] = await gate.reader.read(cypher.OPEN_CONFLICTS)
+    if kept is not None:
+        entities = pure.tally(counters.tally_rows(kept.counters, counters.NODE, labels), "archived")
+        relations = pure.tally(counters.tally_rows(kept.counters, counters.RELATIONSHIP, types), "count")
+        ends = pure.extremes(counters.extreme_rows(kept.ends, list(labels)), labels)
+        return graph_stats(entities, relations, ends, conflicts["count"])
+    return await _scanned(gate, labels, types, conflicts["count"])
+
+
+async def _scanned(gate: Gate, labels: tuple[str, ...], types: list[str], conflicts_open: int) -> GraphStats:
+    """The full scan: while a graph written before the writes kept counts is walked for its first count."""
     entities = pure.tally(await _rows(gate, cypher.node_tallies(labels)), "archived", labels)
     relations = pure.tally(await _rows(gate, Statement(cypher.RELATIONSHIP_TALLIES.text, {"types": types})), "count")
     ends = pure.extremes(await _rows(gate, cypher.oldest_and_newest(labels)), labels)
-    [conflicts] = await gate.reader.read(cypher.OPEN_CONFLICTS)
-    return graph_stats(entities, relations, ends, conflicts["count"])
+    return graph_stats(entities, relations, ends, conflicts_open)
 
 
 def graph_stats(

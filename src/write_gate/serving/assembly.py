@@ -20,6 +20,7 @@ from write_gate.serving.history_keeper import keep_history_pruned
 from write_gate.serving.idempotency_keeper import keep_idempotency_pruned
 from write_gate.serving.instrumented_backend import InstrumentedBackend
 from write_gate.serving.registry_keeper import RegistryKeeper
+from write_gate.serving.stats_keeper import keep_stats_folded
 from write_gate.serving.telemetry import EngineTarget, Telemetry
 from write_gate.store.graph_registry import GraphRegistrySource
 from write_gate.store.migrations import migrate
@@ -150,6 +151,7 @@ async def open_gate(
             tasks.start_soon(keeper.run)
             tasks.start_soon(keep_history_pruned, backend, gate.policy.history_retention_days)
             tasks.start_soon(keep_idempotency_pruned, backend, settings.idempotency_retention_hours)
+            tasks.start_soon(keep_stats_folded, backend, lambda: gate.snapshot)
             try:
                 yield gate
             finally:

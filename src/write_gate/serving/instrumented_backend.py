@@ -22,8 +22,8 @@ class InstrumentedBackend:
         with self._telemetry.statement("read", statement.text, self._target):
             return await self.inner.read(statement)
 
-    async def ensure_index(self, label: str, prop: str) -> None:
-        await self.inner.ensure_index(label, prop)
+    async def ensure_index(self, label: str, prop: str, *, relationship: bool = False) -> None:
+        await self.inner.ensure_index(label, prop, relationship=relationship)
 
     async def ensure_unique(self, label: str, prop: str) -> None:
         await self.inner.ensure_unique(label, prop)

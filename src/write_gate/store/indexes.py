@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from write_gate.core.identity import KEY_FIELD
+from write_gate.core.stat_counts import DUE
 from write_gate.engines import GraphBackend
 from write_gate.store.bundled import bundled
 from write_gate.store.graph_registry import GraphRegistrySource
@@ -31,4 +32,9 @@ async def recreate_indexes(backend: GraphBackend, folder: Path | None = None) ->
         made.append(f"{label}.{KEY_FIELD}")
         if await backend.ensure_text_index(label):
             made.append(f"{label}:text")
+        await backend.ensure_index(label, DUE)
+        made.append(f"{label}.{DUE}")
+    for type_ in registry.all_relationship_types():
+        await backend.ensure_index(type_, DUE, relationship=True)
+        made.append(f"{type_}.{DUE}")
     return made

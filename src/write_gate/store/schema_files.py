@@ -14,6 +14,7 @@ from write_gate.core.identity import KEY_FIELD
 from write_gate.core.model import describe_problems
 from write_gate.core.properties import absorb_clashes
 from write_gate.core.registry import ConflictPolicy, PropertyType, UndeclaredPolicy
+from write_gate.core.stat_counts import DUE
 from write_gate.engines import GraphBackend
 
 # Stored for an entry without a half-life (a real one is > 0): like "" for no policy, a value written every
@@ -332,5 +333,7 @@ async def load_into_graph(backend: GraphBackend, entries: list[EntrySource]) -> 
         if entry.kind == "node" and entry.allowed:
             await backend.ensure_unique(entry.name, KEY_FIELD)
             await backend.ensure_text_index(entry.name)
+        if entry.allowed:  # the statistics' fold finds what a write changed by it (core/stat_counts.py)
+            await backend.ensure_index(entry.name, DUE, relationship=entry.kind != "node")
     await backend.write(upsert_schema_entries([e.to_node_properties() for e in entries], utc_now()))
     return Loaded(len(entries), kept)

@@ -9,7 +9,7 @@ WITH row, prov, n, values, extra, numbers, now, seq, size([k IN changed WHERE no
 FOREACH (w IN CASE WHEN go THEN [1] ELSE [] END |
   SET n += values,
       n += extra,
-      n.confidence = prov.confidence, n.source = prov.source, n.extraction_method = prov.extraction_method, n.write_gate_version = prov.write_gate_version, n.written_by = prov.written_by, n.last_updated = prov.last_updated, n.updated_by = prov.updated_by,
+      n.confidence = prov.confidence, n.source = prov.source, n.extraction_method = prov.extraction_method, n.write_gate_version = prov.write_gate_version, n.written_by = prov.written_by, n.last_updated = prov.last_updated, n.updated_by = prov.updated_by, n._due = 1,
       n._stub = null,
       n._schema_remap_from = coalesce(row.remapped_from, n._schema_remap_from),
       n._rev = coalesce(n._rev, 0) + 1,

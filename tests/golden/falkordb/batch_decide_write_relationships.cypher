@@ -14,7 +14,7 @@ FOREACH (w IN CASE WHEN go THEN [1] ELSE [] END |
   SET r.weight = weight,
       r += values,
       r += extra,
-      r.confidence = prov.confidence, r.source = prov.source, r.extraction_method = prov.extraction_method, r.write_gate_version = prov.write_gate_version, r.written_by = prov.written_by, r.last_updated = prov.last_updated, r.updated_by = prov.updated_by,
+      r.confidence = prov.confidence, r.source = prov.source, r.extraction_method = prov.extraction_method, r.write_gate_version = prov.write_gate_version, r.written_by = prov.written_by, r.last_updated = prov.last_updated, r.updated_by = prov.updated_by, r._due = 1,
       r._schema_remap_from = coalesce(row.remapped_from, r._schema_remap_from),
       r._rev = coalesce(r._rev, 0) + 1,
       r._seq = seq

@@ -1,9 +1,9 @@
 UNWIND $rows AS row
 WITH row, $provenances[row.p] AS prov
 MERGE (a:`Person` {_key: row.from_key})
-ON CREATE SET a += row.from_stub, a._stub = true, a.confidence = prov.confidence, a.source = prov.source, a.extraction_method = prov.extraction_method, a.write_gate_version = prov.write_gate_version, a.written_by = prov.written_by, a.last_updated = prov.last_updated, a.updated_by = prov.updated_by
+ON CREATE SET a += row.from_stub, a._stub = true, a.confidence = prov.confidence, a.source = prov.source, a.extraction_method = prov.extraction_method, a.write_gate_version = prov.write_gate_version, a.written_by = prov.written_by, a.last_updated = prov.last_updated, a.updated_by = prov.updated_by, a._due = 1
 MERGE (b:`Organization` {_key: row.to_key})
-ON CREATE SET b += row.to_stub, b._stub = true, b.confidence = prov.confidence, b.source = prov.source, b.extraction_method = prov.extraction_method, b.write_gate_version = prov.write_gate_version, b.written_by = prov.written_by, b.last_updated = prov.last_updated, b.updated_by = prov.updated_by
+ON CREATE SET b += row.to_stub, b._stub = true, b.confidence = prov.confidence, b.source = prov.source, b.extraction_method = prov.extraction_method, b.write_gate_version = prov.write_gate_version, b.written_by = prov.written_by, b.last_updated = prov.last_updated, b.updated_by = prov.updated_by, b._due = 1
 WITH row, prov, a, b WHERE a._alias_of IS NULL AND b._alias_of IS NULL
 MERGE (a)-[r:`WORKS_FOR`]->(b)
 ON CREATE SET r._rev = 0, r.created_at = prov.last_updated
@@ -16,7 +16,7 @@ FOREACH (w IN CASE WHEN go THEN [1] ELSE [] END |
   SET r.weight = weight,
       r += values,
       r += extra,
-      r.confidence = prov.confidence, r.source = prov.source, r.extraction_method = prov.extraction_method, r.write_gate_version = prov.write_gate_version, r.written_by = prov.written_by, r.last_updated = prov.last_updated, r.updated_by = prov.updated_by,
+      r.confidence = prov.confidence, r.source = prov.source, r.extraction_method = prov.extraction_method, r.write_gate_version = prov.write_gate_version, r.written_by = prov.written_by, r.last_updated = prov.last_updated, r.updated_by = prov.updated_by, r._due = 1,
       r._schema_remap_from = coalesce(row.remapped_from, r._schema_remap_from),
       r._rev = coalesce(r._rev, 0) + 1,
       r._seq = seq

@@ -7,7 +7,7 @@ WITH n, values, extra, numbers, now, seq, size([k IN changed WHERE now[k] IS NOT
 FOREACH (w IN CASE WHEN go THEN [1] ELSE [] END |
   SET n += values,
       n += extra,
-      n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.written_by = $written_by, n.last_updated = $last_updated, n.updated_by = $updated_by,
+      n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.written_by = $written_by, n.last_updated = $last_updated, n.updated_by = $updated_by, n._due = 1,
       n._stub = null,
       n._rev = coalesce(n._rev, 0) + 1,
       n._seq = seq

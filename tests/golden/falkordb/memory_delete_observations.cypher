@@ -8,7 +8,7 @@ SET n.observations = [i IN keep | obs[i]],
     n._f_observations = [i IN keep | folded[i]],
     n._p_observations = $claim,
     n._rev = coalesce(n._rev, 0) + 1, n._seq = seq,
-    n.last_updated = $last_updated, n.updated_by = $updated_by
+    n.last_updated = $last_updated, n.updated_by = $updated_by, n._due = 1
 WITH n, properties(n) AS searched
 WITH n, string.join([k IN [k IN keys(searched) WHERE k STARTS WITH '_f_'] | string.join([x IN searched[k] | '\t' + coalesce(x, '')], '')], '') AS searched_text
 SET n._search = searched_text, n._grams = [size_ IN [size(searched_text)] | string.join([c_ IN [j_ IN range(0, size_ - 3, 62) | substring(searched_text, j_, CASE WHEN size_ - j_ < 64 THEN size_ - j_ ELSE 64 END)] | [x_ IN [replace(replace(replace(replace(replace(replace(c_, ' ', 'ᐁ'), '-', 'ᐂ'), '.', 'ᐃ'), '\'', 'ᐄ'), '_', 'ᐅ'), '/', 'ᐆ')] | string.join([i_ IN range(0, size(x_) - 3) | ' ' + substring(x_, i_, 3)], '')][0]], '')][0]

@@ -8,6 +8,7 @@ WITH kept, m, [r IN rels | toString(id(r)) + '@' + coalesce(r.last_updated, '')]
 WHERE size(seen) = size($seen) AND all(f IN seen WHERE f IN $seen)
 OPTIONAL MATCH (m)-[rest]-()
 WITH kept, m, seq, collect(DISTINCT rest) AS leftover
+FOREACH (_sx IN [_sx IN leftover WHERE coalesce(_sx._s, '') <> ''] | CREATE (:_StatDrop {s: _sx._s}))
 FOREACH (d IN leftover | DELETE d)
 WITH kept, m, seq
 OPTIONAL MATCH (o:_Embedding {key: m._key, label: 'Person'})
@@ -17,7 +18,7 @@ SET kept._f__alias = coalesce(kept._f__alias, []) + $alias_text,
     kept._stub = CASE WHEN m._stub IS NULL THEN null ELSE kept._stub END,
     kept.last_updated = $last_updated, kept.updated_by = $updated_by,
     kept._rev = coalesce(kept._rev, 0) + 1, kept._seq = seq, m._seq = seq,
-    m._alias_of = kept._key, m._alias_label = $survivor_label,
+    m._alias_of = kept._key, m._alias_label = $survivor_label, m._due = 1, kept._due = 1,
     m.last_updated = $last_updated, m.updated_by = $updated_by
 WITH kept, seq, properties(kept) AS searched
 WITH kept, seq, string.join([k IN [k IN keys(searched) WHERE k STARTS WITH '_f_'] | string.join([x IN searched[k] | '\t' + coalesce(x, '')], '')], '') AS searched_text

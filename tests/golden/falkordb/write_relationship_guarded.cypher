@@ -7,7 +7,7 @@ WITH a, b, r, CASE WHEN coalesce(r._seq, '') >= $last_updated THEN r._seq + '#' 
 WHERE coalesce(r._rev, 0) = $revision
 SET r.weight = CASE WHEN $fresh OR $weight IS NULL THEN coalesce(r.weight, $weight, 1.0) ELSE (coalesce(r.weight, 1.0) + $weight) / 2 END,
     r += $properties,
-    r.confidence = $confidence, r.source = $source, r.extraction_method = $extraction_method, r.write_gate_version = $write_gate_version, r.written_by = $written_by, r.last_updated = $last_updated, r.updated_by = $updated_by,
+    r.confidence = $confidence, r.source = $source, r.extraction_method = $extraction_method, r.write_gate_version = $write_gate_version, r.written_by = $written_by, r.last_updated = $last_updated, r.updated_by = $updated_by, r._due = 1,
     r._rev = $revision + 1, r._seq = seq
 FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record, h.seq = seq, h.seq_n = toInteger(replace(replace(replace(replace(substring(seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
 FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record, h.seq_n = toInteger(replace(replace(replace(replace(substring(record.at, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))

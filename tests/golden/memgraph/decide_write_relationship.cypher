@@ -12,7 +12,7 @@ FOREACH (w IN CASE WHEN go THEN [1] ELSE [] END |
   SET r.weight = weight,
       r += values,
       r += extra,
-      r.confidence = $confidence, r.source = $source, r.extraction_method = $extraction_method, r.write_gate_version = $write_gate_version, r.written_by = $written_by, r.last_updated = $last_updated, r.updated_by = $updated_by,
+      r.confidence = $confidence, r.source = $source, r.extraction_method = $extraction_method, r.write_gate_version = $write_gate_version, r.written_by = $written_by, r.last_updated = $last_updated, r.updated_by = $updated_by, r._due = 1,
       r._rev = coalesce(r._rev, 0) + 1,
       r._seq = seq
   FOREACH (h IN CASE WHEN size(record.properties) > 0 THEN [1] ELSE [] END | CREATE (c:WriteGateChange) SET c += record, c.seq_n = toInteger(replace(replace(replace(replace(substring(record.seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))

@@ -1,7 +1,7 @@
 MERGE (a:`Person` {_key: $from_key})
-ON CREATE SET a += $from_stub, a._stub = true, a.confidence = $confidence, a.source = $source, a.extraction_method = $extraction_method, a.write_gate_version = $write_gate_version, a.written_by = $written_by, a.last_updated = $last_updated, a.updated_by = $updated_by
+ON CREATE SET a += $from_stub, a._stub = true, a.confidence = $confidence, a.source = $source, a.extraction_method = $extraction_method, a.write_gate_version = $write_gate_version, a.written_by = $written_by, a.last_updated = $last_updated, a.updated_by = $updated_by, a._due = 1
 MERGE (b:`Organization` {_key: $to_key})
-ON CREATE SET b += $to_stub, b._stub = true, b.confidence = $confidence, b.source = $source, b.extraction_method = $extraction_method, b.write_gate_version = $write_gate_version, b.written_by = $written_by, b.last_updated = $last_updated, b.updated_by = $updated_by
+ON CREATE SET b += $to_stub, b._stub = true, b.confidence = $confidence, b.source = $source, b.extraction_method = $extraction_method, b.write_gate_version = $write_gate_version, b.written_by = $written_by, b.last_updated = $last_updated, b.updated_by = $updated_by, b._due = 1
 WITH a, b WHERE a._alias_of IS NULL AND b._alias_of IS NULL
 MERGE (a)-[r:`WORKS_FOR`]->(b)
 ON CREATE SET r._rev = 0, r.created_at = $last_updated
@@ -14,7 +14,7 @@ FOREACH (w IN CASE WHEN go THEN [1] ELSE [] END |
   SET r.weight = weight,
       r += values,
       r += extra,
-      r.confidence = $confidence, r.source = $source, r.extraction_method = $extraction_method, r.write_gate_version = $write_gate_version, r.written_by = $written_by, r.last_updated = $last_updated, r.updated_by = $updated_by,
+      r.confidence = $confidence, r.source = $source, r.extraction_method = $extraction_method, r.write_gate_version = $write_gate_version, r.written_by = $written_by, r.last_updated = $last_updated, r.updated_by = $updated_by, r._due = 1,
       r._schema_remap_from = $remapped_from,
       r._rev = coalesce(r._rev, 0) + 1,
       r._seq = seq

@@ -9,14 +9,19 @@ WHERE size(seen) = size($seen) AND all(f IN seen WHERE f IN $seen)
 MATCH (m)-[r0:`KNOWS`]->(x0) WHERE id(x0) <> id(kept) AND id(x0) <> id(m)
 MERGE (kept)-[n0:`KNOWS`]->(x0)
 SET n0.`since` = coalesce(n0.`since`, r0.`since`), n0.`weight` = coalesce(n0.`weight`, r0.`weight`)
+SET n0._due = 1
+FOREACH (_sx IN [_sx IN [r0] WHERE coalesce(_sx._s, '') <> ''] | CREATE (:_StatDrop {s: _sx._s}))
 DELETE r0
 WITH kept, m, seq, count(*) AS moved0
 MATCH (m)<-[r1:`WORKS_FOR`]-(x1) WHERE id(x1) <> id(kept) AND id(x1) <> id(m)
 MERGE (kept)<-[n1:`WORKS_FOR`]-(x1)
+SET n1._due = 1
+FOREACH (_sx IN [_sx IN [r1] WHERE coalesce(_sx._s, '') <> ''] | CREATE (:_StatDrop {s: _sx._s}))
 DELETE r1
 WITH kept, m, seq, count(*) AS moved1
 OPTIONAL MATCH (m)-[rest]-()
 WITH kept, m, seq, collect(DISTINCT rest) AS leftover
+FOREACH (_sx IN [_sx IN leftover WHERE coalesce(_sx._s, '') <> ''] | CREATE (:_StatDrop {s: _sx._s}))
 FOREACH (d IN leftover | DELETE d)
 SET kept.`email` = coalesce(kept.`email`, $fill_0),
     kept.`_f_email` = coalesce(kept.`_f_email`, $fill_1),
@@ -24,7 +29,7 @@ SET kept.`email` = coalesce(kept.`email`, $fill_0),
     kept._stub = CASE WHEN m._stub IS NULL THEN null ELSE kept._stub END,
     kept.last_updated = $last_updated, kept.updated_by = $updated_by,
     kept._rev = coalesce(kept._rev, 0) + 1, kept._seq = seq, m._seq = seq,
-    m._alias_of = kept._key, m._alias_label = $survivor_label,
+    m._alias_of = kept._key, m._alias_label = $survivor_label, m._due = 1, kept._due = 1,
     m.last_updated = $last_updated, m.updated_by = $updated_by
 WITH kept, seq, properties(kept) AS searched
 WITH kept, seq, reduce(w = '', w_s IN [k IN [k IN keys(searched) WHERE k STARTS WITH '_f_'] | reduce(v = '', v_s IN [x IN searched[k] | '\t' + coalesce(x, '')] | v + v_s)] | w + w_s) AS searched_text

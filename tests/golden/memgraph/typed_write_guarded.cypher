@@ -4,7 +4,7 @@ ON CREATE SET n += $identity
 WITH n, t0 WHERE n._alias_of IS NULL AND t0._alias_of IS NULL
 WITH t0, n, CASE WHEN coalesce(n._seq, '') >= $last_updated THEN n._seq + '#' ELSE $last_updated END AS seq
 WHERE coalesce(n._rev, 0) = $revision
-SET n += $properties, n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.written_by = $written_by, n.last_updated = $last_updated, n.updated_by = $updated_by, n._stub = null, n._rev = $revision + 1, n._seq = seq
+SET n += $properties, n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.written_by = $written_by, n.last_updated = $last_updated, n.updated_by = $updated_by, n._due = 1, n._stub = null, n._rev = $revision + 1, n._seq = seq
 FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record, h.seq = seq, h.seq_n = toInteger(replace(replace(replace(replace(substring(seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
 FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record, h.seq_n = toInteger(replace(replace(replace(replace(substring(record.at, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
 WITH n, t0, properties(n) AS searched
@@ -14,9 +14,10 @@ WITH n, t0
 OPTIONAL MATCH (n)-[old0:`LOCATED_IN`]->(x0) WHERE NOT id(x0) IN [id(t0)]
 WITH n, t0, collect(old0) AS stale0
 FOREACH (c IN reduce(acc = [], r IN stale0 | acc + [record IN [{change_id: $change_id, at: $at, agent: $agent, op: 'delete', subject: 'relationship', label: type(r), from_label: labels(startNode(r))[0], from_key: startNode(r)._key, to_label: labels(endNode(r))[0], to_key: endNode(r)._key, revision: r._rev, seq: CASE WHEN coalesce(r._seq, '') >= $at THEN r._seq + '#' ELSE $at END, properties: [k IN keys(r) WHERE NOT k STARTS WITH '_'], before_values: [k IN keys(r) WHERE NOT k STARTS WITH '_' | [properties(r)[k]]], after_values: [k IN keys(r) WHERE NOT k STARTS WITH '_' | []], before_claims: [k IN keys(r) WHERE NOT k STARTS WITH '_' | coalesce(properties(r)['_p_' + k], [])]}] WHERE size(record.properties) > 0]) | CREATE (h:WriteGateChange) SET h += c, h.seq_n = toInteger(replace(replace(replace(replace(substring(c.seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
+FOREACH (_sx IN [_sx IN stale0 WHERE coalesce(_sx._s, '') <> ''] | CREATE (:_StatDrop {s: _sx._s}))
 FOREACH (o IN stale0 | DELETE o)
 MERGE (n)-[r0:`LOCATED_IN`]->(t0)
 ON CREATE SET r0.weight = coalesce($weight, 1.0), r0.created_at = $last_updated
 ON MATCH SET r0.weight = CASE WHEN $weight IS NULL THEN coalesce(r0.weight, 1.0) ELSE (coalesce(r0.weight, 1.0) + $weight) / 2 END
-SET r0.confidence = $confidence, r0.source = $source, r0.extraction_method = $extraction_method, r0.write_gate_version = $write_gate_version, r0.written_by = $written_by, r0.last_updated = $last_updated, r0.updated_by = $updated_by
+SET r0.confidence = $confidence, r0.source = $source, r0.extraction_method = $extraction_method, r0.write_gate_version = $write_gate_version, r0.written_by = $written_by, r0.last_updated = $last_updated, r0.updated_by = $updated_by, r0._due = 1
 RETURN count(n) AS written, collect([r0.weight]) AS weights, collect([t0._stub = true]) AS stubs

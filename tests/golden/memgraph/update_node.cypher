@@ -3,7 +3,7 @@ WITH n WHERE n._alias_of IS NULL
 WITH n, CASE WHEN coalesce(n._seq, '') >= $last_updated THEN n._seq + '#' ELSE $last_updated END AS seq
 WHERE coalesce(n._rev, 0) = $revision
 SET n += $properties,
-    n.last_updated = $last_updated, n.updated_by = $updated_by,
+    n.last_updated = $last_updated, n.updated_by = $updated_by, n._due = 1,
     n._rev = $revision + 1, n._seq = seq
 FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record, h.seq = seq, h.seq_n = toInteger(replace(replace(replace(replace(substring(seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
 FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record, h.seq_n = toInteger(replace(replace(replace(replace(substring(record.at, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))

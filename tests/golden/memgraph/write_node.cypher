@@ -2,7 +2,7 @@ MERGE (n:`Person` {_key: $key})
 ON CREATE SET n += $identity
 WITH n WHERE n._alias_of IS NULL
 SET n += $properties,
-    n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.written_by = $written_by, n.last_updated = $last_updated, n.updated_by = $updated_by,
+    n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.written_by = $written_by, n.last_updated = $last_updated, n.updated_by = $updated_by, n._due = 1,
     n._stub = null
 WITH n, properties(n) AS searched
 WITH n, reduce(w = '', w_s IN [k IN [k IN keys(searched) WHERE k STARTS WITH '_f_'] | reduce(v = '', v_s IN [x IN searched[k] | '\t' + coalesce(x, '')] | v + v_s)] | w + w_s) AS searched_text

@@ -8,6 +8,7 @@ import functools
 from write_gate.core.cypher.aliases import not_alias
 from write_gate.core.cypher.history_writes import append_changes, bump_revision, property_change, with_seq
 from write_gate.core.cypher.reads import not_archived
+from write_gate.core.cypher.stat_counts import due
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import FOLD_PREFIX, KEY_FIELD
@@ -42,7 +43,7 @@ ARCHIVE = Statement(
     f"MATCH (n) WHERE id(n) = i AND {not_alias('n')} AND {not_archived('n')} AND {_matches('n')}\n"
     f"{with_seq('n', 'n')}\n"
     f"{append_changes(property_change('n', ARCHIVED_AT, '$at'))}\n"
-    f"SET n.{ARCHIVED_AT} = $at, n.{ARCHIVED_BY} = $agent, {bump_revision('n')}\n"
+    f"SET n.{ARCHIVED_AT} = $at, n.{ARCHIVED_BY} = $agent, {bump_revision('n')}, {due('n')}\n"
     "RETURN id(n) AS id"
 )
 
@@ -53,6 +54,6 @@ RESTORE = Statement(
     f"MATCH (n) WHERE id(n) = i AND n.{ARCHIVED_AT} IS NOT NULL\n"
     f"{with_seq('n', 'n')}\n"
     f"{append_changes(property_change('n', ARCHIVED_AT, 'null'))}\n"
-    f"SET n.{ARCHIVED_AT} = null, n.{ARCHIVED_BY} = null, {bump_revision('n')}\n"
+    f"SET n.{ARCHIVED_AT} = null, n.{ARCHIVED_BY} = null, {bump_revision('n')}, {due('n')}\n"
     "RETURN id(n) AS id"
 )

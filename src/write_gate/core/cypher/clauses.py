@@ -9,6 +9,7 @@ from typing import Any
 
 from write_gate.core.claims import claim_properties
 from write_gate.core.cypher.dialect import Dialect
+from write_gate.core.cypher.stat_counts import due
 from write_gate.core.cypher.statement import Provenance
 from write_gate.core.grams import CHUNK, GRAM, GRAMS_FIELD, SPLIT, STAND_INS, grams_text
 from write_gate.core.identifiers import CREATED_FIELD, PROPERTY_REMAPS_FIELD, PROVENANCE_FIELDS, quote
@@ -83,8 +84,9 @@ def grams_of(text: str, dialect: Dialect) -> str:
 
 
 def stamp(var: str, source: str = "$", fields: tuple[str, ...] = PROVENANCE_FIELDS) -> str:
-    """`n.confidence = $confidence, ...`, or from a row: `n.confidence = row.confidence, ...`."""
-    return ", ".join(f"{var}.{name} = {source}{name}" for name in fields)
+    """`n.confidence = $confidence, ...`, or from a row: `n.confidence = row.confidence, ...`; and the subject is
+    due for the statistics' fold (core/stat_counts.py): a stamp is what every write that changes a count sets."""
+    return ", ".join([*(f"{var}.{name} = {source}{name}" for name in fields), due(var)])
 
 
 def identity_properties(label: str, keys: Mapping[str, Any], provenance: Provenance) -> dict[str, Any]:

@@ -20,6 +20,8 @@ class Dialect(Hashable, Protocol):  # statement builders cache by dialect
 
     def create_index(self, label: str, prop: str) -> str: ...
 
+    def create_relationship_index(self, type_: str, prop: str) -> str: ...
+
     def create_unique_constraint(self, label: str, prop: str) -> str | None:
         """The DDL, or None where the engine gets no constraint (and why is said there)."""
         ...
@@ -69,6 +71,9 @@ class MemgraphDialect:
     def create_index(self, label: str, prop: str) -> str:
         return f"CREATE INDEX ON :{quote(label)}({quote(prop)})"
 
+    def create_relationship_index(self, type_: str, prop: str) -> str:
+        return f"CREATE EDGE INDEX ON :{quote(type_)}({quote(prop)})"
+
     def create_unique_constraint(self, label: str, prop: str, *more: str) -> str:
         # Memgraph's constraint creates no index; callers create the index as well. Several properties make one
         # composite constraint: unique as a combination, as merge keys are.
@@ -115,6 +120,9 @@ class FalkorDBDialect:
 
     def create_index(self, label: str, prop: str) -> str:
         return f"CREATE INDEX FOR (n:{quote(label)}) ON (n.{quote(prop)})"
+
+    def create_relationship_index(self, type_: str, prop: str) -> str:
+        return f"CREATE INDEX FOR ()-[r:{quote(type_)}]-() ON (r.{quote(prop)})"
 
     def create_unique_constraint(self, label: str, prop: str) -> None:
         # None on purpose. FalkorDB (the module falkordblite 0.11 ships) crashes the whole server in

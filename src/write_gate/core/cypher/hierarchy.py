@@ -9,6 +9,7 @@ import functools
 from write_gate.core.cypher.aliases import unless_alias
 from write_gate.core.cypher.clauses import relationship_set
 from write_gate.core.cypher.history_writes import append_changes, deleted_relationships
+from write_gate.core.cypher.stat_counts import dropped
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import KEY_FIELD
@@ -37,6 +38,7 @@ def set_parent(type_: str, child_label: str, parent_label: str) -> Statement:
                 f"OPTIONAL MATCH (child)-[old:{t}]->()",
                 "WITH child, parent, collect(old) AS old",
                 append_changes(deleted_relationships("old")),
+                dropped("old"),
                 "FOREACH (gone IN old | DELETE gone)",
                 f"CREATE (child)-[r:{t}]->(parent)",
                 relationship_set(False)
@@ -58,6 +60,7 @@ def remove_parent(type_: str, child_label: str) -> Statement:
                 f"OPTIONAL MATCH (child)-[old:{quote(type_)}]->()",
                 "WITH child, collect(old) AS old",
                 append_changes(deleted_relationships("old")),
+                dropped("old"),
                 "FOREACH (gone IN old | DELETE gone)",
                 "RETURN size(old) AS removed",
             ]

@@ -22,6 +22,7 @@ from typing import Any
 
 from write_gate.core.claims import CLAIM_PREFIX
 from write_gate.core.cypher.change_order import next_seq, numbered, ordered, set_seq
+from write_gate.core.cypher.stat_counts import dropped
 from write_gate.core.history import (
     AFTER_VALUES,
     BEFORE_CLAIMS,
@@ -99,6 +100,7 @@ def node_deleted_with_relationships(var: str) -> list[str]:
         f"OPTIONAL MATCH ({var})-[gone]-()",
         f"WITH {var}, collect(DISTINCT gone) AS gone",
         append_changes(f"{deleted_node(var)} + {deleted_relationships('gone')}"),
+        dropped(f"[{var}] + gone"),
     ]
 
 
@@ -112,6 +114,7 @@ def nodes_deleted_with_relationships(list_var: str) -> list[str]:
         append_changes(
             f"reduce(acc = [], d IN {list_var} | acc + {deleted_node('d')}) + {deleted_relationships('gone')}"
         ),
+        dropped(f"{list_var} + gone"),
     ]
 
 

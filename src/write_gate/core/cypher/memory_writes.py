@@ -27,6 +27,7 @@ from write_gate.core.cypher.history_writes import (
     nodes_deleted_with_relationships,
     observations_change,
 )
+from write_gate.core.cypher.stat_counts import dropped
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.grams import GRAMS_FIELD
 from write_gate.core.history import REVISION_FIELD
@@ -239,6 +240,7 @@ def delete_relationship(
         f"MATCH (a)-[r:{quote(type_)}]->(b)\n"
         "WHERE id(a) = $from_id AND a.name = $from_name AND id(b) = $to_id AND b.name = $to_name\n"
         f"{append_changes(deleted_relationship('r'))}\n"
+        f"{dropped('[r]')}\n"
         "DELETE r"
     )
     ids = {"from_id": start_id, "from_name": start_name, "to_id": end_id, "to_name": end_name}

@@ -17,6 +17,7 @@ from write_gate.core.cypher.dialect import Dialect
 from write_gate.core.cypher.embeddings import EMBEDDING_LABEL
 from write_gate.core.cypher.reads import not_archived, position_after
 from write_gate.core.cypher.records import append_records
+from write_gate.core.cypher.stat_counts import dropped, due
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.history import REVISION_FIELD
 from write_gate.core.identifiers import quote, string_literal
@@ -105,11 +106,13 @@ def merge_into(
         if group.keys:
             copies = ", ".join(f"{n}.{quote(k)} = coalesce({n}.{quote(k)}, {r}.{quote(k)})" for k in group.keys)
             lines.append(f"SET {copies}")
-        lines += [f"DELETE {r}", f"WITH kept, m, seq, count(*) AS moved{j}"]
+        # The moved relationship is counted again as what it is now; the one it left is counted out.
+        lines += [f"SET {due(n)}", dropped(f"[{r}]"), f"DELETE {r}", f"WITH kept, m, seq, count(*) AS moved{j}"]
     # What is left are relationships between the two nodes (and loops): the survivor's loops now, dropped.
     lines += [
         "OPTIONAL MATCH (m)-[rest]-()",
         "WITH kept, m, seq, collect(DISTINCT rest) AS leftover",
+        dropped("leftover"),
         "FOREACH (d IN leftover | DELETE d)",
     ]
     if vectors:  # the merged node is an alias now: no search finds it, and its vectors go (embeddings on)
@@ -126,7 +129,7 @@ def merge_into(
         "kept.last_updated = $last_updated, kept.updated_by = $updated_by",
         # A write decided on the survivor before the merge must decide again (core/cypher/records.py's guard).
         f"kept.{REVISION_FIELD} = coalesce(kept.{REVISION_FIELD}, 0) + 1, {set_seq('kept')}, {set_seq('m')}",
-        f"m.{ALIAS_OF} = kept.{KEY_FIELD}, m.{ALIAS_LABEL} = $survivor_label",
+        f"m.{ALIAS_OF} = kept.{KEY_FIELD}, m.{ALIAS_LABEL} = $survivor_label, {due('m')}, {due('kept')}",
         "m.last_updated = $last_updated, m.updated_by = $updated_by",
     ]
     lines += [

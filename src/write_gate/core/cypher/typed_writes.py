@@ -25,6 +25,7 @@ from write_gate.core.cypher.history_writes import (
     node_deleted_with_relationships,
 )
 from write_gate.core.cypher.records import Guard, append_records, next_revision, revision_guard
+from write_gate.core.cypher.stat_counts import dropped
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import (
@@ -107,6 +108,7 @@ def typed_write(
             f"OPTIONAL MATCH (n)-[old{g}:{quote(link.type)}]->(x{g}) WHERE NOT id(x{g}) IN {keep}",
             f"WITH {', '.join(carried)}, collect(old{g}) AS stale{g}",
             append_changes(deleted_relationships(f"stale{g}")),
+            dropped(f"stale{g}"),
             f"FOREACH (o IN stale{g} | DELETE o)",
         ]
         for target in targets:

@@ -1,0 +1,154 @@
+"""The statistics the writes keep, folded and read (core/stat_counts.py says how they work).
+
+`fold` takes every due subject and every drop into the counters, a chunk a statement; `counted` folds, then
+answers the counters as the tally rows the full scan gave, computing again the few extremes a departure made
+unknown. A graph written before the writes kept counts is walked once (`initialise`, resumable, a bounded number
+of pages a call); until the walk is over, `counted` answers None and the caller scans as before.
+"""
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from write_gate.core import stat_counts as pure
+from write_gate.core.cypher import stat_counts as cypher
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.stat_counts import NODE, RELATIONSHIP
+from write_gate.engines import GraphBackend
+
+logger = logging.getLogger(__name__)
+
+CHUNK = 500
+MARK_PAGE = 2_000
+# Pages of the first walk a read takes on (the served gate's keeper walks the rest): a young graph is walked by its
+# first read, an old one bit by bit, scanned until it is over.
+PAGES_A_READ = 3
+# A chunk whose subjects a write changed between its read and its fold is read again; past this many tries in a
+# row the fold stops for now (the subjects stay due: the next fold takes them).
+TRIES = 5
+
+
+@dataclass
+class Counted:
+    counters: list[dict[str, Any]]
+    ends: list[dict[str, Any]]
+
+
+def _items(kind: str, part: str, rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], pure.Fold]:
+    fold = pure.Fold()
+    items = []
+    for row in rows:
+        new = pure.stat_of(kind, {**row, "part": part})
+        fold.change(pure.decoded(row["old"]), new)
+        item = {"id": row["id"], "sig": row["sig"], "stat": pure.encoded(new) or ""}
+        if kind == RELATIONSHIP:
+            item["start"] = row["start"]
+        items.append(item)
+    return items, fold
+
+
+async def _fold_part(backend: GraphBackend, kind: str, part: str) -> int:
+    read = cypher.due_nodes(part) if kind == NODE else cypher.due_relationships(part)
+    apply = cypher.FOLD_NODES if kind == NODE else cypher.FOLD_RELATIONSHIPS
+    folded = tries = 0
+    while rows := await backend.read(Statement(read.text, {"chunk": CHUNK})):
+        items, fold = _items(kind, part, rows)
+        params = {"items": items, "deltas": fold.delta_params(), "ends": fold.end_params()}
+        [answer] = await backend.write(Statement(apply.text, params))
+        if answer["whole"]:
+            folded, tries = folded + len(items), 0
+        elif (tries := tries + 1) >= TRIES:
+            logger.info("statistics: %s %s kept changing under the fold; left for the next one", kind, part)
+            break
+        if len(rows) < CHUNK and answer["whole"]:
+            break
+    return folded
+
+
+async def _fold_drops(backend: GraphBackend) -> int:
+    folded = tries = 0
+    while rows := await backend.read(Statement(cypher.DROPS.text, {"chunk": CHUNK})):
+        fold = pure.Fold()
+        for row in rows:
+            fold.change(pure.decoded(row["old"]), None)
+        params = {"ids": [row["id"] for row in rows], "deltas": fold.delta_params(), "ends": fold.end_params()}
+        [answer] = await backend.write(Statement(cypher.FOLD_DROPS.text, params))
+        if answer["whole"]:
+            folded, tries = folded + len(rows), 0
+        elif (tries := tries + 1) >= TRIES:
+            break
+    return folded
+
+
+async def fold(backend: GraphBackend, labels: Sequence[str], types: Sequence[str]) -> int:
+    """Every due subject of the labels and types, and every drop, into the counters; how many."""
+    done = await _fold_drops(backend)
+    for label in labels:
+        done += await _fold_part(backend, NODE, label)
+    for type_ in types:
+        done += await _fold_part(backend, RELATIONSHIP, type_)
+    return done
+
+
+async def initialise(
+    backend: GraphBackend, labels: Sequence[str], types: Sequence[str], pages: int | None = None
+) -> bool:
+    """The walk that makes a graph's every subject due once, `pages` pages at most (None: to its end), from
+    where it was left; whether it is over."""
+    rows = await backend.read(cypher.READY)
+    if rows and rows[0]["ready"] is True:
+        return True
+    cursor = rows[0]["cursor"] if rows and rows[0]["cursor"] is not None else -1
+    if cursor == -1:  # a graph whose registry was loaded before the fold had its index
+        for label in labels:
+            await backend.ensure_index(label, pure.DUE)
+        for type_ in types:
+            await backend.ensure_index(type_, pure.DUE, relationship=True)
+    statement = cypher.mark_page(list(labels), list(types))
+    walked = 0
+    while pages is None or walked < pages:
+        params = {"cursor": cursor, "limit": MARK_PAGE, "labels": list(labels), "types": list(types)}
+        [row] = await backend.write(Statement(statement.text, params))
+        if row["last"] is None:
+            logger.info("statistics: every subject is counted from now on")
+            return True
+        cursor, walked = row["last"], walked + 1
+    return False
+
+
+async def _exact_extremes(backend: GraphBackend, counters: list[dict[str, Any]]) -> None:
+    for c in counters:
+        # One of no values stays stale (nobody reads its extremes) until values arrive.
+        if not c["stale"] or c["dim"] != "confidence" or not c["count"]:
+            continue
+        statement = cypher.bucket_extremes(c["part"], relationship=c["kind"] == RELATIONSHIP)
+        [row] = await backend.read(Statement(statement.text, {"bucket": c["value"]}))
+        if row["low"] is None:
+            continue  # its values changed since the fold (due again): a later read computes them
+        await backend.write(Statement(cypher.SET_EXTREMES.text, {"k": c["k"], **row}))
+        c.update(low=row["low"], high=row["high"], stale=False)
+
+
+async def _exact_ends(backend: GraphBackend, ends: list[dict[str, Any]]) -> None:
+    for e in ends:
+        if not e["stale"]:
+            continue
+        rows = await backend.read(cypher.label_end(e["part"], newest=e["end"] == "newest"))
+        if not rows:  # no dated entity of the label: no end, and stale until one arrives
+            e.update(at=None)
+            continue
+        await backend.write(Statement(cypher.SET_END.text, {"k": e["k"], **rows[0]}))
+        e.update(**rows[0], stale=False)
+
+
+async def counted(backend: GraphBackend, labels: Sequence[str], types: Sequence[str]) -> Counted | None:
+    """The counters and ends, every due subject folded first; None while the graph's first walk is not over."""
+    if not await initialise(backend, labels, types, pages=PAGES_A_READ):
+        return None
+    await fold(backend, labels, types)
+    counters = await backend.read(cypher.COUNTERS)
+    ends = await backend.read(cypher.ENDS)
+    await _exact_extremes(backend, counters)
+    await _exact_ends(backend, ends)
+    return Counted(counters, ends)

@@ -1,0 +1,2 @@
+MATCH (x:_StatEnd)
+RETURN x.k AS k, x.part AS part, x.end AS end, x.at AS at, x.key AS key, x.entity_name AS name, x.stale AS stale

@@ -1,0 +1,1 @@
+MATCH (m:_StatMeta) RETURN m.ready AS ready, m.cursor AS cursor
