@@ -336,7 +336,9 @@ os.environ.setdefault("WRITE_GATE_READ_TIMEOUT_SECONDS", "60")
 # A gate's polls (another gate's registry change, the change feed's watcher) made short, so a test that waits for one
 # waits a tenth of a second, not the production interval. The settle horizon stays as configured: it is a margin
 # for concurrent writers, and tests that need none set it to 0 themselves.
-SHORT_POLLS = {"registry_poll_seconds": 0.1, "change_poll_seconds": 0.1}
+# The statistics' keeper is off: a test that compares the graph before and after its calls sees what they wrote, not
+# a fold in between (get_graph_stats folds itself; tests/e2e/test_stats_exactness.py runs the keeper).
+SHORT_POLLS = {"registry_poll_seconds": 0.1, "change_poll_seconds": 0.1, "stats_fold_seconds": 0}
 
 
 @pytest.fixture(scope="session")
@@ -441,6 +443,7 @@ def settings_env(settings: Settings) -> dict[str, str]:
         WRITE_GATE_MEMORY_RELIABILITY=str(settings.memory_reliability),
         WRITE_GATE_QUARANTINE_MAX_ENTRIES=str(settings.quarantine_max_entries),
         WRITE_GATE_REGISTRY_POLL_SECONDS=str(settings.registry_poll_seconds),
+        WRITE_GATE_STATS_FOLD_SECONDS=str(settings.stats_fold_seconds),
         WRITE_GATE_CHANGE_POLL_SECONDS=str(settings.change_poll_seconds),
         WRITE_GATE_CHANGE_SETTLE_SECONDS=str(settings.change_settle_seconds),
     )

@@ -15,6 +15,7 @@ from write_gate.core.claims import CLAIM_PREFIX
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import PROPERTY_REMAPS_FIELD, PROTECTED_FIELDS
 from write_gate.core.registry import UndeclaredPolicy
+from write_gate.core.stat_counts import DUE, STAT
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
 from write_gate.store.migrations import migrate
@@ -64,12 +65,12 @@ async def stored(graph: GraphBackend, label: str, name: str) -> dict[str, Any] |
         return None
     [row] = rows
     gate_owned = ("_f_", "_search", "_grams", "_key", "_rev", "_seq", CLAIM_PREFIX)
-    return {k: v for k, v in row["p"].items() if not k.startswith(gate_owned)}
+    return {k: v for k, v in row["p"].items() if not k.startswith(gate_owned) and k not in (DUE, STAT)}
 
 
 def agent_written(props: dict[str, Any]) -> dict[str, Any]:
     """Without the gate's stamps and each value's claim."""
-    stamps = {*PROTECTED_FIELDS, "_stub", "_rev", "_seq"}  # the stamps a node carries; a relationship keeps its weight
+    stamps = {*PROTECTED_FIELDS, "_stub", "_rev", "_seq", DUE, STAT}  # a node's stamps; a relationship keeps its weight
     return {k: v for k, v in props.items() if k not in stamps and not k.startswith(CLAIM_PREFIX)}
 
 

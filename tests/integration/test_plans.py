@@ -412,6 +412,7 @@ async def test_the_statistics_read_their_counters_not_the_graph(grown: FalkorDBB
     more records than the counters and ends hold, where the full scan it replaces reads every entity."""
     registry = await GraphRegistrySource(grown).load()
     labels, types = registry.all_canonical_labels(), registry.all_relationship_types()
+    assert await stat_counts.initialise(grown, labels, types)  # the walk (the gate's first fold takes it on)
     assert await stat_counts.counted(grown, labels, types) is not None  # the first: every write of the fixture
     await grown.write(Statement("MATCH (n:Person {name: 'person 00007'}) SET n.source = 'moved', n._due = 1"))
     sent: list[tuple[str, int]] = []

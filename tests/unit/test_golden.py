@@ -575,6 +575,8 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
             stat_cypher.SET_END.text, {"k": s("end"), "at": s("time"), "key": s("key"), "name": s("Alice")}
         ),
         "read_stat_ready": lambda: stat_cypher.READY,
+        "stat_walked": lambda: Statement(stat_cypher.WALKED.text, {"cursor": m.n(7), "ready": False}),
+        "stat_forget": lambda: stat_cypher.forget("_StatCount"),
         "stat_mark_page": lambda: Statement(
             stat_cypher.mark_page(["Person"], ["KNOWS"]).text,
             {"cursor": m.n(5), "limit": m.n(6), "labels": [s("label")], "types": [s("type")]},

@@ -42,7 +42,8 @@ def test_relationships_are_tallied_by_agent_source_bucket_and_day() -> None:
     grouped = (
         f"WITH type(r) AS name, r.written_by AS agent, r.source AS source, {bucket} AS bucket, "
         "substring(coalesce(r.created_at, r.last_updated), 0, 10) AS day,\n"
-        "     count(*) AS rows, min(r.confidence) AS low, max(r.confidence) AS high, sum(r.confidence) AS total\n"
+        "     count(*) AS rows, min(r.confidence) AS low, max(r.confidence) AS high,"
+        " sum(toInteger(floor(r.confidence * (1000 * 1000 * 1000) + 0.5))) AS total\n"
     )
     dimensions = "[['agent', agent], ['source', source], ['confidence', bucket], ['day', day]]"
     assert f"{grouped}UNWIND [['count', null]] + {dimensions} AS d\n" in RELATIONSHIP_TALLIES.text

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from write_gate.core.model import GateRejection
-from write_gate.core.statistics import bucket_of, bucket_ranges, extremes, growth, tally
+from write_gate.core.statistics import bucket_of, bucket_ranges, extremes, growth, nanos, tally
 from write_gate.services.reads import SearchNodesRequest
 from write_gate.services.saved_searches import search_request
 from write_gate.services.search import RankedSearchRequest
@@ -31,7 +31,7 @@ def test_every_confidence_falls_in_the_bucket_whose_range_holds_it(confidence: f
 
 def row(part: int, dimension: str, value: object, count: int, low: float = 0.5, high: float = 0.5) -> dict:
     return {"part": part, "dimension": dimension, "value": value, "count": count, "low": low, "high": high,
-            "total": (low + high) / 2 * count}  # fmt: skip
+            "total": nanos((low + high) / 2) * count}  # fmt: skip
 
 
 def test_tally_sums_labels_and_keeps_each_dimension_apart() -> None:

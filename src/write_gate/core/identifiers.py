@@ -4,6 +4,7 @@ import functools
 import re
 
 from write_gate.core.model import ErrorCode, GateRejection
+from write_gate.core.stat_counts import STAT_LABELS
 
 MAX_IDENTIFIER_LENGTH = 128
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -44,6 +45,7 @@ RESERVED_LABELS = frozenset(
         "WriteGateIdempotency",  # safe retries' records (core.idempotency)
         "WriteGateQuarantine",
         "WriteGateRate",  # write-rate buckets (core.rate_limit)
+        *STAT_LABELS,  # the statistics' counters (core.stat_counts)
     }
 )
 

@@ -21,6 +21,9 @@ from typing import Any
 from write_gate.core.statistics import BUCKETS, nanos
 
 NODE, RELATIONSHIP = "n", "r"
+# The statistics' own nodes: counters, ends, drops not folded yet, and where the first walk is. Neither reads nor
+# backups hold them (a restore counts again what it brought).
+STAT_LABELS = ("_StatCount", "_StatEnd", "_StatDrop", "_StatMeta")
 DUE = "_due"  # 1: the fold has not taken the subject's last write in; 0: it has
 STAT = "_s"  # what the subject was last counted as (JSON; '' for nothing): the subject's own, never copied
 ENDS = ("oldest", "newest")
@@ -68,6 +71,11 @@ def stat_of(kind: str, row: Mapping[str, Any]) -> dict[str, Any] | None:
     if kind == NODE:
         stat |= {"x": bool(row["archived"]), "u": row["updated"], "key": row["key"], "nm": row["name"]}
     return stat
+
+
+def uncounted(props: Mapping[str, Any]) -> dict[str, Any]:
+    """A subject's properties without the statistics' mark and count (a backup's: a restore counts afresh)."""
+    return {k: v for k, v in props.items() if k not in (DUE, STAT)}
 
 
 def encoded(stat: dict[str, Any] | None) -> str | None:

@@ -23,8 +23,10 @@ from write_gate.core.cypher.backup import (
 )
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.model import ErrorCode, GateRejection
+from write_gate.core.stat_counts import STAT_LABELS, uncounted
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend
 from write_gate.engines.errors import engine_failure
+from write_gate.services import stat_counts
 from write_gate.store.grams import backfill_grams
 from write_gate.store.indexes import recreate_indexes
 
@@ -64,8 +66,10 @@ async def _lines(backend: GraphBackend, page_size: int) -> AsyncIterator[str]:
     by_id = backend.dialect.pages_by_id
     async for rows in _pages(backend, node_page(by_id), page_size):
         for row in rows:
+            if any(label in STAT_LABELS for label in row["labels"]):
+                continue  # the statistics' own nodes: a restore counts afresh
             positions[row["id"]] = len(positions)
-            yield node_line(positions[row["id"]], row["labels"], row["props"])
+            yield node_line(positions[row["id"]], row["labels"], uncounted(row["props"]))
     relationships = 0
     async for rows in _pages(backend, relationship_page(by_id), page_size, position="from_id"):
         for row in rows:
@@ -74,7 +78,7 @@ async def _lines(backend: GraphBackend, page_size: int) -> AsyncIterator[str]:
             start, end = positions.get(row["from_id"]), positions.get(row["to_id"])
             if start is not None and end is not None:
                 relationships += 1
-                yield relationship_line(start, end, row["type"], row["props"])
+                yield relationship_line(start, end, row["type"], uncounted(row["props"]))
     yield end_line(len(positions), relationships)
 
 
@@ -139,4 +143,5 @@ async def _restore(
             advance(len(rel_chunk))
     restored.indexes = await recreate_indexes(backend)
     await backfill_grams(backend)  # a backup made before the substring index holds no trigrams
+    await stat_counts.forget(backend)  # what a gate counted of the empty graph: the restored one is walked afresh
     return restored

@@ -39,6 +39,7 @@ from write_gate.core.identity import FOLD_PREFIX, KEY_FIELD, SEARCH_FIELD, fold,
 from write_gate.core.knowledge import ARCHIVED_AT, ARCHIVED_BY, MAX_IMPORTANCE, MIN_IMPORTANCE, EntityFilter
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.core.registry import SchemaEntry, SchemaRegistry
+from write_gate.core.stat_counts import DUE, STAT
 from write_gate.core.values import unstorable
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend, Row
 from write_gate.engines.errors import engine_failure, no_text_search
@@ -248,7 +249,7 @@ async def read_text_search(backend: GraphBackend, statement: Statement) -> list[
 # --- shaping (pure) ----------------------------------------------------------------------------
 
 # Shown elsewhere (name, observations) or the gate's own bookkeeping (identity, search text and its trigrams,
-# revision and the order of its changes, the archive's marks).
+# revision and the order of its changes, the archive's marks, the statistics' mark and count).
 _HIDDEN = (
     "name",
     "observations",
@@ -259,6 +260,8 @@ _HIDDEN = (
     SEQ_FIELD,
     ARCHIVED_AT,
     ARCHIVED_BY,
+    DUE,
+    STAT,
 )
 
 
@@ -350,7 +353,7 @@ def to_relation(
         from_=start,
         to=end,
         relationType=type_,
-        properties={k: v for k, v in plain.items() if k not in (REVISION_FIELD, SEQ_FIELD)},
+        properties={k: v for k, v in plain.items() if k not in (REVISION_FIELD, SEQ_FIELD, DUE, STAT)},
         combined_weight=combined_weight,
         provenance=_weighed(claims, weigh) if show_claims else None,
     )

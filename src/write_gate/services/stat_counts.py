@@ -110,11 +110,19 @@ async def initialise(
     while pages is None or walked < pages:
         params = {"cursor": cursor, "limit": MARK_PAGE, "labels": list(labels), "types": list(types)}
         [row] = await backend.write(Statement(statement.text, params))
-        if row["last"] is None:
+        over = row["last"] is None
+        await backend.write(Statement(cypher.WALKED.text, {"cursor": row["last"], "ready": over}))
+        if over:
             logger.info("statistics: every subject is counted from now on")
             return True
         cursor, walked = row["last"], walked + 1
     return False
+
+
+async def forget(backend: GraphBackend) -> None:
+    """Every counter, end, drop and the walk's place gone (a restore's end): the next fold walks the graph."""
+    for label in pure.STAT_LABELS:
+        await backend.write(cypher.forget(label))
 
 
 async def _exact_extremes(backend: GraphBackend, counters: list[dict[str, Any]]) -> None:

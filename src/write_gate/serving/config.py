@@ -109,6 +109,9 @@ class Settings(BaseSettings):
     # How often a running gate checks the registry's version on the graph (a `schema load` through another
     # gate or the CLI reaches it within this plus one load); 0 turns polling off.
     registry_poll_seconds: float = Field(default=2.0, ge=0)
+    # How often a running gate folds what the writes marked into the statistics' counters (core/stat_counts.py), so
+    # a get_graph_stats folds only what came since; 0 leaves the folding to get_graph_stats alone.
+    stats_fold_seconds: float = Field(default=2.0, ge=0, allow_inf_nan=False)
     # The change feed: how often a gate with subscribers polls the graph for changes (any gate's; its own are
     # noticed at once), 0 for its own only; and how far behind now changes_since answers, so a change that
     # commits late (a long batch, a gate whose clock lags) is never skipped by a poller's cursor.

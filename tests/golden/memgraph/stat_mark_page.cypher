@@ -6,6 +6,4 @@ UNWIND (CASE WHEN size(page) = 0 THEN [null] ELSE page END) AS n
 OPTIONAL MATCH (n)-[r]->() WHERE type(r) IN $types
 WITH last, collect(r) AS rels
 FOREACH (r IN rels | SET r._due = 1)
-MERGE (m:_StatMeta)
-SET m.cursor = last, m.ready = CASE WHEN last IS NULL THEN true ELSE m.ready END
 RETURN last

@@ -10,9 +10,12 @@ from collections.abc import Sequence
 from write_gate.core.cypher.idempotency import IDEMPOTENCY_LABEL
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
+from write_gate.core.stat_counts import STAT_LABELS
 
-# Safe retries' records are left out: a keyed import_graph restore has claimed its key before it checks.
-COUNT_NODES = Statement(f"MATCH (n) WHERE NOT n:{IDEMPOTENCY_LABEL} RETURN count(n) AS nodes")
+# Safe retries' records are left out: a keyed import_graph restore has claimed its key before it checks; so are the
+# statistics' own nodes (a gate's first fold makes some on an empty graph; a restore counts afresh).
+_NOT_HELD = " AND ".join(f"NOT n:{label}" for label in (IDEMPOTENCY_LABEL, *STAT_LABELS))
+COUNT_NODES = Statement(f"MATCH (n) WHERE {_NOT_HELD} RETURN count(n) AS nodes")
 
 
 def _first_after(var: str, by_id: bool) -> str:

@@ -13,12 +13,9 @@ from write_gate.core.cypher.statistics import confidence_bucket
 from write_gate.core.identifiers import CREATED_FIELD, quote
 from write_gate.core.identity import KEY_FIELD
 from write_gate.core.knowledge import ARCHIVED_AT
-from write_gate.core.stat_counts import DUE, STAT
+from write_gate.core.stat_counts import DUE, STAT, STAT_LABELS
 
-COUNTER_LABEL = "_StatCount"
-END_LABEL = "_StatEnd"
-DROP_LABEL = "_StatDrop"
-META_LABEL = "_StatMeta"
+COUNTER_LABEL, END_LABEL, DROP_LABEL, META_LABEL = STAT_LABELS
 
 
 # The fold sets `_due` to 0 and a stat of nothing to '', and no statement here removes a property: FalkorDB 4.16,
@@ -241,9 +238,9 @@ READY = Statement(f"MATCH (m:{META_LABEL}) RETURN m.ready AS ready, m.cursor AS 
 
 def mark_page(labels: list[str], types: list[str]) -> Statement:
     """Up to `$limit` nodes after engine id `$cursor` (an id walk: each page costs its page): those of the
-    registry's labels, and their outgoing relationships of its types, made due; the walk's place kept on the
-    meta node. Answers the page's last id (null: the walk is over)."""
-    del labels, types  # parameters: `$labels`, `$types`
+    registry's labels (`$labels`), and their outgoing relationships of its types (`$types`), made due. Answers the
+    page's last id (null: the walk is over)."""
+    del labels, types  # parameters
     return Statement(
         "MATCH (n) WHERE id(n) > $cursor WITH n LIMIT $limit\n"
         "WITH collect(n) AS page\n"
@@ -253,7 +250,14 @@ def mark_page(labels: list[str], types: list[str]) -> Statement:
         "OPTIONAL MATCH (n)-[r]->() WHERE type(r) IN $types\n"
         "WITH last, collect(r) AS rels\n"
         f"FOREACH (r IN rels | SET r.{DUE} = 1)\n"
-        f"MERGE (m:{META_LABEL})\n"
-        "SET m.cursor = last, m.ready = CASE WHEN last IS NULL THEN true ELSE m.ready END\n"
         "RETURN last"
     )
+
+
+# Where the walk is (`$cursor`, null once over) and whether it is over (`$ready`).
+WALKED = Statement(f"MERGE (m:{META_LABEL})\nSET m.cursor = $cursor, m.ready = $ready")
+
+
+def forget(label: str) -> Statement:
+    """The statistics' nodes of one of STAT_LABELS, gone: a restored graph is counted afresh by a walk."""
+    return Statement(f"MATCH (s:{quote(label)}) DELETE s")

@@ -1,0 +1,1 @@
+MATCH (s:`_StatCount`) DELETE s

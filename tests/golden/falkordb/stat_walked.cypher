@@ -1,0 +1,2 @@
+MERGE (m:_StatMeta)
+SET m.cursor = $cursor, m.ready = $ready
