@@ -138,7 +138,11 @@ async def test_a_backup_restores_the_same_graph_which_then_serves(
     finally:
         await backend.close()
 
+    async with open_client(written, "in_process") as source:
+        counted_before = await ok(source, "get_graph_stats", {})
     async with open_client(target.model_copy(update={"agent": "dave-bot"}), "in_process") as client:
+        # The statistics were left out of the file: the restored graph is counted afresh, to the same answer.
+        assert await ok(client, "get_graph_stats", {}) == counted_before
         alone = {"neighbors": False}  # each node alone, its neighbours aside
         [ada] = (await ok(client, "open_nodes", {"names": ["Ada"], **alone}))["entities"]
         assert ada["properties"]["age"] == 37
