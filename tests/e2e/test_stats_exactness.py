@@ -213,8 +213,8 @@ async def test_the_stats_equal_the_full_scan_after_random_tool_calls(
     await graph.write(Statement("CREATE (:Person:Organization {_key: 'twin', name: 'twin', written_by: 'raw'})"))
     rng = random.Random(seed)
     # The hierarchy's parent links are KNOWS (Person to Person): relationships the statistics count.
-    # The keeper folds every 50 ms, racing each call's own fold: a chunk either lands whole or is read again.
-    update = {"conflict_policy": ConflictPolicy.KEEP_BOTH, "hierarchy_type": "KNOWS", "stats_fold_seconds": 0.05}
+    # The keeper folds every 200 ms, racing the calls' own folds: a chunk either lands whole or is read again.
+    update = {"conflict_policy": ConflictPolicy.KEEP_BOTH, "hierarchy_type": "KNOWS", "stats_fold_seconds": 0.2}
     base = every_toolset(settings).model_copy(update=update)
     async with (
         open_client(base.model_copy(update={"agent": "bot-a"}), "in_process") as bot_a,

@@ -11,8 +11,7 @@ from write_gate.core.change_feed import write_retry_seconds
 from write_gate.core.decisions import Policy
 from write_gate.core.formula import FormulaProvider, load_provider
 from write_gate.core.values import Limits
-from write_gate.engines import BackendError, BackendUnavailable, GraphBackend
-from write_gate.services import stat_counts
+from write_gate.engines import GraphBackend
 from write_gate.services.embeddings import Embeddings
 from write_gate.services.gate import Gate
 from write_gate.serving.config import BackendKind, ConfigurationError, Settings
@@ -112,18 +111,6 @@ def build_gate(settings: Settings, backend: GraphBackend, registry: GraphBackend
     return Gate(backend, source, formula_provider(settings), policy, __version__, embeddings)
 
 
-async def first_walk(gate: Gate) -> None:
-    """A page of the statistics' first walk (core/stat_counts.py) as the gate opens: a new or small graph is
-    counted from the start; an old one is walked on by the keeper and the calls. A failure is logged, not fatal."""
-    registry = gate.registry
-    try:
-        await stat_counts.initialise(
-            gate.backend, registry.all_canonical_labels(), registry.all_relationship_types(), pages=1
-        )
-    except (BackendUnavailable, BackendError) as exc:
-        logger.warning("statistics: the first walk waits: %s", exc)
-
-
 @asynccontextmanager
 async def open_gate(
     settings: Settings,
@@ -154,8 +141,6 @@ async def open_gate(
             on_registry_change,
         )
         loaded = await keeper.attempt()
-        if loaded:
-            await first_walk(gate)
         if not keep_loading:
             if not loaded:
                 assert gate.load_error is not None  # attempt() always sets it when it fails
