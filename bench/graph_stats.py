@@ -4,7 +4,8 @@
 
 Writes `--nodes` nodes through `write_nodes` (Person, Organization and Project, from three agents and four
 sources, at several confidences) and one WORKS_ON relationship per two nodes through `write_relationships`,
-then times `get_graph_stats` and prints the median, with the totals it answered.
+then times `get_graph_stats` and prints the median (and the first call's: it folds what the served gate's keeper
+had not yet), with the totals it answered.
 """
 
 import argparse
@@ -81,7 +82,7 @@ async def main(count: int, runs: int) -> None:
                 answer = result.structured_content
         print(
             f"get_graph_stats over {answer['totalEntities']:,} nodes and {answer['totalRelations']:,} relationships: "
-            f"median {statistics.median(timings) * 1000:,.0f} ms of {runs} "
+            f"median {statistics.median(timings) * 1000:,.0f} ms of {runs} (the first {timings[0] * 1000:,.0f} ms) "
             f"({len(answer['entitiesByAgent'])} agents, {len(answer['entitiesBySource'])} sources)"
         )
     finally:
