@@ -3,6 +3,7 @@ RATE_LIMITED with when to come back while another agent's writes pass; a read bu
 answered (a costly read takes more than a cheap one) that refills; who was held back, on /metrics and the console's
 agents page. Agents the agents file does not list are never held back."""
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -176,14 +177,18 @@ async def test_at_the_default_share_a_reader_looping_heavy_reads_is_held_back(
         answers.append(await reader.call_tool("read_graph", {"labels": ["Person"], "limit": 1000}))
 
     async with open_client(reader_settings, "in_process") as reader:
-        # Six reads at once a round: 24,000 units asked of a 20,000 budget however slowly a loaded machine answers
-        # each (one at a time, a read slower than 2 s is refilled as it goes: the loop then measures the machine).
+        # Six reads at once a round. The bucket refills at 2,000 units a second and the engine answers reads one
+        # after another, so a machine that takes 2 s or more for each 4,000-unit read never lets any loop overdraw
+        # it: there, no refusal is the right answer, and the test says so rather than measure the machine.
         for _ in range(5):
+            started = time.perf_counter()
             async with anyio.create_task_group() as group:
                 for _ in range(6):
                     group.start_soon(read, reader)
             if any(answer.is_error for answer in answers):
                 break
+            if (each := (time.perf_counter() - started) / 6) >= 2.0:
+                pytest.skip(f"this machine took {each:.1f} s a read: slower than the default share refills")
     for answer in answers:
         if not answer.is_error:
             assert len((answer.structured_content or {})["relations"]) == 3000
