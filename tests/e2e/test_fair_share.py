@@ -176,6 +176,7 @@ async def test_at_the_default_share_a_reader_looping_heavy_reads_is_held_back(
     async def read(reader: Client) -> None:
         answers.append(await reader.call_tool("read_graph", {"labels": ["Person"], "limit": 1000}))
 
+    each = 0.0
     async with open_client(reader_settings, "in_process") as reader:
         # Six reads at once a round. The bucket refills at 2,000 units a second and the engine answers reads one
         # after another, so a machine that takes 2 s or more for each 4,000-unit read never lets any loop overdraw
@@ -188,7 +189,9 @@ async def test_at_the_default_share_a_reader_looping_heavy_reads_is_held_back(
             if any(answer.is_error for answer in answers):
                 break
             if (each := (time.perf_counter() - started) / 6) >= 2.0:
-                pytest.skip(f"this machine took {each:.1f} s a read: slower than the default share refills")
+                break  # skipped below, once the client is closed (a skip inside it fails its teardown)
+    if not any(answer.is_error for answer in answers) and each >= 2.0:
+        pytest.skip(f"this machine took {each:.1f} s a read: slower than the default share refills")
     for answer in answers:
         if not answer.is_error:
             assert len((answer.structured_content or {})["relations"]) == 3000
