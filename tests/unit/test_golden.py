@@ -578,7 +578,7 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
         "stat_walked": lambda: Statement(stat_cypher.WALKED.text, {"cursor": m.n(7), "ready": False}),
         "stat_forget": lambda: stat_cypher.forget("_StatCount"),
         "stat_mark_page": lambda: Statement(
-            stat_cypher.mark_page(["Person"], ["KNOWS"]).text,
+            stat_cypher.MARK_DUE.text,
             {"cursor": m.n(5), "limit": m.n(6), "labels": [s("label")], "types": [s("type")]},
         ),
         "read_saved_search": lambda: Statement(saved_search_cypher.READ_ONE.text, {"name": s("name")}),

@@ -6,8 +6,9 @@ unknown. A graph written before the writes kept counts is walked once (`initiali
 of pages a call); until the walk is over, `counted` answers None and the caller scans as before.
 """
 
+import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +36,8 @@ class Counted:
     ends: list[dict[str, Any]]
 
 
-def _items(kind: str, part: str, rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], pure.Fold]:
+def _items(kind: str, part: str, rows: list[dict[str, Any]]) -> tuple[dict[str, Any], pure.Fold]:
+    """A chunk of due subjects: the fold statement's `items`, and their change."""
     fold = pure.Fold()
     items = []
     for row in rows:
@@ -45,49 +47,48 @@ def _items(kind: str, part: str, rows: list[dict[str, Any]]) -> tuple[list[dict[
         if kind == RELATIONSHIP:
             item["start"] = row["start"]
         items.append(item)
-    return items, fold
+    return {"items": items}, fold
 
 
-async def _fold_part(backend: GraphBackend, kind: str, part: str) -> int:
-    read = cypher.due_nodes(part) if kind == NODE else cypher.due_relationships(part)
-    apply = cypher.FOLD_NODES if kind == NODE else cypher.FOLD_RELATIONSHIPS
+def _drops(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], pure.Fold]:
+    """A chunk of drops: the fold statement's `ids`, and their change (each subject gone)."""
+    fold = pure.Fold()
+    for row in rows:
+        fold.change(pure.decoded(row["old"]), None)
+    return {"ids": [row["id"] for row in rows]}, fold
+
+
+Chunk = Callable[[list[dict[str, Any]]], tuple[dict[str, Any], pure.Fold]]
+
+
+async def _fold_chunks(backend: GraphBackend, read: Statement, apply: Statement, chunk: Chunk, what: str) -> int:
+    """Chunk after chunk read and applied, until the read finds none left; a chunk a write changed between the two
+    is read again, up to TRIES times in a row."""
     folded = tries = 0
     while rows := await backend.read(Statement(read.text, {"chunk": CHUNK})):
-        items, fold = _items(kind, part, rows)
-        params = {"items": items, "deltas": fold.delta_params(), "ends": fold.end_params()}
-        [answer] = await backend.write(Statement(apply.text, params))
-        if answer["whole"]:
-            folded, tries = folded + len(items), 0
-        elif (tries := tries + 1) >= TRIES:
-            logger.info("statistics: %s %s kept changing under the fold; left for the next one", kind, part)
-            break
-        if len(rows) < CHUNK and answer["whole"]:
-            break
-    return folded
-
-
-async def _fold_drops(backend: GraphBackend) -> int:
-    folded = tries = 0
-    while rows := await backend.read(Statement(cypher.DROPS.text, {"chunk": CHUNK})):
-        fold = pure.Fold()
-        for row in rows:
-            fold.change(pure.decoded(row["old"]), None)
-        params = {"ids": [row["id"] for row in rows], "deltas": fold.delta_params(), "ends": fold.end_params()}
-        [answer] = await backend.write(Statement(cypher.FOLD_DROPS.text, params))
+        params, fold = chunk(rows)
+        [answer] = await backend.write(
+            Statement(apply.text, {**params, "deltas": fold.delta_params(), "ends": fold.end_params()})
+        )
         if answer["whole"]:
             folded, tries = folded + len(rows), 0
+            if len(rows) < CHUNK:
+                break
         elif (tries := tries + 1) >= TRIES:
+            logger.info("statistics: %s kept changing under the fold; left for the next one", what)
             break
     return folded
 
 
 async def fold(backend: GraphBackend, labels: Sequence[str], types: Sequence[str]) -> int:
     """Every due subject of the labels and types, and every drop, into the counters; how many."""
-    done = await _fold_drops(backend)
+    done = await _fold_chunks(backend, cypher.DROPS, cypher.FOLD_DROPS, _drops, "the drops")
     for label in labels:
-        done += await _fold_part(backend, NODE, label)
+        items = functools.partial(_items, NODE, label)
+        done += await _fold_chunks(backend, cypher.due_nodes(label), cypher.FOLD_NODES, items, label)
     for type_ in types:
-        done += await _fold_part(backend, RELATIONSHIP, type_)
+        items = functools.partial(_items, RELATIONSHIP, type_)
+        done += await _fold_chunks(backend, cypher.due_relationships(type_), cypher.FOLD_RELATIONSHIPS, items, type_)
     return done
 
 
@@ -105,11 +106,10 @@ async def initialise(
             await backend.ensure_index(label, pure.DUE)
         for type_ in types:
             await backend.ensure_index(type_, pure.DUE, relationship=True)
-    statement = cypher.mark_page(list(labels), list(types))
     walked = 0
     while pages is None or walked < pages:
         params = {"cursor": cursor, "limit": MARK_PAGE, "labels": list(labels), "types": list(types)}
-        [row] = await backend.write(Statement(statement.text, params))
+        [row] = await backend.write(Statement(cypher.MARK_DUE.text, params))
         over = row["last"] is None
         await backend.write(Statement(cypher.WALKED.text, {"cursor": row["last"], "ready": over}))
         if over:

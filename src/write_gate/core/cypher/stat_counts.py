@@ -236,22 +236,20 @@ SET_END = Statement(
 READY = Statement(f"MATCH (m:{META_LABEL}) RETURN m.ready AS ready, m.cursor AS cursor")
 
 
-def mark_page(labels: list[str], types: list[str]) -> Statement:
-    """Up to `$limit` nodes after engine id `$cursor` (an id walk: each page costs its page): those of the
-    registry's labels (`$labels`), and their outgoing relationships of its types (`$types`), made due. Answers the
-    page's last id (null: the walk is over)."""
-    del labels, types  # parameters
-    return Statement(
-        "MATCH (n) WHERE id(n) > $cursor WITH n LIMIT $limit\n"
-        "WITH collect(n) AS page\n"
-        f"FOREACH (n IN [n IN page WHERE any(l IN labels(n) WHERE l IN $labels)] | SET n.{DUE} = 1)\n"
-        "WITH page, reduce(m = null, n IN page | CASE WHEN m IS NULL OR id(n) > m THEN id(n) ELSE m END) AS last\n"
-        "UNWIND (CASE WHEN size(page) = 0 THEN [null] ELSE page END) AS n\n"
-        "OPTIONAL MATCH (n)-[r]->() WHERE type(r) IN $types\n"
-        "WITH last, collect(r) AS rels\n"
-        f"FOREACH (r IN rels | SET r.{DUE} = 1)\n"
-        "RETURN last"
-    )
+# Up to `$limit` nodes after engine id `$cursor` (an id walk: each page costs its page): those of the
+# registry's labels (`$labels`), and their outgoing relationships of its types (`$types`), made due. Answers the
+# page's last id (null: the walk is over).
+MARK_DUE = Statement(
+    "MATCH (n) WHERE id(n) > $cursor WITH n LIMIT $limit\n"
+    "WITH collect(n) AS page\n"
+    f"FOREACH (n IN [n IN page WHERE any(l IN labels(n) WHERE l IN $labels)] | SET n.{DUE} = 1)\n"
+    "WITH page, reduce(m = null, n IN page | CASE WHEN m IS NULL OR id(n) > m THEN id(n) ELSE m END) AS last\n"
+    "UNWIND (CASE WHEN size(page) = 0 THEN [null] ELSE page END) AS n\n"
+    "OPTIONAL MATCH (n)-[r]->() WHERE type(r) IN $types\n"
+    "WITH last, collect(r) AS rels\n"
+    f"FOREACH (r IN rels | SET r.{DUE} = 1)\n"
+    "RETURN last"
+)
 
 
 # Where the walk is (`$cursor`, null once over) and whether it is over (`$ready`).
