@@ -19,6 +19,7 @@ from tests.conftest import TESTS, ok, open_client, rejected
 from write_gate.access.agents import FULL, PRESETS, READER, AgentRecord, AgentsFile, Grant
 from write_gate.core.login_throttle import LoginLimit
 from write_gate.engines import GraphBackend
+from write_gate.services import agent_tallies
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
 from write_gate.surface.console.app import Console
@@ -217,7 +218,7 @@ async def test_the_registry_page_drafts_entries_from_every_kind_of_rejected_writ
 
 
 async def test_the_quarantine_and_conflicts_pages_page_filter_and_refuse_what_is_wrong(
-    settings: Settings, graph: GraphBackend, tmp_path: Path
+    settings: Settings, graph: GraphBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await load_into_graph(graph, read_sources([TESTS / "schemas" / "conflicts"]))
     path = tmp_path / "agents.toml"
@@ -268,6 +269,11 @@ async def test_the_quarantine_and_conflicts_pages_page_filter_and_refuse_what_is
         agents_page = (await http.get("/console/agents")).text
         writes = dict(re.findall(r'<tr data-agent="(\w+)">.*?<td class="num">(\d+)</td>', agents_page, re.S))
         assert (writes["writer"], writes["importer"]) == ("3", "2"), writes
+        # That was the agent tallies' count (core/agent_tallies.py); a history they have not caught up with is
+        # counted over, to the same figures.
+        monkeypatch.setattr(agent_tallies, "PAGES_A_READ", 0)  # a read folds nothing: behind, it scans
+        scanned_page = (await http.get("/console/agents")).text
+        assert dict(re.findall(r'<tr data-agent="(\w+)">.*?<td class="num">(\d+)</td>', scanned_page, re.S)) == writes
         # An action a script posts is refused as JSON too, the tool's structured rejection; a person gets the page.
         [conflict_id, *_] = re.findall(r'data-conflict-id="([^"]+)"', listed.text)
         bad_pick = {"csrf": csrf, "conflict_id": conflict_id, "pick": "both"}

@@ -20,6 +20,7 @@ import pytest
 from tests.conftest import MATRIX_SCHEMAS, open_client
 from tests.integration.test_statement_shapes import runnable
 from tests.unit.test_golden import READS, shapes
+from write_gate.core.agent_tallies import Cursors
 from write_gate.core.clock import utc_now
 from write_gate.core.cypher import backup as backup_cypher
 from write_gate.core.cypher import exports as export_cypher
@@ -37,7 +38,7 @@ from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL
 from write_gate.core.identity import identity_key
 from write_gate.engines import GraphBackend
 from write_gate.engines.falkordb import FalkorDBBackend
-from write_gate.services import stat_counts
+from write_gate.services import agent_tallies, stat_counts
 from write_gate.services.change_feed import feed_page, newest
 from write_gate.services.reads import CANDIDATE_CAP
 from write_gate.serving.config import Settings
@@ -56,6 +57,10 @@ _SEARCH = (
 _STATS = (
     "get_graph_stats' full scan: only while a graph written before the writes kept counts is walked once "
     "(core/stat_counts.py)"
+)
+_TALLIES = (
+    "the console's agents page over the history: only while a history older than the agent tallies is folded "
+    "(core/agent_tallies.py)"
 )
 _COUNTERS = (
     "the statistics' counters: one node per label or type and value counted (agents, sources, ten confidence "
@@ -83,9 +88,11 @@ SCANS: dict[str, str] = {
     "read_stat_ready": "one node: where the statistics' first walk of a graph is",
     "read_stats_oldest_and_newest": _STATS,
     "read_stats_relationship_tallies": _STATS,
-    "read_console_agent_rejections": _STATS,
-    "read_console_agent_writes": _STATS,
-    "read_console_agent_held_writes": _STATS,
+    "read_console_agent_rejections": "the quarantine holds at most quarantine_max_entries (10,000 by default)",
+    "read_console_agent_writes": _TALLIES,
+    "read_console_agent_held_writes": _TALLIES,
+    "read_tally_cursors": "one node: where the statistics' walk and the agent tallies' folds are",
+    "read_agent_tallies": "the agent tallies: one node per agent that ever wrote, however many writes",
     "read_console_fallback_drift": _STATS,
     "read_console_rejections_per_minute": _STATS,
 }
@@ -209,7 +216,7 @@ async def grown(settings: Settings, falkordb: FalkorDBBackend) -> FalkorDBBacken
     return falkordb
 
 
-async def test_a_page_reads_what_it_answers(grown: FalkorDBBackend) -> None:
+async def test_a_page_reads_what_it_answers(grown: FalkorDBBackend, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each page's most productive operation produced at most twice the page (node pages: a label or two at
     once); each of the feed's reads at most its probe's cap and what one millisecond holds (a batch's records
     share their `seq`, and a window is never narrower than one millisecond), whatever the feed holds besides."""
@@ -272,6 +279,15 @@ async def test_a_page_reads_what_it_answers(grown: FalkorDBBackend) -> None:
     # The engine answers a stretch's numbers oldest first: good guesses after a cursor, poor ones back from now,
     # where the stretch halves in time instead (a dozen or two probes of at most a cap each).
     assert len(sent) <= 24, sent
+
+    # A page of the agent tallies' fold (the changes, their other records, the conflicts), from the oldest cursor
+    # and from deep in the feed: each read as the feed's.
+    monkeypatch.setattr(agent_tallies, "PAGE", PAGE)
+    for at in (Cursors(), Cursors(seq=middle["seq"])):
+        sent.clear()
+        page = await agent_tallies.tally_page(read, at, horizon)
+        assert sum(t.writes for t in page.tallies.values()) == PAGE and max(sent) <= cap_for(PAGE) + dense, sent
+        assert len(sent) <= 10, sent
 
     # A substring search from the trigram index reads its few candidates, not the label (after the feed's reads:
     # those count round trips in time since the last write).

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from write_gate.core.cypher import agent_tallies as tally_cypher
 from write_gate.core.cypher import aliases as alias_cypher
 from write_gate.core.cypher import archive, hierarchy, history_reads, substring_search, text_search
 from write_gate.core.cypher import backup as backup_cypher
@@ -581,6 +582,25 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
             stat_cypher.MARK_DUE.text,
             {"cursor": m.n(5), "limit": m.n(6), "labels": [s("label")], "types": [s("type")]},
         ),
+        # Each agent's write tallies (core/agent_tallies.py): the fold's reads and its one write, the tallies' read.
+        "read_tally_changes": lambda: tally_cypher.CHANGES,
+        "read_tally_first_seqs": lambda: Statement(
+            tally_cypher.FIRST_SEQS.text, {"ats": [s("time")], "ids": [s("change")]}
+        ),
+        "read_tally_conflicts": lambda: tally_cypher.CONFLICTS,
+        "read_tally_held_writes": lambda: Statement(
+            tally_cypher.HELD_WRITES.text, {"ats": [{"at": s("time"), "n": m.n(1)}], "ids": [s("change")]}
+        ),
+        "read_tally_cursors": lambda: tally_cypher.CURSORS,
+        "tally_apply": lambda: Statement(
+            tally_cypher.APPLY.text,
+            {
+                "read_from": {"seq": s("seq"), "change_id": s("change"), "at": s("time"), "conflict_id": s("id")},
+                "moved_to": {"seq": s("seq2"), "change_id": s("change2"), "at": s("time2"), "conflict_id": s("id2")},
+                "tallies": [{"agent": s("agent"), "writes": m.n(2), "held": m.n(3), "last_at": s("time3")}],
+            },
+        ),
+        "read_agent_tallies": lambda: tally_cypher.TALLIES,
         "read_saved_search": lambda: Statement(saved_search_cypher.READ_ONE.text, {"name": s("name")}),
         "read_saved_searches": lambda: saved_search_cypher.READ_ALL,
         "saved_search_save": lambda: Statement(

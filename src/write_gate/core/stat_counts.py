@@ -21,9 +21,10 @@ from typing import Any
 from write_gate.core.statistics import BUCKETS, nanos
 
 NODE, RELATIONSHIP = "n", "r"
-# The statistics' own nodes: counters, ends, drops not folded yet, and where the first walk is. Neither reads nor
-# backups hold them (a restore counts again what it brought).
-STAT_LABELS = ("_StatCount", "_StatEnd", "_StatDrop", "_StatMeta")
+# The statistics' own nodes: counters, ends, drops not folded yet, where the first walk and the tallies' folds are,
+# and each agent's write tallies (core/agent_tallies.py). Neither reads nor backups hold them (a restore counts
+# again what it brought).
+STAT_LABELS = ("_StatCount", "_StatEnd", "_StatDrop", "_StatMeta", "_AgentTally")
 DUE = "_due"  # 1: the fold has not taken the subject's last write in; 0: it has
 STAT = "_s"  # what the subject was last counted as (JSON; '' for nothing): the subject's own, never copied
 ENDS = ("oldest", "newest")

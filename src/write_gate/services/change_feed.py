@@ -12,12 +12,12 @@ from write_gate.core.claims import ValueProvenance, parse_claim
 from write_gate.core.clock import utc_now
 from write_gate.core.cypher.change_feed import CHANGES_AFTER, LATEST_CHANGES, WINDOW_PROBE
 from write_gate.core.cypher.statement import Statement
-from write_gate.core.feed_windows import Search, Window, after_cursor, grown_to_read, newest_first
+from write_gate.core.feed_windows import Window, after_cursor, newest_first
 from write_gate.core.model import GateRejection
 from write_gate.services.gate import Gate
 from write_gate.services.history import filter_label, subject_of_record
 from write_gate.services.reads import Cursor, decode_cursor, encode_cursor
-from write_gate.services.windowed import Probe, Read, searched
+from write_gate.services.windowed import Probe, Read, window_rows
 
 MAX_LIMIT = 500
 LATEST = 20  # the changes a change resource's read answers
@@ -104,40 +104,25 @@ async def feed_page(
 ) -> list[dict[str, Any]]:
     """The first `limit` changes after the cursor (`after_seq`, `after_id`) up to the horizon, each with its
     records (CHANGES_AFTER's rows), from a window that holds them."""
-    search: Search | None = await searched(read, after_cursor(after_seq, horizon_text), _probe(labels), limit)
-    rows: list[dict[str, Any]] = []
-    while search is not None:
-        window = search.window
-        params = {
-            "labels": labels,
-            "after_seq": after_seq,
-            "after_id": after_id,
-            "horizon": horizon_text,
-            "low": window.low,
-            "high": window.high,
-            "limit": limit,
-        }
-        rows = await read(Statement(CHANGES_AFTER.text, params))
-        # Records of one change, or before the cursor in its millisecond, may fill a window with fewer changes
-        # than the page wants: then a longer one, up to the horizon.
-        search = grown_to_read(search, len(rows)) if len(rows) < limit else None
-        if search is not None:
-            search = await searched(read, search, _probe(labels), limit)
-    return rows
+
+    def page(window: Window) -> Statement:
+        params = {"after_seq": after_seq, "after_id": after_id, "horizon": horizon_text}
+        return Statement(
+            CHANGES_AFTER.text, {**params, "labels": labels, "low": window.low, "high": window.high, "limit": limit}
+        )
+
+    return await window_rows(read, after_cursor(after_seq, horizon_text), _probe(labels), page, limit)
 
 
 async def newest(read: Read, labels: list[str] | None, limit: int, now: str) -> list[dict[str, Any]]:
     """The newest `limit` changes with their records (LATEST_CHANGES's rows), from a window that holds them."""
-    search: Search | None = await searched(read, newest_first(now), _probe(labels), limit)
-    rows: list[dict[str, Any]] = []
-    while search is not None:
-        window = search.window
-        params = {"labels": labels, "limit": limit, "low": window.low, "high": window.high}
-        rows = await read(Statement(LATEST_CHANGES.text, params))
-        search = grown_to_read(search, len(rows)) if len(rows) < limit else None
-        if search is not None:
-            search = await searched(read, search, _probe(labels), limit)
-    return rows
+
+    def page(window: Window) -> Statement:
+        return Statement(
+            LATEST_CHANGES.text, {"labels": labels, "limit": limit, "low": window.low, "high": window.high}
+        )
+
+    return await window_rows(read, newest_first(now), _probe(labels), page, limit)
 
 
 async def changes_since(gate: Gate, request: ChangesSinceRequest, settle_seconds: float) -> ChangesFeed:

@@ -11,7 +11,7 @@ from write_gate.core.clock import as_utc_text, utc_now
 from write_gate.core.cypher.history_reads import CONFLICT_PROBE, CONFLICTS, changes_of
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import Policy, UnknownLabelPolicy, resolve_label, resolve_relationship_type
-from write_gate.core.feed_windows import Search, Window, before_cursor, grown_to_read
+from write_gate.core.feed_windows import Window, before_cursor
 from write_gate.core.history import value_changes
 from write_gate.core.identifiers import normalize_identifier
 from write_gate.core.identity import identity_key
@@ -20,7 +20,7 @@ from write_gate.core.resolution import keys_of
 from write_gate.core.values import clean_map
 from write_gate.services.gate import Gate
 from write_gate.services.reads import Cursor, decode_cursor, encode_cursor
-from write_gate.services.windowed import Read, searched
+from write_gate.services.windowed import Read, window_rows
 
 MAX_LIMIT = 500
 Since = Annotated[datetime, WithJsonSchema({"type": "string"})] | SkipJsonSchema[None]
@@ -260,13 +260,8 @@ async def conflicts_page(
     def probe(stretch: Window, cap: int) -> Statement:
         return Statement(CONFLICT_PROBE.text, {**filters, "low": stretch.low, "high": stretch.high, "cap": cap})
 
-    search: Search | None = await searched(read, before_cursor(after_at, utc_now()), probe, limit)
-    rows: list[dict[str, Any]] = []
-    while search is not None:
-        window = search.window
+    def page(window: Window) -> Statement:
         params = {**filters, "after_at": after_at, "after_id": after_id, "limit": limit}
-        rows = await read(Statement(CONFLICTS.text, {**params, "low": window.low, "high": window.high}))
-        search = grown_to_read(search, len(rows)) if len(rows) < limit else None
-        if search is not None:
-            search = await searched(read, search, probe, limit)
-    return rows
+        return Statement(CONFLICTS.text, {**params, "low": window.low, "high": window.high})
+
+    return await window_rows(read, before_cursor(after_at, utc_now()), probe, page, limit)

@@ -152,7 +152,8 @@ async def open_gate(
             tasks.start_soon(keep_history_pruned, backend, gate.policy.history_retention_days)
             tasks.start_soon(keep_idempotency_pruned, backend, settings.idempotency_retention_hours)
             if settings.stats_fold_seconds:
-                tasks.start_soon(keep_stats_folded, backend, lambda: gate.snapshot, settings.stats_fold_seconds)
+                fold_args = (lambda: gate.snapshot, settings.stats_fold_seconds, settings.change_settle_seconds)
+                tasks.start_soon(keep_stats_folded, backend, *fold_args)
             try:
                 yield gate
             finally:

@@ -1,1 +1,1 @@
-MATCH (n) WHERE NOT n:WriteGateIdempotency AND NOT n:_StatCount AND NOT n:_StatEnd AND NOT n:_StatDrop AND NOT n:_StatMeta RETURN count(n) AS nodes
+MATCH (n) WHERE NOT n:WriteGateIdempotency AND NOT n:_StatCount AND NOT n:_StatEnd AND NOT n:_StatDrop AND NOT n:_StatMeta AND NOT n:_AgentTally RETURN count(n) AS nodes

@@ -15,7 +15,7 @@ from write_gate.core.identity import KEY_FIELD
 from write_gate.core.knowledge import ARCHIVED_AT
 from write_gate.core.stat_counts import DUE, STAT, STAT_LABELS
 
-COUNTER_LABEL, END_LABEL, DROP_LABEL, META_LABEL = STAT_LABELS
+COUNTER_LABEL, END_LABEL, DROP_LABEL, META_LABEL, TALLY_LABEL = STAT_LABELS
 
 
 # The fold sets `_due` to 0 and a stat of nothing to '', and no statement here removes a property: FalkorDB 4.16,

@@ -11,6 +11,7 @@ from write_gate.core.cypher import console as cypher
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.interchange.schema_suggest import drift_counts, suggest_counts
+from write_gate.services import agent_tallies
 from write_gate.services.reads import encode_cursor
 from write_gate.surface.console import views
 from write_gate.surface.console.app import Page
@@ -284,9 +285,13 @@ async def api_changes(page: Page) -> Response:
 
 async def agents(page: Page) -> Response:
     operations = page.console.operations
-    changed = await _read(page, cypher.AGENT_WRITES)
-    held = await _read(page, cypher.AGENT_HELD_WRITES)
-    writes = views.writes_by_agent([*changed, *held])
+    tallies = await agent_tallies.current(_services(page).gate.backend, page.console.settings.change_settle_seconds)
+    if tallies is None:  # a history older than the tallies, still being folded: counted over it, as before them
+        writes = views.writes_by_agent(
+            [*await _read(page, cypher.AGENT_WRITES), *await _read(page, cypher.AGENT_HELD_WRITES)]
+        )
+    else:
+        writes = {agent: {"writes": t.writes + t.held, "last_at": t.last_at} for agent, t in tallies.items()}
     rejections = {row["agent"]: row for row in await _read(page, cypher.AGENT_REJECTIONS)}
     listed = operations.agents.current().agents if operations.agents is not None else {}
     held_back = operations.held_back()  # by this gate's fair share, since it started
