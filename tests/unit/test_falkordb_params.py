@@ -49,3 +49,11 @@ def test_every_value_reads_as_the_clients_form_does(value: object) -> None:
     if isinstance(value, str) or any(isinstance(value, kind) for kind in (list, dict)):
         return  # strings differ in their escapes by design; compared on the engine
     assert literal(value).lower() == stringify_param_value(value).lower()
+
+
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1), st.lists(scalars, max_size=3))
+def test_a_list_of_floats_is_written_as_value_by_value(floats: list[float], rest: list[object]) -> None:
+    """A list of floats alone (an embedding) is written in one pass; one that holds anything else after its first
+    float, value by value: both the same text as each value's literal."""
+    for items in (floats, floats + rest):
+        assert literal(items) == "[" + ",".join(literal(v) for v in items) + "]"
