@@ -109,11 +109,11 @@ async def test_a_history_older_than_the_tallies_is_scanned_until_its_fold_is_ove
 async def test_two_gate_processes_folding_at_once_count_each_write_once(
     settings: Settings, graph: GraphBackend
 ) -> None:
-    """Two served gates (real processes) fold every 50 ms with no settle, while a third client writes through
-    both: a page either moves the stored cursors it was read from or adds nothing, so no write is counted
-    twice, whichever gate folds it."""
+    """Two served gates (real processes) fold every 50 ms, settled half a second back (a write stamped earlier
+    may commit later: the fold leaves its cursors at its horizon), while their clients write: a page either moves
+    the stored cursors it was read from or adds nothing, so no write is counted twice, whichever gate folds it."""
     await load_into_graph(graph, read_sources([MATRIX_SCHEMAS]))
-    update = {"stats_fold_seconds": 0.05, "change_settle_seconds": 0.0, "agent": "racer"}
+    update = {"stats_fold_seconds": 0.05, "change_settle_seconds": 0.5, "agent": "racer"}
     served = every_toolset(settings).model_copy(update=update)
     racer = Statement("MATCH (a:_AgentTally {agent: 'racer'}) RETURN a.writes AS n")
     async with open_client(served, "stdio") as one, open_client(served, "stdio") as two:

@@ -4,7 +4,15 @@ at its first `seq` and each held write at its first conflict gives each agent's 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from write_gate.core.agent_tallies import Cursors, Tally, changes_counted, held_counted, merged, stored
+from write_gate.core.agent_tallies import (
+    AFTER_EVERY_ID,
+    Cursors,
+    Tally,
+    changes_counted,
+    held_counted,
+    merged,
+    stored,
+)
 
 AGENTS = st.sampled_from(["a", "b", None])
 # A change: its agent, its `at` (0-9), and how many `seq`s its records hold (a subject that sorts later gets its own).
@@ -57,3 +65,16 @@ def test_the_stored_tallies_and_cursors_read_back() -> None:
     assert (
         Cursors.of([]) == Cursors() == Cursors.of([{"seq": None, "change_id": None, "at": None, "conflict_id": None}])
     )
+
+
+def test_a_fold_that_read_everything_leaves_its_cursors_at_its_horizon() -> None:
+    """At a change read (perhaps in a millisecond a batch filled) they move up to the horizon, past every id; at
+    the horizon already they stay, until it is a minute ahead; never back."""
+    until = _at(500)
+    at_rows = Cursors(_at(1), "c1", _at(2), "k2")
+    assert at_rows.through(until) == Cursors(until, AFTER_EVERY_ID, until, AFTER_EVERY_ID)
+    settled = Cursors(_at(1), AFTER_EVERY_ID, "", "")
+    assert settled.through(until) == Cursors(_at(1), AFTER_EVERY_ID, until, AFTER_EVERY_ID)  # "" is no place
+    assert settled.through("2026-11-29T10:01:00.001Z").seq == "2026-11-29T10:01:00.001Z"  # a minute on
+    ahead = Cursors("2026-11-29T11:00:00.000Z", "c9", "2026-11-29T11:00:00.000Z", "k9")
+    assert ahead.through(until) == ahead  # another gate's clock ahead of this one's

@@ -20,7 +20,17 @@ the graph's history was first tallied; a retention prune does not take writes ba
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
+
+from write_gate.core.decay import parse_at
+
+# An id after every change's and conflict's (their ids are hex): a cursor (`until`, AFTER_EVERY_ID) stands past
+# everything stamped up to `until`.
+AFTER_EVERY_ID = "~"
+# An idle fold moves its cursors up to its horizon once they are this far behind (a write of the cursors a minute
+# at most), so a window search from them stays short.
+IDLE_MOVE = timedelta(minutes=1)
 
 
 @dataclass
@@ -101,6 +111,21 @@ class Cursors:
             return Cursors()
         row = rows[0]
         return Cursors(*(row[k] or "" for k in ("seq", "change_id", "at", "conflict_id")))
+
+    def through(self, until: str) -> "Cursors":
+        """Where a fold that read everything stamped up to `until` leaves the cursors: past `until` where they stand
+        at a change or conflict read (which may sit in a millisecond a batch filled: a window starting there reads
+        it whole, each time) or lag by IDLE_MOVE; else where they were. Never back (another gate's clock may be
+        ahead)."""
+
+        def moved(cursor: str, last: str) -> bool:
+            if not until > cursor:
+                return False
+            return last != AFTER_EVERY_ID or parse_at(until) - parse_at(cursor[:24]) >= IDLE_MOVE
+
+        changes = (until, AFTER_EVERY_ID) if moved(self.seq, self.change_id) else (self.seq, self.change_id)
+        conflicts = (until, AFTER_EVERY_ID) if moved(self.at, self.conflict_id) else (self.at, self.conflict_id)
+        return Cursors(*changes, *conflicts)
 
     def params(self) -> dict[str, str]:
         return {"seq": self.seq, "change_id": self.change_id, "at": self.at, "conflict_id": self.conflict_id}

@@ -98,8 +98,9 @@ async def fold(backend: GraphBackend, settle_seconds: float, pages: int | None =
     while pages is None or taken < pages:
         at = await _cursors(backend)
         page = await tally_page(backend.read, at, until)
-        if page.to != at:
-            params = {"read_from": at.params(), "moved_to": page.to.params(), "tallies": pure.as_params(page.tallies)}
+        to = page.to.through(until) if page.done else page.to
+        if to != at:
+            params = {"read_from": at.params(), "moved_to": to.params(), "tallies": pure.as_params(page.tallies)}
             [row] = await backend.write(Statement(cypher.APPLY.text, params))
             if not row["applied"]:  # another fold took the page first: go on from where it left the cursors
                 logger.debug("agent tallies: a page was folded elsewhere first")
