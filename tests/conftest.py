@@ -333,6 +333,15 @@ os.environ.setdefault("WRITE_GATE_QUERY_TIMEOUT_SECONDS", "60")
 # The same for the limit the engine holds each read to; tests of it set theirs (milliseconds) explicitly.
 os.environ.setdefault("WRITE_GATE_READ_TIMEOUT_SECONDS", "60")
 
+# Bytecode is written and read back. The machines the suite runs on (CI's too) set PYTHONDONTWRITEBYTECODE=1, and
+# `uv sync` compiles nothing, so every interpreter the suite started compiled each module it imported from source,
+# again: an xdist worker 20 s of CPU to collect the suite (6.5 s from bytecode), a `write-gate serve` 4 s to import
+# (1.5 s), likewise each CLI subprocess, bench script and client. Unset here, before the workers start, so they and
+# every process started from them write it once (the .venv's, src/'s and the tests' __pycache__, ignored by git);
+# Python compiles a module again when its source changes.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 # A gate's polls (another gate's registry change, the change feed's watcher) made short, so a test that waits for one
 # waits a tenth of a second, not the production interval. The settle horizon stays as configured: it is a margin
 # for concurrent writers, and tests that need none set it to 0 themselves.
