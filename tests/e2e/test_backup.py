@@ -23,6 +23,7 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.core.stat_counts import STAT_LABELS, uncounted
 from write_gate.engines import GraphBackend
 from write_gate.interchange.backup import dump
+from write_gate.services import agent_tallies
 from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import BackendKind, Settings
 from write_gate.store.migrations import migrate
@@ -140,9 +141,16 @@ async def test_a_backup_restores_the_same_graph_which_then_serves(
 
     async with open_client(written, "in_process") as source:
         counted_before = await ok(source, "get_graph_stats", {})
+    tallied_before = await agent_tallies.current(graph, 0.0)
     async with open_client(target.model_copy(update={"agent": "dave-bot"}), "in_process") as client:
-        # The statistics were left out of the file: the restored graph is counted afresh, to the same answer.
+        # The statistics were left out of the file: the restored graph is counted afresh, to the same answer; the
+        # agents' write tallies likewise, from the restored history.
         assert await ok(client, "get_graph_stats", {}) == counted_before
+        backend = await open_backend(target)
+        try:
+            assert await agent_tallies.current(backend, 0.0) == tallied_before and tallied_before
+        finally:
+            await backend.close()
         alone = {"neighbors": False}  # each node alone, its neighbours aside
         [ada] = (await ok(client, "open_nodes", {"names": ["Ada"], **alone}))["entities"]
         assert ada["properties"]["age"] == 37
