@@ -537,6 +537,50 @@ async def test_a_replay_that_arrived_before_another_ended_tries_none_of_its_entr
     assert [o["result"]["error_code"] for o in early_answer["outcomes"]] == ["SCHEMA_TYPE_MISMATCH"] * 2
 
 
+# The write guard's statement before a write or admin call's handler runs: the agent's rate bucket.
+RATE = "b.per_minute = $per_minute AS same"
+
+
+@pytest.mark.parametrize("engine", ["bolt"], indirect=True)
+async def test_a_replay_held_in_its_gate_before_it_ran_counts_from_its_call_s_arrival(
+    settings: Settings, people: GraphBackend, tmp_path: Path
+) -> None:
+    """The early call reaches its gate first, and the gate's own work before the replay begins (here the write
+    guard's rate bucket, held in the engine) lasts until the late replay has tried all five and answered. The call
+    arrived before the late replay ended, so the early replay tries nothing again: it answers the two still refused
+    entries as the late replay left them, and each shows one try. Before, a replay took its arrival as it began,
+    after that work (on a session's first call, after its tool table was built too: 100 to 250 ms on a loaded
+    machine, so two gate processes pressed at once tried the refused entries twice), and counted as a later press."""
+    path = _agents(tmp_path / "agents.toml", **{"fleet-a": Grant()}, operator=Grant(max_writes_per_minute=100))
+    settings = strict(settings, agent="fleet-a", agents_file=path)
+    kept = await five_entries(settings, people)
+    faults = bolt_faults(settings)
+    operator = settings.model_copy(update={"agent": "operator"})
+    answers: dict[str, dict[str, Any]] = {}
+
+    async def replay(name: str, admin: Client) -> None:
+        answers[name] = await ok(admin, "replay_quarantine", {"label": "Vehicle"})
+
+    try:
+        async with open_client(operator, "in_process") as early, open_client(operator, "in_process") as late:
+            rate = faults.arm(Action.HOLD, match=RATE)  # the first call's only: the early replay's
+            with anyio.fail_after(120):
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(replay, "early", early)
+                    while not rate.reached.is_set():  # the early call has arrived; its guard waits in the engine
+                        await anyio.sleep(0.01)
+                    await replay("late", late)  # tried all five and ended: its answer is back
+                    rate.release()
+            left = await entries(early)
+    finally:
+        faults.clear()
+    assert [(e["error_code"], e["replays"]) for e in left] == [("SCHEMA_TYPE_MISMATCH", 1)] * 2  # one try each
+    assert (answers["late"]["replayed"], own_tries(answers["late"])) == (5, kept)
+    early_answer = answers["early"]
+    assert (early_answer["replayed"], early_answer["written"], early_answer["rejected"]) == (0, 0, 0)
+    assert [(o["id"], o["by_another_replay"]) for o in early_answer["outcomes"]] == [(kept[1], True), (kept[3], True)]
+
+
 async def test_a_replay_that_arrives_after_another_ended_tries_the_still_refused_entries_again(
     settings: Settings, people: GraphBackend
 ) -> None:

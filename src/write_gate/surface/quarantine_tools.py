@@ -19,8 +19,11 @@ def _quarantine(services: Services) -> Quarantine:
     return services.quarantine
 
 
-async def _replay(services: Services, request: ReplayQuarantineRequest, _call: Call) -> Replayed:
-    arrived = time.monotonic()  # the call's arrival: replays at once are those whose calls arrive at once
+async def _replay(services: Services, request: ReplayQuarantineRequest, call: Call) -> Replayed:
+    # The call's arrival at the gate, not the handler's start: replays at once are those whose calls arrive at once,
+    # and the gate's own work before the handler (a session's first tool table, admission, the write guard) would
+    # place this one later than it came, counting a replay that ended meanwhile as over before it.
+    arrived = call.arrived if call.arrived is not None else time.monotonic()
     assert services.rerun is not None, "the server builds its services with its call path"
     return await _quarantine(services).replay(request, services.rerun, arrived)
 

@@ -524,9 +524,12 @@ def build_server(
         client: str | None,
         progress: Any = None,
         discovery: Any = None,
+        arrived: float | None = None,
     ) -> types.CallToolResult:
         """One call of a known tool, whoever asks (an MCP client, the console): the grant, the space, the guard,
-        the call; then its decision log, the change feed's nudge, the quarantine and the metrics."""
+        the call; then its decision log, the change feed's nudge, the quarantine and the metrics. `arrived`: the
+        call's arrival, `time.monotonic()` (now, if not given)."""
+        arrived = time.monotonic() if arrived is None else arrived
         started = time.perf_counter()
         decision = Decision(agent.id, spec.name, space)
         if not agent.grant.allows_tool(spec.name, spec.group, spec.toolset):
@@ -536,7 +539,7 @@ def build_server(
             result = _result(refused.rejected, is_error=True)
         else:
             writer = writer_for(agent, client)
-            context = Call(agent, writer, discovery=discovery)
+            context = Call(agent, writer, discovery=discovery, arrived=arrived)
             if progress is not None:
                 context = dataclasses.replace(context, progress=progress)
             try:
@@ -576,6 +579,8 @@ def build_server(
         return result
 
     async def call_tool(ctx: GateContext, params: types.CallToolRequestParams) -> types.CallToolResult:
+        # First: what follows (a session's first call builds its tool table) may take long on a loaded machine.
+        arrived = time.monotonic()
         connections.add(ctx)
         agent = identities.agent(ctx)
         space, services, arguments, refused = pick_space(ctx, agent, params.arguments)
@@ -589,7 +594,9 @@ def build_server(
         discovery = SessionToolsets(lists, specs, agent, connection_of(ctx), functools.partial(list_changed, ctx))
         scoped = session_log.call_scoped(ctx, json_answers)
         progress = functools.partial(session_log.report_progress, ctx, scoped)
-        result = await perform(agent, spec, specs, services, space, arguments, refused, client, progress, discovery)
+        result = await perform(
+            agent, spec, specs, services, space, arguments, refused, client, progress, discovery, arrived
+        )
         structured = result.structured_content or {}
         is_read = spec.group == "read"
         level = session_log.decision_level(is_read, bool(result.is_error), structured.get("error_code"))

@@ -57,12 +57,15 @@ async def _no_progress(_progress: float, _total: float | None = None, _message: 
 @dataclass(frozen=True)
 class Call:
     """Per call: the agent (identity and grant), the memory profile's provenance defaults, the call's
-    progress channel, and its session's toolsets."""
+    progress channel, its session's toolsets, and when it arrived."""
 
     agent: Agent
     writer: WriterContext
     progress: ReportProgress = _no_progress
     discovery: "Discovery | None" = None  # the session's toolsets (list_toolsets, enable_toolset)
+    # The call's arrival at the gate, `time.monotonic()`, taken as the server receives it: before its tool table,
+    # admission and write guard (a replay reckons "at once" from it). None: a call the gate made itself (a replay's).
+    arrived: float | None = None
 
 
 Handler = Callable[[Services, Any, Call], Awaitable[BaseModel]]
