@@ -213,11 +213,13 @@ async def test_the_stats_equal_the_full_scan_after_random_tool_calls(
     await graph.write(Statement("CREATE (:Person:Organization {_key: 'twin', name: 'twin', written_by: 'raw'})"))
     rng = random.Random(seed)
     # The hierarchy's parent links are KNOWS (Person to Person): relationships the statistics count.
-    # The keeper folds every 200 ms, racing the calls' own folds: a chunk either lands whole or is read again.
-    update = {"conflict_policy": ConflictPolicy.KEEP_BOTH, "hierarchy_type": "KNOWS", "stats_fold_seconds": 0.2}
+    # One gate's keeper folds every 200 ms, racing the calls' own folds: a chunk either lands whole or is read
+    # again (a keeper in each of the three gates did the same, for three times the statements on the Bolt double).
+    update = {"conflict_policy": ConflictPolicy.KEEP_BOTH, "hierarchy_type": "KNOWS", "stats_fold_seconds": 0}
     base = every_toolset(settings).model_copy(update=update)
+    keeper = {"stats_fold_seconds": 0.2}
     async with (
-        open_client(base.model_copy(update={"agent": "bot-a"}), "in_process") as bot_a,
+        open_client(base.model_copy(update={"agent": "bot-a", **keeper}), "in_process") as bot_a,
         open_client(base.model_copy(update={"agent": "bot-b"}), "in_process") as bot_b,
         open_client(base.model_copy(update={"agent": "bot-m"}), "in_process", profile="memory") as memory,
     ):

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 from mcp import Client
 
 from tests.eval.scoring import DEPTH, Score, SearchSet, best_rank, fulltext_query, rank, score, table, words
@@ -74,14 +75,17 @@ async def names(client: Client, tool: str, args: dict[str, Any], spent: list[flo
     return [(hit["entity"] if tool == "search_nodes_ranked" else hit)["name"] for hit in hits][:DEPTH]
 
 
-async def evaluate(client: Client, search_set: SearchSet, modes: bool = True) -> Evaluation:
+async def evaluate(client: Client, search_set: SearchSet, modes: bool = True, at_once: int = 1) -> Evaluation:
     """Load the facts, then score every search the gate offers: semantic and hybrid only where it has modes (and
-    `modes`: a gate with embeddings off refuses them)."""
+    `modes`: a gate with embeddings off refuses them). `at_once`: questions asked concurrently (the test's speed;
+    the benchmark asks one at a time, as its per-call times mean one call at a time)."""
     await load_facts(client, search_set)
     evaluation = Evaluation(search_set, modes and await has_modes(client))
     searches = [SUBSTRING_WHOLE, SUBSTRING_WORD, FULLTEXT, *(MODES if evaluation.has_modes else ())]
+    questions = search_set.questions
+    found: dict[str, list[int | None]] = {search: [None] * len(questions) for search in searches}
     for search in searches:
-        evaluation.ranks[search], evaluation.seconds[search] = [], []
+        evaluation.seconds[search] = []
     by_word: dict[str, list[str]] = {}  # the graph does not change while it is scored: one search a word
 
     async def word_search(word: str, spent: list[float]) -> list[str]:
@@ -89,20 +93,26 @@ async def evaluate(client: Client, search_set: SearchSet, modes: bool = True) ->
             by_word[word] = await names(client, "search_nodes", {"query": word}, spent)
         return by_word[word]
 
-    for question in search_set.questions:
-        asked, answer = question.question, question.answer
+    async def ask(at: int) -> None:
+        asked, answer = questions[at].question, questions[at].answer
         for search in searches:
             spent = evaluation.seconds[search]
             if search == SUBSTRING_WHOLE:
-                found = rank(answer, await names(client, "search_nodes", {"query": asked}, spent))
+                ranked = rank(answer, await names(client, "search_nodes", {"query": asked}, spent))
             elif search == SUBSTRING_WORD:  # the word that ranks the answer best: an upper bound for substring
-                found = best_rank([rank(answer, await word_search(w, spent)) for w in words(asked)])
+                ranked = best_rank([rank(answer, await word_search(w, spent)) for w in words(asked)])
             elif search == FULLTEXT:
                 query = fulltext_query(asked)
                 hits = await names(client, "search_nodes_ranked", {"query": query}, spent) if query else []
-                found = rank(answer, hits)
+                ranked = rank(answer, hits)
             else:
                 args = {"query": asked, "mode": MODES[search]}
-                found = rank(answer, await names(client, "search_nodes_ranked", args, spent))
-            evaluation.ranks[search].append(found)
+                ranked = rank(answer, await names(client, "search_nodes_ranked", args, spent))
+            found[search][at] = ranked
+
+    for first in range(0, len(questions), at_once):
+        async with anyio.create_task_group() as tasks:
+            for at in range(first, min(len(questions), first + at_once)):
+                tasks.start_soon(ask, at)
+    evaluation.ranks.update(found)
     return evaluation
