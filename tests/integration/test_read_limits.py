@@ -2,6 +2,7 @@
 per-query TIMEOUT, Memgraph's transaction timeout, which the Bolt double honours as Memgraph does): a read past it
 is refused with QUERY_TIMEOUT, never answered empty, and the next call is served. Runs on every engine tier."""
 
+import anyio
 import pytest
 
 from tests.conftest import MATRIX_SCHEMAS, is_bolt_tier, ok, open_client, rejected
@@ -37,8 +38,14 @@ async def test_a_read_past_the_limit_is_refused_and_the_next_call_is_served(
         limit = BOLT_LIMIT_SECONDS if is_bolt_tier(settings) else LIMIT_SECONDS
         limited = settings.model_copy(update={"read_timeout_seconds": limit})
         async with open_client(limited, "in_process") as client:
-            # A query shorter than a trigram is a scan of every Person's search text; "q" is in none of them.
-            refusal = await rejected(client, "search_nodes", {"query": "q"})
+            # A query shorter than a trigram is a scan of every Person's search text; "q" is in none of them. The
+            # gate's own first read, its registry, is held to the same tiny limit: on a loaded machine (the Bolt
+            # double's Python counts in it) it may time out too, and the gate reads it again at its next poll.
+            with anyio.fail_after(30):
+                while (refusal := await rejected(client, "search_nodes", {"query": "q"}))["error_code"] == (
+                    "SCHEMA_SOURCE_UNAVAILABLE"
+                ):
+                    await anyio.sleep(0.1)
             assert refusal["error_code"] == "QUERY_TIMEOUT", refusal
             assert refusal["details"]["limit_seconds"] == limit
             assert "narrow" in refusal["details"]["hint"]
