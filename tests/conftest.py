@@ -198,10 +198,14 @@ def start_falkordb_server(
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return process, f"redis://127.0.0.1:{port}"
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as connection:
+                # Listening is not serving: a restart answers -LOADING while it reads its append-only file back.
+                connection.sendall(b"PING\r\n")
+                if connection.recv(64).startswith(b"+PONG"):
+                    return process, f"redis://127.0.0.1:{port}"
         except OSError:
-            time.sleep(0.05)
+            pass
+        time.sleep(0.05)
     process.kill()
     raise RuntimeError("the FalkorDB test server did not start")
 
