@@ -47,43 +47,44 @@ class Page:
     done: bool
 
 
-async def _changes(read: Read, at: Cursors, until: str) -> tuple[Tallies, Cursors, bool]:
+# A kind's page: what it adds, where it leaves that kind's cursor (its stamp and id), whether it read to the end.
+KindPage = tuple[Tallies, tuple[str, str], bool]
+
+
+async def _changes(read: Read, at: Cursors, until: str) -> KindPage:
     def page(window: Window) -> Statement:
         params = {"after_seq": at.seq, "after_id": at.change_id, "horizon": until, "limit": PAGE}
         return Statement(cypher.CHANGES.text, {**params, "low": window.low, "high": window.high})
 
     rows = await window_rows(read, after_cursor(at.seq, until), _change_probe, page, PAGE)
     if not rows:
-        return {}, at, True
+        return {}, (at.seq, at.change_id), True
     lookup = {"ats": sorted({r["at"] for r in rows}), "ids": sorted({r["change_id"] for r in rows})}
     firsts = {r["change_id"]: r["first"] for r in await read(Statement(cypher.FIRST_SEQS.text, lookup))}
     last = rows[-1]
-    moved = Cursors(last["seq"], last["change_id"], at.at, at.conflict_id)
-    return pure.changes_counted(rows, firsts), moved, len(rows) < PAGE
+    return pure.changes_counted(rows, firsts), (last["seq"], last["change_id"]), len(rows) < PAGE
 
 
-async def _held(read: Read, at: Cursors, until: str) -> tuple[Tallies, Cursors, bool]:
+async def _held(read: Read, at: Cursors, until: str) -> KindPage:
     def page(window: Window) -> Statement:
         params = {"after_at": at.at, "after_id": at.conflict_id, "horizon": until, "limit": PAGE}
         return Statement(cypher.CONFLICTS.text, {**params, "low": window.low, "high": window.high})
 
     rows = await window_rows(read, after_cursor(at.at, until), _conflict_probe, page, PAGE)
     if not rows:
-        return {}, at, True
+        return {}, (at.at, at.conflict_id), True
     ats = [{"at": at_, "n": seq_number(at_)} for at_ in sorted({r["at"] for r in rows})]
     lookup = {"ats": ats, "ids": sorted({r["change_id"] for r in rows})}
     writes = {r["change_id"]: r for r in await read(Statement(cypher.HELD_WRITES.text, lookup))}
     last = rows[-1]
-    moved = Cursors(at.seq, at.change_id, last["at"], last["conflict_id"])
-    return pure.held_counted(rows, writes), moved, len(rows) < PAGE
+    return pure.held_counted(rows, writes), (last["at"], last["conflict_id"]), len(rows) < PAGE
 
 
 async def tally_page(read: Read, at: Cursors, until: str) -> Page:
     """One page of changes and one of conflicts after `at`, stamped up to `until`."""
     written, after_changes, changes_done = await _changes(read, at, until)
     held, after_held, held_done = await _held(read, at, until)
-    to = Cursors(after_changes.seq, after_changes.change_id, after_held.at, after_held.conflict_id)
-    return Page(pure.merged(written, held), to, changes_done and held_done)
+    return Page(pure.merged(written, held), Cursors(*after_changes, *after_held), changes_done and held_done)
 
 
 async def _cursors(backend: GraphBackend) -> Cursors:
