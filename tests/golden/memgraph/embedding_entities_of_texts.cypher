@@ -1,3 +1,5 @@
+// index: :Person(_key)
+// index: :Organization(_key)
 UNWIND $hits AS h
 WITH h WHERE h.label = 'Person'
 MATCH (n:`Person` {_key: h.key})

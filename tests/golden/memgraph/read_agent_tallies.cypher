@@ -1,3 +1,4 @@
+// index: none: the statistics' meta node and one :_AgentTally per agent that ever wrote, a few nodes whatever the graph holds
 OPTIONAL MATCH (m:_StatMeta)
 WITH m
 OPTIONAL MATCH (a:_AgentTally)

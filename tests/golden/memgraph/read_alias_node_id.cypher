@@ -1,2 +1,3 @@
+// index: :Person(_key)
 MATCH (n:`Person` {_key: $key})
 RETURN id(n) AS id

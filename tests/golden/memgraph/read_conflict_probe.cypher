@@ -1,3 +1,4 @@
+// index: :WriteGateConflict(seq_n)
 MATCH (c:WriteGateConflict)
 WHERE c.seq_n >= $low AND c.seq_n <= $high AND ($status IS NULL OR c.status = $status)
   AND ($label IS NULL OR c.label = $label)

@@ -1,3 +1,5 @@
+// index: none: the console's agents page over the whole history, only while a history older than the agent tallies is folded (core/agent_tallies.py)
+// index: :WriteGateChange(at)
 MATCH (c:WriteGateConflict)
 OPTIONAL MATCH (h:WriteGateChange) WHERE h.at = c.at AND h.change_id = c.change_id
 WITH c, count(h) AS recorded

@@ -1,3 +1,5 @@
+// index: :Person(_key)
+// index: :Organization(_key)
 OPTIONAL MATCH (a:`Person` {_key: $from_key})
 OPTIONAL MATCH (b:`Organization` {_key: $to_key})
 OPTIONAL MATCH (a)-[r:`WORKS_FOR`]->(b)

@@ -1,3 +1,4 @@
+// index: :Person(_key)
 MATCH (n:`Person`)
 WHERE (n._key > $after AND n._key + '' > $after) AND n._alias_of IS NULL AND n._archived_at IS NULL
 RETURN id(n) AS id, n._key AS key, n.name AS name, [n.`email`, n.`url`] AS shared

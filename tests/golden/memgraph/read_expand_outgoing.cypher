@@ -1,3 +1,4 @@
+// index: id
 UNWIND $ids AS i
 MATCH (n) WHERE id(n) = i AND ($include_archived OR n._archived_at IS NULL)
 OPTIONAL MATCH (n)-[r]->(o) WHERE $include_archived OR o._archived_at IS NULL

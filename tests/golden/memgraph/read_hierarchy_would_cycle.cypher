@@ -1,3 +1,4 @@
+// index: id
 MATCH (c) WHERE id(c) = $child
 MATCH (p) WHERE id(p) = $parent
 OPTIONAL MATCH loop = (p)-[:`CHILD_OF`*]->(c)

@@ -1,3 +1,4 @@
+// index: :WriteGateChange(key)
 MATCH (h:WriteGateChange)
 WHERE h.subject = 'node' AND h.label = $label AND h.key = $key
   AND ($property IS NULL OR h.property = $property OR $property IN coalesce(h.properties, []))

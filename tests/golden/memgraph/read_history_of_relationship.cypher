@@ -1,3 +1,4 @@
+// index: :WriteGateChange(from_key)
 MATCH (h:WriteGateChange)
 WHERE h.subject = 'relationship' AND h.label = $label AND h.from_label = $from_label AND h.from_key = $from_key AND h.to_label = $to_label AND h.to_key = $to_key
   AND ($property IS NULL OR h.property = $property OR $property IN coalesce(h.properties, []))

@@ -1,2 +1,3 @@
+// index: :WriteGateIdempotency(id)
 MATCH (k:WriteGateIdempotency {id: $id})
 RETURN properties(k) AS record

@@ -1,3 +1,4 @@
+// index: id
 MATCH (m)-[r]-(x) WHERE id(m) = $merged_id
 OPTIONAL MATCH (s)-[q]-(x)
 WHERE id(s) = $survivor_id AND type(q) = type(r) AND (id(startNode(q)) = id(s)) = (id(startNode(r)) = id(m))

@@ -1,3 +1,4 @@
+// index: never sent: Memgraph pages by `_key` (MemgraphDialect.pages_by_id is False); engine ids are FalkorDB's page order
 MATCH (n:`Organization`)
 WHERE id(n) > $after AND n._search CONTAINS $query AND n._alias_of IS NULL AND n._archived_at IS NULL
 RETURN 0 AS part, id(n) AS id, id(n) AS key

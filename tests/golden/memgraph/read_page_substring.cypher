@@ -1,3 +1,5 @@
+// index: text write_gate_grams_Organization
+// index: text write_gate_grams_Person
 CALL text_search.search_all('write_gate_grams_Organization', $grams) YIELD node
 WITH node AS n LIMIT $cap
 WITH collect(n) AS found

@@ -1,3 +1,4 @@
+// index: text write_gate_grams_Person
 CALL text_search.search_all('write_gate_grams_Person', $grams) YIELD node
 WITH node AS n LIMIT $cap
 WITH collect(n) AS found

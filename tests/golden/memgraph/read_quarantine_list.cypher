@@ -1,3 +1,4 @@
+// index: none: the quarantine holds at most quarantine_max_entries (10,000 by default)
 MATCH (q:WriteGateQuarantine)
 WHERE ($error_code IS NULL OR q.error_code = $error_code)
   AND ($label IS NULL OR $label IN q.labels)

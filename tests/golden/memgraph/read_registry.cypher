@@ -1,3 +1,4 @@
+// index: none: the registry's entries (:Schema), a few nodes whatever the graph holds
 MATCH (s:Schema {allowed: true})
 RETURN s.name AS label, s.required_properties AS required_properties, s.absorbs AS remaps_from,
        s.kind AS kind, s.merge_keys AS merge_keys, s.property_types AS property_types,

@@ -1,3 +1,4 @@
+// index: [:KNOWS(_due)] — as read_stat_bucket_extremes, for a relationship type
 MATCH ()-[v:`KNOWS`]->() WHERE v._s <> '' AND v._due = 0 AND CASE WHEN v.confidence IS NULL THEN null WHEN v.confidence >= 1 THEN 9 WHEN v.confidence <= 0 THEN 0 ELSE toInteger(v.confidence * 10) END = $bucket
 WITH collect(v.confidence) AS values
 WITH values, reduce(m = null, x IN values | CASE WHEN m IS NULL OR x < m THEN x ELSE m END) AS low,

@@ -1,3 +1,4 @@
+// index: [:KNOWS(_due)]
 MATCH (a)-[r:`KNOWS`]->() WHERE r._due = 1
 WITH a, r LIMIT $chunk
 RETURN id(r) AS id, r._s AS old, [CASE WHEN r.written_by IS NULL THEN '' ELSE 'v' + toString(r.written_by) END, CASE WHEN r.source IS NULL THEN '' ELSE 'v' + toString(r.source) END, CASE WHEN r.confidence IS NULL THEN '' ELSE 'v' + toString(r.confidence) END, CASE WHEN r.created_at IS NULL THEN '' ELSE 'v' + toString(r.created_at) END, CASE WHEN r.last_updated IS NULL THEN '' ELSE 'v' + toString(r.last_updated) END, CASE WHEN r._archived_at IS NULL THEN '' ELSE 'v' + toString(r._archived_at) END, CASE WHEN r._alias_of IS NULL THEN '' ELSE 'v' + toString(r._alias_of) END, CASE WHEN r._key IS NULL THEN '' ELSE 'v' + toString(r._key) END, CASE WHEN r.name IS NULL THEN '' ELSE 'v' + toString(r.name) END] AS sig, r.written_by AS agent, r.source AS source, r.confidence AS confidence, r.created_at AS created, r.last_updated AS updated, id(a) AS start

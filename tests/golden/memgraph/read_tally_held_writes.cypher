@@ -1,3 +1,5 @@
+// index: :WriteGateChange(at)
+// index: :WriteGateConflict(seq_n)
 UNWIND $ats AS x
 OPTIONAL MATCH (h:WriteGateChange) WHERE h.at = x.at AND h.change_id IN $ids
 WITH x, collect(DISTINCT h.change_id) AS recorded
