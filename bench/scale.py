@@ -119,7 +119,7 @@ INGEST = ("write_nodes per item", "write_relationships per item")
 # up to WHOLE_MAX nodes (each costs about a millisecond a node on this machine, most of it reading the engine's
 # answers in Python: at a million, half an hour for the two).
 WHOLE = ("read_graph walk", "export_graph")
-WHOLE_MAX = 100_000
+WHOLE_MAX = 1_000_000
 
 
 def engine_processes(data_dir: Path) -> list[psutil.Process]:
