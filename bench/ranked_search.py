@@ -76,7 +76,7 @@ async def measure(settings: Settings, size: int, calls: int) -> None:
 
 
 async def main(sizes: list[int], calls: int) -> None:
-    settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="wg-bench-")), embedded_fsync="everysec")
+    settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="wg-bench-")), embedded_fsync="everysec", toolsets="all")
     written = 0
     for size in sorted(sizes):
         await grow(settings, written, size)
