@@ -13,6 +13,7 @@ from write_gate.core.search_query import (
     QueryError,
     Term,
     auto_edits,
+    count,
     document,
     leaves,
     matched_fields,
@@ -169,6 +170,21 @@ def test_occurrences_are_counted_in_every_value_of_each_field() -> None:
     assert occurrences(Term(("smit",), edits=1), doc) == {"name": 2, "city": 1}  # smith and smit; smile is 2 edits
     assert occurrences(Term(("acme", "corp")), doc) == {"name": 3}
     assert occurrences(Term(("smith",), field="role"), doc) == {}  # a field the node lacks
+
+
+@given(
+    st.lists(st.lists(st.sampled_from("abc"), max_size=12), max_size=4),
+    st.lists(st.sampled_from("abc"), min_size=1, max_size=3),
+)
+def test_a_term_is_counted_at_every_position_it_stands_at(values: list[list[str]], words: list[str]) -> None:
+    """Against the definition: a phrase (or a word) at each position of each value, overlaps included ("a a" in
+    "a a a" twice), never across two values."""
+    doc = document({"name": [" ".join(value) for value in values]})
+    n = len(words)
+    expected = sum(value[i : i + n] == words for value in values for i in range(len(value)))
+    term = Term(tuple(words))
+    assert count(term, doc) == expected
+    assert occurrences(term, doc) == ({"name": expected} if expected else {})
 
 
 @pytest.mark.parametrize(

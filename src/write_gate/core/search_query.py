@@ -22,7 +22,7 @@ words it holds (FalkorDB: about 100), so such a term alone can miss matches when
 """
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -244,24 +244,44 @@ def _word_matches(term: Term, word: str) -> bool:
     return Levenshtein.distance(word, wanted, score_cutoff=term.edits) <= term.edits
 
 
+def _phrase_count(words: list[str], phrase: list[str]) -> int:
+    """How often the phrase's words stand in a row in `words`, overlaps included: tried only where its first word
+    stands (found by `list.index`, at C speed), not at every position."""
+    first, n, count, at = phrase[0], len(phrase), 0, -1
+    while True:
+        try:
+            at = words.index(first, at + 1)
+        except ValueError:
+            return count
+        count += words[at : at + n] == phrase
+
+
+def _count_in(term: Term, words: list[str]) -> int:
+    """How often the term occurs in one value's words."""
+    if len(term.words) > 1:
+        return _phrase_count(words, list(term.words))
+    if term.prefix or term.edits:
+        return sum(1 for word in words if _word_matches(term, word))
+    return words.count(term.words[0])  # the common case, at C speed
+
+
+def _fields(term: Term, doc: Document) -> Iterable[str]:
+    return (term.field,) if term.field is not None else doc
+
+
 def occurrences(term: Term, doc: Document) -> dict[str, int]:
     """How often the term occurs in each field it occurs in."""
     found: dict[str, int] = {}
-    fields = [term.field] if term.field is not None else list(doc)
-    n = len(term.words)
-    for field in fields:
-        count = 0
-        for words in doc.get(field, ()):
-            if n == 1 and not (term.prefix or term.edits):
-                count += words.count(term.words[0])  # the common case, at C speed
-            elif n == 1:
-                count += sum(1 for word in words if _word_matches(term, word))
-            else:
-                # A phrase from each word on: one starting too late to fit is a shorter slice, never equal.
-                count += sum(1 for i in range(len(words)) if tuple(words[i : i + n]) == term.words)
+    for field in _fields(term, doc):
+        count = sum(_count_in(term, words) for words in doc.get(field, ()))
         if count:
             found[field] = count
     return found
+
+
+def count(term: Term, doc: Document) -> int:
+    """How often the term occurs in the document, all fields together (`occurrences`' sum, without the dict)."""
+    return sum(_count_in(term, words) for field in _fields(term, doc) for words in doc.get(field, ()))
 
 
 def evaluate(node: Node, holds: Callable[[Term], bool]) -> bool:

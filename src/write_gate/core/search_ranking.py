@@ -5,7 +5,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from write_gate.core.search_query import Document, Node, Term, evaluate, leaves, occurrences
+from write_gate.core.search_query import Document, Node, Term, count, evaluate, leaves
 
 
 @dataclass(frozen=True)
@@ -19,7 +19,7 @@ def judge_and_score(tree: Node, docs: Sequence[Document]) -> list[Judged]:
     its occurrences times log(1 + N / the documents holding it), N being all of `docs`, matches or not."""
     terms = list(dict.fromkeys(term for term, _positive in leaves(tree)))
     counted = [i for i, term in enumerate(terms) if any(t == term and p for t, p in leaves(tree))]
-    counts = [[sum(occurrences(term, doc).values()) for term in terms] for doc in docs]
+    counts = [[count(term, doc) for term in terms] for doc in docs]
     holding = {i: sum(1 for row in counts if row[i]) for i in counted}
     weights = {i: math.log(1 + len(docs) / df) for i, df in holding.items() if df}
     index = {term: i for i, term in enumerate(terms)}
