@@ -19,6 +19,7 @@ from write_gate.serving.embedders import load_embedder
 from write_gate.serving.history_keeper import keep_history_pruned
 from write_gate.serving.idempotency_keeper import keep_idempotency_pruned
 from write_gate.serving.instrumented_backend import InstrumentedBackend
+from write_gate.serving.paced_backend import PacedBackend
 from write_gate.serving.registry_keeper import RegistryKeeper
 from write_gate.serving.stats_keeper import keep_stats_folded
 from write_gate.serving.telemetry import EngineTarget, Telemetry
@@ -153,7 +154,7 @@ async def open_gate(
             tasks.start_soon(keep_idempotency_pruned, backend, settings.idempotency_retention_hours)
             if settings.stats_fold_seconds:
                 fold_args = (lambda: gate.snapshot, settings.stats_fold_seconds, settings.change_settle_seconds)
-                tasks.start_soon(keep_stats_folded, backend, *fold_args)
+                tasks.start_soon(keep_stats_folded, PacedBackend(backend, settings.stats_share), *fold_args)
             try:
                 yield gate
             finally:

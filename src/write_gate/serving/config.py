@@ -112,6 +112,9 @@ class Settings(BaseSettings):
     # How often a running gate folds what the writes marked into the statistics' counters (core/stat_counts.py), so
     # a get_graph_stats folds only what came since; 0 leaves the folding to get_graph_stats alone.
     stats_fold_seconds: float = Field(default=2.0, ge=0, allow_inf_nan=False)
+    # The share of the engine's time the folding may take (serving/paced_backend.py): after a bulk ingest it works
+    # off its backlog at this share, not back to back, so the agents' calls are not queued behind it.
+    stats_share: float = Field(default=0.5, gt=0, le=1, allow_inf_nan=False)
     # The change feed: how often a gate with subscribers polls the graph for changes (any gate's; its own are
     # noticed at once), 0 for its own only; and how far behind now changes_since answers, so a change that
     # commits late (a long batch, a gate whose clock lags) is never skipped by a poller's cursor.
