@@ -4,6 +4,7 @@ asserted: bench/keeper_share.py. Here: the pause is at least what the share impl
 through unchanged, and a share outside (0, 1] is refused."""
 
 import time
+from collections.abc import Awaitable, Callable
 
 import pytest
 from pydantic import ValidationError
@@ -25,19 +26,18 @@ class Stopwatch:
     def __init__(self, inner: GraphBackend) -> None:
         self.inner, self.dialect, self.spent = inner, inner.dialect, 0.0
 
-    async def read(self, statement: Statement) -> list[Row]:
+    async def _timed(self, run: Callable[[Statement], Awaitable[list[Row]]], statement: Statement) -> list[Row]:
         started = time.monotonic()
         try:
-            return await self.inner.read(statement)
+            return await run(statement)
         finally:
             self.spent += time.monotonic() - started
 
+    async def read(self, statement: Statement) -> list[Row]:
+        return await self._timed(self.inner.read, statement)
+
     async def write(self, statement: Statement) -> list[Row]:
-        started = time.monotonic()
-        try:
-            return await self.inner.write(statement)
-        finally:
-            self.spent += time.monotonic() - started
+        return await self._timed(self.inner.write, statement)
 
 
 @pytest.mark.parametrize("share", [0.25, 0.5])

@@ -5,12 +5,12 @@ through."""
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend, Row
 from write_gate.serving.telemetry import EngineTarget, Telemetry
+from write_gate.serving.wrapped_backend import WrappedBackend
 
 
-class InstrumentedBackend:
+class InstrumentedBackend(WrappedBackend):
     def __init__(self, inner: GraphBackend, telemetry: Telemetry, target: EngineTarget) -> None:
-        self.inner = inner
-        self.dialect = inner.dialect
+        super().__init__(inner)
         self._telemetry = telemetry
         self._target = target
 
@@ -21,18 +21,3 @@ class InstrumentedBackend:
     async def read(self, statement: Statement) -> list[Row]:
         with self._telemetry.statement("read", statement.text, self._target):
             return await self.inner.read(statement)
-
-    async def ensure_index(self, label: str, prop: str, *, relationship: bool = False) -> None:
-        await self.inner.ensure_index(label, prop, relationship=relationship)
-
-    async def ensure_unique(self, label: str, prop: str) -> None:
-        await self.inner.ensure_unique(label, prop)
-
-    async def ensure_text_index(self, label: str) -> bool:
-        return await self.inner.ensure_text_index(label)
-
-    async def ping(self) -> None:
-        await self.inner.ping()
-
-    async def close(self) -> None:
-        await self.inner.close()

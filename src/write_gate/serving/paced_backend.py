@@ -8,44 +8,30 @@ one of its statements at most that often. A backlog takes longer to work off; no
 (a `get_graph_stats` folds what is left itself)."""
 
 import time
+from collections.abc import Awaitable, Callable
 
 import anyio
 
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend, Row
+from write_gate.serving.wrapped_backend import WrappedBackend
 
 
-class PacedBackend:
+class PacedBackend(WrappedBackend):
     def __init__(self, inner: GraphBackend, share: float) -> None:
         if not 0 < share <= 1:
             raise ValueError(f"a share of the engine's time is in (0, 1], not {share}")
-        self.inner = inner
-        self.dialect = inner.dialect
+        super().__init__(inner)
         self._rest = (1 - share) / share  # seconds of pause for each second of statement
 
-    async def write(self, statement: Statement) -> list[Row]:
+    async def _paced(self, run: Callable[[Statement], Awaitable[list[Row]]], statement: Statement) -> list[Row]:
         started = time.monotonic()
-        rows = await self.inner.write(statement)
+        rows = await run(statement)  # an error passes at once: nothing ran to pause after
         await anyio.sleep((time.monotonic() - started) * self._rest)
         return rows
+
+    async def write(self, statement: Statement) -> list[Row]:
+        return await self._paced(self.inner.write, statement)
 
     async def read(self, statement: Statement) -> list[Row]:
-        started = time.monotonic()
-        rows = await self.inner.read(statement)
-        await anyio.sleep((time.monotonic() - started) * self._rest)
-        return rows
-
-    async def ensure_index(self, label: str, prop: str, *, relationship: bool = False) -> None:
-        await self.inner.ensure_index(label, prop, relationship=relationship)
-
-    async def ensure_unique(self, label: str, prop: str) -> None:
-        await self.inner.ensure_unique(label, prop)
-
-    async def ensure_text_index(self, label: str) -> bool:
-        return await self.inner.ensure_text_index(label)
-
-    async def ping(self) -> None:
-        await self.inner.ping()
-
-    async def close(self) -> None:
-        await self.inner.close()
+        return await self._paced(self.inner.read, statement)
