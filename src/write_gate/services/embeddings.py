@@ -25,7 +25,7 @@ from write_gate.core.embedding import (
 from write_gate.core.identity import KEY_FIELD
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.core.registry import SchemaRegistry
-from write_gate.engines import BackendError, BackendUnavailable, GraphBackend
+from write_gate.engines import BackendError, BackendUnavailable, GraphBackend, Row
 from write_gate.engines.errors import engine_failure
 
 logger = logging.getLogger(__name__)
@@ -33,6 +33,10 @@ logger = logging.getLogger(__name__)
 # Vectors kept by text hash: a text written again (an unchanged name, an observation re-stated) is not embedded
 # again. 20,000 vectors of 256 floats are about 40 MB of Python lists at most.
 CACHE_SIZE = 20_000
+# How long a semantic search waits for a vector index the engine is still building (after its creation or a
+# restart) before it answers that the index is being built, and how often it looks.
+INDEX_WAIT_SECONDS = 5.0
+INDEX_POLL_SECONDS = 0.05
 
 
 @dataclass(frozen=True)
@@ -134,6 +138,43 @@ class Embeddings:
             except BackendUnavailable as exc:
                 raise engine_failure(exc, "write") from exc
         self._indexed = True
+
+    async def nearest(self, k: int, vector: list[float]) -> list[Row]:
+        """The `k` texts nearest `vector` (`cypher.nearest_texts`' rows), the index made first if this gate has
+        not. While the engine builds the vector index it refuses the query: the search waits for it, then answers
+        BACKEND_UNAVAILABLE (reason "index_building", with the engine's progress) rather than an engine failure."""
+        await self.ensure_index()
+        dialect = self._backend.dialect
+        statement = Statement(cypher.nearest_texts(dialect).text, {"k": k, "vector": vector})
+        deadline = anyio.current_time() + INDEX_WAIT_SECONDS
+        while True:
+            try:
+                return await self._backend.read(statement)
+            except BackendError as exc:
+                progress = await self._index_building()
+                if progress is None:
+                    raise engine_failure(exc, "read") from exc
+                logger.info("a semantic search waits for the vector index: %s", progress)
+            except BackendUnavailable as exc:
+                raise engine_failure(exc, "read") from exc
+            if anyio.current_time() >= deadline:
+                raise GateRejection(
+                    ErrorCode.BACKEND_UNAVAILABLE,
+                    f"the graph engine is still building its vector index ({progress}); semantic and hybrid "
+                    "search answer once it is done: retry shortly, or search with mode 'fulltext'",
+                    reason="index_building",
+                    progress=progress,
+                )
+            await anyio.sleep(INDEX_POLL_SECONDS)
+
+    async def _index_building(self) -> str | None:
+        state = cypher.vector_index_state(self._backend.dialect)
+        if state is None:
+            return None
+        try:
+            return cypher.vector_index_building(await self._backend.read(state))
+        except (BackendError, BackendUnavailable) as exc:
+            raise engine_failure(exc, "read") from exc
 
     async def params(
         self, registry: SchemaRegistry, subjects: Sequence[Subject], *, adding: bool = False

@@ -320,12 +320,9 @@ class Searcher:
         the filters, each scored by its closest text's cosine similarity, best first."""
         if not labels:
             return []
-        await embeddings.ensure_index()
         [vector] = await embeddings.vectors([query])
         k = min(MAX_CANDIDATES, max(MIN_NEAREST, window * 5))
-        nearest = await self._reader.read(
-            Statement(vectors.nearest_texts(self._backend.dialect).text, {"k": k, "vector": vector})
-        )
+        nearest = await embeddings.nearest(k, vector)
         present = {row["label"] for row in nearest}
         labels = [label for label in labels if label in present]  # a branch per label the texts name, no more
         if not labels:

@@ -105,6 +105,29 @@ def nearest_texts(dialect: Dialect) -> Statement:
     return Statement(f"{call}\nRETURN node.label AS label, node.key AS key, similarity")
 
 
+# Parameters: none. FalkorDB builds its vector index in the background, after its creation and at every start
+# (from the append-only file), and until it is done refuses a k-NN query ("Invalid arguments for procedure
+# 'db.idx.vector.queryNodes'"): measured, 20,000 vectors took about a second. Memgraph builds its index in the
+# CREATE itself.
+VECTOR_INDEX_STATE = Statement(
+    f"CALL db.indexes() YIELD label, types, status WHERE label = {string_literal(EMBEDDING_LABEL)} RETURN types, status"
+)
+
+
+def vector_index_state(dialect: Dialect) -> Statement | None:
+    """The statement that tells whether the vector index is still being built; None where it never is."""
+    return VECTOR_INDEX_STATE if dialect.name == "falkordb" else None
+
+
+def vector_index_building(rows: list[dict[str, Any]]) -> str | None:
+    """From `VECTOR_INDEX_STATE`'s rows: the engine's progress (e.g. "[Indexing] 3058/20000: UNDER CONSTRUCTION")
+    while the vector index is being built, None when it answers (or does not exist)."""
+    for row in rows:
+        if VECTOR_FIELD in (row.get("types") or {}) and row.get("status") != "OPERATIONAL":
+            return str(row.get("status"))
+    return None
+
+
 def entities_of_texts(labels: list[str], *, filtered: bool, knowledge: bool, include_archived: bool) -> Statement:
     """Read-only: the entities the texts `$hits` ([{label, key, similarity}]) belong to, among `labels`, that pass
     the search's filters (aliases, archived, claims, tags, importance); one branch per label."""
