@@ -297,3 +297,23 @@ async def test_a_served_gate_folds_what_the_writes_marked_without_being_asked(
                 await anyio.sleep(0.05)
         counted = await graph.read(Statement("MATCH (c:_StatCount {dim: 'archived'}) RETURN sum(c.count) AS n"))
         assert counted[0]["n"] == (await ok(client, "get_graph_stats", {}))["totalEntities"] > 0
+
+
+async def test_a_call_folds_a_bounded_backlog_and_says_its_counts_are_behind(
+    settings: Settings, graph: GraphBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a burst bigger than a call's bound (a bulk import, the keeper off or behind), each call folds its
+    bound's worth and says its counts are behind, and the counts catch up call by call; never the whole backlog
+    in one call."""
+    await load_into_graph(graph, read_sources([MATRIX_SCHEMAS]))
+    monkeypatch.setattr(stat_counts, "CHUNK", 10)
+    monkeypatch.setattr(stat_counts, "CHUNKS_A_READ", 2)
+    keeper_off = settings.model_copy(update={"stats_fold_seconds": 0})
+    async with open_client(keeper_off, "in_process") as client:
+        assert (await ok(client, "get_graph_stats", {}))["countsBehind"] is False  # the walk of an empty graph
+        items = [{**_node(random.Random(i)), "label": "Person", "merge_keys": {"name": f"bulk {i}"}} for i in range(45)]
+        await ok(client, "write_nodes", {"items": items})
+        answers = [await ok(client, "get_graph_stats", {}) for _ in range(4)]
+    counts = [(a["totalEntities"], a["countsBehind"]) for a in answers]
+    assert counts == [(20, True), (40, True), (45, False), (45, False)]
+    assert answers[-1] == await scanned_stats(graph)

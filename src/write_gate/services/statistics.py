@@ -66,6 +66,9 @@ class GraphStats(BaseModel):
     growthBy: str = GROWTH_BY  # noqa: N815
     archivedEntities: int = 0  # noqa: N815 - hidden from reads until restored; in totalEntities
     conflictsOpen: int = 0  # noqa: N815
+    # The call folded the writes the keeper had not yet as far as its bound (after a bulk import, say), and left
+    # the rest: the counts leave out those writes until the keeper (every few seconds) or a later call folds them.
+    countsBehind: bool = False  # noqa: N815
 
 
 def _confidence(c: pure.Confidence) -> ConfidenceStats:
@@ -106,7 +109,7 @@ async def get_graph_stats(gate: Gate) -> GraphStats:
         entities = pure.tally(counters.tally_rows(kept.counters, counters.NODE, labels), "archived")
         relations = pure.tally(counters.tally_rows(kept.counters, counters.RELATIONSHIP, types), "count")
         ends = pure.extremes(counters.extreme_rows(kept.ends, list(labels)), labels)
-        return graph_stats(entities, relations, ends, conflicts["count"])
+        return graph_stats(entities, relations, ends, conflicts["count"], behind=kept.behind)
     return await _scanned(gate, labels, types, conflicts["count"])
 
 
@@ -119,7 +122,12 @@ async def _scanned(gate: Gate, labels: tuple[str, ...], types: list[str], confli
 
 
 def graph_stats(
-    entities: pure.Tally, relations: pure.Tally, ends: dict[str, dict[str, Any]], conflicts_open: int
+    entities: pure.Tally,
+    relations: pure.Tally,
+    ends: dict[str, dict[str, Any]],
+    conflicts_open: int,
+    *,
+    behind: bool = False,
 ) -> GraphStats:
     """The answer from the engine's tallies, however they were read."""
     return GraphStats(
@@ -139,4 +147,5 @@ def graph_stats(
         growth=[DayGrowth(**day) for day in pure.growth(entities.by_day, relations.by_day)],
         archivedEntities=entities.archived,
         conflictsOpen=conflicts_open,
+        countsBehind=behind,
     )
