@@ -22,6 +22,7 @@ from mcp import Client
 
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines.falkordb import FalkorDBBackend
+from write_gate.services import stat_counts
 from write_gate.serving.config import Settings
 from write_gate.surface.server import build_server
 
@@ -207,15 +208,35 @@ async def test_scale_section_at_tiny_sizes(
         assert set(point["ops_ms"]) == set(results["operations"])
         assert set(point["whole_s"]) == set(results["whole"])
         assert point["engine_mib"] > 0  # the engine process was found
+        assert point["settle_s"] >= 0  # the keeper's work was done before the calls were timed
     table = scale.report_lines(results)
     assert table[0].startswith("| operation (median) | 150 | 300 | growth |")
     assert any(line.startswith("| read_graph walk (whole graph) |") for line in table)
+    assert any(line.startswith("| keeper catch-up |") for line in table)
     try:
         import matplotlib  # noqa: F401 - the bench group's
     except ImportError:
         return
     scale.plot(results, tmp_path / "scale.png")
     assert (tmp_path / "scale.png").stat().st_size > 0
+
+
+async def test_the_scale_bench_times_calls_once_the_statistics_hold_every_write(
+    monkeypatch: pytest.MonkeyPatch, settings: Settings
+) -> None:
+    """`scale.settle`: with the keeper off and a fold of 10 subjects a chunk, 45 written nodes are all folded."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    scale = bench_module("scale")
+    monkeypatch.setattr(stat_counts, "CHUNK", 10)
+    server = build_server(settings.model_copy(update={"stats_fold_seconds": 0}))
+    due = Statement("MATCH (n:Person) WHERE n._due = 1 RETURN count(n) AS n")
+    async with Client(server) as client:
+        answer = await client.call_tool("write_nodes", {"items": [scale.person_item(i) for i in range(45)]})
+        assert not answer.is_error, answer.structured_content
+        gate = server.services.gate
+        assert (await gate.backend.read(due))[0]["n"] == 45
+        assert await scale.settle(gate) >= 0
+        assert (await gate.backend.read(due))[0]["n"] == 0
 
 
 @pytest.mark.parametrize(
