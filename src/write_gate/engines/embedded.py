@@ -49,7 +49,8 @@ RECORD_SECONDS = 1.0
 # An engine that listens but answers nothing, not even "loading", for this share of the start timeout is wedged:
 # FalkorDB can deadlock its main thread against a query's graph lock (FalkorDB#2129; seen in this suite's CI), and
 # nothing but a kill ends that. The kill loses no acknowledged write: each is in the append-only file before the
-# engine answers it, and the file outlives the process.
+# engine answers it (under everysec, but for what redis held back behind a slow fsync, up to 2 s), and the file
+# outlives the process.
 WEDGED_SHARE = 1 / 3
 
 
@@ -190,7 +191,8 @@ class EmbeddedEngine:
             return
         if self._recorder is not None:
             # Everything this gate was told is written is in the files by now (the engine writes its
-            # append-only file before it answers): record it while the gate still holds the folder.
+            # append-only file before it answers, or within 2 s under everysec; its graceful shutdown flushes
+            # the rest): record it while the gate still holds the folder.
             self._recorder.stop()
             self._recorder.record()
             self._recorder = None

@@ -79,8 +79,11 @@ class Settings(BaseSettings):
     backend: BackendKind = BackendKind.EMBEDDED
     data_dir: Path = Field(default_factory=_default_data_dir)
     graph_name: str = "write_gate"
-    # everysec: an acknowledged write is in the append-only file (in the kernel) before the reply, so it
-    # survives a crash of the gate or of the engine process; always also survives power loss, and is slower.
+    # everysec: an acknowledged write is normally in the append-only file (in the kernel) before the reply, so it
+    # survives a crash of the gate or of the engine process; but while a background fsync of the file is still
+    # running (a busy disk), redis holds the file's writes back for up to 2 s and replies meanwhile, and a crash of
+    # the engine then loses them. always never replies before the write is synced (it survives power loss too),
+    # and is slower.
     embedded_fsync: Fsync = Fsync.EVERYSEC
     # How long a gate waits for the folder's engine (started by another gate, or loading a large graph)
     # before it gives up with a one-line error.
