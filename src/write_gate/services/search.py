@@ -40,6 +40,7 @@ from write_gate.core.search_query import (
 )
 from write_gate.core.search_ranking import judge_and_score
 from write_gate.engines import GraphBackend, Row
+from write_gate.services.at_once import at_once
 from write_gate.services.embeddings import Embeddings
 from write_gate.services.reads import (
     Cursor,
@@ -230,8 +231,6 @@ class Searcher:
     ) -> list[Row] | None:
         """The index's candidates, best first by its score, at most `MAX_CANDIDATES` per label; None when an
         index cannot answer completely (missing, still being built, or no text search at all)."""
-        if not await self._indexes_ready(labels):
-            return None
         filtered, knowledge = filter_params is not None, knowledge_params is not None
         statement = cypher.indexed_candidates(
             self._backend.dialect,
@@ -242,7 +241,9 @@ class Searcher:
             include_archived=include_archived,
         )
         params = {"query": engine_query, "window": window, **(filter_params or {}), **(knowledge_params or {})}
-        return await self._read(Statement(statement.text, params))
+        # The indexes' state and the candidates asked at once; the candidates kept only where every index answered.
+        ready, rows = await at_once(self._indexes_ready(labels), self._read(Statement(statement.text, params)))
+        return rows if ready else None
 
     async def _scanned(
         self,
