@@ -44,7 +44,7 @@ from write_gate.core.values import unstorable
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend, Row
 from write_gate.engines.errors import engine_failure, no_text_search
 from write_gate.services.aliases import Alias, survivor_ids
-from write_gate.services.at_once import at_once
+from write_gate.services.at_once import checked_read
 from write_gate.services.off_loop import off_the_loop
 
 DEFAULT_LIMIT = 100
@@ -621,8 +621,8 @@ class Reader:
         statement = Statement(indexed.text, {**params, "grams": dialect.gram_query(grams), "cap": CANDIDATE_CAP})
         # The indexes' state and the page asked at once (the call waits for the slower, not both in turn: a third
         # of a search's time); the page is kept only where every index answered completely.
-        ready, rows = await at_once(self._grams_ready(names), read_text_search(self._backend, statement))
-        if not ready or rows is None:
+        rows = await checked_read(self._grams_ready(names), read_text_search(self._backend, statement))
+        if rows is None:
             return None
         overflowed = {row["part"] for row in rows if row["id"] is None}
         return [row for row in rows if row["id"] is not None], [n for i, n in enumerate(names) if i in overflowed]

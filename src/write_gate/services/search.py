@@ -40,7 +40,7 @@ from write_gate.core.search_query import (
 )
 from write_gate.core.search_ranking import judge_and_score
 from write_gate.engines import GraphBackend, Row
-from write_gate.services.at_once import at_once
+from write_gate.services.at_once import checked_read
 from write_gate.services.embeddings import Embeddings
 from write_gate.services.reads import (
     Cursor,
@@ -242,8 +242,7 @@ class Searcher:
         )
         params = {"query": engine_query, "window": window, **(filter_params or {}), **(knowledge_params or {})}
         # The indexes' state and the candidates asked at once; the candidates kept only where every index answered.
-        ready, rows = await at_once(self._indexes_ready(labels), self._read(Statement(statement.text, params)))
-        return rows if ready else None
+        return await checked_read(self._indexes_ready(labels), self._read(Statement(statement.text, params)))
 
     async def _scanned(
         self,
