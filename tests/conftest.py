@@ -447,6 +447,7 @@ def settings_env(settings: Settings) -> dict[str, str]:
         WRITE_GATE_FORMULA_PROVIDER=settings.formula_provider,
         WRITE_GATE_QUERY_TIMEOUT_SECONDS=str(settings.query_timeout_seconds),
         WRITE_GATE_READ_TIMEOUT_SECONDS=str(settings.read_timeout_seconds),
+        WRITE_GATE_CALL_LIMIT_SECONDS=str(settings.call_limit_seconds),
         MEMGRAPH_URL=settings.memgraph_url,
         MEMGRAPH_DATABASE=settings.memgraph_database,
         MEMGRAPH_USER=settings.memgraph_user,

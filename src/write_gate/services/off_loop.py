@@ -15,10 +15,12 @@ TEXT_ITEM = 1_000  # characters of text counted as one item
 
 async def off_the_loop[T](work: Callable[[], T], items: int) -> T:
     """`work()`, in a worker thread when `items` says it is heavy. The work must be pure (it shares nothing the
-    loop changes meanwhile)."""
+    loop changes meanwhile, and nothing is left half done if its result is dropped)."""
     if items < HEAVY_ITEMS:
         return work()
-    return await anyio.to_thread.run_sync(work)
+    # A call stopped meanwhile (its limit, its client gone) is not held until the work ends: the thread runs on
+    # alone and its result is dropped, which the work's purity makes safe.
+    return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
 
 
 def items_in(answer: BaseModel) -> int:

@@ -53,6 +53,7 @@ from write_gate.serving.spaces import Spaces, open_spaces
 from write_gate.serving.telemetry import Metrics, Telemetry, tracing_from_environment
 from write_gate.surface import http_auth, schema_resources, session_log
 from write_gate.surface.admission import Admission
+from write_gate.surface.call_limit import call_limit, call_limit_passed
 from write_gate.surface.change_resources import AREA, CHANGES, ChangeResources, ChangeSubscriptions
 from write_gate.surface.connections import Connections, connection_of
 from write_gate.surface.console.app import console_mount, favicon_route
@@ -141,17 +142,20 @@ async def call(
         check_storable(arguments or {})  # first: what follows encodes the arguments
         check_size(arguments or {}, settings)
         request = spec.input_model.model_validate(arguments or {})
-        with traced_writes() as writes:
-            try:
-                result = await spec.handler(services, request, context)
-            except GateRejection as exc:
-                _say_applied(exc, writes.reached)
-                raise
+        limit = call_limit(bool(spec.annotations.read_only_hint), settings.call_limit_seconds)
+        with anyio.move_on_after(limit):
+            with traced_writes() as writes:
+                try:
+                    result = await spec.handler(services, request, context)
+                except GateRejection as exc:
+                    _say_applied(exc, writes.reached)
+                    raise
 
-        def rendered() -> types.CallToolResult:
-            return _result(result, is_error=False, text=spec.text(result) if spec.text else None)
+            def rendered() -> types.CallToolResult:
+                return _result(result, is_error=False, text=spec.text(result) if spec.text else None)
 
-        return await off_the_loop(rendered, items_in(result))  # a large answer is serialised off the loop
+            return await off_the_loop(rendered, items_in(result))  # a large answer is serialised off the loop
+        return _result(call_limit_passed(spec.name, limit), is_error=True)  # only a read's limit is ever passed
     except ValidationError as exc:
         return _result(_invalid_arguments(exc), is_error=True)
     except GateRejection as exc:
