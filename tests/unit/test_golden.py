@@ -789,6 +789,7 @@ RUN_TIME_PARAMETERS = {
     "after": "",
     "query": "ada",
     "grams": "ada",  # a trigram, in either engine's syntax
+    "guarded": ["Person", "Organization"],  # the labels whose trigram indexes a substring page asks about
     "names": ["Ada"],
     "name_keys": ['{"name":"Ada"}'],
     "ids": [0, 1],

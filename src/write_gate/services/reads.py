@@ -28,7 +28,7 @@ from write_gate.core.claims import ClaimFilter, ValueProvenance, split_claims
 from write_gate.core.clock import as_utc_text, utc_now
 from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher import substring_search
-from write_gate.core.cypher.dialect import ready_labels
+from write_gate.core.cypher.dialect import NOT_READY
 from write_gate.core.cypher.memory_writes import NameScope
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decay import parse_at, weigher
@@ -44,7 +44,6 @@ from write_gate.core.values import unstorable
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend, Row
 from write_gate.engines.errors import engine_failure, no_text_search
 from write_gate.services.aliases import Alias, survivor_ids
-from write_gate.services.at_once import checked_read
 from write_gate.services.off_loop import off_the_loop
 
 DEFAULT_LIMIT = 100
@@ -618,23 +617,16 @@ class Reader:
         dialect = self._backend.dialect
         indexed = substring_search.gram_page(dialect, tuple(names), **flags)
         assert indexed is not None
-        statement = Statement(indexed.text, {**params, "grams": dialect.gram_query(grams), "cap": CANDIDATE_CAP})
-        # The indexes' state and the page asked at once (the call waits for the slower, not both in turn: a third
-        # of a search's time); the page is kept only where every index answered completely.
-        rows = await checked_read(self._grams_ready(names), read_text_search(self._backend, statement))
-        if rows is None:
+        statement = Statement(
+            indexed.text, {**params, "grams": dialect.gram_query(grams), "cap": CANDIDATE_CAP, "guarded": names}
+        )
+        # The page comes with the indexes' state (one statement, not two reads: a third of a search's time); it is
+        # kept only where every index answered completely.
+        rows = await read_text_search(self._backend, statement)
+        if rows is None or any(row["part"] == NOT_READY for row in rows):
             return None
         overflowed = {row["part"] for row in rows if row["id"] is None}
         return [row for row in rows if row["id"] is not None], [n for i, n in enumerate(names) if i in overflowed]
-
-    async def _grams_ready(self, labels: list[str]) -> bool:
-        """Whether every label's trigram index answers completely now (FalkorDB builds one in the background after
-        its creation and at each start, answering with less until then): if not, the search scans."""
-        states = self._backend.dialect.text_index_states()
-        if states is None:
-            return True
-        rows = await self.read(Statement(states.text, {"labels": labels}))
-        return set(labels) <= ready_labels(rows, GRAMS_FIELD)
 
     async def read_graph(self, request: ReadGraphRequest, *, relations_limit: int | None = None) -> GraphResult:
         """`relations_limit` overrides the request's bound (an export walks every relation)."""

@@ -1,3 +1,8 @@
+CALL db.indexes() YIELD label, types, status
+WITH count(DISTINCT CASE WHEN label IN $guarded AND status = 'OPERATIONAL' AND 'FULLTEXT' IN types.`_grams` THEN label END) AS ready
+WITH ready WHERE ready < size($guarded)
+RETURN -1 AS part, null AS id, null AS key
+UNION ALL
 CALL db.idx.fulltext.queryNodes('Organization', $grams) YIELD node
 WITH node AS n LIMIT $cap
 WITH collect(n) AS found

@@ -43,6 +43,13 @@ class Dialect(Hashable, Protocol):  # statement builders cache by dialect
         where an index answers completely as soon as it exists."""
         ...
 
+    def text_index_guard(self, field: str) -> str | None:
+        """A read answering one row (`part` NOT_READY, `id` and `key` null) when not every label in `$guarded` has a
+        full-text index on `field` that answers completely now, and none when all do: a UNION ALL branch, so a
+        page and the state of the indexes it reads are one statement. None where an index answers completely as
+        soon as it exists."""
+        ...
+
     def create_gram_index(self, label: str) -> str:
         """The DDL of the label's full-text index on its trigrams (`_grams`, `core.grams`), after its text index."""
         ...
@@ -94,6 +101,9 @@ class MemgraphDialect:
 
     def text_index_states(self) -> None:
         # Memgraph builds a text index within CREATE TEXT INDEX, and its recovery before it serves.
+        return None
+
+    def text_index_guard(self, field: str) -> None:
         return None
 
     # The trigrams get a text index of their own: the ranked search's index holds the search text alone.
@@ -150,6 +160,21 @@ class FalkorDBDialect:
         # nodes answered 0 matches for about 0.1 s after a restart. `status` is "OPERATIONAL" once complete.
         return TEXT_INDEX_STATES
 
+    def text_index_guard(self, field: str) -> str:
+        # Counted over every index (a label may be absent, and db.indexes() answers at least the graph's range
+        # indexes, so the count always has its one row on a graph that exists; one that does not answers no rows,
+        # and has nothing to find either).
+        ready = (
+            f"count(DISTINCT CASE WHEN label IN $guarded AND status = 'OPERATIONAL' "
+            f"AND 'FULLTEXT' IN types.{quote(field)} THEN label END)"
+        )
+        return (
+            "CALL db.indexes() YIELD label, types, status\n"
+            f"WITH {ready} AS ready\n"
+            "WITH ready WHERE ready < size($guarded)\n"
+            f"RETURN {NOT_READY} AS part, null AS id, null AS key"
+        )
+
     # The trigrams are a second field of the label's one full-text index, not stemmed (a trigram is no word); the
     # index has no stop words already (`the`, `and` are trigrams too). A search names the field it reads.
     def create_gram_index(self, label: str) -> str:
@@ -168,6 +193,9 @@ class FalkorDBDialect:
     def join(self, strings: str, var: str) -> str:
         return f"string.join({strings}, '')"
 
+
+# The `part` of `text_index_guard`'s row: below every label's place in a page's UNION ALL.
+NOT_READY = -1
 
 # Parameters: `labels`.
 TEXT_INDEX_STATES = Statement(

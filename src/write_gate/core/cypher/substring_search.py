@@ -14,6 +14,7 @@ import functools
 from write_gate.core.cypher.dialect import Dialect
 from write_gate.core.cypher.reads import entity_conditions, position_after
 from write_gate.core.cypher.statement import Statement
+from write_gate.core.grams import GRAMS_FIELD
 from write_gate.core.identity import KEY_FIELD, SEARCH_FIELD
 
 
@@ -27,9 +28,11 @@ def gram_page(
     include_archived: bool = False,
 ) -> Statement | None:
     """Columns `part`, `id` (null: the label overflowed) and `key` (the page position). Parameters: `grams`
-    (`Dialect.gram_query`), `query` (folded), `cap`, `after` (-1 or '' for the first page), `limit`, the claim
-    filter's when `filtered`, the knowledge filter's when `knowledge`; archived nodes only with
-    `include_archived`. None for no labels."""
+    (`Dialect.gram_query`), `query` (folded), `cap`, `after` (-1 or '' for the first page), `limit`, `guarded`
+    (the labels), the claim filter's when `filtered`, the knowledge filter's when `knowledge`; archived nodes only
+    with `include_archived`. Where the engine builds its indexes in the background (`Dialect.text_index_guard`),
+    a row with `part` `dialect.NOT_READY` says a label's trigram index could not answer completely: the page's
+    other rows are then not to be trusted. None for no labels."""
     by_id = dialect.pages_by_id
     start = "-1" if by_id else "''"
     position = "id(n)" if by_id else f"n.{KEY_FIELD}"
@@ -50,4 +53,6 @@ def gram_page(
             "ORDER BY key\n"
             "LIMIT $limit"
         )
+    if parts and (guard := dialect.text_index_guard(GRAMS_FIELD)) is not None:
+        parts.insert(0, guard)  # asked with the page, not before it: one round trip, one consistent read
     return Statement("\nUNION ALL\n".join(parts)) if parts else None
