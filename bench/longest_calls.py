@@ -67,7 +67,7 @@ async def main(nodes: int) -> None:
                 took = time.perf_counter() - started
                 longest = max(longest, took)
                 code = (result.structured_content or {}).get("error_code") if result.is_error else "answered"
-                shown = {k: (f"{len(v):,} names" if isinstance(v, list) else v) for k, v in args.items()}
+                shown = {k: (f"{len(v):,} names" if k == "names" else v) for k, v in args.items()}
                 print(f"| {profile} | {tool} {shown} | {took:.2f} | {code} |", flush=True)
             print(f"\nlongest call: {longest:.2f} s")
     finally:

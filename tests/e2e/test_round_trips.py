@@ -6,6 +6,7 @@ registered label, and a name look-up says which names are aliases, so no second 
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 
@@ -52,6 +53,11 @@ async def served(settings: Settings) -> AsyncIterator[tuple[Client, Counted]]:
         await ok(client, "create_entities", {"entities": ENTITIES})
         relations = [{"from": name, "to": "Acme", "relationType": "KNOWS"} for name in ("Ada", "Zoe")]
         await ok(client, "create_relations", {"relations": relations})
+        # A write nudges the change watcher, which then reads the feed on its own: let it, before counting.
+        settled = -1
+        while settled != counted.statements:
+            settled = counted.statements
+            await anyio.sleep(0.3)
         yield client, counted
 
 
@@ -111,11 +117,10 @@ async def test_observations_for_an_entity_that_is_no_alias_are_one_look_up_and_o
     assert answer["results"] == [{"entityName": "Zoe", "addedObservations": ["lands rockets"]}]
 
 
-async def test_a_ranked_search_reads_the_index_states_its_candidates_and_their_neighbours(served) -> None:
-    """One statement for the candidates of every label, one for their neighbours; on FalkorDB the index states
-    first (an index it is still building answers nothing), which Memgraph needs not (it builds a text index
-    within its creation)."""
+async def test_a_ranked_search_reads_its_candidates_and_their_neighbours(served) -> None:
+    """One statement for the candidates of every label (on FalkorDB, with whether their indexes answer
+    completely: an index it is still building answers less), one for their neighbours."""
     sent, answer = await statements_of(served, "search_nodes_ranked", {"query": "rockets -project"})
-    assert sent == (3 if served[1].dialect == "falkordb" else 2)
+    assert sent == 2
     assert sorted(hit["entity"]["name"] for hit in answer["results"]) == ["Acme", "Ada", "Zoe"]
     assert answer["searched_by"] == "index"

@@ -13,9 +13,7 @@ import pytest
 from mcp import Client
 
 from tests.conftest import TESTS, ok, open_client
-from write_gate.core.cypher import substring_search
 from write_gate.core.cypher.clauses import grams_of, search_text, search_text_of
-from write_gate.core.cypher.dialect import NOT_READY
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.grams import GRAMS_FIELD, grams_text
 from write_gate.core.identity import SEARCH_FIELD, fold
@@ -203,25 +201,3 @@ async def test_a_label_whose_trigrams_are_not_indexed_is_scanned(settings: Setti
         entities = await written(client, random.Random(9))
         for query in ("alpha", "co-op"):
             assert await found(client, query) == expected(entities, query), query
-
-
-async def test_the_page_says_in_the_same_statement_whether_every_trigram_index_answers(graph: GraphBackend) -> None:
-    """FalkorDB: the page's statement answers a NOT_READY row when a label it reads has no trigram index ready
-    (none at all, or one without the trigrams' field), and none when every label's is; the page's own rows come
-    with it either way (the caller drops them and scans)."""
-    if not isinstance(graph, FalkorDBBackend):
-        pytest.skip("FalkorDB's index states (Memgraph builds a text index before it answers)")
-    await graph.write(Statement("CREATE (:Person {_search: 'ada', _grams: 'ada', _key: 'a'})"))
-    assert await graph.ensure_text_index("Person")
-    await graph.write(Statement("CALL db.idx.fulltext.createNodeIndex('City', '_search')"))  # no trigrams
-    page = substring_search.gram_page(graph.dialect, ("Person",))
-    assert page is not None
-    params = {"grams": graph.dialect.gram_query(["ada"]), "query": "ada", "cap": 10, "after": -1, "limit": 10}
-
-    async def parts(guarded: list[str]) -> list[int]:
-        rows = await graph.read(Statement(page.text, {**params, "guarded": guarded}))
-        return sorted(row["part"] for row in rows)
-
-    assert await parts(["Person"]) == [0]
-    assert await parts(["Person", "Nowhere"]) == [NOT_READY, 0]
-    assert await parts(["Person", "City"]) == [NOT_READY, 0]

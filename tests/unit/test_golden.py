@@ -758,7 +758,6 @@ READS = frozenset(
         "read_text_search_indexed",
         "read_text_search_indexed_knowledge",
         "read_text_search_indexed_properties_archived",
-        "read_text_index_states",
         "read_page_substring",
         "read_page_substring_claims_knowledge",
         "read_page_substring_archived",
@@ -874,8 +873,6 @@ def shapes(dialect_name: str) -> dict[str, str]:
         dialect, ("Person",), filtered=True, knowledge=True
     ).text
     out["read_page_substring_archived"] = substring_search.gram_page(dialect, ("Person",), include_archived=True).text
-    if (states := dialect.text_index_states()) is not None:
-        out["read_text_index_states"] = states.text
     out["text_search_resplit"] = text_indexes.resplit_search_text("Person").text  # no agent value: its own params
     # Embeddings (issue 38): the vector index, the vectors a write replaces, the k-NN read and its entities.
     for i, index in enumerate(embedding_cypher.vector_indexes(dialect, 256)):

@@ -23,7 +23,7 @@ from write_gate.core.search_query import (
     recall,
 )
 from write_gate.core.search_ranking import Judged, judge_and_score, tf_idf
-from write_gate.services.search import ready_labels, required_words
+from write_gate.services.search import required_words
 
 DOC = document(
     {
@@ -133,16 +133,6 @@ def test_any_text_either_parses_or_is_a_query_error(query: list[str]) -> None:
     matches(tree, DOC)  # and whatever parsed can be judged and compiled
     recall(tree, "redisearch")
     recall(tree, "tantivy")
-
-
-def test_only_complete_full_text_indexes_on_the_search_text_are_ready() -> None:
-    rows = [
-        {"label": "Person", "types": {"_key": ["RANGE"], "_search": ["FULLTEXT"]}, "status": "OPERATIONAL"},
-        {"label": "City", "types": {"_search": ["FULLTEXT"]}, "status": "[Indexing] 10/20000: UNDER CONSTRUCTION"},
-        {"label": "Event", "types": {"_key": ["RANGE"]}, "status": "OPERATIONAL"},  # no full-text index
-        {"label": "Tag", "types": {"name": ["FULLTEXT"]}, "status": "OPERATIONAL"},  # on another property
-    ]
-    assert ready_labels(rows) == {"Person"}
 
 
 def test_typo_tolerance_grows_with_the_words_length() -> None:

@@ -28,9 +28,9 @@ from write_gate.core.claims import ClaimFilter, ValueProvenance, split_claims
 from write_gate.core.clock import as_utc_text, utc_now
 from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher import substring_search
-from write_gate.core.cypher.dialect import NOT_READY
 from write_gate.core.cypher.memory_writes import NameScope
 from write_gate.core.cypher.statement import Statement
+from write_gate.core.cypher.substring_search import NOT_READY
 from write_gate.core.decay import parse_at, weigher
 from write_gate.core.grams import GRAMS_FIELD, query_grams
 from write_gate.core.history import REVISION_FIELD, SEQ_FIELD

@@ -18,7 +18,6 @@ from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_seri
 from write_gate.core.cypher import embeddings as vectors
 from write_gate.core.cypher import text_search as cypher
 from write_gate.core.cypher.aliases import ALIAS_FOLD
-from write_gate.core.cypher.dialect import ready_labels
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.embedding import fused, has_word, question_query
 from write_gate.core.identity import FOLD_PREFIX, LABEL_FOLD_FIELD, SEARCH_FIELD, SEPARATOR
@@ -40,7 +39,6 @@ from write_gate.core.search_query import (
 )
 from write_gate.core.search_ranking import judge_and_score
 from write_gate.engines import GraphBackend, Row
-from write_gate.services.at_once import checked_read
 from write_gate.services.embeddings import Embeddings
 from write_gate.services.reads import (
     Cursor,
@@ -212,13 +210,6 @@ class Searcher:
     async def _read(self, statement: Statement) -> list[Row] | None:
         return await read_text_search(self._backend, statement)
 
-    async def _indexes_ready(self, labels: list[str]) -> bool:
-        states = self._backend.dialect.text_index_states()
-        if states is None:
-            return True
-        rows = await self._read(Statement(states.text, {"labels": labels}))
-        return rows is not None and set(labels) <= ready_labels(rows)
-
     async def _indexed(
         self,
         labels: list[str],
@@ -240,9 +231,12 @@ class Searcher:
             knowledge=knowledge,
             include_archived=include_archived,
         )
-        params = {"query": engine_query, "window": window, **(filter_params or {}), **(knowledge_params or {})}
-        # The indexes' state and the candidates asked at once; the candidates kept only where every index answered.
-        return await checked_read(self._indexes_ready(labels), self._read(Statement(statement.text, params)))
+        params = {"query": engine_query, "window": window, "guarded": labels}
+        rows = await self._read(
+            Statement(statement.text, {**params, **(filter_params or {}), **(knowledge_params or {})})
+        )
+        # The candidates are kept only where every index answered completely (the statement says: a null id).
+        return None if rows is None or any(row["id"] is None for row in rows) else rows
 
     async def _scanned(
         self,

@@ -1,7 +1,7 @@
 """What differs between the engines' Cypher, each difference in one place."""
 
-from collections.abc import Hashable, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Hashable, Sequence
+from typing import Protocol
 
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.grams import GRAMS_FIELD
@@ -38,16 +38,10 @@ class Dialect(Hashable, Protocol):  # statement builders cache by dialect
         """A clause yielding `node, score` for the label's nodes that the full-text query `$query` finds."""
         ...
 
-    def text_index_states(self) -> Statement | None:
-        """A read of which labels' text indexes answer completely now (`label`, `types`, `status`), or None
-        where an index answers completely as soon as it exists."""
-        ...
-
     def text_index_guard(self, field: str) -> str | None:
-        """A read answering one row (`part` NOT_READY, `id` and `key` null) when not every label in `$guarded` has a
-        full-text index on `field` that answers completely now, and none when all do: a UNION ALL branch, so a
-        page and the state of the indexes it reads are one statement. None where an index answers completely as
-        soon as it exists."""
+        """The start of a UNION ALL branch that goes on (to its RETURN of one marker row) only when not every label
+        in `$guarded` has a full-text index on `field` that answers completely now: so a read and the state of the
+        indexes it reads are one statement. None where an index answers completely as soon as it exists."""
         ...
 
     def create_gram_index(self, label: str) -> str:
@@ -99,11 +93,8 @@ class MemgraphDialect:
     def text_search(self, label: str) -> str:
         return f"CALL text_search.search_all({string_literal(text_index_name(label))}, $query) YIELD node, score"
 
-    def text_index_states(self) -> None:
-        # Memgraph builds a text index within CREATE TEXT INDEX, and its recovery before it serves.
-        return None
-
     def text_index_guard(self, field: str) -> None:
+        # Memgraph builds a text index within CREATE TEXT INDEX, and its recovery before it serves.
         return None
 
     # The trigrams get a text index of their own: the ranked search's index holds the search text alone.
@@ -154,13 +145,10 @@ class FalkorDBDialect:
     def text_search(self, label: str) -> str:
         return f"CALL db.idx.fulltext.queryNodes({string_literal(label)}, $query) YIELD node, score"
 
-    def text_index_states(self) -> Statement:
+    def text_index_guard(self, field: str) -> str:
         # FalkorDB builds an index over existing nodes in the background, after its creation and at every start
         # (from the append-only file), and until then answers a full-text query with nothing: measured, 10,000
         # nodes answered 0 matches for about 0.1 s after a restart. `status` is "OPERATIONAL" once complete.
-        return TEXT_INDEX_STATES
-
-    def text_index_guard(self, field: str) -> str:
         # Counted over every index (a label may be absent, and db.indexes() answers at least the graph's range
         # indexes, so the count always has its one row on a graph that exists; one that does not answers no rows,
         # and has nothing to find either).
@@ -172,7 +160,6 @@ class FalkorDBDialect:
             "CALL db.indexes() YIELD label, types, status\n"
             f"WITH {ready} AS ready\n"
             "WITH ready WHERE ready < size($guarded)\n"
-            f"RETURN {NOT_READY} AS part, null AS id, null AS key"
         )
 
     # The trigrams are a second field of the label's one full-text index, not stemmed (a trigram is no word); the
@@ -194,15 +181,6 @@ class FalkorDBDialect:
         return f"string.join({strings}, '')"
 
 
-# The `part` of `text_index_guard`'s row: below every label's place in a page's UNION ALL.
-NOT_READY = -1
-
-# Parameters: `labels`.
-TEXT_INDEX_STATES = Statement(
-    "CALL db.indexes() YIELD label, types, status WHERE label IN $labels RETURN label, types, status"
-)
-
-
 # FalkorDB 4.16 keeps each label a write gives a node in the node-label matrix's pending part until a read looks at
 # node labels (or the engine forks for a snapshot); that read merges the pending part into the matrix once it holds
 # 10,000 entries or more (DELTA_MAX_PENDING_CHANGES). Until then every write that sets a property on a node after
@@ -218,13 +196,3 @@ def text_index_name(label: str) -> str:
 
 def gram_index_name(label: str) -> str:
     return f"write_gate_grams_{label}"
-
-
-def ready_labels(rows: Sequence[Mapping[str, Any]], field: str = SEARCH_FIELD) -> set[str]:
-    """The labels whose full-text index on `field` answers completely now, from the engine's index states
-    (FalkorDB's `db.indexes()`: a `FULLTEXT` type on the field, `status` "OPERATIONAL")."""
-    return {
-        row["label"]
-        for row in rows
-        if "FULLTEXT" in (row.get("types") or {}).get(field, []) and row.get("status") == "OPERATIONAL"
-    }

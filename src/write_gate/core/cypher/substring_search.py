@@ -17,6 +17,8 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.core.grams import GRAMS_FIELD
 from write_gate.core.identity import KEY_FIELD, SEARCH_FIELD
 
+NOT_READY = -1  # the `part` of the row saying a label's trigram index cannot answer completely now
+
 
 @functools.lru_cache(maxsize=64)
 def gram_page(
@@ -31,7 +33,7 @@ def gram_page(
     (`Dialect.gram_query`), `query` (folded), `cap`, `after` (-1 or '' for the first page), `limit`, `guarded`
     (the labels), the claim filter's when `filtered`, the knowledge filter's when `knowledge`; archived nodes only
     with `include_archived`. Where the engine builds its indexes in the background (`Dialect.text_index_guard`),
-    a row with `part` `dialect.NOT_READY` says a label's trigram index could not answer completely: the page's
+    a row with `part` NOT_READY says a label's trigram index could not answer completely: the page's
     other rows are then not to be trusted. None for no labels."""
     by_id = dialect.pages_by_id
     start = "-1" if by_id else "''"
@@ -54,5 +56,6 @@ def gram_page(
             "LIMIT $limit"
         )
     if parts and (guard := dialect.text_index_guard(GRAMS_FIELD)) is not None:
-        parts.insert(0, guard)  # asked with the page, not before it: one round trip, one consistent read
+        # Asked with the page, not before it: one round trip, one consistent read.
+        parts.insert(0, f"{guard}RETURN {NOT_READY} AS part, null AS id, null AS key")
     return Statement("\nUNION ALL\n".join(parts)) if parts else None

@@ -34,8 +34,10 @@ def indexed_candidates(
     knowledge: bool = False,
     include_archived: bool = False,
 ) -> Statement:
-    """Parameters: `query` (the engine's syntax), `window`, the claim filter's when `filtered`, the knowledge
-    filter's when `knowledge` (`reads.knowledge_matches`)."""
+    """Parameters: `query` (the engine's syntax), `window`, `guarded` (the labels), the claim filter's when
+    `filtered`, the knowledge filter's when `knowledge` (`reads.knowledge_matches`). Where the engine builds its
+    indexes in the background (`Dialect.text_index_guard`), a row with a null `id` says a label's index cannot
+    answer completely now: the other rows are then not to be trusted."""
     branches = [
         f"{dialect.text_search(label)}\n"
         f"WITH node AS n, score WHERE {_where(filtered, knowledge, include_archived)}\n"
@@ -44,6 +46,10 @@ def indexed_candidates(
         "LIMIT $window"
         for label in labels
     ]
+    if branches and (guard := dialect.text_index_guard(SEARCH_FIELD)) is not None:
+        # Asked with the candidates, not before them: one round trip, one consistent read.
+        marker = "null AS id, null AS score, null AS key, null AS text" + (", null AS props" if fields else "")
+        branches.insert(0, f"{guard}RETURN {marker}")
     return Statement("\nUNION ALL\n".join(branches))
 
 

@@ -1,1 +1,0 @@
-CALL db.indexes() YIELD label, types, status WHERE label IN $labels RETURN label, types, status
