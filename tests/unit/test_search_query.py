@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from write_gate.core.identity import SEPARATOR
 from write_gate.core.search_query import (
     And,
     Not,
@@ -21,6 +22,7 @@ from write_gate.core.search_query import (
     occurrences,
     parse,
     recall,
+    search_text_document,
 )
 from write_gate.core.search_ranking import Judged, judge_and_score, tf_idf
 from write_gate.services.search import required_words
@@ -208,3 +210,28 @@ def test_phrases_fields_and_split_words_become_the_terms_they_say() -> None:
     assert parse('name:"Alice Smith"') == Term(("alice", "smith"), "name")
     assert parse("name:e-mail") == Term(("e", "mail"), "name")  # split by the engines: a phrase
     assert parse("hello-world", fuzzy=True) == Term(("hello", "world"))  # a phrase gets no typo tolerance
+
+
+@given(
+    values=st.lists(st.lists(st.sampled_from(["ab", "a", "b", "abc", "ba"]), max_size=5).map(" ".join), max_size=5),
+    query=st.lists(
+        st.one_of(
+            st.sampled_from(["ab", "a", "b", "abc", "ba"]),
+            st.sampled_from(["ab*", "a~2", "b~1", '"ab a"', '"a b"', '"b ab"', "OR", "-ab", "NOT"]),
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+)
+def test_a_search_text_judged_whole_counts_as_its_values_judged_one_by_one(values: list[str], query: list[str]) -> None:
+    """search_text_document reads the joined values as one list with the separators kept: every count, match and
+    score equals the values' own, phrases never running from one value into the next and no typo term matching
+    a separator."""
+    try:
+        tree = parse(" ".join(query))
+    except QueryError:
+        return
+    joined = SEPARATOR + SEPARATOR.join(values)  # as the gate stores a search text: a separator before each value
+    assert judge_and_score(tree, [search_text_document(joined)]) == judge_and_score(tree, [document({"": values})])
+    for term, _positive in leaves(tree):
+        assert count(term, search_text_document(joined)) == count(term, document({"": values}))

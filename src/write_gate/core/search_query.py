@@ -28,10 +28,13 @@ from typing import Literal
 
 from rapidfuzz.distance import Levenshtein
 
-from write_gate.core.identity import fold
+from write_gate.core.identity import SEPARATOR, fold
 
 # A word, as both the judge and (closely enough) the engines' tokenizers see one.
 WORD = re.compile(r"\w+")
+# A search text's words and the separators between its values, which no term is or matches: one list for a
+# node's values, in which a phrase still never runs from one value into the next.
+_WORD_OR_SEPARATOR = re.compile(r"\w+|" + re.escape(SEPARATOR))
 MAX_EDITS = 2
 MAX_QUERY_CHARS = 1000
 MAX_TERMS = 32
@@ -236,12 +239,20 @@ def document(folded: Mapping[str, Sequence[str]]) -> dict[str, list[list[str]]]:
     }
 
 
+def search_text_document(text: str) -> dict[str, list[list[str]]]:
+    """A node's search text (its folded values joined by SEPARATOR) as the judge reads it when the query names no
+    field: all its words in one list, the separators kept as boundaries. Counts as `document` of the values would,
+    with one tokenizing and one count per term instead of one per value (a ranked page judges up to a thousand)."""
+    return {"": [_WORD_OR_SEPARATOR.findall(text)]}
+
+
 def _word_matches(term: Term, word: str) -> bool:
     """A prefix or typo term's one word (`occurrences` counts an exact word itself)."""
     wanted = term.words[0]
     if term.prefix:
         return word.startswith(wanted)
-    return Levenshtein.distance(word, wanted, score_cutoff=term.edits) <= term.edits
+    # A separator (search_text_document) is no word, however short the typo term.
+    return word != SEPARATOR and Levenshtein.distance(word, wanted, score_cutoff=term.edits) <= term.edits
 
 
 def _phrase_count(words: list[str], phrase: list[str]) -> int:

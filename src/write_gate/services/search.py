@@ -20,7 +20,7 @@ from write_gate.core.cypher import text_search as cypher
 from write_gate.core.cypher.aliases import ALIAS_FOLD
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.embedding import fused, has_word, question_query
-from write_gate.core.identity import FOLD_PREFIX, LABEL_FOLD_FIELD, SEARCH_FIELD, SEPARATOR
+from write_gate.core.identity import FOLD_PREFIX, LABEL_FOLD_FIELD, SEARCH_FIELD
 from write_gate.core.knowledge import EntityFilter
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.core.search_query import (
@@ -36,6 +36,7 @@ from write_gate.core.search_query import (
     matched_fields,
     parse,
     recall,
+    search_text_document,
 )
 from write_gate.core.search_ranking import judge_and_score
 from write_gate.engines import GraphBackend, Row
@@ -184,7 +185,7 @@ def judged_document(row: Row) -> Document:
     else its search text's values under one field (enough for a query that names no field)."""
     if "props" in row:
         return document(folded_fields(row["props"]))
-    return document({"": (row["text"] or "").split(SEPARATOR)})
+    return search_text_document(row["text"] or "")
 
 
 def any_word(text: str, fuzzy: bool) -> Node | None:
