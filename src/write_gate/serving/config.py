@@ -109,7 +109,7 @@ class Settings(BaseSettings):
     # transaction timeout): past it the tool answers QUERY_TIMEOUT, and the engine stops the read.
     read_timeout_seconds: float = Field(default=10.0, gt=0, allow_inf_nan=False)
     # The time limit a read tool's call is held to as a whole, all its statements and its answer's serialising
-    # (surface/call_limit.py): past it the call is stopped and answers QUERY_TIMEOUT. 0: no limit.
+    # (surface/call_limit.py): its work is stopped at 95% of it and the call answers QUERY_TIMEOUT. 0: no limit.
     call_limit_seconds: float = Field(default=10.0, ge=0, allow_inf_nan=False)
 
     # How often a running gate checks the registry's version on the graph (a `schema load` through another

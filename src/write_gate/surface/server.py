@@ -155,7 +155,8 @@ async def call(
                 return _result(result, is_error=False, text=spec.text(result) if spec.text else None)
 
             return await off_the_loop(rendered, items_in(result))  # a large answer is serialised off the loop
-        return _result(call_limit_passed(spec.name, limit), is_error=True)  # only a read's limit is ever passed
+        # Only a read's limit is ever passed.
+        return _result(call_limit_passed(spec.name, settings.call_limit_seconds), is_error=True)
     except ValidationError as exc:
         return _result(_invalid_arguments(exc), is_error=True)
     except GateRejection as exc:
