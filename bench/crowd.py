@@ -30,7 +30,7 @@ from typing import Any
 import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from scale import grow, person, person_item
+from scale import grow, person, person_item, settle
 
 from write_gate.access.agents import AgentsFile, Grant
 from write_gate.services.reads import MAX_OPEN_NAMES
@@ -98,10 +98,14 @@ def wait_healthy(port: int, process: subprocess.Popen[bytes]) -> None:
     raise RuntimeError("write-gate serve did not become healthy")
 
 
-async def grown(data: Path, nodes: int) -> None:
-    """The graph grown in process (bench/scale.py's growth), before the HTTP gate opens the same folder."""
-    async with Client(build_server(Settings(data_dir=data))) as client:
+async def grown(data: Path, nodes: int) -> float:
+    """The graph grown in process (bench/scale.py's growth), before the HTTP gate opens the same folder; then the
+    keeper's work on it done (`settle`), so the victim alone is measured on a graph at rest. Returns the seconds
+    that settling took."""
+    server = build_server(Settings(data_dir=data))
+    async with Client(server) as client:
         await grow(client, 0, nodes)
+        return await settle(server.services.gate)  # type: ignore[attr-defined]
 
 
 async def victim_loop(client: Client, phase: Phase, until: float, first: int) -> None:
@@ -220,8 +224,8 @@ async def crowd(nodes: int, seconds: float, give_up: float, only: list[str] | No
     data = Path(tempfile.mkdtemp(prefix="wg-crowd-"))
     try:
         started = time.perf_counter()
-        await grown(data / "graph", nodes)
-        print(f"graph grown to {nodes:,} nodes in {time.perf_counter() - started:.0f} s")
+        settled = await grown(data / "graph", nodes)
+        print(f"graph grown to {nodes:,} nodes in {time.perf_counter() - started:.0f} s (settled in {settled:.0f} s)")
         agents = AgentsFile(data / "agents.toml", {})
         victim_token = agents.add("victim", Grant())
         attacker_token = agents.add("attacker", Grant(tools=("read",)))
