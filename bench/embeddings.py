@@ -81,7 +81,10 @@ async def search_latency(base: Settings, nodes: int, searches: int) -> None:
 
 
 async def main(calls: int, nodes: int, searches: int) -> None:
-    base = Settings(data_dir=Path(tempfile.mkdtemp(prefix="wg-bench-")), embedded_fsync="everysec")
+    # The searches' gate opens the grown graph again: at 100,000 entities the engine replays its append-only file
+    # for about two minutes (measured 108 s), past the default wait for it.
+    folder = Path(tempfile.mkdtemp(prefix="wg-bench-"))
+    base = Settings(data_dir=folder, embedded_fsync="everysec", embedded_start_timeout_seconds=600)
     await write_cost(base, calls)
     await search_latency(base, nodes, searches)
 
