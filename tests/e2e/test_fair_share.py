@@ -20,6 +20,7 @@ from tests.e2e.test_console_routes import log_in
 from write_gate.access.agents import FULL, PRESETS, AgentsFile, Grant
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
+from write_gate.surface.admission import REFUSAL_PAUSE_SECONDS
 
 pytestmark = pytest.mark.anyio
 
@@ -54,8 +55,13 @@ async def test_the_read_budget_charges_what_the_engine_answered(
         for _ in range(4):  # cheap reads: a few statements and a row or two each, well within the budget
             await ok(reader, "open_nodes", {"names": ["P1"]})
         await ok(reader, "read_graph", {"labels": ["Person"], "limit": 120})  # one costly read: 120 rows and more
+        asked = time.monotonic()
         refused = await rejected(reader, "open_nodes", {"names": ["P1"]})
+        paused = time.monotonic() - asked
     assert refused["error_code"] == "RATE_LIMITED", refused
+    # Answered after the refusal's pause, so an agent looping on regardless goes at that pace (its retry-after is
+    # far longer than the pause here).
+    assert paused >= REFUSAL_PAUSE_SECONDS
     details = refused["details"]
     assert {k: details[k] for k in ("limit", "max", "window_seconds", "shared")} == {
         "limit": "read_budget",

@@ -13,11 +13,13 @@ import anyio
 import mcp_types as types
 
 from write_gate.access.agents import Agent
-from write_gate.core.fair_share import FairShares, Share
+from write_gate.core.fair_share import READ_BUDGET, FairShares, Share
 from write_gate.core.model import GateRejection
 from write_gate.engines import counted_reads
 from write_gate.serving.config import Settings
 from write_gate.surface.write_guard import rejection
+
+REFUSAL_PAUSE_SECONDS = 1.0  # how long a read refused for its budget waits before its answer, at most
 
 
 class Admission:
@@ -58,6 +60,11 @@ class Admission:
                 raise self.shares.too_many(agent.id, share)
         except GateRejection as exc:
             self.held(agent.id, exc.rejected.details["limit"])
+            if exc.rejected.details["limit"] == READ_BUDGET:
+                # Answered after a pause (at most REFUSAL_PAUSE_SECONDS, never past its own retry-after): an agent
+                # that loops on regardless is slowed to its pace, instead of costing every other agent's calls a
+                # hundred refusals a second of the gate's time (bench/crowd.py).
+                await anyio.sleep(min(exc.rejected.details["retry_after_seconds"], REFUSAL_PAUSE_SECONDS))
             return rejection(exc)
         try:
             if not is_read:
