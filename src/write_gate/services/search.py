@@ -232,10 +232,14 @@ class Searcher:
             knowledge=knowledge,
             include_archived=include_archived,
         )
-        params = {"query": engine_query, "window": window, "guarded": labels}
-        rows = await self._read(
-            Statement(statement.text, {**params, **(filter_params or {}), **(knowledge_params or {})})
-        )
+        params = {
+            "query": engine_query,
+            "window": window,
+            "guarded": labels,
+            **(filter_params or {}),
+            **(knowledge_params or {}),
+        }
+        rows = await self._read(Statement(statement.text, params))
         # The candidates are kept only where every index answered completely (the statement says: a null id).
         return None if rows is None or any(row["id"] is None for row in rows) else rows
 
