@@ -44,6 +44,7 @@ from write_gate.services.hierarchy import HierarchySettings
 from write_gate.services.memory import MemoryService, WriterContext
 from write_gate.services.off_loop import items_in, off_the_loop
 from write_gate.services.quarantine import Quarantine
+from write_gate.serving import heap
 from write_gate.serving.assembly import formula_provider
 from write_gate.serving.audit import Decision
 from write_gate.serving.change_watcher import ChangeWatcher
@@ -385,6 +386,7 @@ def build_server(
             services = spaced[settings.default_space]
             server.services = services  # for /health
             server.spaces = spaces
+            heap.settle_after_start()  # what startup built, left out of the collector's walks (serving/heap.py)
             try:
                 async with anyio.create_task_group() as tasks:
                     for watcher in watchers.values():
