@@ -14,6 +14,7 @@ import pytest
 import redis
 
 from write_gate.core.cypher.statement import Statement
+from write_gate.engines import engine_process
 from write_gate.engines.base import BackendUnavailable, WriteInDoubt
 from write_gate.engines.data_folder import DataFolderError, open_data_folder
 from write_gate.engines.embedded import EmbeddedBackend, EmbeddedEngine
@@ -252,3 +253,36 @@ def test_the_last_one_out_stops_an_engine_that_does_not_answer(tmp_path: Path) -
         assert not is_locked(tmp_path / "engine.lock")
     finally:
         resume.join()
+
+
+async def test_an_engine_that_wedges_while_it_starts_is_killed_and_started_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FalkorDB once deadlocked loading a 7 KB append-only file (CI: its main thread waiting for the graphs'
+    global lock): it listened and answered nothing, and the gate that started it gave up after its start timeout.
+    Stood in for by an engine stopped as soon as it listens: the gate kills it after a third of its start timeout
+    and starts it again from its files, with the write they hold."""
+    backend = await start(tmp_path)
+    await backend.write(Statement("CREATE (:D {i: 1})"))
+    await backend.close()
+    stopped: list[int] = []
+
+    def spawn_then_stop(folder, socket_path, *args):  # type: ignore[no-untyped-def]
+        process = spawn(folder, socket_path, *args)
+        if not stopped:
+            deadline = time.monotonic() + 30
+            while not socket_path.exists() and time.monotonic() < deadline:
+                time.sleep(0.002)
+            os.kill(process.pid, signal.SIGSTOP)
+            stopped.append(process.pid)
+        return process
+
+    monkeypatch.setattr(engine_process, "spawn", spawn_then_stop)
+    began = time.monotonic()
+    backend = await start(tmp_path, start_timeout=9)
+    try:
+        assert (await backend.read(Statement("MATCH (n:D) RETURN count(n) AS c")))[0]["c"] == 1
+        assert backend.engine.pid != stopped[0] and not psutil.pid_exists(stopped[0])
+        assert 3 <= time.monotonic() - began < 9  # killed after a third of the start timeout, not at its end
+    finally:
+        await backend.close()

@@ -47,10 +47,11 @@ SHUTDOWN_SECONDS = 30.0
 # writes acknowledged since the last record are the ones a clean cut of the file could take unnoticed.
 RECORD_SECONDS = 1.0
 # An engine that listens but answers nothing, not even "loading", for this share of the start timeout is wedged:
-# FalkorDB can deadlock its main thread against a query's graph lock (FalkorDB#2129; seen in this suite's CI), and
-# nothing but a kill ends that. The kill loses no acknowledged write: each is in the append-only file before the
-# engine answers it (under everysec, but for what redis held back behind a slow fsync, up to 2 s), and the file
-# outlives the process.
+# FalkorDB can deadlock its main thread against a query's graph lock (FalkorDB#2129; seen in this suite's CI), or
+# while it loads its append-only file (its main thread waiting for the graphs' global lock, which nothing holds
+# any more: seen in this suite's CI, a 7 KB file), and nothing but a kill ends that. The kill loses no
+# acknowledged write: each is in the append-only file before the engine answers it (under everysec, but for what
+# redis held back behind a slow fsync, up to 2 s), and the file outlives the process.
 WEDGED_SHARE = 1 / 3
 
 
@@ -115,7 +116,11 @@ class EmbeddedEngine:
                 return found.pid
             lock = try_lock(folder.engine_lock)
             if lock is not None:
-                self.pid = self._start(lock, deadline)
+                try:
+                    self.pid = self._start(lock, deadline)
+                except engine_process.EngineWedged as exc:
+                    logger.error("%s; starting it again from its files", exc)
+                    continue
                 return self.pid
             if found.state is State.FOREIGN and not warned:
                 logger.warning(
@@ -176,7 +181,8 @@ class EmbeddedEngine:
             os.close(lock)
         self._started.append(process)
         logger.info("started the embedded engine (process %s) on %s", process.pid, folder.root)
-        pid = engine_process.wait_serving(process, folder, self.socket_path, offset, deadline)
+        wedged_after = self._start_timeout * WEDGED_SHARE
+        pid = engine_process.wait_serving(process, folder, self.socket_path, offset, deadline, wedged_after)
         try:
             mark_initialised(folder, __version__)
         except OSError as exc:  # the engine serves; only the protection of a later start is missing

@@ -96,17 +96,38 @@ def spawn(
     )
 
 
+class EngineWedged(DataFolderError):
+    """The engine this gate started answered nothing, not even "loading", for its wedge limit, and was killed."""
+
+
 def wait_serving(
-    process: subprocess.Popen[bytes], folder: DataFolder, socket_path: Path, log_offset: int, deadline: float
+    process: subprocess.Popen[bytes],
+    folder: DataFolder,
+    socket_path: Path,
+    log_offset: int,
+    deadline: float,
+    wedged_after: float | None = None,
 ) -> int:
-    """The pid once the started engine serves; if it exits first, its own reason from its log, in one line."""
+    """The pid once the started engine serves; if it exits first, its own reason from its log, in one line. An
+    engine silent for `wedged_after` seconds (FalkorDB can deadlock while it loads its files: its main thread
+    waits on a lock nothing will release) is killed, and EngineWedged raised for the caller to start it again."""
+    silent_since: float | None = None
     while True:
         if process.poll() is not None:
             raise DataFolderError(engine_refusal(folder, read_log(folder, log_offset)))
         found = probe(socket_path, folder)
         if found.state is State.SERVING and found.pid == process.pid:
             return process.pid
-        if time.monotonic() >= deadline:
+        now = time.monotonic()
+        silent_since = (silent_since or now) if found.state is State.SILENT else None
+        if wedged_after is not None and silent_since is not None and now - silent_since >= wedged_after:
+            process.kill()
+            process.wait()
+            raise EngineWedged(
+                f"the embedded engine for {folder.root} (process {process.pid}) answered nothing for "
+                f"{now - silent_since:.0f} s while starting: killed (engine log: {folder.log_file})"
+            )
+        if now >= deadline:
             raise DataFolderError(
                 f"the embedded engine for {folder.root} (process {process.pid}) is still loading; "
                 f"it goes on in the background: try again shortly (engine log: {folder.log_file})"
