@@ -8,6 +8,7 @@ that meets it waits for the build, then answers BACKEND_UNAVAILABLE with the eng
 
 import logging
 
+import anyio
 import pytest
 
 from write_gate.core.cypher import embeddings as cypher
@@ -97,3 +98,26 @@ def test_the_state_of_a_label_with_other_indexes_is_read_from_its_vector_field()
     assert cypher.vector_index_building([]) is None
     assert cypher.vector_index_state(FalkorDBDialect()) is cypher.VECTOR_INDEX_STATE
     assert cypher.vector_index_state(MemgraphDialect()) is None
+
+
+async def test_a_refusal_met_as_the_build_ends_is_asked_again(
+    graph: GraphBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CI once met the engine's refusal just before the build ended, and the look at the index after it found
+    no build any more: the search answered an engine failure. Here the second look waits until the build is done
+    (the engine's own state, read as the search reads it), so the search meets that order every time."""
+    query = await vectors_then_their_index(graph)
+    embeddings = made_before(Embeddings(WordLlamaProvider(), graph))
+    look = embeddings._index_building  # noqa: SLF001
+    looks: list[str | None] = []
+
+    async def look_once_the_build_is_over() -> str | None:
+        while looks and await building(graph):
+            await anyio.sleep(0.02)
+        looks.append(await look())
+        return looks[-1]
+
+    monkeypatch.setattr(embeddings, "_index_building", look_once_the_build_is_over)
+    nearest = await embeddings.nearest(1, query)
+    assert [(row["label"], row["key"]) for row in nearest] == [("Person", "rocketeer")]
+    assert looks[0] is not None and looks[-1] is None  # it saw the build, then met the refusal as it ended
