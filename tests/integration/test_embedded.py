@@ -4,6 +4,8 @@ the engine, gates share one engine, the last one out stops it, and a dead engine
 import os
 import shutil
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -286,3 +288,27 @@ async def test_an_engine_that_wedges_while_it_starts_is_killed_and_started_again
         assert 3 <= time.monotonic() - began < 9  # killed after a third of the start timeout, not at its end
     finally:
         await backend.close()
+
+
+def test_a_silent_engine_counts_as_wedged_only_while_it_uses_no_cpu() -> None:
+    """Silence tells a deadlock (no answer, no CPU) from a long load of one large graph (no answer for a while,
+    a core busy): stood in for by a process that sleeps and one that spins."""
+    sleeping = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    spinning = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.3)  # both started (an interpreter's start uses CPU too)
+        silences = {process.pid: engine_process.Silence(1.0) for process in (sleeping, spinning)}
+        start = time.monotonic()
+        for pid, silence in silences.items():
+            assert not silence.wedged(engine_process.State.SILENT, pid, start)
+        time.sleep(1.1)
+        now = time.monotonic()
+        assert silences[sleeping.pid].wedged(engine_process.State.SILENT, sleeping.pid, now)
+        assert not silences[spinning.pid].wedged(engine_process.State.SILENT, spinning.pid, now)
+        # An answer (or "loading") ends a silence: it is counted from the start again.
+        assert not silences[sleeping.pid].wedged(engine_process.State.BUSY, sleeping.pid, now)
+        assert not silences[sleeping.pid].wedged(engine_process.State.SILENT, sleeping.pid, now + 5)
+    finally:
+        for process in (sleeping, spinning):
+            process.kill()
+            process.wait()

@@ -46,7 +46,8 @@ SHUTDOWN_SECONDS = 30.0
 # How often a gate records the append-only files' sizes (when they moved): under `appendfsync everysec`, the
 # writes acknowledged since the last record are the ones a clean cut of the file could take unnoticed.
 RECORD_SECONDS = 1.0
-# An engine that listens but answers nothing, not even "loading", for this share of the start timeout is wedged:
+# An engine that listens but answers nothing, not even "loading", and uses no CPU (engine_process.Silence: a long
+# load keeps a core busy) for this share of the start timeout is wedged:
 # FalkorDB can deadlock its main thread against a query's graph lock (FalkorDB#2129; seen in this suite's CI), or
 # while it loads its append-only file (its main thread waiting for the graphs' global lock, which nothing holds
 # any more: seen in this suite's CI, a 7 KB file), and nothing but a kill ends that. The kill loses no
@@ -107,7 +108,7 @@ class EmbeddedEngine:
         self._reap()
         deadline = time.monotonic() + self._start_timeout
         warned = False
-        silent_since: float | None = None
+        silence = engine_process.Silence(self._start_timeout * WEDGED_SHARE)
         while True:
             found = engine_process.probe(socket_path, folder)
             if found.state is State.SERVING:
@@ -127,13 +128,10 @@ class EmbeddedEngine:
                     "the engine on %s serves %s, not %s: not joining it", socket_path, found.serves, folder.root
                 )
                 warned = True
-            if found.state is not State.SILENT:
-                silent_since = None
-            elif silent_since is None:
-                silent_since = time.monotonic()
-            elif time.monotonic() - silent_since >= self._start_timeout * WEDGED_SHARE:
-                self._kill_wedged(folder, time.monotonic() - silent_since)
-                silent_since = None
+            holder = read_holder(folder.engine_lock) if found.state is State.SILENT else None
+            if silence.wedged(found.state, holder, time.monotonic()):
+                self._kill_wedged(folder, silence.seconds)
+                silence = engine_process.Silence(silence.limit)
             if time.monotonic() >= deadline:
                 holder = read_holder(folder.engine_lock)
                 raise DataFolderError(

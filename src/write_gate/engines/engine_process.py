@@ -1,6 +1,7 @@
 """Start one engine process on a data folder, and ask a socket which engine (if any) answers there."""
 
 import enum
+import os
 import subprocess
 import time
 from dataclasses import dataclass
@@ -100,6 +101,48 @@ class EngineWedged(DataFolderError):
     """The engine this gate started answered nothing, not even "loading", for its wedge limit, and was killed."""
 
 
+# CPU an engine spends over its silence for it to count as working (a long load of one large graph), not wedged.
+WORKING_CPU_SECONDS = 0.2
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """The process's CPU time so far (/proc), None where it cannot be read."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime and stime
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+class Silence:
+    """How long an engine has answered nothing, not even "loading", while it used no CPU: a deadlock (FalkorDB's
+    main thread waiting on a lock nothing will release), not a long load, which keeps a core busy."""
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        self._since: float | None = None
+        self._cpu: float | None = None
+
+    def wedged(self, state: State, pid: int | None, now: float) -> bool:
+        if state is not State.SILENT or pid is None:
+            self._since = None
+            return False
+        if self._since is None:
+            self._since, self._cpu = now, cpu_seconds(pid)
+            return False
+        if now - self._since < self.limit:
+            return False
+        cpu = cpu_seconds(pid)
+        if cpu is not None and self._cpu is not None and cpu - self._cpu >= WORKING_CPU_SECONDS:
+            self._since, self._cpu = now, cpu  # silent but working: looked at again after another limit
+            return False
+        return True
+
+    @property
+    def seconds(self) -> float:
+        return 0.0 if self._since is None else time.monotonic() - self._since
+
+
 def wait_serving(
     process: subprocess.Popen[bytes],
     folder: DataFolder,
@@ -109,9 +152,9 @@ def wait_serving(
     wedged_after: float | None = None,
 ) -> int:
     """The pid once the started engine serves; if it exits first, its own reason from its log, in one line. An
-    engine silent for `wedged_after` seconds (FalkorDB can deadlock while it loads its files: its main thread
-    waits on a lock nothing will release) is killed, and EngineWedged raised for the caller to start it again."""
-    silent_since: float | None = None
+    engine wedged for `wedged_after` seconds (Silence: FalkorDB can deadlock while it loads its files) is killed,
+    and EngineWedged raised for the caller to start it again."""
+    silence = Silence(wedged_after) if wedged_after is not None else None
     while True:
         if process.poll() is not None:
             raise DataFolderError(engine_refusal(folder, read_log(folder, log_offset)))
@@ -119,13 +162,13 @@ def wait_serving(
         if found.state is State.SERVING and found.pid == process.pid:
             return process.pid
         now = time.monotonic()
-        silent_since = (silent_since or now) if found.state is State.SILENT else None
-        if wedged_after is not None and silent_since is not None and now - silent_since >= wedged_after:
+        if silence is not None and silence.wedged(found.state, process.pid, now):
+            silent_for = silence.seconds
             process.kill()
             process.wait()
             raise EngineWedged(
-                f"the embedded engine for {folder.root} (process {process.pid}) answered nothing for "
-                f"{now - silent_since:.0f} s while starting: killed (engine log: {folder.log_file})"
+                f"the embedded engine for {folder.root} (process {process.pid}) answered nothing and worked not at "
+                f"all for {silent_for:.0f} s while starting: killed (engine log: {folder.log_file})"
             )
         if now >= deadline:
             raise DataFolderError(
