@@ -5,7 +5,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -293,15 +292,16 @@ async def test_an_engine_that_wedges_while_it_starts_is_killed_and_started_again
 def test_a_silent_engine_counts_as_wedged_only_while_it_uses_no_cpu() -> None:
     """Silence tells a deadlock (no answer, no CPU) from a long load of one large graph (no answer for a while,
     a core busy): stood in for by a process that sleeps and one that spins."""
-    sleeping = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    spinning = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    # Not Python: the suite's subprocesses start coverage first, whose imports use a second of CPU.
+    sleeping = subprocess.Popen(["sleep", "60"])
+    spinning = subprocess.Popen(["yes"], stdout=subprocess.DEVNULL)
     try:
-        time.sleep(0.3)  # both started (an interpreter's start uses CPU too)
-        silences = {process.pid: engine_process.Silence(1.0) for process in (sleeping, spinning)}
+        time.sleep(0.1)  # both started
+        silences = {process.pid: engine_process.Silence(2.0) for process in (sleeping, spinning)}
         start = time.monotonic()
         for pid, silence in silences.items():
             assert not silence.wedged(engine_process.State.SILENT, pid, start)
-        time.sleep(1.1)
+        time.sleep(2.1)  # a spinning process gets a tenth of a core even on a loaded machine
         now = time.monotonic()
         assert silences[sleeping.pid].wedged(engine_process.State.SILENT, sleeping.pid, now)
         assert not silences[spinning.pid].wedged(engine_process.State.SILENT, spinning.pid, now)
