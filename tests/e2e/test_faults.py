@@ -34,22 +34,15 @@ def person(i: int) -> dict:
     }
 
 
-async def persons(settings: Settings) -> set[int]:
-    backend = await open_backend(settings)
-    try:
-        return {row["i"] for row in await backend.read(Statement("MATCH (n:Person) RETURN n.i AS i"))}
-    finally:
-        await backend.close()
-
-
 async def lost(settings: Settings, acknowledged: set[int]) -> dict[int, list[dict]]:
     """The acknowledged persons not found as written, each with whatever nodes carry its name now (labels and
     properties): a failure says whether the node is gone or changed."""
-    missing = acknowledged - await persons(settings)
-    if not missing:
-        return {}
     backend = await open_backend(settings)
     try:
+        found = {row["i"] for row in await backend.read(Statement("MATCH (n:Person) RETURN n.i AS i"))}
+        missing = sorted(acknowledged - found)
+        if not missing:
+            return {}
         rows = await backend.read(
             Statement(
                 "MATCH (n) WHERE n.name IN $names RETURN n.name AS name, labels(n) AS labels, properties(n) AS p",
@@ -58,7 +51,7 @@ async def lost(settings: Settings, acknowledged: set[int]) -> dict[int, list[dic
         )
     finally:
         await backend.close()
-    return {i: [row for row in rows if row["name"] == f"p{i}"] for i in sorted(missing)}
+    return {i: [row for row in rows if row["name"] == f"p{i}"] for i in missing}
 
 
 async def test_embedded_engine_killed_mid_run_comes_back_with_every_acknowledged_write(tmp_path: Path) -> None:
