@@ -159,6 +159,58 @@ async def test_a_label_past_the_cap_is_paged_by_the_scan(
         assert await found(client, query) == expected(entities, query), query
 
 
+async def test_pages_across_labels_meet_each_match_once(
+    memory: tuple[Client, GraphBackend], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Entities of three labels, walked in pages of 3 with the cap at its default and at 3 (labels past it are
+    scanned, and some of those then hold no match at all): each match once, label after label."""
+    client, _graph = memory
+    rng = random.Random(35_3)
+    named = {f"{sentence(rng)} #{i}": [sentence(rng) for _ in range(rng.randint(0, 2))] for i in range(60)}
+    types = {name: rng.choice(["person", "company", "Entity"]) for name in named}
+    batch = [{"name": name, "entityType": types[name], "observations": obs} for name, obs in named.items()]
+    await ok(client, "create_entities", {"entities": batch})
+    entities = {name: [name, *obs] for name, obs in named.items()}
+    texts = [value for values in entities.values() for value in values]
+    # The type's text (as written, and its label's) is searched too: queries inside a type's word are left out.
+    words = ("person", "company", "organization", "entity")
+    asked = [q for q in queries(rng, texts, 40) if not any(fold(q) in word for word in words)]
+    for cap in (reads.CANDIDATE_CAP, 3):
+        monkeypatch.setattr(reads, "CANDIDATE_CAP", cap)
+        for query in asked:
+            seen: list[str] = []
+            cursor = None
+            while True:
+                args = {"query": query, "limit": 3, **({"cursor": cursor} if cursor else {})}
+                answer = await ok(client, "search_nodes", args)
+                seen += [entity["name"] for entity in answer["entities"]]
+                if (cursor := answer.get("next_cursor")) is None:
+                    break
+            assert sorted(seen) == sorted(expected(entities, query)), (cap, query)
+            assert len(seen) == len(set(seen)), (cap, query)
+
+
+async def test_a_label_past_the_cap_with_no_match_leaves_the_next_labels_pages_whole(
+    memory: tuple[Client, GraphBackend], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first label's candidates pass the cap but none holds the query (each holds its trigrams apart), so its
+    scan answers nothing: the next label's matches still come whole, page after page."""
+    client, _graph = memory
+    apart = [{"name": f"abc bcd {i}", "entityType": "Entity", "observations": []} for i in range(4)]
+    matches = [{"name": f"abcd {i}", "entityType": "company", "observations": []} for i in range(5)]
+    await ok(client, "create_entities", {"entities": apart + matches})
+    monkeypatch.setattr(reads, "CANDIDATE_CAP", 3)
+    seen: list[str] = []
+    cursor = None
+    while True:
+        args = {"query": "abcd", "limit": 3, **({"cursor": cursor} if cursor else {})}
+        answer = await ok(client, "search_nodes", args)
+        seen += [entity["name"] for entity in answer["entities"]]
+        if (cursor := answer.get("next_cursor")) is None:
+            break
+    assert sorted(seen) == [m["name"] for m in matches]
+
+
 async def test_a_statement_builds_the_search_text_and_trigrams_the_gate_does(graph: GraphBackend) -> None:
     """A write whose text the statement rebuilds gets the search text and trigrams the gate gives a node it creates,
     texts that reach 512 and 1,024 bytes included (FalkorDB 4.16's `+` loses characters there: joined natively)."""
