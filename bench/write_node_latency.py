@@ -1,9 +1,10 @@
 """Median latency of one `write_node` through the MCP SDK client on the embedded engine.
 
-    uv run python bench/write_node_latency.py [--calls 2000]
+    uv run python bench/write_node_latency.py [--calls 2000] [--fsync always,everysec]
 
 Prints the median and percentiles for the in-process client/server pair and for stdio
-against `write-gate serve`, measured in one run so the two are comparable.
+against `write-gate serve`, for each append-only fsync policy asked (the default, always, first), measured in
+one run so they are comparable.
 """
 
 import argparse
@@ -47,25 +48,35 @@ def report(name: str, timings: list[float]) -> None:
     ms = sorted(t * 1000 for t in timings)
     q = statistics.quantiles(ms, n=100)
     print(
-        f"{name:<28} median {statistics.median(ms):6.3f} ms   p90 {q[89]:6.3f} ms   p99 {q[98]:6.3f} ms   n={len(ms)}"
+        f"{name:<30} median {statistics.median(ms):6.3f} ms   p90 {q[89]:6.3f} ms   p99 {q[98]:6.3f} ms   n={len(ms)}"
     )
 
 
-async def main(calls: int) -> None:
+async def main(calls: int, fsyncs: list[str]) -> None:
+    for fsync in fsyncs:
+        await one_policy(calls, fsync)
+
+
+async def one_policy(calls: int, fsync: str) -> None:
     data = Path(tempfile.mkdtemp(prefix="wg-bench-"))
-    settings = Settings(data_dir=data)  # the defaults: embedded engine, appendfsync always
+    settings = Settings(data_dir=data, embedded_fsync=fsync)
     backend = await open_backend(settings)
     await migrate(backend)  # the core registry
     try:
         async with Client(build_server(settings, auto_migrate=False)) as client:
             await measure(client, 100)  # warm-up
-            report("in-process client", await measure(client, calls))
+            report(f"in-process client, {fsync}", await measure(client, calls))
         exe = shutil.which("write-gate", path=str(Path(sys.executable).parent))
-        env = {**os.environ, "WRITE_GATE_DATA_DIR": str(data), "WRITE_GATE_LOG_LEVEL": "WARNING"}
+        env = {
+            **os.environ,
+            "WRITE_GATE_DATA_DIR": str(data),
+            "WRITE_GATE_LOG_LEVEL": "WARNING",
+            "WRITE_GATE_EMBEDDED_FSYNC": fsync,
+        }
         params = StdioServerParameters(command=exe, args=["serve", "--no-migrate"], env=env)
         async with Client(params) as client:
             await measure(client, 100)
-            report("stdio client (write-gate serve)", await measure(client, calls))
+            report(f"stdio client, {fsync}", await measure(client, calls))
     finally:
         await backend.close()
         shutil.rmtree(data, ignore_errors=True)
@@ -75,4 +86,6 @@ if __name__ == "__main__":
     logs.configure("WARNING")  # quiet: a benchmark prints figures, not a line per call
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=2000)
-    anyio.run(main, parser.parse_args().calls)
+    parser.add_argument("--fsync", default="always,everysec", help="the policies to measure, in this order")
+    args = parser.parse_args()
+    anyio.run(main, args.calls, args.fsync.split(","))

@@ -63,13 +63,12 @@ class EmbeddedTier:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        # appendfsync always, as the external tier: under everysec, while a slow fsync runs (a busy disk), redis holds
-        # its writes to the file back for up to 2 s and answers meanwhile, so a kill loses what it answered (CI lost
-        # about 48 acknowledged writes over five kills so; docs/operations/configuration.md says so of everysec).
-        # This test is of the gates' exactly-once, not of that setting.
-        self.settings = Settings(
-            backend=BackendKind.EMBEDDED, data_dir=folder, graph_name="chains", embedded_fsync=Fsync.ALWAYS
-        )
+        # The default, appendfsync no (the gates sync every second), answers no write before the engine has written
+        # it to its file, as the external tier's always: under everysec, while a slow fsync runs (a busy disk), redis
+        # holds its writes to the file back for up to 2 s and answers meanwhile, so a kill loses what it answered (CI
+        # lost about 48 acknowledged writes over five kills so: why everysec is not the default).
+        self.settings = Settings(backend=BackendKind.EMBEDDED, data_dir=folder, graph_name="chains")
+        assert self.settings.embedded_fsync in (Fsync.NO, Fsync.ALWAYS)  # no answer before the write
 
     def kill(self) -> None:
         for engine in engines_on(self.folder):

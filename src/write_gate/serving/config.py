@@ -29,6 +29,7 @@ class BackendKind(StrEnum):
 class Fsync(StrEnum):
     ALWAYS = "always"
     EVERYSEC = "everysec"
+    NO = "no"
 
 
 def _comma_list(value: object) -> object:
@@ -79,12 +80,14 @@ class Settings(BaseSettings):
     backend: BackendKind = BackendKind.EMBEDDED
     data_dir: Path = Field(default_factory=_default_data_dir)
     graph_name: str = "write_gate"
-    # everysec: an acknowledged write is normally in the append-only file (in the kernel) before the reply, so it
-    # survives a crash of the gate or of the engine process; but while a background fsync of the file is still
-    # running (a busy disk), redis holds the file's writes back for up to 2 s and replies meanwhile, and a crash of
-    # the engine then loses them. always never replies before the write is synced (it survives power loss too),
-    # and is slower.
-    embedded_fsync: Fsync = Fsync.EVERYSEC
+    # no (the default): the engine writes each write to its append-only file before it answers it and leaves the
+    # syncing to the gates, whose recorder syncs the files every second while they grow (engines/acknowledged.py):
+    # an acknowledged write survives a crash of the engine or the gate, and a power loss can take the last second.
+    # everysec promises that second too, but while its background fsync still runs (a busy disk) redis holds the
+    # file's writes back for up to 2 s and answers meanwhile, so a crash of the engine loses them: measured, a loaded
+    # CI host lost about 48 acknowledged writes over five kills (tests/e2e/history_chains.py). always never answers
+    # before the write is on disk (a power loss takes nothing), at about 0.25 ms a write here.
+    embedded_fsync: Fsync = Fsync.NO
     # How long a gate waits for the folder's engine (started by another gate, or loading a large graph)
     # before it gives up with a one-line error.
     embedded_start_timeout_seconds: float = Field(default=60.0, gt=0)
