@@ -48,6 +48,21 @@ def test_a_gate_without_embeddings_loads_no_model() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_loading_the_local_model_leaves_the_process_logging_as_it_was() -> None:
+    """wordllama sets logging up (INFO, to stderr) when imported: in a process that had not, the gate's own INFO
+    lines would then reach stderr on every write. The loading keeps the root logger as it found it."""
+    code = (
+        "import logging\n"
+        "from write_gate.serving.embedders import WordLlamaProvider\n"
+        "assert WordLlamaProvider().embed(['a rocket'])\n"
+        "root = logging.getLogger()\n"
+        "assert root.handlers == [] and root.level == logging.WARNING, (root.handlers, root.level)\n"
+        "logging.getLogger('write_gate.decisions').info('write_node written')\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "write_node written" not in ran.stderr, ran.stderr
+
+
 def test_a_question_s_full_text_part_is_any_of_its_content_words() -> None:
     assert question_query("Who works on rockets, and where?") == "works OR rockets"
     assert question_query("who is it?") is None  # nothing but function words: the semantic ranking alone

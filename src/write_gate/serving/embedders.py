@@ -1,10 +1,13 @@
 """The embedding providers (core/embedding.py's contract): wordllama's shipped model on this machine, or an
 OpenAI-compatible `/embeddings` endpoint. Chosen by WRITE_GATE_EMBEDDINGS; "off" imports neither."""
 
+import contextlib
 import json
+import logging
 import os
 import threading
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +15,20 @@ from write_gate.core.embedding import VECTOR_DECIMALS, EmbeddingFailed, Embeddin
 from write_gate.serving.config import ConfigurationError, Settings
 
 LOCAL_DIMENSION = 256
+
+
+@contextlib.contextmanager
+def logging_kept() -> Iterator[None]:
+    """The root logger's handlers and level as they were: wordllama calls `logging.basicConfig(level=INFO)` when
+    imported, which, in a process that set no logging up (a gate run inside another program, a test), would print
+    every INFO line of every library to stderr from then on."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    try:
+        yield
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
 
 
 class WordLlamaProvider:
@@ -39,7 +56,8 @@ class WordLlamaProvider:
                 # its threads spin on cores the engine needs (measured: 3 texts tokenized in 78 us with it, 30 us
                 # without). An operator's own setting is kept.
                 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-                import wordllama  # type: ignore[import-untyped]  # noqa: PLC0415 - heavy (numpy, tokenizers): only when embeddings are on
+                with logging_kept():
+                    import wordllama  # type: ignore[import-untyped]  # noqa: PLC0415 - heavy: only when embeddings are on
 
                 # Its plain load() looks for the tokenizer under a folder name the wheel does not use, and downloads
                 # it; the wheel's own folder holds both files (../shared/DESIGN.md).
