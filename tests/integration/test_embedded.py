@@ -1,6 +1,7 @@
 """The embedded engine's lifecycle on a real redis-server + FalkorDB: the engine lock lives exactly as long as
 the engine, gates share one engine, the last one out stops it, and a dead engine is started again once."""
 
+import contextlib
 import os
 import shutil
 import signal
@@ -312,3 +313,30 @@ def test_a_silent_engine_counts_as_wedged_only_while_it_uses_no_cpu() -> None:
         for process in (sleeping, spinning):
             process.kill()
             process.wait()
+
+
+async def test_an_engine_that_wedges_on_an_index_statement_is_started_again_and_the_statement_sent_again(
+    tmp_path: Path,
+) -> None:
+    """FalkorDB 4.16 deadlocked on a graph's first statement, a CREATE INDEX (gdb: its main thread waiting for the
+    lock on its graph list, which no thread held), and never answered: the gate sent the statement once more to the
+    same engine, its migrations failed, and every write was refused. Stood in for by an engine stopped after a
+    write: the index statement gets no answer, the gate finds the engine silent and idle, kills it, starts it
+    again from its files and sends the statement once more."""
+    backend = await EmbeddedBackend.start(tmp_path, "always", "g", 2, start_timeout=9)
+    try:
+        await backend.write(Statement("CREATE (:D {i: 1})"))
+        wedged = backend.engine.pid
+        os.kill(wedged, signal.SIGSTOP)
+        try:
+            await backend.ensure_index("D", "i")
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(wedged, signal.SIGCONT)
+        assert backend.engine.pid != wedged
+        wait_gone(wedged)
+        assert await backend.read(Statement("MATCH (n:D) RETURN n.i AS i")) == [{"i": 1}]
+        indexes = await backend.read(Statement("CALL db.indexes() YIELD label, properties RETURN label, properties"))
+        assert any(row["label"] == "D" and "i" in row["properties"] for row in indexes), indexes
+    finally:
+        await backend.close()

@@ -16,6 +16,7 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import anyio
@@ -279,6 +280,16 @@ class EmbeddedBackend(FalkorDBBackend):
             if not await self._recover(generation) or not read_only:
                 raise
             return await super()._run(statement, read_only)
+
+    def _engine_check(self) -> Callable[[], Awaitable[None]]:
+        """A statement sent to this engine got no answer: the engine is found again, and killed and started again
+        from its files if it is wedged (silent and idle: `EmbeddedEngine.ensure_running`), as for a read."""
+        generation = self._generation
+
+        async def check() -> None:
+            await self._recover(generation)
+
+        return check
 
     async def ping(self) -> None:
         generation = self._generation
