@@ -121,11 +121,12 @@ async def test_an_unknown_tool_is_a_protocol_error(settings: Settings, graph: Gr
         assert out["error_code"] == "INVALID_INPUT"
 
 
-async def test_a_full_disk_is_backend_unavailable_and_reads_keep_working(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fsync", ["no", "everysec"])  # the embedded engine's default, and redis' own
+async def test_a_full_disk_is_backend_unavailable_and_reads_keep_working(tmp_path: Path, fsync: str) -> None:
     """A FalkorDB server whose files may not grow past 64 KiB (RLIMIT_FSIZE, the signal ignored so the write
     fails with EFBIG as on a full disk): the append-only file stops, redis refuses writes with MISCONF.
     (With appendfsync always redis exits instead: the gate then answers unreachable.)"""
-    limit = ["bash", "-c", 'trap "" XFSZ; ulimit -f 64; exec "$@" --appendfsync everysec', "limited"]
+    limit = ["bash", "-c", f'trap "" XFSZ; ulimit -f 64; exec "$@" --appendfsync {fsync}', "limited"]
     process, url = start_falkordb_server(tmp_path, wrapper=limit)
     try:
         settings = Settings(backend=BackendKind.FALKORDB, falkordb_url=url, graph_name="full", query_timeout_seconds=5)
