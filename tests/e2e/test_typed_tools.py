@@ -13,7 +13,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from tests.conftest import GATE_TOOLS, MATRIX_SCHEMAS, hint, ok, open_client, rejected
+from tests.conftest import CLIENT_NAME, GATE_TOOLS, MATRIX_SCHEMAS, hint, ok, open_client, rejected
 from write_gate.access.agents import AgentsFile, Grant
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
@@ -108,7 +108,7 @@ async def test_generated_input_schemas_let_a_client_validate_first(rpg: Client) 
     tools = {t.name: t for t in (await rpg.list_tools()).tools}
     add = tools["add_npc"].input_schema
     npc = add["properties"]["npc"]
-    assert npc["required"] == ["name", "role", "status"] and add["required"] == ["npc", "source", "extraction_method"]
+    assert npc["required"] == ["name", "role", "status"] and add["required"] == ["npc"]
     assert npc["properties"]["role"]["enum"] == ["Warrior", "Wizard", "Merchant", "Noble", "Peasant", "Thief"]
     assert npc["properties"]["traits"] == {
         "type": "array",
@@ -125,6 +125,26 @@ async def test_generated_input_schemas_let_a_client_validate_first(rpg: Client) 
         "type": "integer",
         "description": "Experience level",
     }
+
+
+async def test_a_memorymesh_call_without_a_claim_is_written_with_the_clients_defaults(
+    rpg: Client, graph: GraphBackend
+) -> None:
+    """Seed 000's own calls (14.2) carry no source or extraction method: an agent moved from MemoryMesh is not
+    refused for them. The write is stamped as the memory profile's are: the client's name as its source, `llm`,
+    the default reliability; a call that declares its claim keeps it."""
+    await ok(rpg, "add_location", {"location": {"name": "Rivendell", "region": "Eriador"}})
+    call = {"npc": {"name": "Gandalf", "role": "Wizard", "status": "Active", "currentLocation": "Rivendell"}}
+    written = await ok(rpg, "add_npc", call)
+    assert written["status"] == "written" and [r["to"] for r in written["relationships"]] == ["Rivendell"]
+    assert await located(graph, "Gandalf") == ["Rivendell"]
+    [node] = await graph.read(
+        Statement("MATCH (n:Npc {name: 'Gandalf'}) RETURN n.source AS s, n.extraction_method AS m, n.confidence AS c")
+    )
+    assert node == {"s": CLIENT_NAME, "m": "llm", "c": written["confidence"]} and written["confidence"] < 0.6
+    await ok(rpg, "update_npc", {"npc": {"name": "Gandalf", "status": "Missing"}, **PROV})
+    [node] = await graph.read(Statement("MATCH (n:Npc {name: 'Gandalf'}) RETURN n.source AS s, n.status AS st"))
+    assert node == {"s": "dm-notes", "st": "Missing"}
 
 
 async def test_update_refers_to_add_for_its_fields_only_where_add_is_listed(

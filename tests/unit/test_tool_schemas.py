@@ -158,11 +158,17 @@ def test_a_typed_tool_advertises_the_schema_of_the_model_it_validates_with() -> 
     # The model's schema, and the idempotency_key every write tool takes (surface/write_guard.py handles it).
     assert add.input_schema is None and add.to_mcp().input_schema == with_idempotency_key(input_schema(add.input_model))
     schema = add.to_mcp().input_schema
-    assert schema["properties"]["extraction_method"] == {"type": "string", "enum": ["api", "llm"]}
+    assert schema["properties"]["extraction_method"] == {
+        "type": "string",
+        "enum": ["api", "llm"],
+        "description": "Default: llm.",
+    }
     assert schema["properties"]["npc"]["properties"] == {"name": {"type": "string"}}
+    assert schema["required"] == ["npc"]  # MemoryMesh's calls declare no claim: the gate's defaults stamp them
     call = {"npc": {"name": "Gandalf"}, "source": "t", "extraction_method": "api"}
-    assert valid(schema, call) and add.input_model.model_validate(call)
-    for wrong in ({**call, "source": ""}, {**call, "reliability": "x"}, {"npc": {"name": "G"}}):
+    for right in (call, {"npc": {"name": "G"}}):
+        assert valid(schema, right) and add.input_model.model_validate(right)
+    for wrong in ({**call, "source": ""}, {**call, "reliability": "x"}, {**call, "extraction_method": 3}, {}):
         assert not valid(schema, wrong)
         with pytest.raises(ValidationError):
             add.input_model.model_validate(wrong)

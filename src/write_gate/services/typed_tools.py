@@ -43,6 +43,7 @@ from write_gate.services.change_records import change_stamp
 from write_gate.services.embeddings import Subject as Embedded
 from write_gate.services.gate import MAX_ATTEMPTS, Gate, Planned, backoff, contention, run_write
 from write_gate.services.grant_checks import check_relationship_write
+from write_gate.services.memory import WriterContext
 
 Mode = Literal["add", "update", "delete"]
 # The call's own arguments beside the type's object: no type may be named like one.
@@ -152,6 +153,8 @@ class ClaimArguments(Protocol):
     def reliability(self) -> float: ...
 
 
+_SOURCE_SCHEMA = {"type": "string", "minLength": 1, "description": "Where the claim came from (default: the client)."}
+
 # null is taken as "not given", and advertised as nothing but a number.
 _Weight = Annotated[float | None, Field(ge=0, le=1), WithJsonSchema({"type": "number", "minimum": 0, "maximum": 1})]
 
@@ -168,8 +171,19 @@ def request_model(
     fields: dict[str, Any] = {type_name: (Annotated[dict[str, Any], described], ...)}
     if mode != "delete":
         fields |= {
-            "source": (str, Field(min_length=1, description="Where the claim came from.")),
-            "extraction_method": (str, Field(json_schema_extra=dict(method_schema))),
+            # Optional, so that MemoryMesh's agents, whose calls carry no claim, move over unchanged: a call without
+            # them is stamped as the memory profile's writes are (the client's name; `llm`, the least trusted of
+            # the default formula's methods, so such a write never outweighs a declared fact).
+            "source": (
+                Annotated[str | None, Field(min_length=1), WithJsonSchema(_SOURCE_SCHEMA)],
+                None,
+            ),
+            "extraction_method": (
+                Annotated[
+                    str | None, WithJsonSchema({"type": "string", **method_schema, "description": "Default: llm."})
+                ],
+                None,
+            ),
             "reliability": (float, Field(0.5, description="In [0, 1].")),
         }
         if _relationship_keys(entry):  # the arguments about relationships, where the tool writes some
@@ -496,12 +510,21 @@ async def find_targets(gate: Gate, names: list[str]) -> dict[str, list[str]]:
     return found
 
 
-async def run_typed(entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Gate, agent: Agent) -> BaseModel:
+async def run_typed(
+    entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Gate, agent: Agent, writer: WriterContext
+) -> BaseModel:
+    """`writer`: the claim of a call that declares none (the memory profile's provenance defaults)."""
     agent.grant.check_labels([entry.label])
     if mode == "delete":
         return await _delete(entry, request, gate, agent)
     parsed = parse_values(entry, mode, getattr(request, tool_type_name(entry.label)), gate)
-    claim = cast(ClaimArguments, request)  # an add_ or update_ request: request_model gave it these fields
+    # An add_ or update_ request: request_model gave it these fields, source and method None where not declared.
+    given = cast(ClaimArguments, request)
+    defaults = {
+        "source": given.source or writer.source,
+        "extraction_method": given.extraction_method or writer.extraction_method,
+    }
+    claim = cast(ClaimArguments, request.model_copy(update=defaults))
     found = await find_targets(gate, parsed.names_to_find())
     node = Endpoint(entry.label, parsed.merge_keys)
     try:

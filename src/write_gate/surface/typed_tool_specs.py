@@ -63,4 +63,4 @@ def typed_specs(registry: SchemaRegistry, method_schema: dict[str, Any]) -> tupl
 
 
 def _typed_handler(entry: SchemaEntry, mode: Mode) -> Handler:
-    return lambda s, req, call: run_typed(entry, mode, req, s.gate, call.agent)
+    return lambda s, req, call: run_typed(entry, mode, req, s.gate, call.agent, call.writer)
