@@ -52,7 +52,7 @@ RECORD_SECONDS = 1.0
 # FalkorDB can deadlock its main thread against a query's graph lock (FalkorDB#2129; seen in this suite's CI), or
 # while it loads its append-only file (its main thread waiting for the graphs' global lock, which nothing holds
 # any more: seen in this suite's CI, a 7 KB file), and nothing but a kill ends that. The kill loses no
-# acknowledged write: each is in the append-only file before the engine answers it (synced, under the default
+# acknowledged write: each is in the append-only file before the engine answers it (under the default, no, and
 # always; under everysec, but for what redis held back behind a slow fsync, up to 2 s), and the file outlives the
 # process.
 WEDGED_SHARE = 1 / 3
