@@ -5,6 +5,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 import redis.exceptions
 from falkordb import Edge, Node, Path
 
@@ -243,8 +244,21 @@ class FalkorDBEngine:
 
     async def _create_vector_index(self, database: str, ddl: CreateVectorIndex) -> Outcome:
         await self._index_ddl(database, ddl.falkordb)
+        await self._until_built(database, ddl.label)
         indexes = self.vector_indexes.setdefault(database, {})
         return self._name_index("Vector", indexes, ddl.name, (ddl.label, ddl.prop))
+
+    async def _until_built(self, database: str, label: str) -> None:
+        """Until FalkorDB's indexes on the label answer completely: Memgraph builds an index within its CREATE, and
+        FalkorDB in the background after it (a vector query meanwhile is refused: "Invalid arguments for procedure
+        'db.idx.vector.queryNodes'", seen in CI)."""
+        state = "CALL db.indexes() YIELD label, status WHERE label = $label RETURN collect(status) AS states"
+        for _ in range(3000):  # 30 s
+            rows = (await self._graph(database).ro_query(state, {"label": label})).result_set
+            if all(status == "OPERATIONAL" for status in (rows[0][0] if rows else [])):
+                return
+            await anyio.sleep(0.01)
+        raise MemgraphError(CLIENT_ERROR, f"FalkorDB's index on {label} was not built within 30 s")
 
     async def close(self) -> None:
         connection = self._db.connection
