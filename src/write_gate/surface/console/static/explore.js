@@ -7,8 +7,15 @@
   fetch(box.dataset.src, { headers: { "Accept": "application/json" }, credentials: "same-origin" })
     .then(function (response) { return response.json(); })
     .then(function (graph) {
+      // The layout starts from fixed places (the centre in the middle, the others evenly round it), so the same
+      // neighbourhood is drawn the same way every time: from one shared place, cose spread them at random, and one
+      // drawing in ten or so put a label on another.
+      var around = graph.nodes.filter(function (n) { return !n.centre; }).length || 1, placed = 0;
       var elements = graph.nodes.map(function (n) {
-        return { data: { id: n.id, label: n.id + (n.type ? "\n" + n.type : ""), centre: n.centre ? 1 : 0 } };
+        var angle = n.centre ? 0 : 2 * Math.PI * (placed++) / around + Math.PI / 4;
+        var radius = n.centre ? 0 : 200;
+        return { data: { id: n.id, label: n.id + (n.type ? "\n" + n.type : ""), centre: n.centre ? 1 : 0 },
+          position: { x: radius * Math.cos(angle), y: radius * Math.sin(angle) } };
       }).concat(graph.edges.map(function (e) {
         return { data: { id: e.id, source: e.source, target: e.target, label: e.type } };
       }));
