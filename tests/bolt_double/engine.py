@@ -240,6 +240,7 @@ class FalkorDBEngine:
     async def _create_text_index(self, database: str, ddl: CreateTextIndex) -> Outcome:
         # FalkorDB's index first, whatever the record says: a graph deleted by a test takes its indexes with it.
         await self._index_ddl(database, ddl.falkordb, ddl.falkordb_field)
+        await self._until_built(database, ddl.label)
         return self._name_index("Text", self.text_indexes.setdefault(database, {}), ddl.name, ddl.label)
 
     async def _create_vector_index(self, database: str, ddl: CreateVectorIndex) -> Outcome:
@@ -251,7 +252,7 @@ class FalkorDBEngine:
     async def _until_built(self, database: str, label: str) -> None:
         """Until FalkorDB's indexes on the label answer completely: Memgraph builds an index within its CREATE, and
         FalkorDB in the background after it (a vector query meanwhile is refused: "Invalid arguments for procedure
-        'db.idx.vector.queryNodes'", seen in CI)."""
+        'db.idx.vector.queryNodes'", seen in CI; a full-text query answers part of the label)."""
         state = "CALL db.indexes() YIELD label, status WHERE label = $label RETURN collect(status) AS states"
         for _ in range(3000):  # 30 s
             rows = (await self._graph(database).ro_query(state, {"label": label})).result_set

@@ -24,6 +24,9 @@ here, loudly. The table:
 | (:L {..., p: expr, ...}) with a vector index on L.p   | p: vecf32(expr): Memgraph indexes a list of floats, |
 |                                                       | FalkorDB only a vecf32 value                        |
 
+A text or vector index statement is answered once FalkorDB has built the index (engine.py), as Memgraph builds one
+within its CREATE.
+
 Unique constraints are recorded, not created: FalkorDB's unique constraints crash its server on strings that are
 empty or start or end with white space (see FalkorDBDialect), and FalkorDB serialises writes, so a MERGE cannot
 duplicate a key there anyway. Memgraph's enforcement is proven only by the testcontainers tier; here the
