@@ -39,9 +39,12 @@ def engines_on(folder: Path) -> list[psutil.Process]:
         if process.info["name"] != "redis-server" or process.info["status"] == psutil.STATUS_ZOMBIE:
             continue
         if process.info["cwd"] == str(folder.resolve()):
-            parent = process.parent()
-            if parent is None or parent.name() != "redis-server":
-                found.append(process)
+            try:
+                parent = process.parent()
+                if parent is None or parent.name() != "redis-server":
+                    found.append(process)
+            except psutil.NoSuchProcess:  # it (or its parent) died since the listing: a storm kills engines
+                continue
     return found
 
 
