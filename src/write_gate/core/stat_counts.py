@@ -25,6 +25,10 @@ NODE, RELATIONSHIP = "n", "r"
 # and each agent's write tallies (core/agent_tallies.py). Neither reads nor backups hold them (a restore counts
 # again what it brought).
 STAT_LABELS = ("_StatCount", "_StatEnd", "_StatDrop", "_StatMeta", "_AgentTally")
+# The one `_StatMeta` node's key (`k`), unique (migration 0017): a MERGE of a node by its label alone made two of it
+# when gates folded for the first time at once, on Memgraph (which does not serialise MERGE) and on FalkorDB 4.16
+# (whose MERGE does not see a node of a label the graph did not have when the statement began).
+META_KEY = "meta"
 DUE = "_due"  # 1: the fold has not taken the subject's last write in; 0: it has
 STAT = "_s"  # what the subject was last counted as (JSON; '' for nothing): the subject's own, never copied
 ENDS = ("oldest", "newest")

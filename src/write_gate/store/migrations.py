@@ -11,8 +11,11 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from write_gate.core.clock import utc_now
+from write_gate.core.cypher import stat_counts as stat_cypher
 from write_gate.core.cypher.registry_nodes import APPLIED_MIGRATIONS, COLLAPSE_REGISTRY_VERSIONS, record_migration
 from write_gate.core.cypher.statement import Statement
+from write_gate.core.identifiers import quote
+from write_gate.core.stat_counts import META_KEY, STAT_LABELS
 from write_gate.engines import GraphBackend
 from write_gate.store.backfill import backfill_identity
 from write_gate.store.bundled import bundled
@@ -41,6 +44,9 @@ class JsonMigration(BaseModel):
     backfill_feed_windows: bool = False
     # Give every node its trigrams and index them for the substring search (see grams.py).
     gram_indexes: bool = False
+    # Give the statistics' one `_StatMeta` node its key, before a unique constraint on it is created; where more than
+    # one was made (first folds at once), every statistics node goes, and the next fold counts the graph afresh.
+    key_statistics_meta: bool = False
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,8 @@ async def _apply(backend: GraphBackend, migration: Migration, schemas_dir: Path)
     spec = JsonMigration.model_validate(json.loads(migration.path.read_text(encoding="utf-8")))
     if spec.collapse_registry_versions:
         await backend.write(COLLAPSE_REGISTRY_VERSIONS)
+    if spec.key_statistics_meta:
+        await key_statistics_meta(backend)
     for label, prop in spec.indexes:
         await backend.ensure_index(label, prop)
     for label, prop in spec.unique:
@@ -79,6 +87,16 @@ async def _apply(backend: GraphBackend, migration: Migration, schemas_dir: Path)
         await backfill_feed_windows(backend)
     if spec.gram_indexes:
         await index_grams(backend)
+
+
+async def key_statistics_meta(backend: GraphBackend) -> None:
+    """One `_StatMeta`, keyed: several (each with its own cursors) cannot be told apart, so all the statistics are
+    forgotten, as after a restore, and counted again by the next fold's walk."""
+    [row] = await backend.read(Statement(f"MATCH (m:{quote(stat_cypher.META_LABEL)}) RETURN count(m) AS n"))
+    if row["n"] > 1:
+        for label in STAT_LABELS:
+            await backend.write(stat_cypher.forget(label))
+    await backend.write(Statement(f"MATCH (m:{quote(stat_cypher.META_LABEL)}) SET m.k = $key", {"key": META_KEY}))
 
 
 async def migrate(backend: GraphBackend, folder: Path | None = None, schemas_dir: Path | None = None) -> list[str]:

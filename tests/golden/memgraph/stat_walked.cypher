@@ -1,2 +1,2 @@
-MERGE (m:_StatMeta)
+MERGE (m:_StatMeta {k: 'meta'})
 SET m.cursor = $cursor, m.ready = $ready

@@ -1,4 +1,4 @@
-MERGE (m:_StatMeta)
+MERGE (m:_StatMeta {k: 'meta'})
 WITH m WHERE coalesce(m.tally_seq, '') = $read_from.seq AND coalesce(m.tally_id, '') = $read_from.change_id AND coalesce(m.held_at, '') = $read_from.at AND coalesce(m.held_id, '') = $read_from.conflict_id
 SET m.tally_seq = $moved_to.seq, m.tally_id = $moved_to.change_id, m.held_at = $moved_to.at, m.held_id = $moved_to.conflict_id
 FOREACH (t IN $tallies |

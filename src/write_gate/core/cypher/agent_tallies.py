@@ -9,6 +9,7 @@ from write_gate.core.cypher.stat_counts import META_LABEL, TALLY_LABEL
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.feed_windows import SEQ_NUMBER
 from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL
+from write_gate.core.stat_counts import META_KEY
 
 _CHANGE_WINDOW = f"h.{SEQ_NUMBER} >= $low AND h.{SEQ_NUMBER} <= $high"
 _CONFLICT_WINDOW = f"c.{SEQ_NUMBER} >= $low AND c.{SEQ_NUMBER} <= $high"
@@ -71,7 +72,7 @@ CURSORS = Statement(
 # `tallies` ([{agent, writes, held, last_at}]). Applied whole only if the stored cursors are still `from` (another
 # fold may have taken the page meanwhile): answers `applied`.
 APPLY = Statement(
-    f"MERGE (m:{META_LABEL})\n"
+    f"MERGE (m:{META_LABEL} {{k: '{META_KEY}'}})\n"
     "WITH m WHERE coalesce(m.tally_seq, '') = $read_from.seq AND coalesce(m.tally_id, '') = $read_from.change_id"
     " AND coalesce(m.held_at, '') = $read_from.at AND coalesce(m.held_id, '') = $read_from.conflict_id\n"
     "SET m.tally_seq = $moved_to.seq, m.tally_id = $moved_to.change_id, m.held_at = $moved_to.at,"

@@ -13,7 +13,7 @@ from write_gate.core.cypher.statistics import confidence_bucket
 from write_gate.core.identifiers import CREATED_FIELD, quote
 from write_gate.core.identity import KEY_FIELD
 from write_gate.core.knowledge import ARCHIVED_AT
-from write_gate.core.stat_counts import DUE, STAT, STAT_LABELS
+from write_gate.core.stat_counts import DUE, META_KEY, STAT, STAT_LABELS
 
 COUNTER_LABEL, END_LABEL, DROP_LABEL, META_LABEL, TALLY_LABEL = STAT_LABELS
 
@@ -253,7 +253,7 @@ MARK_DUE = Statement(
 
 
 # Where the walk is (`$cursor`, null once over) and whether it is over (`$ready`).
-WALKED = Statement(f"MERGE (m:{META_LABEL})\nSET m.cursor = $cursor, m.ready = $ready")
+WALKED = Statement(f"MERGE (m:{META_LABEL} {{k: '{META_KEY}'}})\nSET m.cursor = $cursor, m.ready = $ready")
 
 
 def forget(label: str) -> Statement:
