@@ -95,6 +95,18 @@ async def found(client: Client, query: str, **args: Any) -> set[str]:
     return {entity["name"] for entity in answer["entities"]}
 
 
+async def walked(client: Client, query: str) -> list[str]:
+    """Every name a search answers, page after page of 3, in the order the pages gave them."""
+    seen: list[str] = []
+    cursor = None
+    while True:
+        args = {"query": query, "limit": 3, **({"cursor": cursor} if cursor else {})}
+        answer = await ok(client, "search_nodes", args)
+        seen += [entity["name"] for entity in answer["entities"]]
+        if (cursor := answer.get("next_cursor")) is None:
+            return seen
+
+
 @pytest.fixture
 async def memory(settings: Settings, graph: GraphBackend) -> AsyncIterator[tuple[Client, GraphBackend]]:
     await load_into_graph(graph, read_sources([TESTS / "schemas" / "memory"]))
@@ -136,15 +148,7 @@ async def test_a_walk_of_small_pages_meets_each_match_once(memory: tuple[Client,
     client, _graph = memory
     entities = await written(client, random.Random(7))
     for query in ("a", "alpha", "co-op", "#1", "ss"):
-        seen: list[str] = []
-        cursor = None
-        while True:
-            args = {"query": query, "limit": 3, **({"cursor": cursor} if cursor else {})}
-            answer = await ok(client, "search_nodes", args)
-            seen += [entity["name"] for entity in answer["entities"]]
-            if (cursor := answer.get("next_cursor")) is None:
-                break
-        assert sorted(seen) == sorted(expected(entities, query)), query
+        assert sorted(await walked(client, query)) == sorted(expected(entities, query)), query
 
 
 async def test_a_label_past_the_cap_is_paged_by_the_scan(
@@ -178,14 +182,7 @@ async def test_pages_across_labels_meet_each_match_once(
     for cap in (reads.CANDIDATE_CAP, 3):
         monkeypatch.setattr(reads, "CANDIDATE_CAP", cap)
         for query in asked:
-            seen: list[str] = []
-            cursor = None
-            while True:
-                args = {"query": query, "limit": 3, **({"cursor": cursor} if cursor else {})}
-                answer = await ok(client, "search_nodes", args)
-                seen += [entity["name"] for entity in answer["entities"]]
-                if (cursor := answer.get("next_cursor")) is None:
-                    break
+            seen = await walked(client, query)
             assert sorted(seen) == sorted(expected(entities, query)), (cap, query)
             assert len(seen) == len(set(seen)), (cap, query)
 
@@ -200,15 +197,7 @@ async def test_a_label_past_the_cap_with_no_match_leaves_the_next_labels_pages_w
     matches = [{"name": f"abcd {i}", "entityType": "company", "observations": []} for i in range(5)]
     await ok(client, "create_entities", {"entities": apart + matches})
     monkeypatch.setattr(reads, "CANDIDATE_CAP", 3)
-    seen: list[str] = []
-    cursor = None
-    while True:
-        args = {"query": "abcd", "limit": 3, **({"cursor": cursor} if cursor else {})}
-        answer = await ok(client, "search_nodes", args)
-        seen += [entity["name"] for entity in answer["entities"]]
-        if (cursor := answer.get("next_cursor")) is None:
-            break
-    assert sorted(seen) == [m["name"] for m in matches]
+    assert sorted(await walked(client, "abcd")) == [m["name"] for m in matches]
 
 
 async def test_a_statement_builds_the_search_text_and_trigrams_the_gate_does(graph: GraphBackend) -> None:
