@@ -2,6 +2,7 @@
 embeddings`: the command line, above every layer."""
 
 import argparse
+import asyncio
 import json
 import logging
 import signal
@@ -46,21 +47,38 @@ async def _serve_stdio(settings: Settings, profile: str, auto_migrate: bool) -> 
         tasks.cancel_scope.cancel()  # stdin closed: served to the end, nothing left to watch
 
 
+_STOPPING = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _ignore_stop_signals() -> None:
+    for number in _STOPPING:
+        signal.signal(number, signal.SIG_IGN)
+
+
 async def _stop_on_signal(serving: anyio.CancelScope) -> None:
     """SIGTERM or SIGHUP (a client that stops its server without closing stdin first, a closed terminal)
     stops serving the way a closed stdin does: the gate leaves its engine, and the last gate out stops it.
-    Left to the default action, the signal ended the process and the embedded engine ran on."""
+    Left to the default action, the signal ended the process and the embedded engine ran on.
+
+    Once stopping, a repeated signal (`uv run` forwards the one its parent got, a shell may send more) must not
+    cut the engine's shutdown short, so the first signal's handler turns both to ignored itself. The loop's own
+    signal handlers (anyio's receiver) cannot: removing one restores the default action first, and a repeat in
+    that moment ended the gate (CI: SIGHUP sent every 2 ms, exit -1). SIGKILL still ends it."""
+    loop = asyncio.get_running_loop()
+    heard: asyncio.Future[int] = loop.create_future()
+
+    def on_signal(number: int, _frame: object) -> None:
+        _ignore_stop_signals()
+        loop.call_soon_threadsafe(lambda: heard.done() or heard.set_result(number))
+
+    for number in _STOPPING:
+        signal.signal(number, on_signal)
     try:
-        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
-            async for received in signals:
-                logger.info("received %s: stopping", signal.Signals(received).name)
-                serving.cancel()
-                return
+        received = await heard
+        logger.info("received %s: stopping", signal.Signals(received).name)
+        serving.cancel()
     finally:
-        # Stopping now (a signal, or stdin closed): a repeated signal (`uv run` forwards the one its parent got)
-        # must not cut the engine's shutdown short. SIGKILL still ends it.
-        for number in (signal.SIGTERM, signal.SIGHUP):
-            signal.signal(number, signal.SIG_IGN)
+        _ignore_stop_signals()  # stdin closed, or cancelled: stopping all the same
 
 
 def _serve_http(settings: Settings, profile: str, auto_migrate: bool, require_auth: bool, workers: int = 1) -> int:

@@ -2,7 +2,11 @@
 gate out, and what was written is there at the next start. Before, SIGTERM (how many clients stop a stdio
 server, and how `uv run` passes a stop on) ended the gate at once and its engine ran on, unowned."""
 
+import contextlib
+import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -90,3 +94,37 @@ def test_the_engine_still_serves_the_gates_that_remain(tmp_path: Path) -> None:
         if first.process.poll() is None:
             first.process.kill()
     wait_no_engine(settings.data_dir)
+
+
+# The gate's own watcher, alone in a process: it says when it listens, then serves until a signal stops it.
+WATCHER = """
+import anyio, sys
+from write_gate.cli import _stop_on_signal
+
+async def main():
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(_stop_on_signal, tasks.cancel_scope)
+        await anyio.sleep(0.2)
+        print("listening", flush=True)
+        await anyio.sleep(60)
+
+anyio.run(main)
+"""
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_flood_of_repeated_signals_never_finds_the_stop_under_the_default_action(number) -> None:
+    """Repeats every 50 µs from the first on. The watcher once removed the loop's handlers (which restores the default
+    action) before it ignored the signals: a repeat in between ended the process (CI; 38 of 40 here)."""
+    for _ in range(6):
+        watcher = subprocess.Popen([sys.executable, "-c", WATCHER], stdout=subprocess.PIPE)
+        assert watcher.stdout is not None
+        assert watcher.stdout.readline() == b"listening\n"
+        deadline = time.monotonic() + 30
+        while watcher.poll() is None:
+            assert time.monotonic() < deadline, "the watcher did not stop"
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(watcher.pid, number)
+            time.sleep(0.00005)
+        watcher.stdout.close()
+        assert watcher.returncode == 0
