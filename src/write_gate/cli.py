@@ -67,9 +67,13 @@ async def _stop_on_signal(serving: anyio.CancelScope) -> None:
     loop = asyncio.get_running_loop()
     heard: asyncio.Future[int] = loop.create_future()
 
+    def hear(number: int) -> None:
+        if not heard.done():
+            heard.set_result(number)
+
     def on_signal(number: int, _frame: object) -> None:
         _ignore_stop_signals()
-        loop.call_soon_threadsafe(lambda: heard.done() or heard.set_result(number))
+        loop.call_soon_threadsafe(hear, number)
 
     for number in _STOPPING:
         signal.signal(number, on_signal)
