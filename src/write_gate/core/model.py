@@ -38,6 +38,10 @@ class ErrorCode(StrEnum):
     PERMISSION_DENIED = "PERMISSION_DENIED"
     # The memory profile's add_observations names an entity that does not exist (as the official server errs).
     ENTITY_NOT_FOUND = "ENTITY_NOT_FOUND"
+    # MemoryMesh's add_nodes / add_edges name a node or an edge that exists (it refuses a duplicate; services.mesh).
+    ALREADY_EXISTS = "ALREADY_EXISTS"
+    # MemoryMesh's update_edges names an edge that does not exist.
+    RELATION_NOT_FOUND = "RELATION_NOT_FOUND"
     # A write would change a value another writer claims, under a `reject` policy (core.conflicts).
     CONFLICT = "CONFLICT"
     # set_entity_parent: the parent is the entity itself or one of its descendants.

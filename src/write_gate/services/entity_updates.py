@@ -21,9 +21,16 @@ Change = Callable[[Mapping[str, Any]], dict[str, Any]]
 
 
 async def update_entity(
-    gate: Gate, target: Located, change: Change, ctx: WriterContext, agent: Agent
+    gate: Gate,
+    target: Located,
+    change: Change,
+    ctx: WriterContext,
+    agent: Agent,
+    *,
+    also_declared: frozenset[str] = KNOWLEDGE_PROPERTIES,
 ) -> dict[str, Any]:
-    """The entity's properties after the change (unchanged, and nothing written, when `change` changes nothing)."""
+    """The entity's properties after the change (unchanged, and nothing written, when `change` changes nothing).
+    `also_declared`: the properties the change may set whatever the label's entry declares."""
     agent.grant.check_labels([target.label])
     for attempt in range(MAX_ATTEMPTS):
         await backoff(attempt)
@@ -48,7 +55,7 @@ async def update_entity(
             gate.policy,
             gate.provider,
             gate.stamp(agent),
-            also_declared=KNOWLEDGE_PROPERTIES,
+            also_declared=also_declared,
             partial=True,
         )
         guarded = gate.guard(

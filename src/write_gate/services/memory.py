@@ -6,7 +6,7 @@ Entity names are unique across labels, as in the official server: a name that ex
 registered label is not created again.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -207,10 +207,18 @@ class MemoryService:
     # -- create_entities ------------------------------------------------------------------------
 
     async def create_entities(
-        self, entities: list[EntityIn], ctx: WriterContext, agent: Agent, *, atomic: bool = True, write: bool = True
+        self,
+        entities: list[EntityIn],
+        ctx: WriterContext,
+        agent: Agent,
+        *,
+        atomic: bool = True,
+        write: bool = True,
+        properties: Sequence[Mapping[str, Any]] = (),
     ) -> tuple[list[ItemOutcome], EntitiesCreated]:
         """`atomic`: one rejected entity rejects the call (the tool); otherwise each item has its outcome
-        (import). `write=False` decides everything and writes nothing (a dry run)."""
+        (import). `write=False` decides everything and writes nothing (a dry run). `properties`: more for each
+        entity, in order (MemoryMesh's metadata read as declared properties: services.mesh)."""
         gate, stamp = self.gate, self.gate.stamp(agent)
         plans: dict[int, Any] = {}
         outcomes: dict[int, ItemOutcome] = {}
@@ -218,7 +226,7 @@ class MemoryService:
             request = WriteNodeRequest(
                 label=entity.entityType,
                 merge_keys={"name": entity.name},
-                properties={"observations": entity.observations},
+                properties={"observations": entity.observations, **(properties[i] if properties else {})},
                 source=ctx.source,
                 extraction_method=ctx.extraction_method,
                 reliability=ctx.reliability,

@@ -1,0 +1,66 @@
+"""MemoryMesh's metadata ("Key: Value" strings, seed 000 section 9) read against a registry entry. Pure.
+
+MemoryMesh keeps a node's typed fields as metadata (`add_npc {role: "Wizard"}` stores "Role: Wizard"), so its
+agents write them that way to `add_nodes` too. An entry whose key reads as one of the label's declared text
+properties (case, spaces and underscores aside, or a spelling it absorbs) is that property's value as well, so
+the registry checks it (required fields, enums) as it checks the typed tools' fields; a text list property takes
+the value split at commas, as MemoryMesh joins one. Every entry stays in the metadata as written.
+"""
+
+from collections.abc import Iterable
+from typing import Any
+
+from write_gate.core.model import ErrorCode, GateRejection
+from write_gate.core.properties import name_fold
+from write_gate.core.registry import PropertyType, SchemaEntry
+
+SEPARATOR = ": "  # MemoryMesh's parseEntry splits at the first colon and space
+
+
+def parse_entry(entry: str) -> tuple[str, str] | None:
+    """(key, value) of "Key: Value", or None for an entry without the separator."""
+    key, sep, value = entry.partition(SEPARATOR)
+    return (key.strip(), value.strip()) if sep and key.strip() else None
+
+
+def _text_property(spec: PropertyType) -> bool:
+    return spec.relationship is None and (spec.type == "string" or (spec.type == "array" and spec.items == "string"))
+
+
+def _targets(entry: SchemaEntry) -> dict[str, str]:
+    """Each fold that names one of the entry's text properties (not a merge key, which the node's name is)."""
+    targets: dict[str, str] = {}
+    for name, spec in entry.property_types.items():
+        if name in entry.merge_keys or not _text_property(spec):
+            continue
+        for spelling in (name, *spec.absorbs):
+            targets[name_fold(spelling)] = name
+    return targets
+
+
+def metadata_properties(entry: SchemaEntry | None, metadata: Iterable[str]) -> dict[str, Any]:
+    """The declared properties the metadata sets. Two entries for one property are INVALID_INPUT (which one
+    holds is not for the gate to guess)."""
+    if entry is None:
+        return {}
+    targets = _targets(entry)
+    found: dict[str, Any] = {}
+    for text in metadata:
+        parsed = parse_entry(text)
+        if parsed is None:
+            continue
+        key, value = parsed
+        name = targets.get(name_fold(key.replace(" ", "")))
+        if name is None:
+            continue
+        if name in found:
+            raise GateRejection(
+                ErrorCode.INVALID_INPUT,
+                f"two metadata entries set {name}: keep one",
+                field="metadata",
+                reason="property_given_twice",
+                property=name,
+            )
+        many = entry.property_types[name].type == "array"
+        found[name] = [part.strip() for part in value.split(",") if part.strip()] if many else value
+    return found
