@@ -52,6 +52,17 @@ INTERCHANGE_TOOLS = {"export_graph", "import_graph"}
 QUARANTINE_TOOLS = {"list_quarantine", "replay_quarantine", "discard_quarantine"}
 # The change feed's read (issue 15, item 4), offered in both profiles.
 FEED_TOOLS = {"changes_since"}
+# MemoryMesh's graph tools (seed 000 section 6): writes, in both profiles, the `mesh` toolset.
+MESH_TOOLS = {
+    "add_nodes",
+    "update_nodes",
+    "delete_nodes",
+    "add_edges",
+    "update_edges",
+    "delete_edges",
+    "add_metadata",
+    "delete_metadata",
+}
 # Discovery on demand (issue 27): listed in the --dynamic-toolsets mode only, in both profiles; read-only.
 DISCOVERY_TOOLS = {"list_toolsets", "enable_toolset"}
 # What each profile lists by default (core.toolsets): the gate's writes, reads and schema; the official nine.
@@ -101,6 +112,7 @@ GATE_TOOLS = {
     "export_graph",
     "import_graph",
     *QUARANTINE_TOOLS,
+    *MESH_TOOLS,
 }
 # The gate profile's read-only tools (the `read` group), discovery's aside.
 READ_TOOLS = {

@@ -13,6 +13,7 @@ from tests.conftest import (
     FEED_TOOLS,
     KNOWLEDGE_TOOLS,
     MEMORY_DEFAULT_TOOLS,
+    MESH_TOOLS,
     QUARANTINE_TOOLS,
     STATS_TOOLS,
     TESTS,
@@ -38,6 +39,7 @@ MEMORY_TOOLS = {
     "export_graph",
     "import_graph",
     *QUARANTINE_TOOLS,
+    *MESH_TOOLS,
 }
 
 

@@ -179,6 +179,9 @@ RUN = {
     ],
     "test_conflict_policies_example": ["my-schemas/ledger.json"],
     "test_rpg_examples_load": ["uv run write-gate schema load schemas/examples/rpg"],
+    "tests/e2e/test_mesh_tools.py::test_add_nodes_reads_declared_fields_from_metadata_and_keeps_it_all": [
+        "call:add_nodes#mesh"
+    ],
     "test_provenance_call_filters_as_described": ["call:open_nodes_provenance"],
     "test_list_conflicts_example": ["call:list_conflicts#open", "answer:list_conflicts#open"],
     "test_ranked_search_example": ["call:search_nodes_ranked#ranked", "answer:search_nodes_ranked#ranked"],

@@ -110,7 +110,7 @@ def test_a_refusal_lists_what_it_cannot_read_and_every_set_there_is() -> None:
         parse_toolsets("nope, bad all")
     assert str(refused.value) == (
         "WRITE_GATE_TOOLSETS: nope, bad is not a toolset (core, schema, search, knowledge, history, resolution, "
-        "fleet, interchange, quarantine, typed, discovery, all)"
+        "fleet, interchange, quarantine, mesh, typed, discovery, all)"
     )
 
 

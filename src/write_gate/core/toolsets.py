@@ -100,6 +100,22 @@ _SETS = (
         "Rejected writes kept for replay: list, replay, discard them.",
         frozenset({"list_quarantine", "replay_quarantine", "discard_quarantine"}),
     ),
+    Toolset(
+        "mesh",
+        "MemoryMesh's graph tools: add, update and delete nodes and edges, add and delete metadata.",
+        frozenset(
+            {
+                "add_nodes",
+                "update_nodes",
+                "delete_nodes",
+                "add_edges",
+                "update_edges",
+                "delete_edges",
+                "add_metadata",
+                "delete_metadata",
+            }
+        ),
+    ),
     Toolset(TYPED, "add_/update_/delete_<type> for each registry entry that defines its properties.", frozenset()),
     Toolset(
         DISCOVERY, "See the toolsets and enable one for this session.", frozenset({"list_toolsets", "enable_toolset"})

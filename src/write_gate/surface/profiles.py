@@ -34,6 +34,7 @@ from write_gate.surface.memory_tools import (
     MEMORY_READ_GRAPH,
     MEMORY_SEARCH_NODES,
 )
+from write_gate.surface.mesh_tools import MESH_TOOLS
 from write_gate.surface.quarantine_tools import QUARANTINE_TOOLS
 from write_gate.surface.tool_spec import ToolSpec
 
@@ -60,6 +61,7 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         EXPORT_GRAPH,
         IMPORT_GRAPH,
         *QUARANTINE_TOOLS,
+        *MESH_TOOLS,
         *DISCOVERY_TOOLS,
     ),
     # Seed 001's nine tools (read_graph, search_nodes and open_nodes are the same implementation as above), then
@@ -83,6 +85,7 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         EXPORT_GRAPH,
         IMPORT_GRAPH,
         *QUARANTINE_TOOLS,
+        *MESH_TOOLS,
         *DISCOVERY_TOOLS,
     ),
 }

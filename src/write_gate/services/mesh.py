@@ -1,0 +1,379 @@
+"""MemoryMesh's static graph tools (seed 000, section 6): add, update and delete nodes and edges, add and delete
+metadata, with MemoryMesh's names, arguments and checks, and every write put through the gate.
+
+A node's `nodeType` is its label, resolved by the registry as the memory profile's `entityType` is (`npc` →
+`Npc`, anything unknown → the fallback); its `metadata` ("Key: Value" strings) is its observations list, the
+same strings the official memory server's agents write, so every profile reads one graph. An edge's `edgeType`
+is a registered relationship type; its `weight` is the gate's relationship weight (1.0 when new, averaged in
+after). Names are unique across labels for `add_nodes`, as in MemoryMesh; where the gate profile holds a name
+under several labels, a call naming it is refused until the typed tools or `write_relationship` pick one.
+"""
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+
+from write_gate.access.agents import Agent
+from write_gate.core.cypher.records import current_relationship
+from write_gate.core.cypher.statement import Statement
+from write_gate.core.decisions import resolve_label, resolve_relationship_type
+from write_gate.core.metadata import metadata_properties
+from write_gate.core.model import ErrorCode, GateRejection, WriteRelationshipRequest
+from write_gate.services.entities import Located, locate_all, not_found
+from write_gate.services.entity_updates import update_entity
+from write_gate.services.gate import Gate, read_to_write
+from write_gate.services.memory import (
+    MEMORY_PROPERTIES,
+    DeletionIn,
+    EntityIn,
+    MemoryService,
+    ObservationIn,
+    RelationIn,
+    WriterContext,
+)
+from write_gate.services.reads import Text
+
+OBSERVATIONS = "observations"  # where a node's metadata is kept
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, serialize_by_alias=True)
+
+
+Name = Annotated[Text, Field(min_length=1)]
+Metadata = Annotated[list[Text], Field(description='"Key: Value" strings, e.g. "Role: Wizard".')]
+Weight = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False, description="Strength in [0, 1].")]
+
+
+class NodeIn(_In):
+    name: Name
+    nodeType: Annotated[Text, Field(min_length=1, description="The node's type, e.g. 'npc'.")]  # noqa: N815
+    metadata: Metadata = Field(default_factory=list)
+
+
+class NodeUpdateIn(_In):
+    name: Name
+    metadata: Annotated[list[Text] | None, Field(description="Replaces the node's metadata.")] = None
+    nodeType: Annotated[Text | None, Field(description="Its type, which must stay the same.")] = None  # noqa: N815
+
+
+class EdgeRef(_In):
+    from_: Annotated[Text, Field(min_length=1, alias="from")]  # the nodes' names
+    to: Annotated[Text, Field(min_length=1)]
+    edgeType: Annotated[Text, Field(min_length=1, description="The edge's type, e.g. 'located_in'.")]  # noqa: N815
+
+
+class EdgeIn(EdgeRef):
+    weight: Annotated[Weight | None, Field(description="1.0 when not given.")] = None
+
+
+class EdgeUpdateIn(EdgeRef):
+    weight: Annotated[
+        Weight | None,
+        Field(
+            validation_alias=AliasChoices("weight", "newWeight"),
+            description="Averaged with the current weight: (current + new) / 2.",
+        ),
+    ] = None
+
+
+class AddNodesRequest(_In):
+    nodes: Annotated[list[NodeIn], Field(min_length=1)]
+
+
+class UpdateNodesRequest(_In):
+    nodes: Annotated[list[NodeUpdateIn], Field(min_length=1)]
+
+
+class DeleteNodesRequest(_In):
+    nodeNames: Annotated[list[Text], Field(min_length=1)]  # noqa: N815
+
+
+class AddEdgesRequest(_In):
+    edges: Annotated[list[EdgeIn], Field(min_length=1)]
+
+
+class UpdateEdgesRequest(_In):
+    edges: Annotated[list[EdgeUpdateIn], Field(min_length=1)]
+
+
+class DeleteEdgesRequest(_In):
+    edges: Annotated[list[EdgeRef], Field(min_length=1)]
+
+
+class MetadataRequest(_In):
+    nodeName: Name  # noqa: N815
+    metadata: Annotated[list[Text], Field(min_length=1, description='"Key: Value" strings.')]
+
+
+# --- answers: MemoryMesh's {data, actionTaken, timestamp} ------------------------------------------
+
+
+class Node(BaseModel):
+    name: str
+    nodeType: str  # noqa: N815 - the registry's label
+    metadata: list[str]
+
+
+class Edge(BaseModel):
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+    from_: str = Field(alias="from")
+    to: str
+    edgeType: str  # noqa: N815 - the registered type
+    weight: float | None = None  # after the write; none on an edge deleted
+
+
+class _Answer(BaseModel):
+    actionTaken: str  # noqa: N815
+    timestamp: str
+
+
+class NodesData(BaseModel):
+    nodes: list[Node]
+
+
+class EdgesData(BaseModel):
+    edges: list[Edge]
+
+
+class NamesData(BaseModel):
+    nodeNames: list[str]  # noqa: N815
+
+
+class MetadataData(BaseModel):
+    nodeName: str  # noqa: N815
+    metadata: list[str] = Field(description="The entries added (new ones only) or asked deleted.")
+
+
+class NodesAnswer(_Answer):
+    data: NodesData
+
+
+class EdgesAnswer(_Answer):
+    data: EdgesData
+
+
+class NamesAnswer(_Answer):
+    data: NamesData
+
+
+class MetadataAnswer(_Answer):
+    data: MetadataData
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _exists(what: str, name: str, **details: Any) -> GateRejection:
+    return GateRejection(ErrorCode.ALREADY_EXISTS, f"{what} already exists: {name}", **details)
+
+
+def _twice(field: str, name: str) -> GateRejection:
+    return GateRejection(ErrorCode.INVALID_INPUT, f"{name} is given twice", field=field, reason="given_twice")
+
+
+def _once(keys: list[Any], field: str) -> None:
+    seen: set[Any] = set()
+    for key in keys:
+        if key in seen:
+            raise _twice(field, str(key))
+        seen.add(key)
+
+
+class MeshService:
+    def __init__(self, memory: MemoryService) -> None:
+        self.memory = memory
+
+    @property
+    def gate(self) -> Gate:
+        return self.memory.gate
+
+    # -- nodes ------------------------------------------------------------------------------------
+
+    async def add_nodes(self, nodes: list[NodeIn], ctx: WriterContext, agent: Agent) -> NodesAnswer:
+        """A name that exists under any label, or twice in the call, refuses the call (MemoryMesh's
+        validateNodeDoesNotExist); one the registry refuses too; else each is created as create_entities does."""
+        _once([node.name for node in nodes], "nodes")
+        existing = await self.gate.reader.find_by_names(node.name for node in nodes)
+        if existing:
+            name = next(node.name for node in nodes if node.name in existing)
+            raise _exists("Node", name, field="nodes", names=sorted(existing))
+        gate = self.gate
+        entries = [resolve_label(n.nodeType, gate.registry, gate.policy, free_text=True).entry for n in nodes]
+        properties = [metadata_properties(entry, n.metadata) for entry, n in zip(entries, nodes, strict=True)]
+        entities = [EntityIn(name=n.name, entityType=n.nodeType, observations=n.metadata) for n in nodes]
+        _outcomes, created = await self.memory.create_entities(entities, ctx, agent, properties=properties)
+        if created.skipped:  # written by another agent between the look-up and the write
+            written = [entity.name for entity in created.entities]
+            raise _exists("Node", created.skipped[0], field="nodes", names=created.skipped, written=written)
+        done = [Node(name=e.name, nodeType=e.entityType, metadata=e.observations) for e in created.entities]
+        return NodesAnswer(
+            data=NodesData(nodes=done), actionTaken=f"Added nodes: {', '.join(n.name for n in done)}", timestamp=_now()
+        )
+
+    async def update_nodes(self, updates: list[NodeUpdateIn], ctx: WriterContext, agent: Agent) -> NodesAnswer:
+        """Each node must exist (ENTITY_NOT_FOUND, nothing written); `metadata` replaces its metadata. A node's type
+        is its label, its identity in the graph and its history: a `nodeType` naming another label is refused
+        (delete the node and add it again), one naming its own is accepted."""
+        _once([update.name for update in updates], "nodes")
+        targets = await locate_all(self.gate, [update.name for update in updates], field="nodes")
+        for update, target in zip(updates, targets, strict=True):
+            if update.nodeType is not None:
+                wanted = resolve_label(update.nodeType, self.gate.registry, self.gate.policy, free_text=True)
+                if wanted.entry.label != target.label:
+                    raise GateRejection(
+                        ErrorCode.INVALID_INPUT,
+                        f"{update.name} is a {target.label}: a node's type is its label, which an update does not "
+                        "change; delete the node and add it again under the new type",
+                        field="nodeType",
+                        reason="type_change",
+                        current=target.label,
+                        asked=wanted.entry.label,
+                    )
+        done = []
+        for update, target in zip(updates, targets, strict=True):
+            after = await self._set_metadata(target, update.metadata, ctx, agent)
+            done.append(Node(name=update.name, nodeType=target.label, metadata=list(after.get(OBSERVATIONS) or [])))
+        return NodesAnswer(
+            data=NodesData(nodes=done),
+            actionTaken=f"Updated nodes: {', '.join(n.name for n in done)}",
+            timestamp=_now(),
+        )
+
+    async def _set_metadata(
+        self, target: Located, metadata: list[str] | None, ctx: WriterContext, agent: Agent
+    ) -> dict[str, Any]:
+        """The metadata replaced, and the declared properties it names set (none removed: a required one cannot
+        be)."""
+        wanted = (
+            {}
+            if metadata is None
+            else {OBSERVATIONS: metadata, **metadata_properties(self.gate.registry.get_entry(target.label), metadata)}
+        )
+
+        def change(_current: Any) -> dict[str, Any]:
+            return wanted
+
+        return await update_entity(self.gate, target, change, ctx, agent, also_declared=MEMORY_PROPERTIES)
+
+    async def delete_nodes(self, names: list[str], agent: Agent) -> NamesAnswer:
+        """Nodes and every edge from or to them; a name that is not there is passed over (MemoryMesh's deleteNodes)."""
+        await self.memory.delete_entities(names, agent)
+        return NamesAnswer(
+            data=NamesData(nodeNames=names), actionTaken=f"Deleted nodes: {', '.join(names)}", timestamp=_now()
+        )
+
+    # -- edges ------------------------------------------------------------------------------------
+
+    async def _edges(self, edges: list[Any]) -> list[tuple[Any, str, Located, Located]]:
+        """Each edge with its registered type and its two nodes (ENDPOINT_NOT_FOUND for a name that is none; a
+        name held under several labels is INVALID_INPUT, as the knowledge tools refuse it)."""
+        registry = self.gate.registry
+        types = [resolve_relationship_type(edge.edgeType, registry, free_text=True).entry.label for edge in edges]
+        _once([(e.from_, e.to, t) for e, t in zip(edges, types, strict=True)], "edges")
+        names = list(dict.fromkeys(n for edge in edges for n in (edge.from_, edge.to)))
+        try:
+            located = dict(zip(names, await locate_all(self.gate, names, field="edges"), strict=True))
+        except GateRejection as exc:
+            if exc.rejected.error_code is not ErrorCode.ENTITY_NOT_FOUND:
+                raise
+            raise GateRejection(ErrorCode.ENDPOINT_NOT_FOUND, exc.rejected.message, field="edges") from exc
+        return [(e, t, located[e.from_], located[e.to]) for e, t in zip(edges, types, strict=True)]
+
+    async def _stored(self, type_: str, start: Located, end: Located) -> dict[str, Any] | None:
+        read = current_relationship(type_, start.label, end.label)
+        rows = await read_to_write(self.gate.backend, Statement(read.text, {"from_key": start.key, "to_key": end.key}))
+        return rows[0]["props"] if rows else None
+
+    async def _write_edge(
+        self, type_: str, start: Located, end: Located, weight: float | None, ctx: WriterContext, agent: Agent
+    ) -> float:
+        request = WriteRelationshipRequest(
+            type=type_,
+            from_label=start.label,
+            from_keys=start.keys,
+            to_label=end.label,
+            to_keys=end.keys,
+            source=ctx.source,
+            extraction_method=ctx.extraction_method,
+            reliability=ctx.reliability,
+            weight=weight,
+        )
+        return (await self.gate.write_relationship(request, agent)).weight
+
+    async def add_edges(self, edges: list[EdgeIn], ctx: WriterContext, agent: Agent) -> EdgesAnswer:
+        """Both nodes must exist and the edge must not (MemoryMesh's validateEdgeReferences and
+        validateEdgeUniqueness): one that does refuses the call, before anything is written."""
+        planned = await self._edges(edges)
+        for edge, type_, start, end in planned:
+            if await self._stored(type_, start, end) is not None:
+                raise _exists("Edge", f"{edge.from_} -[{type_}]-> {edge.to}", field="edges", edgeType=type_)
+        done = [
+            Edge(
+                from_=edge.from_,
+                to=edge.to,
+                edgeType=type_,
+                weight=await self._write_edge(type_, start, end, edge.weight, ctx, agent),
+            )
+            for edge, type_, start, end in planned
+        ]
+        return EdgesAnswer(data=EdgesData(edges=done), actionTaken=f"Added {len(done)} edges", timestamp=_now())
+
+    async def update_edges(self, edges: list[EdgeUpdateIn], ctx: WriterContext, agent: Agent) -> EdgesAnswer:
+        """Each edge must exist (RELATION_NOT_FOUND, nothing written); a `weight` is averaged in, (current + new)
+        / 2, as MemoryMesh's updateWeight does. Each edge is answered with its weight after."""
+        planned = await self._edges(edges)
+        stored = []
+        for edge, type_, start, end in planned:
+            props = await self._stored(type_, start, end)
+            if props is None:
+                raise GateRejection(
+                    ErrorCode.RELATION_NOT_FOUND,
+                    f"Edge not found: {edge.from_} -[{type_}]-> {edge.to}",
+                    field="edges",
+                    edgeType=type_,
+                )
+            stored.append(props)
+        done = []
+        for (edge, type_, start, end), props in zip(planned, stored, strict=True):
+            weight = props.get("weight", 1.0)
+            if edge.weight is not None:
+                weight = await self._write_edge(type_, start, end, edge.weight, ctx, agent)
+            done.append(Edge(from_=edge.from_, to=edge.to, edgeType=type_, weight=weight))
+        return EdgesAnswer(data=EdgesData(edges=done), actionTaken=f"Updated {len(done)} edges", timestamp=_now())
+
+    async def delete_edges(self, edges: list[EdgeRef], agent: Agent) -> EdgesAnswer:
+        """Exact (from, to, edgeType) matches; an edge that is not there is passed over (MemoryMesh's deleteEdges).
+        Answers the edges asked."""
+        relations = [RelationIn(from_=e.from_, to=e.to, relationType=e.edgeType) for e in edges]
+        await self.memory.delete_relations(relations, agent)
+        asked = [Edge(from_=e.from_, to=e.to, edgeType=e.edgeType) for e in edges]
+        return EdgesAnswer(data=EdgesData(edges=asked), actionTaken=f"Deleted {len(asked)} edges", timestamp=_now())
+
+    # -- metadata ---------------------------------------------------------------------------------
+
+    async def add_metadata(self, request: MetadataRequest, ctx: WriterContext, agent: Agent) -> MetadataAnswer:
+        """Appended where not there already (exact match); ENTITY_NOT_FOUND for a node that is not."""
+        item = ObservationIn(entityName=request.nodeName, contents=request.metadata)
+        added = (await self.memory.add_observations([item], ctx, agent)).results[0].addedObservations
+        return MetadataAnswer(
+            data=MetadataData(nodeName=request.nodeName, metadata=added),
+            actionTaken=f"Added metadata to node: {request.nodeName}",
+            timestamp=_now(),
+        )
+
+    async def delete_metadata(self, request: MetadataRequest, ctx: WriterContext, agent: Agent) -> MetadataAnswer:
+        """The entries equal to those given are removed; ENTITY_NOT_FOUND for a node that is not there (where the
+        official server's delete_observations passes over it, MemoryMesh throws)."""
+        if not await self.gate.reader.find_by_names([request.nodeName]):
+            raise not_found(request.nodeName, "nodeName")
+        item = DeletionIn(entityName=request.nodeName, observations=request.metadata)
+        await self.memory.delete_observations([item], ctx, agent)
+        return MetadataAnswer(
+            data=MetadataData(nodeName=request.nodeName, metadata=request.metadata),
+            actionTaken=f"Deleted metadata from node: {request.nodeName}",
+            timestamp=_now(),
+        )

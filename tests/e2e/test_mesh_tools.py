@@ -1,0 +1,190 @@
+"""MemoryMesh's static graph tools (seed 000, section 6: add/update/delete nodes and edges, add/delete metadata)
+through a real MCP client session on every engine tier, with MemoryMesh's own schema files loaded: its checks
+(unique names and edges, existing endpoints, weights in [0, 1] averaged on update), the gate's (the registry's
+types, required fields and enums read from "Key: Value" metadata, provenance), and one graph for every
+profile's reads."""
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tests.conftest import CLIENT_NAME, MATRIX_SCHEMAS, hint, ok, open_client, rejected
+from tests.e2e import readme_blocks as rb
+from tests.e2e.test_memorymesh_files import MEMORYMESH, count
+from write_gate.engines import GraphBackend
+from write_gate.serving.config import Settings
+from write_gate.store.schema_files import load_into_graph, read_sources
+
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
+
+MESH = {"add_nodes", "update_nodes", "delete_nodes", "add_edges", "update_edges", "delete_edges"} | {
+    "add_metadata",
+    "delete_metadata",
+}
+# The docs page's own example (docs/tools/mesh-tools.md), which these tests run.
+[GANDALF] = json.loads(rb.block("call:add_nodes#mesh").text)["nodes"]
+RIVENDELL = {"name": "Rivendell", "nodeType": "location", "metadata": ["Type: Town", "Region: Eriador"]}
+
+
+@pytest.fixture
+async def world(settings: Settings, graph: GraphBackend) -> AsyncIterator[Client]:
+    """MemoryMesh's files beside a registry with Person, Organization and the fallback Entity; the mesh set listed."""
+    await load_into_graph(graph, read_sources([MEMORYMESH, MATRIX_SCHEMAS]))
+    async with open_client(settings.model_copy(update={"toolsets": "mesh"}), "in_process") as client:
+        yield client
+
+
+async def nodes(graph: GraphBackend, name: str) -> int:
+    return await count(graph, "MATCH (n {name: $name}) RETURN count(n) AS c", name=name)
+
+
+async def test_the_mesh_set_is_listed_when_asked_and_states_its_hints(settings: Settings, world: Client) -> None:
+    tools = {t.name: t for t in (await world.list_tools()).tools}
+    assert tools.keys() >= MESH
+    assert hint(tools["add_nodes"].annotations, "idempotent_hint") is False  # a repeat is refused
+    assert hint(tools["update_edges"].annotations, "idempotent_hint") is False  # a repeat moves the weight
+    assert hint(tools["delete_edges"].annotations, "destructive_hint") is True
+    assert hint(tools["add_metadata"].annotations, "destructive_hint") is False
+    for profile in ("gate", "memory"):
+        async with open_client(settings, "in_process", profile) as plain:
+            assert not {t.name for t in (await plain.list_tools()).tools} & MESH
+
+
+async def test_add_nodes_reads_declared_fields_from_metadata_and_keeps_it_all(world: Client) -> None:
+    out = await ok(world, "add_nodes", {"nodes": [GANDALF, RIVENDELL]})
+    assert out["data"]["nodes"] == [
+        {"name": "Gandalf", "nodeType": "Npc", "metadata": GANDALF["metadata"]},
+        {"name": "Rivendell", "nodeType": "Location", "metadata": RIVENDELL["metadata"]},
+    ]
+    assert out["actionTaken"] == "Added nodes: Gandalf, Rivendell" and out["timestamp"].endswith("Z")
+    [gandalf] = (await ok(world, "open_nodes", {"names": ["Gandalf"]}))["entities"]
+    assert gandalf["observations"] == GANDALF["metadata"]
+    props = gandalf["properties"]
+    assert (props["role"], props["status"]) == ("Wizard", "Active")
+    # Stamped as the memory profile's writes are: the client's name, an LLM's guess.
+    assert (props["source"], props["extraction_method"]) == (CLIENT_NAME, "llm")
+
+
+async def test_add_nodes_refuses_what_the_registry_refuses(world: Client, graph: GraphBackend) -> None:
+    missing = await rejected(world, "add_nodes", {"nodes": [{"name": "Bilbo", "nodeType": "npc", "metadata": []}]})
+    assert missing["error_code"] == "SCHEMA_MISSING_REQUIRED_PROPERTY"
+    dragon = {"name": "Smaug", "nodeType": "npc", "metadata": ["Role: Dragon", "Status: Sleeping"]}
+    assert (await rejected(world, "add_nodes", {"nodes": [dragon]}))["error_code"] == "SCHEMA_TYPE_MISMATCH"
+    twice = {"name": "Smaug", "nodeType": "npc", "metadata": ["Role: Dragon", "Status: Active", "status: Missing"]}
+    refused = await rejected(world, "add_nodes", {"nodes": [twice]})
+    assert refused["details"]["reason"] == "property_given_twice"
+    empty = await rejected(world, "add_nodes", {"nodes": [{"name": "", "nodeType": "npc"}]})
+    assert empty["error_code"] == "INVALID_INPUT"
+    assert await nodes(graph, "Bilbo") + await nodes(graph, "Smaug") == 0
+    # An unknown type takes the registry's fallback, as the memory profile's entityType does.
+    out = await ok(world, "add_nodes", {"nodes": [{"name": "Shire", "nodeType": "region", "metadata": []}]})
+    assert out["data"]["nodes"][0]["nodeType"] == "Entity"
+
+
+async def test_a_name_that_exists_refuses_the_whole_call(world: Client, graph: GraphBackend) -> None:
+    await ok(world, "add_nodes", {"nodes": [GANDALF]})
+    frodo = {"name": "Frodo", "nodeType": "npc", "metadata": ["Role: Hobbit", "Status: Active"]}
+    refused = await rejected(world, "add_nodes", {"nodes": [frodo, {**GANDALF, "nodeType": "location"}]})
+    assert refused["error_code"] == "ALREADY_EXISTS" and refused["details"]["names"] == ["Gandalf"]
+    assert "Gandalf" in refused["message"]
+    assert await nodes(graph, "Frodo") == 0 and await nodes(graph, "Gandalf") == 1
+    given_twice = await rejected(world, "add_nodes", {"nodes": [frodo, frodo]})
+    assert given_twice["details"]["reason"] == "given_twice"
+
+
+async def test_metadata_is_added_once_and_deleted_exactly(world: Client) -> None:
+    await ok(world, "add_nodes", {"nodes": [GANDALF]})
+    added = await ok(world, "add_metadata", {"nodeName": "Gandalf", "metadata": ["Mood: Grumpy", "Role: Wizard"]})
+    assert added["data"] == {"nodeName": "Gandalf", "metadata": ["Mood: Grumpy"]}
+    await ok(world, "delete_metadata", {"nodeName": "Gandalf", "metadata": ["Likes pipe-weed", "Not there"]})
+    [gandalf] = (await ok(world, "open_nodes", {"names": ["Gandalf"]}))["entities"]
+    assert gandalf["observations"] == ["Role: Wizard", "Status: Active", "Mood: Grumpy"]
+    for tool in ("add_metadata", "delete_metadata"):
+        refused = await rejected(world, tool, {"nodeName": "Saruman", "metadata": ["Role: Wizard"]})
+        assert refused["error_code"] == "ENTITY_NOT_FOUND"
+
+
+async def test_update_nodes_replaces_metadata_and_keeps_each_node_its_type(world: Client) -> None:
+    await ok(world, "add_nodes", {"nodes": [GANDALF, RIVENDELL]})
+    update = {"name": "Gandalf", "nodeType": "NPC", "metadata": ["Role: Wizard", "Status: Missing"]}
+    out = await ok(world, "update_nodes", {"nodes": [update]})
+    assert out["data"]["nodes"] == [{"name": "Gandalf", "nodeType": "Npc", "metadata": update["metadata"]}]
+    [gandalf] = (await ok(world, "open_nodes", {"names": ["Gandalf"]}))["entities"]
+    assert gandalf["properties"]["status"] == "Missing" and gandalf["observations"] == update["metadata"]
+    relabel = await rejected(world, "update_nodes", {"nodes": [{"name": "Gandalf", "nodeType": "location"}]})
+    assert relabel["details"] | {"reason": "type_change", "current": "Npc", "asked": "Location"} == relabel["details"]
+    # One missing node: nothing is written, the node that exists included.
+    both = [{"name": "Rivendell", "metadata": ["Type: City"]}, {"name": "Lorien", "metadata": []}]
+    assert (await rejected(world, "update_nodes", {"nodes": both}))["error_code"] == "ENTITY_NOT_FOUND"
+    [rivendell] = (await ok(world, "open_nodes", {"names": ["Rivendell"]}))["entities"]
+    assert rivendell["properties"]["type"] == "Town"
+
+
+async def test_edges_need_their_nodes_are_unique_and_weigh_in_as_seed_000_says(world: Client) -> None:
+    await ok(world, "add_nodes", {"nodes": [GANDALF, RIVENDELL]})
+    edge = {"from": "Gandalf", "to": "Rivendell", "edgeType": "located_in"}
+    out = await ok(world, "add_edges", {"edges": [edge]})
+    assert out["data"]["edges"] == [{**edge, "edgeType": "LOCATED_IN", "weight": 1.0}]  # seed 000 14.5: default
+    again = await rejected(world, "add_edges", {"edges": [edge]})
+    assert again["error_code"] == "ALREADY_EXISTS"
+    nowhere = await rejected(world, "add_edges", {"edges": [{**edge, "to": "Mordor"}]})
+    assert nowhere["error_code"] == "ENDPOINT_NOT_FOUND"
+    heavy = await rejected(world, "add_edges", {"edges": [{**edge, "edgeType": "lives_in", "weight": 1.5}]})
+    assert heavy["error_code"] == "INVALID_INPUT"  # seed 000 14.5: out of range
+    directed = await rejected(world, "add_edges", {"edges": [{**edge, "edgeType": "directed"}]})
+    assert directed["error_code"] == "SCHEMA_UNKNOWN_LABEL"
+    await ok(world, "delete_edges", {"edges": [edge]})
+    await ok(world, "add_edges", {"edges": [{**edge, "weight": 0.8}]})
+    # Seed 000 14.5: (0.8 + 0.6) / 2 = 0.7, under either spelling of the argument.
+    moved = await ok(world, "update_edges", {"edges": [{**edge, "weight": 0.6}]})
+    assert moved["data"]["edges"][0]["weight"] == pytest.approx(0.7)
+    moved = await ok(world, "update_edges", {"edges": [{**edge, "newWeight": 0.9}]})
+    assert moved["data"]["edges"][0]["weight"] == pytest.approx(0.8)
+    read = await ok(world, "open_nodes", {"names": ["Gandalf"]})
+    assert [(r["to"], r["properties"]["weight"]) for r in read["relations"]] == [("Rivendell", pytest.approx(0.8))]
+    missing = await rejected(world, "update_edges", {"edges": [{**edge, "edgeType": "lives_in", "weight": 0.5}]})
+    assert missing["error_code"] == "RELATION_NOT_FOUND"
+
+
+async def test_deletes_cascade_and_pass_over_what_is_not_there(world: Client, graph: GraphBackend) -> None:
+    await ok(world, "add_nodes", {"nodes": [GANDALF, RIVENDELL]})
+    edge = {"from": "Gandalf", "to": "Rivendell", "edgeType": "located_in"}
+    await ok(world, "add_edges", {"edges": [edge]})
+    gone = await ok(world, "delete_edges", {"edges": [edge, {**edge, "from": "Nobody"}]})
+    assert gone["data"]["edges"][0] | edge == gone["data"]["edges"][0]
+    assert (await ok(world, "open_nodes", {"names": ["Gandalf"]}))["relations"] == []
+    await ok(world, "add_edges", {"edges": [edge]})
+    await ok(world, "delete_nodes", {"nodeNames": ["Gandalf", "Nobody"]})
+    assert await nodes(graph, "Gandalf") == 0
+    assert await count(graph, "MATCH ()-[r:LOCATED_IN]->() RETURN count(r) AS c") == 0
+    assert await nodes(graph, "Rivendell") == 1
+
+
+async def test_the_memory_profile_reads_what_mesh_tools_wrote(settings: Settings, graph: GraphBackend) -> None:
+    """A fleet where some agents talk MemoryMesh and others the official server's tools: one graph."""
+    await load_into_graph(graph, read_sources([MEMORYMESH, MATRIX_SCHEMAS]))
+    memory = settings.model_copy(update={"toolsets": "mesh"})
+    async with open_client(memory, "in_process", "memory") as client:
+        await ok(client, "add_nodes", {"nodes": [{"name": "Ada", "nodeType": "person", "metadata": ["Math: yes"]}]})
+        await ok(client, "add_observations", {"observations": [{"entityName": "Ada", "contents": ["Poet: no"]}]})
+        read: dict[str, Any] = await ok(client, "open_nodes", {"names": ["Ada"]})
+        [ada] = read["entities"]
+        assert (ada["entityType"], ada["observations"]) == ("Person", ["Math: yes", "Poet: no"])
+        added = await ok(client, "add_metadata", {"nodeName": "Ada", "metadata": ["Poet: no", "Engine: analytical"]})
+        assert added["data"]["metadata"] == ["Engine: analytical"]
+
+
+async def test_a_name_held_under_two_labels_is_refused_with_its_labels(world: Client) -> None:
+    """The gate profile lets two labels hold one name (MemoryMesh does not): which node an edge means is the
+    agent's to say, with write_relationship or a typed tool."""
+    await ok(world, "add_nodes", {"nodes": [RIVENDELL]})
+    prov = {"source": "atlas", "extraction_method": "manual"}
+    await ok(world, "write_node", {"label": "Person", "merge_keys": {"name": "Elrond"}, **prov})
+    await ok(world, "write_node", {"label": "Organization", "merge_keys": {"name": "Elrond"}, **prov})
+    edge = {"from": "Elrond", "to": "Rivendell", "edgeType": "located_in"}
+    refused = await rejected(world, "add_edges", {"edges": [edge]})
+    assert refused["error_code"] == "INVALID_INPUT"
+    assert refused["details"]["labels"] == ["Organization", "Person"]
