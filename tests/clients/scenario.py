@@ -13,6 +13,7 @@ from tests.conftest import (
     FEED_TOOLS,
     KNOWLEDGE_TOOLS,
     MEMORY_DEFAULT_TOOLS,
+    MESH_TOOLS,
     QUARANTINE_TOOLS,
     STATS_TOOLS,
 )
@@ -49,6 +50,9 @@ def _rel(type_: str, **extra: Any) -> dict[str, Any]:
     }
 
 
+_FRODO = {"name": "Frodo", "nodeType": "npc", "metadata": ["Role: Peasant", "Status: Active"]}
+_FRODO_IN = {"from": "Frodo", "to": "Rivendell", "edgeType": "located_in"}
+
 GATE: list[Call] = [
     Call("write_node", ADA, text_contains=('"written"',)),
     Call("write_node", {**ADA, "properties": {"source": "me"}}, "SCHEMA_PROTECTED_FIELD"),
@@ -82,6 +86,16 @@ GATE: list[Call] = [
     Call("update_npc", {"npc": {"name": "Nobody", "status": "Missing"}, **PROV}, "ENTITY_NOT_FOUND"),
     Call("delete_npc", {"npc": {"name": "Gandalf"}}, text_contains=('"deleted"',)),
     Call("delete_npc", {"npc": {"name": "Gandalf"}}, "ENTITY_NOT_FOUND"),
+    # MemoryMesh's graph tools (the mesh set), as its agents call them.
+    Call("add_nodes", {"nodes": [_FRODO]}, text_contains=("Added nodes: Frodo",)),
+    Call("add_nodes", {"nodes": [_FRODO]}, "ALREADY_EXISTS"),
+    Call("add_edges", {"edges": [{**_FRODO_IN, "weight": 0.8}]}, text_contains=("LOCATED_IN",)),
+    Call("add_edges", {"edges": [{**_FRODO_IN, "edgeType": "directed"}]}, "SCHEMA_UNKNOWN_LABEL"),
+    Call("update_edges", {"edges": [{**_FRODO_IN, "weight": 0.6}]}, text_contains=("0.7",)),
+    Call("update_edges", {"edges": [{**_FRODO_IN, "weight": 1.5}]}, "INVALID_INPUT"),
+    Call("add_metadata", {"nodeName": "Frodo", "metadata": ["Mood: Brave"]}, text_contains=("Mood: Brave",)),
+    Call("delete_metadata", {"nodeName": "Nobody", "metadata": ["Mood: Brave"]}, "ENTITY_NOT_FOUND"),
+    Call("delete_nodes", {"nodeNames": ["Frodo"]}, text_contains=("Deleted nodes: Frodo",)),
     Call("no_such_tool", {}, "-32602"),
 ]
 
@@ -161,6 +175,7 @@ TOOLS = {
         "export_graph",
         "import_graph",
         *QUARANTINE_TOOLS,
+        *MESH_TOOLS,
         *DISCOVERY_TOOLS,
         *(f"{verb}_{t}" for t in RPG_TYPES for verb in ("add", "update", "delete")),
     },
@@ -175,6 +190,7 @@ TOOLS = {
         "export_graph",
         "import_graph",
         *QUARANTINE_TOOLS,
+        *MESH_TOOLS,
     },
 }
 
