@@ -188,3 +188,17 @@ async def test_a_name_held_under_two_labels_is_refused_with_its_labels(world: Cl
     refused = await rejected(world, "add_edges", {"edges": [edge]})
     assert refused["error_code"] == "INVALID_INPUT"
     assert refused["details"]["labels"] == ["Organization", "Person"]
+
+
+async def test_arguments_sent_as_json_text_are_read_as_json(world: Client, graph: GraphBackend) -> None:
+    """A command-line client that does not know a tool's schema (MCP Inspector's, for a tool its session does not
+    list) sends every value as text; some models double-encode arrays. Where the schema takes no text, the text
+    is read as the JSON it holds; where it takes text, it stays text."""
+    out = await ok(world, "add_nodes", {"nodes": json.dumps([RIVENDELL])})
+    assert out["data"]["nodes"][0]["name"] == "Rivendell"
+    keys = {"label": "Person", "merge_keys": '{"name": "Ada"}', "source": "atlas", "extraction_method": "manual"}
+    assert (await ok(world, "write_node", keys))["merge_keys"] == {"name": "Ada"}
+    found = await ok(world, "search_nodes", {"query": '["Ada"]'})  # a query is text: searched as written
+    assert found["entities"] == []
+    refused = await rejected(world, "add_nodes", {"nodes": "[{broken"})
+    assert refused["error_code"] == "INVALID_INPUT" and await nodes(graph, "broken") == 0

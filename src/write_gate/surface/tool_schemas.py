@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from write_gate.core.json_arguments import structured_arguments
 from write_gate.core.model import Rejected
 
 Schema = dict[str, Any]
@@ -36,6 +37,12 @@ def input_schema(model: type[BaseModel], description_depth: int | None = None) -
     single-item tool they repeat)."""
     schema = model.model_json_schema(by_alias=True)
     return compact(schema, keep_descriptions=True, description_depth=description_depth)
+
+
+@cache
+def structured_inputs(model: type[BaseModel]) -> dict[str, frozenset[str]]:
+    """The arguments a call may give as JSON text (core.json_arguments), once per tool."""
+    return structured_arguments(input_schema(model))
 
 
 @cache
