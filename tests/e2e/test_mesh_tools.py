@@ -8,6 +8,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 
@@ -202,3 +203,25 @@ async def test_arguments_sent_as_json_text_are_read_as_json(world: Client, graph
     assert found["entities"] == []
     refused = await rejected(world, "add_nodes", {"nodes": "[{broken"})
     assert refused["error_code"] == "INVALID_INPUT" and await nodes(graph, "broken") == 0
+
+
+async def test_two_agents_adding_one_name_at_once_make_one_node_and_one_refusal(
+    settings: Settings, graph: GraphBackend, world: Client
+) -> None:
+    """Both look the name up before either writes it, often: the second write finds it then, and its call is refused
+    as a look-up would have refused it. Never two nodes, never two successes."""
+    listed = settings.model_copy(update={"toolsets": "mesh"})
+    async with open_client(listed, "in_process") as other:
+        for round_ in range(20):
+            node = {"name": f"Twin {round_}", "nodeType": "location", "metadata": ["Type: Town"]}
+            answers: list[Any] = []
+
+            async def add(client: Client) -> None:
+                answers.append(await client.call_tool("add_nodes", {"nodes": [node]}))  # noqa: B023
+
+            async with anyio.create_task_group() as both:
+                both.start_soon(add, world)
+                both.start_soon(add, other)
+            codes = sorted((a.structured_content or {}).get("error_code", "ok") for a in answers)
+            assert codes == ["ALREADY_EXISTS", "ok"], answers
+            assert await nodes(graph, node["name"]) == 1
