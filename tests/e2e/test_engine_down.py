@@ -57,7 +57,12 @@ class Remote:
         if self.kind == "falkordb":
             self._falkordb, _ = start_falkordb_server(self.directory, self.port)
             return
-        self._falkordb, url = start_falkordb_server(self.directory)
+        # Its own port, never the double's: one chosen by the system just after the double's was let go can be the
+        # same one (CI: the double then found its port taken by the engine behind it).
+        behind = free_port()
+        while behind == self.port:
+            behind = free_port()
+        self._falkordb, url = start_falkordb_server(self.directory, behind)
         self._double = DoubleThread(BoltDouble(url))
         self._double.start(self.port)
 

@@ -284,11 +284,11 @@ async def test_an_engine_that_wedges_while_it_starts_is_killed_and_started_again
 
     monkeypatch.setattr(engine_process, "spawn", spawn_then_stop)
     began = time.monotonic()
-    backend = await start(tmp_path, start_timeout=9)
+    backend = await start(tmp_path, start_timeout=15)
     try:
         assert (await backend.read(Statement("MATCH (n:D) RETURN count(n) AS c")))[0]["c"] == 1
         assert backend.engine.pid != stopped[0] and not psutil.pid_exists(stopped[0])
-        assert 3 <= time.monotonic() - began < 9  # killed after a third of the start timeout, not at its end
+        assert 5 <= time.monotonic() - began < 15  # killed after a third of the start timeout, not at its end
     finally:
         await backend.close()
 
