@@ -15,6 +15,7 @@ from mcp import Client
 from tests.conftest import CLIENT_NAME, MATRIX_SCHEMAS, hint, ok, open_client, rejected
 from tests.e2e import readme_blocks as rb
 from tests.e2e.test_memorymesh_files import MEMORYMESH, count
+from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
@@ -225,3 +226,26 @@ async def test_two_agents_adding_one_name_at_once_make_one_node_and_one_refusal(
             codes = sorted((a.structured_content or {}).get("error_code", "ok") for a in answers)
             assert codes == ["ALREADY_EXISTS", "ok"], answers
             assert await nodes(graph, node["name"]) == 1
+
+
+async def test_two_agents_adding_one_edge_at_once_make_one_edge_and_one_refusal(
+    settings: Settings, graph: GraphBackend, world: Client
+) -> None:
+    await ok(world, "add_nodes", {"nodes": [GANDALF, RIVENDELL]})
+    listed = settings.model_copy(update={"toolsets": "mesh"})
+    async with open_client(listed, "in_process") as other:
+        for round_ in range(20):
+            edge = {"from": "Gandalf", "to": "Rivendell", "edgeType": "located_in", "weight": 0.5}
+            answers: list[Any] = []
+
+            async def add(client: Client) -> None:
+                answers.append(await client.call_tool("add_edges", {"edges": [edge]}))  # noqa: B023
+
+            async with anyio.create_task_group() as both:
+                both.start_soon(add, world)
+                both.start_soon(add, other)
+            codes = sorted((a.structured_content or {}).get("error_code", "ok") for a in answers)
+            assert codes == ["ALREADY_EXISTS", "ok"], (round_, answers)
+            rows = await graph.read(Statement("MATCH ()-[r:LOCATED_IN]->() RETURN r.weight AS w"))
+            assert [row["w"] for row in rows] == [0.5]  # one edge, its weight not averaged by the second call
+            await ok(world, "delete_edges", {"edges": [edge]})

@@ -310,8 +310,10 @@ class MemoryService:
         atomic: bool = True,
         write: bool = True,
         known: dict[str, str] | None = None,
+        weights: Sequence[float | None] = (),
     ) -> tuple[list[ItemOutcome], RelationsCreated]:
-        """As create_entities; `known` adds names (with their labels) a dry run would have created."""
+        """As create_entities; `known` adds names (with their labels) a dry run would have created. `weights`: each
+        new relation's, in order (MemoryMesh's add_edges; 1.0 where none)."""
         gate, stamp = self.gate, self.gate.stamp(agent)
         found = None
         if write:
@@ -364,9 +366,18 @@ class MemoryService:
             start, end = plan.start, plan.end
             subject = Subject.relationship(plan.result.type, start.label, start.key, end.label, end.key)
             # A memory relation holds no values but its weight (1.0 when created): recorded, so its creation is.
-            changes = created_changes(subject, {**plan.properties, "weight": 1.0}, change, plan.provenance)
+            given = weights[i] if weights else None
+            weight = 1.0 if given is None else given
+            changes = created_changes(subject, {**plan.properties, "weight": weight}, change, plan.provenance)
             statement = create_relationship_if_absent(
-                plan.result.type, start, end, plan.properties, plan.provenance, plan.result.remapped_from, changes
+                plan.result.type,
+                start,
+                end,
+                plan.properties,
+                plan.provenance,
+                plan.result.remapped_from,
+                changes,
+                weight,
             )
             rows = await run_write(gate.backend, statement) if write else [{"created": 1}]
             if rows and rows[0]["created"]:

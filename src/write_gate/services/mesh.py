@@ -306,19 +306,28 @@ class MeshService:
 
     async def add_edges(self, edges: list[EdgeIn], ctx: WriterContext, agent: Agent) -> EdgesAnswer:
         """Both nodes must exist and the edge must not (MemoryMesh's validateEdgeReferences and
-        validateEdgeUniqueness): one that does refuses the call, before anything is written."""
+        validateEdgeUniqueness): one that does refuses the call, before anything is written. Each is created only
+        where it is still absent when its statement runs, as create_relations creates, so two agents adding one
+        edge at once make one edge and one refusal."""
         planned = await self._edges(edges)
         for edge, type_, start, end in planned:
             if await self._stored(type_, start, end) is not None:
                 raise _exists("Edge", f"{edge.from_} -[{type_}]-> {edge.to}", field="edges", edgeType=type_)
-        done = [
-            Edge(
-                from_=edge.from_,
-                to=edge.to,
-                edgeType=type_,
-                weight=await self._write_edge(type_, start, end, edge.weight, ctx, agent),
+        relations = [RelationIn(from_=edge.from_, to=edge.to, relationType=type_) for edge, type_, _, _ in planned]
+        weights = [edge.weight for edge in edges]
+        _outcomes, created = await self.memory.create_relations(relations, ctx, agent, weights=weights)
+        if created.skipped:  # written by another agent between the look-up and the write
+            first = created.skipped[0]
+            raise _exists(
+                "Edge",
+                f"{first.from_} -[{first.relationType}]-> {first.to}",
+                field="edges",
+                edgeType=first.relationType,
+                written=[relation.model_dump(by_alias=True) for relation in created.relations],
             )
-            for edge, type_, start, end in planned
+        done = [
+            Edge(from_=edge.from_, to=edge.to, edgeType=type_, weight=1.0 if edge.weight is None else edge.weight)
+            for edge, type_, _, _ in planned
         ]
         return EdgesAnswer(data=EdgesData(edges=done), actionTaken=f"Added {len(done)} edges", timestamp=_now())
 

@@ -53,9 +53,11 @@ def create_relationship_if_absent(
     provenance: Provenance,
     remapped_from: str | None,
     changes: list[dict[str, Any]],
+    weight: float = 1.0,
 ) -> Statement:
     """The official memory server's create: an existing (from, to, type) is left as it is, not updated. A new
-    one is new, so its `changes` (`core.history.set_changes` from nothing) are known before it runs."""
+    one is new, so its `changes` (`core.history.set_changes` from nothing) are known before it runs. `weight`:
+    MemoryMesh's add_edges gives one."""
     lines = [
         match_node("a", start.label, "$from_key"),
         match_node("b", end.label, "$to_key"),
@@ -63,7 +65,7 @@ def create_relationship_if_absent(
         "WITH a, b, existing WHERE existing IS NULL",
         f"CREATE (a)-[r:{quote(type_)}]->(b)",
         relationship_set(remapped_from is not None)
-        + ",\n    r.weight = 1.0, r.created_at = $last_updated, r._rev = 1, r._seq = $last_updated",
+        + ",\n    r.weight = $weight, r.created_at = $last_updated, r._rev = 1, r._seq = $last_updated",
         append_changes(),
         "RETURN count(r) AS created",
     ]
@@ -72,6 +74,7 @@ def create_relationship_if_absent(
         "to_key": end.key,
         "properties": relationship_properties(properties, provenance),
         "changes": changes,
+        "weight": weight,
         **provenance.params(),
     }
     if remapped_from is not None:
