@@ -150,12 +150,15 @@ def test_memory_create_relationship_parameters() -> None:
         "to_key": ACME_KEY,
         "properties": {"note": "x", **claimed("note")},
         "changes": RECORDS,
+        "weight": 1.0,  # the official server's relations have none: created at full strength
         **STAMPED,
     }
     assert dict(plain.params) == expected
     remapped = create_relationship_if_absent("KNOWS", ALICE, ACME, {"note": "x"}, PROV, ":knows", RECORDS)
     assert dict(remapped.params) == {**expected, "remapped_from": ":knows"}
     assert "$remapped_from" in remapped.text and "$remapped_from" not in plain.text
+    weighed = create_relationship_if_absent("KNOWS", ALICE, ACME, {"note": "x"}, PROV, None, RECORDS, 0.25)
+    assert dict(weighed.params) == {**expected, "weight": 0.25} and "r.weight = $weight" in weighed.text
 
 
 def test_memory_create_node_adds_the_name_and_its_key_to_the_write() -> None:
