@@ -206,25 +206,28 @@ async def test_arguments_sent_as_json_text_are_read_as_json(world: Client, graph
     assert refused["error_code"] == "INVALID_INPUT" and await nodes(graph, "broken") == 0
 
 
+async def at_once(clients: tuple[Client, Client], tool: str, args: dict[str, Any]) -> list[str]:
+    """Both clients make the same call at the same moment: each answer's error code ("ok" for a success), sorted."""
+    answers: list[Any] = []
+
+    async def call(client: Client) -> None:
+        answers.append(await client.call_tool(tool, args))
+
+    async with anyio.create_task_group() as both:
+        for client in clients:
+            both.start_soon(call, client)
+    return sorted((a.structured_content or {}).get("error_code", "ok") for a in answers)
+
+
 async def test_two_agents_adding_one_name_at_once_make_one_node_and_one_refusal(
     settings: Settings, graph: GraphBackend, world: Client
 ) -> None:
     """Both look the name up before either writes it, often: the second write finds it then, and its call is refused
     as a look-up would have refused it. Never two nodes, never two successes."""
-    listed = settings.model_copy(update={"toolsets": "mesh"})
-    async with open_client(listed, "in_process") as other:
+    async with open_client(settings.model_copy(update={"toolsets": "mesh"}), "in_process") as other:
         for round_ in range(20):
             node = {"name": f"Twin {round_}", "nodeType": "location", "metadata": ["Type: Town"]}
-            answers: list[Any] = []
-
-            async def add(client: Client) -> None:
-                answers.append(await client.call_tool("add_nodes", {"nodes": [node]}))  # noqa: B023
-
-            async with anyio.create_task_group() as both:
-                both.start_soon(add, world)
-                both.start_soon(add, other)
-            codes = sorted((a.structured_content or {}).get("error_code", "ok") for a in answers)
-            assert codes == ["ALREADY_EXISTS", "ok"], answers
+            assert await at_once((world, other), "add_nodes", {"nodes": [node]}) == ["ALREADY_EXISTS", "ok"], round_
             assert await nodes(graph, node["name"]) == 1
 
 
@@ -232,20 +235,10 @@ async def test_two_agents_adding_one_edge_at_once_make_one_edge_and_one_refusal(
     settings: Settings, graph: GraphBackend, world: Client
 ) -> None:
     await ok(world, "add_nodes", {"nodes": [GANDALF, RIVENDELL]})
-    listed = settings.model_copy(update={"toolsets": "mesh"})
-    async with open_client(listed, "in_process") as other:
+    edge = {"from": "Gandalf", "to": "Rivendell", "edgeType": "located_in", "weight": 0.5}
+    async with open_client(settings.model_copy(update={"toolsets": "mesh"}), "in_process") as other:
         for round_ in range(20):
-            edge = {"from": "Gandalf", "to": "Rivendell", "edgeType": "located_in", "weight": 0.5}
-            answers: list[Any] = []
-
-            async def add(client: Client) -> None:
-                answers.append(await client.call_tool("add_edges", {"edges": [edge]}))  # noqa: B023
-
-            async with anyio.create_task_group() as both:
-                both.start_soon(add, world)
-                both.start_soon(add, other)
-            codes = sorted((a.structured_content or {}).get("error_code", "ok") for a in answers)
-            assert codes == ["ALREADY_EXISTS", "ok"], (round_, answers)
+            assert await at_once((world, other), "add_edges", {"edges": [edge]}) == ["ALREADY_EXISTS", "ok"], round_
             rows = await graph.read(Statement("MATCH ()-[r:LOCATED_IN]->() RETURN r.weight AS w"))
             assert [row["w"] for row in rows] == [0.5]  # one edge, its weight not averaged by the second call
             await ok(world, "delete_edges", {"edges": [edge]})

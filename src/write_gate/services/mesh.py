@@ -9,12 +9,12 @@ after). Names are unique across labels for `add_nodes`, as in MemoryMesh; where 
 under several labels, a call naming it is refused until the typed tools or `write_relationship` pick one.
 """
 
-from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from write_gate.access.agents import Agent
+from write_gate.core.clock import utc_now
 from write_gate.core.cypher.records import current_relationship
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import resolve_label, resolve_relationship_type
@@ -163,23 +163,15 @@ class MetadataAnswer(_Answer):
     data: MetadataData
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 def _exists(what: str, name: str, **details: Any) -> GateRejection:
     return GateRejection(ErrorCode.ALREADY_EXISTS, f"{what} already exists: {name}", **details)
-
-
-def _twice(field: str, name: str) -> GateRejection:
-    return GateRejection(ErrorCode.INVALID_INPUT, f"{name} is given twice", field=field, reason="given_twice")
 
 
 def _once(keys: list[Any], field: str) -> None:
     seen: set[Any] = set()
     for key in keys:
         if key in seen:
-            raise _twice(field, str(key))
+            raise GateRejection(ErrorCode.INVALID_INPUT, f"{key} is given twice", field=field, reason="given_twice")
         seen.add(key)
 
 
@@ -211,7 +203,9 @@ class MeshService:
             raise _exists("Node", created.skipped[0], field="nodes", names=created.skipped, written=written)
         done = [Node(name=e.name, nodeType=e.entityType, metadata=e.observations) for e in created.entities]
         return NodesAnswer(
-            data=NodesData(nodes=done), actionTaken=f"Added nodes: {', '.join(n.name for n in done)}", timestamp=_now()
+            data=NodesData(nodes=done),
+            actionTaken=f"Added nodes: {', '.join(n.name for n in done)}",
+            timestamp=utc_now(),
         )
 
     async def update_nodes(self, updates: list[NodeUpdateIn], ctx: WriterContext, agent: Agent) -> NodesAnswer:
@@ -240,7 +234,7 @@ class MeshService:
         return NodesAnswer(
             data=NodesData(nodes=done),
             actionTaken=f"Updated nodes: {', '.join(n.name for n in done)}",
-            timestamp=_now(),
+            timestamp=utc_now(),
         )
 
     async def _set_metadata(
@@ -263,7 +257,7 @@ class MeshService:
         """Nodes and every edge from or to them; a name that is not there is passed over (MemoryMesh's deleteNodes)."""
         await self.memory.delete_entities(names, agent)
         return NamesAnswer(
-            data=NamesData(nodeNames=names), actionTaken=f"Deleted nodes: {', '.join(names)}", timestamp=_now()
+            data=NamesData(nodeNames=names), actionTaken=f"Deleted nodes: {', '.join(names)}", timestamp=utc_now()
         )
 
     # -- edges ------------------------------------------------------------------------------------
@@ -329,7 +323,7 @@ class MeshService:
             Edge(from_=edge.from_, to=edge.to, edgeType=type_, weight=1.0 if edge.weight is None else edge.weight)
             for edge, type_, _, _ in planned
         ]
-        return EdgesAnswer(data=EdgesData(edges=done), actionTaken=f"Added {len(done)} edges", timestamp=_now())
+        return EdgesAnswer(data=EdgesData(edges=done), actionTaken=f"Added {len(done)} edges", timestamp=utc_now())
 
     async def update_edges(self, edges: list[EdgeUpdateIn], ctx: WriterContext, agent: Agent) -> EdgesAnswer:
         """Each edge must exist (RELATION_NOT_FOUND, nothing written); a `weight` is averaged in, (current + new)
@@ -352,7 +346,7 @@ class MeshService:
             if edge.weight is not None:
                 weight = await self._write_edge(type_, start, end, edge.weight, ctx, agent)
             done.append(Edge(from_=edge.from_, to=edge.to, edgeType=type_, weight=weight))
-        return EdgesAnswer(data=EdgesData(edges=done), actionTaken=f"Updated {len(done)} edges", timestamp=_now())
+        return EdgesAnswer(data=EdgesData(edges=done), actionTaken=f"Updated {len(done)} edges", timestamp=utc_now())
 
     async def delete_edges(self, edges: list[EdgeRef], agent: Agent) -> EdgesAnswer:
         """Exact (from, to, edgeType) matches; an edge that is not there is passed over (MemoryMesh's deleteEdges).
@@ -360,7 +354,7 @@ class MeshService:
         relations = [RelationIn(from_=e.from_, to=e.to, relationType=e.edgeType) for e in edges]
         await self.memory.delete_relations(relations, agent)
         asked = [Edge(from_=e.from_, to=e.to, edgeType=e.edgeType) for e in edges]
-        return EdgesAnswer(data=EdgesData(edges=asked), actionTaken=f"Deleted {len(asked)} edges", timestamp=_now())
+        return EdgesAnswer(data=EdgesData(edges=asked), actionTaken=f"Deleted {len(asked)} edges", timestamp=utc_now())
 
     # -- metadata ---------------------------------------------------------------------------------
 
@@ -371,7 +365,7 @@ class MeshService:
         return MetadataAnswer(
             data=MetadataData(nodeName=request.nodeName, metadata=added),
             actionTaken=f"Added metadata to node: {request.nodeName}",
-            timestamp=_now(),
+            timestamp=utc_now(),
         )
 
     async def delete_metadata(self, request: MetadataRequest, ctx: WriterContext, agent: Agent) -> MetadataAnswer:
@@ -384,5 +378,5 @@ class MeshService:
         return MetadataAnswer(
             data=MetadataData(nodeName=request.nodeName, metadata=request.metadata),
             actionTaken=f"Deleted metadata from node: {request.nodeName}",
-            timestamp=_now(),
+            timestamp=utc_now(),
         )
