@@ -262,6 +262,17 @@ async def test_every_read_skips_archived_entities_and_their_relations_unless_ask
         assert names(await ok(client, "read_graph", {})) == ["Ada", "Bob", "Old"]
 
 
+async def test_an_entity_whose_every_relation_leads_to_the_archive_is_read_alone(gate: Client) -> None:
+    await seeded(gate)
+    await ok(gate, "archive_entities", {"tags": ["keep"]})  # Ada, whom Bob and Old know (their only relations)
+    for tool, args in [("read_graph", {}), ("search_nodes", {"query": "pioneer"}), ("open_nodes", {"names": ["Bob"]})]:
+        answer = await ok(gate, tool, args)
+        assert "Ada" not in names(answer) and "Bob" in names(answer), tool
+        assert answer["relations"] == [], tool
+    shown = await ok(gate, "open_nodes", {"names": ["Bob"], "includeArchived": True})
+    assert [(r["from"], r["to"]) for r in shown["relations"]] == [("Bob", "Ada")]
+
+
 async def test_a_write_to_an_archived_entity_lands_and_it_stays_archived(gate: Client) -> None:
     await seeded(gate)
     await ok(gate, "archive_entities", {"tags": ["stale"]})

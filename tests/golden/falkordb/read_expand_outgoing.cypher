@@ -1,8 +1,8 @@
 UNWIND $ids AS i
 MATCH (n) WHERE id(n) = i AND ($include_archived OR n._archived_at IS NULL)
-OPTIONAL MATCH (n)-[r]->(o) WHERE $include_archived OR o._archived_at IS NULL
-WITH n, r ORDER BY id(r)
-WITH n, [x IN collect(r) WHERE id(x) > $after] AS rels
+OPTIONAL MATCH (n)-[r]->(o)
+WITH n, r, o ORDER BY id(r)
+WITH n, [x IN collect(CASE WHEN $include_archived OR o._archived_at IS NULL THEN r END) WHERE id(x) > $after] AS rels
 WITH n, size(rels) > $per_node AS more, rels[0..$per_node] AS page
 UNWIND CASE WHEN size(page) = 0 THEN [null] ELSE page END AS r
 WITH n, more, r, CASE WHEN r IS NULL THEN null WHEN id(startNode(r)) = id(n) THEN endNode(r) ELSE startNode(r) END AS m

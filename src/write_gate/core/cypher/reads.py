@@ -159,12 +159,16 @@ def expand(outgoing_only: bool, *, neighbours: bool = False) -> Statement:
     properties too (MemoryMesh's neighbour-inclusive reads), in the same round trip."""
     pattern = "(n)-[r]->(o)" if outgoing_only else "(n)-[r]-(o)"
     other = ", labels(m) AS mlabels, properties(m) AS mprops" if neighbours else ""
+    # The other end's archive test is in the collect, not in the OPTIONAL MATCH: FalkorDB runs a filtered
+    # optional traversal record by record, which cost an open of ten nodes 0.6 ms in the engine, against 0.3.
+    # collect drops the nulls, so a node whose every relation leads to the archive still gives its one row.
     return Statement(
         "UNWIND $ids AS i\n"
         f"MATCH (n) WHERE id(n) = i AND ($include_archived OR {not_archived('n')})\n"
-        f"OPTIONAL MATCH {pattern} WHERE $include_archived OR {not_archived('o')}\n"
-        "WITH n, r ORDER BY id(r)\n"
-        "WITH n, [x IN collect(r) WHERE id(x) > $after] AS rels\n"
+        f"OPTIONAL MATCH {pattern}\n"
+        "WITH n, r, o ORDER BY id(r)\n"
+        f"WITH n, [x IN collect(CASE WHEN $include_archived OR {not_archived('o')} THEN r END)"
+        " WHERE id(x) > $after] AS rels\n"
         "WITH n, size(rels) > $per_node AS more, rels[0..$per_node] AS page\n"
         "UNWIND CASE WHEN size(page) = 0 THEN [null] ELSE page END AS r\n"
         "WITH n, more, r, CASE WHEN r IS NULL THEN null WHEN id(startNode(r)) = id(n) THEN endNode(r)"
