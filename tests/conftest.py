@@ -35,6 +35,7 @@ pytest_plugins = ["tests.tier_coverage"]
 
 TESTS = Path(__file__).parent
 MATRIX_SCHEMAS = TESTS / "schemas" / "matrix"
+MEMORYMESH_SCHEMAS = TESTS / "schemas" / "memorymesh"  # in the shapes MemoryMesh ships
 EVENT_SCHEMAS = TESTS / "schemas" / "matrix_event"
 # A label identified by two properties (City: name and country), with relationship types to and between cities.
 COMPOSITE_SCHEMAS = TESTS / "schemas" / "composite"

@@ -177,10 +177,14 @@ def cmd_schema_load(args: argparse.Namespace, settings: Settings) -> int:
         return 1
 
     async def work(backend) -> int:
+        # The bundled registry first, as a gate's start would apply it: loaded after these files (at the first
+        # `serve` of a fresh folder), its entries would replace theirs (MemoryMesh's `location` by `Location`).
+        applied = [] if args.no_migrate else await migrate(backend)
         loaded = await load_into_graph(backend, entries)
         kept = f"; kept the registered {', '.join(loaded.kept)}, which the files only imply" if loaded.kept else ""
+        first = f"applied {len(applied)} pending migrations, then " if applied else ""
         print(
-            f"loaded {loaded.written} registry entries{kept}; running gates see them within "
+            f"{first}loaded {loaded.written} registry entries{kept}; running gates see them within "
             "WRITE_GATE_REGISTRY_POLL_SECONDS (or at once with refresh_schema_cache)"
         )
         return 0
@@ -720,6 +724,7 @@ def parser() -> argparse.ArgumentParser:
     schema_sub = schema.add_subparsers(dest="schema_command", required=True)
     load = schema_sub.add_parser("load", help="create or update :Schema nodes from registry source files")
     load.add_argument("paths", nargs="+", type=Path, help="JSON files or folders of them")
+    load.add_argument("--no-migrate", action="store_true", help="do not apply pending migrations first")
     _in_space(load).set_defaults(func=cmd_schema_load)
     suggest = schema_sub.add_parser(
         "suggest", help="draft registry entries for the types an official memory file uses that are not covered"

@@ -8,13 +8,22 @@ history, engine and agents once each as a real `write-gate` process (import and 
 test_import_export.py's round trip, serve in every stdio and HTTP test, console in test_console.py)."""
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.conftest import GATE_DEFAULT_TOOLS, MATRIX_SCHEMAS, CommandRun, run_write_gate, settings_env, write_gate_argv
+from tests.conftest import (
+    GATE_DEFAULT_TOOLS,
+    MATRIX_SCHEMAS,
+    MEMORYMESH_SCHEMAS,
+    CommandRun,
+    run_write_gate,
+    settings_env,
+    write_gate_argv,
+)
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.feed_windows import seq_number
 from write_gate.engines import GraphBackend
@@ -57,6 +66,20 @@ async def test_serve_on_a_fresh_data_dir_is_ready_to_use(fresh: Settings) -> Non
         assert result.structured_content["remapped_from"] == ":User"
 
 
+async def test_a_load_before_the_first_serve_is_not_replaced_by_the_bundled_registry(fresh: Settings) -> None:
+    """MemoryMesh's `location` file on a fresh folder, then the first `serve`: the load applied the bundled
+    registry first, so its `Location` (a place, no typed tools) does not replace the file's when the gate starts."""
+    loaded = run(fresh, "schema", "load", str(MEMORYMESH_SCHEMAS / "location.schema.json"))
+    assert loaded.returncode == 0 and "pending migrations, then loaded" in loaded.stdout, loaded.stderr
+    command, *args = write_gate_argv("serve", "--toolsets", "typed")
+    async with Client(StdioServerParameters(command=command, args=args, env=settings_env(fresh))) as client:
+        assert "add_location" in {tool.name for tool in (await client.list_tools()).tools}
+        again = run(fresh, "schema", "load", str(MEMORYMESH_SCHEMAS / "location.schema.json"))
+        assert again.returncode == 0 and "migrations" not in again.stdout  # nothing pending any more
+        written = await client.call_tool("add_location", {"location": {"name": "Rivendell", "type": "City"}})
+        assert not written.is_error, written.structured_content
+
+
 async def test_migrate_applies_each_migration_once(settings: Settings) -> None:
     first = run(settings, "migrate")
     assert first.returncode == 0, first.stderr
@@ -68,7 +91,7 @@ async def test_migrate_applies_each_migration_once(settings: Settings) -> None:
 async def test_schema_load_creates_and_updates_schema_nodes(
     settings: Settings, graph: GraphBackend, tmp_path: Path
 ) -> None:
-    assert run(settings, "schema", "load", str(MATRIX_SCHEMAS)).returncode == 0
+    assert run(settings, "schema", "load", "--no-migrate", str(MATRIX_SCHEMAS)).returncode == 0  # these alone
     changed = tmp_path / "person.json"
     changed.write_text(
         json.dumps(
@@ -80,7 +103,7 @@ async def test_schema_load_creates_and_updates_schema_nodes(
             }
         )
     )
-    result = run(settings, "schema", "load", str(changed))
+    result = run(settings, "schema", "load", "--no-migrate", str(changed))
     assert result.returncode == 0, result.stderr
     rows = await graph.read(
         Statement(
@@ -121,7 +144,8 @@ async def test_a_bad_file_is_named_with_its_reason_and_loads_nothing(
 async def test_the_rpg_examples_load_with_one_command(settings: Settings) -> None:
     result = run(settings, "schema", "load", str(Path(__file__).parents[2] / "schemas" / "examples" / "rpg"))
     assert result.returncode == 0, result.stderr
-    assert "loaded 18 registry entries" in result.stdout  # 11 types and the 7 relationship types they use
+    # 11 types and the 7 relationship types they use, but the bundled registry's LOCATED_IN (applied first)
+    assert re.search(r"applied \d+ pending migrations, then loaded 17 registry entries", result.stdout)
 
 
 async def test_each_command_family_runs_as_the_installed_console_script(
