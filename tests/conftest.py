@@ -89,6 +89,8 @@ MEMORY_DEFAULT_TOOLS = {
     "search_nodes",
     "open_nodes",
 }
+# The mesh profile's default static tools: MemoryMesh's eleven (its typed tools come from the registry).
+MESH_DEFAULT_TOOLS = MESH_TOOLS | {"read_graph", "search_nodes", "open_nodes"}
 # The gate profile's tools as `--toolsets all` lists them (every set but discovery): the writes, the reads, entity
 # resolution and the history; no raw Cypher tool.
 GATE_TOOLS = {

@@ -653,10 +653,10 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=_port, help="HTTP: port (default: WRITE_GATE_PORT, else 8000)")
     serve.add_argument(
         "--profile",
-        choices=["gate", "memory"],
+        choices=["gate", "memory", "mesh"],
         default="gate",
-        help="gate: the writes, the reads and the schema; memory: the official memory server's nine tools "
-        "(more with --toolsets)",
+        help="gate: the writes, the reads and the schema; memory: the official memory server's nine tools; mesh: "
+        "MemoryMesh's eleven and the typed tools (more with --toolsets)",
     )
     serve.add_argument(
         "--toolsets",

@@ -73,7 +73,7 @@ IMPLIED_REQUESTS: dict[str, dict[str, Any]] = {
 }
 
 COMMANDS_TABLE = (
-    "write-gate serve [--transport stdio|http] [--host H] [--port P] [--profile gate|memory] [--no-migrate]"
+    "write-gate serve [--transport stdio|http] [--host H] [--port P] [--profile gate|memory|mesh] [--no-migrate]"
 )
 MEMGRAPH_ENV = "WRITE_GATE_BACKEND=memgraph MEMGRAPH_URL=bolt://db:7687 MEMGRAPH_USER=gate MEMGRAPH_PASSWORD=..."
 AGENTS_ADD = "uv run write-gate agents add"
@@ -179,6 +179,9 @@ RUN = {
     ],
     "test_conflict_policies_example": ["my-schemas/ledger.json"],
     "test_rpg_examples_load": ["uv run write-gate schema load schemas/examples/rpg"],
+    "tests/e2e/test_mesh_profile.py::test_refusals_carry_memorymesh_s_error_context_and_suggestions": [
+        "answer:add_npc#mesh-refusal"
+    ],
     "tests/e2e/test_mesh_tools.py::test_add_nodes_reads_declared_fields_from_metadata_and_keeps_it_all": [
         "call:add_nodes#mesh"
     ],

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from write_gate.core.metadata import metadata_properties, parse_entry
+from write_gate.core.metadata import display_key, metadata_properties, parse_entry, with_declared_fields
 from write_gate.core.model import GateRejection
 from write_gate.core.registry import PropertyType, RelationshipDef, SchemaEntry
 
@@ -64,3 +64,30 @@ def test_any_metadata_yields_declared_text_properties_only(metadata: list[str]) 
         return
     assert set(found) <= {"role", "traits"}
     assert all(isinstance(v, str) if k == "role" else isinstance(v, list) for k, v in found.items())
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("currentLocation", "Current Location"),
+        ("role", "Role"),
+        ("home_town", "Home Town"),
+        ("HP", "HP"),
+        ("x2y", "X2y"),
+    ],
+)
+def test_a_field_is_shown_as_memorymesh_names_it(name: str, shown: str) -> None:
+    assert display_key(name) == shown
+
+
+def test_declared_fields_join_the_metadata_unless_an_entry_names_them() -> None:
+    properties = {"name": "Gandalf", "role": "Wizard", "age": 2019, "traits": ["wise", "grey"], "currentLocation": "X"}
+    shown = with_declared_fields(NPC, ["Likes pipe-weed", "ROLE: Grey Wizard"], properties)
+    # The entries as written first; the name (its key), the named role and the relationship field are not repeated.
+    assert shown == ["Likes pipe-weed", "ROLE: Grey Wizard", "Age: 2019", "Traits: wise, grey"]
+    assert with_declared_fields(None, ["a"], properties) == ["a"]  # a label the registry does not hold
+
+
+@given(st.lists(st.text(min_size=1)), st.dictionaries(st.sampled_from(["role", "age", "traits"]), st.text()))
+def test_what_the_metadata_held_is_kept_in_order(metadata: list[str], properties: dict[str, str]) -> None:
+    assert with_declared_fields(NPC, metadata, properties)[: len(metadata)] == metadata

@@ -3,7 +3,7 @@ WRITE_GATE_TOOLS name sets and tools."""
 
 import pytest
 
-from tests.conftest import GATE_DEFAULT_TOOLS, MEMORY_DEFAULT_TOOLS
+from tests.conftest import GATE_DEFAULT_TOOLS, MEMORY_DEFAULT_TOOLS, MESH_DEFAULT_TOOLS
 from write_gate.access.agents import READER, Grant
 from write_gate.access.tool_selection import GROUPS, ToolSelection
 from write_gate.core.registry import PropertyType, RegistrySnapshot, SchemaEntry
@@ -45,8 +45,8 @@ def test_the_defaults_are_the_official_nine_and_the_gates_small_core() -> None:
         profile: {spec.name for spec in specs if spec.toolset in DEFAULTS[profile]}
         for profile, specs in PROFILES.items()
     }
-    assert listed == {"gate": GATE_DEFAULT_TOOLS, "memory": MEMORY_DEFAULT_TOOLS}
-    assert len(listed["gate"]) <= 12 and len(listed["memory"]) == 9
+    assert listed == {"gate": GATE_DEFAULT_TOOLS, "memory": MEMORY_DEFAULT_TOOLS, "mesh": MESH_DEFAULT_TOOLS}
+    assert len(listed["gate"]) <= 12 and len(listed["memory"]) == 9 and len(listed["mesh"]) == 11
 
 
 def test_toolset_names_are_not_group_names() -> None:

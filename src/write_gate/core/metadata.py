@@ -7,7 +7,8 @@ the registry checks it (required fields, enums) as it checks the typed tools' fi
 the value split at commas, as MemoryMesh joins one. Every entry stays in the metadata as written.
 """
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from write_gate.core.model import ErrorCode, GateRejection
@@ -64,3 +65,32 @@ def metadata_properties(entry: SchemaEntry | None, metadata: Iterable[str]) -> d
         many = entry.property_types[name].type == "array"
         found[name] = [part.strip() for part in value.split(",") if part.strip()] if many else value
     return found
+
+
+def display_key(name: str) -> str:
+    """MemoryMesh's PropertyDisplayName: camelCase or snake_case to Title Case with spaces (`currentLocation`,
+    `current_location`: "Current Location")."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).replace("_", " ")
+    return " ".join(word[:1].upper() + word[1:] for word in spaced.split())
+
+
+def _shown(value: Any) -> str:
+    return ", ".join(str(item) for item in value) if isinstance(value, list) else str(value)
+
+
+def with_declared_fields(entry: SchemaEntry | None, metadata: list[str], properties: Mapping[str, Any]) -> list[str]:
+    """A node's metadata as MemoryMesh keeps it: the entries as written, then "Key: Value" for each declared
+    field the node holds that no entry already names (a typed tool stores `role` as a property, where MemoryMesh
+    stores "Role: Wizard"; an array joined with ", ", as MemoryMesh joins one)."""
+    if entry is None:
+        return list(metadata)
+    named = {name_fold(parsed[0].replace(" ", "")) for text in metadata if (parsed := parse_entry(text))}
+    added = [
+        f"{display_key(name)}{SEPARATOR}{_shown(properties[name])}"
+        for name, spec in entry.property_types.items()
+        if name not in entry.merge_keys
+        and spec.relationship is None
+        and properties.get(name) is not None
+        and name_fold(name) not in named
+    ]
+    return [*metadata, *added]

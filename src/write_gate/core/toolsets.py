@@ -21,6 +21,7 @@ class Toolset:
 CORE = "core"
 SCHEMA = "schema"
 TYPED = "typed"
+MESH = "mesh"
 DISCOVERY = "discovery"
 ALL = "all"  # every set but discovery: the lists as they were before toolsets
 
@@ -28,7 +29,7 @@ _SETS = (
     Toolset(
         CORE,
         "Write and read the graph: write_node(s), write_relationship(s), read_graph, search_nodes, open_nodes "
-        "(gate); the official memory server's nine tools (memory).",
+        "(gate); the official memory server's nine tools (memory); MemoryMesh's three reads (mesh).",
         frozenset(
             {
                 "write_node",
@@ -101,7 +102,7 @@ _SETS = (
         frozenset({"list_quarantine", "replay_quarantine", "discard_quarantine"}),
     ),
     Toolset(
-        "mesh",
+        MESH,
         "MemoryMesh's graph tools: add, update and delete nodes and edges, add and delete metadata.",
         frozenset(
             {
@@ -125,8 +126,13 @@ _SETS = (
 TOOLSETS: dict[str, Toolset] = {toolset.name: toolset for toolset in _SETS}
 _BY_TOOL: dict[str, str] = {tool: toolset.name for toolset in _SETS for tool in toolset.tools}
 
-# What each profile lists unasked: the gate's writes, reads and schema; the memory profile's official nine.
-DEFAULTS: dict[str, frozenset[str]] = {"gate": frozenset({CORE, SCHEMA}), "memory": frozenset({CORE})}
+# What each profile lists unasked: the gate's writes, reads and schema; the memory profile's official nine; the
+# mesh profile's MemoryMesh eleven (its three reads are core) and the typed tools.
+DEFAULTS: dict[str, frozenset[str]] = {
+    "gate": frozenset({CORE, SCHEMA}),
+    "memory": frozenset({CORE}),
+    "mesh": frozenset({CORE, MESH, TYPED}),
+}
 
 
 def toolset_of(tool: str, *, generated: bool = False) -> str | None:

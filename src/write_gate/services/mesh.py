@@ -125,7 +125,7 @@ class Edge(BaseModel):
     weight: float | None = None  # after the write; none on an edge deleted
 
 
-class _Answer(BaseModel):
+class MeshAnswer(BaseModel):
     actionTaken: str  # noqa: N815
     timestamp: str
 
@@ -147,19 +147,19 @@ class MetadataData(BaseModel):
     metadata: list[str] = Field(description="The entries added (new ones only) or asked deleted.")
 
 
-class NodesAnswer(_Answer):
+class NodesAnswer(MeshAnswer):
     data: NodesData
 
 
-class EdgesAnswer(_Answer):
+class EdgesAnswer(MeshAnswer):
     data: EdgesData
 
 
-class NamesAnswer(_Answer):
+class NamesAnswer(MeshAnswer):
     data: NamesData
 
 
-class MetadataAnswer(_Answer):
+class MetadataAnswer(MeshAnswer):
     data: MetadataData
 
 

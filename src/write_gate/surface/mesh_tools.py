@@ -1,6 +1,8 @@
-"""MemoryMesh's static graph tools (seed 000, section 6), under its names and arguments, offered in both profiles
-in the `mesh` toolset. Its reads are the profiles' own: the gate profile's search_nodes and open_nodes answer the
-neighbours as MemoryMesh's do."""
+"""MemoryMesh's static graph tools (seed 000, section 6), under its names and arguments: the eight writes, offered in
+every profile in the `mesh` toolset, and the three reads as the mesh profile answers them (the gate profile's reads,
+neighbours included, in MemoryMesh's `{data: {nodes, edges}}`)."""
+
+from dataclasses import replace
 
 from write_gate.services.mesh import (
     AddEdgesRequest,
@@ -16,6 +18,8 @@ from write_gate.services.mesh import (
     UpdateEdgesRequest,
     UpdateNodesRequest,
 )
+from write_gate.services.mesh_reads import GraphAnswer, MeshReads
+from write_gate.surface.gate_tools import OPEN_NODES, READ_GRAPH, SEARCH_NODES
 from write_gate.surface.tool_spec import Services, ToolSpec, lean_hints
 
 
@@ -32,6 +36,7 @@ ADD_NODES = ToolSpec(
     output_model=NodesAnswer,
     annotations=lean_hints(idempotent=False),
     handler=lambda s, req, call: _mesh(s).add_nodes(req.nodes, call.writer, call.agent),
+    mesh=True,
 )
 
 
@@ -43,6 +48,7 @@ UPDATE_NODES = ToolSpec(
     output_model=NodesAnswer,
     annotations=lean_hints(destructive=True),  # the metadata replaced
     handler=lambda s, req, call: _mesh(s).update_nodes(req.nodes, call.writer, call.agent),
+    mesh=True,
 )
 
 
@@ -54,6 +60,7 @@ DELETE_NODES = ToolSpec(
     output_model=NamesAnswer,
     annotations=lean_hints(destructive=True),
     handler=lambda s, req, call: _mesh(s).delete_nodes(req.nodeNames, call.agent),
+    mesh=True,
 )
 
 
@@ -66,6 +73,7 @@ ADD_EDGES = ToolSpec(
     output_model=EdgesAnswer,
     annotations=lean_hints(idempotent=False),
     handler=lambda s, req, call: _mesh(s).add_edges(req.edges, call.writer, call.agent),
+    mesh=True,
 )
 
 
@@ -78,6 +86,7 @@ UPDATE_EDGES = ToolSpec(
     output_model=EdgesAnswer,
     annotations=lean_hints(idempotent=False),
     handler=lambda s, req, call: _mesh(s).update_edges(req.edges, call.writer, call.agent),
+    mesh=True,
 )
 
 
@@ -89,6 +98,7 @@ DELETE_EDGES = ToolSpec(
     output_model=EdgesAnswer,
     annotations=lean_hints(destructive=True),
     handler=lambda s, req, call: _mesh(s).delete_edges(req.edges, call.agent),
+    mesh=True,
 )
 
 
@@ -100,6 +110,7 @@ ADD_METADATA = ToolSpec(
     output_model=MetadataAnswer,
     annotations=lean_hints(),
     handler=lambda s, req, call: _mesh(s).add_metadata(req, call.writer, call.agent),
+    mesh=True,
 )
 
 
@@ -111,6 +122,7 @@ DELETE_METADATA = ToolSpec(
     output_model=MetadataAnswer,
     annotations=lean_hints(destructive=True),
     handler=lambda s, req, call: _mesh(s).delete_metadata(req, call.writer, call.agent),
+    mesh=True,
 )
 
 
@@ -123,4 +135,34 @@ MESH_TOOLS = (
     DELETE_EDGES,
     ADD_METADATA,
     DELETE_METADATA,
+)
+
+
+# The mesh profile's reads: the gate profile's, answered as MemoryMesh answers.
+_SHAPE = " Answers {data: {nodes: [{name, nodeType, metadata}], edges: [{from, to, edgeType, weight}]}, next_cursor}."
+
+MESH_READ_GRAPH = replace(
+    READ_GRAPH,
+    description="Read the knowledge graph, a page at a time (pass next_cursor back as cursor)." + _SHAPE,
+    output_model=GraphAnswer,
+    handler=lambda s, req, _call: MeshReads(s.gate).read_graph(req),
+    mesh=True,
+)
+
+MESH_SEARCH_NODES = replace(
+    SEARCH_NODES,
+    description="Nodes whose name, type or metadata contains query (case-insensitive), with their neighbours and "
+    "the edges touching them." + _SHAPE,
+    output_model=GraphAnswer,
+    handler=lambda s, req, _call: MeshReads(s.gate).search_nodes(req),
+    mesh=True,
+)
+
+MESH_OPEN_NODES = replace(
+    OPEN_NODES,
+    description="Nodes with exactly these names (case-sensitive), with their neighbours and the edges touching "
+    "them." + _SHAPE,
+    output_model=GraphAnswer,
+    handler=lambda s, req, _call: MeshReads(s.gate).open_nodes(req),
+    mesh=True,
 )

@@ -1,5 +1,5 @@
-"""The two profiles a server offers: the gate's tools, or the official memory server's. Each lists only its
-default toolsets unless asked for more (core.toolsets)."""
+"""The three profiles a server offers: the gate's tools, the official memory server's, or MemoryMesh's. Each lists
+only its default toolsets unless asked for more (core.toolsets)."""
 
 from write_gate.surface.change_feed_tools import CHANGES_SINCE
 from write_gate.surface.discovery_tools import DISCOVERY_TOOLS
@@ -34,7 +34,7 @@ from write_gate.surface.memory_tools import (
     MEMORY_READ_GRAPH,
     MEMORY_SEARCH_NODES,
 )
-from write_gate.surface.mesh_tools import MESH_TOOLS
+from write_gate.surface.mesh_tools import MESH_OPEN_NODES, MESH_READ_GRAPH, MESH_SEARCH_NODES, MESH_TOOLS
 from write_gate.surface.quarantine_tools import QUARANTINE_TOOLS
 from write_gate.surface.tool_spec import ToolSpec
 
@@ -86,6 +86,29 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         IMPORT_GRAPH,
         *QUARANTINE_TOOLS,
         *MESH_TOOLS,
+        *DISCOVERY_TOOLS,
+    ),
+    # Seed 000's eleven static tools (its three reads answered as MemoryMesh answers; the typed tools the registry
+    # generates are listed too), then the gate's further tools in their sets, as the memory profile's.
+    "mesh": (
+        *MESH_TOOLS,
+        MESH_READ_GRAPH,
+        MESH_SEARCH_NODES,
+        MESH_OPEN_NODES,
+        GET_SCHEMA,
+        REFRESH_SCHEMA_CACHE,
+        SEARCH_NODES_RANKED,
+        FIND_DUPLICATES,
+        MERGE_ENTITIES,
+        RESOLVE_CONFLICT,
+        GET_HISTORY,
+        LIST_CONFLICTS,
+        CHANGES_SINCE,
+        *KNOWLEDGE_TOOLS,
+        *stats_and_saved_searches(SEARCH_NODES),
+        EXPORT_GRAPH,
+        IMPORT_GRAPH,
+        *QUARANTINE_TOOLS,
         *DISCOVERY_TOOLS,
     ),
 }

@@ -34,6 +34,7 @@ from write_gate.access.tool_selection import ToolSelection
 from write_gate.core.formula import method_schema
 from write_gate.core.idempotency import KEY_ARGUMENT
 from write_gate.core.json_arguments import decoded
+from write_gate.core.mesh_errors import mesh_rejection
 from write_gate.core.model import ErrorCode, GateRejection, Rejected, validation_problems
 from write_gate.core.quarantine import rejected_calls
 from write_gate.core.registry import RegistrySnapshot
@@ -173,6 +174,16 @@ async def call(
         return _result(rejected, is_error=True)
 
 
+def _as_mesh(result: types.CallToolResult) -> types.CallToolResult:
+    """A MemoryMesh tool's refusal, whichever part of the path refused it (the grant, admission, the guard, the
+    call), with MemoryMesh's fields beside the gate's."""
+    structured = result.structured_content
+    if not result.is_error or not isinstance(structured, dict) or "error" in structured:
+        return result
+    mesh = _result(mesh_rejection(Rejected.model_validate(structured)), is_error=True)
+    return result.model_copy(update={"content": mesh.content, "structured_content": mesh.structured_content})
+
+
 def _client_name(ctx: GateContext) -> str | None:
     params = ctx.session.client_params  # None on 2026-07-28 connections, which have no handshake
     return (params.client_info.name or None) if params is not None else None
@@ -276,12 +287,13 @@ def build_server(
     telemetry = telemetry or Telemetry()
     # With JSON answers over HTTP a call's notifications go to its session's GET stream (stateless: there is none)
     json_answers = settings.http_response == "json" and not settings.stateless
-    # The memory profile stamps its writes with the configured method: one the provider refuses stops the start.
-    formula_provider(settings, stamps=settings.memory_extraction_method if profile == "memory" else None)
+    # The memory and mesh profiles stamp their writes with the configured method: one the provider refuses stops
+    # the start.
+    formula_provider(settings, stamps=settings.memory_extraction_method if profile in ("memory", "mesh") else None)
     selection = ToolSelection.parse(settings.tools)
     static = {spec.name: spec for spec in PROFILES[profile] if selection.offers(spec.name, spec.group)}
     taken = {spec.name for spec in PROFILES[profile]}
-    generated = profile == "gate"  # typed tools are the gate profile's friendlier front door
+    generated = profile in ("gate", "mesh")  # typed tools: the gate's friendlier front door, MemoryMesh's own tools
     # What each session lists (docs/tools/toolsets.md): the profile's default sets and those asked for, the sets an
     # agent's grant names, and those its session enabled; WRITE_GATE_TOOLS and the grant still decide what may be
     # called.
@@ -314,7 +326,10 @@ def build_server(
         cached = tables.get(id(registry))
         if cached is None or cached[0] is not registry:
             methods = method_schema(services.gate.provider)
-            typed = typed_specs(registry, methods) if generated and registry is not None else ()
+            mesh_answers = profile == "mesh"
+            typed = (
+                typed_specs(registry, methods, mesh_answers=mesh_answers) if generated and registry is not None else ()
+            )
             # A label whose typed tools would take a profile tool's name (`SAVED_SEARCH`'s update_saved_search)
             # gets none: a registry never replaces the gate's own tools.
             clashing = {spec.label for spec in typed if spec.name in taken}
@@ -567,6 +582,8 @@ def build_server(
             refreshed = spec.name == "refresh_schema_cache" and not result.is_error
             if refreshed and set(table(services)[0]) != set(specs):
                 await registry_changed(services.gate)
+        if spec.mesh:
+            result = _as_mesh(result)
         is_read = spec.group == "read"
         if not is_read:
             decision.done(result.structured_content, bool(result.is_error))

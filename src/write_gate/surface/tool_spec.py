@@ -92,6 +92,9 @@ class ToolSpec:
     brief: tuple[str, dict[str, Any]] | None = None
     # Changes the gate's own state rather than the graph (the `admin` group of grants and WRITE_GATE_TOOLS).
     admin: bool = False
+    # A MemoryMesh tool (seed 000): its refusals carry MemoryMesh's error, context and suggestions beside the
+    # gate's fields (core.mesh_errors).
+    mesh: bool = False
 
     @property
     def group(self) -> str:

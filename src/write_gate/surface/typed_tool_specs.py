@@ -2,7 +2,11 @@
 
 from typing import Any
 
+from pydantic import BaseModel
+
 from write_gate.core.registry import SchemaEntry, SchemaRegistry
+from write_gate.services.mesh import NamesAnswer
+from write_gate.services.mesh_typed import TypedAnswer, run_mesh_typed
 from write_gate.services.typed_tools import (
     Mode,
     TypedDeleted,
@@ -22,8 +26,12 @@ _TYPED_VERBS: dict[Mode, str] = {
 }
 
 
-def typed_specs(registry: SchemaRegistry, method_schema: dict[str, Any]) -> tuple[ToolSpec, ...]:
-    """add_/update_/delete_<type> for each allowed node entry with property definitions."""
+def typed_specs(
+    registry: SchemaRegistry, method_schema: dict[str, Any], *, mesh_answers: bool = False
+) -> tuple[ToolSpec, ...]:
+    """add_/update_/delete_<type> for each allowed node entry with property definitions; with `mesh_answers` (the
+    mesh profile), each answers as MemoryMesh does (services.mesh_typed). Their refusals carry MemoryMesh's
+    fields in every profile: they are MemoryMesh's tools."""
     specs = []
     for label in registry.all_canonical_labels():
         entry = registry.get_entry(label)
@@ -43,12 +51,13 @@ def typed_specs(registry: SchemaRegistry, method_schema: dict[str, Any]) -> tupl
                     title=None,  # `add_npc` says what "Add a Npc" did
                     description=description,
                     input_model=request_model(entry, mode, method_schema),
-                    output_model=TypedDeleted if mode == "delete" else TypedWritten,
+                    output_model=_output(mode, mesh_answers),
                     # MERGE, or a relationship replaced by the same one: a repeat changes nothing; unless it
                     # writes relationships, whose weight a repeat averages again (as write_relationship's).
                     annotations=lean_hints(destructive=mode == "delete", idempotent=mode == "delete" or not rels),
-                    handler=_typed_handler(entry, mode),
+                    handler=_typed_handler(entry, mode, mesh_answers),
                     label=label,
+                    mesh=True,
                     brief=(
                         (
                             f"add_{tool_type_name(label)}",
@@ -62,5 +71,12 @@ def typed_specs(registry: SchemaRegistry, method_schema: dict[str, Any]) -> tupl
     return tuple(specs)
 
 
-def _typed_handler(entry: SchemaEntry, mode: Mode) -> Handler:
-    return lambda s, req, call: run_typed(entry, mode, req, s.gate, call.agent, call.writer)
+def _output(mode: Mode, mesh_answers: bool) -> type[BaseModel]:
+    if mesh_answers:
+        return NamesAnswer if mode == "delete" else TypedAnswer
+    return TypedDeleted if mode == "delete" else TypedWritten
+
+
+def _typed_handler(entry: SchemaEntry, mode: Mode, mesh_answers: bool) -> Handler:
+    run = run_mesh_typed if mesh_answers else run_typed
+    return lambda s, req, call: run(entry, mode, req, s.gate, call.agent, call.writer)

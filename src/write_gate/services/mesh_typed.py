@@ -1,0 +1,54 @@
+"""The typed tools (`add_npc`, `update_npc`, `delete_npc`) answered as MemoryMesh answers them, for the mesh profile
+(seed 000, section 5.3): `{data: {nodes: [node], edges}, actionTaken: "Created npc: Gandalf", timestamp}`.
+
+The write is the typed tool's own (services.typed_tools); the node in the answer is read back after it, so its
+metadata shows what the graph holds (a value another writer's stronger claim kept is shown as kept, and the claim
+met is in `conflicts`, as in the gate's answer); the edges are those the call wrote.
+"""
+
+from pydantic import BaseModel
+
+from write_gate.access.agents import Agent
+from write_gate.core.clock import utc_now
+from write_gate.core.model import MeetsConflicts
+from write_gate.core.registry import SchemaEntry
+from write_gate.services.gate import Gate
+from write_gate.services.memory import WriterContext
+from write_gate.services.mesh import Edge, NamesAnswer, NamesData, Node
+from write_gate.services.mesh_reads import GraphAnswer, GraphData, mesh_node
+from write_gate.services.reads import OpenNodesRequest
+from write_gate.services.typed_tools import Mode, TypedDeleted, TypedWritten, run_typed, tool_type_name
+
+
+class TypedAnswer(GraphAnswer, MeetsConflicts):
+    pass
+
+
+def _name(merge_keys: dict[str, object]) -> str:
+    return str(merge_keys["name"]) if "name" in merge_keys else ", ".join(f"{k}={v}" for k, v in merge_keys.items())
+
+
+async def _node(gate: Gate, entry: SchemaEntry, name: str) -> Node:
+    """The node as the graph holds it now (read by name; a node keyed otherwise is named by its keys)."""
+    opened = await gate.reader.open_nodes(OpenNodesRequest(names=[name], relations_limit=1))
+    own = [entity for entity in opened.entities if entity.entityType == entry.label]
+    return mesh_node(own[0], gate.registry) if own else Node(name=name, nodeType=entry.label, metadata=[])
+
+
+async def run_mesh_typed(
+    entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Gate, agent: Agent, writer: WriterContext
+) -> BaseModel:
+    written = await run_typed(entry, mode, request, gate, agent, writer)
+    kind = tool_type_name(entry.label)
+    if isinstance(written, TypedDeleted):
+        name = _name(written.merge_keys)
+        return NamesAnswer(data=NamesData(nodeNames=[name]), actionTaken=f"Deleted {kind}: {name}", timestamp=utc_now())
+    assert isinstance(written, TypedWritten)
+    name = _name(written.merge_keys)
+    edges = [Edge(from_=name, to=link.to, edgeType=link.type, weight=link.weight) for link in written.relationships]
+    return TypedAnswer(
+        data=GraphData(nodes=[await _node(gate, entry, name)], edges=edges),
+        actionTaken=f"{'Created' if mode == 'add' else 'Updated'} {kind}: {name}",
+        timestamp=utc_now(),
+        conflicts=written.conflicts,
+    )

@@ -1,0 +1,131 @@
+"""The mesh profile (`serve --profile mesh`): an agent written for MemoryMesh (seed 000) talks to the gate as it talked
+to MemoryMesh, through a real MCP session on every engine tier, with MemoryMesh's own schema files loaded: its
+eleven tools and the typed tools listed, every answer `{data, actionTaken, timestamp}` (the reads' nodes and edges,
+the typed tools' created node and edges), every refusal `{error, context, suggestions}` beside the gate's code."""
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tests.conftest import MATRIX_SCHEMAS, MEMORYMESH_SCHEMAS, MESH_DEFAULT_TOOLS, ok, open_client, rejected
+from tests.e2e import readme_blocks as rb
+from write_gate.engines import GraphBackend
+from write_gate.serving.config import Settings
+from write_gate.store.schema_files import load_into_graph, read_sources
+
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
+
+TYPED = {f"{verb}_{kind}" for verb in ("add", "update", "delete") for kind in ("npc", "location", "artifact")}
+GANDALF = {"name": "Gandalf", "role": "Wizard", "status": "Active", "currentLocation": "Rivendell"}
+
+
+@pytest.fixture
+async def mesh(settings: Settings, graph: GraphBackend) -> AsyncIterator[Client]:
+    await load_into_graph(graph, read_sources([MEMORYMESH_SCHEMAS, MATRIX_SCHEMAS]))
+    async with open_client(settings, "in_process", "mesh") as client:
+        yield client
+
+
+def mesh_refusal(answer: dict[str, Any], code: str) -> list[str]:
+    """MemoryMesh's fields beside the gate's: the message as `error`, the details as `context`; the suggestions."""
+    assert answer["error_code"] == code, answer
+    assert answer["error"] == answer["message"] and answer["context"] == answer["details"]
+    assert isinstance(answer["suggestions"], list) and all(isinstance(s, str) for s in answer["suggestions"])
+    return answer["suggestions"]
+
+
+async def test_the_profile_lists_memorymesh_s_eleven_and_the_typed_tools(
+    settings: Settings, graph: GraphBackend
+) -> None:
+    await load_into_graph(graph, read_sources([MEMORYMESH_SCHEMAS]))
+    async with open_client(settings, "stdio", "mesh") as client:  # `write-gate serve --profile mesh`
+        listed = {tool.name for tool in (await client.list_tools()).tools}
+        assert listed >= MESH_DEFAULT_TOOLS | TYPED
+        assert not listed & {"write_node", "create_entities", "get_schema"}  # the other profiles' own, not listed
+        found = await ok(client, "search_nodes", {"query": "anything"})
+        assert found["data"] == {"nodes": [], "edges": []}
+
+
+async def test_typed_tools_answer_the_node_and_edges_they_wrote(mesh: Client) -> None:
+    place = await ok(mesh, "add_location", {"location": {"name": "Rivendell", "type": "Town"}})
+    assert place["actionTaken"] == "Created location: Rivendell" and place["timestamp"].endswith("Z")
+    added = await ok(mesh, "add_npc", {"npc": {**GANDALF, "traits": ["wise", "patient"]}})
+    assert added["actionTaken"] == "Created npc: Gandalf"
+    [node] = added["data"]["nodes"]
+    assert (node["name"], node["nodeType"]) == ("Gandalf", "Npc")
+    # Its fields as MemoryMesh keeps them, "Key: Value", an array joined with ", ".
+    assert set(node["metadata"]) == {"Role: Wizard", "Status: Active", "Traits: wise, patient"}
+    assert added["data"]["edges"] == [{"from": "Gandalf", "to": "Rivendell", "edgeType": "LOCATED_IN", "weight": 1.0}]
+    moved = await ok(mesh, "update_npc", {"npc": {"name": "Gandalf", "status": "Missing"}})
+    assert moved["actionTaken"] == "Updated npc: Gandalf"
+    assert "Status: Missing" in moved["data"]["nodes"][0]["metadata"]  # the node as the graph now holds it
+    gone = await ok(mesh, "delete_npc", {"npc": {"name": "Gandalf"}})
+    assert (gone["data"], gone["actionTaken"]) == ({"nodeNames": ["Gandalf"]}, "Deleted npc: Gandalf")
+
+
+async def test_the_reads_answer_nodes_and_edges_with_neighbours(mesh: Client) -> None:
+    await ok(mesh, "add_location", {"location": {"name": "Rivendell", "type": "Town"}})
+    await ok(mesh, "add_npc", {"npc": GANDALF})
+    await ok(
+        mesh,
+        "add_nodes",
+        {"nodes": [{"name": "Frodo", "nodeType": "npc", "metadata": ["Role: Bearer", "Status: Active"]}]},
+    )
+    await ok(
+        mesh, "add_edges", {"edges": [{"from": "Frodo", "to": "Rivendell", "edgeType": "located_in", "weight": 0.8}]}
+    )
+    edge = {"from": "Frodo", "to": "Rivendell", "edgeType": "LOCATED_IN", "weight": 0.8}
+    whole = await ok(mesh, "read_graph", {})
+    assert {n["name"] for n in whole["data"]["nodes"]} == {"Rivendell", "Gandalf", "Frodo"}
+    assert edge in whole["data"]["edges"] and whole["next_cursor"] is None
+    assert whole["actionTaken"] == "Read graph"
+    frodo = next(n for n in whole["data"]["nodes"] if n["name"] == "Frodo")
+    assert frodo == {"name": "Frodo", "nodeType": "Npc", "metadata": ["Role: Bearer", "Status: Active"]}
+    found = await ok(mesh, "search_nodes", {"query": "BEARER"})  # case-insensitive, in the metadata
+    assert [n["name"] for n in found["data"]["nodes"]] == ["Frodo", "Rivendell"]  # the match, then its neighbour
+    assert found["data"]["edges"] == [edge]
+    opened = await ok(mesh, "open_nodes", {"names": ["Gandalf"]})
+    assert [n["name"] for n in opened["data"]["nodes"]][0] == "Gandalf"
+    assert [n["name"] for n in opened["data"]["nodes"]] == ["Gandalf", "Rivendell"]
+    assert opened["data"]["edges"] == [{"from": "Gandalf", "to": "Rivendell", "edgeType": "LOCATED_IN", "weight": 1.0}]
+
+
+async def test_a_page_at_a_time_with_its_cursor_beside_the_data(mesh: Client) -> None:
+    nodes = [{"name": f"Orc {i}", "nodeType": "npc", "metadata": ["Role: Grunt", "Status: Active"]} for i in range(5)]
+    await ok(mesh, "add_nodes", {"nodes": nodes})
+    first = await ok(mesh, "read_graph", {"limit": 3})
+    assert len(first["data"]["nodes"]) == 3 and first["next_cursor"]
+    rest = await ok(mesh, "read_graph", {"limit": 3, "cursor": first["next_cursor"]})
+    names = [n["name"] for n in first["data"]["nodes"] + rest["data"]["nodes"]]
+    assert sorted(names) == sorted(n["name"] for n in nodes) and rest["next_cursor"] is None
+
+
+async def test_refusals_carry_memorymesh_s_error_context_and_suggestions(mesh: Client) -> None:
+    missing = await rejected(mesh, "add_npc", {"npc": {"name": "Bilbo", "role": "Burglar"}})
+    assert mesh_refusal(missing, "SCHEMA_MISSING_REQUIRED_PROPERTY") == ["Provide status"]
+    assert missing == json.loads(rb.block("answer:add_npc#mesh-refusal").text)  # the docs page's example, as answered
+    wrong = await rejected(mesh, "add_npc", {"npc": {"name": "Bilbo", "role": "Burglar", "status": "Asleep"}})
+    [allowed] = mesh_refusal(wrong, "SCHEMA_TYPE_MISMATCH")
+    assert "Active" in allowed and "Missing" in allowed
+    node = {"name": "Bilbo", "nodeType": "npc", "metadata": ["Role: Burglar", "Status: Active"]}
+    await ok(mesh, "add_nodes", {"nodes": [node]})
+    twice = await rejected(mesh, "add_nodes", {"nodes": [node]})
+    assert "update_nodes" in mesh_refusal(twice, "ALREADY_EXISTS")[0]
+    drifted = {"from": "Bilbo", "to": "Bilbo", "edgeType": "directed"}
+    [types] = mesh_refusal(await rejected(mesh, "add_edges", {"edges": [drifted]}), "SCHEMA_UNKNOWN_LABEL")
+    assert "KNOWS" in types
+    assert mesh_refusal(await rejected(mesh, "add_nodes", {"nodes": "Bilbo"}), "INVALID_INPUT")
+    absent = await rejected(mesh, "add_metadata", {"nodeName": "Smaug", "metadata": ["Role: Dragon"]})
+    assert mesh_refusal(absent, "ENTITY_NOT_FOUND")
+
+
+async def test_the_gate_profile_keeps_its_answers_and_its_mesh_tools_refuse_as_memorymesh(settings: Settings) -> None:
+    async with open_client(settings.model_copy(update={"toolsets": "mesh"}), "in_process") as gate:
+        refused = await rejected(gate, "add_nodes", {"nodes": [{"name": "X", "nodeType": "npc", "metadata": []}]})
+        mesh_refusal(refused, refused["error_code"])
+        plain = await rejected(gate, "write_node", {"label": "Person", "merge_keys": {}, "source": "t"})
+        assert "error" not in plain and "suggestions" not in plain  # the gate's own tools answer as they did
+        assert "entities" in await ok(gate, "read_graph", {})
