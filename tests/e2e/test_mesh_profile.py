@@ -52,6 +52,7 @@ async def test_the_profile_lists_memorymesh_s_eleven_and_the_typed_tools(
 async def test_typed_tools_answer_the_node_and_edges_they_wrote(mesh: Client) -> None:
     place = await ok(mesh, "add_location", {"location": {"name": "Rivendell", "type": "Town"}})
     assert place["actionTaken"] == "Created location: Rivendell" and place["timestamp"].endswith("Z")
+    assert set(place) == {"data", "actionTaken", "timestamp"}  # MemoryMesh's three, and no conflict met
     added = await ok(mesh, "add_npc", {"npc": {**GANDALF, "traits": ["wise", "patient"]}})
     assert added["actionTaken"] == "Created npc: Gandalf"
     [node] = added["data"]["nodes"]
@@ -129,3 +130,16 @@ async def test_the_gate_profile_keeps_its_answers_and_its_mesh_tools_refuse_as_m
         plain = await rejected(gate, "write_node", {"label": "Person", "merge_keys": {}, "source": "t"})
         assert "error" not in plain and "suggestions" not in plain  # the gate's own tools answer as they did
         assert "entities" in await ok(gate, "read_graph", {})
+
+
+async def test_a_claim_met_is_in_the_answer_beside_the_node_as_the_graph_holds_it(
+    settings: Settings, mesh: Client
+) -> None:
+    await ok(mesh, "add_npc", {"npc": {"name": "Elrond", "role": "Lord", "status": "Active"}})
+    async with open_client(settings, "in_process") as gate:  # another writer's claim: an API's
+        fact = {"label": "Npc", "merge_keys": {"name": "Elrond"}, "properties": {"role": "Lord", "status": "Active"}}
+        await ok(gate, "write_node", {**fact, "source": "registry-api", "extraction_method": "api"})
+    guess = await ok(mesh, "update_npc", {"npc": {"name": "Elrond", "status": "Missing"}})
+    assert "Status: Missing" in guess["data"]["nodes"][0]["metadata"]  # the default policy: the last writer's
+    [met] = guess["conflicts"]
+    assert (met["property"], met["outcome"], met["current_value"]) == ("status", "overwritten", "Active")

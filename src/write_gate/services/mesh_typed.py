@@ -2,8 +2,8 @@
 (seed 000, section 5.3): `{data: {nodes: [node], edges}, actionTaken: "Created npc: Gandalf", timestamp}`.
 
 The write is the typed tool's own (services.typed_tools); the node in the answer is read back after it, so its
-metadata shows what the graph holds (a value another writer's stronger claim kept is shown as kept, and the claim
-met is in `conflicts`, as in the gate's answer); the edges are those the call wrote.
+metadata shows what the graph holds (what the conflict policy left, where the write met another writer's claim;
+the claims met are in `conflicts`, as in the gate's answer); the edges are those the call wrote.
 """
 
 from pydantic import BaseModel
@@ -14,14 +14,14 @@ from write_gate.core.model import MeetsConflicts
 from write_gate.core.registry import SchemaEntry
 from write_gate.services.gate import Gate
 from write_gate.services.memory import WriterContext
-from write_gate.services.mesh import Edge, NamesAnswer, NamesData, Node
-from write_gate.services.mesh_reads import GraphAnswer, GraphData, mesh_node
+from write_gate.services.mesh import Edge, MeshAnswer, NamesAnswer, NamesData, Node
+from write_gate.services.mesh_reads import GraphData, mesh_node
 from write_gate.services.reads import OpenNodesRequest
 from write_gate.services.typed_tools import Mode, TypedDeleted, TypedWritten, run_typed, tool_type_name
 
 
-class TypedAnswer(GraphAnswer, MeetsConflicts):
-    pass
+class TypedAnswer(MeshAnswer, MeetsConflicts):
+    data: GraphData
 
 
 def _name(merge_keys: dict[str, object]) -> str:
