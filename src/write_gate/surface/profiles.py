@@ -1,6 +1,7 @@
 """The three profiles a server offers: the gate's tools, the official memory server's, or MemoryMesh's. Each lists
 only its default toolsets unless asked for more (core.toolsets)."""
 
+from write_gate.core.toolsets import CORE, MESH
 from write_gate.surface.change_feed_tools import CHANGES_SINCE
 from write_gate.surface.discovery_tools import DISCOVERY_TOOLS
 from write_gate.surface.gate_tools import (
@@ -88,27 +89,14 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         *MESH_TOOLS,
         *DISCOVERY_TOOLS,
     ),
-    # Seed 000's eleven static tools (its three reads answered as MemoryMesh answers; the typed tools the registry
-    # generates are listed too), then the gate's further tools in their sets, as the memory profile's.
-    "mesh": (
-        *MESH_TOOLS,
-        MESH_READ_GRAPH,
-        MESH_SEARCH_NODES,
-        MESH_OPEN_NODES,
-        GET_SCHEMA,
-        REFRESH_SCHEMA_CACHE,
-        SEARCH_NODES_RANKED,
-        FIND_DUPLICATES,
-        MERGE_ENTITIES,
-        RESOLVE_CONFLICT,
-        GET_HISTORY,
-        LIST_CONFLICTS,
-        CHANGES_SINCE,
-        *KNOWLEDGE_TOOLS,
-        *stats_and_saved_searches(SEARCH_NODES),
-        EXPORT_GRAPH,
-        IMPORT_GRAPH,
-        *QUARANTINE_TOOLS,
-        *DISCOVERY_TOOLS,
-    ),
 }
+
+# Seed 000's eleven static tools (its three reads answered as MemoryMesh answers; the typed tools the registry
+# generates are listed too), then the gate profile's further sets as it has them.
+PROFILES["mesh"] = (
+    *MESH_TOOLS,
+    MESH_READ_GRAPH,
+    MESH_SEARCH_NODES,
+    MESH_OPEN_NODES,
+    *(spec for spec in PROFILES["gate"] if spec.toolset not in (CORE, MESH)),
+)
