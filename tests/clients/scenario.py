@@ -89,7 +89,7 @@ GATE: list[Call] = [
     # MemoryMesh's graph tools (the mesh set), as its agents call them.
     Call("add_nodes", {"nodes": [_FRODO]}, text_contains=("Added nodes: Frodo",)),
     Call("add_nodes", {"nodes": [_FRODO]}, "ALREADY_EXISTS"),
-    Call("add_edges", {"edges": [{**_FRODO_IN, "weight": 0.8}]}, text_contains=("LOCATED_IN",)),
+    Call("add_edges", {"edges": [{**_FRODO_IN, "weight": 0.8}]}, text_contains=("located_in",)),
     Call("add_edges", {"edges": [{**_FRODO_IN, "edgeType": "directed"}]}, "SCHEMA_UNKNOWN_LABEL"),
     Call("update_edges", {"edges": [{**_FRODO_IN, "weight": 0.6}]}, text_contains=("0.7",)),
     Call("update_edges", {"edges": [{**_FRODO_IN, "weight": 1.5}]}, "INVALID_INPUT"),

@@ -56,10 +56,11 @@ async def test_typed_tools_answer_the_node_and_edges_they_wrote(mesh: Client) ->
     added = await ok(mesh, "add_npc", {"npc": {**GANDALF, "traits": ["wise", "patient"]}})
     assert added["actionTaken"] == "Created npc: Gandalf"
     [node] = added["data"]["nodes"]
-    assert (node["name"], node["nodeType"]) == ("Gandalf", "Npc")
-    # Its fields as MemoryMesh keeps them, "Key: Value", an array joined with ", ".
-    assert set(node["metadata"]) == {"Role: Wizard", "Status: Active", "Traits: wise, patient"}
-    assert added["data"]["edges"] == [{"from": "Gandalf", "to": "Rivendell", "edgeType": "LOCATED_IN", "weight": 1.0}]
+    assert (node["name"], node["nodeType"]) == ("Gandalf", "npc")  # seed 000 14.2, in MemoryMesh's spelling
+    # Its fields as MemoryMesh keeps them, "Key: Value", an array joined with ", ", a relationship's target too.
+    fields = {"Role: Wizard", "Status: Active", "Traits: wise, patient", "Current Location: Rivendell"}
+    assert set(node["metadata"]) == fields
+    assert added["data"]["edges"] == [{"from": "Gandalf", "to": "Rivendell", "edgeType": "located_in", "weight": 1.0}]
     moved = await ok(mesh, "update_npc", {"npc": {"name": "Gandalf", "status": "Missing"}})
     assert moved["actionTaken"] == "Updated npc: Gandalf"
     assert "Status: Missing" in moved["data"]["nodes"][0]["metadata"]  # the node as the graph now holds it
@@ -78,20 +79,21 @@ async def test_the_reads_answer_nodes_and_edges_with_neighbours(mesh: Client) ->
     await ok(
         mesh, "add_edges", {"edges": [{"from": "Frodo", "to": "Rivendell", "edgeType": "located_in", "weight": 0.8}]}
     )
-    edge = {"from": "Frodo", "to": "Rivendell", "edgeType": "LOCATED_IN", "weight": 0.8}
+    edge = {"from": "Frodo", "to": "Rivendell", "edgeType": "located_in", "weight": 0.8}
     whole = await ok(mesh, "read_graph", {})
     assert {n["name"] for n in whole["data"]["nodes"]} == {"Rivendell", "Gandalf", "Frodo"}
     assert edge in whole["data"]["edges"] and whole["next_cursor"] is None
     assert whole["actionTaken"] == "Read graph"
     frodo = next(n for n in whole["data"]["nodes"] if n["name"] == "Frodo")
-    assert frodo == {"name": "Frodo", "nodeType": "Npc", "metadata": ["Role: Bearer", "Status: Active"]}
+    frodo_fields = ["Role: Bearer", "Status: Active", "Current Location: Rivendell"]  # its edge, a declared field
+    assert frodo == {"name": "Frodo", "nodeType": "npc", "metadata": frodo_fields}
     found = await ok(mesh, "search_nodes", {"query": "BEARER"})  # case-insensitive, in the metadata
     assert [n["name"] for n in found["data"]["nodes"]] == ["Frodo", "Rivendell"]  # the match, then its neighbour
     assert found["data"]["edges"] == [edge]
     opened = await ok(mesh, "open_nodes", {"names": ["Gandalf"]})
     assert [n["name"] for n in opened["data"]["nodes"]][0] == "Gandalf"
     assert [n["name"] for n in opened["data"]["nodes"]] == ["Gandalf", "Rivendell"]
-    assert opened["data"]["edges"] == [{"from": "Gandalf", "to": "Rivendell", "edgeType": "LOCATED_IN", "weight": 1.0}]
+    assert opened["data"]["edges"] == [{"from": "Gandalf", "to": "Rivendell", "edgeType": "located_in", "weight": 1.0}]
 
 
 async def test_a_page_at_a_time_with_its_cursor_beside_the_data(mesh: Client) -> None:

@@ -58,8 +58,8 @@ async def test_the_mesh_set_is_listed_when_asked_and_states_its_hints(settings: 
 async def test_add_nodes_reads_declared_fields_from_metadata_and_keeps_it_all(world: Client) -> None:
     out = await ok(world, "add_nodes", {"nodes": [GANDALF, RIVENDELL]})
     assert out["data"]["nodes"] == [
-        {"name": "Gandalf", "nodeType": "Npc", "metadata": GANDALF["metadata"]},
-        {"name": "Rivendell", "nodeType": "Location", "metadata": RIVENDELL["metadata"]},
+        {"name": "Gandalf", "nodeType": "npc", "metadata": GANDALF["metadata"]},
+        {"name": "Rivendell", "nodeType": "location", "metadata": RIVENDELL["metadata"]},
     ]
     assert out["actionTaken"] == "Added nodes: Gandalf, Rivendell" and out["timestamp"].endswith("Z")
     [gandalf] = (await ok(world, "open_nodes", {"names": ["Gandalf"]}))["entities"]
@@ -83,7 +83,7 @@ async def test_add_nodes_refuses_what_the_registry_refuses(world: Client, graph:
     assert await nodes(graph, "Bilbo") + await nodes(graph, "Smaug") == 0
     # An unknown type takes the registry's fallback, as the memory profile's entityType does.
     out = await ok(world, "add_nodes", {"nodes": [{"name": "Shire", "nodeType": "region", "metadata": []}]})
-    assert out["data"]["nodes"][0]["nodeType"] == "Entity"
+    assert out["data"]["nodes"][0]["nodeType"] == "entity"  # the fallback label, in MemoryMesh's spelling
 
 
 async def test_a_name_that_exists_refuses_the_whole_call(world: Client, graph: GraphBackend) -> None:
@@ -113,7 +113,7 @@ async def test_update_nodes_replaces_metadata_and_keeps_each_node_its_type(world
     await ok(world, "add_nodes", {"nodes": [GANDALF, RIVENDELL]})
     update = {"name": "Gandalf", "nodeType": "NPC", "metadata": ["Role: Wizard", "Status: Missing"]}
     out = await ok(world, "update_nodes", {"nodes": [update]})
-    assert out["data"]["nodes"] == [{"name": "Gandalf", "nodeType": "Npc", "metadata": update["metadata"]}]
+    assert out["data"]["nodes"] == [{"name": "Gandalf", "nodeType": "npc", "metadata": update["metadata"]}]
     [gandalf] = (await ok(world, "open_nodes", {"names": ["Gandalf"]}))["entities"]
     assert gandalf["properties"]["status"] == "Missing" and gandalf["observations"] == update["metadata"]
     relabel = await rejected(world, "update_nodes", {"nodes": [{"name": "Gandalf", "nodeType": "location"}]})
@@ -129,7 +129,7 @@ async def test_edges_need_their_nodes_are_unique_and_weigh_in_as_seed_000_says(w
     await ok(world, "add_nodes", {"nodes": [GANDALF, RIVENDELL]})
     edge = {"from": "Gandalf", "to": "Rivendell", "edgeType": "located_in"}
     out = await ok(world, "add_edges", {"edges": [edge]})
-    assert out["data"]["edges"] == [{**edge, "edgeType": "LOCATED_IN", "weight": 1.0}]  # seed 000 14.5: default
+    assert out["data"]["edges"] == [{**edge, "weight": 1.0}]  # seed 000 14.5: default
     again = await rejected(world, "add_edges", {"edges": [edge]})
     assert again["error_code"] == "ALREADY_EXISTS"
     nowhere = await rejected(world, "add_edges", {"edges": [{**edge, "to": "Mordor"}]})

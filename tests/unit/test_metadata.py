@@ -86,6 +86,12 @@ def test_declared_fields_join_the_metadata_unless_an_entry_names_them() -> None:
     # The entries as written first; the name (its key), the named role and the relationship field are not repeated.
     assert shown == ["Likes pipe-weed", "ROLE: Grey Wizard", "Age: 2019", "Traits: wise, grey"]
     assert with_declared_fields(None, ["a"], properties) == ["a"]  # a label the registry does not hold
+    # A relationship field's value is where the node's relationships of its type lead, as MemoryMesh writes it.
+    linked = with_declared_fields(NPC, [], {}, {"LOCATED_IN": ["Rivendell", "Bree"], "KNOWS": ["Frodo"]})
+    assert linked == ["Current Location: Rivendell, Bree"]
+    assert with_declared_fields(NPC, ["Current Location: Moria"], {}, {"LOCATED_IN": ["Bree"]}) == [
+        "Current Location: Moria"
+    ]
 
 
 @given(st.lists(st.text(min_size=1)), st.dictionaries(st.sampled_from(["role", "age", "traits"]), st.text()))

@@ -8,7 +8,7 @@ the value split at commas, as MemoryMesh joins one. Every entry stays in the met
 """
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from write_gate.core.model import ErrorCode, GateRejection
@@ -78,19 +78,26 @@ def _shown(value: Any) -> str:
     return ", ".join(str(item) for item in value) if isinstance(value, list) else str(value)
 
 
-def with_declared_fields(entry: SchemaEntry | None, metadata: list[str], properties: Mapping[str, Any]) -> list[str]:
+def with_declared_fields(
+    entry: SchemaEntry | None,
+    metadata: list[str],
+    properties: Mapping[str, Any],
+    links: Mapping[str, Sequence[str]] | None = None,
+) -> list[str]:
     """A node's metadata as MemoryMesh keeps it: the entries as written, then "Key: Value" for each declared
     field the node holds that no entry already names (a typed tool stores `role` as a property, where MemoryMesh
-    stores "Role: Wizard"; an array joined with ", ", as MemoryMesh joins one)."""
+    stores "Role: Wizard"; an array joined with ", ", as MemoryMesh joins one). A relationship field's value is
+    the names its relationships lead to, `links` (relationship type: the names the node's own lead to), as
+    MemoryMesh writes "Current Location: Rivendell" beside the edge."""
     if entry is None:
         return list(metadata)
+    links = links or {}
     named = {name_fold(parsed[0].replace(" ", "")) for text in metadata if (parsed := parse_entry(text))}
-    added = [
-        f"{display_key(name)}{SEPARATOR}{_shown(properties[name])}"
-        for name, spec in entry.property_types.items()
-        if name not in entry.merge_keys
-        and spec.relationship is None
-        and properties.get(name) is not None
-        and name_fold(name) not in named
-    ]
+    added = []
+    for name, spec in entry.property_types.items():
+        if name in entry.merge_keys or name_fold(name) in named:
+            continue
+        value = links.get(spec.relationship.type) if spec.relationship is not None else properties.get(name)
+        if value is not None and value != []:
+            added.append(f"{display_key(name)}{SEPARATOR}{_shown(value)}")
     return [*metadata, *added]

@@ -11,7 +11,7 @@ under several labels, a call naming it is refused until the typed tools or `writ
 
 from typing import Annotated, Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field
 
 from write_gate.access.agents import Agent
 from write_gate.core.clock import utc_now
@@ -33,6 +33,7 @@ from write_gate.services.memory import (
     WriterContext,
 )
 from write_gate.services.reads import Text
+from write_gate.services.typed_tools import tool_type_name
 
 OBSERVATIONS = "observations"  # where a node's metadata is kept
 
@@ -110,9 +111,15 @@ class MetadataRequest(_In):
 # --- answers: MemoryMesh's {data, actionTaken, timestamp} ------------------------------------------
 
 
+# Types are answered in MemoryMesh's spelling, the schema file's: the label `Npc` as `npc` (`PlayerCharacter` as
+# `player_character`, the typed tools' own name), the relationship type `LOCATED_IN` as `located_in`.
+MeshNodeType = Annotated[str, AfterValidator(tool_type_name)]
+MeshEdgeType = Annotated[str, AfterValidator(str.lower)]
+
+
 class Node(BaseModel):
     name: str
-    nodeType: str  # noqa: N815 - the registry's label
+    nodeType: MeshNodeType  # noqa: N815 - its label
     metadata: list[str]
 
 
@@ -121,7 +128,7 @@ class Edge(BaseModel):
 
     from_: str = Field(alias="from")
     to: str
-    edgeType: str  # noqa: N815 - the registered type
+    edgeType: MeshEdgeType  # noqa: N815 - the registered type
     weight: float | None = None  # after the write; none on an edge deleted
 
 

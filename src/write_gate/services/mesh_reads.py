@@ -7,6 +7,9 @@ them, its declared fields as "Key: Value" entries; a relation is an edge `{from,
 `next_cursor` sits beside `data`, as in the gate's answer.
 """
 
+from collections import defaultdict
+from collections.abc import Sequence
+
 from pydantic import BaseModel, Field
 
 from write_gate.core.clock import utc_now
@@ -35,9 +38,14 @@ class GraphAnswer(MeshAnswer):
     next_cursor: str | None = Field(default=None, description="Pass back as cursor for the next page; null at the end.")
 
 
-def mesh_node(entity: Entity, registry: SchemaRegistry) -> Node:
+def mesh_node(entity: Entity, registry: SchemaRegistry, relations: Sequence[Relation] = ()) -> Node:
+    """`relations`: those the answer holds; the entity's own (from it) give its relationship fields' values."""
+    links: dict[str, list[str]] = defaultdict(list)
+    for relation in relations:
+        if relation.from_ == entity.name:
+            links[relation.relationType].append(relation.to)
     entry = registry.get_entry(entity.entityType)
-    metadata = with_declared_fields(entry, entity.observations, entity.properties)
+    metadata = with_declared_fields(entry, entity.observations, entity.properties, links)
     return Node(name=entity.name if entity.name is not None else "", nodeType=entity.entityType, metadata=metadata)
 
 
@@ -47,7 +55,7 @@ def mesh_edge(relation: Relation) -> Edge:
 
 
 def mesh_graph(result: GraphResult, registry: SchemaRegistry) -> GraphData:
-    nodes = [mesh_node(entity, registry) for entity in result.entities]
+    nodes = [mesh_node(entity, registry, result.relations) for entity in result.entities]
     return GraphData(nodes=nodes, edges=[mesh_edge(relation) for relation in result.relations])
 
 

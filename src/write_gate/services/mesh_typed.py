@@ -30,9 +30,11 @@ def _name(merge_keys: dict[str, object]) -> str:
 
 async def _node(gate: Gate, entry: SchemaEntry, name: str) -> Node:
     """The node as the graph holds it now (read by name; a node keyed otherwise is named by its keys)."""
-    opened = await gate.reader.open_nodes(OpenNodesRequest(names=[name], relations_limit=1))
+    opened = await gate.reader.open_nodes(OpenNodesRequest(names=[name]))
     own = [entity for entity in opened.entities if entity.entityType == entry.label]
-    return mesh_node(own[0], gate.registry) if own else Node(name=name, nodeType=entry.label, metadata=[])
+    if not own:
+        return Node(name=name, nodeType=entry.label, metadata=[])
+    return mesh_node(own[0], gate.registry, opened.relations)
 
 
 async def run_mesh_typed(
