@@ -50,6 +50,8 @@ CASES = (
     Case("gate profile + rpg schemas", "gate", rpg=True),
     Case("gate profile + rpg schemas, `--toolsets all`", "gate", "all", rpg=True),
     Case("gate profile, `--dynamic-toolsets`", "gate", dynamic=True),
+    Case("mesh profile", "mesh"),
+    Case("mesh profile + rpg schemas", "mesh", rpg=True),
 )
 
 
