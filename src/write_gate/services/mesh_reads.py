@@ -3,7 +3,8 @@ as MemoryMesh answers them, `{data: {nodes, edges}, actionTaken, timestamp}`, fo
 
 The reads are the gate's own (pages, neighbours, the archive, grants), only the answer is MemoryMesh's: an
 entity is a node `{name, nodeType, metadata}` whose metadata holds its observations and, as MemoryMesh keeps
-them, its declared fields as "Key: Value" entries; a relation is an edge `{from, to, edgeType, weight}`. A page's
+them, its declared fields as "Key: Value" entries (a relationship field from the node's own edges in the answer);
+a relation is an edge `{from, to, edgeType, weight}`; types in MemoryMesh's spelling (services.mesh). A page's
 `next_cursor` sits beside `data`, as in the gate's answer.
 """
 
