@@ -49,6 +49,8 @@ KNOWLEDGE_TOOLS = KNOWLEDGE_READS | KNOWLEDGE_WRITES | KNOWLEDGE_ADMIN
 STATS_READS = {"get_graph_stats", "list_saved_searches"}
 STATS_TOOLS = STATS_READS | {"save_search", "execute_saved_search", "update_saved_search", "delete_saved_search"}
 INTERCHANGE_TOOLS = {"export_graph", "import_graph"}
+# memory-mcp's boolean and fuzzy searches (seed 004), over the ranked search, in the search set: reads.
+TEXT_SEARCHES = {"boolean_search", "fuzzy_search"}
 # Rejected writes kept for replay (issue 15, item 2): admin tools in both profiles.
 QUARANTINE_TOOLS = {"list_quarantine", "replay_quarantine", "discard_quarantine"}
 # The change feed's read (issue 15, item 4), offered in both profiles.
@@ -101,6 +103,7 @@ GATE_TOOLS = {
     "refresh_schema_cache",
     "search_nodes",
     "search_nodes_ranked",
+    *TEXT_SEARCHES,
     "open_nodes",
     "read_graph",
     "get_schema",
@@ -121,6 +124,7 @@ GATE_TOOLS = {
 READ_TOOLS = {
     "search_nodes",
     "search_nodes_ranked",
+    *TEXT_SEARCHES,
     "open_nodes",
     "read_graph",
     "get_schema",

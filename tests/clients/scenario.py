@@ -16,6 +16,7 @@ from tests.conftest import (
     MESH_TOOLS,
     QUARANTINE_TOOLS,
     STATS_TOOLS,
+    TEXT_SEARCHES,
 )
 
 PROV = {"source": "client-tier", "extraction_method": "manual"}
@@ -161,6 +162,7 @@ TOOLS = {
         "refresh_schema_cache",
         "search_nodes",
         "search_nodes_ranked",
+        *TEXT_SEARCHES,
         "open_nodes",
         "read_graph",
         "get_schema",
@@ -182,6 +184,7 @@ TOOLS = {
     "memory": {
         *MEMORY_DEFAULT_TOOLS,
         "search_nodes_ranked",
+        *TEXT_SEARCHES,
         "get_history",
         "list_conflicts",
         *FEED_TOOLS,

@@ -17,6 +17,7 @@ from tests.conftest import (
     QUARANTINE_TOOLS,
     STATS_TOOLS,
     TESTS,
+    TEXT_SEARCHES,
     every_toolset,
     open_client,
 )
@@ -31,6 +32,7 @@ pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 MEMORY_TOOLS = {
     *MEMORY_DEFAULT_TOOLS,
     "search_nodes_ranked",
+    *TEXT_SEARCHES,
     "get_history",
     "list_conflicts",
     *FEED_TOOLS,

@@ -55,6 +55,8 @@ _SETS = (
         frozenset(
             {
                 "search_nodes_ranked",
+                "boolean_search",
+                "fuzzy_search",
                 "save_search",
                 "execute_saved_search",
                 "list_saved_searches",

@@ -24,6 +24,7 @@ from write_gate.surface.gate_tools import (
 from write_gate.surface.interchange_tools import EXPORT_GRAPH, IMPORT_GRAPH
 from write_gate.surface.knowledge_stats_tools import stats_and_saved_searches
 from write_gate.surface.knowledge_tools import KNOWLEDGE_TOOLS
+from write_gate.surface.memory_mcp_search_tools import MEMORY_MCP_SEARCHES
 from write_gate.surface.memory_tools import (
     ADD_OBSERVATIONS,
     CREATE_ENTITIES,
@@ -48,6 +49,7 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         REFRESH_SCHEMA_CACHE,
         SEARCH_NODES,
         SEARCH_NODES_RANKED,
+        *MEMORY_MCP_SEARCHES,
         OPEN_NODES,
         READ_GRAPH,
         GET_SCHEMA,
@@ -78,6 +80,7 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         MEMORY_SEARCH_NODES,
         MEMORY_OPEN_NODES,
         SEARCH_NODES_RANKED,
+        *MEMORY_MCP_SEARCHES,
         GET_HISTORY,
         LIST_CONFLICTS,
         CHANGES_SINCE,
