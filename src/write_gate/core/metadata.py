@@ -94,7 +94,9 @@ def with_declared_fields(
     links = links or {}
     named = {name_fold(parsed[0].replace(" ", "")) for text in metadata if (parsed := parse_entry(text))}
     added = []
-    for name, spec in entry.property_types.items():
+    # The plain fields first, then the relationship fields, as MemoryMesh's schema files mostly order them (the
+    # registry keeps no file order).
+    for name, spec in sorted(entry.property_types.items(), key=lambda item: item[1].relationship is not None):
         if name in entry.merge_keys or name_fold(name) in named:
             continue
         value = links.get(spec.relationship.type) if spec.relationship is not None else properties.get(name)
