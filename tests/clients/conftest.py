@@ -27,7 +27,7 @@ from write_gate.store.bundled import bundled
 HERE = Path(__file__).parent
 CACHE = Path(os.environ.get("WRITE_GATE_TEST_CACHE", Path.home() / ".cache" / "write-gate-tests"))
 PY1_REQUIREMENT = "mcp==1.30.0"  # the last 1.x release
-PROFILES = ("gate", "memory")
+PROFILES = ("gate", "memory", "mesh")
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Serve
         if profile == "gate":
             env["WRITE_GATE_DYNAMIC_TOOLSETS"] = "true"
         subprocess.run(write_gate_argv("migrate"), env=env, check=True, capture_output=True, timeout=120)
-        if profile == "gate":
+        if profile in ("gate", "mesh"):
             rpg = str(bundled("schemas") / "examples" / "rpg")
             subprocess.run(write_gate_argv("schema", "load", rpg), env=env, check=True, capture_output=True, timeout=60)
         port, log = _free_port(), tmp / f"{profile}.log"

@@ -137,7 +137,25 @@ MEMORY: list[Call] = [
     Call("no_such_tool", {}, "-32602"),
 ]
 
-SCENARIOS = {"gate": GATE, "memory": MEMORY}
+# MemoryMesh's agent, on the mesh profile: its answers and its refusals (error, context, suggestions).
+_ARWEN = {"name": "Arwen", "role": "Noble", "status": "Active", "currentLocation": "Lothlorien"}
+MESH: list[Call] = [
+    Call("add_location", {"location": {"name": "Lothlorien", "region": "Wilderland"}}, text_contains=("actionTaken",)),
+    Call("add_npc", {"npc": _ARWEN}, text_contains=("Created npc: Arwen", "Current Location: Lothlorien")),
+    Call("add_npc", {"npc": {"name": "Sauron", "role": "Noble"}}, "SCHEMA_MISSING_REQUIRED_PROPERTY", ("suggestions",)),
+    Call("add_nodes", {"nodes": [{**_FRODO, "name": "Sam"}]}, text_contains=("Added nodes: Sam",)),
+    Call("add_nodes", {"nodes": [{**_FRODO, "name": "Sam"}]}, "ALREADY_EXISTS", ("update_nodes",)),
+    Call("add_edges", {"edges": [{"from": "Sam", "to": "Lothlorien", "edgeType": "located_in"}]}),
+    Call("search_nodes", {"query": "noble"}, text_contains=('"nodeType": "npc"', "Lothlorien")),
+    Call("search_nodes", {}, "INVALID_INPUT"),
+    Call("open_nodes", {"names": ["Sam"]}, text_contains=('"edgeType": "located_in"',)),
+    Call("read_graph", {"limit": 10}, text_contains=('"nodes"', '"edges"')),
+    Call("delete_npc", {"npc": {"name": "Arwen"}}, text_contains=("Deleted npc: Arwen",)),
+    Call("delete_nodes", {"nodeNames": ["Sam"]}, text_contains=("Deleted nodes: Sam",)),  # the next client's turn
+    Call("no_such_tool", {}, "-32602"),
+]
+
+SCENARIOS = {"gate": GATE, "memory": MEMORY, "mesh": MESH}
 # The tools each profile lists with every toolset (gate: discovery's two too, and the typed tools of the rpg
 # examples).
 RPG_TYPES = [
@@ -196,6 +214,12 @@ TOOLS = {
         *MESH_TOOLS,
     },
 }
+
+# The mesh profile with every set: the gate's, less its four writes (MemoryMesh's own take their place) and
+# discovery (not asked for there).
+TOOLS["mesh"] = (
+    TOOLS["gate"] - {"write_node", "write_relationship", "write_nodes", "write_relationships"} - DISCOVERY_TOOLS
+)
 
 
 def check_report(report: dict[str, Any], profile: str) -> list[str]:

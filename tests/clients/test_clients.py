@@ -1,4 +1,4 @@
-"""Clients we did not write drive the server over stdio and streamable HTTP, both profiles: the Python SDK
+"""Clients we did not write drive the server over stdio and streamable HTTP, every profile: the Python SDK
 (this repository's and the last 1.x) and the TypeScript SDK v1 and v2. Each lists the tools, checks every
 input and output schema as JSON Schema, calls a success and a rejection of every tool kind (typed tools
 of the rpg examples included), reads the schema resource and completes a label; the agent must receive
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.clients
 CLIENTS = ("python-sdk-current", "python-sdk-1.x", "ts-sdk-v1", "ts-sdk-v2")
 
 
-@pytest.mark.parametrize("profile", ["gate", "memory"])
+@pytest.mark.parametrize("profile", ["gate", "memory", "mesh"])
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 @pytest.mark.parametrize("client", CLIENTS)
 def test_client_receives_what_the_gate_answers(
