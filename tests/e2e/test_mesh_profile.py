@@ -145,3 +145,22 @@ async def test_a_claim_met_is_in_the_answer_beside_the_node_as_the_graph_holds_i
     assert "Status: Missing" in guess["data"]["nodes"][0]["metadata"]  # the default policy: the last writer's
     [met] = guess["conflicts"]
     assert (met["property"], met["outcome"], met["current_value"]) == ("status", "overwritten", "Active")
+
+
+async def test_many_edges_are_checked_together_and_each_answered_as_it_stands(mesh: Client) -> None:
+    """One read per type and pair of labels finds which of a call's edges exist: each is judged as its own."""
+    places = [{"name": f"Hall {i}", "nodeType": "location", "metadata": ["Type: Building"]} for i in range(3)]
+    npc = {"name": "Thorin", "nodeType": "npc", "metadata": ["Role: King", "Status: Active"]}
+    await ok(mesh, "add_nodes", {"nodes": [*places, npc]})
+    first = {"from": "Thorin", "to": "Hall 1", "edgeType": "located_in", "weight": 0.4}
+    second = {**first, "to": "Hall 0", "weight": 0.2}
+    await ok(mesh, "add_edges", {"edges": [first]})
+    lives = {"from": "Thorin", "to": "Hall 2", "edgeType": "lives_in"}
+    refused = await rejected(mesh, "add_edges", {"edges": [second, lives, first]})
+    assert refused["error_code"] == "ALREADY_EXISTS" and "Hall 1" in refused["message"]
+    await ok(mesh, "add_edges", {"edges": [second, lives]})
+    moved = await ok(mesh, "update_edges", {"edges": [{**first, "weight": 0.8}, {**second, "weight": 0.8}]})
+    assert [e["weight"] for e in moved["data"]["edges"]] == [0.6, 0.5]  # (0.4 + 0.8) / 2, (0.2 + 0.8) / 2
+    gone = {**lives, "to": "Hall 0"}
+    missing = await rejected(mesh, "update_edges", {"edges": [{**first, "weight": 0.5}, {**gone, "weight": 0.5}]})
+    assert missing["error_code"] == "RELATION_NOT_FOUND" and "Hall 0" in missing["message"]

@@ -201,6 +201,9 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
         "read_current_relationships": lambda: record_cypher.current_relationships(
             "WORKS_FOR", "Person", "Organization"
         ),
+        "read_relationship_properties": lambda: record_cypher.relationship_properties(
+            "WORKS_FOR", "Person", "Organization"
+        ),
         # resolve_conflict: the conflict read, then closed (the current value kept, or the held one written).
         "read_conflict_by_id": lambda: Statement(record_cypher.CONFLICT_BY_ID.text, {"conflict_id": s("conflict")}),
         "resolve_keep_current": lambda: Statement(record_cypher.KEEP_CURRENT.text, resolving),

@@ -9,13 +9,14 @@ after). Names are unique across labels for `add_nodes`, as in MemoryMesh; where 
 under several labels, a call naming it is refused until the typed tools or `write_relationship` pick one.
 """
 
+from collections import defaultdict
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field
 
 from write_gate.access.agents import Agent
 from write_gate.core.clock import utc_now
-from write_gate.core.cypher.records import current_relationship
+from write_gate.core.cypher.records import relationship_properties
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import resolve_label, resolve_relationship_type
 from write_gate.core.metadata import metadata_properties
@@ -284,10 +285,19 @@ class MeshService:
             raise GateRejection(ErrorCode.ENDPOINT_NOT_FOUND, exc.rejected.message, field="edges") from exc
         return [(e, t, located[e.from_], located[e.to]) for e, t in zip(edges, types, strict=True)]
 
-    async def _stored(self, type_: str, start: Located, end: Located) -> dict[str, Any] | None:
-        read = current_relationship(type_, start.label, end.label)
-        rows = await read_to_write(self.gate.backend, Statement(read.text, {"from_key": start.key, "to_key": end.key}))
-        return rows[0]["props"] if rows else None
+    async def _stored(self, planned: list[tuple[Any, str, Located, Located]]) -> list[dict[str, Any] | None]:
+        """Each planned edge's stored properties (None: no such edge), one read per type and pair of labels, so a
+        call of many edges costs a few statements, not one an edge."""
+        shapes: dict[tuple[str, str, str], list[tuple[str, str]]] = defaultdict(list)
+        for _edge, type_, start, end in planned:
+            shapes[(type_, start.label, end.label)].append((start.key, end.key))
+        found: dict[tuple[str, str, str, str, str], dict[str, Any]] = {}
+        for shape, pairs in shapes.items():
+            read = relationship_properties(*shape)
+            params = {"pairs": [{"from_key": a, "to_key": b} for a, b in dict.fromkeys(pairs)]}
+            for row in await read_to_write(self.gate.backend, Statement(read.text, params)):
+                found[(*shape, row["from_key"], row["to_key"])] = row["props"]
+        return [found.get((type_, a.label, b.label, a.key, b.key)) for _edge, type_, a, b in planned]
 
     async def _write_edge(
         self, type_: str, start: Located, end: Located, weight: float | None, ctx: WriterContext, agent: Agent
@@ -311,8 +321,8 @@ class MeshService:
         where it is still absent when its statement runs, as create_relations creates, so two agents adding one
         edge at once make one edge and one refusal."""
         planned = await self._edges(edges)
-        for edge, type_, start, end in planned:
-            if await self._stored(type_, start, end) is not None:
+        for (edge, type_, _start, _end), props in zip(planned, await self._stored(planned), strict=True):
+            if props is not None:
                 raise _exists("Edge", f"{edge.from_} -[{type_}]-> {edge.to}", field="edges", edgeType=type_)
         relations = [RelationIn(from_=edge.from_, to=edge.to, relationType=type_) for edge, type_, _, _ in planned]
         weights = [edge.weight for edge in edges]
@@ -337,8 +347,7 @@ class MeshService:
         / 2, as MemoryMesh's updateWeight does. Each edge is answered with its weight after."""
         planned = await self._edges(edges)
         stored = []
-        for edge, type_, start, end in planned:
-            props = await self._stored(type_, start, end)
+        for (edge, type_, _start, _end), props in zip(planned, await self._stored(planned), strict=True):
             if props is None:
                 raise GateRejection(
                     ErrorCode.RELATION_NOT_FOUND,

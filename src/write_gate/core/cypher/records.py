@@ -96,6 +96,17 @@ def current_relationships(type_: str, from_label: str, to_label: str) -> Stateme
     )
 
 
+def relationship_properties(type_: str, from_label: str, to_label: str) -> Statement:
+    """The stored properties of the relationships of `type_` between the endpoint pairs of `pairs` (those that
+    have one). Parameters: `pairs`, each `{from_key, to_key}`."""
+    return Statement(
+        "UNWIND $pairs AS p\n"
+        f"MATCH (a:{quote(from_label)} {{{KEY_FIELD}: p.from_key}})-[r:{quote(type_)}]->"
+        f"(b:{quote(to_label)} {{{KEY_FIELD}: p.to_key}})\n"
+        "RETURN p.from_key AS from_key, p.to_key AS to_key, properties(r) AS props"
+    )
+
+
 def current_relationship(type_: str, from_label: str, to_label: str) -> Statement:
     """Whether each endpoint exists and is an alias, and the relationship's stored properties (null: none).
     Parameters: `from_key`, `to_key`."""
