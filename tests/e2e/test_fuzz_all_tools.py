@@ -1,4 +1,4 @@
-"""Every tool of both profiles (typed tools included), fuzzed through a real MCP client session: any
+"""Every tool of every profile (typed tools included), fuzzed through a real MCP client session: any
 argument shape, type, Unicode, control characters, huge and empty values, identifiers built to escape
 quoting. The answer is always a result or a structured rejection, never INTERNAL_ERROR, valid against the
 tool's outputSchema (TypeScript SDK v1 clients refuse it otherwise), and a rejected call changes nothing in
@@ -79,8 +79,9 @@ def fuzzer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzzer]:
         with (
             portal.wrap_async_context_manager(open_client(config, "in_process")) as gate,
             portal.wrap_async_context_manager(open_client(config, "in_process", profile="memory")) as memory,
+            portal.wrap_async_context_manager(open_client(config, "in_process", profile="mesh")) as mesh,
         ):
-            yield Fuzzer(portal, {"gate": gate, "memory": memory}, backend)
+            yield Fuzzer(portal, {"gate": gate, "memory": memory, "mesh": mesh}, backend)
         portal.call(backend.close)
 
 
