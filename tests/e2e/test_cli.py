@@ -80,6 +80,22 @@ async def test_a_load_before_the_first_serve_is_not_replaced_by_the_bundled_regi
         assert not written.is_error, written.structured_content
 
 
+async def test_an_upgrade_s_bundled_reload_leaves_what_an_operator_loaded(
+    settings: Settings, graph: GraphBackend, tmp_path: Path
+) -> None:
+    """A later release's migration that loads the bundled schemas again (as 0008 reloads schemas/memory) updates
+    the bundled entries and leaves those an operator's `schema load` wrote."""
+    assert run(settings, "schema", "load", str(MEMORYMESH_SCHEMAS / "location.schema.json")).returncode == 0
+    upgrade = tmp_path / "migrations"
+    upgrade.mkdir()
+    (upgrade / "9999_reload_memory.json").write_text(json.dumps({"load_schemas": ["memory"]}))
+    assert run(settings, "migrate", "--migrations", str(upgrade)).returncode == 0
+    rows = await graph.read(Statement("MATCH (s:Schema) RETURN s.name AS name, s.description AS d, s.origin AS o"))
+    entries = {row["name"]: (row["d"], row["o"]) for row in rows}
+    assert entries["Location"] == ("Add a place to the story", "operator")  # MemoryMesh's, as loaded
+    assert entries["Technology"][1] == "bundled"  # the bundled memory registry, reloaded
+
+
 async def test_migrate_applies_each_migration_once(settings: Settings) -> None:
     first = run(settings, "migrate")
     assert first.returncode == 0, first.stderr

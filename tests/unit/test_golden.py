@@ -55,6 +55,7 @@ from write_gate.core.cypher.registry_nodes import (
     READ_REGISTRY,
     REGISTRY_VERSION,
     defined_schema_entries,
+    operator_schema_entries,
     record_migration,
     upsert_schema_entries,
 )
@@ -224,6 +225,7 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
         "read_registry": lambda: READ_REGISTRY,
         "registry_version": lambda: REGISTRY_VERSION,
         "defined_schema_entries": lambda: defined_schema_entries([s("LOCATED_IN")]),
+        "operator_schema_entries": lambda: operator_schema_entries([s("Location")]),
         "upsert_schema_entries": lambda: upsert_schema_entries([{"name": s("X")}], s("time")),
         "applied_migrations": lambda: APPLIED_MIGRATIONS,
         "memory_create_relationship_if_absent": lambda: create_relationship_if_absent(
@@ -751,6 +753,7 @@ READS = frozenset(
         "read_registry",
         "registry_version",
         "defined_schema_entries",
+        "operator_schema_entries",
         "applied_migrations",
         "relationship_types_of",
         "count_matching",

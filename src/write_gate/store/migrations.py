@@ -76,7 +76,7 @@ async def _apply(backend: GraphBackend, migration: Migration, schemas_dir: Path)
     for label, prop in spec.unique:
         await backend.ensure_unique(label, prop)
     if spec.load_schemas:
-        await load_into_graph(backend, read_sources([schemas_dir / p for p in spec.load_schemas]))
+        await load_into_graph(backend, read_sources([schemas_dir / p for p in spec.load_schemas]), bundled=True)
     if spec.backfill_identity:
         await backfill_identity(backend)
     if spec.text_indexes:

@@ -1,5 +1,6 @@
 """Registry source files (JSON, human-edited, in `schemas/`) -> validated entries -> `:Schema` nodes."""
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -8,7 +9,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from write_gate.core.clock import utc_now
-from write_gate.core.cypher.registry_nodes import defined_schema_entries, upsert_schema_entries
+from write_gate.core.cypher.registry_nodes import (
+    BUNDLED,
+    OPERATOR,
+    defined_schema_entries,
+    operator_schema_entries,
+    upsert_schema_entries,
+)
 from write_gate.core.identifiers import RESERVED_LABELS, is_identifier, is_protected
 from write_gate.core.identity import KEY_FIELD
 from write_gate.core.model import describe_problems
@@ -315,9 +322,11 @@ class Loaded:
     written: int
     # Relationship types the files only imply, left as an earlier load defined them outright.
     kept: list[str]
+    # Entries an operator loaded, which a migration's load of the bundled schemas leaves as they are.
+    operators: list[str] = dataclasses.field(default_factory=list)
 
 
-async def load_into_graph(backend: GraphBackend, entries: list[EntrySource]) -> Loaded:
+async def load_into_graph(backend: GraphBackend, entries: list[EntrySource], *, bundled: bool = False) -> Loaded:
     """Back each allowed label's identity (`_key`, whatever its merge keys) with an index, and a unique
     constraint where the engine has a safe one, and its search text with a full-text index, first; then write
     the entries in one statement, so a gate that sees the new registry finds its indexes in place. A
@@ -329,11 +338,18 @@ async def load_into_graph(backend: GraphBackend, entries: list[EntrySource]) -> 
     if implied:
         kept = [row["name"] for row in await backend.read(defined_schema_entries(implied))]
         entries = [e for e in entries if not (e.derived and e.name in kept)]
+    operators: list[str] = []
+    if bundled:  # a migration's load (an upgrade's, say) never replaces what an operator loaded
+        operators = [row["name"] for row in await backend.read(operator_schema_entries([e.name for e in entries]))]
+        entries = [e for e in entries if e.name not in operators]
     for entry in entries:
         if entry.kind == "node" and entry.allowed:
             await backend.ensure_unique(entry.name, KEY_FIELD)
             await backend.ensure_text_index(entry.name)
         if entry.allowed:  # the statistics' fold finds what a write changed by it (core/stat_counts.py)
             await backend.ensure_index(entry.name, DUE, relationship=entry.kind != "node")
-    await backend.write(upsert_schema_entries([e.to_node_properties() for e in entries], utc_now()))
-    return Loaded(len(entries), kept)
+    origin = BUNDLED if bundled else OPERATOR
+    await backend.write(
+        upsert_schema_entries([{**e.to_node_properties(), "origin": origin} for e in entries], utc_now())
+    )
+    return Loaded(len(entries), kept, operators)

@@ -42,6 +42,19 @@ def defined_schema_entries(names: list[str]) -> Statement:
     )
 
 
+# Who wrote a registry entry (`origin` on its :Schema node): a migration's load of the bundled schemas, or an
+# operator's `schema load`. An entry written before `origin` was kept has none, and counts as bundled.
+BUNDLED, OPERATOR = "bundled", "operator"
+
+
+def operator_schema_entries(names: list[str]) -> Statement:
+    """Read-only: which of these names an operator's `schema load` wrote (a migration's load leaves them)."""
+    return Statement(
+        f"MATCH (s:Schema) WHERE s.name IN $names AND s.origin = '{OPERATOR}'\nRETURN s.name AS name ORDER BY name",
+        {"names": names},
+    )
+
+
 # The highest: two concurrent first loads on Memgraph, before migration 0005's constraint, could make two nodes.
 REGISTRY_VERSION = Statement("MATCH (v:WriteGateRegistry {name: 'registry'}) RETURN max(v.version) AS version")
 
