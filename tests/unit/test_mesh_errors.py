@@ -1,10 +1,12 @@
 """MemoryMesh's refusal from the gate's (core.mesh_errors): the gate's fields kept, MemoryMesh's beside them, and
 suggestions from what the rejection carries (a batch's from its first rejected item)."""
 
+import mcp_types as types
 import pytest
 
 from write_gate.core.mesh_errors import mesh_rejection
 from write_gate.core.model import ErrorCode, Rejected
+from write_gate.surface.server import _as_mesh
 
 
 def test_the_gate_s_fields_stay_and_memorymesh_s_are_beside_them() -> None:
@@ -57,3 +59,17 @@ def test_a_batch_suggests_from_its_first_rejected_item() -> None:
     assert mesh_rejection(batch).suggestions == ["Use one of the allowed labels: Person"]
     odd = Rejected(error_code=ErrorCode.INVALID_INPUT, message="m", details={"rejected": [{"error_code": "NOPE"}]})
     assert mesh_rejection(odd).suggestions == []
+
+
+def test_a_refusal_on_the_call_path_gains_memorymesh_s_fields_and_anything_else_is_left_as_it_is() -> None:
+    """surface.server's conversion, for whichever part of the path refused (the grant, admission, the guard)."""
+
+    def result(structured: dict, is_error: bool = True) -> types.CallToolResult:
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text="{}")], structured_content=structured, is_error=is_error
+        )
+
+    denied = _as_mesh(result({"status": "rejected", "error_code": "PERMISSION_DENIED", "message": "no"}))
+    assert denied.structured_content["error"] == "no" and '"suggestions"' in denied.content[0].text
+    for untouched in (result({"odd": 1}), result({"data": {}}, is_error=False), denied):
+        assert _as_mesh(untouched) is untouched

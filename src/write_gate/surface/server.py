@@ -180,7 +180,11 @@ def _as_mesh(result: types.CallToolResult) -> types.CallToolResult:
     structured = result.structured_content
     if not result.is_error or not isinstance(structured, dict) or "error" in structured:
         return result
-    mesh = _result(mesh_rejection(Rejected.model_validate(structured)), is_error=True)
+    try:
+        rejected = Rejected.model_validate(structured)
+    except ValidationError:  # not the gate's refusal (none is otherwise): answered as it is, never a crash
+        return result
+    mesh = _result(mesh_rejection(rejected), is_error=True)
     return result.model_copy(update={"content": mesh.content, "structured_content": mesh.structured_content})
 
 
