@@ -269,7 +269,16 @@ async def test_an_engine_that_wedges_while_it_starts_is_killed_and_started_again
     and starts it again from its files, with the write they hold."""
     backend = await start(tmp_path)
     await backend.write(Statement("CREATE (:D {i: 1})"))
+    first, socket = psutil.Process(backend.engine.pid), backend.engine.socket_path
+    assert socket is not None
     await backend.close()
+    # The first engine gone, and its socket with it, before the next starts: the stand-in below stops the new
+    # engine once its socket appears, and an old socket still there would stop it before it listens (a CI run saw
+    # that: an engine that never listened reads as one still loading, not as a wedged one).
+    first.wait(timeout=30)
+    deadline = time.monotonic() + 30
+    while socket.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
     stopped: list[int] = []
 
     def spawn_then_stop(folder, socket_path, *args):  # type: ignore[no-untyped-def]
