@@ -25,6 +25,7 @@ from write_gate.services.reads import (
 from write_gate.services.search import (
     DEFAULT_RANKED_LIMIT,
     MAX_RANKED_LIMIT,
+    RankedHit,
     RankedResult,
     RankedSearchRequest,
     Searcher,
@@ -59,9 +60,8 @@ def _ranked(request: _Filtered, query: str, fuzzy: bool) -> RankedSearchRequest:
     return RankedSearchRequest(query=query, fuzzy=fuzzy, **fields)
 
 
-def _graph(ranked: RankedResult, keep: list[int] | None = None) -> GraphResult:
-    """The hits kept (all, or those at `keep`) as a knowledge graph, with the relations touching them."""
-    hits = ranked.results if keep is None else [ranked.results[i] for i in keep]
+def _graph(ranked: RankedResult, hits: list[RankedHit]) -> GraphResult:
+    """The hits kept (of the ranked page's) as a knowledge graph, with the relations touching them."""
     names = {hit.entity.name for hit in hits}
     relations = [r for r in ranked.relations if r.from_ in names or r.to in names]
     return GraphResult(
@@ -73,7 +73,8 @@ def _graph(ranked: RankedResult, keep: list[int] | None = None) -> GraphResult:
 
 
 async def boolean_search(searcher: Searcher, request: BooleanSearchRequest) -> GraphResult:
-    return _graph(await searcher.search(_ranked(request, request.query, fuzzy=False)))
+    ranked = await searcher.search(_ranked(request, request.query, fuzzy=False))
+    return _graph(ranked, ranked.results)
 
 
 async def fuzzy_search(searcher: Searcher, request: FuzzySearchRequest) -> GraphResult:
@@ -83,10 +84,8 @@ async def fuzzy_search(searcher: Searcher, request: FuzzySearchRequest) -> Graph
     if query is None:
         raise GateRejection(ErrorCode.INVALID_INPUT, "query: the query has no word to search for", field="query")
     ranked = await searcher.search(_ranked(request, query, fuzzy=True))
-    keep = [
-        i for i, hit in enumerate(ranked.results) if close_enough(request.query, _fields(hit.entity), request.threshold)
-    ]
-    return _graph(ranked, keep)
+    similar = [hit for hit in ranked.results if close_enough(request.query, _fields(hit.entity), request.threshold)]
+    return _graph(ranked, similar)
 
 
 def _fields(entity: Entity) -> list[str]:

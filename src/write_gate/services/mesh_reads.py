@@ -9,7 +9,7 @@ a relation is an edge `{from, to, edgeType, weight}`; types in MemoryMesh's spel
 """
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -39,12 +39,17 @@ class GraphAnswer(MeshAnswer):
     next_cursor: str | None = Field(default=None, description="Pass back as cursor for the next page; null at the end.")
 
 
-def mesh_node(entity: Entity, registry: SchemaRegistry, relations: Sequence[Relation] = ()) -> Node:
-    """`relations`: those the answer holds; the entity's own (from it) give its relationship fields' values."""
-    links: dict[str, list[str]] = defaultdict(list)
+def own_links(relations: Sequence[Relation]) -> dict[str, dict[str, list[str]]]:
+    """Each start's names reached, by relationship type: what its relationship fields hold (grouped once for an
+    answer, not scanned again for each of its nodes)."""
+    links: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for relation in relations:
-        if relation.from_ == entity.name:
-            links[relation.relationType].append(relation.to)
+        links[relation.from_][relation.relationType].append(relation.to)
+    return links
+
+
+def mesh_node(entity: Entity, registry: SchemaRegistry, links: Mapping[str, Sequence[str]]) -> Node:
+    """`links`: the entity's own (`own_links`), which give its relationship fields' values."""
     entry = registry.get_entry(entity.entityType)
     metadata = with_declared_fields(entry, entity.observations, entity.properties, links)
     return Node(name=entity.name if entity.name is not None else "", nodeType=entity.entityType, metadata=metadata)
@@ -56,7 +61,11 @@ def mesh_edge(relation: Relation) -> Edge:
 
 
 def mesh_graph(result: GraphResult, registry: SchemaRegistry) -> GraphData:
-    nodes = [mesh_node(entity, registry, result.relations) for entity in result.entities]
+    links = own_links(result.relations)
+    nodes = [
+        mesh_node(entity, registry, links.get(entity.name, {}) if entity.name is not None else {})
+        for entity in result.entities
+    ]
     return GraphData(nodes=nodes, edges=[mesh_edge(relation) for relation in result.relations])
 
 

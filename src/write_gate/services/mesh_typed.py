@@ -15,7 +15,7 @@ from write_gate.core.registry import SchemaEntry
 from write_gate.services.gate import Gate
 from write_gate.services.memory import WriterContext
 from write_gate.services.mesh import Edge, MeshAnswer, NamesAnswer, NamesData, Node
-from write_gate.services.mesh_reads import GraphData, mesh_node
+from write_gate.services.mesh_reads import GraphData, mesh_node, own_links
 from write_gate.services.reads import OpenNodesRequest
 from write_gate.services.typed_tools import Mode, TypedDeleted, TypedWritten, run_typed, tool_type_name
 
@@ -34,7 +34,7 @@ async def _node(gate: Gate, entry: SchemaEntry, name: str) -> Node:
     own = [entity for entity in opened.entities if entity.entityType == entry.label]
     if not own:
         return Node(name=name, nodeType=entry.label, metadata=[])
-    return mesh_node(own[0], gate.registry, opened.relations)
+    return mesh_node(own[0], gate.registry, own_links(opened.relations).get(name, {}))
 
 
 async def run_mesh_typed(
