@@ -5,10 +5,12 @@ Order: oldest first by (`seq`, `change_id`): `seq` is the writing gate's `at`, m
 change when that one sorts later (core/cypher/change_order.py), so every subject's changes come in the order
 they were made, and the order is the same from every gate that reads it. A reader must not step past a change
 that has yet to commit with an earlier `seq` (a long batch stamped when it started, or a gate whose clock runs
-behind). The feed therefore answers only changes ordered at or before its horizon, `now - settle`: a change that
-commits within `settle` seconds of its stamp is never skipped; one that commits later than that (or whose gate's
-clock lags by more) can be. A change to a subject is never answered before the one it followed: that one
-committed first (the statement that made the later change read it) and sorts first.
+behind). The feed therefore answers only changes ordered at or before its horizon, `now - settle`, and before
+the start of the oldest write the reading gate is running (services/writes_in_flight.py): a change through the
+reader's own gate is never skipped, however late it commits; one through another gate is never skipped if it
+commits within `settle` seconds of its stamp, and can be if it commits later (or its gate's clock lags by more).
+A change to a subject is never answered before the one it followed: that one committed first (the statement
+that made the later change read it) and sorts first.
 """
 
 from collections.abc import Iterable, Mapping
@@ -33,9 +35,18 @@ def write_retry_seconds(settle_seconds: float, timeout_seconds: float) -> float:
     return min(settle_seconds / 2, timeout_seconds) if settle_seconds > 0 else timeout_seconds
 
 
-def horizon(now: str, settle_seconds: float) -> str:
-    """The newest stamp the feed answers at `now` (both as `core.clock` writes them)."""
-    return as_utc_text(parse_at(now) - timedelta(seconds=settle_seconds))
+def horizon(now: str, settle_seconds: float, oldest_in_flight: str | None = None) -> str:
+    """The newest stamp the feed answers at `now` (all as `core.clock` writes them): `settle_seconds` before it,
+    and before the start of the oldest write this gate is running (services/writes_in_flight.py), whose stamps
+    are all at or after that start."""
+    settled = as_utc_text(parse_at(now) - timedelta(seconds=settle_seconds))
+    if oldest_in_flight is None:
+        return settled
+    return min(settled, as_utc_text(parse_at(oldest_in_flight) - timedelta(milliseconds=1)))
+
+
+# A write answered with one of these may still commit (the engine did not answer in time, or went away with it).
+UNKNOWN_OUTCOMES = frozenset({"BACKEND_UNAVAILABLE", "QUERY_TIMEOUT", "IDEMPOTENCY_OUTCOME_UNKNOWN"})
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.core.feed_windows import Window, after_cursor, seq_number
 from write_gate.engines import GraphBackend
 from write_gate.services.windowed import Read, window_rows
+from write_gate.services.writes_in_flight import WritesInFlight
 
 logger = logging.getLogger(__name__)
 
@@ -91,10 +92,12 @@ async def _cursors(backend: GraphBackend) -> Cursors:
     return Cursors.of(await backend.read(cypher.CURSORS))
 
 
-async def fold(backend: GraphBackend, settle_seconds: float, pages: int | None = None) -> bool:
-    """What settled since the last fold (`settle_seconds` before now), `pages` pages at most (None: all);
-    whether the tallies are caught up."""
-    until = horizon(utc_now(), settle_seconds)
+async def fold(
+    backend: GraphBackend, settle_seconds: float, pages: int | None = None, in_flight: WritesInFlight | None = None
+) -> bool:
+    """What settled since the last fold (the change feed's horizon: `settle_seconds` before now, and before the
+    oldest write `in_flight`), `pages` pages at most (None: all); whether the tallies are caught up."""
+    until = horizon(utc_now(), settle_seconds, in_flight.oldest() if in_flight is not None else None)
     taken = 0
     while pages is None or taken < pages:
         at = await _cursors(backend)
@@ -111,11 +114,13 @@ async def fold(backend: GraphBackend, settle_seconds: float, pages: int | None =
     return False
 
 
-async def current(backend: GraphBackend, settle_seconds: float, pages: int | None = None) -> Tallies | None:
+async def current(
+    backend: GraphBackend, settle_seconds: float, pages: int | None = None, in_flight: WritesInFlight | None = None
+) -> Tallies | None:
     """Each agent's tallies up to now: those kept, after a fold of `pages` pages at most (None: PAGES_A_READ),
     and what is newer than the fold's horizon counted for this read; None where the fold is behind by more."""
     pages = PAGES_A_READ if pages is None else pages
-    if not await fold(backend, settle_seconds, pages):
+    if not await fold(backend, settle_seconds, pages, in_flight):
         return None
     [row] = await backend.read(cypher.TALLIES)
     at, kept = Cursors.of([row]), pure.stored(row["tallies"])

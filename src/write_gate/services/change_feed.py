@@ -128,7 +128,7 @@ async def newest(read: Read, labels: list[str] | None, limit: int, now: str) -> 
 async def changes_since(gate: Gate, request: ChangesSinceRequest, settle_seconds: float) -> ChangesFeed:
     position = feed_position(request.cursor)
     labels = _labels(gate, request.labels)
-    horizon_text = horizon(utc_now(), settle_seconds)
+    horizon_text = horizon(utc_now(), settle_seconds, gate.in_flight.oldest())
     # One more than the page: is there a next one.
     rows = await feed_page(gate.reader.read, position["s"], position["c"], horizon_text, labels, request.limit + 1)
     page = rows[: request.limit]

@@ -45,6 +45,7 @@ from write_gate.services.embeddings import Subject as Embedded
 from write_gate.services.grant_checks import check_relationship_write
 from write_gate.services.reads import Reader
 from write_gate.services.search import Searcher
+from write_gate.services.writes_in_flight import DEFAULT_LINGER_SECONDS, WritesInFlight
 
 logger = logging.getLogger(__name__)
 
@@ -142,6 +143,7 @@ class Gate:
         policy: Policy,
         version: str,
         embeddings: Embeddings | None = None,
+        in_flight: WritesInFlight | None = None,
     ) -> None:
         self.backend = backend
         self.source = source
@@ -156,6 +158,8 @@ class Gate:
         # None: embeddings are off (WRITE_GATE_EMBEDDINGS), and no write pays for them.
         self.embeddings = embeddings
         self.searcher = Searcher(backend, self.reader, embeddings)
+        # The writes this gate is running: the change feed's horizon stays below the oldest.
+        self.in_flight = in_flight or WritesInFlight(linger_seconds=DEFAULT_LINGER_SECONDS)
 
     @property
     def registry(self) -> SchemaRegistry:

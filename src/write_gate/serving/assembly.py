@@ -14,6 +14,7 @@ from write_gate.core.values import Limits
 from write_gate.engines import GraphBackend
 from write_gate.services.embeddings import Embeddings
 from write_gate.services.gate import Gate
+from write_gate.services.writes_in_flight import WritesInFlight
 from write_gate.serving.config import BackendKind, ConfigurationError, Settings
 from write_gate.serving.embedders import load_embedder
 from write_gate.serving.history_keeper import keep_history_pruned
@@ -109,7 +110,9 @@ def build_gate(settings: Settings, backend: GraphBackend, registry: GraphBackend
     source = GraphRegistrySource(registry or backend)
     embedder = load_embedder(settings)
     embeddings = Embeddings(embedder, backend) if embedder is not None else None
-    return Gate(backend, source, formula_provider(settings), policy, __version__, embeddings)
+    # A write the gate stopped waiting for may still commit while the engine finishes it: as long as the wait.
+    in_flight = WritesInFlight(linger_seconds=settings.query_timeout_seconds)
+    return Gate(backend, source, formula_provider(settings), policy, __version__, embeddings, in_flight)
 
 
 @asynccontextmanager
@@ -153,7 +156,12 @@ async def open_gate(
             tasks.start_soon(keep_history_pruned, backend, gate.policy.history_retention_days)
             tasks.start_soon(keep_idempotency_pruned, backend, settings.idempotency_retention_hours)
             if settings.stats_fold_seconds:
-                fold_args = (lambda: gate.snapshot, settings.stats_fold_seconds, settings.change_settle_seconds)
+                fold_args = (
+                    lambda: gate.snapshot,
+                    settings.stats_fold_seconds,
+                    settings.change_settle_seconds,
+                    gate.in_flight,
+                )
                 tasks.start_soon(keep_stats_folded, PacedBackend(backend, settings.stats_share), *fold_args)
             try:
                 yield gate

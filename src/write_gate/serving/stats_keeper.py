@@ -11,6 +11,7 @@ import anyio
 from write_gate.core.registry import SchemaRegistry
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend
 from write_gate.services import agent_tallies, stat_counts
+from write_gate.services.writes_in_flight import WritesInFlight
 
 logger = logging.getLogger(__name__)
 
@@ -18,12 +19,18 @@ FOLD_INTERVAL_SECONDS = 2.0
 TALLY_PAGES = 40  # a round's pages of agent tallies: an old history is folded over rounds, not in one
 
 
-async def fold_once(backend: GraphBackend, registry: SchemaRegistry, settle_seconds: float = 1.0) -> int | None:
+async def fold_once(
+    backend: GraphBackend,
+    registry: SchemaRegistry,
+    settle_seconds: float = 1.0,
+    in_flight: WritesInFlight | None = None,
+) -> int | None:
     """One round: the agent tallies, the walk's rest, then the fold; how many subjects it folded (None: it
-    failed, logged). `settle_seconds`: the change feed's (a write stamped earlier may commit later)."""
+    failed, logged). `settle_seconds` and `in_flight`: the change feed's horizon (a write stamped earlier may
+    commit later)."""
     labels, types = registry.all_canonical_labels(), registry.all_relationship_types()
     try:
-        await agent_tallies.fold(backend, settle_seconds, TALLY_PAGES)
+        await agent_tallies.fold(backend, settle_seconds, TALLY_PAGES, in_flight)
         if not await stat_counts.initialise(backend, labels, types):
             return 0
         return await stat_counts.fold(backend, labels, types)
@@ -38,9 +45,10 @@ async def keep_stats_folded(
     registry: Callable[[], SchemaRegistry | None],
     interval: float = FOLD_INTERVAL_SECONDS,
     settle_seconds: float = 1.0,
+    in_flight: WritesInFlight | None = None,
 ) -> None:
     """Until cancelled; a round waits for the registry to be loaded (None until it is)."""
     while True:
         if (loaded := registry()) is not None:
-            await fold_once(backend, loaded, settle_seconds)
+            await fold_once(backend, loaded, settle_seconds, in_flight)
         await anyio.sleep(interval)

@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 
+from write_gate.core.change_feed import UNKNOWN_OUTCOMES
 from write_gate.core.idempotency import KEY_ARGUMENT, MAX_KEY_LENGTH, Disposal, Window, dispose, scope
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.engines import GraphBackend, traced_writes
@@ -67,6 +68,11 @@ def check_grant_batch(arguments: dict[str, Any], most: int | None) -> None:
             )
 
 
+def error_code(answer: types.CallToolResult) -> str | None:
+    code = (answer.structured_content or {}).get("error_code")
+    return code if isinstance(code, str) else None
+
+
 def _replayed(stored: Stored) -> types.CallToolResult:
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=stored.text)],
@@ -106,6 +112,16 @@ class WriteGuard:
     ) -> types.CallToolResult:
         if spec.group == "read":
             return await run(spec, services, arguments or {}, call)
+        # Every stamp the call makes is taken inside: the change feed's horizon stays below its start until it
+        # ends, or longer where it may still commit (services/writes_in_flight.py).
+        with services.gate.in_flight.running() as outcome:
+            answer = await self._write(spec, services, arguments, call, run)
+            outcome.unknown = bool(answer.is_error) and error_code(answer) in UNKNOWN_OUTCOMES
+        return answer
+
+    async def _write(
+        self, spec: ToolSpec, services: Services, arguments: dict[str, Any] | None, call: Call, run: Run
+    ) -> types.CallToolResult:
         arguments = dict(arguments or {})
         try:
             key = _key(arguments)

@@ -285,7 +285,10 @@ async def api_changes(page: Page) -> Response:
 
 async def agents(page: Page) -> Response:
     operations = page.console.operations
-    tallies = await agent_tallies.current(_services(page).gate.backend, page.console.settings.change_settle_seconds)
+    gate = _services(page).gate
+    tallies = await agent_tallies.current(
+        gate.backend, page.console.settings.change_settle_seconds, in_flight=gate.in_flight
+    )
     if tallies is None:  # a history older than the tallies, still being folded: counted over it, as before them
         writes = views.writes_by_agent(
             [*await _read(page, cypher.AGENT_WRITES), *await _read(page, cypher.AGENT_HELD_WRITES)]

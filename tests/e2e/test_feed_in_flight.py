@@ -1,0 +1,127 @@
+"""A reader of the change feed never steps past a write still in flight through its gate: a batch stamped when it
+starts and committed later, while other agents' small writes commit and are read, is still answered to a poller
+that read past its stamp's moment, with no settle window at all (services/writes_in_flight.py). Before the
+gate held its horizon below its writes in flight, a poller missed dozens of a 10,000-item batch's changes at the
+default settle window of 1 s."""
+
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from tests.conftest import ok, open_client, rejected
+from tests.e2e.http_process import http_gate, mcp_client
+from tests.e2e.test_change_feed import change_ids, drain, in_order, person
+from tests.e2e.test_engine_down import PERSON as ENGINE_PERSON
+from tests.e2e.test_engine_down import Remote
+from tests.e2e.test_http import add_agent
+from write_gate.engines import GraphBackend
+from write_gate.serving.config import Settings
+from write_gate.surface.server import build_server
+
+pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
+
+BATCH, SMALL = 3_000, 60
+
+
+async def fed_while_writing(batcher: Client, writer: Client, poller: Client) -> list[dict[str, Any]]:
+    """Every change the poller is answered while the batch and the small writes run, and once they are over."""
+    seen: list[dict[str, Any]] = []
+    cursor: str | None = None
+    done = anyio.Event()
+
+    async def batch() -> None:
+        await ok(batcher, "write_nodes", {"items": [person(f"B{i}") for i in range(BATCH)]})
+
+    async def small() -> None:
+        for i in range(SMALL):
+            await ok(writer, "write_node", person(f"S{i}"))
+            await anyio.sleep(0.02)
+
+    async def poll() -> None:
+        nonlocal cursor
+        while not done.is_set():
+            changes, cursor = await drain(poller, cursor, limit=50)
+            seen.extend(changes)
+            await anyio.sleep(0.1)
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(poll)
+        async with anyio.create_task_group() as writing:
+            writing.start_soon(batch)
+            writing.start_soon(small)
+        done.set()
+    rest, _ = await drain(poller, cursor, limit=500)
+    return seen + rest
+
+
+def assert_each_once_in_order(seen: list[dict[str, Any]], stored: set[str]) -> None:
+    ids = [c["change_id"] for c in seen]
+    assert len(ids) == len(set(ids)), "a change answered twice"
+    assert set(ids) == stored, f"{len(stored - set(ids))} of {len(stored)} changes never answered"
+    assert in_order(seen)
+
+
+async def test_a_poller_in_process_is_answered_a_batch_that_commits_after_others_were_read(
+    settings: Settings, matrix_graph: GraphBackend
+) -> None:
+    settings = settings.model_copy(update={"change_settle_seconds": 0.0})
+    async with open_client(settings, "in_process") as gate, open_client(settings, "in_process") as other:
+        # The batch and the poller share a gate; the small writes come through another (their commits are quick).
+        seen = await fed_while_writing(gate, other, gate)
+    assert_each_once_in_order(seen, await change_ids(matrix_graph))
+
+
+@asynccontextmanager
+async def agents(url: str, tokens: dict[str, str]) -> AsyncIterator[dict[str, Client]]:
+    async with AsyncExitStack() as stack:
+        yield {name: await stack.enter_async_context(mcp_client(url, token)) for name, token in tokens.items()}
+
+
+@pytest.mark.one_tier
+async def test_agents_of_one_http_gate_process_see_every_change_of_a_late_committing_batch(
+    settings: Settings, matrix_graph: GraphBackend, tmp_path: Path
+) -> None:
+    """Three agents' sessions of one `write-gate serve --transport http` process, at once."""
+    agents_file = tmp_path / "agents.toml"
+    tokens = {name: add_agent(settings, agents_file, name) for name in ("batcher", "writer", "poller")}
+    # The poller reads every change of 3,000 writes in seconds: over the default read budget (docs/fleets/limits.md).
+    env = {
+        "WRITE_GATE_AGENTS_FILE": str(agents_file),
+        "WRITE_GATE_CHANGE_SETTLE_SECONDS": "0",
+        "WRITE_GATE_READ_BUDGET": "1000000",
+    }
+    with http_gate(settings, tmp_path / "gate.log", **env) as gate:
+        async with agents(gate.url, tokens) as clients:
+            seen = await fed_while_writing(clients["batcher"], clients["writer"], clients["poller"])
+    assert_each_once_in_order(seen, await change_ids(matrix_graph))
+    assert {c["agent"] for c in seen} == {"batcher", "writer"}
+
+
+async def test_a_write_the_engine_went_away_with_holds_the_horizon_for_the_wait_and_a_refused_one_does_not(
+    tmp_path: Path,
+) -> None:
+    """A write answered BACKEND_UNAVAILABLE may still commit (the engine may finish it): its gate's feed holds its
+    horizon below it for the query timeout. One refused before reaching the engine holds nothing."""
+    engine = Remote("falkordb", tmp_path)
+    engine.start()
+    server = build_server(engine.settings(query_timeout_seconds=2.0))
+    try:
+        async with Client(server) as client:
+            gate = server.services.gate  # type: ignore[attr-defined]
+            await ok(client, "write_node", ENGINE_PERSON)
+            assert (await rejected(client, "write_node", {**ENGINE_PERSON, "extraction_method": "rumour"}))[
+                "error_code"
+            ]
+            assert gate.in_flight.oldest() is None
+            engine.stop()
+            assert (await rejected(client, "write_node", ENGINE_PERSON))["error_code"] == "BACKEND_UNAVAILABLE"
+            assert gate.in_flight.oldest() is not None
+            await anyio.sleep(2.1)
+            assert gate.in_flight.oldest() is None
+    finally:
+        engine.stop()
