@@ -24,6 +24,7 @@ from tests.conftest import (
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
+from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
@@ -153,6 +154,23 @@ async def test_unregistered_relation_type_is_rejected_and_nothing_written(m: Mem
     assert error["error_code"] == "SCHEMA_UNKNOWN_LABEL"
     assert [r["index"] for r in error["details"]["rejected"]] == [1]
     assert await m.relations() == set()
+
+
+async def test_an_inverse_relation_type_is_refused_not_kept_with_its_meaning_reversed(
+    settings: Settings, graph: GraphBackend
+) -> None:
+    """The bundled registry (migrations) absorbed USED_BY into USES and BUILT_BY into BUILT until 0018, so `Lib
+    used_by App` was kept as `Lib USES App`. An inverse type is now refused; a type of the same direction remaps."""
+    await migrate(graph)
+    async with open_client(settings, "in_process", profile="memory") as client:
+        m = Memory(client)
+        await m("create_entities", entities=[entity("Lib", "technology"), entity("App", "project"), entity("Ann")])
+        for inverse, known in (("used_by", "USES"), ("built_by", "BUILT")):
+            error = await m.error("create_relations", relations=[rel("Lib", "App", inverse)])
+            [item] = error["details"]["rejected"]
+            assert item["error_code"] == "SCHEMA_UNKNOWN_LABEL" and known in item["details"]["known_types"]
+        assert await m("create_relations", relations=[rel("App", "Lib", "depends_on")]) == [rel("App", "Lib", "USES")]
+        assert await m.relations() == {("App", "Lib", "USES")}
 
 
 # 8.3 observations
