@@ -7,11 +7,13 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 
 from tests.conftest import MATRIX_SCHEMAS, MEMORYMESH_SCHEMAS, MESH_DEFAULT_TOOLS, ok, open_client, rejected
 from tests.e2e import readme_blocks as rb
+from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
 from write_gate.store.schema_files import load_into_graph, read_sources
@@ -123,6 +125,61 @@ async def test_refusals_carry_memorymesh_s_error_context_and_suggestions(mesh: C
     assert mesh_refusal(await rejected(mesh, "add_nodes", {"nodes": "Bilbo"}), "INVALID_INPUT")
     absent = await rejected(mesh, "add_metadata", {"nodeName": "Smaug", "metadata": ["Role: Dragon"]})
     assert mesh_refusal(absent, "ENTITY_NOT_FOUND")
+
+
+async def test_a_typed_add_refuses_a_name_any_node_holds_and_changes_nothing(mesh: Client) -> None:
+    """MemoryMesh's add tools create, never update (validateNodeDoesNotExist; names are unique across types): a
+    second add_npc of Gandalf, or an add_npc named as a location, is refused and leaves the node as it was."""
+    await ok(mesh, "add_location", {"location": {"name": "Rivendell", "type": "Town"}})
+    await ok(mesh, "add_npc", {"npc": {"name": "Gandalf", "role": "Wizard", "status": "Active"}})
+    again = await rejected(mesh, "add_npc", {"npc": {"name": "Gandalf", "role": "Warrior", "status": "Deceased"}})
+    assert mesh_refusal(again, "ALREADY_EXISTS") == ["Update it instead (update_npc), or choose another name"]
+    assert again["error"] == "Node already exists: Gandalf"
+    taken = await rejected(mesh, "add_npc", {"npc": {"name": "Rivendell", "role": "Elf", "status": "Active"}})
+    mesh_refusal(taken, "ALREADY_EXISTS")
+    found = await ok(mesh, "open_nodes", {"names": ["Gandalf", "Rivendell"]})
+    assert sorted((n["name"], n["nodeType"]) for n in found["data"]["nodes"]) == [
+        ("Gandalf", "npc"),
+        ("Rivendell", "location"),
+    ]
+    [gandalf] = [n for n in found["data"]["nodes"] if n["name"] == "Gandalf"]
+    assert gandalf["metadata"] == ["Role: Wizard", "Status: Active"]
+
+
+async def at_once(name: str, *clients: Client) -> list[Any]:
+    """Each client's add_npc of `name`, sent together (each waits for one signal), as each answered."""
+    answers: list[Any] = []
+    ready = anyio.Event()
+
+    async def add(client: Client, role: str) -> None:
+        await ready.wait()
+        answers.append(await client.call_tool("add_npc", {"npc": {"name": name, "role": role, "status": "Active"}}))
+
+    async with anyio.create_task_group() as tasks:
+        for i, client in enumerate(clients):
+            tasks.start_soon(add, client, f"Role {i}")
+        await anyio.sleep(0.1)
+        ready.set()
+    return answers
+
+
+async def test_two_adds_of_one_node_at_once_create_it_once_and_refuse_the_other(
+    settings: Settings, graph: GraphBackend
+) -> None:
+    """Two gate processes (stdio), each an agent adding the same wizard at the same moment, four wizards in turn:
+    the check that refuses a name that exists is made on the node as read for the guarded write, so of each pair
+    one creates and one is refused, whichever is first (a look-up before the write alone let both through)."""
+    await load_into_graph(graph, read_sources([MEMORYMESH_SCHEMAS]))
+    async with open_client(settings, "stdio", "mesh") as one, open_client(settings, "stdio", "mesh") as two:
+        for name in ("Gandalf", "Saruman", "Radagast", "Alatar"):
+            answers = await at_once(name, one, two)
+            assert sorted(bool(a.is_error) for a in answers) == [False, True], name
+            [refused] = [a.structured_content for a in answers if a.is_error]
+            [created] = [a.structured_content for a in answers if not a.is_error]
+            assert refused["error_code"] == "ALREADY_EXISTS"
+            statement = Statement("MATCH (n:Npc {name: $name}) RETURN n.role AS role, count(*) AS n", {"name": name})
+            [row] = await graph.read(statement)
+            assert row == {"role": created["data"]["nodes"][0]["metadata"][0].removeprefix("Role: "), "n": 1}
 
 
 async def test_the_gate_profile_keeps_its_answers_and_its_mesh_tools_refuse_as_memorymesh(settings: Settings) -> None:

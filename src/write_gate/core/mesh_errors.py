@@ -43,7 +43,9 @@ _BY_CODE: dict[ErrorCode, Callable[[Mapping[str, Any]], list[str]]] = {
         or [f"Give {d.get('property', 'the field')} as {d.get('expected', 'its declared type')}"]
     ),
     ErrorCode.SCHEMA_MISSING_REQUIRED_PROPERTY: _missing,
-    ErrorCode.ALREADY_EXISTS: lambda _d: ["Update it instead (update_nodes, update_edges), or choose another name"],
+    ErrorCode.ALREADY_EXISTS: lambda d: [
+        f"Update it instead ({d.get('update_tool', 'update_nodes, update_edges')}), or choose another name"
+    ],
     ErrorCode.ENTITY_NOT_FOUND: lambda _d: ["Check the name (names are case-sensitive), or add the node first"],
     ErrorCode.ENDPOINT_NOT_FOUND: lambda _d: ["Add both nodes before the edge between them"],
     ErrorCode.RELATION_NOT_FOUND: lambda _d: ["Add the edge first (add_edges); from, to and edgeType name it"],

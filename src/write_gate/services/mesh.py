@@ -171,7 +171,7 @@ class MetadataAnswer(MeshAnswer):
     data: MetadataData
 
 
-def _exists(what: str, name: str, **details: Any) -> GateRejection:
+def already_exists(what: str, name: str, **details: Any) -> GateRejection:
     return GateRejection(ErrorCode.ALREADY_EXISTS, f"{what} already exists: {name}", **details)
 
 
@@ -200,7 +200,7 @@ class MeshService:
         existing = await self.gate.reader.find_by_names(node.name for node in nodes)
         if existing:
             name = next(node.name for node in nodes if node.name in existing)
-            raise _exists("Node", name, field="nodes", names=sorted(existing))
+            raise already_exists("Node", name, field="nodes", names=sorted(existing))
         gate = self.gate
         entries = [resolve_label(n.nodeType, gate.registry, gate.policy, free_text=True).entry for n in nodes]
         properties = [metadata_properties(entry, n.metadata) for entry, n in zip(entries, nodes, strict=True)]
@@ -208,7 +208,7 @@ class MeshService:
         _outcomes, created = await self.memory.create_entities(entities, ctx, agent, properties=properties)
         if created.skipped:  # written by another agent between the look-up and the write
             written = [entity.name for entity in created.entities]
-            raise _exists("Node", created.skipped[0], field="nodes", names=created.skipped, written=written)
+            raise already_exists("Node", created.skipped[0], field="nodes", names=created.skipped, written=written)
         done = [Node(name=e.name, nodeType=e.entityType, metadata=e.observations) for e in created.entities]
         return NodesAnswer(
             data=NodesData(nodes=done),
@@ -323,13 +323,13 @@ class MeshService:
         planned = await self._edges(edges)
         for (edge, type_, _start, _end), props in zip(planned, await self._stored(planned), strict=True):
             if props is not None:
-                raise _exists("Edge", f"{edge.from_} -[{type_}]-> {edge.to}", field="edges", edgeType=type_)
+                raise already_exists("Edge", f"{edge.from_} -[{type_}]-> {edge.to}", field="edges", edgeType=type_)
         relations = [RelationIn(from_=edge.from_, to=edge.to, relationType=type_) for edge, type_, _, _ in planned]
         weights = [edge.weight for edge in edges]
         _outcomes, created = await self.memory.create_relations(relations, ctx, agent, weights=weights)
         if created.skipped:  # written by another agent between the look-up and the write
             first = created.skipped[0]
-            raise _exists(
+            raise already_exists(
                 "Edge",
                 f"{first.from_} -[{first.relationType}]-> {first.to}",
                 field="edges",

@@ -3,8 +3,11 @@
 
 The write is the typed tool's own (services.typed_tools); the node in the answer is read back after it, so its
 metadata shows what the graph holds (what the conflict policy left, where the write met another writer's claim;
-the claims met are in `conflicts`, as in the gate's answer); the edges are those the call wrote.
+the claims met are in `conflicts`, as in the gate's answer); the edges are those the call wrote. An add refuses a
+name that any node holds (ALREADY_EXISTS), as MemoryMesh's does: its update tool changes a node.
 """
+
+import functools
 
 from pydantic import BaseModel
 
@@ -14,7 +17,7 @@ from write_gate.core.model import MeetsConflicts
 from write_gate.core.registry import SchemaEntry
 from write_gate.services.gate import Gate
 from write_gate.services.memory import WriterContext
-from write_gate.services.mesh import Edge, MeshAnswer, NamesAnswer, NamesData, Node
+from write_gate.services.mesh import Edge, MeshAnswer, NamesAnswer, NamesData, Node, already_exists
 from write_gate.services.mesh_reads import GraphData, mesh_node, own_links
 from write_gate.services.reads import OpenNodesRequest
 from write_gate.services.typed_tools import Mode, TypedDeleted, TypedWritten, run_typed, tool_type_name
@@ -40,8 +43,14 @@ async def _node(gate: Gate, entry: SchemaEntry, name: str) -> Node:
 async def run_mesh_typed(
     entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Gate, agent: Agent, writer: WriterContext
 ) -> BaseModel:
-    written = await run_typed(entry, mode, request, gate, agent, writer)
     kind = tool_type_name(entry.label)
+    refuse = None
+    if mode == "add":  # MemoryMesh's add tools create: a name any node holds is refused (validateNodeDoesNotExist)
+        name = str(getattr(request, kind).get("name", ""))  # the node's fields, as given (a mapping)
+        refuse = functools.partial(already_exists, "Node", name, field=kind, names=[name], update_tool=f"update_{kind}")
+        if entry.merge_keys == ("name",) and await gate.reader.find_by_names([name]):
+            raise refuse()
+    written = await run_typed(entry, mode, request, gate, agent, writer, refuse_existing=refuse)
     if isinstance(written, TypedDeleted):
         name = _name(written.merge_keys)
         return NamesAnswer(data=NamesData(nodeNames=[name]), actionTaken=f"Deleted {kind}: {name}", timestamp=utc_now())

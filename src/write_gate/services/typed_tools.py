@@ -511,9 +511,18 @@ async def find_targets(gate: Gate, names: list[str]) -> dict[str, list[str]]:
 
 
 async def run_typed(
-    entry: SchemaEntry, mode: Mode, request: BaseModel, gate: Gate, agent: Agent, writer: WriterContext
+    entry: SchemaEntry,
+    mode: Mode,
+    request: BaseModel,
+    gate: Gate,
+    agent: Agent,
+    writer: WriterContext,
+    *,
+    refuse_existing: Callable[[], GateRejection] | None = None,
 ) -> BaseModel:
-    """`writer`: the claim of a call that declares none (the memory profile's provenance defaults)."""
+    """`writer`: the claim of a call that declares none (the memory profile's provenance defaults).
+    `refuse_existing`: an add's refusal of a node that exists (MemoryMesh's add tools create, never update),
+    decided on the node as read for the guarded write, so of two adds of one node at once one is refused."""
     agent.grant.check_labels([entry.label])
     if mode == "delete":
         return await _delete(entry, request, gate, agent)
@@ -540,6 +549,8 @@ async def run_typed(
         check_relationship_write(agent.grant, types, targets, creates_targets)
         key = identity_key(parsed.merge_keys)
         guarded = await _guarded(gate, entry, key, parsed, plan)
+        if refuse_existing is not None and guarded.revision != 0:
+            raise refuse_existing()
         statement = plan.compile(guarded.write, guarded.as_guard(guarded.revision == 0))
         if gate.embeddings is not None:  # what it writes of the embedded fields, in the same statement
             embedded = [Embedded(entry.label, key, {**parsed.merge_keys, **guarded.write})]
