@@ -142,6 +142,7 @@ _ARWEN = {"name": "Arwen", "role": "Noble", "status": "Active", "currentLocation
 MESH: list[Call] = [
     Call("add_location", {"location": {"name": "Lothlorien", "region": "Wilderland"}}, text_contains=("actionTaken",)),
     Call("add_npc", {"npc": _ARWEN}, text_contains=("Created npc: Arwen", "Current Location: Lothlorien")),
+    Call("add_npc", {"npc": _ARWEN}, "ALREADY_EXISTS", ("update_npc",)),  # an add creates, as MemoryMesh's
     Call("add_npc", {"npc": {"name": "Sauron", "role": "Noble"}}, "SCHEMA_MISSING_REQUIRED_PROPERTY", ("suggestions",)),
     Call("add_nodes", {"nodes": [{**_FRODO, "name": "Sam"}]}, text_contains=("Added nodes: Sam",)),
     Call("add_nodes", {"nodes": [{**_FRODO, "name": "Sam"}]}, "ALREADY_EXISTS", ("update_nodes",)),
@@ -152,6 +153,7 @@ MESH: list[Call] = [
     Call("read_graph", {"limit": 10}, text_contains=('"nodes"', '"edges"')),
     Call("delete_npc", {"npc": {"name": "Arwen"}}, text_contains=("Deleted npc: Arwen",)),
     Call("delete_nodes", {"nodeNames": ["Sam"]}, text_contains=("Deleted nodes: Sam",)),  # the next client's turn
+    Call("delete_location", {"location": {"name": "Lothlorien"}}, text_contains=("Deleted location: Lothlorien",)),
     Call("no_such_tool", {}, "-32602"),
 ]
 

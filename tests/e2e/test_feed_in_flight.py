@@ -106,10 +106,10 @@ async def test_a_write_the_engine_went_away_with_holds_the_horizon_for_the_wait_
     tmp_path: Path,
 ) -> None:
     """A write answered BACKEND_UNAVAILABLE may still commit (the engine may finish it): its gate's feed holds its
-    horizon below it for the query timeout. One refused before reaching the engine holds nothing."""
+    horizon below it for the settle window more. One refused before reaching the engine holds nothing."""
     engine = Remote("falkordb", tmp_path)
     engine.start()
-    server = build_server(engine.settings(query_timeout_seconds=2.0))
+    server = build_server(engine.settings(change_settle_seconds=2.0))
     try:
         async with Client(server) as client:
             gate = server.services.gate  # type: ignore[attr-defined]

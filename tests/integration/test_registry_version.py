@@ -28,9 +28,9 @@ async def test_duplicate_version_nodes_are_read_as_the_highest_then_folded_and_c
 
     assert "0005_registry_version_unique" in applied
     # 0002 and 0004 each loaded schemas, moving every duplicate on by one: 7 and 5; 0005 kept the newest, which
-    # 0008 (the memory schema's CHILD_OF) moved on to 8.
-    assert await graph.read(VERSIONS) == [{"name": "registry", "version": 8}]
-    assert (await GraphRegistrySource(graph).load()).version == 8
+    # 0008 (the memory schema's CHILD_OF) and 0018 (its inverse types no longer absorbed) moved on to 9.
+    assert await graph.read(VERSIONS) == [{"name": "registry", "version": 9}]
+    assert (await GraphRegistrySource(graph).load()).version == 9
     if settings.backend is BackendKind.MEMGRAPH:
         constraints = await graph.read(Statement("SHOW CONSTRAINT INFO"))
         found = {(row["label"], tuple(row["properties"])) for row in constraints}
@@ -46,6 +46,7 @@ async def test_duplicate_version_nodes_are_read_as_the_highest_then_folded_and_c
 async def test_a_graph_no_load_has_touched_has_no_version(graph: GraphBackend) -> None:
     assert await GraphRegistrySource(graph).version() is None
     await migrate(graph)
-    # The core and memory registries, then the memory registry's CHILD_OF (0008): one load each.
-    assert await GraphRegistrySource(graph).version() == 3
+    # The core and memory registries, then the memory registry's CHILD_OF (0008) and its inverse types (0018): one
+    # load each.
+    assert await GraphRegistrySource(graph).version() == 4
     assert len(await graph.read(VERSIONS)) == 1

@@ -103,3 +103,56 @@ def with_declared_fields(
         if value is not None and value != []:
             added.append(f"{display_key(name)}{SEPARATOR}{_shown(value)}")
     return [*metadata, *added]
+
+
+def _plain_fields(entry: SchemaEntry, properties: Mapping[str, Any]) -> dict[str, Any]:
+    """The declared fields the node holds that its metadata shows as "Key: Value" from its properties (not its
+    merge keys, which are its name, nor its relationship fields, which are its edges)."""
+    return {
+        name: properties[name]
+        for name, spec in entry.property_types.items()
+        if name not in entry.merge_keys and spec.relationship is None and properties.get(name) not in (None, [])
+    }
+
+
+def _required(entry: SchemaEntry, name: str, why: str) -> GateRejection:
+    return GateRejection(
+        ErrorCode.SCHEMA_MISSING_REQUIRED_PROPERTY,
+        f"{entry.label} requires {name}: {why}",
+        label=entry.label,
+        missing=[name],
+        field="metadata",
+    )
+
+
+def dropped_fields(
+    entry: SchemaEntry | None, metadata: Iterable[str], properties: Mapping[str, Any]
+) -> dict[str, None]:
+    """What a replacement of the metadata by `metadata` removes of the declared fields the node holds: each one no
+    entry names (MemoryMesh's update_nodes replaces the whole array, "Role: Wizard" among it). A required field
+    is kept: the schema holds it, and the answer shows it still."""
+    if entry is None:
+        return {}
+    named = {name_fold(parsed[0].replace(" ", "")) for text in metadata if (parsed := parse_entry(text))}
+    required = set(entry.required_properties)
+    return {
+        name: None for name in _plain_fields(entry, properties) if name_fold(name) not in named and name not in required
+    }
+
+
+def deleted_fields(entry: SchemaEntry | None, entries: Iterable[str], properties: Mapping[str, Any]) -> dict[str, None]:
+    """The declared fields that entries to delete name with the value the node holds ("Role: Wizard" where its
+    role is Wizard): MemoryMesh removes the entry, which here is the property. A required one is refused."""
+    if entry is None:
+        return {}
+    held = {name_fold(name): (name, _shown(value)) for name, value in _plain_fields(entry, properties).items()}
+    removed: dict[str, None] = {}
+    for text in entries:
+        parsed = parse_entry(text)
+        found = held.get(name_fold(parsed[0].replace(" ", ""))) if parsed is not None else None
+        if parsed is None or found is None or found[1] != parsed[1]:
+            continue
+        if found[0] in entry.required_properties:
+            raise _required(entry, found[0], f"the entry {text!r} cannot be deleted (update it instead)")
+        removed[found[0]] = None
+    return removed

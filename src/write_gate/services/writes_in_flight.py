@@ -8,7 +8,8 @@ every stamp a write makes is taken after it began. Writes through other gate pro
 window alone.
 
 A write whose outcome is unknown (cancelled by its client, or the engine did not answer in time) may still commit:
-it is held `linger_seconds` longer, the time the engine may still take over it.
+it is held `linger_seconds` longer, the settle window, as a write through another gate is (a wait as long as the
+engine may still take over it would hold every reader back as long, for a write an engine that died took with it).
 """
 
 import itertools
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 
 from write_gate.core.clock import utc_now
 
-DEFAULT_LINGER_SECONDS = 10.0  # WRITE_GATE_QUERY_TIMEOUT_SECONDS's default: how long the gate waits for a write
+DEFAULT_LINGER_SECONDS = 1.0  # WRITE_GATE_CHANGE_SETTLE_SECONDS's default
 
 
 @dataclass

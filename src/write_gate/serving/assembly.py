@@ -110,8 +110,8 @@ def build_gate(settings: Settings, backend: GraphBackend, registry: GraphBackend
     source = GraphRegistrySource(registry or backend)
     embedder = load_embedder(settings)
     embeddings = Embeddings(embedder, backend) if embedder is not None else None
-    # A write the gate stopped waiting for may still commit while the engine finishes it: as long as the wait.
-    in_flight = WritesInFlight(linger_seconds=settings.query_timeout_seconds)
+    # A write whose outcome is unknown is held as long as a write through another gate: the settle window.
+    in_flight = WritesInFlight(linger_seconds=settings.change_settle_seconds)
     return Gate(backend, source, formula_provider(settings), policy, __version__, embeddings, in_flight)
 
 
