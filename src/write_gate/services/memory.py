@@ -28,6 +28,7 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import check_types, plan_node_write, plan_relationship_write, resolve_relationship_type
 from write_gate.core.formula import compute_confidence
 from write_gate.core.history import Subject
+from write_gate.core.knowledge import IMPORTANCE, KNOWLEDGE_PROPERTIES, MAX_IMPORTANCE, MIN_IMPORTANCE, TAGS
 from write_gate.core.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
 from write_gate.core.values import value_kind
 from write_gate.services.aliases import survivor_names
@@ -66,6 +67,20 @@ class EntityIn(_In):
     ]
 
 
+class NewEntityIn(EntityIn):
+    """create_entities' item: the official server's three fields, and memory-mcp's tags and importance."""
+
+    tags: Annotated[list[str] | None, Field(description="Tags (memory-mcp's; stored lower-cased, once each)")] = None
+    importance: Annotated[
+        float | None, Field(ge=MIN_IMPORTANCE, le=MAX_IMPORTANCE, description="Importance from 0 to 10 (memory-mcp's)")
+    ] = None
+
+    def knowledge(self) -> dict[str, Any]:
+        """The tags and importance given, as properties."""
+        given = {TAGS: self.tags, IMPORTANCE: self.importance}
+        return {name: value for name, value in given.items() if value is not None}
+
+
 class RelationIn(_In):
     from_: Annotated[str, Field(alias="from", description="The name of the entity where the relation starts")]
     to: Annotated[str, Field(description="The name of the entity where the relation ends")]
@@ -83,7 +98,7 @@ class DeletionIn(_In):
 
 
 class CreateEntitiesRequest(_In):
-    entities: list[EntityIn]
+    entities: list[NewEntityIn]
 
 
 class CreateRelationsRequest(_In):
@@ -226,7 +241,11 @@ class MemoryService:
             request = WriteNodeRequest(
                 label=entity.entityType,
                 merge_keys={"name": entity.name},
-                properties={"observations": entity.observations, **(properties[i] if properties else {})},
+                properties={
+                    "observations": entity.observations,
+                    **(entity.knowledge() if isinstance(entity, NewEntityIn) else {}),
+                    **(properties[i] if properties else {}),
+                },
                 source=ctx.source,
                 extraction_method=ctx.extraction_method,
                 reliability=ctx.reliability,
@@ -239,7 +258,7 @@ class MemoryService:
                     gate.provider,
                     stamp,
                     free_text_label=True,
-                    also_declared=MEMORY_PROPERTIES,
+                    also_declared=MEMORY_PROPERTIES | KNOWLEDGE_PROPERTIES,
                 )
                 agent.grant.check_labels([plans[i].result.label])
             except GateRejection as exc:
