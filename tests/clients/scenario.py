@@ -205,6 +205,8 @@ TOOLS = {
         *MEMORY_DEFAULT_TOOLS,
         "search_nodes_ranked",
         *TEXT_SEARCHES,
+        "find_duplicates",
+        "merge_entities",
         "get_history",
         "list_conflicts",
         *FEED_TOOLS,

@@ -68,7 +68,7 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         *DISCOVERY_TOOLS,
     ),
     # Seed 001's nine tools (read_graph, search_nodes and open_nodes are the same implementation as above), then
-    # seed 004's ranked search and the history reads, statistics and saved searches.
+    # seed 004's searches, duplicates and merges, and the history reads, statistics and saved searches.
     "memory": (
         CREATE_ENTITIES,
         CREATE_RELATIONS,
@@ -81,6 +81,8 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         MEMORY_OPEN_NODES,
         SEARCH_NODES_RANKED,
         *MEMORY_MCP_SEARCHES,
+        FIND_DUPLICATES,
+        MERGE_ENTITIES,
         GET_HISTORY,
         LIST_CONFLICTS,
         CHANGES_SINCE,
