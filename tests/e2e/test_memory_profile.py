@@ -19,7 +19,9 @@ from tests.conftest import (
     TESTS,
     TEXT_SEARCHES,
     every_toolset,
+    ok,
     open_client,
+    rejected,
 )
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
@@ -29,11 +31,14 @@ from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
-# With every toolset: the official server's nine, the history reads, statistics and saved searches.
+# With every toolset: the official server's nine, seed 004's searches, duplicates and merges, the history reads,
+# statistics and saved searches.
 MEMORY_TOOLS = {
     *MEMORY_DEFAULT_TOOLS,
     "search_nodes_ranked",
     *TEXT_SEARCHES,
+    "find_duplicates",
+    "merge_entities",
     "get_history",
     "list_conflicts",
     *FEED_TOOLS,
@@ -136,6 +141,24 @@ async def test_names_are_case_sensitive(m: Memory) -> None:
     assert sorted(e["name"] for e in await m.entities()) == ["Alice", "alice"]
 
 
+async def test_create_entities_takes_memory_mcp_s_tags_and_importance(m: Memory) -> None:
+    """Seed 004: create_entities validates tags (stored lower-cased) and an importance from 0 to 10; the official
+    server's agents, who send neither, are answered as before."""
+    tagged = {**entity("Carol", observations=["codes"]), "tags": ["Rust", "AI", "rust"], "importance": 7}
+    created = await m("create_entities", entities=[tagged, entity("Dan")])
+    assert created == [
+        {"name": "Carol", "entityType": "Person", "observations": ["codes"]},
+        {"name": "Dan", "entityType": "Person", "observations": []},
+    ]
+    found = await m("search_nodes", query="", tags=["rust"], minImportance=5)
+    assert [(e["name"], e["properties"]["tags"], e["properties"]["importance"]) for e in found["entities"]] == [
+        ("Carol", ["ai", "rust"], 7)
+    ]
+    refused = await m.error("create_entities", entities=[{**entity("Eve"), "importance": 11}])
+    assert refused["error_code"] == "INVALID_INPUT" and "importance" in json.dumps(refused["details"])
+    assert [e["name"] for e in await m.entities()] == ["Carol", "Dan"]
+
+
 # 8.2 relations
 
 
@@ -171,6 +194,52 @@ async def test_an_inverse_relation_type_is_refused_not_kept_with_its_meaning_rev
             assert item["error_code"] == "SCHEMA_UNKNOWN_LABEL" and known in item["details"]["known_types"]
         assert await m("create_relations", relations=[rel("App", "Lib", "depends_on")]) == [rel("App", "Lib", "USES")]
         assert await m.relations() == {("App", "Lib", "USES")}
+
+
+async def test_memory_mcp_s_merge_by_names_keeps_the_target_and_moves_the_relations(
+    settings: Settings, memory: Client
+) -> None:
+    """Seed 004's merge_entities(entityNames, targetName?): the target survives under its own name, the others'
+    relations move to it, they leave the graph, and the answer holds the merged entity."""
+    m = Memory(memory)
+    smith = {**entity("Alice Smith", observations=["a1", "shared"]), "tags": ["t1"], "importance": 2}
+    smyth = {**entity("Alice Smyth", observations=["a2", "shared"]), "tags": ["t2"], "importance": 8}
+    await m("create_entities", entities=[smith, smyth, entity("Carl")])
+    await m("create_relations", relations=[rel("Carl", "Alice Smyth")])
+    async with open_client(every_toolset(settings), "in_process", profile="memory") as everything:
+        by_names = {"entityNames": ["Alice Smyth", "Alice Smith"], "targetName": "Alice Smith"}
+        merged = await ok(everything, "merge_entities", by_names)
+        # Seed 004's merged entity: the observations and tags of both, each once; the greater importance.
+        kept = merged["entity"]
+        assert (kept["name"], kept["observations"]) == ("Alice Smith", ["a1", "shared", "a2"])
+        assert (kept["properties"]["tags"], kept["properties"]["importance"]) == (["t1", "t2"], 8)
+        assert merged["survivor"] == {"label": "Person", "merge_keys": {"name": "Alice Smith"}}
+        [gone] = merged["merged"]
+        assert gone["merge_keys"] == {"name": "Alice Smyth"}
+        assert gone["properties_combined"] == ["importance", "observations", "tags"]
+        assert not {c["property"] for c in merged["conflicts"]} & {"observations", "tags", "importance"}
+        found = await ok(everything, "search_nodes", {"query": "a2"})
+        assert [e["name"] for e in found["entities"]] == ["Alice Smith"]  # the combined observations are searched
+        history = await ok(everything, "get_history", {"label": "Person", "merge_keys": {"name": "Alice Smith"}})
+        merge_id = history["changes"][0]["change_id"]  # newest first: the merge's
+        values = {c["property"]: (c["before"], c["after"]) for c in history["changes"] if c["change_id"] == merge_id}
+        assert values["observations"] == (["a1", "shared"], ["a1", "shared", "a2"])
+        assert values["importance"] == (2, 8)
+        for wrong, why in (
+            ({"entityNames": ["Carl", "Nobody"]}, "ENTITY_NOT_FOUND"),
+            ({"entityNames": ["Carl", "Alice Smith"], "targetName": "Zed"}, "INVALID_INPUT"),
+            ({"entityNames": ["Carl"]}, "INVALID_INPUT"),
+            (
+                {
+                    "entityNames": ["Carl", "Alice Smith"],
+                    "survivor": {"label": "Person", "merge_keys": {"name": "Carl"}},
+                },
+                "INVALID_INPUT",
+            ),
+        ):
+            assert (await rejected(everything, "merge_entities", wrong))["error_code"] == why, wrong
+    assert [e["name"] for e in await m.entities()] == ["Alice Smith", "Carl"]
+    assert await m.relations() == {("Carl", "Alice Smith", "KNOWS")}
 
 
 # 8.3 observations

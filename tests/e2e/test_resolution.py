@@ -241,6 +241,7 @@ async def test_merge_repoints_unions_and_reports_conflicts(client: Client, graph
             "label": "Person",
             "merge_keys": {"name": "Alicia"},
             "properties_copied": ["email"],
+            "properties_combined": [],
             "relationships_moved": 2,
             "relationships_merged": 1,
             "relationships_dropped": [{"type": "KNOWS", "direction": "out"}],

@@ -446,6 +446,19 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
             resolution_cypher.merge_into("Person", "Person", [], [], dialect).text,
             {**merging, "conflicts": [{"conflict_id": s("conflict"), "status": "open"}]},
         ),
+        "merge_entities_combined": lambda: Statement(
+            resolution_cypher.merge_into(
+                "Person", "Person", [], [], dialect, combined=["observations", "_f_observations"]
+            ).text,
+            {
+                **merging,
+                "combined_0": [s("a"), s("b")],
+                "combined_1": [s("a"), s("b")],
+                "was_0": [s("a")],
+                "was_1": [s("a")],
+                "conflicts": [],
+            },
+        ),
         "merge_entities_vectors": lambda: Statement(
             resolution_cypher.merge_into("Person", "Person", [], [], dialect, vectors=True).text,
             {**merging, "conflicts": []},

@@ -5,7 +5,7 @@ subject; `value_changes` reads each as the values the tools answer."""
 from write_gate.core.claims import claim_name
 from write_gate.core.history import Subject, value_changes
 from write_gate.core.merge_history import End, MergeContext, held_open, merge_changes
-from write_gate.core.merging import Link, union
+from write_gate.core.merging import Link, combined, union
 
 CLAIM = ["crm-bot", "crm", "manual", 0.8, "2026-01-01T00:00:00.000Z"]
 CTX = MergeContext("c1", "2026-02-01T00:00:00.000Z", "lead", End("Organization", "acme"), End("Organization", "acmee"))
@@ -147,3 +147,26 @@ def test_each_relationship_is_recorded_in_id_order_whatever_order_it_comes_in() 
         ("delete", "LIKES", "acmee", "alice"),
         ("set", "LIKES", "acme", "alice"),
     ]
+
+
+def test_observations_tags_and_importance_combine_where_both_hold_them_and_anything_else_conflicts() -> None:
+    survivor = {"observations": ["a", "s"], "tags": ["x"], "importance": 2, "age": 30, claim_name("importance"): "mine"}
+    merged = {"observations": ["b", "s"], "tags": ["w"], "importance": 8, "age": 31, claim_name("importance"): "theirs"}
+    assert combined(survivor, merged) == {
+        "observations": ["a", "s", "b"],
+        "_f_observations": ["a", "s", "b"],
+        "tags": ["w", "x"],
+        "_f_tags": ["w", "x"],
+        "importance": 8,
+        claim_name("importance"): "theirs",
+    }
+    fill, conflicts = union(survivor, merged)
+    assert fill == {} and [c.property for c in conflicts] == ["age"]
+    # A lower importance, or lists the survivor already holds: nothing changes, and nothing conflicts.
+    assert combined({**survivor, "importance": 9, "observations": ["s", "b"]}, {**merged, "observations": ["b"]}) == {
+        "tags": ["w", "x"],
+        "_f_tags": ["w", "x"],
+    }
+    # Values that are not lists of text (written around the tools) conflict as any other.
+    _, odd = union({"observations": "text"}, {"observations": ["b"]})
+    assert [c.property for c in odd] == ["observations"]

@@ -52,25 +52,33 @@ def _between(type_: str, outgoing: bool, node: End, other: End) -> Subject:
     return Subject.relationship(type_, start.label, start.key, end.label, end.key)
 
 
+def _claim(values: Mapping[str, Any], name: str) -> Any:
+    claim = values.get(claim_name(name))
+    return claim if parse_claim(claim) is not None else []
+
+
 def _copied(
-    subject: Subject, values: Mapping[str, Any], names: Sequence[str], ctx: MergeContext
+    subject: Subject,
+    values: Mapping[str, Any],
+    names: Sequence[str],
+    ctx: MergeContext,
+    before: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """One record of the values copied onto `subject` (nothing before them), each with the claim it had."""
+    """One record of the values set on `subject`, each with the claim it had (nothing before them, but where
+    `before` holds the value it replaced: a combined one, with its claim kept where it has none of its own)."""
     if not names:
         return []
+    before = before or {}
     record = {"change_id": ctx.change_id, "at": ctx.at, "seq": ctx.at, "op": Op.SET.value, **subject.fields()}
     return [
         {
             **record,
             "agent": ctx.agent,
             PROPERTIES: list(names),
-            BEFORE_VALUES: [[] for _ in names],
+            BEFORE_VALUES: [wrapped(before[name]) if name in before else [] for name in names],
             AFTER_VALUES: [wrapped(values[name]) for name in names],
-            BEFORE_CLAIMS: [[] for _ in names],
-            CLAIMS: [
-                values[claim_name(name)] if parse_claim(values.get(claim_name(name))) is not None else []
-                for name in names
-            ],
+            BEFORE_CLAIMS: [_claim(before, name) for name in names],
+            CLAIMS: [_claim(values, name) or _claim(before, name) for name in names],
         }
     ]
 
@@ -85,11 +93,17 @@ def merge_changes(
     links: Sequence[tuple[Link, End]],
     survivor_id: int,
     merged_id: int,
+    combined: Mapping[str, Any] | None = None,
+    survivor_values: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """`fill`: what `union` copies to the survivor; `links`: the merged node's relationships with their other
+    """`fill`: what `union` copies to the survivor; `combined`: the survivor's values `core.merging.combined`
+    replaces, `survivor_values` what they replace; `links`: the merged node's relationships with their other
     ends, as read when the merge was planned."""
     survivor = Subject.node(ctx.survivor.label, ctx.survivor.key)
-    records = _copied(survivor, fill, sorted(k for k in fill if is_data(k)), ctx)
+    values = {**fill, **(combined or {})}
+    held = survivor_values or {}
+    replaced = {k: held[k] for name in combined or {} for k in (name, claim_name(name)) if k in held}
+    records = _copied(survivor, values, sorted(k for k in values if is_data(k)), ctx, replaced)
     for link, other in sorted(links, key=lambda pair: pair[0].id):
         gone = _between(link.type, link.outgoing, ctx.merged, other)
         records += delete_changes(gone, link.properties, ctx.change_id, ctx.at, ctx.agent)

@@ -1,12 +1,13 @@
 """Merging one node into another (pure): what the survivor gains, what conflicts, where relationships go.
 
-The survivor's values win. A property only the merged node has is copied to the survivor; one both have with
-different values is a conflict: reported, and kept where it is, on the merged node, which stays in the graph
-as the survivor's alias (its identity still reaches the survivor). Relationships move to the survivor in
-both directions; one that would then repeat a relationship the survivor already has (same type, direction
-and other end) is merged into it the same way (the survivor's values win, the rest is copied). Relationships
-between the two nodes (and the merged node's loops) would become the survivor's loops: they are dropped, and
-the answer says so.
+The survivor's values win. A property only the merged node has is copied to the survivor; the observations and
+tags both have are combined (each item once), and the greater importance kept (seed 004's merge); any other
+property both have with different values is a conflict: reported, and kept where it is, on the merged node,
+which stays in the graph as the survivor's alias (its identity still reaches the survivor). Relationships move
+to the survivor in both directions; one that would then repeat a relationship the survivor already has (same
+type, direction and other end) is merged into it the same way (the survivor's values win, the rest is copied).
+Relationships between the two nodes (and the merged node's loops) would become the survivor's loops: they are
+dropped, and the answer says so.
 """
 
 from collections.abc import Mapping, Sequence
@@ -15,11 +16,13 @@ from typing import Any
 
 from write_gate.core.claims import claim_name
 from write_gate.core.identifiers import COMPUTED_FIELDS, is_identifier
-from write_gate.core.identity import FOLD_PREFIX
+from write_gate.core.identity import FOLD_PREFIX, folded_value
+from write_gate.core.knowledge import IMPORTANCE, TAGS
 from write_gate.core.stat_counts import DUE, STAT
 
 # Not data an agent wrote: provenance, the weight (averaged by writes, not owned by either side), internals.
 _NOT_DATA = frozenset(COMPUTED_FIELDS) | {"weight"}
+OBSERVATIONS = "observations"
 
 
 def is_data(key: str) -> bool:
@@ -33,13 +36,56 @@ class Conflict:
     merged: Any
 
 
+# Values of separate facts, which a merge combines rather than holds in conflict (seed 004's merge: the
+# observations and tags of both, each once; the greater importance).
+COMBINED_LISTS = (OBSERVATIONS, TAGS)
+GREATER = (IMPORTANCE,)
+
+
+def _texts(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def combined(survivor: Mapping[str, Any], merged: Mapping[str, Any]) -> dict[str, Any]:
+    """The survivor's new values where both nodes hold a combined property: its list, then the merged node's
+    items it lacks (tags kept sorted, as the tag tools store them), with the folded search text; the merged
+    node's importance where greater, with its claim. A property left as the survivor holds it is not here."""
+    out: dict[str, Any] = {}
+    for key in COMBINED_LISTS:
+        mine, theirs = survivor.get(key), merged.get(key)
+        if isinstance(mine, list) and isinstance(theirs, list) and _texts(mine) and _texts(theirs):
+            joined = list(dict.fromkeys([*mine, *theirs]))
+            joined = sorted(joined) if key == TAGS else joined
+            if joined != mine:
+                out[key] = joined
+                out[FOLD_PREFIX + key] = folded_value(joined) or []
+    for key in GREATER:
+        mine_n, theirs_n = _number(survivor.get(key)), _number(merged.get(key))
+        if mine_n is not None and theirs_n is not None and theirs_n > mine_n:
+            out[key] = merged[key]
+            if (claim := merged.get(claim_name(key))) is not None:
+                out[claim_name(key)] = claim
+    return out
+
+
+def _combines(key: str, survivor: Mapping[str, Any], merged: Mapping[str, Any]) -> bool:
+    """Whether `combined` decides the key, so that differing values are no conflict."""
+    if key in COMBINED_LISTS:
+        return _texts(survivor.get(key)) and _texts(merged.get(key))
+    return key in GREATER and None not in (_number(survivor.get(key)), _number(merged.get(key)))
+
+
 def union(survivor: Mapping[str, Any], merged: Mapping[str, Any]) -> tuple[dict[str, Any], list[Conflict]]:
     """The merged node's data the survivor lacks (with its folded search text and its claim: who wrote it stays
-    known), and the values that differ."""
+    known), and the values that differ (but those `combined` decides)."""
     fill: dict[str, Any] = {}
     conflicts: list[Conflict] = []
     for key in sorted(merged):
-        if not is_data(key):
+        if not is_data(key) or (key in survivor and _combines(key, survivor, merged)):
             continue
         if key not in survivor:
             fill[key] = merged[key]

@@ -10,7 +10,7 @@ one statement that checks nothing moved since; if something did, it reads and pl
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from write_gate.access.agents import Agent
 from write_gate.core.cypher import resolution as cypher
@@ -22,7 +22,7 @@ from write_gate.core.history import Subject
 from write_gate.core.identifiers import normalize_identifier
 from write_gate.core.identity import fold, identity_key
 from write_gate.core.merge_history import End, MergeContext, held_open, merge_changes
-from write_gate.core.merging import Link, plan_relationships, union
+from write_gate.core.merging import Link, combined, plan_relationships, union
 from write_gate.core.model import ErrorCode, GateRejection, KeyValue
 from write_gate.core.resolution import (
     DEFAULT_SHARED_PROPERTIES,
@@ -35,9 +35,10 @@ from write_gate.core.resolution import (
 )
 from write_gate.core.values import clean_map
 from write_gate.services.change_records import change_stamp
+from write_gate.services.entities import locate_all
 from write_gate.services.gate import Gate, new_id, run_write
 from write_gate.services.off_loop import off_the_loop
-from write_gate.services.reads import Cursor, decode_cursor, encode_cursor
+from write_gate.services.reads import Cursor, Entity, OpenNodesRequest, Text, decode_cursor, encode_cursor
 
 # Nodes one find_duplicates call reads and blocks: its cost grows with these, not with the graph.
 DEFAULT_PAGE_SIZE = 1000
@@ -107,8 +108,30 @@ class MergedAddress(NodeAddress):
 
 
 class MergeEntitiesRequest(_Request):
-    survivor: NodeAddress
-    merged: Annotated[list[MergedAddress], Field(min_length=1, max_length=MAX_MERGED)]
+    """The gate's form (`survivor` and `merged`, each by label and merge keys) or memory-mcp's (`entityNames`,
+    the first surviving unless `targetName` names another of them)."""
+
+    survivor: NodeAddress | None = None
+    merged: Annotated[list[MergedAddress] | None, Field(min_length=1, max_length=MAX_MERGED)] = None
+    entityNames: Annotated[  # noqa: N815
+        list[Text] | None,
+        Field(min_length=2, max_length=MAX_MERGED + 1, description="memory-mcp's form: entities by name"),
+    ] = None
+    targetName: Annotated[  # noqa: N815
+        Text | None, Field(description="With entityNames: the one that survives (default: the first).")
+    ] = None
+
+    @model_validator(mode="after")
+    def _one_form(self) -> "MergeEntitiesRequest":
+        gate_form = self.survivor is not None or self.merged is not None
+        if self.entityNames is not None:
+            if gate_form:
+                raise ValueError("pass survivor and merged, or entityNames, not both")
+        elif self.survivor is None or self.merged is None:
+            raise ValueError("pass survivor and merged (by label and merge keys), or entityNames")
+        if self.targetName is not None and self.entityNames is None:
+            raise ValueError("targetName goes with entityNames")
+        return self
 
 
 class Conflict(BaseModel):
@@ -131,6 +154,9 @@ class MergedNode(BaseModel):
     label: str
     merge_keys: dict[str, Any]
     properties_copied: list[str]
+    properties_combined: list[str] = Field(
+        default_factory=list, description="Observations and tags joined, importance raised to the merged node's."
+    )
     relationships_moved: int
     relationships_merged: int
     relationships_dropped: list[DroppedRelationship]
@@ -141,6 +167,15 @@ class EntitiesMerged(BaseModel):
     survivor: NodeAddress
     merged: list[MergedNode]
     conflicts: list[Conflict] = Field(description="Differing values: the survivor's kept, the other on the alias.")
+    entity: Entity | None = Field(default=None, description="memory-mcp's form: the merged entity, as read after.")
+
+    @model_serializer(mode="wrap")
+    def _without_absent_entity(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The gate's form answers as it did (no `entity`)."""
+        out: dict[str, Any] = handler(self)
+        if out.get("entity", True) is None:
+            del out["entity"]
+        return out
 
 
 # --- find_duplicates -------------------------------------------------------------------------
@@ -291,7 +326,36 @@ def _not_alias(props: dict[str, Any], what: str, reason: str) -> None:
         raise GateRejection(ErrorCode.INVALID_INPUT, f"{what} is already merged into another node", reason=reason)
 
 
+async def _by_names(gate: Gate, names: list[str], target: str | None) -> tuple[NodeAddress, list[MergedAddress]]:
+    """memory-mcp's form: each name's entity (ENTITY_NOT_FOUND, or INVALID_INPUT for a name under several
+    labels), the target's (default: the first) surviving."""
+    target = names[0] if target is None else target
+    if target not in names:
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT,
+            "targetName must be one of entityNames: a merge keeps one of the entities, under its own name",
+            field="targetName",
+            reason="not_among_entity_names",
+        )
+    if len(set(names)) < len(names):
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT, "an entity is named twice", reason="same_node", field="entityNames"
+        )
+    located = dict(zip(names, await locate_all(gate, names, field="entityNames"), strict=True))
+    survivor = NodeAddress(label=located[target].label, merge_keys=located[target].keys)
+    merged = [MergedAddress(label=at.label, merge_keys=at.keys) for name, at in located.items() if name != target]
+    return survivor, merged
+
+
 async def merge_entities(gate: Gate, request: MergeEntitiesRequest, agent: Agent) -> EntitiesMerged:
+    by_names = request.entityNames is not None
+    if request.entityNames is not None:
+        request = request.model_copy(
+            update=dict(
+                zip(("survivor", "merged"), await _by_names(gate, request.entityNames, request.targetName), strict=True)
+            )
+        )
+    assert request.survivor is not None and request.merged is not None  # one form or the other (_one_form)
     survivor_label, survivor_keys = _address(gate, request.survivor, "survivor")
     targets = [_address(gate, address, f"merged[{i}]") for i, address in enumerate(request.merged)]
     seen = {(survivor_label, identity_key(survivor_keys))}
@@ -315,7 +379,11 @@ async def merge_entities(gate: Gate, request: MergeEntitiesRequest, agent: Agent
         merged.append(outcome)
         conflicts += found
     survivor = NodeAddress(label=survivor_label, merge_keys=survivor_keys)
-    return EntitiesMerged(survivor=survivor, merged=merged, conflicts=conflicts)
+    entity = None
+    if by_names and "name" in survivor_keys:  # memory-mcp answers the merged entity
+        opened = await gate.reader.open_nodes(OpenNodesRequest(names=[str(survivor_keys["name"])]))
+        entity = next((e for e in opened.entities if e.entityType == survivor_label), None)
+    return EntitiesMerged(survivor=survivor, merged=merged, conflicts=conflicts, entity=entity)
 
 
 async def _merge_one(
@@ -344,6 +412,7 @@ async def _merge_one(
         plan = plan_relationships(list(links.values()), survivor_id, merged_id)
         agent.grant.check_types(plan.types)
         fill, node_conflicts = union(survivor_props, merged_props)
+        combined_values = combined(survivor_props, merged_props)
         alias_text = [fold(v) for v in keys.values() if isinstance(v, str)] + list(merged_props.get(ALIAS_FOLD) or [])
         params: dict[str, Any] = {
             "survivor_key": identity_key(survivor_keys),
@@ -354,6 +423,8 @@ async def _merge_one(
             "last_updated": change.at,
             "updated_by": agent.id,
             **{f"fill_{i}": value for i, value in enumerate(fill.values())},
+            **{f"combined_{i}": value for i, value in enumerate(combined_values.values())},
+            **{f"was_{i}": survivor_props.get(key) for i, key in enumerate(combined_values)},
         }
         ctx = MergeContext(
             change.change_id,
@@ -362,9 +433,8 @@ async def _merge_one(
             End(survivor_label, identity_key(survivor_keys)),
             End(label, identity_key(keys)),
         )
-        params["changes"] = merge_changes(
-            ctx, fill, [(link, ends[i]) for i, link in links.items()], survivor_id, merged_id
-        )
+        moved = [(link, ends[i]) for i, link in links.items()]
+        params["changes"] = merge_changes(ctx, fill, moved, survivor_id, merged_id, combined_values, survivor_props)
         held = held_open(
             Subject.node(survivor_label, identity_key(survivor_keys)),
             survivor_props,
@@ -377,13 +447,20 @@ async def _merge_one(
         )
         params["conflicts"] = [record for record, _ in held.values()]
         statement = cypher.merge_into(
-            survivor_label, label, plan.groups, list(fill), gate.backend.dialect, vectors=gate.embeddings is not None
+            survivor_label,
+            label,
+            plan.groups,
+            list(fill),
+            gate.backend.dialect,
+            vectors=gate.embeddings is not None,
+            combined=list(combined_values),
         )
         if await run_write(gate.backend, Statement(statement.text, params)):
             outcome = MergedNode(
                 label=label,
                 merge_keys=keys,
                 properties_copied=[k for k in fill if not k.startswith("_")],
+                properties_combined=sorted(k for k in combined_values if not k.startswith("_")),
                 relationships_moved=plan.moved,
                 relationships_merged=plan.merged,
                 relationships_dropped=[DroppedRelationship(type=t, direction=d) for t, d in plan.dropped],

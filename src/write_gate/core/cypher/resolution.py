@@ -76,14 +76,17 @@ def merge_into(
     dialect: Dialect,
     *,
     vectors: bool = False,
+    combined: Sequence[str] = (),
 ) -> Statement:
     """The survivor is `kept` (`s` is taken: the search text's reduce uses it).
 
     Parameters: `survivor_key`, `merged_key`, `seen` (fingerprints), `fill_<i>` (a value per `fill` key),
+    `combined_<i>` and `was_<i>` (per `combined` key: its new value, and the survivor's as planned on),
     `alias_text`, `survivor_label`, `last_updated`, `updated_by`, `changes` and `conflicts` (the records: a value
     both nodes hold differently stays the survivor's, the merged one held open). Returns one row
     (`survivor`), or none when the nodes are not as planned."""
     lacks = "".join(f" AND kept.{quote(k)} IS NULL" for k in fill)  # a value it gained since: plan again
+    lacks += "".join(f" AND kept.{quote(k)} = $was_{i}" for i, k in enumerate(combined))  # or changed since
     lines = [
         f"MATCH (kept:{quote(survivor_label)} {{{KEY_FIELD}: $survivor_key}})",
         f"MATCH (m:{quote(merged_label)} {{{KEY_FIELD}: $merged_key}})",
@@ -123,6 +126,7 @@ def merge_into(
             "FOREACH (o IN vectors | DELETE o)",
         ]
     sets = [f"kept.{quote(k)} = coalesce(kept.{quote(k)}, $fill_{i})" for i, k in enumerate(fill)]
+    sets += [f"kept.{quote(k)} = $combined_{i}" for i, k in enumerate(combined)]
     sets += [
         f"kept.{ALIAS_FOLD} = coalesce(kept.{ALIAS_FOLD}, []) + $alias_text",
         "kept._stub = CASE WHEN m._stub IS NULL THEN null ELSE kept._stub END",
