@@ -146,6 +146,33 @@ async def test_a_typed_add_refuses_a_name_any_node_holds_and_changes_nothing(mes
     assert gandalf["metadata"] == ["Role: Wizard", "Status: Active"]
 
 
+async def test_update_nodes_replaces_the_metadata_and_delete_metadata_removes_what_it_names(mesh: Client) -> None:
+    """MemoryMesh's update_nodes replaces the whole metadata array (a declared field it no longer names goes, but a
+    required one, which the schema keeps); delete_metadata removes the entries named, a declared field's
+    property with it (a required one is refused); each answers what the graph then holds."""
+    await ok(mesh, "add_location", {"location": {"name": "Bree", "type": "Town", "notableFeatures": ["inn", "gate"]}})
+    updated = await ok(mesh, "update_nodes", {"nodes": [{"name": "Bree", "metadata": ["Atmosphere: rainy"]}]})
+    [node] = updated["data"]["nodes"]
+    assert node["metadata"] == ["Atmosphere: rainy", "Type: Town"]
+    assert (await ok(mesh, "open_nodes", {"names": ["Bree"]}))["data"]["nodes"] == [node]  # the answer is the graph's
+    features = await ok(
+        mesh, "update_nodes", {"nodes": [{"name": "Bree", "metadata": ["Notable Features: inn, well"]}]}
+    )
+    assert features["data"]["nodes"][0]["metadata"] == ["Notable Features: inn, well", "Type: Town"]
+    deleted = await ok(
+        mesh, "delete_metadata", {"nodeName": "Bree", "metadata": ["Notable Features: inn, well", "Mood: grim"]}
+    )
+    assert deleted["data"] == {"nodeName": "Bree", "metadata": ["Notable Features: inn, well"]}  # what was there
+    assert (await ok(mesh, "open_nodes", {"names": ["Bree"]}))["data"]["nodes"][0]["metadata"] == ["Type: Town"]
+    await ok(mesh, "add_location", {"location": {"name": "Archet", "type": "Village", "notableFeatures": ["wood"]}})
+    plain = await ok(mesh, "delete_metadata", {"nodeName": "Archet", "metadata": ["Notable Features: wood"]})
+    assert plain["data"]["metadata"] == ["Notable Features: wood"]  # a typed field: the property, no entry
+    assert (await ok(mesh, "open_nodes", {"names": ["Archet"]}))["data"]["nodes"][0]["metadata"] == ["Type: Village"]
+    required = await rejected(mesh, "delete_metadata", {"nodeName": "Archet", "metadata": ["Type: Village"]})
+    mesh_refusal(required, "SCHEMA_MISSING_REQUIRED_PROPERTY")
+    assert (await ok(mesh, "open_nodes", {"names": ["Archet"]}))["data"]["nodes"][0]["metadata"] == ["Type: Village"]
+
+
 async def at_once(name: str, *clients: Client) -> list[Any]:
     """Each client's add_npc of `name`, sent together (each waits for one signal), as each answered."""
     answers: list[Any] = []

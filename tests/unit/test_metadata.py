@@ -5,7 +5,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from write_gate.core.metadata import display_key, metadata_properties, parse_entry, with_declared_fields
+from write_gate.core.metadata import (
+    deleted_fields,
+    display_key,
+    dropped_fields,
+    metadata_properties,
+    parse_entry,
+    with_declared_fields,
+)
 from write_gate.core.model import GateRejection
 from write_gate.core.registry import PropertyType, RelationshipDef, SchemaEntry
 
@@ -97,3 +104,20 @@ def test_declared_fields_join_the_metadata_unless_an_entry_names_them() -> None:
 @given(st.lists(st.text(min_size=1)), st.dictionaries(st.sampled_from(["role", "age", "traits"]), st.text()))
 def test_what_the_metadata_held_is_kept_in_order(metadata: list[str], properties: dict[str, str]) -> None:
     assert with_declared_fields(NPC, metadata, properties)[: len(metadata)] == metadata
+
+
+def test_a_replacement_drops_the_optional_fields_it_no_longer_names_and_keeps_the_required() -> None:
+    held = {"name": "Gandalf", "role": "Wizard", "age": 2000, "traits": ["wise"], "currentLocation": "x"}
+    assert dropped_fields(NPC, ["Traits: wise, old", "Mood: calm"], held) == {"age": None}
+    assert dropped_fields(NPC, [], {"name": "Gandalf", "role": "Wizard"}) == {}  # the role is required
+    assert dropped_fields(None, [], held) == {}
+
+
+def test_a_deletion_removes_a_field_it_names_with_the_value_held_and_refuses_a_required_one() -> None:
+    held = {"name": "Gandalf", "role": "Wizard", "age": 2000, "traits": ["wise", "old"]}
+    assert deleted_fields(NPC, ["Traits: wise, old", "Age: 1", "Mood: calm"], held) == {"traits": None}
+    assert deleted_fields(NPC, ["Age: 2000"], held) == {"age": None}
+    with pytest.raises(GateRejection) as refused:
+        deleted_fields(NPC, ["Role: Wizard"], held)
+    assert refused.value.rejected.error_code == "SCHEMA_MISSING_REQUIRED_PROPERTY"
+    assert deleted_fields(NPC, ["Role: Warrior"], held) == {}  # not the value held: nothing to delete

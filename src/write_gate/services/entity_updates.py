@@ -29,7 +29,8 @@ async def update_entity(
     *,
     also_declared: frozenset[str] = KNOWLEDGE_PROPERTIES,
 ) -> dict[str, Any]:
-    """The entity's properties after the change (unchanged, and nothing written, when `change` changes nothing).
+    """The entity's properties after the change (unchanged, and nothing written, when `change` changes nothing);
+    a null in the change removes that property (checked by the conflict policies and recorded as any change).
     `also_declared`: the properties the change may set whatever the label's entry declares."""
     agent.grant.check_labels([target.label])
     for attempt in range(MAX_ATTEMPTS):
@@ -41,10 +42,11 @@ async def update_entity(
         if all(current.get(name) == value for name, value in wanted.items()):
             return dict(current)
         keys = target.keys
+        removed = {name: None for name, value in wanted.items() if value is None}  # a null removes the property
         request = WriteNodeRequest(
             label=target.label,
             merge_keys=keys,
-            properties=wanted,
+            properties={name: value for name, value in wanted.items() if value is not None},
             source=ctx.source,
             extraction_method=ctx.extraction_method,
             reliability=ctx.reliability,
@@ -62,7 +64,7 @@ async def update_entity(
             Subject.node(target.label, target.key),
             gate.registry.get_entry(target.label),
             current,
-            Planned(plan.properties, keys, plan.provenance),
+            Planned({**plan.properties, **removed}, keys, plan.provenance),
         )
         statement = update_node(
             target.label, target.key, guarded.write, plan.provenance, guarded.as_guard(False), gate.backend.dialect

@@ -10,6 +10,7 @@ under several labels, a call naming it is refused until the typed tools or `writ
 """
 
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field
@@ -19,21 +20,28 @@ from write_gate.core.clock import utc_now
 from write_gate.core.cypher.records import relationship_properties
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import resolve_label, resolve_relationship_type
-from write_gate.core.metadata import metadata_properties
+from write_gate.core.metadata import (
+    deleted_fields,
+    dropped_fields,
+    metadata_properties,
+    parse_entry,
+    with_declared_fields,
+)
 from write_gate.core.model import ErrorCode, GateRejection, WriteRelationshipRequest
-from write_gate.services.entities import Located, locate_all, not_found
+from write_gate.core.properties import name_fold
+from write_gate.core.registry import SchemaRegistry
+from write_gate.services.entities import Located, locate_all
 from write_gate.services.entity_updates import update_entity
 from write_gate.services.gate import Gate, read_to_write
 from write_gate.services.memory import (
     MEMORY_PROPERTIES,
-    DeletionIn,
     EntityIn,
     MemoryService,
     ObservationIn,
     RelationIn,
     WriterContext,
 )
-from write_gate.services.reads import Text
+from write_gate.services.reads import Entity, OpenNodesRequest, Relation, Text
 from write_gate.services.typed_tools import tool_type_name
 
 OBSERVATIONS = "observations"  # where a node's metadata is kept
@@ -171,6 +179,27 @@ class MetadataAnswer(MeshAnswer):
     data: MetadataData
 
 
+def own_links(relations: Sequence[Relation]) -> dict[str, dict[str, list[str]]]:
+    """Each start's names reached, by relationship type: what its relationship fields hold (grouped once for an
+    answer, not scanned again for each of its nodes)."""
+    links: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for relation in relations:
+        links[relation.from_][relation.relationType].append(relation.to)
+    return links
+
+
+def mesh_node(entity: Entity, registry: SchemaRegistry, links: Mapping[str, Sequence[str]]) -> Node:
+    """`links`: the entity's own (`own_links`), which give its relationship fields' values."""
+    entry = registry.get_entry(entity.entityType)
+    metadata = with_declared_fields(entry, entity.observations, entity.properties, links)
+    return Node(name=entity.name if entity.name is not None else "", nodeType=entity.entityType, metadata=metadata)
+
+
+def _names_field(entry: str, fields: Mapping[str, Any]) -> bool:
+    parsed = parse_entry(entry)
+    return parsed is not None and any(name_fold(parsed[0].replace(" ", "")) == name_fold(f) for f in fields)
+
+
 def already_exists(what: str, name: str, **details: Any) -> GateRejection:
     return GateRejection(ErrorCode.ALREADY_EXISTS, f"{what} already exists: {name}", **details)
 
@@ -235,10 +264,9 @@ class MeshService:
                         current=target.label,
                         asked=wanted.entry.label,
                     )
-        done = []
         for update, target in zip(updates, targets, strict=True):
-            after = await self._set_metadata(target, update.metadata, ctx, agent)
-            done.append(Node(name=update.name, nodeType=target.label, metadata=list(after.get(OBSERVATIONS) or [])))
+            await self._set_metadata(target, update.metadata, ctx, agent)
+        done = await self._read_back(targets)
         return NodesAnswer(
             data=NodesData(nodes=done),
             actionTaken=f"Updated nodes: {', '.join(n.name for n in done)}",
@@ -248,18 +276,31 @@ class MeshService:
     async def _set_metadata(
         self, target: Located, metadata: list[str] | None, ctx: WriterContext, agent: Agent
     ) -> dict[str, Any]:
-        """The metadata replaced, and the declared properties it names set (none removed: a required one cannot
-        be)."""
-        wanted = (
-            {}
-            if metadata is None
-            else {OBSERVATIONS: metadata, **metadata_properties(self.gate.registry.get_entry(target.label), metadata)}
-        )
+        """The metadata replaced: the entries as given, the declared properties they name set, and those they no
+        longer name removed (MemoryMesh replaces the whole array), but a required one, which the schema keeps."""
+        entry = self.gate.registry.get_entry(target.label)
 
-        def change(_current: Any) -> dict[str, Any]:
-            return wanted
+        def change(current: Mapping[str, Any]) -> dict[str, Any]:
+            if metadata is None:
+                return {}
+            named = metadata_properties(entry, metadata)
+            return {OBSERVATIONS: metadata, **dropped_fields(entry, metadata, current), **named}
 
         return await update_entity(self.gate, target, change, ctx, agent, also_declared=MEMORY_PROPERTIES)
+
+    async def _read_back(self, targets: list[Located]) -> list[Node]:
+        """The nodes as the graph holds them now, as the reads answer them (their declared fields among the
+        metadata, a relationship field from their edges)."""
+        opened = await self.gate.reader.open_nodes(OpenNodesRequest(names=[t.name for t in targets]))
+        links = own_links(opened.relations)
+        found = {(e.name, e.entityType): e for e in opened.entities}
+        registry = self.gate.registry
+        return [
+            mesh_node(found[(t.name, t.label)], registry, links.get(t.name, {}))
+            if (t.name, t.label) in found
+            else Node(name=t.name, nodeType=t.label, metadata=[])
+            for t in targets
+        ]
 
     async def delete_nodes(self, names: list[str], agent: Agent) -> NamesAnswer:
         """Nodes and every edge from or to them; a name that is not there is passed over (MemoryMesh's deleteNodes)."""
@@ -385,14 +426,24 @@ class MeshService:
         )
 
     async def delete_metadata(self, request: MetadataRequest, ctx: WriterContext, agent: Agent) -> MetadataAnswer:
-        """The entries equal to those given are removed; ENTITY_NOT_FOUND for a node that is not there (where the
-        official server's delete_observations passes over it, MemoryMesh throws)."""
-        if not await self.gate.reader.find_by_names([request.nodeName]):
-            raise not_found(request.nodeName, "nodeName")
-        item = DeletionIn(entityName=request.nodeName, observations=request.metadata)
-        await self.memory.delete_observations([item], ctx, agent)
+        """The entries equal to those given are removed, a declared field's with its property (a required one is
+        refused); ENTITY_NOT_FOUND for a node that is not there (where the official server's delete_observations
+        passes over it, MemoryMesh throws). The answer lists the entries that were there."""
+        [target] = await locate_all(self.gate, [request.nodeName], field="nodeName")
+        entry = self.gate.registry.get_entry(target.label)
+        gone: list[str] = []
+
+        def change(current: Mapping[str, Any]) -> dict[str, Any]:
+            """The entries removed, and the declared fields they show ("Role: Wizard" is the node's role)."""
+            held = list(current.get(OBSERVATIONS) or [])
+            fields = deleted_fields(entry, request.metadata, current)
+            gone[:] = [e for e in request.metadata if e in held or _names_field(e, fields)]
+            kept = [e for e in held if e not in request.metadata]
+            return {**({OBSERVATIONS: kept} if kept != held else {}), **fields}
+
+        await update_entity(self.gate, target, change, ctx, agent, also_declared=MEMORY_PROPERTIES)
         return MetadataAnswer(
-            data=MetadataData(nodeName=request.nodeName, metadata=request.metadata),
+            data=MetadataData(nodeName=request.nodeName, metadata=gone),
             actionTaken=f"Deleted metadata from node: {request.nodeName}",
             timestamp=utc_now(),
         )

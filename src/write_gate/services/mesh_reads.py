@@ -8,18 +8,13 @@ a relation is an edge `{from, to, edgeType, weight}`; types in MemoryMesh's spel
 `next_cursor` sits beside `data`, as in the gate's answer.
 """
 
-from collections import defaultdict
-from collections.abc import Mapping, Sequence
-
 from pydantic import BaseModel, Field
 
 from write_gate.core.clock import utc_now
-from write_gate.core.metadata import with_declared_fields
 from write_gate.core.registry import SchemaRegistry
 from write_gate.services.gate import Gate
-from write_gate.services.mesh import Edge, MeshAnswer, Node
+from write_gate.services.mesh import Edge, MeshAnswer, Node, mesh_node, own_links
 from write_gate.services.reads import (
-    Entity,
     GraphResult,
     NeighbourOpenRequest,
     NeighbourSearchRequest,
@@ -37,22 +32,6 @@ class GraphData(BaseModel):
 class GraphAnswer(MeshAnswer):
     data: GraphData
     next_cursor: str | None = Field(default=None, description="Pass back as cursor for the next page; null at the end.")
-
-
-def own_links(relations: Sequence[Relation]) -> dict[str, dict[str, list[str]]]:
-    """Each start's names reached, by relationship type: what its relationship fields hold (grouped once for an
-    answer, not scanned again for each of its nodes)."""
-    links: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    for relation in relations:
-        links[relation.from_][relation.relationType].append(relation.to)
-    return links
-
-
-def mesh_node(entity: Entity, registry: SchemaRegistry, links: Mapping[str, Sequence[str]]) -> Node:
-    """`links`: the entity's own (`own_links`), which give its relationship fields' values."""
-    entry = registry.get_entry(entity.entityType)
-    metadata = with_declared_fields(entry, entity.observations, entity.properties, links)
-    return Node(name=entity.name if entity.name is not None else "", nodeType=entity.entityType, metadata=metadata)
 
 
 def mesh_edge(relation: Relation) -> Edge:

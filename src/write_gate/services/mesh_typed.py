@@ -17,8 +17,17 @@ from write_gate.core.model import MeetsConflicts
 from write_gate.core.registry import SchemaEntry
 from write_gate.services.gate import Gate
 from write_gate.services.memory import WriterContext
-from write_gate.services.mesh import Edge, MeshAnswer, NamesAnswer, NamesData, Node, already_exists
-from write_gate.services.mesh_reads import GraphData, mesh_node, own_links
+from write_gate.services.mesh import (
+    Edge,
+    MeshAnswer,
+    NamesAnswer,
+    NamesData,
+    Node,
+    already_exists,
+    mesh_node,
+    own_links,
+)
+from write_gate.services.mesh_reads import GraphData
 from write_gate.services.reads import OpenNodesRequest
 from write_gate.services.typed_tools import Mode, TypedDeleted, TypedWritten, run_typed, tool_type_name
 
