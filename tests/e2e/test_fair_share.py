@@ -198,6 +198,9 @@ async def test_at_the_default_share_a_reader_looping_heavy_reads_is_held_back(
                 break  # skipped below, once the client is closed (a skip inside it fails its teardown)
     if not any(answer.is_error for answer in answers) and each >= 2.0:
         pytest.skip(f"this machine took {each:.1f} s a read: slower than the default share refills")
+    codes = {(answer.structured_content or {}).get("error_code") for answer in answers if answer.is_error}
+    if codes == {"QUERY_TIMEOUT"}:  # six reads at once ran past the call limit: slower still, the same case
+        pytest.skip("this machine ran six reads at once past the call limit: slower than the default share refills")
     for answer in answers:
         if not answer.is_error:
             assert len((answer.structured_content or {})["relations"]) == 3000
