@@ -173,6 +173,19 @@ async def test_update_nodes_replaces_the_metadata_and_delete_metadata_removes_wh
     assert (await ok(mesh, "open_nodes", {"names": ["Archet"]}))["data"]["nodes"][0]["metadata"] == ["Type: Village"]
 
 
+async def test_a_node_of_an_unregistered_type_answers_the_type_it_was_given(mesh: Client) -> None:
+    """MemoryMesh keeps any nodeType as given; the gate files an unregistered one under the fallback label and keeps
+    the type as written, which every mesh answer shows (not `entity`)."""
+    added = await ok(
+        mesh, "add_nodes", {"nodes": [{"name": "Smaug", "nodeType": "dragon", "metadata": ["Hoard: gold"]}]}
+    )
+    assert added["data"]["nodes"] == [{"name": "Smaug", "nodeType": "dragon", "metadata": ["Hoard: gold"]}]
+    opened = await ok(mesh, "open_nodes", {"names": ["Smaug"]})
+    assert [(n["name"], n["nodeType"]) for n in opened["data"]["nodes"]] == [("Smaug", "dragon")]
+    found = await ok(mesh, "search_nodes", {"query": "hoard"})
+    assert [n["nodeType"] for n in found["data"]["nodes"]] == ["dragon"]
+
+
 async def at_once(name: str, *clients: Client) -> list[Any]:
     """Each client's add_npc of `name`, sent together (each waits for one signal), as each answered."""
     answers: list[Any] = []

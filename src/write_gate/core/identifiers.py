@@ -108,6 +108,9 @@ def quote(name: str) -> str:
 PROPERTY_REMAPS_FIELD = "_schema_property_remaps"
 
 
+REMAP_FIELD = "_schema_remap_from"  # what a remapped write keeps of the label (or type) it was sent
+
+
 def remap_breadcrumb(raw_label: str) -> str:
     """The `_schema_remap_from` value: ':' + the label as written, leading colons folded to one."""
     return ":" + raw_label.lstrip(":")

@@ -20,6 +20,7 @@ from write_gate.core.clock import utc_now
 from write_gate.core.cypher.records import relationship_properties
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import resolve_label, resolve_relationship_type
+from write_gate.core.identifiers import REMAP_FIELD
 from write_gate.core.metadata import (
     deleted_fields,
     dropped_fields,
@@ -189,10 +190,15 @@ def own_links(relations: Sequence[Relation]) -> dict[str, dict[str, list[str]]]:
 
 
 def mesh_node(entity: Entity, registry: SchemaRegistry, links: Mapping[str, Sequence[str]]) -> Node:
-    """`links`: the entity's own (`own_links`), which give its relationship fields' values."""
+    """`links`: the entity's own (`own_links`), which give its relationship fields' values. A node filed under the
+    fallback label answers the type it was written with (MemoryMesh keeps any nodeType as given)."""
     entry = registry.get_entry(entity.entityType)
     metadata = with_declared_fields(entry, entity.observations, entity.properties, links)
-    return Node(name=entity.name if entity.name is not None else "", nodeType=entity.entityType, metadata=metadata)
+    node_type = entity.entityType
+    written = entity.properties.get(REMAP_FIELD)
+    if node_type == registry.fallback_label() and isinstance(written, str) and written.strip(":"):
+        node_type = written.lstrip(":")
+    return Node(name=entity.name if entity.name is not None else "", nodeType=node_type, metadata=metadata)
 
 
 def _names_field(entry: str, fields: Mapping[str, Any]) -> bool:
@@ -238,7 +244,17 @@ class MeshService:
         if created.skipped:  # written by another agent between the look-up and the write
             written = [entity.name for entity in created.entities]
             raise already_exists("Node", created.skipped[0], field="nodes", names=created.skipped, written=written)
-        done = [Node(name=e.name, nodeType=e.entityType, metadata=e.observations) for e in created.entities]
+        # A node filed under the fallback label answers the type it was given, as the reads answer it (mesh_node).
+        given = {n.name: n.nodeType for n in nodes}
+        fallback = gate.registry.fallback_label()
+        done = [
+            Node(
+                name=e.name,
+                nodeType=given[e.name] if e.entityType == fallback else e.entityType,
+                metadata=e.observations,
+            )
+            for e in created.entities
+        ]
         return NodesAnswer(
             data=NodesData(nodes=done),
             actionTaken=f"Added nodes: {', '.join(n.name for n in done)}",

@@ -10,10 +10,8 @@ exactly (core/cypher/ranges.py: FalkorDB loosens a lower bound on text too).
 from write_gate.core.cypher.ranges import exactly
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL
-from write_gate.core.identifiers import quote
+from write_gate.core.identifiers import REMAP_FIELD, quote
 from write_gate.core.quarantine import QUARANTINE_LABEL
-
-REMAP_FIELD = "_schema_remap_from"  # what a remapped write keeps of the label it was sent (core.identifiers)
 
 # Parameters: `since` (ISO text). Accepted writes (changes, each counted once however many records it has) per
 # minute and agent.
