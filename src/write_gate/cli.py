@@ -5,6 +5,8 @@ import argparse
 import asyncio
 import json
 import logging
+import os
+import shlex
 import signal
 import sys
 from collections.abc import Awaitable, Callable
@@ -116,6 +118,15 @@ async def _with_backend(settings: Settings, work: Callable[..., Awaitable[int]])
         await backend.close()
 
 
+def memory_file_notice(path: str) -> str:
+    """What a configuration carried over from the official memory server is told: its file is not this graph."""
+    return (
+        f"note: MEMORY_FILE_PATH ({path}) is the official memory server's file; Write Gate keeps the graph in its "
+        f"data folder and neither reads nor writes that file. To bring its contents over once: write-gate import "
+        f"{shlex.quote(path)}"
+    )
+
+
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     given = ("host", "port", "metrics_port", "toolsets", "http_response", "embeddings")
     overrides = {name: getattr(args, name) for name in given if getattr(args, name) is not None}
@@ -135,6 +146,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     if refused is not None:
         print(f"error: {refused}", file=sys.stderr)
         return 2
+    if args.profile == "memory" and (memory_file := os.environ.get("MEMORY_FILE_PATH")):
+        print(memory_file_notice(memory_file), file=sys.stderr)
     if args.transport == "http":
         try:
             return _serve_http(settings, args.profile, not args.no_migrate, not args.no_auth, args.workers)

@@ -1,7 +1,8 @@
 """`importance` and `tags` keep their rules on every write path (issue 36, item 2): write_node, write_nodes, the
-typed tools, the memory profile and import_graph apply the one rule the knowledge tools keep (core.knowledge):
-tags trimmed, lowercased, distinct and sorted; an importance that is not a number from 0 to 10 refused with
-INVALID_INPUT naming set_importance. So a graph written through the write tools exports and imports again.
+typed tools, the memory profile's create_entities and import_graph apply the one rule the knowledge tools keep
+(core.knowledge): tags trimmed, lowercased, distinct and sorted; an importance that is not a number from 0 to 10
+refused with INVALID_INPUT naming set_importance. So a graph written through the write tools exports and imports
+again.
 Through real MCP client sessions on every engine tier."""
 
 import json
@@ -112,15 +113,16 @@ async def test_the_typed_tools_apply_the_rule(settings: Settings, graph: GraphBa
         assert "add_tags" in refusal["message"]
 
 
-async def test_the_memory_profile_writes_neither_field_but_through_its_tools(
-    settings: Settings, graph: GraphBackend
-) -> None:
+async def test_the_memory_profile_writes_both_fields_under_the_rule(settings: Settings, graph: GraphBackend) -> None:
+    """create_entities takes memory-mcp's tags and importance (seed 004's create flow) under the one rule."""
     await load_into_graph(graph, read_sources([KNOWLEDGE_SCHEMAS]))
     async with open_client(settings, "in_process", profile="memory") as memory:
         forged = {"name": "Ada", "entityType": "person", "observations": [], "importance": 1000000, "tags": ["X"]}
-        await ok(memory, "create_entities", {"entities": [forged]})
+        refusal = await rejected(memory, "create_entities", {"entities": [forged]})
+        assert refusal["error_code"] == "INVALID_INPUT" and "importance" in json.dumps(refusal["details"])
+        await ok(memory, "create_entities", {"entities": [{**forged, "importance": 4, "tags": FORGED_TAGS}]})
         props = await stored(memory, "Ada")
-        assert "importance" not in props and "tags" not in props
+        assert (props["importance"], props["tags"]) == (4, ["forged tag", "upper"])
         refusal = await rejected(memory, "set_importance", {"entityName": "Ada", "importance": 1000000})
         assert refusal["error_code"] == "INVALID_INPUT"
 

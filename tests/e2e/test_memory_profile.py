@@ -2,7 +2,9 @@
 session against `--profile memory`, with every write put through the gate."""
 
 import json
+import subprocess
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +24,9 @@ from tests.conftest import (
     ok,
     open_client,
     rejected,
+    run_write_gate,
+    settings_env,
+    write_gate_argv,
 )
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
@@ -157,6 +162,31 @@ async def test_create_entities_takes_memory_mcp_s_tags_and_importance(m: Memory)
     refused = await m.error("create_entities", entities=[{**entity("Eve"), "importance": 11}])
     assert refused["error_code"] == "INVALID_INPUT" and "importance" in json.dumps(refused["details"])
     assert [e["name"] for e in await m.entities()] == ["Carol", "Dan"]
+
+
+@pytest.mark.one_tier
+async def test_a_configuration_carried_over_is_told_where_its_memory_file_went(
+    settings: Settings, graph: GraphBackend, tmp_path: Path
+) -> None:
+    """An MCP client's entry moved from the official server keeps its MEMORY_FILE_PATH: `serve --profile memory`
+    says at start that the file is not read, and the command it names brings the file's contents over."""
+    memory_file = tmp_path / "memory.jsonl"
+    memory_file.write_text(json.dumps({"type": "entity", "name": "Ada", "entityType": "person", "observations": ["x"]}))
+    env = {**settings_env(settings), "MEMORY_FILE_PATH": str(memory_file)}
+    served = subprocess.run(
+        write_gate_argv("serve", "--profile", "memory"),
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+    )
+    assert served.returncode == 0, served.stderr
+    command = served.stderr.split("To bring its contents over once: ", 1)[1].split("\n", 1)[0]
+    assert command == f"write-gate import {memory_file}"
+    imported = run_write_gate(*command.split()[1:], env=settings_env(settings))
+    assert imported.returncode == 0, imported.stderr
+    async with open_client(settings, "in_process", profile="memory") as client:
+        assert [e["name"] for e in (await Memory(client)("read_graph"))["entities"]] == ["Ada"]
 
 
 # 8.2 relations

@@ -69,6 +69,19 @@ def calls_then_eof(count: int) -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
+def test_a_server_started_with_stdin_from_dev_null_ends_at_once(tmp_path: Path) -> None:
+    """/dev/null is a character device asyncio takes for a pipe, and epoll then refuses in a callback: the server
+    waited forever for a line. Read as a file is, its end ends serving."""
+    done = subprocess.run(
+        write_gate_argv("serve"),
+        env=settings_env(settings_in(tmp_path / "data")),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stdout == b"", done.stderr
+
+
 @pytest.mark.parametrize("stdin_kind", ["pipe", "file"])
 def test_every_request_read_before_eof_is_answered(tmp_path: Path, stdin_kind: str) -> None:
     """The SDK cancels what still runs when stdin ends; the gate holds the end back until all is answered."""

@@ -59,6 +59,8 @@ EXPECTED: dict[str, str] = {
     "(paging), labels (a filter), relations_limit (open_nodes), provenance (each value's claim, and a filter by it), "
     "tags, minImportance and maxImportance (seed 004's filters), includeArchived (archived entities too), "
     "neighbors (MemoryMesh's neighbours too; false by default here, as the official answers)",
+    "memory_mcp_fields": "create_entities' items take memory-mcp's optional tags and importance (seed 004); an "
+    "agent that sends neither sees no change",
     "idempotency_key": "every write tool takes an optional idempotency_key (safe retries: a repeat answers the "
     "first outcome); a call without it is the official call",
     "output_schemas": "each output schema is anyOf the success (every official key, extras beside) and the "

@@ -80,6 +80,8 @@ def _input(ours: dict[str, Any], theirs: dict[str, Any], note: Callable[[str], N
             note("read_arguments")
         elif path == "" and key == "idempotency_key":
             note("idempotency_key")
+        elif path == ".entities[]" and key in ("tags", "importance"):
+            note("memory_mcp_fields")
         else:
             report.append(f"{path}.{key}: only ours")
     report += [f"{path}.{key}: only theirs" for key in sorted(set(there) - set(mine))]

@@ -3,12 +3,13 @@
 The SDK reads each stdin line, and writes and then flushes each answer, in a worker thread: three thread
 hand-offs a call, each a wake-up of another thread, which on a busy machine costs more than the gate's own
 checks. A pipe can be read and written without blocking, so here the loop does both itself. Anything else (a
-regular file, a terminal the loop cannot watch) is left to the SDK's threads, which serve every kind of file.
+regular file, a terminal, /dev/null) is read by the SDK's threads, which serve every kind of file.
 """
 
 import asyncio
 import fcntl
 import os
+import stat
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 
@@ -28,7 +29,10 @@ def _asyncio_loop() -> asyncio.AbstractEventLoop | None:
 async def _pipe_reader(fd: int) -> asyncio.StreamReader | None:
     """A reader of a private duplicate of `fd`, or None when the loop cannot watch it."""
     loop = _asyncio_loop()
-    if loop is None:
+    mode = os.fstat(fd).st_mode
+    # Pipes and sockets only: asyncio takes a character device too, and only then finds (in a callback, where no
+    # caller sees it) that epoll refuses /dev/null: a server started with stdin from /dev/null waited forever.
+    if loop is None or not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
         return None
     reader = asyncio.StreamReader(limit=LINE_LIMIT)
     pipe = os.fdopen(os.dup(fd), "rb", buffering=0)
