@@ -81,9 +81,11 @@ async def test_add_nodes_refuses_what_the_registry_refuses(world: Client, graph:
     empty = await rejected(world, "add_nodes", {"nodes": [{"name": "", "nodeType": "npc"}]})
     assert empty["error_code"] == "INVALID_INPUT"
     assert await nodes(graph, "Bilbo") + await nodes(graph, "Smaug") == 0
-    # An unknown type takes the registry's fallback, as the memory profile's entityType does.
+    # An unknown type takes the registry's fallback, as the memory profile's entityType does; the answer names the
+    # type as given, as MemoryMesh keeps it.
     out = await ok(world, "add_nodes", {"nodes": [{"name": "Shire", "nodeType": "region", "metadata": []}]})
-    assert out["data"]["nodes"][0]["nodeType"] == "entity"  # the fallback label, in MemoryMesh's spelling
+    assert out["data"]["nodes"][0]["nodeType"] == "region"
+    assert await count(graph, "MATCH (n:Entity {name: $name}) RETURN count(n) AS c", name="Shire") == 1
 
 
 async def test_a_name_that_exists_refuses_the_whole_call(world: Client, graph: GraphBackend) -> None:
