@@ -31,7 +31,7 @@ def normalize_tags(tags: Iterable[str], field: str = "tags") -> list[str]:
     return sorted(out)
 
 
-def _number(value: Any) -> float | None:
+def as_number(value: Any) -> float | None:
     """A number as the engines compare it (a boolean is none)."""
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
@@ -50,7 +50,7 @@ def knowledge_values(values: Mapping[str, Any], what: str, declared: Collection[
             raise GateRejection(
                 ErrorCode.INVALID_INPUT, "tags is a list of text (add_tags sets them)", field=f"{what}.{TAGS}"
             )
-    number = _number(values.get(IMPORTANCE))
+    number = as_number(values.get(IMPORTANCE))
     checked = IMPORTANCE in values and (number is not None or IMPORTANCE not in declared)
     if checked and not (number is not None and MIN_IMPORTANCE <= number <= MAX_IMPORTANCE):
         raise GateRejection(
@@ -104,7 +104,7 @@ class EntityFilter:
             stored = props.get(FOLD_PREFIX + TAGS)
             if not (isinstance(stored, list) and any(t in tags for t in stored)):
                 return False
-        number = _number(props.get(IMPORTANCE))
+        number = as_number(props.get(IMPORTANCE))
         if self.min_importance is not None and (number is None or number < self.min_importance):
             return False
         return self.max_importance is None or (number is not None and number <= self.max_importance)

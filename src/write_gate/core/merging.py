@@ -12,12 +12,12 @@ dropped, and the answer says so.
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from write_gate.core.claims import claim_name
 from write_gate.core.identifiers import COMPUTED_FIELDS, is_identifier
 from write_gate.core.identity import FOLD_PREFIX, folded_value
-from write_gate.core.knowledge import IMPORTANCE, TAGS
+from write_gate.core.knowledge import IMPORTANCE, TAGS, as_number
 from write_gate.core.stat_counts import DUE, STAT
 
 # Not data an agent wrote: provenance, the weight (averaged by writes, not owned by either side), internals.
@@ -42,12 +42,8 @@ COMBINED_LISTS = (OBSERVATIONS, TAGS)
 GREATER = (IMPORTANCE,)
 
 
-def _texts(value: Any) -> bool:
+def _texts(value: Any) -> TypeGuard[list[str]]:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def combined(survivor: Mapping[str, Any], merged: Mapping[str, Any]) -> dict[str, Any]:
@@ -57,14 +53,14 @@ def combined(survivor: Mapping[str, Any], merged: Mapping[str, Any]) -> dict[str
     out: dict[str, Any] = {}
     for key in COMBINED_LISTS:
         mine, theirs = survivor.get(key), merged.get(key)
-        if isinstance(mine, list) and isinstance(theirs, list) and _texts(mine) and _texts(theirs):
+        if _texts(mine) and _texts(theirs):
             joined = list(dict.fromkeys([*mine, *theirs]))
             joined = sorted(joined) if key == TAGS else joined
             if joined != mine:
                 out[key] = joined
                 out[FOLD_PREFIX + key] = folded_value(joined) or []
     for key in GREATER:
-        mine_n, theirs_n = _number(survivor.get(key)), _number(merged.get(key))
+        mine_n, theirs_n = as_number(survivor.get(key)), as_number(merged.get(key))
         if mine_n is not None and theirs_n is not None and theirs_n > mine_n:
             out[key] = merged[key]
             if (claim := merged.get(claim_name(key))) is not None:
@@ -76,7 +72,7 @@ def _combines(key: str, survivor: Mapping[str, Any], merged: Mapping[str, Any]) 
     """Whether `combined` decides the key, so that differing values are no conflict."""
     if key in COMBINED_LISTS:
         return _texts(survivor.get(key)) and _texts(merged.get(key))
-    return key in GREATER and None not in (_number(survivor.get(key)), _number(merged.get(key)))
+    return key in GREATER and None not in (as_number(survivor.get(key)), as_number(merged.get(key)))
 
 
 def union(survivor: Mapping[str, Any], merged: Mapping[str, Any]) -> tuple[dict[str, Any], list[Conflict]]:

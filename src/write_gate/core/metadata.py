@@ -24,6 +24,16 @@ def parse_entry(entry: str) -> tuple[str, str] | None:
     return (key.strip(), value.strip()) if sep and key.strip() else None
 
 
+def key_fold(key: str) -> str:
+    """An entry's key as the property names it folds to ("Current Location" and `currentLocation` alike)."""
+    return name_fold(key.replace(" ", ""))
+
+
+def _named(metadata: Iterable[str]) -> set[str]:
+    """The folded keys of the "Key: Value" entries among the metadata."""
+    return {key_fold(parsed[0]) for text in metadata if (parsed := parse_entry(text))}
+
+
 def _text_property(spec: PropertyType) -> bool:
     return spec.relationship is None and (spec.type == "string" or (spec.type == "array" and spec.items == "string"))
 
@@ -51,7 +61,7 @@ def metadata_properties(entry: SchemaEntry | None, metadata: Iterable[str]) -> d
         if parsed is None:
             continue
         key, value = parsed
-        name = targets.get(name_fold(key.replace(" ", "")))
+        name = targets.get(key_fold(key))
         if name is None:
             continue
         if name in found:
@@ -92,7 +102,7 @@ def with_declared_fields(
     if entry is None:
         return list(metadata)
     links = links or {}
-    named = {name_fold(parsed[0].replace(" ", "")) for text in metadata if (parsed := parse_entry(text))}
+    named = _named(metadata)
     added = []
     # The plain fields first, then the relationship fields, as MemoryMesh's schema files mostly order them (the
     # registry keeps no file order).
@@ -133,7 +143,7 @@ def dropped_fields(
     is kept: the schema holds it, and the answer shows it still."""
     if entry is None:
         return {}
-    named = {name_fold(parsed[0].replace(" ", "")) for text in metadata if (parsed := parse_entry(text))}
+    named = _named(metadata)
     required = set(entry.required_properties)
     return {
         name: None for name in _plain_fields(entry, properties) if name_fold(name) not in named and name not in required
@@ -149,7 +159,7 @@ def deleted_fields(entry: SchemaEntry | None, entries: Iterable[str], properties
     removed: dict[str, None] = {}
     for text in entries:
         parsed = parse_entry(text)
-        found = held.get(name_fold(parsed[0].replace(" ", ""))) if parsed is not None else None
+        found = held.get(key_fold(parsed[0])) if parsed is not None else None
         if parsed is None or found is None or found[1] != parsed[1]:
             continue
         if found[0] in entry.required_properties:

@@ -24,6 +24,7 @@ from write_gate.core.identifiers import REMAP_FIELD
 from write_gate.core.metadata import (
     deleted_fields,
     dropped_fields,
+    key_fold,
     metadata_properties,
     parse_entry,
     with_declared_fields,
@@ -194,16 +195,22 @@ def mesh_node(entity: Entity, registry: SchemaRegistry, links: Mapping[str, Sequ
     fallback label answers the type it was written with (MemoryMesh keeps any nodeType as given)."""
     entry = registry.get_entry(entity.entityType)
     metadata = with_declared_fields(entry, entity.observations, entity.properties, links)
-    node_type = entity.entityType
     written = entity.properties.get(REMAP_FIELD)
-    if node_type == registry.fallback_label() and isinstance(written, str) and written.strip(":"):
-        node_type = written.lstrip(":")
+    node_type = shown_type(entity.entityType, written if isinstance(written, str) else None, registry)
     return Node(name=entity.name if entity.name is not None else "", nodeType=node_type, metadata=metadata)
+
+
+def shown_type(label: str, written: str | None, registry: SchemaRegistry) -> str:
+    """A node's nodeType: its label, but under the fallback label the type it was written with (as given, or as
+    `_schema_remap_from` keeps it)."""
+    if label == registry.fallback_label() and written is not None and written.strip(":"):
+        return written.lstrip(":")
+    return label
 
 
 def _names_field(entry: str, fields: Mapping[str, Any]) -> bool:
     parsed = parse_entry(entry)
-    return parsed is not None and any(name_fold(parsed[0].replace(" ", "")) == name_fold(f) for f in fields)
+    return parsed is not None and key_fold(parsed[0]) in {name_fold(field) for field in fields}
 
 
 def already_exists(what: str, name: str, **details: Any) -> GateRejection:
@@ -244,15 +251,9 @@ class MeshService:
         if created.skipped:  # written by another agent between the look-up and the write
             written = [entity.name for entity in created.entities]
             raise already_exists("Node", created.skipped[0], field="nodes", names=created.skipped, written=written)
-        # A node filed under the fallback label answers the type it was given, as the reads answer it (mesh_node).
         given = {n.name: n.nodeType for n in nodes}
-        fallback = gate.registry.fallback_label()
         done = [
-            Node(
-                name=e.name,
-                nodeType=given[e.name] if e.entityType == fallback else e.entityType,
-                metadata=e.observations,
-            )
+            Node(name=e.name, nodeType=shown_type(e.entityType, given[e.name], gate.registry), metadata=e.observations)
             for e in created.entities
         ]
         return NodesAnswer(
