@@ -10,7 +10,7 @@ one statement that checks nothing moved since; if something did, it reads and pl
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from write_gate.access.agents import Agent
 from write_gate.core.cypher import resolution as cypher
@@ -167,15 +167,12 @@ class EntitiesMerged(BaseModel):
     survivor: NodeAddress
     merged: list[MergedNode]
     conflicts: list[Conflict] = Field(description="Differing values: the survivor's kept, the other on the alias.")
-    entity: Entity | None = Field(default=None, description="memory-mcp's form: the merged entity, as read after.")
-
-    @model_serializer(mode="wrap")
-    def _without_absent_entity(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """The gate's form answers as it did (no `entity`)."""
-        out: dict[str, Any] = handler(self)
-        if out.get("entity", True) is None:
-            del out["entity"]
-        return out
+    # Answered only to memory-mcp's form: the gate's answers as it did.
+    entity: Entity | None = Field(
+        default=None,
+        description="memory-mcp's form: the merged entity, as read after.",
+        exclude_if=lambda value: value is None,
+    )
 
 
 # --- find_duplicates -------------------------------------------------------------------------
@@ -350,11 +347,8 @@ async def _by_names(gate: Gate, names: list[str], target: str | None) -> tuple[N
 async def merge_entities(gate: Gate, request: MergeEntitiesRequest, agent: Agent) -> EntitiesMerged:
     by_names = request.entityNames is not None
     if request.entityNames is not None:
-        request = request.model_copy(
-            update=dict(
-                zip(("survivor", "merged"), await _by_names(gate, request.entityNames, request.targetName), strict=True)
-            )
-        )
+        survivor_at, merged_at = await _by_names(gate, request.entityNames, request.targetName)
+        request = request.model_copy(update={"survivor": survivor_at, "merged": merged_at})
     assert request.survivor is not None and request.merged is not None  # one form or the other (_one_form)
     survivor_label, survivor_keys = _address(gate, request.survivor, "survivor")
     targets = [_address(gate, address, f"merged[{i}]") for i, address in enumerate(request.merged)]

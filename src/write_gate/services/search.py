@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, Field
 
 from write_gate.core.cypher import embeddings as vectors
 from write_gate.core.cypher import text_search as cypher
@@ -110,16 +110,9 @@ class Scores(BaseModel):
 class RankedHit(BaseModel):
     entity: Entity
     score: float
-    scores: Scores | None = None
+    # A full-text answer is as it was before the other modes (no `scores`).
+    scores: Scores | None = Field(default=None, exclude_if=lambda value: value is None)
     matched_fields: list[str]
-
-    @model_serializer(mode="wrap")
-    def _without_absent_scores(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """A full-text answer is as it was before the other modes (no `scores`)."""
-        out: dict[str, Any] = handler(self)
-        if out.get("scores", True) is None:
-            del out["scores"]
-        return out
 
 
 class RankedResult(BaseModel):
