@@ -228,6 +228,9 @@ class FalkorDBEngine:
             notice = f"Index on label {ddl.label} on properties {ddl.prop} already exists."
             notification = {"code": "IndexAlreadyExists", "title": notice, "severity": "INFO"}
             return Outcome(type="s", notifications=[notification])
+        # Memgraph's CREATE INDEX answers once the index is built; FalkorDB's lists a label's index being rebuilt
+        # as a second row meanwhile (seen in a fresh-clone run), so it is waited for.
+        await self._until_built(database, ddl.label)
         return Outcome(type="s", stats={"indexes-added": 1})
 
     def _name_index(self, kind: str, indexes: dict[str, Any], name: str, what: Any) -> Outcome:
