@@ -15,6 +15,7 @@ from mcp import Client
 from tests.conftest import MATRIX_SCHEMAS, is_bolt_tier, ok, open_client, rejected
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
+from write_gate.services.search import FIRST_BLOCK, MAX_RANKED_LIMIT
 from write_gate.serving.config import Settings
 from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import load_into_graph, read_sources
@@ -117,6 +118,39 @@ async def test_pages_follow_the_ranking_and_a_cursor_belongs_to_its_search(clien
     assert names(first) + names(second) == everyone and second["next_cursor"] is None
     other = await rejected(client, "search_nodes_ranked", {"query": "alice", "cursor": first["next_cursor"]})
     assert other["error_code"] == "INVALID_INPUT" and other["details"]["field"] == "cursor"
+
+
+async def test_a_ranking_past_the_first_block_pages_as_one_list(client: Client) -> None:
+    """More matches than the first block of candidates (FIRST_BLOCK per label): the first pages read that block,
+    later ones the rest too, and however a client pages, it meets one ranking: every match once, in one order;
+    a page within the first block reads one statement."""
+    matches = FIRST_BLOCK + 150
+    items = [
+        {
+            "label": "Person",
+            "merge_keys": {"name": f"signal {i:03d}"},
+            # The gate's TF-IDF counts occurrences, the engine's score weighs them by length as well: they differ.
+            "properties": {"notes": [" ".join(["beacon"] * (1 + i % 4)) + " seen" + " far" * (i % 7)]},
+            "source": "hr",
+            "extraction_method": "api",
+        }
+        for i in range(matches)
+    ]
+    assert (await ok(client, "write_nodes", {"items": items}))["rejected"] == 0
+    whole = await search(client, "beacon", limit=MAX_RANKED_LIMIT)
+    more = await search(client, "beacon", limit=MAX_RANKED_LIMIT, cursor=whole["next_cursor"])
+    in_one = names(whole) + names(more)
+    assert sorted(in_one) == sorted(item["merge_keys"]["name"] for item in items) and more["next_cursor"] is None
+    paged: list[str] = []
+    cursor = None
+    while True:
+        page = await search(client, "beacon", limit=20, **({"cursor": cursor} if cursor else {}))
+        paged += names(page)
+        if (cursor := page["next_cursor"]) is None:
+            break
+    assert paged == in_one
+    scores = [hit["score"] for hit in whole["results"][:FIRST_BLOCK]]  # the first block: every candidate matches
+    assert scores == sorted(scores, reverse=True) and scores[0] > scores[-1]  # ranked by the gate, not as read
 
 
 async def test_relations_touching_the_results_come_with_them(client: Client) -> None:

@@ -30,7 +30,7 @@ async def substring_not_ready(graph: GraphBackend, labels: list[str]) -> bool:
 
 async def ranked_not_ready(graph: GraphBackend, labels: list[str]) -> bool:
     candidates = text_search.indexed_candidates(graph.dialect, labels, filtered=False, fields=True)
-    rows = await graph.read(Statement(candidates.text, {"query": "ada", "window": 10, "guarded": labels}))
+    rows = await graph.read(Statement(candidates.text, {"query": "ada", "skip": 0, "window": 10, "guarded": labels}))
     return any(row["id"] is None for row in rows)
 
 

@@ -7,4 +7,5 @@ CALL db.idx.fulltext.queryNodes('Person', $query) YIELD node, score
 WITH node AS n, score WHERE n._alias_of IS NULL
 RETURN id(n) AS id, score, n._key AS key, n._search AS text, properties(n) AS props
 ORDER BY score DESC, key
+SKIP $skip
 LIMIT $window

@@ -1,10 +1,11 @@
 """The ranked search's candidate reads: one statement for every label searched, one branch per label.
 
 Through the engines' full-text indexes (`Dialect.text_search`): each label's best `$window` candidates by the
-index's score. Where no index can narrow the query: every node of each label, narrowed only by words the
-query requires (`$required`, each contained in the node's search text). Both return each candidate's search
-text (its properties too, with `fields`), for the judge (`core.search_query`) to decide on; aliases are
-skipped and the claim filter (`claim_matches`) applied in the engine.
+index's score after its best `$skip` (the ranked search reads them in blocks). Where no index can narrow the
+query: every node of each label, narrowed only by words the query requires (`$required`, each contained in the
+node's search text). Both return each candidate's search text (its properties too, with `fields`), for the judge
+(`core.search_query`) to decide on; aliases are skipped and the claim filter (`claim_matches`) applied in the
+engine.
 """
 
 from write_gate.core.cypher.dialect import Dialect
@@ -34,7 +35,7 @@ def indexed_candidates(
     knowledge: bool = False,
     include_archived: bool = False,
 ) -> Statement:
-    """Parameters: `query` (the engine's syntax), `window`, `guarded` (the labels), the claim filter's when
+    """Parameters: `query` (the engine's syntax), `skip` and `window`, `guarded` (the labels), the claim filter's when
     `filtered`, the knowledge filter's when `knowledge` (`reads.knowledge_matches`). Where the engine builds its
     indexes in the background (`Dialect.text_index_guard`), a row with a null `id` says a label's index cannot
     answer completely now: the other rows are then not to be trusted."""
@@ -43,6 +44,7 @@ def indexed_candidates(
         f"WITH node AS n, score WHERE {_where(filtered, knowledge, include_archived)}\n"
         f"RETURN {_candidate(fields)}\n"
         "ORDER BY score DESC, key\n"
+        "SKIP $skip\n"
         "LIMIT $window"
         for label in labels
     ]
