@@ -158,8 +158,10 @@ async def test_deletes_cascade_and_pass_over_what_is_not_there(world: Client, gr
     edge = {"from": "Gandalf", "to": "Rivendell", "edgeType": "located_in"}
     await ok(world, "add_edges", {"edges": [edge]})
     gone = await ok(world, "delete_edges", {"edges": [edge, {**edge, "from": "Nobody"}]})
-    assert gone["data"]["edges"][0] | edge == gone["data"]["edges"][0]
+    assert [e | edge == e for e in gone["data"]["edges"]] == [True] and gone["actionTaken"] == "Deleted 1 edges"
     assert (await ok(world, "open_nodes", {"names": ["Gandalf"]}))["relations"] == []
+    again = await ok(world, "delete_edges", {"edges": [edge]})  # answers what it deleted: nothing
+    assert again["data"]["edges"] == [] and again["actionTaken"] == "Deleted 0 edges"
     await ok(world, "add_edges", {"edges": [edge]})
     await ok(world, "delete_nodes", {"nodeNames": ["Gandalf", "Nobody"]})
     assert await nodes(graph, "Gandalf") == 0

@@ -511,9 +511,15 @@ class MemoryService:
 
     async def delete_relations(self, relations: list[RelationIn], agent: Agent) -> Done:
         """Exact (from, to, type) matches; a relation that is not there is a no-op."""
+        await self.deleted_relations(relations, agent)
+        return Done(message="Relations deleted successfully")
+
+    async def deleted_relations(self, relations: list[RelationIn], agent: Agent) -> list[RelationIn]:
+        """Deletes each relation given that is there (exact matches); answers those deleted."""
         registry = self.gate.registry  # no registry: say so, rather than "deleted"
         found = await self._found(n for r in relations for n in (r.from_, r.to))
         change = change_stamp(agent.id)
+        deleted = []
         for relation in relations:
             try:
                 type_ = resolve_relationship_type(relation.relationType, registry, free_text=True).entry.label
@@ -523,5 +529,7 @@ class MemoryService:
             for from_id, _ in found.get(relation.from_, []):
                 for to_id, _ in found.get(relation.to, []):
                     statement = delete_relationship(type_, from_id, relation.from_, to_id, relation.to, change)
-                    await run_write(self.gate.backend, statement)
-        return Done(message="Relations deleted successfully")
+                    rows = await run_write(self.gate.backend, statement)
+                    if rows and rows[0]["deleted"]:
+                        deleted.append(relation)
+        return deleted

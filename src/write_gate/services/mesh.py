@@ -424,11 +424,11 @@ class MeshService:
 
     async def delete_edges(self, edges: list[EdgeRef], agent: Agent) -> EdgesAnswer:
         """Exact (from, to, edgeType) matches; an edge that is not there is passed over (MemoryMesh's deleteEdges).
-        Answers the edges asked."""
+        Answers the edges deleted, each with the type asked."""
         relations = [RelationIn(from_=e.from_, to=e.to, relationType=e.edgeType) for e in edges]
-        await self.memory.delete_relations(relations, agent)
-        asked = [Edge(from_=e.from_, to=e.to, edgeType=e.edgeType) for e in edges]
-        return EdgesAnswer(data=EdgesData(edges=asked), actionTaken=f"Deleted {len(asked)} edges", timestamp=utc_now())
+        deleted = await self.memory.deleted_relations(relations, agent)
+        gone = [Edge(from_=r.from_, to=r.to, edgeType=r.relationType) for r in deleted]
+        return EdgesAnswer(data=EdgesData(edges=gone), actionTaken=f"Deleted {len(gone)} edges", timestamp=utc_now())
 
     # -- metadata ---------------------------------------------------------------------------------
 
