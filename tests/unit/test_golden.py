@@ -856,6 +856,7 @@ RUN_TIME_PARAMETERS = {
     "since_n": 0,
     # The ranked search: candidates per label, words every match contains.
     "window": 10,
+    "skip": 0,
     "required": ["ada"],
     "labels": ["Person"],
     # The statistics: the registered relationship types.
