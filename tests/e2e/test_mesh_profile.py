@@ -44,8 +44,12 @@ async def test_the_profile_lists_memorymesh_s_eleven_and_the_typed_tools(
 ) -> None:
     await load_into_graph(graph, read_sources([MEMORYMESH_SCHEMAS]))
     async with open_client(settings, "stdio", "mesh") as client:  # `write-gate serve --profile mesh`
-        listed = {tool.name for tool in (await client.list_tools()).tools}
+        schemas = {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
+        listed = set(schemas)
         assert listed >= MESH_DEFAULT_TOOLS | TYPED
+        # update_npc as MemoryMesh lists it (seed 000, 5.2): add_npc's fields, only the name required.
+        add, update = (schemas[f"{verb}_npc"]["properties"]["npc"] for verb in ("add", "update"))
+        assert update["properties"] == add["properties"] and update["required"] == ["name"] != add["required"]
         assert not listed & {"write_node", "create_entities", "get_schema"}  # the other profiles' own, not listed
         found = await ok(client, "search_nodes", {"query": "anything"})
         assert found["data"] == {"nodes": [], "edges": []}

@@ -58,12 +58,14 @@ def typed_specs(
                     handler=_typed_handler(entry, mode, mesh_answers),
                     label=label,
                     mesh=True,
+                    # The mesh profile lists update_<type> whole, as MemoryMesh does (seed 000, 5.2: add_'s
+                    # structure, only the name required); the others refer to add_<type> for its fields.
                     brief=(
                         (
                             f"add_{tool_type_name(label)}",
                             input_schema(request_model(entry, "update", method_schema, beside_add=True)),
                         )
-                        if mode == "update"
+                        if mode == "update" and not mesh_answers
                         else None
                     ),
                 )
