@@ -221,10 +221,10 @@ class Searcher:
         engine_query: str,
         filter_params: dict[str, Any] | None,
         fields: bool,
-        knowledge_params: dict[str, Any] | None = None,
-        include_archived: bool = False,
-        window: int = MAX_CANDIDATES,
-        skip: int = 0,
+        knowledge_params: dict[str, Any] | None,
+        include_archived: bool,
+        window: int,
+        skip: int,
     ) -> list[Row] | None:
         """The index's candidates, best first by its score, `window` per label after its best `skip`; None when
         an index cannot answer completely (missing, still being built, or no text search at all)."""
@@ -284,7 +284,7 @@ class Searcher:
         filter_params: dict[str, Any] | None,
         knowledge_params: dict[str, Any] | None,
         include_archived: bool,
-        window: int = MAX_CANDIDATES,
+        window: int,
         skip: int = 0,
     ) -> TextRanking:
         """The full-text ranking: the index's candidates (`window` per label after `skip`; a scan where it cannot
@@ -402,11 +402,12 @@ class Searcher:
         filters = (labels, filter_params, knowledge_params, request.includeArchived)
         searched_by: Literal["index", "scan"] = "index"
         text_hits: list[Hit] = []
-        if tree is not None and request.mode == "fulltext":
-            text = await self._fulltext_blocks(tree, offset + request.limit, *filters)
-            text_hits, searched_by = text.hits, text.searched_by
-        elif tree is not None and request.mode == "hybrid":
-            text = await self._fulltext(tree, *filters, HYBRID_CANDIDATES)
+        if tree is not None and request.mode != "semantic":
+            text = (
+                await self._fulltext_blocks(tree, offset + request.limit, *filters)
+                if request.mode == "fulltext"
+                else await self._fulltext(tree, *filters, HYBRID_CANDIDATES)
+            )
             text_hits, searched_by = text.hits, text.searched_by
         meaning_hits: list[Hit] = []
         if embeddings is not None and request.mode != "fulltext":
