@@ -89,11 +89,23 @@ async def test_boolean_queries_phrases_prefixes_and_fields(client: Client) -> No
     assert names(await search(client, '"graph databases"')) == ["Alice Smith"]
     assert names(await search(client, '"databases graph"')) == []
     assert set(names(await search(client, "engin*"))) == {"Alice Smith", "Carol White", "Acme Corp"}  # engines
-    assert names(await search(client, "type:organization search")) == ["Acme Corp"]
+    assert names(await search(client, "type:organization AND search")) == ["Acme Corp"]
     assert set(names(await search(client, "(piano OR dashboards) AND -type:organization"))) == {
         "Alicia Keys",
         "Bob Jones",
     }
+
+
+async def test_words_side_by_side_find_any_of_them_and_more_words_rank_higher(client: Client) -> None:
+    """Seed 004's ranked search: every entity holding a query word scores (TF-IDF summed over the words), best
+    first; AND still requires both, and a -word beside them excludes. boolean_search keeps them all required."""
+    assert set(names(await search(client, "piano dashboards"))) == {"Alicia Keys", "Bob Jones"}
+    both = names(await search(client, "type:organization search"))
+    assert both[0] == "Acme Corp" and "Alice Smith" in both  # Acme holds both words, Alice one
+    assert names(await search(client, "piano dashboards -name:alicia")) == ["Bob Jones"]
+    assert names(await search(client, "piano AND dashboards")) == []
+    graph = await ok(client, "boolean_search", {"query": "piano dashboards"})
+    assert graph["entities"] == []
 
 
 async def test_a_query_the_index_cannot_narrow_is_answered_by_a_scan(client: Client) -> None:

@@ -46,6 +46,29 @@ def test_words_are_folded_and_juxtaposed_words_must_all_match() -> None:
     assert judge("ALICE") and judge("alice smith") and not judge("alice jones")
 
 
+def test_with_any_word_juxtaposed_words_may_match_and_a_negation_beside_them_excludes() -> None:
+    """Seed 004's ranked search scores every entity holding a query word: words side by side are an OR there,
+    explicit AND and OR keep binding, and `-word` (or NOT) beside them is still required absent."""
+    a, b, c = Term(("a",)), Term(("b",)), Term(("c",))
+    assert parse("a b", words="any") == Or((a, b))
+    assert parse("a b -c", words="any") == And((Or((a, b)), Not(c)))
+    assert parse("a AND b c", words="any") == Or((And((a, b)), c))
+    assert parse("a OR b c", words="any") == Or((Or((a, b)), c))
+    assert parse("(a b) AND c", words="any") == And((Or((a, b)), c))
+    assert parse("-a -b", words="any") == And((Not(a), Not(b)))
+    assert parse("a", words="any") == a and parse("NOT a", words="any") == Not(a)
+
+    def judge_any(query: str) -> bool:
+        return matches(parse(query, words="any"), DOC)
+
+    assert judge_any("alice jones") and judge_any("jones acme") and not judge_any("jones bob")
+    assert not judge_any("jones -acme") and not judge_any("alice -smith") and judge_any("alice bob -jones")
+    assert not judge_any("alice AND jones") and judge_any("(alice AND smith) jones")
+    for query in ("(a", "a)", "AND", "OR a", "a OR", "NOT", "()"):
+        with pytest.raises(QueryError):
+            parse(query, words="any")
+
+
 def test_or_not_minus_and_groups() -> None:
     assert parse("a OR b c") == Or((Term(("a",)), And((Term(("b",)), Term(("c",))))))
     assert parse("-a") == Not(Term(("a",))) == parse("NOT a")
@@ -128,13 +151,14 @@ WORDS = st.text(alphabet="abcdeé", min_size=1, max_size=6)
 )
 def test_any_text_either_parses_or_is_a_query_error(query: list[str]) -> None:
     text = " ".join(query)
-    try:
-        tree = parse(text)
-    except QueryError:
-        return
-    matches(tree, DOC)  # and whatever parsed can be judged and compiled
-    recall(tree, "redisearch")
-    recall(tree, "tantivy")
+    for words in ("all", "any"):
+        try:
+            tree = parse(text, words=words)
+        except QueryError:
+            continue
+        matches(tree, DOC)  # and whatever parsed can be judged and compiled
+        recall(tree, "redisearch")
+        recall(tree, "tantivy")
 
 
 def test_typo_tolerance_grows_with_the_words_length() -> None:

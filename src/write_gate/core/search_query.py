@@ -2,7 +2,9 @@
 index can find.
 
     alice                      a word (case-insensitive: folded as stored text is)
-    alice bob / alice AND bob  both
+    alice bob                  any of them (`words="any"`: seed 004's ranked search, more words rank higher),
+                               or both (`words="all"`: its boolean search); a `-word` beside them is excluded
+    alice AND bob              both
     alice OR bob               either
     NOT bob / -bob             not
     "acme corp"                a phrase: these words, adjacent, in one value
@@ -151,10 +153,14 @@ def _tokens(text: str, fuzzy: bool) -> list[str | Term]:
     return out
 
 
+Words = Literal["any", "all"]
+
+
 class _Parser:
-    def __init__(self, tokens: list[str | Term]) -> None:
+    def __init__(self, tokens: list[str | Term], words: Words) -> None:
         self.tokens = tokens
         self.at = 0
+        self.words = words
 
     def peek(self) -> str | Term | None:
         return self.tokens[self.at] if self.at < len(self.tokens) else None
@@ -171,9 +177,21 @@ class _Parser:
             children.append(self.both())
         return children[0] if len(children) == 1 else Or(tuple(children))
 
+    def sequence(self) -> Node:
+        """Clauses side by side. With `words="all"` they are one AND (parsed by `both`); with "any" each clause
+        may match, as a search engine's default OR: any positive clause, and none of the negated ones."""
+        if self.words == "all":
+            return self.either()
+        clauses = [self.either()]
+        while (token := self.peek()) is not None and token != ")":
+            clauses.append(self.either())
+        return any_of(clauses)
+
     def both(self) -> Node:
         children = [self.unary()]
-        while (token := self.peek()) is not None and token not in ("OR", ")"):
+        while (token := self.peek()) == "AND" or (
+            self.words == "all" and token is not None and token not in ("OR", ")")
+        ):
             if token == "AND":
                 self.take()
             children.append(self.unary())
@@ -184,7 +202,7 @@ class _Parser:
         if token == "NOT":
             return Not(self.unary())
         if token == "(":
-            inner = self.either()
+            inner = self.sequence()
             if self.take() != ")":
                 raise QueryError("a '(' is not closed")
             return inner
@@ -193,8 +211,18 @@ class _Parser:
         raise QueryError("the query ends too early" if token is None else f"{token!r} is not expected here")
 
 
-def parse(text: str, *, fuzzy: bool = False) -> Node:
-    """The query's tree; `fuzzy` gives every plain word its length's typo tolerance (`auto_edits`)."""
+def any_of(clauses: list[Node]) -> Node:
+    """Clauses side by side under `words="any"`: `a b -c` is (a OR b) AND NOT c; negations alone are all required."""
+    positive = [c for c in clauses if not isinstance(c, Not)]
+    negated = [c for c in clauses if isinstance(c, Not)]
+    core = [positive[0] if len(positive) == 1 else Or(tuple(positive))] if positive else []
+    joined = core + negated
+    return joined[0] if len(joined) == 1 else And(tuple(joined))
+
+
+def parse(text: str, *, fuzzy: bool = False, words: Words = "all") -> Node:
+    """The query's tree; `fuzzy` gives every plain word its length's typo tolerance (`auto_edits`); `words` says
+    what clauses side by side mean: all of them (an AND), or any (the ranked search's default)."""
     if len(text) > MAX_QUERY_CHARS:
         raise QueryError(f"the query is longer than {MAX_QUERY_CHARS} characters")
     tokens = _tokens(text, fuzzy)
@@ -202,8 +230,8 @@ def parse(text: str, *, fuzzy: bool = False) -> Node:
         raise QueryError("the query has no word to search for")
     if sum(isinstance(t, Term) for t in tokens) > MAX_TERMS:
         raise QueryError(f"the query has more than {MAX_TERMS} terms")
-    parser = _Parser(tokens)
-    tree = parser.either()
+    parser = _Parser(tokens, words)
+    tree = parser.sequence()
     if parser.peek() is not None:
         raise QueryError("a ')' has no '('")
     return tree

@@ -31,6 +31,7 @@ from write_gate.core.search_query import (
     QueryError,
     Syntax,
     Term,
+    Words,
     document,
     leaves,
     matched_fields,
@@ -70,8 +71,8 @@ MAX_CANDIDATES = 1000
 FIRST_BLOCK = 100
 
 QUERY_HELP = (
-    'Words (all must match); OR, NOT or -word, (groups), "phrases", prefix*, typo~ or typo~2 (edits), '
-    "field:word (name, type, observations or a property)."
+    'Words (any may match; more rank higher); AND, OR, NOT or -word, (groups), "phrases", prefix*, typo~ or '
+    "typo~2 (edits), field:word (name, type, observations or a property)."
 )
 
 
@@ -159,10 +160,11 @@ def shown_fields(tree: Node, stored: Mapping[str, Any]) -> list[str]:
     return sorted(_FIELD_NAMES.get(f, f) for f in fields)
 
 
-def _fingerprint(request: RankedSearchRequest) -> str:
-    """Ties a cursor to the search that made it: a page of one query is no place to continue another."""
+def _fingerprint(request: RankedSearchRequest, words: Words) -> str:
+    """Ties a cursor to the search that made it: a page of one query is no place to continue another (nor of
+    the same query read with its words all required)."""
     filters = (request.entity_filter(), request.includeArchived)
-    what = repr((request.query, sorted(request.labels or []), request.fuzzy, filters))
+    what = repr((request.query, sorted(request.labels or []), request.fuzzy, filters, words))
     what += "" if request.mode == "fulltext" else f" {request.mode}"  # a full-text cursor reads as before
     return hashlib.sha256(what.encode()).hexdigest()[:16]
 
@@ -370,7 +372,9 @@ class Searcher:
                 best[row["id"]] = Hit(score, row["key"] or "", row["id"])
         return sorted(best.values(), key=lambda h: (-h.score, h.key, h.id))
 
-    async def search(self, request: RankedSearchRequest) -> RankedResult:
+    async def search(self, request: RankedSearchRequest, *, words: Words = "any") -> RankedResult:
+        """A page of the ranking. `words`: what a query's words side by side mean, any of them (seed 004's ranked
+        search, whose TF-IDF scores every entity holding a word) or all (its boolean search)."""
         embeddings = self._embeddings
         if request.mode != "fulltext" and embeddings is None:
             raise GateRejection(
@@ -382,14 +386,14 @@ class Searcher:
         tree: Node | None
         if request.mode == "fulltext":
             try:
-                tree = parse(request.query, fuzzy=request.fuzzy)
+                tree = parse(request.query, fuzzy=request.fuzzy, words=words)
             except QueryError as exc:
                 raise GateRejection(ErrorCode.INVALID_INPUT, f"query: {exc}", field="query") from exc
         elif not has_word(request.query):
             raise GateRejection(ErrorCode.INVALID_INPUT, "query: the query has no word to search for", field="query")
         else:
             tree = any_word(request.query, request.fuzzy)
-        fingerprint = _fingerprint(request)
+        fingerprint = _fingerprint(request, words)
         position = decode_cursor(request.cursor, "ranked", o=int, h=str)
         if position is not None and position["h"] != fingerprint:
             raise GateRejection(ErrorCode.INVALID_INPUT, "cursor belongs to another search", field="cursor")
