@@ -83,12 +83,13 @@ async def test_duplicates_are_scored_explained_and_ordered(client: Client) -> No
     ]
     assert found["pairs"][1]["nodes"][0] == {"label": "Organization", "merge_keys": {"name": "Acme"}, "name": "Acme"}
     assert found["nodes_scanned"] == 7 and found["more"] is False
+    assert found["groups"] == [["Jo Smith", "Joanna Smith-Jones"], ["Acme", "Acmee"]]  # memory-mcp's string[][]
     across = await ok(client, "find_duplicates", {"across_labels": True, "threshold": 0.95, "limit": 1})
     assert [(n["label"], n["name"]) for n in across["pairs"][0]["nodes"]] == [("Entity", "al"), ("Person", "Al")]
     assert across["pairs"][0]["signals"][0] == {"signal": "same_name", "score": 1.0}
     assert across["more"] is True  # the email pair passes 0.95 too
     only = await ok(client, "find_duplicates", {"labels": ["Organization"], "threshold": 0.9})
-    assert only["pairs"] == [] and only["nodes_scanned"] == 3
+    assert only["pairs"] == [] and only["groups"] == [] and only["nodes_scanned"] == 3
 
 
 async def test_archived_entities_are_not_paired_until_restored(client: Client) -> None:

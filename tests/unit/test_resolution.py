@@ -9,6 +9,7 @@ from write_gate.core.resolution import (
     Signal,
     block_keys,
     candidate_pairs,
+    duplicate_groups,
     find_pairs,
     make_node,
     name_similarity,
@@ -88,6 +89,24 @@ def test_pairs_are_ordered_bounded_and_thresholded() -> None:
         ("Person", "Person", 1.0),
     ]
     assert len(find_pairs(nodes, across_labels=True, threshold=0.0, limit=2)[0]) == 2
+
+
+def test_groups_join_pairs_that_share_a_node_in_the_order_the_pairs_meet_them() -> None:
+    """memory-mcp's string[][]: Acme, Acmee and Acme Corp are one group through their pairs, Ann and Anne-Marie
+    another; the best pair's group comes first."""
+    nodes = [
+        node(1, "Organization", "Acme"),
+        node(2, "Organization", "Acmee"),
+        node(3, "Organization", "Acme Corp"),
+        node(4, "Person", "Ann", email="a@x.org"),
+        node(5, "Person", "Anne-Marie", email="a@x.org"),
+    ]
+    pairs, _ = find_pairs(nodes, across_labels=False, threshold=0.6, limit=10)
+    assert duplicate_groups(pairs) == [["Ann", "Anne-Marie"], ["Acme", "Acmee", "Acme Corp"]]
+    assert duplicate_groups([]) == []
+    two_acmes = [node(1, "Organization", "Acme"), node(6, "Entity", "Acme")]
+    same_name, _ = find_pairs(two_acmes, across_labels=True, threshold=0.9, limit=10)
+    assert duplicate_groups(same_name) == [["Acme", "Acme"]]  # two nodes, one name: both listed
 
 
 def test_blocks_keep_labels_apart_unless_asked() -> None:

@@ -194,3 +194,17 @@ def find_pairs(
             kept.append((-score, i, j))
     best = heapq.nsmallest(limit, kept)
     return [score_pair(listed[i], listed[j]) for _, i, j in best], len(candidates)
+
+
+def duplicate_groups(pairs: Sequence[Pair]) -> list[list[str]]:
+    """memory-mcp's answer to find_duplicates (seed 004: `string[][]`): the pairs' nodes joined into groups where
+    pairs share a node, each group's names in the order the pairs (best first) meet its nodes, the groups in the
+    order of their first pair."""
+    import networkx as nx  # here, not at the top: only this answer needs it
+
+    graph = nx.Graph()  # insertion-ordered: components come in the order their first node was added
+    for pair in pairs:
+        graph.add_edge(pair.a.id, pair.b.id)
+    names = {node.id: node.name for pair in pairs for node in (pair.a, pair.b)}
+    met = {node_id: i for i, node_id in enumerate(graph.nodes)}
+    return [[names[n] for n in sorted(group, key=met.__getitem__)] for group in nx.connected_components(graph)]

@@ -29,6 +29,7 @@ from write_gate.core.resolution import (
     DEFAULT_THRESHOLD,
     Node,
     Pair,
+    duplicate_groups,
     find_pairs,
     keys_of,
     make_node,
@@ -87,6 +88,10 @@ class DuplicatePair(BaseModel):
 class DuplicatesFound(BaseModel):
     status: Literal["found"] = "found"
     pairs: list[DuplicatePair]
+    groups: list[list[str]] = Field(
+        default_factory=list,
+        description="memory-mcp's answer: the names of the pairs above, joined where pairs share a node.",
+    )
     nodes_scanned: int
     pairs_compared: int
     more: bool = Field(description="More pairs passed the threshold than limit allowed.")
@@ -287,8 +292,10 @@ async def find_duplicates(gate: Gate, request: FindDuplicatesRequest) -> Duplica
     if following is not None:
         (il, ia), (jl, ja) = following
         next_cursor = encode_cursor(_CURSOR, il=il, ia=ia, jl=jl, ja=ja, p=size, x=int(request.across_labels))
+    answered = pairs[: request.limit]
     return DuplicatesFound(
-        pairs=[_pair_out(p) for p in pairs[: request.limit]],
+        pairs=[_pair_out(p) for p in answered],
+        groups=duplicate_groups(answered),
         nodes_scanned=scanned,
         pairs_compared=compared,
         more=len(pairs) > request.limit,
