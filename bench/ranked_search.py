@@ -32,7 +32,8 @@ PLACES = ["lisbon", "oslo", "quito", "hanoi", "dakar", "lima", "perth", "cork", 
 # (tool, arguments, what it shows)
 QUERIES: list[tuple[str, dict[str, Any], str]] = [
     ("search_nodes_ranked", {"query": "topic42"}, "rare word (about N/997 nodes)"),
-    ("search_nodes_ranked", {"query": "lisbon topic42"}, "two words, AND"),
+    ("search_nodes_ranked", {"query": "lisbon AND topic42"}, "two words, AND"),
+    ("search_nodes_ranked", {"query": "lisbon topic42"}, "two words, any (common OR rare)"),
     ("search_nodes_ranked", {"query": '"met in lisbon"'}, "phrase, common (N/10)"),
     ("search_nodes_ranked", {"query": "topc42~"}, "typo, alone"),
     ("search_nodes_ranked", {"query": "lisbon", "fuzzy": True}, "common word, fuzzy"),
