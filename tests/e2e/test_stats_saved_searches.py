@@ -232,6 +232,8 @@ async def test_each_search_type_runs_its_search(client: Client) -> None:
         "ranked": {"query": "alice", "searchType": "ranked"},
         "boolean": {"query": "engineer OR musician", "searchType": "boolean"},
         "fuzzy": {"query": "alise", "searchType": "fuzzy"},
+        "ranked two words": {"query": "engineer musician", "searchType": "ranked"},
+        "boolean two words": {"query": "engineer musician", "searchType": "boolean"},
     }
     for name, args in searches.items():
         await ok(client, "save_search", {"name": name, **args})
@@ -240,6 +242,10 @@ async def test_each_search_type_runs_its_search(client: Client) -> None:
     assert ranked["searched_by"] in ("index", "scan")
     boolean = await ok(client, "execute_saved_search", {"name": "boolean"})
     assert sorted(hit_names(boolean)) == ["Alice Smith", "Alicia Keys"]
+    # Words side by side: any of them in a ranked search, all of them in a boolean one (as boolean_search reads them).
+    either = await ok(client, "execute_saved_search", {"name": "ranked two words"})
+    assert sorted(hit_names(either)) == ["Alice Smith", "Alicia Keys"]
+    assert hit_names(await ok(client, "execute_saved_search", {"name": "boolean two words"})) == []
     fuzzy = await ok(client, "execute_saved_search", {"name": "fuzzy"})
     direct = await ok(client, "search_nodes_ranked", {"query": "alise", "fuzzy": True})
     assert hit_names(fuzzy) == hit_names(direct) and "Alice Smith" in hit_names(fuzzy)

@@ -3,8 +3,8 @@
 A saved search's arguments are checked by the search's own request model when saved, when updated and again
 when run (the models may have changed in between: a stored search that no longer passes is refused, not run).
 `basic` runs search_nodes, as the profile's search_nodes tool takes it (so with neighbours in the gate
-profile); `ranked` and `boolean` run search_nodes_ranked (its query syntax is boolean);
-`fuzzy` runs it with `fuzzy: true`. A run counts itself on the node (`useCount`, `lastExecuted`).
+profile); `ranked` and `boolean` run search_nodes_ranked (its query syntax is boolean; a `boolean` search's words
+side by side are all required, as boolean_search reads them); `fuzzy` runs it with `fuzzy: true`. A run counts itself on the node (`useCount`, `lastExecuted`).
 """
 
 from collections.abc import Mapping
@@ -218,12 +218,13 @@ async def execute_saved_search(
 ) -> SearchRun:
     """Run it as saved, then count the run (a run whose search is refused is not counted). A basic search runs
     as the profile's search_nodes (`basic`, its model) runs those arguments: the same request, the same read."""
-    search = search_request(await _read_one(gate, request.name), stored=True, basic=basic)
+    saved = await _read_one(gate, request.name)
+    search = search_request(saved, stored=True, basic=basic)
     answer: GraphResult | RankedResult
     if isinstance(search, SearchNodesRequest):
         answer = await gate.reader.search_nodes(search)
-    else:
-        answer = await gate.searcher.search(search)
+    else:  # a boolean search's words side by side are all required, as boolean_search reads them
+        answer = await gate.searcher.search(search, words="all" if saved.get("searchType") == "boolean" else "any")
     rows = await run_write(gate.backend, Statement(cypher.COUNT_RUN.text, {"name": request.name, "at": utc_now()}))
     if not rows:  # deleted while it ran
         raise _not_saved()
