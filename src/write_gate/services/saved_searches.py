@@ -4,7 +4,8 @@ A saved search's arguments are checked by the search's own request model when sa
 when run (the models may have changed in between: a stored search that no longer passes is refused, not run).
 `basic` runs search_nodes, as the profile's search_nodes tool takes it (so with neighbours in the gate
 profile); `ranked` and `boolean` run search_nodes_ranked (its query syntax is boolean; a `boolean` search's words
-side by side are all required, as boolean_search reads them); `fuzzy` runs it with `fuzzy: true`. A run counts itself on the node (`useCount`, `lastExecuted`).
+side by side are all required, as boolean_search reads them); `fuzzy` runs it with `fuzzy: true`. A run counts
+itself on the node (`useCount`, `lastExecuted`).
 """
 
 from collections.abc import Mapping
