@@ -102,6 +102,39 @@ async def test_the_reads_answer_nodes_and_edges_with_neighbours(mesh: Client) ->
     assert opened["data"]["edges"] == [{"from": "Gandalf", "to": "Rivendell", "edgeType": "located_in", "weight": 1.0}]
 
 
+async def test_search_finds_a_typed_node_by_the_key_value_entries_its_answer_shows(mesh: Client) -> None:
+    """Seed 000, 4.5: a query is matched against each metadata entry. add_npc stores `role` as a field, shown as
+    "Role: Wizard"; add_nodes keeps "Role: Bearer" as written. Both are found by their entries, whole or in part,
+    across the separator, and a page holds the candidates that show the query."""
+    await ok(mesh, "add_location", {"location": {"name": "Rivendell", "type": "Town"}})
+    await ok(mesh, "add_npc", {"npc": GANDALF})
+    await ok(mesh, "add_npc", {"npc": {"name": "Saruman", "role": "Wizard", "status": "Missing"}})
+    frodo = {"name": "Frodo", "nodeType": "npc", "metadata": ["Role: Bearer", "Status: Inactive"]}
+    tower = {"name": "Wizard Tower", "nodeType": "location", "metadata": ["Type: Building"]}
+    await ok(mesh, "add_nodes", {"nodes": [frodo, tower]})
+
+    async def found(query: str, **args: Any) -> list[str]:
+        answer = await ok(mesh, "search_nodes", {"query": query, "neighbors": False, **args})
+        assert answer["actionTaken"] == f"Searched nodes: {query}"
+        return sorted(n["name"] for n in answer["data"]["nodes"])
+
+    assert await found("Role: Wizard") == ["Gandalf", "Saruman"]  # not the tower: "wizard" alone is no entry
+    assert await found("role: wiz") == await found("ROLE: WIZARD") == ["Gandalf", "Saruman"]
+    assert await found("le: wiz") == ["Gandalf", "Saruman"]  # across the separator
+    assert await found("Status: Active") == ["Gandalf"] and await found("Status: Missing") == ["Saruman"]
+    assert await found("Role: Bearer") == ["Frodo"]  # kept as written
+    # A relationship field's entry, from the node's edge: Gandalf shows "Current Location: Rivendell".
+    assert await found("Current Location: Rivendell") == await found("location: riv") == ["Gandalf"]
+    assert await found("Role: Sorcerer") == [] and await found("Status: Wizard") == []
+    assert await found("wizard") == ["Gandalf", "Saruman", "Wizard Tower"]  # a plain query reads as before
+    with_neighbours = await ok(mesh, "search_nodes", {"query": "Status: Active"})
+    assert [n["name"] for n in with_neighbours["data"]["nodes"]] == ["Gandalf", "Rivendell"]
+    first = await ok(mesh, "search_nodes", {"query": "Role: Wizard", "neighbors": False, "limit": 1})
+    rest = await ok(mesh, "search_nodes", {"query": "Role: Wizard", "neighbors": False, "cursor": first["next_cursor"]})
+    paged = [n["name"] for n in first["data"]["nodes"] + rest["data"]["nodes"]]
+    assert sorted(paged) == ["Gandalf", "Saruman"] and rest["next_cursor"] is None
+
+
 async def test_a_page_at_a_time_with_its_cursor_beside_the_data(mesh: Client) -> None:
     nodes = [{"name": f"Orc {i}", "nodeType": "npc", "metadata": ["Role: Grunt", "Status: Active"]} for i in range(5)]
     await ok(mesh, "add_nodes", {"nodes": nodes})

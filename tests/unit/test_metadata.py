@@ -9,8 +9,10 @@ from write_gate.core.metadata import (
     deleted_fields,
     display_key,
     dropped_fields,
+    entry_search_value,
     metadata_properties,
     parse_entry,
+    shows_query,
     with_declared_fields,
 )
 from write_gate.core.model import GateRejection
@@ -121,3 +123,19 @@ def test_a_deletion_removes_a_field_it_names_with_the_value_held_and_refuses_a_r
         deleted_fields(NPC, ["Role: Wizard"], held)
     assert refused.value.rejected.error_code == "SCHEMA_MISSING_REQUIRED_PROPERTY"
     assert deleted_fields(NPC, ["Role: Warrior"], held) == {}  # not the value held: nothing to delete
+
+
+def test_a_query_across_an_entry_s_separator_is_searched_by_the_part_after_it() -> None:
+    assert entry_search_value("role: wizard") == "wizard" and entry_search_value("le: wiz ") == "wiz"
+    assert entry_search_value("a: b: c") == "b: c"  # the first separator, as MemoryMesh's entries split
+    assert entry_search_value("wizard") is None and entry_search_value("role:wizard") is None
+    assert entry_search_value("role: ") is None and entry_search_value("role:   ") is None
+
+
+def test_a_node_shows_a_query_in_its_name_type_entries_or_text() -> None:
+    entries = ["Role: Wizard", "Current Location: Rivendell"]
+    assert shows_query("role: wiz", "Gandalf", "npc", entries, {})
+    assert shows_query("location: riv", "Gandalf", "npc", entries, {})
+    assert shows_query("npc", "Gandalf", "npc", [], {}) and shows_query("grey", "Gandalf the Grey", "npc", [], {})
+    assert shows_query("note: x", "A", "t", [], {"notes": ["NOTE: X marks it"]})  # text properties, folded
+    assert not shows_query("role: sorcerer", "Gandalf", "npc", entries, {"age": 2019})

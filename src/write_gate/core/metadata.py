@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from write_gate.core.identity import fold, folded_value
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.core.properties import name_fold
 from write_gate.core.registry import PropertyType, SchemaEntry
@@ -166,3 +167,20 @@ def deleted_fields(entry: SchemaEntry | None, entries: Iterable[str], properties
             raise _required(entry, found[0], f"the entry {text!r} cannot be deleted (update it instead)")
         removed[found[0]] = None
     return removed
+
+
+def entry_search_value(query: str) -> str | None:
+    """The part of a folded search query after its first ": ", trimmed: a query that may run across a "Key: Value"
+    entry's separator ("role: wiz") finds in such an entry only nodes whose values hold that part; None when the
+    query has no separator or nothing after it."""
+    _key, sep, rest = query.partition(SEPARATOR)
+    return rest.strip() or None if sep else None
+
+
+def shows_query(query: str, name: str, node_type: str, metadata: Iterable[str], properties: Mapping[str, Any]) -> bool:
+    """MemoryMesh's search match (seed 000, 4.5), the folded `query` a substring of the node's name, its type or
+    one of its metadata entries, or, as the gate's search_nodes reads, of one of its text properties."""
+    texts = [name, node_type, *metadata]
+    if any(query in fold(text) for text in texts):
+        return True
+    return any(query in text for value in properties.values() for text in folded_value(value) or ())

@@ -380,6 +380,7 @@ class Expanded:
     resume_after: int | None  # where the next page of relations starts (the truncated entities' last one)
     ids: tuple[int, ...] = ()  # the entities' node ids, in their order (a node deleted meanwhile is not there)
     stored: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)  # each one's properties, as stored
+    neighbour_ids: tuple[int, ...] = ()  # the neighbours' (with_neighbours), after them, in their order
 
 
 def shape(rows: Iterable[Row], page: Sequence[int], show_claims: bool = False, decay: Decay | None = None) -> Expanded:
@@ -458,7 +459,8 @@ def with_neighbours(
             continue
         found[other] = to_entity(labels, row["mprops"], show_claims, decay.of_node(labels) if decay else None)
     entities = [*expanded.result.entities, *found.values()]
-    return replace(expanded, result=expanded.result.model_copy(update={"entities": entities}))
+    result = expanded.result.model_copy(update={"entities": entities})
+    return replace(expanded, result=result, neighbour_ids=tuple(found))
 
 
 # --- the reader ---------------------------------------------------------------------------------
@@ -645,8 +647,13 @@ class Reader:
         return expanded.result.model_copy(update={"next_cursor": next_cursor})
 
     async def search_nodes(self, request: SearchNodesRequest) -> GraphResult:
-        claims, show = claims_asked(request.provenance)
-        page, next_cursor = await self._page(
+        page, next_cursor = await self.search_page(request)
+        return await self.search_answer(request, page, next_cursor)
+
+    async def search_page(self, request: SearchNodesRequest) -> tuple[list[int], str | None]:
+        """The node ids of a search's page, and the cursor after it."""
+        claims, _show = claims_asked(request.provenance)
+        return await self._page(
             "search",
             request.limit,
             request.cursor,
@@ -656,6 +663,10 @@ class Reader:
             request.entity_filter(),
             include_archived=request.includeArchived,
         )
+
+    async def search_answer(self, request: SearchNodesRequest, page: list[int], next_cursor: str | None) -> GraphResult:
+        """A search's answer for the nodes `page`: them, the relations touching them, their neighbours if asked."""
+        _claims, show = claims_asked(request.provenance)
         expanded = await self.expand(
             page,
             DEFAULT_RELATIONS_LIMIT,
