@@ -68,15 +68,19 @@ def test_names_fall_back_to_merge_key_values() -> None:
     assert (made.name, made.normalised) == ("NL Delft", "nl delft")
 
 
-def test_pairs_are_ordered_bounded_and_thresholded() -> None:
-    nodes = [
+def near_names() -> list[resolution.Node]:
+    """Three organisations a letter or a word apart, two people sharing an email."""
+    return [
         node(1, "Organization", "Acme"),
         node(2, "Organization", "Acmee"),
         node(3, "Organization", "Acme Corp"),
         node(4, "Person", "Ann", email="a@x.org"),
         node(5, "Person", "Anne-Marie", email="a@x.org"),
-        node(6, "Entity", "Acme"),
     ]
+
+
+def test_pairs_are_ordered_bounded_and_thresholded() -> None:
+    nodes = [*near_names(), node(6, "Entity", "Acme")]
     pairs, compared = find_pairs(nodes, across_labels=False, threshold=0.8, limit=10)
     listed = [(p.a.name, p.b.name, p.score) for p in pairs]
     assert listed == [("Ann", "Anne-Marie", 1.0), ("Acme", "Acmee", 0.8889)]
@@ -94,14 +98,7 @@ def test_pairs_are_ordered_bounded_and_thresholded() -> None:
 def test_groups_join_pairs_that_share_a_node_in_the_order_the_pairs_meet_them() -> None:
     """memory-mcp's string[][]: Acme, Acmee and Acme Corp are one group through their pairs, Ann and Anne-Marie
     another; the best pair's group comes first."""
-    nodes = [
-        node(1, "Organization", "Acme"),
-        node(2, "Organization", "Acmee"),
-        node(3, "Organization", "Acme Corp"),
-        node(4, "Person", "Ann", email="a@x.org"),
-        node(5, "Person", "Anne-Marie", email="a@x.org"),
-    ]
-    pairs, _ = find_pairs(nodes, across_labels=False, threshold=0.6, limit=10)
+    pairs, _ = find_pairs(near_names(), across_labels=False, threshold=0.6, limit=10)
     assert duplicate_groups(pairs) == [["Ann", "Anne-Marie"], ["Acme", "Acmee", "Acme Corp"]]
     assert duplicate_groups([]) == []
     two_acmes = [node(1, "Organization", "Acme"), node(6, "Entity", "Acme")]
