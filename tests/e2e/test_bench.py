@@ -256,6 +256,7 @@ async def test_the_scale_bench_times_calls_once_the_statistics_hold_every_write(
         ("ab_builds", ("--before", str(ROOT), "--calls", "2", "--nodes", "2", "--grow", "3"), "grown by 3"),
         ("batch_versions", ("--base", "HEAD", "--items", "50", "--rounds", "1"), "nodes/s"),
         ("ranked_search", ("--sizes", "300", "--calls", "2"), "search_nodes_ranked"),
+        ("mesh_search", ("--sizes", "300", "--calls", "2"), "'Role: Wizard'"),
         ("search_eval", ("--questions", "3"), "median latency per call"),
         ("embeddings", ("--calls", "3", "--nodes", "300", "--searches", "2"), "hybrid"),
         ("graph_stats", ("--nodes", "300", "--runs", "2"), "get_graph_stats over 300 nodes"),
