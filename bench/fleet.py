@@ -14,11 +14,14 @@ share it):
 
 Clients speak the handshake-era protocol with a session (the SDK's `mode="legacy"`), as released clients do, and
 run in this process: on a small machine they share its cores with the servers, so compare ratios within one run.
-Printed: a table of calls/s, p50, p99 and the server processes' CPU time per call (the engine's left out) per target,
-agents and tool, then the gate against the floor. On a shared machine the CPU time per call is the steadiest
-figure: other load stretches the wall time of a call more than the work it takes.
+With `--client light` they are bench/light_client.py's instead (JSON answers only: the `-json`, `stateless` and
+`workers` targets), which cost this process about a tenth of what the SDK's client does per call, so the servers
+have the cores. Printed: a table of calls/s, p50, p99, the server processes' CPU time per call (the engine's left
+out) and this process's (the clients', and the balancer's where one runs) per target, agents and tool, then the gate
+against the floor. On a shared machine the CPU time per call is the steadiest figure: other load stretches the wall
+time of a call more than the work it takes.
 
-    uv run python bench/fleet.py [--agents 1,4,16] [--calls 100] [--only gate-json,floor-json,...]
+    uv run python bench/fleet.py [--agents 1,4,16] [--calls 100] [--only gate-json,floor-json,...] [--client light]
 """
 
 import argparse
@@ -39,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+from light_client import LightSession
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from round_robin import round_robin
@@ -60,6 +64,7 @@ class Result:
     p99: float
     failed: int
     cpu: float  # the server processes' CPU seconds per answered call (the engine's not included)
+    client_cpu: float = 0.0  # this process's (the clients', and a balancer's where one runs here) per answered call
 
 
 def cpu_seconds(pid: int) -> float:
@@ -172,7 +177,16 @@ async def target(name: str, env: dict[str, str]) -> AsyncIterator[tuple[str, lis
 
 
 @asynccontextmanager
-async def session(url: str, token: str) -> AsyncIterator[Client]:
+async def session(url: str, token: str, light: bool, stateless: bool) -> AsyncIterator[Client | LightSession]:
+    """The SDK's client in a session of its own, or (`light`) bench/light_client.py's."""
+    if light:
+        client = LightSession(f"{url}/mcp", token)
+        try:
+            await client.open(stateless)
+            yield client
+        finally:
+            await client.close()
+        return
     headers = {"Authorization": f"Bearer {token}"}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60, read=600)) as http,
@@ -181,12 +195,25 @@ async def session(url: str, token: str) -> AsyncIterator[Client]:
         yield client
 
 
+async def called(client: Client | LightSession, name: str, arguments: dict[str, Any]) -> bool:
+    """Whether the call was answered without error (a transport error is a failed call too)."""
+    try:
+        if isinstance(client, LightSession):
+            await client.call_tool(name, arguments)
+            return True
+        return not (await client.call_tool(name, arguments)).is_error
+    except Exception:
+        return False
+
+
 def percentile(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-async def load(url: str, pids: list[int], token: str, name: str, agents: int, calls: int, tool: str) -> Result:
+async def load(
+    url: str, pids: list[int], token: str, name: str, agents: int, calls: int, tool: str, light: bool = False
+) -> Result:
     """`agents` sessions, each making `calls` calls of `tool` one after another, all at once."""
     latencies: list[float] = []
     failed = 0
@@ -199,42 +226,38 @@ async def load(url: str, pids: list[int], token: str, name: str, agents: int, ca
         return tool, {"names": [f"{name}-{agents}-{agent}-w{i % WARM}"]}
 
     async with AsyncExitStack() as stack:
-        clients = [await stack.enter_async_context(session(url, token)) for _ in range(agents)]
+        stateless = name.startswith(("stateless", "workers"))
+        clients = [await stack.enter_async_context(session(url, token, light, stateless)) for _ in range(agents)]
         for agent, client in enumerate(clients):  # warm; these also write the nodes open_nodes reads
             for i in range(WARM):
                 args = {**PERSON, "merge_keys": {"name": f"{name}-{agents}-{agent}-w{i}"}}
-                await client.call_tool(*(("nothing", {}) if name.startswith("floor") else ("write_node", args)))
+                await called(client, *(("nothing", {}) if name.startswith("floor") else ("write_node", args)))
 
-        async def agent_loop(agent: int, client: Client) -> None:
+        async def agent_loop(agent: int, client: Client | LightSession) -> None:
             nonlocal failed
             for i in range(calls):
-                called, args = arguments(agent, i)
                 started = time.perf_counter()
-                try:
-                    result = await client.call_tool(called, args)
-                    bad = result.is_error
-                except Exception:  # a transport error is a failed call too
-                    bad = True
-                if bad:
-                    failed += 1
-                else:
+                if await called(client, *arguments(agent, i)):
                     latencies.append(time.perf_counter() - started)
+                else:
+                    failed += 1
 
-        began, cpu = time.perf_counter(), sum(map(cpu_seconds, pids))
+        began, cpu, own = time.perf_counter(), sum(map(cpu_seconds, pids)), time.process_time()
         async with asyncio.TaskGroup() as tasks:
             for agent, client in enumerate(clients):
                 tasks.create_task(agent_loop(agent, client))
         wall, cpu = time.perf_counter() - began, sum(map(cpu_seconds, pids)) - cpu
+        own = time.process_time() - own
     answered = max(len(latencies), 1)
     p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
-    return Result(name, agents, tool, len(latencies) / wall, p50, p99, failed, cpu / answered)
+    return Result(name, agents, tool, len(latencies) / wall, p50, p99, failed, cpu / answered, own / answered)
 
 
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f}"
 
 
-async def fleet(agent_counts: list[int], calls: int, only: list[str]) -> list[Result]:
+async def fleet(agent_counts: list[int], calls: int, only: list[str], light: bool = False) -> list[Result]:
     folder = Path(tempfile.mkdtemp(prefix="wg-fleet-"))
     try:
         agents_file = AgentsFile(folder / "agents.toml", {})
@@ -252,12 +275,12 @@ async def fleet(agent_counts: list[int], calls: int, only: list[str]) -> list[Re
             async with target(name, env) as (url, pids):
                 for tool in ("write_node",) if name.startswith("floor") else ("write_node", "open_nodes"):
                     for agents in agent_counts:
-                        result = await load(url, pids, token, name, agents, calls, tool)
+                        result = await load(url, pids, token, name, agents, calls, tool, light)
                         results.append(result)
                         shown = "nothing" if name.startswith("floor") else tool
                         print(
                             f"| {name} | {agents} | {shown} | {result.rate:,.0f} | {ms(result.p50)} | "
-                            f"{ms(result.p99)} | {ms(result.cpu)} | {result.failed} |",
+                            f"{ms(result.p99)} | {ms(result.cpu)} | {ms(result.client_cpu)} | {result.failed} |",
                             flush=True,
                         )
         return results
@@ -300,6 +323,12 @@ def main() -> None:
     parser.add_argument("--agents", default="1,4,16", help="comma-separated agent counts (default 1,4,16)")
     parser.add_argument("--calls", type=int, default=100, help="timed calls per agent (default 100)")
     parser.add_argument("--only", default=",".join(TARGETS), help=f"targets, of {', '.join(TARGETS)}")
+    parser.add_argument(
+        "--client",
+        choices=("sdk", "light"),
+        default="sdk",
+        help="sdk: the MCP SDK's client (default); light: bench/light_client.py, JSON answers only",
+    )
     parser.add_argument("--floor", nargs=2, metavar=("PORT", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.floor:
@@ -309,11 +338,20 @@ def main() -> None:
     unknown = [name for name in only if name not in TARGETS]
     if unknown:
         parser.error(f"unknown targets: {', '.join(unknown)}")
+    light = args.client == "light"
+    if light and (streams := [name for name in only if name.endswith("-sse")]):
+        parser.error(f"the light client reads JSON answers only: not {', '.join(streams)}")
     counts = [int(n) for n in args.agents.split(",")]
-    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start; {args.calls} calls per agent")
-    print("| target | agents | tool | calls/s | p50 ms | p99 ms | server CPU ms/call | failed |", flush=True)
-    print("|---|---|---|---|---|---|---|---|", flush=True)
-    results = asyncio.run(fleet(counts, args.calls, only))
+    print(
+        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start; {args.calls} calls per agent; "
+        f"the {args.client} client"
+    )
+    print(
+        "| target | agents | tool | calls/s | p50 ms | p99 ms | server CPU ms/call | client CPU ms/call | failed |",
+        flush=True,
+    )
+    print("|---|---|---|---|---|---|---|---|---|", flush=True)
+    results = asyncio.run(fleet(counts, args.calls, only, light))
     summary(results)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 

@@ -271,6 +271,11 @@ async def test_the_scale_bench_times_calls_once_the_statistics_hold_every_write(
         ("tool_lists", ("--only", "gate profile"), "| gate profile | 9 |"),
         ("crowd", ("--nodes", "300", "--seconds", "1", "--only", "open_nodes,search_nodes"), "victim p50"),
         ("fleet", ("--agents", "1", "--calls", "3", "--only", "floor-json,gate-json"), "the floor calls/s"),
+        (
+            "fleet",
+            ("--client", "light", "--agents", "1", "--calls", "3", "--only", "floor-json,workers-1,workers-2"),
+            "--workers 2, write_node at 1 agents",
+        ),
     ],
 )
 def test_script_runs(script: str, args: tuple[str, ...], says: str) -> None:
