@@ -5,7 +5,7 @@
 Loads the role-playing schemas (schemas/examples/rpg), writes N npcs with `add_nodes` (metadata "Role: <role>",
 "Status: Active", one role in ten a Wizard), then times search_nodes (neighbours off, limit 20) for `wizard` (a
 plain substring search), `Role: Wizard` and `le: wiz` (candidates from the part after ": ", kept where the node
-shows the whole query): medians.
+shows the whole query) and `status` (within a field's key: the npcs read a page at a time): medians.
 """
 
 import argparse
@@ -27,7 +27,7 @@ from write_gate.surface.server import build_server
 
 RPG = Path(__file__).resolve().parents[1] / "schemas" / "examples" / "rpg"
 ROLES = ["Wizard", "Warrior", "Merchant", "Noble", "Peasant", "Thief", "Warrior", "Merchant", "Noble", "Peasant"]
-QUERIES = ["wizard", "Role: Wizard", "le: wiz"]
+QUERIES = ["wizard", "Role: Wizard", "le: wiz", "status"]
 BATCH = 500
 
 

@@ -127,6 +127,16 @@ async def test_search_finds_a_typed_node_by_the_key_value_entries_its_answer_sho
     assert await found("Current Location: Rivendell") == await found("location: riv") == ["Gandalf"]
     assert await found("Role: Sorcerer") == [] and await found("Status: Wizard") == []
     assert await found("wizard") == ["Gandalf", "Saruman", "Wizard Tower"]  # a plain query reads as before
+    # Within an entry's key: every node that shows such an entry, whatever its value (paged as one list).
+    assert await found("status") == await found("US: ") == ["Frodo", "Gandalf", "Saruman"]
+    assert await found("location") == ["Gandalf", "Rivendell", "Wizard Tower"]  # his edge's entry; their type
+    walked, cursor = [], None
+    while True:
+        page = await ok(mesh, "search_nodes", {"query": "status", "neighbors": False, "limit": 1, "cursor": cursor})
+        walked += [n["name"] for n in page["data"]["nodes"]]
+        if (cursor := page["next_cursor"]) is None:
+            break
+    assert sorted(walked) == ["Frodo", "Gandalf", "Saruman"] and len(walked) == 3
     with_neighbours = await ok(mesh, "search_nodes", {"query": "Status: Active"})
     assert [n["name"] for n in with_neighbours["data"]["nodes"]] == ["Gandalf", "Rivendell"]
     first = await ok(mesh, "search_nodes", {"query": "Role: Wizard", "neighbors": False, "limit": 1})

@@ -11,6 +11,7 @@ from write_gate.core.metadata import (
     dropped_fields,
     entry_search_value,
     metadata_properties,
+    names_a_key,
     parse_entry,
     shows_query,
     with_declared_fields,
@@ -139,3 +140,10 @@ def test_a_node_shows_a_query_in_its_name_type_entries_or_text() -> None:
     assert shows_query("npc", "Gandalf", "npc", [], {}) and shows_query("grey", "Gandalf the Grey", "npc", [], {})
     assert shows_query("note: x", "A", "t", [], {"notes": ["NOTE: X marks it"]})  # text properties, folded
     assert not shows_query("role: sorcerer", "Gandalf", "npc", entries, {"age": 2019})
+
+
+def test_a_query_within_a_field_s_key_names_it_but_not_within_the_name_s() -> None:
+    assert names_a_key(NPC, "role") and names_a_key(NPC, "ole: ") and names_a_key(NPC, "current location")
+    assert names_a_key(NPC, "age: ") and names_a_key(NPC, "traits")  # every declared field shows its entry
+    assert not names_a_key(NPC, "name") and not names_a_key(NPC, "role: w")  # the merge key is the node's name
+    assert not names_a_key(NPC, "currentlocation")  # the key as shown: "Current Location"

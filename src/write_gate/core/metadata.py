@@ -184,3 +184,12 @@ def shows_query(query: str, name: str, node_type: str, metadata: Iterable[str], 
     if any(query in fold(text) for text in texts):
         return True
     return any(query in text for value in properties.values() for text in folded_value(value) or ())
+
+
+def names_a_key(entry: SchemaEntry, query: str) -> bool:
+    """Whether the folded `query` lies within the "Key: " of an entry a node of this type shows for one of its fields
+    (`with_declared_fields`: every declared field but the merge keys, which are the node's name): "status" and
+    "us: " do for a type with a `status`, so every such node that holds the field shows them."""
+    return any(
+        query in fold(display_key(name)) + SEPARATOR for name in entry.property_types if name not in entry.merge_keys
+    )

@@ -9,13 +9,14 @@ a relation is an edge `{from, to, edgeType, weight}`; types in MemoryMesh's spel
 shows, as MemoryMesh matches its metadata (`search_nodes`, below).
 """
 
+import itertools
 from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
 from write_gate.core.clock import utc_now
 from write_gate.core.identity import fold
-from write_gate.core.metadata import entry_search_value, shows_query
+from write_gate.core.metadata import entry_search_value, names_a_key, shows_query
 from write_gate.core.registry import SchemaRegistry
 from write_gate.services.gate import Gate
 from write_gate.services.mesh import Edge, MeshAnswer, Node, mesh_node, own_links
@@ -67,33 +68,76 @@ class MeshReads:
         return self._answer(await self.gate.reader.read_graph(request), "Read graph")
 
     async def search_nodes(self, request: NeighbourSearchRequest) -> GraphAnswer:
+        """MemoryMesh's search (seed 000, 4.5): the query a substring of a node's name, type or one of its metadata
+        entries, which a typed tool's node shows from its fields (with_declared_fields) though the graph holds no
+        such text. A query across an entry's separator ("le: wiz") and one within an entry's key ("status") are
+        each read their own way; any other is the gate's substring search."""
         action = f"Searched nodes: {request.query}"
         query = fold(request.query)
-        value = entry_search_value(query)
-        if value is None:
-            return self._answer(await self.gate.reader.search_nodes(request), action)
-        # "Role: Wizard": MemoryMesh matches its metadata entries, which a typed tool's node shows from its fields
-        # (with_declared_fields) but whose text the graph does not hold. The candidates are the nodes holding the
-        # part after the separator, a page of them, and their neighbours (a relationship field's entry, "Current
-        # Location: Rivendell", shows a node beside the one holding "rivendell"); those whose answer shows the
-        # query are kept (a page may hold fewer nodes than its limit, and `next_cursor` says more candidates follow).
         reader = self.gate.reader
-        candidates, next_cursor = await reader.search_page(request.model_copy(update={"query": value}))
-        read = await reader.expand(
-            candidates,
+        if (value := entry_search_value(query)) is not None:
+            page, next_cursor = await self._across_separator(request, query, value)
+        elif query and (keyed := self._keyed(query, reader.labels_to_read(request.labels))):
+            page, next_cursor = await self._within_keys(request, query, keyed)
+        else:
+            return self._answer(await reader.search_nodes(request), action)
+        return self._answer(await reader.search_answer(request, page, next_cursor), action)
+
+    async def _across_separator(
+        self, request: NeighbourSearchRequest, query: str, value: str
+    ) -> tuple[list[int], str | None]:
+        """The candidates are a page of the nodes holding the part after the separator, and their neighbours (a
+        relationship field's entry, "Current Location: Rivendell", shows a node beside the one holding
+        "rivendell"); those that show the query are kept (a page may hold fewer nodes than its limit, and the
+        cursor says more candidates follow)."""
+        candidates, next_cursor = await self.gate.reader.search_page(request.model_copy(update={"query": value}))
+        return await self._showing(request, query, candidates, neighbours=True), next_cursor
+
+    def _keyed(self, query: str, labels: list[str]) -> set[str]:
+        """The labels one of whose fields' entries holds the query within its key ("status", "us: ")."""
+        registry = self.gate.registry
+        return {label for label in labels if (entry := registry.get_entry(label)) and names_a_key(entry, query)}
+
+    async def _within_keys(
+        self, request: NeighbourSearchRequest, query: str, keyed: set[str]
+    ) -> tuple[list[int], str | None]:
+        """A page across the labels in their order, as the gate's search pages them: a keyed label's every node
+        read (those that show the query kept: every one that holds the field), the others searched; one cursor
+        leads through both."""
+        reader = self.gate.reader
+        labels = reader.labels_to_read(request.labels)
+        runs = [(whole, list(run)) for whole, run in itertools.groupby(labels, key=keyed.__contains__)]
+        remaining, found, next_cursor = request.limit, [], None
+        for i, (whole, run) in enumerate(runs):
+            asked = request.model_copy(update={"labels": run, "limit": remaining})
+            ids, after = await reader.search_page(asked, whole=whole)
+            found += [(node_id, whole) for node_id in ids]
+            remaining -= len(ids)
+            if after is not None or remaining == 0:
+                following = after is None and i + 1 < len(runs)
+                next_cursor = reader.page_start(runs[i + 1][1][0]) if following else after
+                break
+        shown = set(await self._showing(request, query, [node_id for node_id, whole in found if whole]))
+        return [node_id for node_id, whole in found if not whole or node_id in shown], next_cursor
+
+    async def _showing(
+        self, request: NeighbourSearchRequest, query: str, ids: list[int], *, neighbours: bool = False
+    ) -> list[int]:
+        """Of the nodes `ids` (and, with `neighbours`, the nodes beside them), those whose answer shows the query."""
+        read = await self.gate.reader.expand(
+            ids,
             DEFAULT_RELATIONS_LIMIT,
             outgoing_only=False,
             include_archived=request.includeArchived,
-            neighbours=True,
+            neighbours=neighbours,
             neighbour_filter=request.entity_filter(),
         )
         links = own_links(read.result.relations)
-        kept = [
+        return [
             node_id
             for node_id, entity in zip((*read.ids, *read.neighbour_ids), read.result.entities, strict=True)
             if self._shows(query, entity, links.get(entity.name, {}) if entity.name is not None else {})
         ]
-        return self._answer(await reader.search_answer(request, kept, next_cursor), action)
 
     def _shows(self, query: str, entity: Entity, links: Mapping[str, Sequence[str]]) -> bool:
         node = mesh_node(entity, self.gate.registry, links)

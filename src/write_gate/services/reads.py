@@ -552,6 +552,10 @@ class Reader:
             return sorted({normalize_identifier(label, "labels") for label in requested} - RESERVED_LABELS)
         return self._registry().all_canonical_labels()
 
+    def page_start(self, label: str) -> str:
+        """A search cursor that starts at `label`'s first node (as a page that ended with the label before it)."""
+        return encode_cursor("search", l=label, a=-1 if self._backend.dialect.pages_by_id else "")
+
     async def _page(
         self,
         kind: str,
@@ -650,15 +654,16 @@ class Reader:
         page, next_cursor = await self.search_page(request)
         return await self.search_answer(request, page, next_cursor)
 
-    async def search_page(self, request: SearchNodesRequest) -> tuple[list[int], str | None]:
-        """The node ids of a search's page, and the cursor after it."""
+    async def search_page(self, request: SearchNodesRequest, *, whole: bool = False) -> tuple[list[int], str | None]:
+        """The node ids of a search's page, and the cursor after it; with `whole`, of its labels' every node (the
+        filters still apply), in the same order and under the same cursors, for a caller that judges them itself."""
         claims, _show = claims_asked(request.provenance)
         return await self._page(
             "search",
             request.limit,
             request.cursor,
             request.labels,
-            request.query,
+            None if whole else request.query,
             claims,
             request.entity_filter(),
             include_archived=request.includeArchived,
