@@ -212,9 +212,10 @@ def percentile(samples: list[float], q: float) -> float:
 
 
 async def load(
-    url: str, pids: list[int], token: str, name: str, agents: int, calls: int, tool: str, light: bool = False
+    url: str, pids: list[int], tokens: list[str], name: str, agents: int, calls: int, tool: str, light: bool = False
 ) -> Result:
-    """`agents` sessions, each making `calls` calls of `tool` one after another, all at once."""
+    """`agents` sessions, each an agent of its own (`tokens`: its bearer token; so each has its own share of the
+    gate's per-agent limits), making `calls` calls of `tool` one after another, all at once."""
     latencies: list[float] = []
     failed = 0
 
@@ -227,7 +228,7 @@ async def load(
 
     async with AsyncExitStack() as stack:
         stateless = name.startswith(("stateless", "workers"))
-        clients = [await stack.enter_async_context(session(url, token, light, stateless)) for _ in range(agents)]
+        clients = [await stack.enter_async_context(session(url, tokens[i], light, stateless)) for i in range(agents)]
         for agent, client in enumerate(clients):  # warm; these also write the nodes open_nodes reads
             for i in range(WARM):
                 args = {**PERSON, "merge_keys": {"name": f"{name}-{agents}-{agent}-w{i}"}}
@@ -261,7 +262,7 @@ async def fleet(agent_counts: list[int], calls: int, only: list[str], light: boo
     folder = Path(tempfile.mkdtemp(prefix="wg-fleet-"))
     try:
         agents_file = AgentsFile(folder / "agents.toml", {})
-        token = agents_file.add("fleet", Grant())
+        tokens = [agents_file.add(f"fleet-{i}", Grant()) for i in range(max(agent_counts))]
         agents_file.save()
         env = {
             **os.environ,
@@ -275,7 +276,7 @@ async def fleet(agent_counts: list[int], calls: int, only: list[str], light: boo
             async with target(name, env) as (url, pids):
                 for tool in ("write_node",) if name.startswith("floor") else ("write_node", "open_nodes"):
                     for agents in agent_counts:
-                        result = await load(url, pids, token, name, agents, calls, tool, light)
+                        result = await load(url, pids, tokens, name, agents, calls, tool, light)
                         results.append(result)
                         shown = "nothing" if name.startswith("floor") else tool
                         print(
