@@ -13,6 +13,7 @@ from mcp import Client
 
 from tests.conftest import MATRIX_SCHEMAS, MEMORYMESH_SCHEMAS, MESH_DEFAULT_TOOLS, ok, open_client, rejected
 from tests.e2e import readme_blocks as rb
+from write_gate.core.clock import utc_now
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
@@ -125,6 +126,18 @@ async def test_search_finds_a_typed_node_by_the_key_value_entries_its_answer_sho
     assert await found("Role: Bearer") == ["Frodo"]  # kept as written
     # A relationship field's entry, from the node's edge: Gandalf shows "Current Location: Rivendell".
     assert await found("Current Location: Rivendell") == await found("location: riv") == ["Gandalf"]
+    # A filtered search answers what passes its filter, the node found beside a candidate too.
+    assert await found("Current Location: Rivendell", labels=["Npc"]) == ["Gandalf"]
+    assert await found("Current Location: Rivendell", labels=["Location"]) == []
+    assert await found("Current Location: Rivendell", provenance={"source": "elsewhere"}) == []
+    assert await found("status", labels=["Location"]) == [] and await found("Role: Wizard", tags=["none"]) == []
+    # Claims since a moment only Rivendell's new type holds: Rivendell passes as a candidate, not Gandalf beside it.
+    await anyio.sleep(0.01)
+    since = utc_now()
+    await anyio.sleep(0.01)
+    await ok(mesh, "update_location", {"location": {"name": "Rivendell", "type": "City"}})
+    assert await found("Current Location: Rivendell", provenance={"since": since}) == []
+    assert await found("Current Location: Rivendell", provenance={"since": "2000-01-01T00:00:00Z"}) == ["Gandalf"]
     assert await found("Role: Sorcerer") == [] and await found("Status: Wizard") == []
     assert await found("wizard") == ["Gandalf", "Saruman", "Wizard Tower"]  # a plain query reads as before
     # Within an entry's key: every node that shows such an entry, whatever its value (paged as one list).

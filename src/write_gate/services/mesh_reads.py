@@ -90,8 +90,19 @@ class MeshReads:
         relationship field's entry, "Current Location: Rivendell", shows a node beside the one holding
         "rivendell"); those that show the query are kept (a page may hold fewer nodes than its limit, and the
         cursor says more candidates follow)."""
-        candidates, next_cursor = await self.gate.reader.search_page(request.model_copy(update={"query": value}))
-        return await self._showing(request, query, candidates, neighbours=True), next_cursor
+        reader = self.gate.reader
+        # Candidates of every label: the node holding "rivendell" may be of a type the search leaves out, and the
+        # one beside it, which shows the entry, of one it asks for.
+        candidates, next_cursor = await reader.search_page(request.model_copy(update={"query": value, "labels": None}))
+        shown = await self._showing(request, query, candidates, neighbours=True)
+        # What is kept is a match, so it must pass what the search filters (a filtered search answers only what
+        # passes): its labels, and for a neighbour the claims asked for (the tags and importance its expansion
+        # already applied; a candidate passed them all).
+        beside = {node_id for node_id, _label in shown} - set(candidates)
+        passing = set(await reader.with_matching_claims(sorted(beside), request.provenance))
+        labels = set(reader.labels_to_read(request.labels))
+        kept = [i for i, label in shown if label in labels and (i not in beside or i in passing)]
+        return kept, next_cursor
 
     def _keyed(self, query: str, labels: list[str]) -> set[str]:
         """The labels one of whose fields' entries holds the query within its key ("status", "us: ")."""
@@ -117,13 +128,14 @@ class MeshReads:
                 following = after is None and i + 1 < len(runs)
                 next_cursor = reader.page_start(runs[i + 1][1][0]) if following else after
                 break
-        shown = set(await self._showing(request, query, [node_id for node_id, whole in found if whole]))
+        shown = {node_id for node_id, _label in await self._showing(request, query, [i for i, whole in found if whole])}
         return [node_id for node_id, whole in found if not whole or node_id in shown], next_cursor
 
     async def _showing(
         self, request: NeighbourSearchRequest, query: str, ids: list[int], *, neighbours: bool = False
-    ) -> list[int]:
-        """Of the nodes `ids` (and, with `neighbours`, the nodes beside them), those whose answer shows the query."""
+    ) -> list[tuple[int, str]]:
+        """Of the nodes `ids` (and, with `neighbours`, the nodes beside them), those whose answer shows the query,
+        each with its label."""
         read = await self.gate.reader.expand(
             ids,
             DEFAULT_RELATIONS_LIMIT,
@@ -134,7 +146,7 @@ class MeshReads:
         )
         links = own_links(read.result.relations)
         return [
-            node_id
+            (node_id, entity.entityType)
             for node_id, entity in zip((*read.ids, *read.neighbour_ids), read.result.entities, strict=True)
             if self._shows(query, entity, links.get(entity.name, {}) if entity.name is not None else {})
         ]

@@ -552,6 +552,14 @@ class Reader:
             return sorted({normalize_identifier(label, "labels") for label in requested} - RESERVED_LABELS)
         return self._registry().all_canonical_labels()
 
+    async def with_matching_claims(self, ids: list[int], provenance: ProvenanceQuery | None) -> list[int]:
+        """Of `ids` (sorted), those that pass the read's claim filter (all of them where it sets none)."""
+        claims, _show = claims_asked(provenance)
+        if not ids or claims is None or not claims.active:
+            return ids
+        matching = Statement(read_cypher.IDS_WITH_MATCHING_CLAIMS.text, {"ids": ids, **claims.params()})
+        return sorted(row["id"] for row in await self.read(matching))
+
     def page_start(self, label: str) -> str:
         """A search cursor that starts at `label`'s first node (as a page that ended with the label before it)."""
         return encode_cursor("search", l=label, a=-1 if self._backend.dialect.pages_by_id else "")
@@ -698,10 +706,8 @@ class Reader:
         gone: set[int] = set()  # aliases whose survivor was deleted: their names lead to no entity
         survivors = await survivor_ids(self.read, self._registry(), named.aliases, gone)  # an alias opens its survivor
         page = sorted({survivors.get(node_id, node_id) for node_id in page if node_id not in gone})
-        claims, show = claims_asked(request.provenance)
-        if page and claims is not None and claims.active:
-            matching = Statement(read_cypher.IDS_WITH_MATCHING_CLAIMS.text, {"ids": page, **claims.params()})
-            page = sorted(row["id"] for row in await self.read(matching))
+        _claims, show = claims_asked(request.provenance)
+        page = await self.with_matching_claims(page, request.provenance)
         after = position["r"] if position is not None else -1
         window, entities_after = open_window(page, position, request.relations_limit)
         expanded = await self.expand(
