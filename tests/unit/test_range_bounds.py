@@ -82,7 +82,9 @@ def test_the_check_finds_the_bounds_that_answered_too_much() -> None:
     assert uncopied_bounds("MATCH (n:`Person`) WHERE $after < n._key", index) == ["$after < n._key"]
     # Not indexed, or an equality: nothing to say.
     assert uncopied_bounds("MATCH (k:WriteGateIdempotency {id: $id}) WHERE k.at < $cutoff", index) == []
-    assert uncopied_bounds("MATCH (h:WriteGateChange) WHERE h.key = $key AND h.change_id > $after_id", index) == []
+    assert uncopied_bounds("MATCH (h:WriteGateChange) WHERE h.key = $key AND h.op > $after_op", index) == []
+    indexed_id = "MATCH (h:WriteGateChange) WHERE h.key = $key AND h.change_id > $after_id"  # migration 0019
+    assert uncopied_bounds(indexed_id, index) == ["h.change_id > $after_id"]
 
 
 def test_every_falkordb_statement_copies_its_bounds_on_indexed_properties_past_the_index() -> None:

@@ -22,7 +22,7 @@ CHANGES = Statement(
     f"MATCH (h:{CHANGE_LABEL})\n"
     f"WHERE {_CHANGE_WINDOW}\n"
     f"  AND {past_index('h.seq')} >= $after_seq AND {past_index('h.seq')} <= $horizon\n"
-    f"  AND ({past_index('h.seq')} > $after_seq OR h.change_id > $after_id)\n"
+    f"  AND ({past_index('h.seq')} > $after_seq OR {past_index('h.change_id')} > $after_id)\n"
     "WITH DISTINCT h.seq AS seq, h.change_id AS change_id, h.at AS at, h.agent AS agent\n"
     "ORDER BY seq, change_id\n"
     "LIMIT $limit\n"

@@ -50,7 +50,7 @@ CHANGES_AFTER = Statement(
     f"MATCH (h:{CHANGE_LABEL})\n"
     f"WHERE {_WINDOW} AND {_IN_AREA}\n"
     f"  AND {_past_index('h.seq')} >= $after_seq AND {_past_index('h.seq')} <= $horizon\n"
-    f"  AND ({_past_index('h.seq')} > $after_seq OR h.change_id > $after_id)\n"
+    f"  AND ({_past_index('h.seq')} > $after_seq OR {_past_index('h.change_id')} > $after_id)\n"
     "WITH DISTINCT h.seq AS seq, h.change_id AS change_id\n"
     "ORDER BY seq, change_id\n"
     "LIMIT $limit\n" + _RECORDS + "ORDER BY seq, change_id"

@@ -8,7 +8,7 @@ sorts by its `at`. A page of changes is a page of values: a record of the one-pe
 cuts the page. Conflicts page by (`at`, `conflict_id`).
 """
 
-from write_gate.core.cypher.ranges import exactly
+from write_gate.core.cypher.ranges import exactly, past_index
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.feed_windows import SEQ_NUMBER
 from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL, PROPERTIES
@@ -21,6 +21,9 @@ _RELATIONSHIP = (
 
 
 _SEQ = "coalesce(h.seq, h.at)"
+# The cursor's change id, compared past its index (migration 0019): the subject's key is the read's index, and
+# FalkorDB's string range over every change id would read the history past the cursor.
+_CHANGE_ID = past_index("h.change_id")
 
 
 def changes_of(relationship: bool) -> Statement:
@@ -32,8 +35,8 @@ def changes_of(relationship: bool) -> Statement:
         f"WHERE {_RELATIONSHIP if relationship else _NODE}\n"
         f"  AND ($property IS NULL OR h.property = $property OR $property IN coalesce(h.{PROPERTIES}, []))\n"
         f"  AND ($since IS NULL OR {exactly('h.at', '>=', '$since')})\n"
-        f"  AND ($after_seq IS NULL OR {_SEQ} < $after_seq OR ({_SEQ} = $after_seq AND (h.change_id < $after_id"
-        f" OR (h.change_id = $after_id AND (h.{PROPERTIES} IS NOT NULL OR h.property < $after_property)))))\n"
+        f"  AND ($after_seq IS NULL OR {_SEQ} < $after_seq OR ({_SEQ} = $after_seq AND ({_CHANGE_ID} < $after_id"
+        f" OR ({_CHANGE_ID} = $after_id AND (h.{PROPERTIES} IS NOT NULL OR h.property < $after_property)))))\n"
         f"RETURN properties(h) AS change, {_SEQ} AS seq, h.change_id AS change_id,"
         " coalesce(h.property, '') AS property\n"
         "ORDER BY seq DESC, change_id DESC, property DESC\n"
