@@ -75,16 +75,17 @@ class MeshReads:
         action = f"Searched nodes: {request.query}"
         query = fold(request.query)
         reader = self.gate.reader
+        labels = reader.labels_to_read(request.labels)
         if (value := entry_search_value(query)) is not None:
-            page, next_cursor = await self._across_separator(request, query, value)
-        elif query and (keyed := self._keyed(query, reader.labels_to_read(request.labels))):
-            page, next_cursor = await self._within_keys(request, query, keyed)
+            page, next_cursor = await self._across_separator(request, query, value, labels)
+        elif query and (keyed := self._keyed(query, labels)):
+            page, next_cursor = await self._within_keys(request, query, labels, keyed)
         else:
             return self._answer(await reader.search_nodes(request), action)
         return self._answer(await reader.search_answer(request, page, next_cursor), action)
 
     async def _across_separator(
-        self, request: NeighbourSearchRequest, query: str, value: str
+        self, request: NeighbourSearchRequest, query: str, value: str, labels: list[str]
     ) -> tuple[list[int], str | None]:
         """The candidates are a page of the nodes holding the part after the separator, and their neighbours (a
         relationship field's entry, "Current Location: Rivendell", shows a node beside the one holding
@@ -100,8 +101,8 @@ class MeshReads:
         # already applied; a candidate passed them all).
         beside = {node_id for node_id, _label in shown} - set(candidates)
         passing = set(await reader.with_matching_claims(sorted(beside), request.provenance))
-        labels = set(reader.labels_to_read(request.labels))
-        kept = [i for i, label in shown if label in labels and (i not in beside or i in passing)]
+        asked = set(labels)
+        kept = [i for i, label in shown if label in asked and (i not in beside or i in passing)]
         return kept, next_cursor
 
     def _keyed(self, query: str, labels: list[str]) -> set[str]:
@@ -110,13 +111,12 @@ class MeshReads:
         return {label for label in labels if (entry := registry.get_entry(label)) and names_a_key(entry, query)}
 
     async def _within_keys(
-        self, request: NeighbourSearchRequest, query: str, keyed: set[str]
+        self, request: NeighbourSearchRequest, query: str, labels: list[str], keyed: set[str]
     ) -> tuple[list[int], str | None]:
         """A page across the labels in their order, as the gate's search pages them: a keyed label's every node
         read (those that show the query kept: every one that holds the field), the others searched; one cursor
         leads through both."""
         reader = self.gate.reader
-        labels = reader.labels_to_read(request.labels)
         runs = [(whole, list(run)) for whole, run in itertools.groupby(labels, key=keyed.__contains__)]
         remaining, found, next_cursor = request.limit, [], None
         for i, (whole, run) in enumerate(runs):

@@ -9,6 +9,7 @@ the caller plans with `WINDOW_PROBE`; the second fetches exactly their records, 
 filters are parameters that may be null (no filter), so each statement has one text.
 """
 
+from write_gate.core.cypher.ranges import past_index
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.feed_windows import SEQ_NUMBER, seq_number
 from write_gate.core.history import CHANGE_LABEL
@@ -18,10 +19,6 @@ _IN_AREA = "($labels IS NULL OR h.label IN $labels)"
 # bounds on `seq` are tested past the index (`+ ''`): FalkorDB's planner then has only the numeric range to take,
 # and it reads the window alone.
 _WINDOW = f"h.{SEQ_NUMBER} >= $low AND h.{SEQ_NUMBER} <= $high"
-
-
-def _past_index(expr: str) -> str:
-    return f"{expr} + ''"
 
 
 # What a page would read: up to `$cap` of the window's records' numbers, in the area (`$labels`).
@@ -49,8 +46,8 @@ _RECORDS = (
 CHANGES_AFTER = Statement(
     f"MATCH (h:{CHANGE_LABEL})\n"
     f"WHERE {_WINDOW} AND {_IN_AREA}\n"
-    f"  AND {_past_index('h.seq')} >= $after_seq AND {_past_index('h.seq')} <= $horizon\n"
-    f"  AND ({_past_index('h.seq')} > $after_seq OR {_past_index('h.change_id')} > $after_id)\n"
+    f"  AND {past_index('h.seq')} >= $after_seq AND {past_index('h.seq')} <= $horizon\n"
+    f"  AND ({past_index('h.seq')} > $after_seq OR {past_index('h.change_id')} > $after_id)\n"
     "WITH DISTINCT h.seq AS seq, h.change_id AS change_id\n"
     "ORDER BY seq, change_id\n"
     "LIMIT $limit\n" + _RECORDS + "ORDER BY seq, change_id"
@@ -71,7 +68,7 @@ LATEST_CHANGES = Statement(
 # `seq_n`: a record stamped at or after `since` has a `seq` at or after its stamp, so its number is no smaller.
 CHANGED_AREAS = Statement(
     f"MATCH (h:{CHANGE_LABEL})\n"
-    f"WHERE h.{SEQ_NUMBER} >= $since_n AND {_past_index('h.at')} >= $since\n"
+    f"WHERE h.{SEQ_NUMBER} >= $since_n AND {past_index('h.at')} >= $since\n"
     "WITH DISTINCT h.at AS at, h.change_id AS change_id, h.label AS label\n"
     "RETURN at, change_id, label\n"
     "ORDER BY at, change_id\n"
