@@ -9,7 +9,7 @@ import pytest
 from tests.e2e.stdio_process import RawStdio
 from write_gate.serving.config import BackendKind, Settings
 
-PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
 
 
 @pytest.fixture(scope="module")
@@ -28,15 +28,28 @@ def nested(depth: int) -> str:
 MALFORMED = {
     "not JSON": (b"hello", PARSE_ERROR, None),
     "half a message": (b'{"jsonrpc": "2.0", "id": 1, "method": "ping"', PARSE_ERROR, None),
+    # Too deep for the SDK's parser, not for Python's: answered with its id, so the client is not left waiting.
     "JSON nested 200 deep": (
         f'{{"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {{"a": {nested(200)}}}}}'.encode(),
         PARSE_ERROR,
-        None,
+        2,
     ),
-    "a lone surrogate": (
-        b'{"jsonrpc": "2.0", "id": 3, "method": "ping", "params": {"a": "\\ud800"}}',
+    "JSON nested 3,000 deep": (
+        f'{{"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {{"a": {nested(3000)}}}}}'.encode(),
         PARSE_ERROR,
         None,
+    ),
+    # Valid JSON, but no Unicode text (a JavaScript client that cut an emoji in half sends it).
+    "a lone surrogate": (
+        b'{"jsonrpc": "2.0", "id": 3, "method": "ping", "params": {"a": "\\ud800"}}',
+        INVALID_PARAMS,
+        3,
+    ),
+    "a lone surrogate in a tool call": (
+        b'{"jsonrpc": "2.0", "id": "sur", "method": "tools/call", "params": {"name": "search_nodes", '
+        b'"arguments": {"query": "Sur\\udc00x"}}}',
+        INVALID_PARAMS,
+        "sur",
     ),
     "an integer of 4,400 digits": (
         b'{"jsonrpc": "2.0", "id": 4, "method": "ping", "params": {"n": ' + b"9" * 4400 + b"}}",
@@ -61,6 +74,8 @@ def test_a_malformed_line_is_answered_and_serving_goes_on(server: RawStdio, case
     assert answer["jsonrpc"] == "2.0" and answer["id"] == request_id, answer
     assert answer["error"]["code"] == code and answer["error"]["message"], answer
     assert "result" not in answer
+    if code == INVALID_PARAMS:
+        assert answer["error"]["data"] == {"error_code": "INVALID_INPUT"}, answer
     assert server.request(f"after {case}", "ping") == {"jsonrpc": "2.0", "id": f"after {case}", "result": {}}
 
 

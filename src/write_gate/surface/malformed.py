@@ -1,16 +1,19 @@
 """Messages that are not JSON-RPC 2.0, and the answer JSON-RPC (section 5.1) gives them, for both transports.
 
 What is not JSON is a parse error (-32700, id null); JSON that is not a message is an invalid request
-(-32600, with its id when one can be read). Over stdio each line goes through `triage`; over HTTP
+(-32600, with its id when one can be read). JSON the SDK's parser refuses but Python's reads (a lone surrogate's
+escape, which is valid JSON but no Unicode text; nesting past the parser's depth) is answered with its id where one
+can be read, so the client's request is answered rather than left waiting. Over stdio each line goes through `triage`; over HTTP
 `AnswerMalformedPosts` does the same for each POST body, so both transports answer alike (the SDK's HTTP
 transport says -32602 for an invalid request, and takes `{"id": true, ...}` for a notification).
 """
 
+import json
 from typing import Any
 
 import mcp_types as types
 import pydantic_core
-from mcp_types import INVALID_REQUEST, PARSE_ERROR
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
 from pydantic import ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -50,7 +53,7 @@ def read_line(line: str) -> tuple[types.JSONRPCMessage | None, types.JSONRPCErro
         try:
             raw = pydantic_core.from_json(line)
         except ValueError as parse_error:  # the same words as the SDK's HTTP transport
-            return None, _error(None, PARSE_ERROR, f"Parse error: {parse_error}")
+            return None, _unparsed(line, parse_error)
         return None, _error(_readable_id(raw), INVALID_REQUEST, f"Invalid request: {_problems(raw, exc)}")
     # The SDK reads {"id": true, "method": ...} as a notification and never answers it; it is a bad request.
     if isinstance(message, types.JSONRPCNotification):
@@ -58,6 +61,33 @@ def read_line(line: str) -> tuple[types.JSONRPCMessage | None, types.JSONRPCErro
         if "id" in raw:
             return None, _error(None, INVALID_REQUEST, f"Invalid request: {_problems(raw, None)}")
     return message, None
+
+
+def _unparsed(line: str, parse_error: ValueError) -> types.JSONRPCError:
+    """The answer to a line the SDK's parser refuses: with its id where Python's own parser reads one."""
+    try:
+        raw = json.loads(line)
+    except (ValueError, RecursionError):
+        return _error(None, PARSE_ERROR, f"Parse error: {parse_error}")
+    if not _is_unicode(raw):
+        message = (
+            "Invalid params: a string holds a lone surrogate (an unpaired \\ud800-\\udfff escape), which is "
+            "not Unicode text and which no engine stores"
+        )
+        return types.JSONRPCError(
+            jsonrpc="2.0",
+            id=_readable_id(raw),
+            error=types.ErrorData(code=INVALID_PARAMS, message=message, data={"error_code": "INVALID_INPUT"}),
+        )
+    return _error(_readable_id(raw), PARSE_ERROR, f"Parse error: {parse_error}")
+
+
+def _is_unicode(raw: Any) -> bool:
+    try:
+        json.dumps(raw, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def triage(line: str) -> types.JSONRPCError | None:
