@@ -21,11 +21,25 @@ def test_exact_seed_value() -> None:
 
 
 @pytest.mark.parametrize(
-    "reliability,method,expected", [(0.8, "manual", 0.6), (0.3, "manual", 0.225), (1 / 3, "api", 0.333333)]
+    "reliability,method,expected", [(0.8, "manual", 0.6), (0.3, "manual", 0.225), (1 / 3, "api", 0.333333333333)]
 )
 def test_confidence_is_rounded_to_fixed_decimals(reliability: float, method: str, expected: float) -> None:
     # Exact equality on purpose: 0.8 x 0.75 is 0.6000000000000001 in floating point, and the answer must say 0.6.
     assert compute_confidence(DefaultFormulaProvider(), reliability, method) == expected
+
+
+def test_a_providers_own_precision_is_kept() -> None:
+    """Only the arithmetic's noise is rounded off: a custom provider's 0.0740740734 is what the graph holds."""
+
+    class Thirds:
+        def allowed_extraction_methods(self) -> set[str]:
+            return {"llm"}
+
+        def compute(self, reliability: float, extraction_method: str) -> float:
+            return reliability * 0.3333333333
+
+    assert compute_confidence(Thirds(), 0.7, "llm") == 0.23333333331
+    assert compute_confidence(DefaultFormulaProvider(), 0.123456789, "llm") == 0.074074073400
 
 
 @pytest.mark.parametrize("reliability,clamped", [(-3.0, 0.0), (7.0, 1.0)])

@@ -10,7 +10,9 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 
 from write_gate.core.claims import ValueProvenance
-from write_gate.core.formula import CONFIDENCE_DECIMALS
+
+# A read's weighting of a stored confidence, not a stored value: six decimals say it.
+EFFECTIVE_DECIMALS = 6
 
 SECONDS_PER_DAY = 86_400
 
@@ -35,7 +37,7 @@ def effective_confidence(confidence: float, at: str, now: datetime, half_life: f
     age_days = max(0.0, (now - parse_at(at)).total_seconds() / SECONDS_PER_DAY)
     # A float power may be complex in general, so typeshed types it Any; a positive base keeps this one real.
     factor: float = 0.5 ** (age_days / half_life)
-    return round(confidence * factor, CONFIDENCE_DECIMALS)
+    return round(confidence * factor, EFFECTIVE_DECIMALS)
 
 
 def weigher(

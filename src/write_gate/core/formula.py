@@ -9,8 +9,9 @@ from write_gate.core.formula_stix import StixFormulaProvider
 from write_gate.core.model import ErrorCode, GateRejection
 
 # Confidence is stored and answered rounded to this many decimals, so 0.8 x 0.75 reads 0.6, not
-# 0.6000000000000001, and what an agent is told is exactly what the graph holds.
-CONFIDENCE_DECIMALS = 6
+# 0.6000000000000001, and what an agent is told is exactly what the graph holds. Twelve: the arithmetic's noise
+# (about 1e-16) goes, a provider's own precision (0.0740740734) stays.
+CONFIDENCE_DECIMALS = 12
 
 
 @runtime_checkable
