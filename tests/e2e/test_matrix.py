@@ -181,6 +181,20 @@ async def test_row9_merge_endpoints_creates_stub(client: Client, graph: GraphBac
     assert "_stub" not in acme
 
 
+async def test_row9_a_stub_under_a_remapped_label_keeps_the_label_it_was_sent_as(
+    client: Client, graph: GraphBackend
+) -> None:
+    """Every node a remapped write creates keeps its breadcrumb, a stub too; an endpoint that exists keeps its own."""
+    await call(client, "write_node", ALICE)
+    sent = {**RELATIONSHIP, "from_label": "person", "to_label": "Company", "endpoint_policy": "merge_endpoints"}
+    is_error, out = await call(client, "write_relationship", sent)
+    assert not is_error and out["to_label"] == "Organization" and out["stub_endpoints"] == ["to"], out
+    [acme] = await nodes(graph, "Organization")
+    assert acme["_stub"] is True and acme["_schema_remap_from"] == ":Company"
+    [alice] = await nodes(graph, "Person")
+    assert "_schema_remap_from" not in alice  # written as Person, found (not created) as `person`
+
+
 async def test_row10_refresh_after_registering_event(client: Client, graph: GraphBackend) -> None:
     is_error, before = await call(client, "refresh_schema_cache", {})
     assert not is_error

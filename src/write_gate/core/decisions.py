@@ -322,7 +322,8 @@ def _endpoint(
     """The endpoint, and the remaps its keys needed (`from_keys.Name→name`)."""
     what = f"{side}_keys"
     cleaned = clean_map(raw_keys, what, policy.limits)
-    entry = resolve_label(raw_label, registry, policy).entry
+    resolved = resolve_label(raw_label, registry, policy)
+    entry = resolved.entry
     if allowed and entry.label not in allowed:
         raise GateRejection(
             ErrorCode.SCHEMA_UNKNOWN_LABEL,
@@ -334,7 +335,7 @@ def _endpoint(
         )
     renamed = property_names(entry, cleaned, what, policy)
     check_merge_keys(entry, renamed.values, what)
-    return Endpoint(entry.label, renamed.values), remap_texts(what, renamed.remaps)
+    return Endpoint(entry.label, renamed.values, resolved.remapped_from), remap_texts(what, renamed.remaps)
 
 
 def plan_relationship_write(

@@ -12,7 +12,7 @@ from write_gate.core.cypher.dialect import Dialect
 from write_gate.core.cypher.stat_counts import due
 from write_gate.core.cypher.statement import Provenance
 from write_gate.core.grams import CHUNK, GRAM, GRAMS_FIELD, SPLIT, STAND_INS, grams_text
-from write_gate.core.identifiers import CREATED_FIELD, PROPERTY_REMAPS_FIELD, PROVENANCE_FIELDS, quote
+from write_gate.core.identifiers import CREATED_FIELD, PROPERTY_REMAPS_FIELD, PROVENANCE_FIELDS, REMAP_FIELD, quote
 from write_gate.core.identity import (
     FOLD_PREFIX,
     KEY_FIELD,
@@ -124,11 +124,15 @@ def property_breadcrumb(property_remaps: Sequence[str]) -> dict[str, list[str]]:
     return {PROPERTY_REMAPS_FIELD: list(property_remaps)} if property_remaps else {}
 
 
-def stub_properties(label: str, keys: Mapping[str, Any], provenance: Provenance) -> dict[str, Any]:
-    """A stub is created with nothing but its keys, so its whole search text is known here."""
+def stub_properties(
+    label: str, keys: Mapping[str, Any], provenance: Provenance, remapped_from: str | None = None
+) -> dict[str, Any]:
+    """A stub is created with nothing but its keys, so its whole search text is known here; under a remapped
+    label it keeps the label it was sent as (`_schema_remap_from`), as any node written under one does."""
     props = identity_properties(label, keys, provenance)
     text = search_text(props)
-    return {**props, SEARCH_FIELD: text, GRAMS_FIELD: grams_text(text)}
+    breadcrumb = {REMAP_FIELD: remapped_from} if remapped_from is not None else {}
+    return {**props, SEARCH_FIELD: text, GRAMS_FIELD: grams_text(text), **breadcrumb}
 
 
 def search_text(*maps: Mapping[str, Any]) -> str:

@@ -357,8 +357,8 @@ def relationship_values(
         **value_kinds(properties, batch=batch),
     }
     if merge_endpoints:
-        out["from_stub"] = stub_properties(start.label, start.keys, provenance)
-        out["to_stub"] = stub_properties(end.label, end.keys, provenance)
+        out["from_stub"] = stub_properties(start.label, start.keys, provenance, start.remapped_from)
+        out["to_stub"] = stub_properties(end.label, end.keys, provenance, end.remapped_from)
     if batch:
         return {**out, "remapped_from": remapped_from}
     if remapped_from is not None:

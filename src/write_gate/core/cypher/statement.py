@@ -64,6 +64,7 @@ def _value_claim(provenance: Provenance) -> ValueProvenance:
 class Endpoint:
     label: str
     keys: Mapping[str, Any]
+    remapped_from: str | None = None  # the label as sent, where the registry remapped it: a stub keeps it
 
     @property
     def key(self) -> str:

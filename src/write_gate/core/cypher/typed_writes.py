@@ -84,7 +84,7 @@ def typed_write(
         params[f"to{i}_key"] = endpoint.key
         if merge_endpoints:
             lines += merge_stub(f"t{i}", endpoint.label, f"$to{i}_key", f"$to{i}_stub")
-            params[f"to{i}_stub"] = stub_properties(endpoint.label, endpoint.keys, provenance)
+            params[f"to{i}_stub"] = stub_properties(endpoint.label, endpoint.keys, provenance, endpoint.remapped_from)
         else:
             lines.append(match_node(f"t{i}", endpoint.label, f"$to{i}_key"))
     if create:

@@ -102,8 +102,8 @@ def write_relationship(
             *merge_stub("a", start.label, "$from_key", "$from_stub"),
             *merge_stub("b", end.label, "$to_key", "$to_stub"),
         ]
-        params["from_stub"] = stub_properties(start.label, start.keys, provenance)
-        params["to_stub"] = stub_properties(end.label, end.keys, provenance)
+        params["from_stub"] = stub_properties(start.label, start.keys, provenance, start.remapped_from)
+        params["to_stub"] = stub_properties(end.label, end.keys, provenance, end.remapped_from)
     else:
         lines = [match_node("a", start.label, "$from_key"), match_node("b", end.label, "$to_key")]
     if remapped_from is not None:
