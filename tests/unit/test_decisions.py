@@ -9,6 +9,7 @@ from write_gate.core.decisions import (
     Policy,
     Stamp,
     UnknownLabelPolicy,
+    check_merge_keys,
     plan_node_write,
     plan_relationship_write,
     resolve_relationship_type,
@@ -110,7 +111,8 @@ def test_reject_policy() -> None:
         ({"properties": {"age": "thirty"}}, ErrorCode.SCHEMA_TYPE_MISMATCH),
         ({"properties": {"role": "ceo"}}, ErrorCode.SCHEMA_TYPE_MISMATCH),
         ({"merge_keys": {"name": "A", "email": "a@x"}}, ErrorCode.INVALID_INPUT),
-        ({"merge_keys": {"email": "a@x"}, "properties": {"name": "A"}}, ErrorCode.SCHEMA_MISSING_REQUIRED_PROPERTY),
+        ({"merge_keys": {"email": "a@x"}, "properties": {"name": "A"}}, ErrorCode.INVALID_INPUT),  # name misplaced
+        ({"merge_keys": {"email": "a@x"}}, ErrorCode.SCHEMA_MISSING_REQUIRED_PROPERTY),
         ({"properties": {"nested": {"a": 1}}}, ErrorCode.INVALID_INPUT),
         ({"extraction_method": "vibes"}, ErrorCode.INVALID_EXTRACTION_METHOD),
         ({"label": "Person`) DELETE n//"}, ErrorCode.INVALID_INPUT),
@@ -266,11 +268,26 @@ def test_an_entry_without_declared_merge_keys_takes_any() -> None:
 
 
 def test_identity_missing_declared_keys_names_them() -> None:
+    """A declared key that is not required (so the required check passes without it), given nowhere."""
+    err = rejection(check_merge_keys, SchemaEntry("Flight", merge_keys=("carrier", "number")), {"number": 7}, "keys")
+    assert err.rejected.error_code is ErrorCode.SCHEMA_MISSING_REQUIRED_PROPERTY
+    assert err.rejected.message == "keys for Flight must include carrier"
+    assert err.rejected.details == {"label": "Flight", "missing": ["carrier"], "field": "keys"}
+
+
+def test_identity_given_in_properties_is_present_and_told_where_it_goes() -> None:
+    """Seed 003: SCHEMA_MISSING_REQUIRED_PROPERTY is for a property absent from properties and merge_keys."""
     props = {"name": "Oslo", "country": "NO", "mayor": "M"}
     err = rejection(node, label="City", merge_keys={"zip": "0150"}, properties=props).rejected
-    assert err.error_code is ErrorCode.SCHEMA_MISSING_REQUIRED_PROPERTY
-    assert err.message == "merge_keys for City must include name, country"
-    assert err.details == {"label": "City", "missing": ["name", "country"], "field": "merge_keys"}
+    assert err.error_code is ErrorCode.INVALID_INPUT
+    assert err.message == "name, country is the identity of City: give it in merge_keys, not in properties"
+    assert err.details == {
+        "reason": "identity_in_properties",
+        "label": "City",
+        "merge_keys": ["name", "country"],
+        "misplaced": ["name", "country"],
+        "field": "merge_keys",
+    }
 
 
 def test_identity_with_keys_beyond_the_declared_ones_is_refused() -> None:

@@ -146,8 +146,11 @@ def check_required(entry: SchemaEntry, *present: Mapping[str, Any]) -> None:
         )
 
 
-def check_merge_keys(entry: SchemaEntry, keys: Mapping[str, Any], what: str) -> None:
-    """Identity must be the entry's declared merge keys, or a MERGE would make a second node."""
+def check_merge_keys(
+    entry: SchemaEntry, keys: Mapping[str, Any], what: str, properties: Mapping[str, Any] | None = None
+) -> None:
+    """Identity must be the entry's declared merge keys, or a MERGE would make a second node. A declared key given
+    in `properties` instead is present, so not SCHEMA_MISSING_REQUIRED_PROPERTY: the call is told where it goes."""
     if not keys:
         raise GateRejection(
             ErrorCode.INVALID_INPUT,
@@ -158,6 +161,17 @@ def check_merge_keys(entry: SchemaEntry, keys: Mapping[str, Any], what: str) -> 
     if not entry.merge_keys:
         return
     missing = [k for k in entry.merge_keys if k not in keys]
+    misplaced = [k for k in missing if properties is not None and k in properties]
+    if misplaced:
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT,
+            f"{', '.join(misplaced)} is the identity of {entry.label}: give it in {what}, not in properties",
+            reason="identity_in_properties",
+            label=entry.label,
+            merge_keys=list(entry.merge_keys),
+            misplaced=misplaced,
+            field=what,
+        )
     if missing:
         raise GateRejection(
             ErrorCode.SCHEMA_MISSING_REQUIRED_PROPERTY,
@@ -278,7 +292,7 @@ def plan_node_write(
     remaps = keys.remaps + props.remaps
     if not partial:
         check_required(entry, properties, merge_keys)
-    check_merge_keys(entry, merge_keys, "merge_keys")
+    check_merge_keys(entry, merge_keys, "merge_keys", props.values)
     check_types(entry, merge_keys, key_kinds)
     check_types(entry, properties, prop_kinds)
     confidence = compute_confidence(provider, req.reliability, req.extraction_method)
