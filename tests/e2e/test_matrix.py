@@ -212,6 +212,27 @@ async def test_row10_refresh_after_registering_event(client: Client, graph: Grap
     assert event["name"] == "Launch"
 
 
+async def test_a_registry_node_whose_constraints_cannot_be_read_is_left_out_not_loaded_without_them(
+    client: Client, graph: GraphBackend
+) -> None:
+    """Fail closed: `required_properties: 7` dropped would let a Part without a serial through as a Part."""
+    is_error, before = await call(client, "refresh_schema_cache", {})
+    damaged = "CREATE (:Schema {name: 'Part', allowed: true, kind: 'node', required_properties: 7})"
+    await graph.write(Statement(damaged))
+    is_error, after = await call(client, "refresh_schema_cache", {})
+    assert not is_error and after["loaded"] == before["loaded"]
+    is_error, out = await call(client, "write_node", {**ALICE, "label": "Part", "merge_keys": {"name": "P1"}})
+    assert not is_error and out["label"] == "Entity" and out["remapped_from"] == ":Part", out  # unknown: fallback
+    assert await nodes(graph, "Part") == []
+    await graph.write(Statement("MATCH (s:Schema {name: 'Part'}) SET s.required_properties = ['serial']"))
+    is_error, fixed = await call(client, "refresh_schema_cache", {})
+    assert fixed["loaded"] == before["loaded"] + 1
+    is_error, out = await call(client, "write_node", {**ALICE, "label": "Part", "merge_keys": {"name": "P1"}})
+    assert (
+        is_error and out["error_code"] == "SCHEMA_MISSING_REQUIRED_PROPERTY" and out["details"]["missing"] == ["serial"]
+    )
+
+
 async def test_tools_list_is_exactly_the_gate(client: Client) -> None:
     tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     assert set(tools) == GATE_DEFAULT_TOOLS  # the writes, the reads and the schema (by default); no raw Cypher tool

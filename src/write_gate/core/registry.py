@@ -251,37 +251,88 @@ class RegistrySnapshot:
         return len(self._nodes) + len(self._rels)
 
 
-def _strings(value: Any) -> tuple[str, ...]:
-    return tuple(str(v) for v in value) if isinstance(value, list | tuple) else ()
+class MalformedEntry(ValueError):
+    """A `:Schema` node whose constraints cannot be read as written: loading it with them dropped would let
+    through the writes they exist to stop, so the entry is left out (its label is then unknown: the fallback
+    or a refusal, as the policy says) and the loader says why."""
+
+
+def _strings(row: Mapping[str, Any], field: str) -> tuple[str, ...]:
+    """A list of text; absent or "" is none, and a single text is a list of one (`required_properties: 'serial'`)."""
+    value = row.get(field)
+    if value is None or value == "":
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
+        return tuple(value)
+    raise MalformedEntry(f"{field} must be a list of text, not {value!r}")
+
+
+def _property_types(value: Any) -> dict[str, "PropertyType"]:
+    """JSON text of an object (as `schema load` writes it), or a map (an engine that stores maps); absent or ""
+    declares none."""
+    if value is None or value == "":
+        return {}
+    try:
+        spec = json.loads(value) if isinstance(value, str) else value
+        if not isinstance(spec, Mapping):
+            raise ValueError("not an object")
+        return {k: PropertyType.parse(v) for k, v in spec.items()}
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise MalformedEntry(f"property_types cannot be read ({exc})") from exc
+
+
+def _kind(value: Any) -> EntryKind:
+    if value is None or value == "" or value == "node":
+        return "node"
+    if value == "relationship":
+        return "relationship"
+    raise MalformedEntry(f"kind must be node or relationship, not {value!r}")
 
 
 def entry_from_row(row: Mapping[str, Any]) -> SchemaEntry | None:
-    """Build an entry from a `:Schema` node's properties; a malformed node is skipped, not fatal."""
+    """Build an entry from a `:Schema` node's properties. A name that is no identifier is no entry (None);
+    constraints that cannot be read raise MalformedEntry; what only describes or tunes an entry (a
+    description, flags, policies) falls back to its default when damaged."""
     name = row.get("label")
     if not isinstance(name, str) or not is_identifier(name):
         return None
-    try:  # JSON text of an object; anything else (absent, a map, malformed) declares no types
-        property_types = {k: PropertyType.parse(v) for k, v in json.loads(row["property_types"]).items()}
-    except (KeyError, ValueError, TypeError, AttributeError):
-        property_types = {}
     return SchemaEntry(
         label=name,
-        required_properties=_strings(row.get("required_properties")),
-        remaps_from=_strings(row.get("remaps_from")),
-        kind="relationship" if row.get("kind") == "relationship" else "node",
-        merge_keys=_strings(row.get("merge_keys")),
-        property_types=property_types,
+        required_properties=_strings(row, "required_properties"),
+        remaps_from=_strings(row, "remaps_from"),
+        kind=_kind(row.get("kind")),
+        merge_keys=_strings(row, "merge_keys"),
+        property_types=_property_types(row.get("property_types")),
         fallback=row.get("fallback") is True,
-        from_labels=_strings(row.get("from_labels")),
-        to_labels=_strings(row.get("to_labels")),
-        description=row.get("description") or "",
+        from_labels=_strings(row, "from_labels"),
+        to_labels=_strings(row, "to_labels"),
+        description=description if isinstance(description := row.get("description"), str) else "",
         typed_tools=row.get("typed_tools") is True,
         additional_properties=row.get("additional_properties") is True,
         undeclared_properties=_policy(row.get("undeclared_properties")),
         conflict_policy=_conflict_policy(row.get("conflict_policy")),
         half_life_days=_half_life(row.get("half_life_days")),
-        embed=_strings(row.get("embed")),
+        embed=_strings(row, "embed"),
     )
+
+
+def entries_from_rows(rows: Iterable[Mapping[str, Any]]) -> tuple[list[SchemaEntry], list[str]]:
+    """The entries of these `:Schema` rows, and a line for each row left out (no identifier, or malformed)."""
+    entries: list[SchemaEntry] = []
+    left_out: list[str] = []
+    for row in rows:
+        try:
+            entry = entry_from_row(row)
+        except MalformedEntry as exc:
+            left_out.append(f"{row.get('label')}: {exc}")
+            continue
+        if entry is None:
+            left_out.append(f"{row.get('label')!r}: a name that is no plain identifier")
+        else:
+            entries.append(entry)
+    return entries, left_out
 
 
 def _policy(value: Any) -> UndeclaredPolicy | None:

@@ -1,9 +1,13 @@
 """The shipped registry source: `:Schema` nodes on the graph itself, and the version that moves on each load."""
 
+import logging
+
 from write_gate.core.cypher.registry_nodes import READ_REGISTRY, REGISTRY_VERSION
 from write_gate.core.model import ErrorCode, GateRejection
-from write_gate.core.registry import RegistrySnapshot, entry_from_row
+from write_gate.core.registry import RegistrySnapshot, entries_from_rows
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend
+
+logger = logging.getLogger(__name__)
 
 
 class GraphRegistrySource:
@@ -26,7 +30,10 @@ class GraphRegistrySource:
             rows = await self._backend.read(READ_REGISTRY)
         except (BackendUnavailable, BackendError) as exc:
             raise _unavailable(exc) from exc
-        return RegistrySnapshot((e for row in rows if (e := entry_from_row(row)) is not None), version)
+        entries, left_out = entries_from_rows(rows)
+        for line in left_out:  # each load says it again: a refresh after the node is fixed is silent
+            logger.warning("registry entry left out, its label is unknown until it is fixed: %s", line)
+        return RegistrySnapshot(entries, version)
 
 
 def _unavailable(exc: Exception) -> GateRejection:
