@@ -97,6 +97,10 @@ def test_fallback_override_wins_over_registry() -> None:
 def test_fallback_override_must_be_registered() -> None:
     err = rejection(node, Policy(fallback_override="Nope"), label="Ticket")
     assert err.rejected.error_code is ErrorCode.SCHEMA_UNKNOWN_LABEL
+    assert err.rejected.message == (
+        "label 'Ticket' is not registered and the fallback label it would go to, Nope (WRITE_GATE_FALLBACK_LABEL), "
+        "is not"
+    )
 
 
 def test_reject_policy() -> None:

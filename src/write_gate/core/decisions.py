@@ -103,11 +103,12 @@ def resolve_label(raw: str, registry: SchemaRegistry, policy: Policy, *, free_te
         target = policy.fallback_override or registry.fallback_label()
     entry = registry.get_entry(target) if target else None
     if entry is None:
-        why = (
-            "the registry has no fallback label"
-            if policy.unknown_labels is UnknownLabelPolicy.REMAP
-            else ("unknown labels are rejected (WRITE_GATE_UNKNOWN_LABEL_POLICY=reject)")
-        )
+        if policy.unknown_labels is not UnknownLabelPolicy.REMAP:
+            why = "unknown labels are rejected (WRITE_GATE_UNKNOWN_LABEL_POLICY=reject)"
+        elif policy.fallback_override:
+            why = f"the fallback label it would go to, {policy.fallback_override} (WRITE_GATE_FALLBACK_LABEL), is not"
+        else:
+            why = "the registry has no fallback label"
         raise GateRejection(
             ErrorCode.SCHEMA_UNKNOWN_LABEL,
             f"label {label or raw!r} is not registered and {why}",
