@@ -84,3 +84,17 @@ async def test_a_large_reply_is_parsed_off_the_event_loop(settings: Settings, mo
     assert [row["i"] for row in small] == [1, 2, 3, 4, 5]
     assert [row["i"] for row in large] == list(range(1, HEAVY_ROWS + 1))
     assert (5, True) in threads and (HEAVY_ROWS, False) in threads
+
+
+async def test_doubles_read_back_as_the_engine_answers_them_and_the_largest_stay_finite(settings: Settings) -> None:
+    """FalkorDB answers a double in 15 significant digits: 0.30000000000000004 reads 0.3 (the engine holds and
+    compares the exact value), and the largest doubles, which that rounds past the largest, read as it."""
+    backend = await open_backend(settings)
+    try:
+        params = {"tiny": 0.30000000000000004, "top": 1.7976931348623157e308, "bottom": -1.7976931348623157e308}
+        await backend.write(Statement("CREATE (:D {tiny: $tiny, top: $top, bottom: $bottom})", params))
+        text = "MATCH (d:D) RETURN d.tiny AS tiny, d.top AS top, d.bottom AS bottom, d.tiny = $tiny AS exact"
+        [row] = await backend.read(Statement(text, {"tiny": 0.30000000000000004}))
+        assert row == {"tiny": 0.3, "top": 1.7976931348623157e308, "bottom": -1.7976931348623157e308, "exact": True}
+    finally:
+        await backend.close()

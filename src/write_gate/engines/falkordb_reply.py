@@ -9,6 +9,8 @@ name their labels and properties by the graph's schema ids, which only the clien
 it may ask the engine): a reply holding one raises `NeedsSchema`, and the caller hands it to the client's parser.
 """
 
+import math
+import sys
 from datetime import UTC, datetime
 from typing import Any
 
@@ -60,7 +62,7 @@ def _value(cell: list[Any]) -> Any:
     if kind == _NULL:
         return None
     if kind == _DOUBLE:
-        return float(value)
+        return _double(value)
     if kind == _BOOLEAN:
         return value == "true"
     if kind == _ARRAY:
@@ -98,3 +100,16 @@ async def parse_rows(response: list[Any]) -> Reply:
     if len(response) == 3 and len(response[1]) >= HEAVY_ROWS:
         return await anyio.to_thread.run_sync(parse, response)
     return parse(response)
+
+
+_LARGEST = sys.float_info.max
+
+
+def _double(text: str) -> float:
+    """FalkorDB answers a double in 15 significant digits (`%.15g`): the largest ones round past the largest
+    double (1.7976931348623157e308 answers `1.79769313486232e+308`, which reads as infinity, and then as null).
+    Those are read as the largest double of their sign; an infinity the engine holds answers `inf`."""
+    number = float(text)
+    if number in (math.inf, -math.inf) and "inf" not in text:
+        return math.copysign(_LARGEST, number)
+    return number
