@@ -80,8 +80,8 @@ def method_schema(provider: FormulaProvider) -> dict[str, Any]:
 
 def compute_confidence(provider: FormulaProvider, reliability: float, extraction_method: str) -> float:
     """Clamp, check the method, call the provider, check its output: seed 003's contract."""
-    if not math.isfinite(reliability):
-        raise GateRejection(ErrorCode.INVALID_INPUT, "reliability must be a finite number", field="reliability")
+    if math.isnan(reliability):  # the one number no clamp places (1e999 is infinity, and clamps to 1.0)
+        raise GateRejection(ErrorCode.INVALID_INPUT, "reliability must be a number, not NaN", field="reliability")
     allowed = provider.allowed_extraction_methods()
     if extraction_method not in allowed:
         raise GateRejection(

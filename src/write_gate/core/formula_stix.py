@@ -47,7 +47,7 @@ PATTERN = "^(" + "|".join(f"{scale}:({'|'.join(values)})" for scale, values in S
 
 class StixFormulaProvider:
     """confidence = the STIX confidence value of the stated scale value / 100. The scale value is the whole
-    judgement, so the agent's reliability is not used (it must still be a finite number: the gate checks)."""
+    judgement, so the agent's reliability is not used (it must still be a number, not NaN: the gate checks)."""
 
     METHODS: ClassVar[dict[str, int]] = STIX_CONFIDENCE
 
