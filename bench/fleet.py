@@ -1,5 +1,8 @@
 """A fleet at the speed of its transport (issue 39): many agents over streamable HTTP, each its own MCP session,
-calling `write_node` (a new node each call) or `open_nodes` (one node it wrote) as fast as answers come.
+calling `write_node` (a new node each call) or `open_nodes` (one node it wrote) as fast as answers come; against
+one gate process also `refused`: `open_nodes` with arguments its input model refuses (INVALID_INPUT), the gate's
+whole call path (the grant, admission, the guard, validation, the answer) with no statement: set beside the floor,
+it says what the path costs and what the tool's own work does.
 
 Measured in one run, each target in turn on one data folder (its embedded engine shared, as gates on one folder
 share it):
@@ -28,6 +31,7 @@ import argparse
 import asyncio
 import functools
 import http.client
+import json
 import os
 import shutil
 import socket
@@ -195,13 +199,35 @@ async def session(url: str, token: str, light: bool, stateless: bool) -> AsyncIt
         yield client
 
 
-async def called(client: Client | LightSession, name: str, arguments: dict[str, Any]) -> bool:
-    """Whether the call was answered without error (a transport error is a failed call too)."""
+# The gate's whole call path with no tool work: arguments the tool's input model refuses (INVALID_INPUT), answered
+# after the grant, the admission, the guard and the validation, as every call is, but before any statement.
+REFUSED = ("open_nodes", {"names": 5})
+
+
+async def called(client: Client | LightSession, name: str, arguments: dict[str, Any], refused: bool = False) -> bool:
+    """Whether the call was answered without error (a transport error is a failed call too); with `refused`,
+    whether it was refused INVALID_INPUT, as REFUSED is."""
     try:
         if isinstance(client, LightSession):
-            await client.call_tool(name, arguments)
-            return True
-        return not (await client.call_tool(name, arguments)).is_error
+            if not refused:
+                await client.call_tool(name, arguments)
+                return True
+            message = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": name, "arguments": arguments},
+            }
+            _status, _headers, payload = await client.post(message)
+            result = json.loads(payload).get("result") or {}
+        else:
+            answer = await client.call_tool(name, arguments)
+            result = {"isError": answer.is_error, "structuredContent": answer.structured_content}
+        if not refused:
+            return not result.get("isError")
+        return (
+            bool(result.get("isError")) and (result.get("structuredContent") or {}).get("error_code") == "INVALID_INPUT"
+        )
     except Exception:
         return False
 
@@ -222,6 +248,8 @@ async def load(
     def arguments(agent: int, i: int) -> tuple[str, dict[str, Any]]:
         if name.startswith("floor"):
             return "nothing", {}
+        if tool == "refused":
+            return REFUSED
         if tool == "write_node":
             return tool, {**PERSON, "merge_keys": {"name": f"{name}-{agents}-{agent}-{i}"}}
         return tool, {"names": [f"{name}-{agents}-{agent}-w{i % WARM}"]}
@@ -238,7 +266,7 @@ async def load(
             nonlocal failed
             for i in range(calls):
                 started = time.perf_counter()
-                if await called(client, *arguments(agent, i)):
+                if await called(client, *arguments(agent, i), refused=tool == "refused"):
                     latencies.append(time.perf_counter() - started)
                 else:
                     failed += 1
@@ -252,6 +280,13 @@ async def load(
     answered = max(len(latencies), 1)
     p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
     return Result(name, agents, tool, len(latencies) / wall, p50, p99, failed, cpu / answered, own / answered)
+
+
+def tools_of(target: str) -> tuple[str, ...]:
+    """The floor's one empty tool; a write and a read; and for one gate process, its call path alone (`refused`)."""
+    if target.startswith("floor"):
+        return ("write_node",)
+    return ("write_node", "open_nodes", "refused") if target.startswith("gate") else ("write_node", "open_nodes")
 
 
 def ms(seconds: float) -> str:
@@ -274,7 +309,7 @@ async def fleet(agent_counts: list[int], calls: int, only: list[str], light: boo
         results = []
         for name in only:
             async with target(name, env) as (url, pids):
-                for tool in ("write_node",) if name.startswith("floor") else ("write_node", "open_nodes"):
+                for tool in tools_of(name):
                     for agents in agent_counts:
                         result = await load(url, pids, tokens, name, agents, calls, tool, light)
                         results.append(result)
