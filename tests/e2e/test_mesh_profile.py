@@ -75,6 +75,36 @@ async def test_typed_tools_answer_the_node_and_edges_they_wrote(mesh: Client) ->
     assert (gone["data"], gone["actionTaken"]) == ({"nodeNames": ["Gandalf"]}, "Deleted npc: Gandalf")
 
 
+async def test_a_typed_update_replaces_the_entries_the_static_tools_wrote(mesh: Client) -> None:
+    """Seed 000, 3.4 and 14.2: update_npc to Mordor replaces "Current Location: Rivendell", set up with add_nodes and
+    add_edges as with add_npc; an add_metadata naming a field sets it, so the entry shows what the node holds."""
+    for place in ("Rivendell", "Mordor"):
+        await ok(mesh, "add_location", {"location": {"name": place, "type": "Town"}})
+    written = ["Role: Wizard", "Status: Active", "Current Location: Rivendell"]
+    await ok(mesh, "add_nodes", {"nodes": [{"name": "Gandalf", "nodeType": "npc", "metadata": written}]})
+    await ok(mesh, "add_edges", {"edges": [{"from": "Gandalf", "to": "Rivendell", "edgeType": "located_in"}]})
+    moved = await ok(
+        mesh, "update_npc", {"npc": {"name": "Gandalf", "currentLocation": "Mordor", "status": "Deceased"}}
+    )
+    now = ["Role: Wizard", "Status: Deceased", "Current Location: Mordor"]
+    assert moved["data"]["nodes"][0]["metadata"] == now
+    assert moved["data"]["edges"] == [{"from": "Gandalf", "to": "Mordor", "edgeType": "located_in", "weight": 1.0}]
+    [gandalf] = [
+        n for n in (await ok(mesh, "open_nodes", {"names": ["Gandalf"]}))["data"]["nodes"] if n["name"] == "Gandalf"
+    ]
+    assert gandalf["metadata"] == now
+    await ok(mesh, "add_metadata", {"nodeName": "Gandalf", "metadata": ["Status: Missing"]})
+    found = await ok(mesh, "search_nodes", {"query": "missing"})
+    [gandalf] = [n for n in found["data"]["nodes"] if n["name"] == "Gandalf"]
+    assert "Status: Missing" in gandalf["metadata"] and "Status: Deceased" not in gandalf["metadata"]
+    refused = await rejected(mesh, "add_metadata", {"nodeName": "Gandalf", "metadata": ["Status: Asleep"]})
+    assert refused["error_code"] == "SCHEMA_TYPE_MISMATCH"  # an npc's status is one of the schema's, as in add_nodes
+    [gandalf] = [
+        n for n in (await ok(mesh, "open_nodes", {"names": ["Gandalf"]}))["data"]["nodes"] if n["name"] == "Gandalf"
+    ]
+    assert "Status: Asleep" not in gandalf["metadata"]  # nothing appended either
+
+
 async def test_the_reads_answer_nodes_and_edges_with_neighbours(mesh: Client) -> None:
     await ok(mesh, "add_location", {"location": {"name": "Rivendell", "type": "Town"}})
     await ok(mesh, "add_npc", {"npc": GANDALF})

@@ -4,7 +4,8 @@ MemoryMesh keeps a node's typed fields as metadata (`add_npc {role: "Wizard"}` s
 agents write them that way to `add_nodes` too. An entry whose key reads as one of the label's declared text
 properties (case, spaces and underscores aside, or a spelling it absorbs) is that property's value as well, so
 the registry checks it (required fields, enums) as it checks the typed tools' fields; a text list property takes
-the value split at commas, as MemoryMesh joins one. Every entry stays in the metadata as written.
+the value split at commas, as MemoryMesh joins one. Every entry stays in the metadata as written, showing the
+value its field holds now.
 """
 
 import re
@@ -99,21 +100,34 @@ def with_declared_fields(
     field the node holds that no entry already names (a typed tool stores `role` as a property, where MemoryMesh
     stores "Role: Wizard"; an array joined with ", ", as MemoryMesh joins one). A relationship field's value is
     the names its relationships lead to, `links` (relationship type: the names the node's own lead to), as
-    MemoryMesh writes "Current Location: Rivendell" beside the edge."""
+    MemoryMesh writes "Current Location: Rivendell" beside the edge. An entry as written that names a field the
+    node holds shows the value it holds now, under the key as written: `update_npc` to Mordor replaces "Current
+    Location: Rivendell" (seed 000, 3.4), whichever tool wrote the entry."""
     if entry is None:
         return list(metadata)
     links = links or {}
-    named = _named(metadata)
-    added = []
+    held: dict[str, tuple[str, str]] = {}  # a field's fold, and its spellings': (its name, the value it shows)
     # The plain fields first, then the relationship fields, as MemoryMesh's schema files mostly order them (the
     # registry keeps no file order).
     for name, spec in sorted(entry.property_types.items(), key=lambda item: item[1].relationship is not None):
-        if name in entry.merge_keys or name_fold(name) in named:
+        if name in entry.merge_keys:
             continue
         value = links.get(spec.relationship.type) if spec.relationship is not None else properties.get(name)
         if value is not None and value != []:
-            added.append(f"{display_key(name)}{SEPARATOR}{_shown(value)}")
-    return [*metadata, *added]
+            for spelling in (name, *spec.absorbs):
+                held.setdefault(name_fold(spelling), (name, _shown(value)))
+    shown, named = [], set()
+    for text in metadata:
+        parsed = parse_entry(text)
+        found = held.get(key_fold(parsed[0])) if parsed is not None else None
+        if parsed is not None and found is not None:
+            named.add(found[0])
+            text = f"{parsed[0]}{SEPARATOR}{found[1]}"
+        shown.append(text)
+    added = [
+        f"{display_key(name)}{SEPARATOR}{value}" for name, value in dict(held.values()).items() if name not in named
+    ]
+    return [*shown, *added]
 
 
 def _plain_fields(entry: SchemaEntry, properties: Mapping[str, Any]) -> dict[str, Any]:

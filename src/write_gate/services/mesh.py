@@ -433,7 +433,16 @@ class MeshService:
     # -- metadata ---------------------------------------------------------------------------------
 
     async def add_metadata(self, request: MetadataRequest, ctx: WriterContext, agent: Agent) -> MetadataAnswer:
-        """Appended where not there already (exact match); ENTITY_NOT_FOUND for a node that is not."""
+        """Appended where not there already (exact match); ENTITY_NOT_FOUND for a node that is not. An entry that
+        names a declared field ("Status: Deceased" on an npc) sets it first, checked as add_nodes checks it: the
+        field is what the metadata shows (core/metadata.with_declared_fields), so the entry is not masked by it."""
+        if any(parse_entry(text) is not None for text in request.metadata):
+            [target] = await locate_all(self.gate, [request.nodeName], field="nodeName")
+            named = metadata_properties(self.gate.registry.get_entry(target.label), request.metadata)
+            if named:
+                await update_entity(
+                    self.gate, target, lambda _held: dict(named), ctx, agent, also_declared=MEMORY_PROPERTIES
+                )
         item = ObservationIn(entityName=request.nodeName, contents=request.metadata)
         added = (await self.memory.add_observations([item], ctx, agent)).results[0].addedObservations
         return MetadataAnswer(
