@@ -63,3 +63,11 @@ def test_a_path_that_is_neither_file_nor_folder_is_refused(tmp_path: Path) -> No
     with pytest.raises(SchemaFileError) as caught:
         read_sources([tmp_path / "missing"])
     assert (caught.value.path, caught.value.reason) == (tmp_path / "missing", "no such file or folder")
+
+
+def test_property_types_keep_the_files_order(tmp_path: Path) -> None:
+    """MemoryMesh shows a node's fields in its schema file's order (seed 000, 3.7): the stored text keeps it."""
+    fields = {"name": NAME, "zone": NAME, "area": NAME, "mayor": NAME}
+    (tmp_path / "city.schema.json").write_text(seed(properties=fields))
+    [city] = [entry for entry in read_sources([tmp_path]) if entry.name == "City"]
+    assert list(json.loads(city.to_node_properties()["property_types"])) == list(fields)

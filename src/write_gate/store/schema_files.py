@@ -145,7 +145,8 @@ class EntrySource(BaseModel):
     def to_node_properties(self) -> dict[str, Any]:
         # Every field is written every time, so an update never leaves a stale value behind.
         props = self.model_dump(exclude={"properties"})
-        props["property_types"] = json.dumps(self.property_types, sort_keys=True)
+        # In the order the file gives them: MemoryMesh shows a node's fields in its schema's order (seed 000, 3.7).
+        props["property_types"] = json.dumps(self.property_types)
         props["derived"] = self.derived
         # "" for none, so that, like every field, it is written every time: a load without it clears an old one.
         props["undeclared_properties"] = self.undeclared_properties.value if self.undeclared_properties else ""
