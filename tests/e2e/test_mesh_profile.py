@@ -17,6 +17,7 @@ from write_gate.core.clock import utc_now
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
+from write_gate.store.bundled import bundled
 from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
@@ -103,6 +104,23 @@ async def test_a_typed_update_replaces_the_entries_the_static_tools_wrote(mesh: 
         n for n in (await ok(mesh, "open_nodes", {"names": ["Gandalf"]}))["data"]["nodes"] if n["name"] == "Gandalf"
     ]
     assert "Status: Asleep" not in gandalf["metadata"]  # nothing appended either
+
+
+async def test_add_nodes_reads_a_number_field_so_a_required_one_can_be_given(
+    settings: Settings, graph: GraphBackend
+) -> None:
+    """The shipped rpg player_character requires an integer level: "Level: 3" is it, as add_player_character writes."""
+    await load_into_graph(graph, read_sources([bundled("schemas") / "examples" / "rpg"]))
+    async with open_client(settings, "in_process", "mesh") as mesh:
+        hero = {"name": "Hero", "nodeType": "player_character", "metadata": ["Class: Rogue", "Level: 3"]}
+        added = await ok(mesh, "add_nodes", {"nodes": [hero]})
+        assert added["data"]["nodes"][0]["metadata"] == ["Class: Rogue", "Level: 3"]
+        await ok(mesh, "update_player_character", {"player_character": {"name": "Hero", "level": 4}})
+        [shown] = (await ok(mesh, "open_nodes", {"names": ["Hero"]}))["data"]["nodes"]
+        assert shown["metadata"] == ["Class: Rogue", "Level: 4"]
+        odd = {**hero, "name": "Odd", "metadata": ["Class: Rogue", "Level: three"]}
+        refused = await rejected(mesh, "add_nodes", {"nodes": [odd]})
+        assert refused["error_code"] == "SCHEMA_TYPE_MISMATCH", refused  # not "requires level"
 
 
 async def test_the_reads_answer_nodes_and_edges_with_neighbours(mesh: Client) -> None:

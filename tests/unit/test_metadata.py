@@ -42,19 +42,37 @@ def test_entries_split_at_the_first_colon_and_space() -> None:
     assert parse_entry(": orphan") is None
 
 
-def test_declared_text_properties_are_read_and_the_rest_left_alone() -> None:
+def test_declared_plain_properties_are_read_and_the_rest_left_alone() -> None:
     metadata = [
         "Role: Wizard",
         "Current Location: Rivendell",  # a relationship property: the typed tools write its edge
         "Name: Mithrandir",  # the merge key is the node's name, never metadata's
-        "Age: 2019",  # not text: left to the metadata
+        "Age: 2019",  # an integer, as the declared type reads it
         "Traits: wise, grumpy ,",
         "Mood: calm",  # not declared
     ]
-    assert metadata_properties(NPC, metadata) == {"role": "Wizard", "traits": ["wise", "grumpy"]}
+    assert metadata_properties(NPC, metadata) == {"role": "Wizard", "age": 2019, "traits": ["wise", "grumpy"]}
     assert metadata_properties(NPC, ["JOB: Smith"]) == {"role": "Smith"}  # a spelling the property absorbs
     assert metadata_properties(NPC, ["current_role: x", "ro le: Wizard"]) == {"role": "Wizard"}
     assert metadata_properties(None, ["Role: Wizard"]) == {}
+
+
+def test_a_value_reads_as_its_declared_type_or_stays_text_for_the_registry_to_refuse() -> None:
+    """Seed 000: add_player_character {level: 3} is "Level: 3"; add_nodes with it must satisfy a required level."""
+    hero = SchemaEntry(
+        label="Hero",
+        merge_keys=("name",),
+        property_types={
+            "level": PropertyType("integer"),
+            "gold": PropertyType("number"),
+            "alive": PropertyType("boolean"),
+            "rolls": PropertyType("array", items="integer"),
+        },
+    )
+    entries = ["Level: 3", "Gold: 12.5", "Alive: TRUE", "Rolls: 4, 6"]
+    assert metadata_properties(hero, entries) == {"level": 3, "gold": 12.5, "alive": True, "rolls": [4, 6]}
+    odd = metadata_properties(hero, ["Level: three", "Gold: nan", "Alive: yes", "Rolls: 4, six"])
+    assert odd == {"level": "three", "gold": "nan", "alive": "yes", "rolls": [4, "six"]}
 
 
 def test_two_entries_for_one_property_are_refused() -> None:

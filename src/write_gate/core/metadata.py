@@ -1,13 +1,14 @@
 """MemoryMesh's metadata ("Key: Value" strings, seed 000 section 9) read against a registry entry. Pure.
 
 MemoryMesh keeps a node's typed fields as metadata (`add_npc {role: "Wizard"}` stores "Role: Wizard"), so its
-agents write them that way to `add_nodes` too. An entry whose key reads as one of the label's declared text
+agents write them that way to `add_nodes` too. An entry whose key reads as one of the label's declared plain
 properties (case, spaces and underscores aside, or a spelling it absorbs) is that property's value as well, so
 the registry checks it (required fields, enums) as it checks the typed tools' fields; a text list property takes
 the value split at commas, as MemoryMesh joins one. Every entry stays in the metadata as written, showing the
 value its field holds now.
 """
 
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 from write_gate.core.identity import fold, folded_value
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.core.properties import name_fold
-from write_gate.core.registry import PropertyType, SchemaEntry
+from write_gate.core.registry import SchemaEntry
 
 SEPARATOR = ": "  # MemoryMesh's parseEntry splits at the first colon and space
 
@@ -36,15 +37,28 @@ def _named(metadata: Iterable[str]) -> set[str]:
     return {key_fold(parsed[0]) for text in metadata if (parsed := parse_entry(text))}
 
 
-def _text_property(spec: PropertyType) -> bool:
-    return spec.relationship is None and (spec.type == "string" or (spec.type == "array" and spec.items == "string"))
+def _scalar(text: str, kind: str | None) -> Any:
+    """An entry's value as the declared type reads it ("Level: 3" is 3 for an integer `level`, as MemoryMesh's
+    `add_player_character {level: 3}` writes "Level: 3"); text that does not read so stays text, which the
+    registry then refuses by its type (SCHEMA_TYPE_MISMATCH), not as missing."""
+    try:
+        if kind == "integer" and re.fullmatch(r"[+-]?\d{1,18}", text):
+            return int(text)
+        if kind == "number" and math.isfinite(number := float(text)):
+            return number
+    except ValueError:
+        return text
+    if kind == "boolean" and text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    return text
 
 
 def _targets(entry: SchemaEntry) -> dict[str, str]:
-    """Each fold that names one of the entry's text properties (not a merge key, which the node's name is)."""
+    """Each fold that names one of the entry's plain properties (not a merge key, which the node's name is, nor a
+    relationship field, which is the node's edges)."""
     targets: dict[str, str] = {}
     for name, spec in entry.property_types.items():
-        if name in entry.merge_keys or not _text_property(spec):
+        if name in entry.merge_keys or spec.relationship is not None:
             continue
         for spelling in (name, *spec.absorbs):
             targets[name_fold(spelling)] = name
@@ -74,8 +88,11 @@ def metadata_properties(entry: SchemaEntry | None, metadata: Iterable[str]) -> d
                 reason="property_given_twice",
                 property=name,
             )
-        many = entry.property_types[name].type == "array"
-        found[name] = [part.strip() for part in value.split(",") if part.strip()] if many else value
+        spec = entry.property_types[name]
+        if spec.type == "array":
+            found[name] = [_scalar(part.strip(), spec.items) for part in value.split(",") if part.strip()]
+        else:
+            found[name] = _scalar(value, spec.type)
     return found
 
 
