@@ -242,7 +242,7 @@ async def test_a_typed_add_refuses_a_name_any_node_holds_and_changes_nothing(mes
     await ok(mesh, "add_npc", {"npc": {"name": "Gandalf", "role": "Wizard", "status": "Active"}})
     again = await rejected(mesh, "add_npc", {"npc": {"name": "Gandalf", "role": "Warrior", "status": "Deceased"}})
     assert mesh_refusal(again, "ALREADY_EXISTS") == ["Update it instead (update_npc), or choose another name"]
-    assert again["error"] == "Node already exists: Gandalf"
+    assert again["error"] == "Node 'Gandalf' already exists"  # seed 000, 7.2
     taken = await rejected(mesh, "add_npc", {"npc": {"name": "Rivendell", "role": "Elf", "status": "Active"}})
     mesh_refusal(taken, "ALREADY_EXISTS")
     found = await ok(mesh, "open_nodes", {"names": ["Gandalf", "Rivendell"]})

@@ -214,7 +214,8 @@ def _names_field(entry: str, fields: Mapping[str, Any]) -> bool:
 
 
 def already_exists(what: str, name: str, **details: Any) -> GateRejection:
-    return GateRejection(ErrorCode.ALREADY_EXISTS, f"{what} already exists: {name}", **details)
+    """In MemoryMesh's words (seed 000, 7.2: "Node 'Gandalf' already exists")."""
+    return GateRejection(ErrorCode.ALREADY_EXISTS, f"{what} '{name}' already exists", **details)
 
 
 def _once(keys: list[Any], field: str) -> None:
@@ -381,7 +382,9 @@ class MeshService:
         planned = await self._edges(edges)
         for (edge, type_, _start, _end), props in zip(planned, await self._stored(planned), strict=True):
             if props is not None:
-                raise already_exists("Edge", f"{edge.from_} -[{type_}]-> {edge.to}", field="edges", edgeType=type_)
+                raise already_exists(
+                    "Edge", f"{edge.from_} -[{type_.lower()}]-> {edge.to}", field="edges", edgeType=type_
+                )
         relations = [RelationIn(from_=edge.from_, to=edge.to, relationType=type_) for edge, type_, _, _ in planned]
         weights = [edge.weight for edge in edges]
         _outcomes, created = await self.memory.create_relations(relations, ctx, agent, weights=weights)
@@ -389,7 +392,7 @@ class MeshService:
             first = created.skipped[0]
             raise already_exists(
                 "Edge",
-                f"{first.from_} -[{first.relationType}]-> {first.to}",
+                f"{first.from_} -[{first.relationType.lower()}]-> {first.to}",
                 field="edges",
                 edgeType=first.relationType,
                 written=[relation.model_dump(by_alias=True) for relation in created.relations],
