@@ -123,6 +123,14 @@ async def test_add_nodes_reads_a_number_field_so_a_required_one_can_be_given(
         assert refused["error_code"] == "SCHEMA_TYPE_MISMATCH", refused  # not "requires level"
 
 
+async def test_a_typed_add_refuses_an_empty_name_as_add_nodes_does(mesh: Client) -> None:
+    """Seed 000, 11.1: a node's name is a non-empty string, whichever tool writes it."""
+    typed = await rejected(mesh, "add_npc", {"npc": {"name": "", "role": "Peasant", "status": "Active"}})
+    static = await rejected(mesh, "add_nodes", {"nodes": [{"name": "", "nodeType": "npc", "metadata": []}]})
+    assert typed["error_code"] == static["error_code"] == "INVALID_INPUT", (typed, static)
+    assert (await ok(mesh, "read_graph", {}))["data"]["nodes"] == []
+
+
 async def test_the_reads_answer_nodes_and_edges_with_neighbours(mesh: Client) -> None:
     await ok(mesh, "add_location", {"location": {"name": "Rivendell", "type": "Town"}})
     await ok(mesh, "add_npc", {"npc": GANDALF})

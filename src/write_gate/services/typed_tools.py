@@ -385,6 +385,11 @@ def _identity(entry: SchemaEntry, values: Mapping[str, Any]) -> dict[str, Any]:
             label=entry.label,
             missing=missing,
         )
+    empty = [k for k in entry.merge_keys if values[k] == ""]
+    if empty:  # MemoryMesh's validation (seed 000, 11.1: a node's name is a non-empty string), as add_nodes has it
+        raise GateRejection(
+            ErrorCode.INVALID_INPUT, f"{', '.join(empty)} must not be empty", label=entry.label, field=empty[0]
+        )
     return {k: values[k] for k in entry.merge_keys}
 
 
