@@ -39,6 +39,8 @@ def typed_specs(
             continue
         rels = [k for k, t in entry.property_types.items() if t.relationship]
         for mode, text in _TYPED_VERBS.items():
+            if mode == "add" and mesh_answers:  # MemoryMesh's add refuses a name that is taken (services.mesh_typed)
+                text = "Create a {label}{description}; a name any node holds is refused (update_ changes a node)."
             description = text.format(
                 label=label,
                 description=f": {entry.description.rstrip('.')}" if entry.description else "",
