@@ -151,14 +151,19 @@ async def test_create_entities_takes_memory_mcp_s_tags_and_importance(m: Memory)
     server's agents, who send neither, are answered as before."""
     tagged = {**entity("Carol", observations=["codes"]), "tags": ["Rust", "AI", "rust"], "importance": 7}
     created = await m("create_entities", entities=[tagged, entity("Dan")])
+    # memory-mcp's entity carries its tags (as stored) and importance; one given neither is the official one.
     assert created == [
-        {"name": "Carol", "entityType": "Person", "observations": ["codes"]},
+        {"name": "Carol", "entityType": "Person", "observations": ["codes"], "tags": ["ai", "rust"], "importance": 7},
         {"name": "Dan", "entityType": "Person", "observations": []},
     ]
     found = await m("search_nodes", query="", tags=["rust"], minImportance=5)
     assert [(e["name"], e["properties"]["tags"], e["properties"]["importance"]) for e in found["entities"]] == [
         ("Carol", ["ai", "rust"], 7)
     ]
+    [carol] = found["entities"]
+    assert (carol["tags"], carol["importance"]) == (["ai", "rust"], 7)  # beside the name, as memory-mcp has them
+    [dan] = (await m("open_nodes", names=["Dan"]))["entities"]
+    assert "tags" not in dan and "importance" not in dan
     refused = await m.error("create_entities", entities=[{**entity("Eve"), "importance": 11}])
     assert refused["error_code"] == "INVALID_INPUT" and "importance" in json.dumps(refused["details"])
     assert [e["name"] for e in await m.entities()] == ["Carol", "Dan"]

@@ -35,7 +35,7 @@ from write_gate.services.aliases import survivor_names
 from write_gate.services.change_records import change_stamp, created_changes
 from write_gate.services.embeddings import Subject as Embedded
 from write_gate.services.gate import Gate, run_write
-from write_gate.services.reads import Named, OpenNodesRequest, ReadGraphRequest, SearchNodesRequest
+from write_gate.services.reads import Importance, Named, OpenNodesRequest, ReadGraphRequest, SearchNodesRequest, Tags
 
 # The one property the official server's entities carry: every label this profile writes takes it, whatever
 # its registry entry declares, so no undeclared-property policy refuses an entity.
@@ -158,8 +158,16 @@ class Remapped(BaseModel):
     to: str
 
 
+class CreatedEntity(EntityIn):
+    """An entity created: the official server's three fields, and memory-mcp's tags (as stored: lower-cased, once
+    each) and importance where they were given."""
+
+    tags: Tags = None
+    importance: Importance = None
+
+
 class EntitiesCreated(BaseModel):
-    entities: list[EntityIn] = Field(description="The entities created, with their canonical entityType.")
+    entities: list[CreatedEntity] = Field(description="The entities created, with their canonical entityType.")
     skipped: list[str] = Field(default_factory=list, description="Names that already existed: not created again.")
     remapped: list[Remapped] = Field(default_factory=list)
 
@@ -313,7 +321,10 @@ class MemoryService:
                     result.skipped.append(entity.name)
                     continue
             outcomes[i] = ItemOutcome(index=i, status="created", label=label, remapped_from=plan.result.remapped_from)
-            result.entities.append(EntityIn(name=entity.name, entityType=label, observations=entity.observations))
+            given = {k: plan.properties[k] for k in KNOWLEDGE_PROPERTIES if k in plan.properties}  # as stored
+            result.entities.append(
+                CreatedEntity(name=entity.name, entityType=label, observations=entity.observations, **given)
+            )
             if plan.result.remapped_from:
                 result.remapped.append(Remapped(name=entity.name, remapped_from=plan.result.remapped_from, to=label))
         return [outcomes[i] for i in sorted(outcomes)], result

@@ -36,7 +36,15 @@ from write_gate.core.grams import GRAMS_FIELD, query_grams
 from write_gate.core.history import REVISION_FIELD, SEQ_FIELD
 from write_gate.core.identifiers import RESERVED_LABELS, normalize_identifier
 from write_gate.core.identity import FOLD_PREFIX, KEY_FIELD, SEARCH_FIELD, fold, identity_key
-from write_gate.core.knowledge import ARCHIVED_AT, ARCHIVED_BY, MAX_IMPORTANCE, MIN_IMPORTANCE, EntityFilter
+from write_gate.core.knowledge import (
+    ARCHIVED_AT,
+    ARCHIVED_BY,
+    IMPORTANCE,
+    MAX_IMPORTANCE,
+    MIN_IMPORTANCE,
+    TAGS,
+    EntityFilter,
+)
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.core.registry import SchemaEntry, SchemaRegistry
 from write_gate.core.stat_counts import DUE, STAT
@@ -169,10 +177,17 @@ class NeighbourOpenRequest(OpenNodesRequest):
 Claims = Annotated[dict[str, ValueProvenance] | None, Field(default=None, exclude_if=lambda v: v is None)]
 
 
+# memory-mcp's (seed 004): an entity's tags and importance beside its name, where it has them (also in properties).
+Tags = Annotated[list[str] | None, Field(default=None, exclude_if=lambda v: v is None)]
+Importance = Annotated[float | None, Field(default=None, exclude_if=lambda v: v is None)]
+
+
 class Entity(BaseModel):
     name: str | None
     entityType: str  # noqa: N815 - the official memory server's field name
     observations: list[str] = Field(default_factory=list)
+    tags: Tags = None
+    importance: Importance = None
     labels: list[str]
     properties: dict[str, Any] = Field(default_factory=dict)
     provenance: Claims = None
@@ -329,10 +344,13 @@ def to_entity(
     rest = {k: v for k, v in props.items() if k not in _HIDDEN and not k.startswith(FOLD_PREFIX)}
     if "observations" in props and not listed:
         rest["observations"] = observations  # not a list of strings: keep it visible, unaltered
+    tags, importance = props.get(TAGS), props.get(IMPORTANCE)
     return Entity(
         name=display_name(props),
         entityType=labels[0] if labels else "",
         observations=observations if listed else [],
+        tags=tags if isinstance(tags, list) and all(isinstance(t, str) for t in tags) else None,
+        importance=importance if isinstance(importance, int | float) and not isinstance(importance, bool) else None,
         labels=list(labels),
         properties=rest,
         provenance=_weighed(claims, weigh) if show_claims else None,
