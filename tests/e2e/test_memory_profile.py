@@ -504,3 +504,43 @@ async def test_an_official_server_users_first_calls_fit_the_shipped_registry(
     assert [r["relationType"] for r in said] == ["KNOWS", "LIKES", "REPORTS_TO", "WORKS_FOR", "LOCATED_IN", "MANAGES"]
     rows = await graph.read(Statement("MATCH (n {name: 'Paris'}) RETURN labels(n) AS l"))
     assert rows[0]["l"] == ["Location"]
+
+
+async def test_memory_mcp_s_tools_answer_their_text_as_memory_mcp_returns_it(
+    settings: Settings, memory: Client
+) -> None:
+    """Seed 004's return types, in the text a client written for memory-mcp parses: SearchResult[] for the ranked
+    search, string[][] for duplicates, Entity[] for the hierarchy's lists, Entity for a merge. The structured content
+    stays the gate's answer (paging, the pairs); the gate profile's text is its structured content, as before."""
+    m = Memory(memory)
+    people = [
+        entity("Alice Smith", observations=["engineer at Acme"]),
+        entity("Alice Smyth", observations=["engineer at Acme"]),
+        entity("Bob", observations=["designer"]),
+    ]
+    await m("create_entities", entities=people)
+
+    async def text(client: Client, tool: str, args: dict[str, Any]) -> Any:
+        result = await client.call_tool(tool, args)
+        assert not result.is_error, result.structured_content
+        return json.loads(result.content[0].text), result.structured_content
+
+    async with open_client(every_toolset(settings), "in_process", profile="memory") as everything:
+        hits, structured = await text(everything, "search_nodes_ranked", {"query": "engineer"})
+        assert isinstance(hits, list) and {h["entity"]["name"] for h in hits} == {"Alice Smith", "Alice Smyth"}
+        assert all(set(h) == {"entity", "score", "matchedFields"} and h["matchedFields"] for h in hits)
+        assert "next_cursor" in structured and [h["score"] for h in hits] == [h["score"] for h in structured["results"]]
+        groups, structured = await text(everything, "find_duplicates", {"threshold": 0.7})
+        assert groups == structured["groups"] and sorted(groups[0]) == ["Alice Smith", "Alice Smyth"]
+        await text(everything, "set_entity_parent", {"entityName": "Bob", "parentName": "Alice Smith"})
+        children, _ = await text(everything, "get_children", {"entityName": "Alice Smith"})
+        assert [child["name"] for child in children] == ["Bob"] and children[0]["entityType"] == "Person"
+        descendants, _ = await text(everything, "get_descendants", {"entityName": "Alice Smith"})
+        assert [d["name"] for d in descendants] == ["Bob"]
+        ancestors, _ = await text(everything, "get_ancestors", {"entityName": "Bob"})
+        assert [a["name"] for a in ancestors] == ["Alice Smith"]
+        merged, structured = await text(everything, "merge_entities", {"entityNames": ["Alice Smith", "Alice Smyth"]})
+        assert merged["name"] == "Alice Smith" and merged == structured["entity"]
+    async with open_client(every_toolset(settings), "in_process") as gate:  # the gate profile: as before
+        answer, structured = await text(gate, "search_nodes_ranked", {"query": "designer"})
+        assert answer == structured

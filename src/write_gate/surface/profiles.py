@@ -25,6 +25,7 @@ from write_gate.surface.interchange_tools import EXPORT_GRAPH, IMPORT_GRAPH
 from write_gate.surface.knowledge_stats_tools import stats_and_saved_searches
 from write_gate.surface.knowledge_tools import KNOWLEDGE_TOOLS
 from write_gate.surface.memory_mcp_search_tools import MEMORY_MCP_SEARCHES
+from write_gate.surface.memory_mcp_texts import in_memory_mcp_form
 from write_gate.surface.memory_tools import (
     ADD_OBSERVATIONS,
     CREATE_ENTITIES,
@@ -68,31 +69,34 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         *DISCOVERY_TOOLS,
     ),
     # Seed 001's nine tools (read_graph, search_nodes and open_nodes are the same implementation as above), then
-    # seed 004's searches, duplicates and merges, and the history reads, statistics and saved searches.
-    "memory": (
-        CREATE_ENTITIES,
-        CREATE_RELATIONS,
-        ADD_OBSERVATIONS,
-        DELETE_ENTITIES,
-        DELETE_OBSERVATIONS,
-        DELETE_RELATIONS,
-        MEMORY_READ_GRAPH,
-        MEMORY_SEARCH_NODES,
-        MEMORY_OPEN_NODES,
-        SEARCH_NODES_RANKED,
-        *MEMORY_MCP_SEARCHES,
-        FIND_DUPLICATES,
-        MERGE_ENTITIES,
-        GET_HISTORY,
-        LIST_CONFLICTS,
-        CHANGES_SINCE,
-        *KNOWLEDGE_TOOLS,
-        *stats_and_saved_searches(MEMORY_SEARCH_NODES),
-        EXPORT_GRAPH,
-        IMPORT_GRAPH,
-        *QUARANTINE_TOOLS,
-        *MESH_TOOLS,
-        *DISCOVERY_TOOLS,
+    # seed 004's searches, duplicates and merges, and the history reads, statistics and saved searches; seed 004's
+    # tools answer their text as memory-mcp does (surface/memory_mcp_texts.py).
+    "memory": in_memory_mcp_form(
+        (
+            CREATE_ENTITIES,
+            CREATE_RELATIONS,
+            ADD_OBSERVATIONS,
+            DELETE_ENTITIES,
+            DELETE_OBSERVATIONS,
+            DELETE_RELATIONS,
+            MEMORY_READ_GRAPH,
+            MEMORY_SEARCH_NODES,
+            MEMORY_OPEN_NODES,
+            SEARCH_NODES_RANKED,
+            *MEMORY_MCP_SEARCHES,
+            FIND_DUPLICATES,
+            MERGE_ENTITIES,
+            GET_HISTORY,
+            LIST_CONFLICTS,
+            CHANGES_SINCE,
+            *KNOWLEDGE_TOOLS,
+            *stats_and_saved_searches(MEMORY_SEARCH_NODES),
+            EXPORT_GRAPH,
+            IMPORT_GRAPH,
+            *QUARANTINE_TOOLS,
+            *MESH_TOOLS,
+            *DISCOVERY_TOOLS,
+        )
     ),
 }
 
