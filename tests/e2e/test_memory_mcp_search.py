@@ -44,6 +44,11 @@ async def test_boolean_search_takes_memory_mcp_s_syntax(memory: Client) -> None:
         ["Bob Stone", "Acme"],
     )
     assert names(await ok(memory, "boolean_search", {"query": "type:person NOT stone"})) == ["Alice Smith"]
+    # Seed 004: a field contains the value; here from the start of a word (a prefix), as the index finds it.
+    assert names(await ok(memory, "boolean_search", {"query": "name:ali"})) == ["Alice Smith"]
+    assert sorted(names(await ok(memory, "boolean_search", {"query": "observation:engin"}))) == ["Acme", "Alice Smith"]
+    assert names(await ok(memory, "boolean_search", {"query": "type:pers NOT sto"})) == ["Alice Smith"]
+    assert names(await ok(memory, "boolean_search", {"query": "name:lice"})) == []  # inside a word: not found
     broken = await rejected(memory, "boolean_search", {"query": "(alice"})
     assert broken["error_code"] == "INVALID_INPUT" and "not closed" in broken["message"]
 

@@ -259,3 +259,18 @@ def test_a_search_text_judged_whole_counts_as_its_values_judged_one_by_one(value
     assert judge_and_score(tree, [search_text_document(joined)]) == judge_and_score(tree, [document({"": values})])
     for term, _positive in leaves(tree):
         assert count(term, search_text_document(joined)) == count(term, document({"": values}))
+
+
+def test_starts_makes_every_plain_word_of_two_letters_a_prefix() -> None:
+    """memory-mcp's boolean search: a field contains the value, here from the start of a word."""
+    tree = parse('name:ali AND a AND "grey wizard" AND eng* AND wizrd~1', starts=True)
+    assert tree == And(
+        (
+            Term(("ali",), "name", prefix=True),
+            Term(("a",)),  # one letter: the index needs two before a prefix's `*`
+            Term(("grey", "wizard")),
+            Term(("eng",), prefix=True),
+            Term(("wizrd",), edits=1),
+        )
+    )
+    assert parse("ali", starts=False) == Term(("ali",))

@@ -101,8 +101,9 @@ def _field_name(raw: str) -> str:
     return FIELD_ALIASES.get(raw.lower(), raw)
 
 
-def _term(raw: str | None, phrase: str | None, field: str | None, fuzzy: bool) -> Term | None:
-    """One leaf; None when its text holds no word (punctuation only)."""
+def _term(raw: str | None, phrase: str | None, field: str | None, fuzzy: bool, starts: bool = False) -> Term | None:
+    """One leaf; None when its text holds no word (punctuation only). `starts`: a plain word of two characters or
+    more is a prefix (`ali` finds `alice`), as memory-mcp's boolean search finds a field that contains it."""
     field_name = _field_name(field) if field else None
     if phrase is not None:
         words = tuple(WORD.findall(fold(phrase)))
@@ -122,6 +123,8 @@ def _term(raw: str | None, phrase: str | None, field: str | None, fuzzy: bool) -
         return Term(words, field_name)
     if fuzzy and not prefix and edits == 0:
         edits = auto_edits(words[0])
+    if starts and not prefix and edits == 0 and len(words[0]) >= 2:  # the index needs two characters before a `*`
+        prefix = True
     return Term(words, field_name, prefix, edits)
 
 
@@ -130,7 +133,7 @@ def auto_edits(word: str) -> int:
     return 0 if len(word) <= 2 else 1 if len(word) <= 5 else 2
 
 
-def _tokens(text: str, fuzzy: bool) -> list[str | Term]:
+def _tokens(text: str, fuzzy: bool, starts: bool = False) -> list[str | Term]:
     out: list[str | Term] = []
     position = 0
     while position < len(text):
@@ -148,7 +151,7 @@ def _tokens(text: str, fuzzy: bool) -> list[str | Term]:
             out.append("NOT")
         elif m["word"] in ("AND", "OR", "NOT") and not m["field"]:
             out.append(m["word"])
-        elif (term := _term(m["word"], m["phrase"], m["field"], fuzzy)) is not None:
+        elif (term := _term(m["word"], m["phrase"], m["field"], fuzzy, starts)) is not None:
             out.append(term)
     return out
 
@@ -220,12 +223,13 @@ def any_of(clauses: list[Node]) -> Node:
     return joined[0] if len(joined) == 1 else And(tuple(joined))
 
 
-def parse(text: str, *, fuzzy: bool = False, words: Words = "all") -> Node:
+def parse(text: str, *, fuzzy: bool = False, words: Words = "all", starts: bool = False) -> Node:
     """The query's tree; `fuzzy` gives every plain word its length's typo tolerance (`auto_edits`); `words` says
-    what clauses side by side mean: all of them (an AND), or any (the ranked search's default)."""
+    what clauses side by side mean: all of them (an AND), or any (the ranked search's default); `starts` makes
+    every plain word a prefix (memory-mcp's boolean search: a field contains the value)."""
     if len(text) > MAX_QUERY_CHARS:
         raise QueryError(f"the query is longer than {MAX_QUERY_CHARS} characters")
-    tokens = _tokens(text, fuzzy)
+    tokens = _tokens(text, fuzzy, starts)
     if not any(isinstance(t, Term) for t in tokens):
         raise QueryError("the query has no word to search for")
     if sum(isinstance(t, Term) for t in tokens) > MAX_TERMS:

@@ -73,7 +73,7 @@ def _graph(ranked: RankedResult, hits: list[RankedHit]) -> GraphResult:
 
 
 async def boolean_search(searcher: Searcher, request: BooleanSearchRequest) -> GraphResult:
-    ranked = await searcher.search(_ranked(request, request.query, fuzzy=False), words="all")
+    ranked = await searcher.search(_ranked(request, request.query, fuzzy=False), words="all", starts=True)
     return _graph(ranked, ranked.results)
 
 

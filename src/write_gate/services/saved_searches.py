@@ -225,7 +225,8 @@ async def execute_saved_search(
     if isinstance(search, SearchNodesRequest):
         answer = await gate.reader.search_nodes(search)
     else:  # a boolean search's words side by side are all required, as boolean_search reads them
-        answer = await gate.searcher.search(search, words="all" if saved.get("searchType") == "boolean" else "any")
+        boolean = saved.get("searchType") == "boolean"  # as boolean_search reads it
+        answer = await gate.searcher.search(search, words="all" if boolean else "any", starts=boolean)
     rows = await run_write(gate.backend, Statement(cypher.COUNT_RUN.text, {"name": request.name, "at": utc_now()}))
     if not rows:  # deleted while it ran
         raise _not_saved()

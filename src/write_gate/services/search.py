@@ -160,11 +160,12 @@ def shown_fields(tree: Node, stored: Mapping[str, Any]) -> list[str]:
     return sorted(_FIELD_NAMES.get(f, f) for f in fields)
 
 
-def _fingerprint(request: RankedSearchRequest, words: Words) -> str:
+def _fingerprint(request: RankedSearchRequest, words: Words, starts: bool = False) -> str:
     """Ties a cursor to the search that made it: a page of one query is no place to continue another (nor of
-    the same query read with its words all required)."""
+    the same query read with its words all required, or as prefixes)."""
     filters = (request.entity_filter(), request.includeArchived)
     what = repr((request.query, sorted(request.labels or []), request.fuzzy, filters, words))
+    what += " starts" if starts else ""  # a cursor of the other searches reads as before
     what += "" if request.mode == "fulltext" else f" {request.mode}"  # a full-text cursor reads as before
     return hashlib.sha256(what.encode()).hexdigest()[:16]
 
@@ -372,9 +373,10 @@ class Searcher:
                 best[row["id"]] = Hit(score, row["key"] or "", row["id"])
         return sorted(best.values(), key=lambda h: (-h.score, h.key, h.id))
 
-    async def search(self, request: RankedSearchRequest, *, words: Words = "any") -> RankedResult:
+    async def search(self, request: RankedSearchRequest, *, words: Words = "any", starts: bool = False) -> RankedResult:
         """A page of the ranking. `words`: what a query's words side by side mean, any of them (seed 004's ranked
-        search, whose TF-IDF scores every entity holding a word) or all (its boolean search)."""
+        search, whose TF-IDF scores every entity holding a word) or all (its boolean search); `starts`: every plain
+        word is a prefix (its boolean search, where a field contains the value)."""
         embeddings = self._embeddings
         if request.mode != "fulltext" and embeddings is None:
             raise GateRejection(
@@ -386,14 +388,14 @@ class Searcher:
         tree: Node | None
         if request.mode == "fulltext":
             try:
-                tree = parse(request.query, fuzzy=request.fuzzy, words=words)
+                tree = parse(request.query, fuzzy=request.fuzzy, words=words, starts=starts)
             except QueryError as exc:
                 raise GateRejection(ErrorCode.INVALID_INPUT, f"query: {exc}", field="query") from exc
         elif not has_word(request.query):
             raise GateRejection(ErrorCode.INVALID_INPUT, "query: the query has no word to search for", field="query")
         else:
             tree = any_word(request.query, request.fuzzy)
-        fingerprint = _fingerprint(request, words)
+        fingerprint = _fingerprint(request, words, starts)
         position = decode_cursor(request.cursor, "ranked", o=int, h=str)
         if position is not None and position["h"] != fingerprint:
             raise GateRejection(ErrorCode.INVALID_INPUT, "cursor belongs to another search", field="cursor")

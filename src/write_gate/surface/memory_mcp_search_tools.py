@@ -8,8 +8,9 @@ from write_gate.surface.tool_spec import READ, ToolSpec
 BOOLEAN_SEARCH = ToolSpec(
     name="boolean_search",
     title="Boolean search",
-    description="Entities matching a boolean query, e.g. 'name:alice AND (type:person OR observation:engineer)' "
-    "(search_nodes_ranked's language), best first, with their relations; paged by next_cursor.",
+    description="Entities matching a boolean query, e.g. 'name:ali AND (type:person OR observation:engineer)' "
+    "(search_nodes_ranked's language; a word matches the words it starts), best first, with their relations; "
+    "paged by next_cursor.",
     input_model=BooleanSearchRequest,
     output_model=GraphResult,
     annotations=READ,
