@@ -61,6 +61,8 @@ async def test_fuzzy_search_matches_a_field_as_similar_as_the_threshold(memory: 
     # Words close enough, but the whole field is not: "software engineer at acme" is far from "enginer".
     assert names(await ok(memory, "fuzzy_search", {"query": "enginer"})) == []
     assert names(await ok(memory, "fuzzy_search", {"query": "enginer", "threshold": 0.2})) != []
+    # Two letters have no typo tolerance; as a prefix they find the candidate "Acme", 0.5 similar to "ac".
+    assert names(await ok(memory, "fuzzy_search", {"query": "ac", "threshold": 0.5})) == ["Acme"]
 
 
 async def test_both_take_memory_mcp_s_filters_and_refuse_what_they_cannot_read(memory: Client) -> None:

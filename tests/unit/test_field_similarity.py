@@ -24,7 +24,9 @@ def test_the_candidates_are_any_word_of_the_query_and_never_an_operator() -> Non
     assert candidate_query("Tom AND Jerry") == "tom OR and OR jerry"  # folded: `and` is a word here
     assert candidate_query("!!!") is None
     many = " ".join(f"w{i}" for i in range(40))
-    assert candidate_query(many) == " OR ".join(f"w{i}" for i in range(MAX_TERMS))
+    assert candidate_query(many) == " OR ".join(f"w{i}*" if i < 10 else f"w{i}" for i in range(MAX_TERMS))
+    # Two letters have no typo tolerance: a prefix finds "Joe", which is 0.67 similar to "Jo".
+    assert candidate_query("Jo") == "jo*" and similarity("Jo", "Joe") > 0.66
 
 
 @given(st.text(min_size=1, max_size=200))

@@ -28,7 +28,8 @@ def close_enough(query: str, fields: Iterable[str], threshold: float) -> bool:
 
 def candidate_query(query: str) -> str | None:
     """The ranked search's query that finds the candidates: any of the query's words (its first MAX_TERMS), each
-    with its typo tolerance (asked with `fuzzy`); None for a query without a word. Folded words are never
-    operators, which the ranked language writes in capitals."""
+    with its typo tolerance (asked with `fuzzy`), and a word of two letters, which has none, as a prefix (`jo` is
+    0.67 similar to "Joe", which a tolerance of none would not find); None for a query without a word. Folded
+    words are never operators, which the ranked language writes in capitals."""
     words = list(dict.fromkeys(WORD.findall(fold(query))))[:MAX_TERMS]
-    return " OR ".join(words) if words else None
+    return " OR ".join(f"{word}*" if len(word) == 2 else word for word in words) if words else None
