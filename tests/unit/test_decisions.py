@@ -547,3 +547,11 @@ def test_a_planned_write_carries_its_plans_values_into_its_parameters() -> None:
     row = planned_node_values(plan, "c1", batch=True, label="Bench")
     assert row["search"] == "\talice\tbench\tperson\tal" and "_f__label" not in row["identity"]
     assert row["label_fold"] == ["bench", "person"] and "confidence" not in row
+
+
+def test_a_source_over_the_string_limit_is_refused_as_any_text_is() -> None:
+    """The source is stamped on the node: held to WRITE_GATE_MAX_STRING_LENGTH like a property."""
+    err = rejection(node, Policy(limits=Limits(max_string_length=10)), source="s" * 11).rejected
+    assert err.error_code is ErrorCode.INVALID_INPUT
+    assert err.details == {"limit": "max_string_length", "max": 10, "field": "source"}
+    assert node(Policy(limits=Limits(max_string_length=10)), source="s" * 10).result.label == "Person"

@@ -31,7 +31,7 @@ from write_gate.core.model import (
 )
 from write_gate.core.properties import Renamed, effective_policy, remap_texts, resolve_property_names
 from write_gate.core.registry import ConflictPolicy, SchemaEntry, SchemaRegistry, UndeclaredPolicy
-from write_gate.core.values import Limits, check_protected, clean_map
+from write_gate.core.values import Limits, check_protected, check_source, clean_map
 
 
 class UnknownLabelPolicy(StrEnum):
@@ -297,6 +297,7 @@ def plan_node_write(
     check_types(entry, merge_keys, key_kinds)
     check_types(entry, properties, prop_kinds)
     confidence = compute_confidence(provider, req.reliability, req.extraction_method)
+    check_source(req.source, policy.limits)
     provenance = Provenance(confidence, req.source, req.extraction_method, stamp.version, stamp.now, stamp.written_by)
     statement = (
         write_node(entry.label, merge_keys, properties, provenance, resolved.remapped_from, remaps, dialect=dialect)
@@ -374,6 +375,7 @@ def plan_relationship_write(
     check_required(entry, properties)
     check_types(entry, properties, prop_kinds)
     confidence = compute_confidence(provider, req.reliability, req.extraction_method)
+    check_source(req.source, policy.limits)
     provenance = Provenance(confidence, req.source, req.extraction_method, stamp.version, stamp.now, stamp.written_by)
     merge_endpoints = req.endpoint_policy == "merge_endpoints"
     statement = write_relationship(

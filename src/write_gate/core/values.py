@@ -29,6 +29,12 @@ def _over(what: str, limit_name: str, limit: int, **details: Any) -> GateRejecti
     )
 
 
+def check_source(source: str, limits: Limits) -> None:
+    """`source` is stamped on what a write makes: a text property like any other, held to the same length."""
+    if len(source) > limits.max_string_length:
+        raise _over("source", "max_string_length", limits.max_string_length, field="source")
+
+
 def _scalar_kind(value: Any) -> str | None:
     # bool before int: bool is an int subclass in Python, but a different type in Cypher.
     if isinstance(value, bool):

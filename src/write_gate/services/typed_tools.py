@@ -37,7 +37,7 @@ from write_gate.core.knowledge import knowledge_values
 from write_gate.core.model import EndpointPolicy, ErrorCode, GateRejection, MeetsConflicts
 from write_gate.core.properties import Renamed, resolve_property_names, typed_tool_policy
 from write_gate.core.registry import PropertyType, SchemaEntry, SchemaRegistry, UndeclaredPolicy
-from write_gate.core.values import check_protected, clean_map
+from write_gate.core.values import check_protected, check_source, clean_map
 from write_gate.services.aliases import survivor_of
 from write_gate.services.change_records import change_stamp
 from write_gate.services.embeddings import Subject as Embedded
@@ -331,6 +331,7 @@ def plan_typed_write(
             group.setdefault((target.label, target.key), target)
     links = [Link(type_, tuple(group.values())) for type_, group in targets.items()]
     confidence = compute_confidence(gate.provider, request.reliability, request.extraction_method)
+    check_source(request.source, gate.policy.limits)
     provenance = Provenance(
         confidence, request.source, request.extraction_method, stamp.version, stamp.now, stamp.written_by
     )
