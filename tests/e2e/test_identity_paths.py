@@ -146,11 +146,12 @@ async def typed(client: Client, tool: str, args: dict[str, Any]) -> dict[str, An
 
 @FEW
 @given(place=names, who=names)
-@example(place=" Spaced ", who="")
+@example(place=" Spaced ", who=" ")
 @example(place=unicodedata.normalize("NFD", "Émile"), who="x" * 5000)
 async def test_typed_tools_find_generated_names(mesh: Client, graph: GraphBackend, place: str, who: str) -> None:
     stub_name = place + "?"
     assume(len({place, who, stub_name}) == 3)
+    assume("" not in (place, who))  # MemoryMesh's tools refuse an empty name (test_mesh_profile), as add_nodes does
     await wipe(graph)
     location = {"location": {"name": place, "type": "Town"}, **MESH_PROV}
     await typed(mesh, "add_location", location)
