@@ -73,10 +73,14 @@ def test_a_value_reads_as_its_declared_type_or_stays_text_for_the_registry_to_re
             "gold": PropertyType("number"),
             "alive": PropertyType("boolean"),
             "rolls": PropertyType("array", items="integer"),
+            "weights": PropertyType("array", items="number"),
         },
     )
+    assert metadata_properties(hero, ["Weights: 2, 2.5"]) == {"weights": [2.0, 2.5]}  # one kind in a list
     entries = ["Level: 3", "Gold: 12.5", "Alive: TRUE", "Rolls: 4, 6"]
     assert metadata_properties(hero, entries) == {"level": 3, "gold": 12.5, "alive": True, "rolls": [4, 6]}
+    whole = metadata_properties(hero, ["Gold: 3"])
+    assert whole == {"gold": 3} and isinstance(whole["gold"], int)  # shown again as "Gold: 3", not "3.0"
     odd = metadata_properties(hero, ["Level: three", "Gold: nan", "Alive: yes", "Rolls: 4, six"])
     assert odd == {"level": "three", "gold": "nan", "alive": "yes", "rolls": [4, "six"]}
 

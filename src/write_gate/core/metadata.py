@@ -42,8 +42,8 @@ def _scalar(text: str, kind: str | None) -> Any:
     `add_player_character {level: 3}` writes "Level: 3"); text that does not read so stays text, which the
     registry then refuses by its type (SCHEMA_TYPE_MISMATCH), not as missing."""
     try:
-        if kind == "integer" and re.fullmatch(r"[+-]?\d{1,18}", text):
-            return int(text)
+        if kind in ("integer", "number") and re.fullmatch(r"[+-]?\d{1,18}", text):
+            return int(text)  # a number written whole stays whole: "Gold: 3" shows as written, not "3.0"
         if kind == "number" and math.isfinite(number := float(text)):
             return number
     except ValueError:
@@ -90,7 +90,10 @@ def metadata_properties(entry: SchemaEntry | None, metadata: Iterable[str]) -> d
             )
         spec = entry.property_types[name]
         if spec.type == "array":
-            found[name] = [_scalar(part.strip(), spec.items) for part in value.split(",") if part.strip()]
+            items = [_scalar(part.strip(), spec.items) for part in value.split(",") if part.strip()]
+            if spec.items == "number" and any(isinstance(item, float) for item in items):
+                items = [float(item) if isinstance(item, int) else item for item in items]  # one kind a list
+            found[name] = items
         else:
             found[name] = _scalar(value, spec.type)
     return found
