@@ -532,7 +532,16 @@ async def test_memory_mcp_s_tools_answer_their_text_as_memory_mcp_returns_it(
         assert "next_cursor" in structured and [h["score"] for h in hits] == [h["score"] for h in structured["results"]]
         groups, structured = await text(everything, "find_duplicates", {"threshold": 0.7})
         assert groups == structured["groups"] and sorted(groups[0]) == ["Alice Smith", "Alice Smyth"]
-        await text(everything, "set_entity_parent", {"entityName": "Bob", "parentName": "Alice Smith"})
+        moved, structured = await text(
+            everything, "set_entity_parent", {"entityName": "Bob", "parentName": "Alice Smith"}
+        )
+        assert (moved["name"], moved["observations"], moved["parentId"]) == ("Bob", ["designer"], "Alice Smith")
+        assert structured == {
+            "entityName": "Bob",
+            "entityType": "Person",
+            "parentName": "Alice Smith",
+            "parentType": "Person",
+        }
         children, _ = await text(everything, "get_children", {"entityName": "Alice Smith"})
         assert [child["name"] for child in children] == ["Bob"] and children[0]["entityType"] == "Person"
         descendants, _ = await text(everything, "get_descendants", {"entityName": "Alice Smith"})

@@ -7,13 +7,15 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from write_gate.services.hierarchy import ParentSet
+from write_gate.services.reads import Entity, OpenNodesRequest
 from write_gate.services.resolution import DuplicatesFound, EntitiesMerged
 from write_gate.services.search import RankedResult
 from write_gate.surface.gate_tools import FIND_DUPLICATES, MERGE_ENTITIES, SEARCH_NODES_RANKED
-from write_gate.surface.knowledge_tools import GET_ANCESTORS, GET_CHILDREN, GET_DESCENDANTS
-from write_gate.surface.tool_spec import ToolSpec
+from write_gate.surface.knowledge_tools import GET_ANCESTORS, GET_CHILDREN, GET_DESCENDANTS, SET_ENTITY_PARENT
+from write_gate.surface.tool_spec import Call, Services, ToolSpec
 
 
 def _json(value: Any) -> str:
@@ -45,6 +47,29 @@ def _entities(field: str) -> Callable[[BaseModel], str]:
     return lambda result: _json([_dumped(entity) for entity in getattr(result, field)])
 
 
+class ParentSetEntity(ParentSet):
+    """set_entity_parent's answer, and the entity it moved for the text (not in the structured answer)."""
+
+    entity: Entity | None = Field(default=None, exclude=True)
+
+
+async def _set_parent(services: Services, request: Any, call: Call) -> ParentSetEntity:
+    """The parent set, then the entity read back (one name, one label: a bounded read) for memory-mcp's answer."""
+    answer = await SET_ENTITY_PARENT.handler(services, request, call)
+    assert isinstance(answer, ParentSet)
+    read = OpenNodesRequest(names=[answer.entityName], relations_limit=1)
+    page = await services.gate.reader.open_nodes(read)
+    entity = next((e for e in page.entities if e.entityType == answer.entityType), None)
+    return ParentSetEntity(**answer.model_dump(), entity=entity)
+
+
+def _entity_with_parent(result: ParentSetEntity) -> str:
+    """Entity: the entity, with memory-mcp's `parentId` (null once its parent is removed)."""
+    if result.entity is None:  # gone between the write and the read: the answer as the gate gives it
+        return _json(_dumped(result))
+    return _json({**_dumped(result.entity), "parentId": result.parentName})
+
+
 def _as_memory_mcp(spec: ToolSpec, text: Callable[[Any], str]) -> ToolSpec:
     return replace(spec, text=text)
 
@@ -55,6 +80,7 @@ MEMORY_MCP_ANSWERS: dict[str, ToolSpec] = {
         _as_memory_mcp(SEARCH_NODES_RANKED, _ranked),
         _as_memory_mcp(FIND_DUPLICATES, _groups),
         _as_memory_mcp(MERGE_ENTITIES, _merged),
+        replace(SET_ENTITY_PARENT, handler=_set_parent, text=_entity_with_parent),
         _as_memory_mcp(GET_CHILDREN, _entities("children")),
         _as_memory_mcp(GET_ANCESTORS, _entities("ancestors")),
         _as_memory_mcp(GET_DESCENDANTS, _entities("descendants")),
