@@ -76,6 +76,11 @@ async def test_typed_tools_answer_the_node_and_edges_they_wrote(mesh: Client) ->
     assert (gone["data"], gone["actionTaken"]) == ({"nodeNames": ["Gandalf"]}, "Deleted npc: Gandalf")
 
 
+async def open_one(mesh: Client, name: str) -> dict[str, Any]:
+    [node] = [n for n in (await ok(mesh, "open_nodes", {"names": [name]}))["data"]["nodes"] if n["name"] == name]
+    return node
+
+
 async def test_a_typed_update_replaces_the_entries_the_static_tools_wrote(mesh: Client) -> None:
     """Seed 000, 3.4 and 14.2: update_npc to Mordor replaces "Current Location: Rivendell", set up with add_nodes and
     add_edges as with add_npc; an add_metadata naming a field sets it, so the entry shows what the node holds."""
@@ -98,6 +103,13 @@ async def test_a_typed_update_replaces_the_entries_the_static_tools_wrote(mesh: 
     found = await ok(mesh, "search_nodes", {"query": "missing"})
     [gandalf] = [n for n in found["data"]["nodes"] if n["name"] == "Gandalf"]
     assert "Status: Missing" in gandalf["metadata"] and "Status: Deceased" not in gandalf["metadata"]
+    # A field's entry as written goes with the field: deleting what the answer shows leaves no stale value behind.
+    await ok(mesh, "add_metadata", {"nodeName": "Gandalf", "metadata": ["Traits: wise, grey"]})
+    await ok(mesh, "update_npc", {"npc": {"name": "Gandalf", "traits": ["old"]}})
+    shown = await open_one(mesh, "Gandalf")
+    assert "Traits: old" in shown["metadata"]
+    await ok(mesh, "delete_metadata", {"nodeName": "Gandalf", "metadata": ["Traits: old"]})
+    assert not [e for e in (await open_one(mesh, "Gandalf"))["metadata"] if e.startswith("Traits")]
     refused = await rejected(mesh, "add_metadata", {"nodeName": "Gandalf", "metadata": ["Status: Asleep"]})
     assert refused["error_code"] == "SCHEMA_TYPE_MISMATCH"  # an npc's status is one of the schema's, as in add_nodes
     [gandalf] = [

@@ -467,7 +467,8 @@ class MeshService:
             held = list(current.get(OBSERVATIONS) or [])
             fields = deleted_fields(entry, request.metadata, current)
             gone[:] = [e for e in request.metadata if e in held or _names_field(e, fields)]
-            kept = [e for e in held if e not in request.metadata]
+            # An entry as written shows its field's value (with_declared_fields): with the field, it goes too.
+            kept = [e for e in held if e not in request.metadata and not _names_field(e, fields)]
             return {**({OBSERVATIONS: kept} if kept != held else {}), **fields}
 
         await update_entity(self.gate, target, change, ctx, agent, also_declared=MEMORY_PROPERTIES)
