@@ -314,6 +314,18 @@ async def test_a_node_of_an_unregistered_type_answers_the_type_it_was_given(mesh
     assert [n["nodeType"] for n in found["data"]["nodes"]] == ["dragon"]
 
 
+async def test_every_node_type_is_answered_as_it_was_given(mesh: Client) -> None:
+    """Seed 000, 2.1: nodeType as given, capitals included, registered or not; a typed tool's node has its schema
+    file's name (add_npc writes `npc`)."""
+    given = [("Ada", "Person"), ("Bilbo", "NPC"), ("Ring", "MagicItem"), ("Sam", "npc")]
+    nodes = [{"name": name, "nodeType": kind, "metadata": ["Role: Gardener", "Status: Active"]} for name, kind in given]
+    added = await ok(mesh, "add_nodes", {"nodes": nodes})
+    assert [(n["name"], n["nodeType"]) for n in added["data"]["nodes"]] == given
+    await ok(mesh, "add_npc", {"npc": {"name": "Frodo", "role": "Bearer", "status": "Active"}})
+    whole = await ok(mesh, "read_graph", {})
+    assert {n["name"]: n["nodeType"] for n in whole["data"]["nodes"]} == {**dict(given), "Frodo": "npc"}
+
+
 async def at_once(name: str, *clients: Client) -> list[Any]:
     """Each client's add_npc of `name`, sent together (each waits for one signal), as each answered."""
     answers: list[Any] = []

@@ -122,15 +122,14 @@ class MetadataRequest(_In):
 # --- answers: MemoryMesh's {data, actionTaken, timestamp} ------------------------------------------
 
 
-# Types are answered in MemoryMesh's spelling, the schema file's: the label `Npc` as `npc` (`PlayerCharacter` as
-# `player_character`, the typed tools' own name), the relationship type `LOCATED_IN` as `located_in`.
-MeshNodeType = Annotated[str, AfterValidator(tool_type_name)]
+# Relationship types are answered in MemoryMesh's spelling: `LOCATED_IN` as `located_in`. A node's type is as
+# given (shown_type).
 MeshEdgeType = Annotated[str, AfterValidator(str.lower)]
 
 
 class Node(BaseModel):
     name: str
-    nodeType: MeshNodeType  # noqa: N815 - its label
+    nodeType: str  # noqa: N815 - as given (shown_type)
     metadata: list[str]
 
 
@@ -201,11 +200,14 @@ def mesh_node(entity: Entity, registry: SchemaRegistry, links: Mapping[str, Sequ
 
 
 def shown_type(label: str, written: str | None, registry: SchemaRegistry) -> str:
-    """A node's nodeType: its label, but under the fallback label the type it was written with (as given, or as
-    `_schema_remap_from` keeps it)."""
-    if label == registry.fallback_label() and written is not None and written.strip(":"):
+    """A node's nodeType as MemoryMesh keeps it, as given (seed 000, 2.1): the type it was written with, where the
+    call gives it or the node keeps it (`_schema_remap_from`: `npc`, `NPC`, `Wizard`, `startup`); else, for a label
+    with typed tools, the schema file's name, as its add_ tool writes it (`Npc` as `npc`, `PlayerCharacter` as
+    `player_character`); else the label, which is then how it was written (`Person`)."""
+    if written is not None and written.strip(":"):
         return written.lstrip(":")
-    return label
+    entry = registry.get_entry(label)
+    return tool_type_name(label) if entry is not None and entry.typed_tools else label
 
 
 def _names_field(entry: str, fields: Mapping[str, Any]) -> bool:
@@ -316,7 +318,7 @@ class MeshService:
         return [
             mesh_node(found[(t.name, t.label)], registry, links.get(t.name, {}))
             if (t.name, t.label) in found
-            else Node(name=t.name, nodeType=t.label, metadata=[])
+            else Node(name=t.name, nodeType=shown_type(t.label, None, self.gate.registry), metadata=[])
             for t in targets
         ]
 

@@ -45,7 +45,7 @@ async def _node(gate: Gate, entry: SchemaEntry, name: str) -> Node:
     opened = await gate.reader.open_nodes(OpenNodesRequest(names=[name]))
     own = [entity for entity in opened.entities if entity.entityType == entry.label]
     if not own:
-        return Node(name=name, nodeType=entry.label, metadata=[])
+        return Node(name=name, nodeType=tool_type_name(entry.label), metadata=[])
     return mesh_node(own[0], gate.registry, own_links(opened.relations).get(name, {}))
 
 
