@@ -57,8 +57,8 @@ async def _set_parent(services: Services, request: Any, call: Call) -> ParentSet
     """The parent set, then the entity read back (one name, one label: a bounded read) for memory-mcp's answer."""
     answer = await SET_ENTITY_PARENT.handler(services, request, call)
     assert isinstance(answer, ParentSet)
-    read = OpenNodesRequest(names=[answer.entityName], relations_limit=1)
-    page = await services.gate.reader.open_nodes(read)
+    # An engine that fails this read answers the failure, though the parent was set: setting it again is harmless.
+    page = await services.gate.reader.open_nodes(OpenNodesRequest(names=[answer.entityName], relations_limit=1))
     entity = next((e for e in page.entities if e.entityType == answer.entityType), None)
     return ParentSetEntity(**answer.model_dump(), entity=entity)
 
