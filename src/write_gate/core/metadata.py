@@ -127,8 +127,8 @@ def with_declared_fields(
         return list(metadata)
     links = links or {}
     held: dict[str, tuple[str, str]] = {}  # a field's fold, and its spellings': (its name, the value it shows)
-    # The plain fields first, then the relationship fields, as MemoryMesh's schema files mostly order them (the
-    # registry keeps no file order).
+    # The plain fields first, then the relationship fields, each in the schema file's order (the registry keeps it),
+    # as MemoryMesh's schema files mostly order them.
     for name, spec in sorted(entry.property_types.items(), key=lambda item: item[1].relationship is not None):
         if name in entry.merge_keys:
             continue

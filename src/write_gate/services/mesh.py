@@ -318,7 +318,7 @@ class MeshService:
         return [
             mesh_node(found[(t.name, t.label)], registry, links.get(t.name, {}))
             if (t.name, t.label) in found
-            else Node(name=t.name, nodeType=shown_type(t.label, None, self.gate.registry), metadata=[])
+            else Node(name=t.name, nodeType=shown_type(t.label, None, registry), metadata=[])
             for t in targets
         ]
 

@@ -17,12 +17,15 @@ from mcp_types import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
 from pydantic import ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from write_gate.core.model import ErrorCode
+
 # Which member of the message union a JSON object most likely meant, by the keys it has.
 _MEANT = (("result", "JSONRPCResponse"), ("error", "JSONRPCError"))
 
 
-def _error(request_id: Any, code: int, message: str) -> types.JSONRPCError:
-    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
+def _error(request_id: Any, code: int, message: str, data: Any = None) -> types.JSONRPCError:
+    error = types.ErrorData(code=code, message=message, data=data)
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
 
 
 def _readable_id(raw: Any) -> str | int | None:
@@ -74,11 +77,7 @@ def _unparsed(line: str, parse_error: ValueError) -> types.JSONRPCError:
             "Invalid params: a string holds a lone surrogate (an unpaired \\ud800-\\udfff escape), which is "
             "not Unicode text and which no engine stores"
         )
-        return types.JSONRPCError(
-            jsonrpc="2.0",
-            id=_readable_id(raw),
-            error=types.ErrorData(code=INVALID_PARAMS, message=message, data={"error_code": "INVALID_INPUT"}),
-        )
+        return _error(_readable_id(raw), INVALID_PARAMS, message, {"error_code": ErrorCode.INVALID_INPUT.value})
     return _error(_readable_id(raw), PARSE_ERROR, f"Parse error: {parse_error}")
 
 
