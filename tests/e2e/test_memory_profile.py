@@ -506,6 +506,39 @@ async def test_an_official_server_users_first_calls_fit_the_shipped_registry(
     assert rows[0]["l"] == ["Location"]
 
 
+async def test_find_duplicates_scores_as_memory_mcp_does(settings: Settings, memory: Client) -> None:
+    """Seed 004's score (name 0.4, type 0.3, observations 0.2, tags 0.1) in the memory profile: near names with the
+    same observations group at the default 0.8; near names alone do not (0.66), nor does another type. The gate
+    profile keeps its own score, by name, on the same graph."""
+    m = Memory(memory)
+    await m(
+        "create_entities",
+        entities=[
+            entity("John Smith", observations=["works at Acme"]),
+            entity("Jon Smith", observations=["works at Acme"]),
+            entity("Jon Smyth", observations=["likes tea"]),
+            entity("Jon Smith Ltd", "company", observations=["works at Acme"]),
+        ],
+    )
+    async with open_client(every_toolset(settings), "in_process", profile="memory") as everything:
+        result = await everything.call_tool("find_duplicates", {})
+        assert not result.is_error
+        assert json.loads(result.content[0].text) == [["John Smith", "Jon Smith"]]
+        (pair,) = result.structured_content["pairs"]
+        assert pair["score"] == 0.86 and {s["signal"]: s["score"] for s in pair["signals"]} == {
+            "name_similarity": 0.9,
+            "same_type": 1.0,
+            "shared_observations": 1.0,
+            "shared_tags": 0.0,
+        }
+        lower = await everything.call_tool("find_duplicates", {"threshold": 0.6})
+        assert json.loads(lower.content[0].text) == [["John Smith", "Jon Smith", "Jon Smyth"]]
+    async with open_client(every_toolset(settings), "in_process") as gate:
+        by_name = await gate.call_tool("find_duplicates", {"labels": ["Person"]})
+        names = {tuple(n["name"] for n in p["nodes"]) for p in by_name.structured_content["pairs"]}
+        assert ("Jon Smith", "Jon Smyth") in names
+
+
 async def test_memory_mcp_s_tools_answer_their_text_as_memory_mcp_returns_it(
     settings: Settings, memory: Client
 ) -> None:

@@ -478,6 +478,7 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
         "read_duplicate_candidates_by_id_first": lambda: resolution_cypher.candidates(
             "Person", ["email", "url"], by_id=True, resume=False
         ),
+        "read_duplicate_candidates_with_content": lambda: resolution_cypher.candidates("Person", [], content=True),
         "read_merge_node_state": lambda: resolution_cypher.node_state("Person"),
         "read_merge_links": lambda: resolution_cypher.LINKS,
         "read_alias_target": lambda: alias_cypher.alias_target("Person"),

@@ -24,6 +24,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from write_gate.core import entity_similarity
 from write_gate.core.identity import HASHED_KEY_PREFIX, fold
 
 PREFIX = 4  # characters of a word that make its block key
@@ -78,17 +79,44 @@ class Node:
     shared: Mapping[str, str] = field(default_factory=dict)  # property -> normalised value
     # The normalised words sorted: token_sort_ratio is the plain ratio of these, sorted once here, not per pair.
     sorted_words: str = ""
+    # What memory-mcp's score weighs beside the name (read only for it).
+    observations: frozenset[str] = frozenset()
+    tags: frozenset[str] = frozenset()
 
     @property
     def order(self) -> tuple[str, str]:
         return (self.label, self.key)
 
 
-def make_node(node_id: int, label: str, key: str, name: Any, shared: Mapping[str, Any]) -> Node:
+def make_node(
+    node_id: int,
+    label: str,
+    key: str,
+    name: Any,
+    shared: Mapping[str, Any],
+    observations: Any = None,
+    tags: Any = None,
+) -> Node:
     text = name_text(name, key)
     values = {prop: v for prop, raw in shared.items() if (v := normalise_value(raw)) is not None}
     normalised = normalise(text)
-    return Node(node_id, label, key, text, normalised, values, " ".join(sorted(normalised.split())))
+    return Node(
+        node_id,
+        label,
+        key,
+        text,
+        normalised,
+        values,
+        " ".join(sorted(normalised.split())),
+        _texts(observations),
+        _texts(tags),
+    )
+
+
+def _texts(value: Any) -> frozenset[str]:
+    """A stored list's texts (a single text is a list of one; anything else holds none)."""
+    items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    return frozenset(item for item in items if isinstance(item, str))
 
 
 @dataclass(frozen=True)
@@ -105,9 +133,11 @@ class Pair:
     signals: tuple[Signal, ...]
 
 
-def block_keys(node: Node, across_labels: bool) -> set[tuple[str, ...]]:
+def block_keys(node: Node, across_labels: bool, whole_label: bool = False) -> set[tuple[str, ...]]:
+    """With `whole_label`, the label (or every node, across labels) is one block too: memory-mcp compares every
+    pair of a type, which a block does up to `MAX_BLOCK` nodes and a sorted neighbourhood past it."""
     scope = "*" if across_labels else node.label
-    keys: set[tuple[str, ...]] = set()
+    keys: set[tuple[str, ...]] = {("all", scope)} if whole_label else set()
     if node.normalised:
         keys.add(("name", scope, node.normalised))
         keys.update(("word", scope, word[:PREFIX]) for word in node.normalised.split())
@@ -116,13 +146,13 @@ def block_keys(node: Node, across_labels: bool) -> set[tuple[str, ...]]:
 
 
 def candidate_pairs(
-    nodes: Sequence[Node], across_labels: bool, sides: Sequence[int] | None = None
+    nodes: Sequence[Node], across_labels: bool, sides: Sequence[int] | None = None, whole_label: bool = False
 ) -> set[tuple[int, int]]:
     """Index pairs (i < j) of nodes that share a block; large blocks by sorted neighbourhood. With `sides` (each
     node's window: 0 or 1), only the pairs with a node on each side."""
     blocks: dict[tuple[str, ...], list[int]] = defaultdict(list)
     for i, node in enumerate(nodes):
-        for key in block_keys(node, across_labels):
+        for key in block_keys(node, across_labels, whole_label):
             blocks[key].append(i)
     pairs: set[tuple[int, int]] = set()
     for members in blocks.values():
@@ -164,6 +194,16 @@ def score_pair(a: Node, b: Node) -> Pair:
     return Pair(a, b, score, tuple(signals))
 
 
+def score_like_memory_mcp(a: Node, b: Node) -> Pair:
+    """memory-mcp's score (`core.entity_similarity`): its four parts are the signals, each before weighting."""
+    if b.order < a.order:  # pragma: no mutate
+        a, b = b, a
+    score, parts = entity_similarity.similarity(
+        (a.name, b.name), a.label == b.label, (a.observations, b.observations), (a.tags, b.tags)
+    )
+    return Pair(a, b, score, tuple(Signal(part, figure) for part, figure in parts.items()))
+
+
 def find_pairs(
     nodes: Iterable[Node],
     *,
@@ -171,16 +211,23 @@ def find_pairs(
     threshold: float,
     limit: int,
     others: Iterable[Node] | None = None,
+    memory_mcp: bool = False,
 ) -> tuple[list[Pair], int]:
     """The pairs scoring at least `threshold`, best first (then by label and key), at most `limit`; and how
     many pairs were compared. Each proposed pair costs one rapidfuzz call (no `score_cutoff`: on names it
     saves nothing); only the pairs answered are explained (`score_pair`). With `others` (nodes none of which
     is in `nodes`), blocking runs over both and only the pairs of a node of `nodes` with one of `others` are
-    compared: the pairs between two windows of a larger set."""
+    compared: the pairs between two windows of a larger set. With `memory_mcp`, pairs are scored as memory-mcp
+    scores them (`score_like_memory_mcp`), and every pair of a label is a candidate (`block_keys`)."""
     sided = [(node, 0) for node in nodes] + [(node, 1) for node in others or ()]
     sided.sort(key=lambda item: item[0].order)  # so index order is (label, key) order
     listed = [node for node, _ in sided]
-    candidates = candidate_pairs(listed, across_labels, None if others is None else [side for _, side in sided])
+    sides = None if others is None else [side for _, side in sided]
+    candidates = candidate_pairs(listed, across_labels, sides, whole_label=memory_mcp)
+    if memory_mcp:
+        scored = (score_like_memory_mcp(listed[i], listed[j]) for i, j in candidates)
+        best_pairs = heapq.nsmallest(limit, (p for p in scored if p.score >= threshold and p.score > 0), key=_rank)
+        return best_pairs, len(candidates)
     kept: list[tuple[float, int, int]] = []
     for i, j in candidates:
         a, b = listed[i], listed[j]
@@ -194,6 +241,11 @@ def find_pairs(
             kept.append((-score, i, j))
     best = heapq.nsmallest(limit, kept)
     return [score_pair(listed[i], listed[j]) for _, i, j in best], len(candidates)
+
+
+def _rank(pair: Pair) -> tuple[float, tuple[str, str], tuple[str, str]]:
+    """Best first, then by the nodes' (label, key): an order that does not depend on the engine's."""
+    return (-pair.score, pair.a.order, pair.b.order)
 
 
 def duplicate_groups(pairs: Sequence[Pair]) -> list[list[str]]:

@@ -197,15 +197,16 @@ def _pair_out(pair: Pair) -> DuplicatePair:
 _CURSOR = "dups"
 
 
-# A node as read: id, label, `_key`, name, shared key properties' values.
-type _Read = tuple[int, str, str, Any, dict[str, Any]]
+# A node as read: id, label, `_key`, name, shared key properties' values, observations, tags (these two read only
+# for memory-mcp's score).
+type _Read = tuple[int, str, str, Any, dict[str, Any], Any, Any]
 # Where a window starts: a label, and the position in its page order after which its nodes come (engine id or
 # `_key`; -1 or '' for the label's first node).
 type _Start = tuple[str, int | str]
 
 
 async def _window(
-    gate: Gate, labels: list[str], shared: list[str], size: int, start: _Start
+    gate: Gate, labels: list[str], shared: list[str], size: int, start: _Start, content: bool
 ) -> tuple[list[_Read], _Start | None]:
     """A window: at most `size` nodes, label after label (as `labels` lists them), each label in its engine's page
     order (engine id or `_key`: `Dialect.pages_by_id`), from `start` on; and where the next window starts, if a
@@ -216,11 +217,11 @@ async def _window(
     for label in labels[labels.index(start[0]) :]:
         after = start[1] if label == start[0] else first
         room = size - len(nodes)
-        statement = cypher.candidates(label, shared, by_id=by_id, resume=after != first)
+        statement = cypher.candidates(label, shared, by_id=by_id, resume=after != first, content=content)
         rows = await gate.reader.read(Statement(statement.text, {"after": after, "limit": room + 1}))
         for row in rows[:room]:
             values = dict(zip(shared, row["shared"] or [], strict=False))
-            nodes.append((row["id"], label, row["key"], row["name"], values))
+            nodes.append((row["id"], label, row["key"], row["name"], values, row.get("observations"), row.get("tags")))
             after = row["id"] if by_id else row["key"]
         if len(rows) > room:
             return nodes, (label, after)
@@ -249,10 +250,12 @@ def _windows(gate: Gate, labels: list[str], request: FindDuplicatesRequest) -> t
     return i, j
 
 
-async def find_duplicates(gate: Gate, request: FindDuplicatesRequest) -> DuplicatesFound:
+async def find_duplicates(gate: Gate, request: FindDuplicatesRequest, memory_mcp: bool = False) -> DuplicatesFound:
     """One call of a walk over pairs of windows (consecutive pages of the labels' nodes): window i against itself,
     then against each later window j (those past window i's last label skipped unless `across_labels`), then
-    window i+1 against itself, and so on; each pair of nodes is compared in exactly one call of the walk."""
+    window i+1 against itself, and so on; each pair of nodes is compared in exactly one call of the walk. With
+    `memory_mcp` (the memory profile), pairs are scored as memory-mcp scores them: name, type, observations and
+    tags weighed (`core.entity_similarity`), no shared properties."""
     registry = gate.registry
     labels = (
         sorted({normalize_identifier(label, "labels") for label in request.labels})
@@ -260,12 +263,14 @@ async def find_duplicates(gate: Gate, request: FindDuplicatesRequest) -> Duplica
         else registry.all_canonical_labels()
     )
     shared = sorted({normalize_identifier(p, "shared_properties") for p in request.shared_properties})
+    if memory_mcp:
+        shared = []
     if not labels:
         return DuplicatesFound(pairs=[], nodes_scanned=0, pairs_compared=0, more=False)
     i, j = _windows(gate, labels, request)
     size = request.page_size
-    window_i, after_i = await _window(gate, labels, shared, size, i)
-    window_j, after_j = (window_i, after_i) if j == i else await _window(gate, labels, shared, size, j)
+    window_i, after_i = await _window(gate, labels, shared, size, i, memory_mcp)
+    window_j, after_j = (window_i, after_i) if j == i else await _window(gate, labels, shared, size, j, memory_mcp)
     if j != i:  # nodes deleted since the cursor was answered stretch window i: a node is never paired with itself
         in_i = {node[0] for node in window_i}
         window_j = [node for node in window_j if node[0] not in in_i]
@@ -282,7 +287,12 @@ async def find_duplicates(gate: Gate, request: FindDuplicatesRequest) -> Duplica
         others = None if j == i else [make_node(*node) for node in window_j]
         limit = request.limit + 1
         return find_pairs(
-            nodes, others=others, across_labels=request.across_labels, threshold=request.threshold, limit=limit
+            nodes,
+            others=others,
+            across_labels=request.across_labels,
+            threshold=request.threshold,
+            limit=limit,
+            memory_mcp=memory_mcp,
         )
 
     scanned = len(window_i) + (0 if j == i else len(window_j))

@@ -1,6 +1,7 @@
 """The memory profile's memory-mcp tools answer their text as memory-mcp does (seed 004's return types): an agent or
 a client written for it parses `content[0].text` as the array or the entity it returns. The structured content
-is the gate's answer, as in every profile (paging, scores, the pairs behind the groups)."""
+is the gate's answer, as in every profile (paging, scores, the pairs behind the groups). find_duplicates also
+scores pairs as memory-mcp does (`core.entity_similarity`), so the groups are the ones memory-mcp finds."""
 
 import json
 from collections.abc import Callable
@@ -11,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from write_gate.services.hierarchy import ParentSet
 from write_gate.services.reads import Entity, OpenNodesRequest
-from write_gate.services.resolution import DuplicatesFound, EntitiesMerged
+from write_gate.services.resolution import DuplicatesFound, EntitiesMerged, FindDuplicatesRequest, find_duplicates
 from write_gate.services.search import RankedResult
 from write_gate.surface.gate_tools import FIND_DUPLICATES, MERGE_ENTITIES, SEARCH_NODES_RANKED
 from write_gate.surface.knowledge_tools import GET_ANCESTORS, GET_CHILDREN, GET_DESCENDANTS, SET_ENTITY_PARENT
@@ -47,6 +48,10 @@ def _entities(field: str) -> Callable[[BaseModel], str]:
     return lambda result: _json([_dumped(entity) for entity in getattr(result, field)])
 
 
+async def _find_duplicates(services: Services, request: FindDuplicatesRequest, _call: Call) -> DuplicatesFound:
+    return await find_duplicates(services.gate, request, memory_mcp=True)
+
+
 class ParentSetEntity(ParentSet):
     """set_entity_parent's answer, and the entity it moved for the text (not in the structured answer)."""
 
@@ -78,7 +83,13 @@ MEMORY_MCP_ANSWERS: dict[str, ToolSpec] = {
     spec.name: spec
     for spec in (
         _as_memory_mcp(SEARCH_NODES_RANKED, _ranked),
-        _as_memory_mcp(FIND_DUPLICATES, _groups),
+        replace(
+            FIND_DUPLICATES,
+            description="Likely duplicate entities of one type, as groups of names, each pair scored 0-1 as "
+            "memory-mcp scores it: name 0.4, type 0.3, observations 0.2, tags 0.1.",
+            handler=_find_duplicates,
+            text=_groups,
+        ),
         _as_memory_mcp(MERGE_ENTITIES, _merged),
         replace(SET_ENTITY_PARENT, handler=_set_parent, text=_entity_with_parent),
         _as_memory_mcp(GET_CHILDREN, _entities("children")),

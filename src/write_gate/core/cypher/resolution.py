@@ -25,19 +25,23 @@ from write_gate.core.identity import KEY_FIELD
 from write_gate.core.merging import Group
 
 
-def candidates(label: str, shared: Sequence[str], *, by_id: bool = False, resume: bool = True) -> Statement:
+def candidates(
+    label: str, shared: Sequence[str], *, by_id: bool = False, resume: bool = True, content: bool = False
+) -> Statement:
     """Read-only: a page of a label's nodes (aliases and archived ones skipped, as every read skips them) with their
     name and shared key properties, in its engine's page order (engine id or `_key`: `Dialect.pages_by_id`; a page
-    by id is the label's own scan, which stops at the page, as `reads.page_of_labels` reads). Parameters: `after`
-    (a `_key`, or by id an engine id when `resume`: a first page by id has no bound), `limit`."""
+    by id is the label's own scan, which stops at the page, as `reads.page_of_labels` reads); with `content`, their
+    observations and tags too (memory-mcp's score weighs them). Parameters: `after` (a `_key`, or by id an engine
+    id when `resume`: a first page by id has no bound), `limit`."""
     values = "[" + ", ".join(f"n.{quote(p)}" for p in shared) + "]"
     bound = [position_after("n", by_id, "$after")] if resume or not by_id else []
     conditions = " AND ".join([*bound, not_alias("n"), not_archived("n")])
     order = "" if by_id else "ORDER BY key\n"
+    extra = ", n.observations AS observations, n.tags AS tags" if content else ""
     return Statement(
         f"MATCH (n:{quote(label)})\n"
         f"WHERE {conditions}\n"
-        f"RETURN id(n) AS id, n.{KEY_FIELD} AS key, n.name AS name, {values} AS shared\n"
+        f"RETURN id(n) AS id, n.{KEY_FIELD} AS key, n.name AS name, {values} AS shared{extra}\n"
         f"{order}LIMIT $limit"
     )
 
