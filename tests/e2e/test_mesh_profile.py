@@ -66,8 +66,8 @@ async def test_typed_tools_answer_the_node_and_edges_they_wrote(mesh: Client) ->
     [node] = added["data"]["nodes"]
     assert (node["name"], node["nodeType"]) == ("Gandalf", "npc")  # seed 000 14.2, in MemoryMesh's spelling
     # Its fields as MemoryMesh keeps them, "Key: Value", an array joined with ", ", a relationship's target too.
-    fields = ["Role: Wizard", "Status: Active", "Traits: wise, patient", "Current Location: Rivendell"]
-    assert node["metadata"] == fields  # the plain fields first, then the relationship's, as the file has them
+    fields = ["Role: Wizard", "Status: Active", "Current Location: Rivendell", "Traits: wise, patient"]
+    assert node["metadata"] == fields  # in the schema file's order, the relationship's among them (seed 000, 3.7)
     assert added["data"]["edges"] == [{"from": "Gandalf", "to": "Rivendell", "edgeType": "located_in", "weight": 1.0}]
     moved = await ok(mesh, "update_npc", {"npc": {"name": "Gandalf", "status": "Missing"}})
     assert moved["actionTaken"] == "Updated npc: Gandalf"

@@ -12,7 +12,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.conftest import CLIENT_NAME, MATRIX_SCHEMAS, hint, ok, open_client, rejected
+from tests.conftest import CLIENT_NAME, MATRIX_SCHEMAS, TESTS, hint, ok, open_client, rejected
 from tests.e2e import readme_blocks as rb
 from tests.e2e.test_memorymesh_files import MEMORYMESH, count
 from write_gate.core.cypher.statement import Statement
@@ -125,6 +125,30 @@ async def test_update_nodes_replaces_metadata_and_keeps_each_node_its_type(world
     assert (await rejected(world, "update_nodes", {"nodes": both}))["error_code"] == "ENTITY_NOT_FOUND"
     [rivendell] = (await ok(world, "open_nodes", {"names": ["Rivendell"]}))["entities"]
     assert rivendell["properties"]["type"] == "Town"
+
+
+async def test_update_nodes_replaces_metadata_where_the_registry_declares_observations(
+    settings: Settings, graph: GraphBackend
+) -> None:
+    """Seed 000, 4.2: metadata given replaces the whole array, for a type without a MemoryMesh schema file too. A
+    registry entry declaring `observations` (as the bundled core registry's do) once made the update drop it."""
+    await load_into_graph(graph, read_sources([TESTS / "schemas" / "memory"]))
+    async with open_client(settings.model_copy(update={"toolsets": "mesh"}), "in_process") as client:
+        added = [
+            {"name": "Alice", "nodeType": "person", "metadata": ["Age: 30"]},
+            {"name": "Widget", "nodeType": "thing", "metadata": ["Colour: red"]},
+        ]
+        await ok(client, "add_nodes", {"nodes": added})
+        update = [
+            {"name": "Alice", "metadata": ["Age: 31", "City: Paris"]},
+            {"name": "Widget", "metadata": ["Colour: blue"]},
+        ]
+        out = await ok(client, "update_nodes", {"nodes": update})
+        assert [n["metadata"] for n in out["data"]["nodes"]] == [u["metadata"] for u in update]
+        opened = await ok(client, "open_nodes", {"names": ["Alice", "Widget"]})
+        assert {e["name"]: e["observations"] for e in opened["entities"]} == {u["name"]: u["metadata"] for u in update}
+        found = await ok(client, "search_nodes", {"query": "paris"})
+        assert [e["name"] for e in found["entities"]] == ["Alice"]
 
 
 async def test_edges_need_their_nodes_are_unique_and_weigh_in_as_seed_000_says(world: Client) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 from write_gate.core.identity import FOLD_PREFIX, fold
 from write_gate.core.model import ErrorCode, GateRejection
 
+OBSERVATIONS = "observations"  # an entity's observations, a mesh node's metadata
 TAGS = "tags"
 IMPORTANCE = "importance"
 ARCHIVED_AT = "_archived_at"

@@ -17,12 +17,11 @@ from typing import Any, TypeGuard
 from write_gate.core.claims import claim_name
 from write_gate.core.identifiers import COMPUTED_FIELDS, is_identifier
 from write_gate.core.identity import FOLD_PREFIX, folded_value
-from write_gate.core.knowledge import IMPORTANCE, TAGS, as_number
+from write_gate.core.knowledge import IMPORTANCE, OBSERVATIONS, TAGS, as_number
 from write_gate.core.stat_counts import DUE, STAT
 
 # Not data an agent wrote: provenance, the weight (averaged by writes, not owned by either side), internals.
 _NOT_DATA = frozenset(COMPUTED_FIELDS) | {"weight"}
-OBSERVATIONS = "observations"
 
 
 def is_data(key: str) -> bool:

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from write_gate.core.identity import fold, folded_value
+from write_gate.core.knowledge import OBSERVATIONS
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.core.properties import name_fold
 from write_gate.core.registry import SchemaEntry
@@ -127,10 +128,9 @@ def with_declared_fields(
         return list(metadata)
     links = links or {}
     held: dict[str, tuple[str, str]] = {}  # a field's fold, and its spellings': (its name, the value it shows)
-    # The plain fields first, then the relationship fields, each in the schema file's order (the registry keeps it),
-    # as MemoryMesh's schema files mostly order them.
-    for name, spec in sorted(entry.property_types.items(), key=lambda item: item[1].relationship is not None):
-        if name in entry.merge_keys:
+    # In the schema file's order (the registry keeps it), relationship fields among the others: seed 000, 3.7.
+    for name, spec in entry.property_types.items():
+        if name in entry.merge_keys or name == OBSERVATIONS:
             continue
         value = links.get(spec.relationship.type) if spec.relationship is not None else properties.get(name)
         if value is not None and value != []:
@@ -152,11 +152,15 @@ def with_declared_fields(
 
 def _plain_fields(entry: SchemaEntry, properties: Mapping[str, Any]) -> dict[str, Any]:
     """The declared fields the node holds that its metadata shows as "Key: Value" from its properties (not its
-    merge keys, which are its name, nor its relationship fields, which are its edges)."""
+    merge keys, which are its name, nor its relationship fields, which are its edges, nor the metadata itself,
+    which a registry entry may declare as `observations`)."""
     return {
         name: properties[name]
         for name, spec in entry.property_types.items()
-        if name not in entry.merge_keys and spec.relationship is None and properties.get(name) not in (None, [])
+        if name not in entry.merge_keys
+        and name != OBSERVATIONS
+        and spec.relationship is None
+        and properties.get(name) not in (None, [])
     }
 
 

@@ -21,6 +21,7 @@ from write_gate.core.cypher.records import relationship_properties
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import resolve_label, resolve_relationship_type
 from write_gate.core.identifiers import REMAP_FIELD
+from write_gate.core.knowledge import OBSERVATIONS
 from write_gate.core.metadata import (
     deleted_fields,
     dropped_fields,
@@ -45,8 +46,6 @@ from write_gate.services.memory import (
 )
 from write_gate.services.reads import Entity, OpenNodesRequest, Relation, Text
 from write_gate.services.typed_tools import tool_type_name
-
-OBSERVATIONS = "observations"  # where a node's metadata is kept
 
 
 class _In(BaseModel):
