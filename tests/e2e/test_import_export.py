@@ -17,7 +17,7 @@ from write_gate.serving.config import Settings
 
 pytestmark = pytest.mark.anyio
 
-CORE_TYPES = ["Person", "Organization", "Project", "Document", "Event", "Entity"]
+CORE_TYPES = ["Person", "Organization", "Project", "Document", "Entity"]
 CORE_RELATIONS = {  # type -> (from types, to types) the core registry allows
     "WORKS_FOR": (["Person"], ["Organization"]),
     "WORKS_ON": (["Person", "Organization"], ["Project"]),

@@ -13,6 +13,7 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import UnknownLabelPolicy
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
+from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = [pytest.mark.anyio, pytest.mark.every_tier, pytest.mark.every_transport]
@@ -254,3 +255,35 @@ async def test_written_by_is_the_agent_over_stdio_and_in_process(
             await call(client, "write_node", {**ALICE, "merge_keys": {"name": expected}})
         [node] = [n for n in await nodes(matrix_graph, "Person") if n["name"] == expected]
         assert node["written_by"] == expected
+
+
+async def test_the_matrix_on_the_registry_a_fresh_data_folder_holds(
+    settings: Settings, graph: GraphBackend, transport: str
+) -> None:
+    """The seed's rows as a tester meets them on `write-gate serve`'s own registry (the migrations' core one, no
+    fixture): Person absorbs person and requires name, an unknown label falls back to Entity, DIRECTED is not a
+    type, and Event is not registered until it is (row 10: loaded N+1, then an Event is an Event)."""
+    await migrate(graph)
+    async with open_client(settings, transport) as client:
+        is_error, out = await call(client, "write_node", {**ALICE, "label": ":person"})
+        assert not is_error and (out["label"], out["remapped_from"], out["confidence"]) == ("Person", ":person", 0.675)
+        is_error, out = await call(client, "write_node", {**ALICE, "label": "ZZZNonexistent"})
+        assert not is_error and (out["label"], out["remapped_from"]) == ("Entity", ":ZZZNonexistent")
+        is_error, out = await call(client, "write_node", {**ALICE, "merge_keys": {}, "properties": {}})
+        assert (
+            is_error
+            and out["error_code"] == "SCHEMA_MISSING_REQUIRED_PROPERTY"
+            and out["details"]["missing"] == ["name"]
+        )
+        directed = {**RELATIONSHIP, "type": "DIRECTED", "to_label": "Person", "to_keys": {"name": "Alice"}}
+        is_error, out = await call(client, "write_relationship", directed)
+        assert is_error and out["error_code"] == "SCHEMA_UNKNOWN_LABEL"
+        is_error, before = await call(client, "refresh_schema_cache", {})
+        event = {**ALICE, "label": "Event", "merge_keys": {"name": "Launch"}}
+        is_error, out = await call(client, "write_node", event)
+        assert not is_error and out["label"] == "Entity"  # unknown before it is registered
+        await load_into_graph(graph, read_sources([EVENT_SCHEMAS]))
+        is_error, after = await call(client, "refresh_schema_cache", {})
+        assert not is_error and after["loaded"] == before["loaded"] + 1
+        is_error, out = await call(client, "write_node", event)
+        assert not is_error and out["label"] == "Event" and out["remapped_from"] is None

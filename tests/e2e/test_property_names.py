@@ -312,7 +312,7 @@ async def test_the_shipped_registries_take_every_memory_write_under_reject(
         ]  # fmt: skip
         out = await ok(client, "create_entities", {"entities": entities})
         assert [e["entityType"] for e in out["entities"]] == [
-            "Person", "Organization", "Location", "Entity", "Technology", "Event",
+            "Person", "Organization", "Location", "Entity", "Technology", "Entity",
         ]  # fmt: skip
         relations = [
             {"from": "Ann", "to": "Acme", "relationType": "works at"},
