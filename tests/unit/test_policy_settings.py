@@ -50,3 +50,11 @@ def test_bad_values_stop_the_start(monkeypatch: pytest.MonkeyPatch, name: str, v
     with pytest.raises(ValueError) as caught:  # a ValidationError, or SettingsError for JSON that is not JSON
         Settings()
     assert name.lower() in str(caught.value)
+
+
+def test_the_fallback_label_is_read_without_a_leading_colon(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`WRITE_GATE_FALLBACK_LABEL=:Project`, as the seed spells labels, names Project."""
+    monkeypatch.setenv("WRITE_GATE_FALLBACK_LABEL", ":Project")
+    assert Settings().fallback_label == "Project"
+    monkeypatch.delenv("WRITE_GATE_FALLBACK_LABEL")
+    assert Settings().fallback_label is None

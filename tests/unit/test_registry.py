@@ -107,6 +107,18 @@ def test_a_single_text_for_a_list_is_a_list_of_one_and_a_map_of_types_is_read() 
     assert [e.label for e in entries] == ["Part"] and left_out == ["'bad name': a name that is no plain identifier"]
 
 
+def test_labels_written_by_hand_with_a_leading_colon_are_read_without_it() -> None:
+    """DESIGN: a leading ':' is stripped from a label; a `:Schema` node created by hand (`name: ':Meetup'`) as the
+    seed spells labels is an entry for Meetup, and its endpoints' labels are read the same way."""
+    entry = entry_from_row({"label": ":Meetup", "absorbs": [":meet"]})
+    assert entry is not None and entry.label == "Meetup"
+    rel = entry_from_row(
+        {"label": "::HOSTS", "kind": "relationship", "from_labels": [":Person"], "to_labels": ":Meetup"}
+    )
+    assert rel is not None and (rel.label, rel.from_labels, rel.to_labels) == ("HOSTS", ("Person",), ("Meetup",))
+    assert entry_from_row({"label": ":"}) is None
+
+
 def test_a_snapshot_keeps_its_version_and_its_two_namespaces_apart() -> None:
     entries = [
         SchemaEntry("Person", merge_keys=("name",)),

@@ -269,6 +269,11 @@ def _strings(row: Mapping[str, Any], field: str) -> tuple[str, ...]:
     raise MalformedEntry(f"{field} must be a list of text, not {value!r}")
 
 
+def _labels(row: Mapping[str, Any], field: str) -> tuple[str, ...]:
+    """Labels, each without the leading ':' a node written by hand may give it (`[':Person']`), as a call's are."""
+    return tuple(label.lstrip(":") for label in _strings(row, field))
+
+
 def _property_types(value: Any) -> dict[str, "PropertyType"]:
     """JSON text of an object (as `schema load` writes it), or a map (an engine that stores maps); absent or ""
     declares none."""
@@ -296,7 +301,7 @@ def entry_from_row(row: Mapping[str, Any]) -> SchemaEntry | None:
     constraints that cannot be read raise MalformedEntry; what only describes or tunes an entry (a
     description, flags, policies) falls back to its default when damaged."""
     name = row.get("label")
-    if not isinstance(name, str) or not is_identifier(name):
+    if not isinstance(name, str) or not is_identifier(name := name.lstrip(":")):
         return None
     return SchemaEntry(
         label=name,
@@ -306,8 +311,8 @@ def entry_from_row(row: Mapping[str, Any]) -> SchemaEntry | None:
         merge_keys=_strings(row, "merge_keys"),
         property_types=_property_types(row.get("property_types")),
         fallback=row.get("fallback") is True,
-        from_labels=_strings(row, "from_labels"),
-        to_labels=_strings(row, "to_labels"),
+        from_labels=_labels(row, "from_labels"),
+        to_labels=_labels(row, "to_labels"),
         description=description if isinstance(description := row.get("description"), str) else "",
         typed_tools=row.get("typed_tools") is True,
         additional_properties=row.get("additional_properties") is True,

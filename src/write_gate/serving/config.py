@@ -140,7 +140,8 @@ class Settings(BaseSettings):
     decay_half_life_days: HalfLives = Field(default_factory=dict)
     # How long the change history keeps a record (settled and resolved conflicts too); 0 keeps every record.
     history_retention_days: float = Field(default=365.0, ge=0, allow_inf_nan=False)
-    fallback_label: str | None = None
+    # A leading ':' is dropped, as from every label a call names (`:Project` is Project).
+    fallback_label: Annotated[str | None, AfterValidator(lambda v: v.lstrip(":") if v is not None else None)] = None
     formula_provider: str = "default"
     # Embeddings (docs/search/semantic.md): off; wordllama's shipped model ("local"); or an OpenAI-compatible
     # endpoint ("openai": the gate POSTs {embeddings_url}/embeddings with embeddings_model).
