@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 
@@ -551,7 +552,9 @@ async def test_memory_mcp_s_tools_answer_their_text_as_memory_mcp_returns_it(
         entity("Alice Smyth", observations=["engineer at Acme"]),
         entity("Bob", observations=["designer"]),
     ]
-    await m("create_entities", entities=people)
+    await m("create_entities", entities=people[:1])
+    await anyio.sleep(0.01)  # stamped a few milliseconds apart: the merge keeps the earlier
+    await m("create_entities", entities=people[1:])
 
     async def text(client: Client, tool: str, args: dict[str, Any]) -> Any:
         result = await client.call_tool(tool, args)
@@ -577,12 +580,22 @@ async def test_memory_mcp_s_tools_answer_their_text_as_memory_mcp_returns_it(
         }
         children, _ = await text(everything, "get_children", {"entityName": "Alice Smith"})
         assert [child["name"] for child in children] == ["Bob"] and children[0]["entityType"] == "Person"
+        assert children[0]["parentId"] == "Alice Smith" and "parent_names" not in _
         descendants, _ = await text(everything, "get_descendants", {"entityName": "Alice Smith"})
-        assert [d["name"] for d in descendants] == ["Bob"]
+        assert [(d["name"], d["parentId"]) for d in descendants] == [("Bob", "Alice Smith")]
         ancestors, _ = await text(everything, "get_ancestors", {"entityName": "Bob"})
-        assert [a["name"] for a in ancestors] == ["Alice Smith"]
-        merged, structured = await text(everything, "merge_entities", {"entityNames": ["Alice Smith", "Alice Smyth"]})
-        assert merged["name"] == "Alice Smith" and merged == structured["entity"]
+        assert [(a["name"], a["parentId"]) for a in ancestors] == [("Alice Smith", None)]
+        parent, structured = await text(everything, "get_parent", {"entityName": "Bob"})
+        assert parent["name"] == "Alice Smith" and structured["parent"]["name"] == "Alice Smith"
+        assert (await text(everything, "get_parent", {"entityName": "Alice Smith"}))[0] is None  # a root
+        # memory-mcp's merge: the merged entity was created when the first of them was (seed 004).
+        hits, _ = await text(everything, "search_nodes_ranked", {"query": "Acme"})
+        created = {hit["entity"]["name"]: hit["entity"]["createdAt"] for hit in hits}
+        first = min(created, key=created.__getitem__)
+        later = max(created, key=created.__getitem__)
+        merged, structured = await text(everything, "merge_entities", {"entityNames": [later, first]})
+        assert merged["name"] == later and merged["createdAt"] == created[first] and "lastModified" in merged
+        assert {k: v for k, v in merged.items() if k not in ("createdAt", "lastModified")} == structured["entity"]
     async with open_client(every_toolset(settings), "in_process") as gate:  # the gate profile: as before
         answer, structured = await text(gate, "search_nodes_ranked", {"query": "designer"})
         assert answer == structured

@@ -170,3 +170,12 @@ def test_observations_tags_and_importance_combine_where_both_hold_them_and_anyth
     # Values that are not lists of text (written around the tools) conflict as any other.
     _, odd = union({"observations": "text"}, {"observations": ["b"]})
     assert [c.property for c in odd] == ["observations"]
+
+
+def test_the_merged_node_was_created_when_the_first_of_them_was() -> None:
+    """Seed 004's merge: createdAt is the earliest; a later one, or a text that is no time, changes nothing."""
+    early, late = "2026-11-20T08:00:00.000Z", "2026-11-21T08:00:00.000Z"
+    assert combined({"created_at": late}, {"created_at": early}) == {"created_at": early}
+    assert combined({"created_at": early}, {"created_at": late}) == {}
+    assert combined({"created_at": late}, {"created_at": "yesterday"}) == {}
+    assert combined({}, {"created_at": early}) == {}

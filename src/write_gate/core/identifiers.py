@@ -27,6 +27,7 @@ COMPUTED_FIELDS: dict[str, str] = {
     "created_at": "creation",
 }
 CREATED_FIELD = "created_at"
+LAST_UPDATED = "last_updated"
 CLAIM_FIELDS = tuple(name for name, kind in COMPUTED_FIELDS.items() if kind == "claim")
 CHANGE_FIELDS = tuple(name for name, kind in COMPUTED_FIELDS.items() if kind == "change")
 PROVENANCE_FIELDS = CLAIM_FIELDS + CHANGE_FIELDS

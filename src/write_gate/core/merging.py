@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from write_gate.core.claims import claim_name
-from write_gate.core.identifiers import COMPUTED_FIELDS, is_identifier
+from write_gate.core.decay import parse_at
+from write_gate.core.identifiers import COMPUTED_FIELDS, CREATED_FIELD, is_identifier
 from write_gate.core.identity import FOLD_PREFIX, folded_value
 from write_gate.core.knowledge import IMPORTANCE, OBSERVATIONS, TAGS, as_number
 from write_gate.core.stat_counts import DUE, STAT
@@ -48,8 +49,11 @@ def _texts(value: Any) -> TypeGuard[list[str]]:
 def combined(survivor: Mapping[str, Any], merged: Mapping[str, Any]) -> dict[str, Any]:
     """The survivor's new values where both nodes hold a combined property: its list, then the merged node's
     items it lacks (tags kept sorted, as the tag tools store them), with the folded search text; the merged
-    node's importance where greater, with its claim. A property left as the survivor holds it is not here."""
+    node's importance where greater, with its claim; its `created_at` where earlier (seed 004: the merged entity
+    was created when the first of them was). A property left as the survivor holds it is not here."""
     out: dict[str, Any] = {}
+    if _earlier(merged.get(CREATED_FIELD), survivor.get(CREATED_FIELD)):
+        out[CREATED_FIELD] = merged[CREATED_FIELD]
     for key in COMBINED_LISTS:
         mine, theirs = survivor.get(key), merged.get(key)
         if _texts(mine) and _texts(theirs):
@@ -65,6 +69,14 @@ def combined(survivor: Mapping[str, Any], merged: Mapping[str, Any]) -> dict[str
             if (claim := merged.get(claim_name(key))) is not None:
                 out[claim_name(key)] = claim
     return out
+
+
+def _earlier(this: Any, that: Any) -> bool:
+    """Whether `this` is a time before `that` (both stored times; anything else is not compared)."""
+    try:
+        return isinstance(this, str) and isinstance(that, str) and parse_at(this) < parse_at(that)
+    except ValueError:
+        return False
 
 
 def _combines(key: str, survivor: Mapping[str, Any], merged: Mapping[str, Any]) -> bool:

@@ -61,18 +61,25 @@ class Parent(BaseModel):
     parent: Entity | None
 
 
+# Each listed entity's parent's name, for memory-mcp's `parentId` (its answer's text): not in the structured answer.
+ParentNames = Annotated[list[str | None], Field(default_factory=list, exclude=True), SkipJsonSchema()]
+
+
 class Children(BaseModel):
     children: list[Entity]
+    parent_names: ParentNames
 
 
 class Ancestors(BaseModel):
     ancestors: list[Entity] = Field(description="Nearest first.")
     depth_truncated: bool = False
+    parent_names: ParentNames
 
 
 class Descendants(BaseModel):
     descendants: list[Entity] = Field(description="Depth first.")
     depth_truncated: bool = False
+    parent_names: ParentNames
 
 
 class Subtree(GraphResult):
@@ -185,7 +192,8 @@ async def get_parent(gate: Gate, hierarchy: HierarchySettings, request: Hierarch
 async def get_children(gate: Gate, hierarchy: HierarchySettings, request: HierarchyRequest) -> Children:
     node = await locate(gate, request.entityName, request.entityType)
     rows = _shown(await _related(gate, cypher.children(hierarchy.type_), node.id), request.includeArchived)
-    return Children(children=sorted(_entities(rows), key=lambda e: (e.name or "", e.entityType)))
+    children = sorted(_entities(rows), key=lambda e: (e.name or "", e.entityType))
+    return Children(children=children, parent_names=[node.name] * len(children))
 
 
 async def get_ancestors(gate: Gate, hierarchy: HierarchySettings, request: HierarchyRequest) -> Ancestors:
@@ -193,7 +201,12 @@ async def get_ancestors(gate: Gate, hierarchy: HierarchySettings, request: Hiera
     rows = await _related(gate, cypher.ancestors(hierarchy.type_, hierarchy.max_depth), node.id)
     kept = [row for row in rows if row["depth"] <= hierarchy.max_depth]
     shown = _shown(kept, request.includeArchived)
-    return Ancestors(ancestors=_entities(shown), depth_truncated=len(kept) < len(rows))
+    by_depth = {row["depth"]: row["props"].get("name") for row in rows}  # one parent each: a chain
+    return Ancestors(
+        ancestors=_entities(shown),
+        depth_truncated=len(kept) < len(rows),
+        parent_names=[by_depth.get(row["depth"] + 1) for row in shown],
+    )
 
 
 async def _descendant_rows(
@@ -207,7 +220,8 @@ async def _descendant_rows(
 async def get_descendants(gate: Gate, hierarchy: HierarchySettings, request: HierarchyRequest) -> Descendants:
     node = await locate(gate, request.entityName, request.entityType)
     rows, truncated = await _descendant_rows(gate, hierarchy, node, request.includeArchived)
-    return Descendants(descendants=_entities(rows), depth_truncated=truncated)
+    parents = [row["path_names"][1] if isinstance(row["path_names"][1], str) else None for row in rows]
+    return Descendants(descendants=_entities(rows), depth_truncated=truncated, parent_names=parents)
 
 
 async def get_subtree(gate: Gate, hierarchy: HierarchySettings, request: HierarchyRequest) -> Subtree:

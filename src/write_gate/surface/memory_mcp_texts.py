@@ -10,12 +10,19 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from write_gate.services.hierarchy import ParentSet
+from write_gate.core.identifiers import CREATED_FIELD, LAST_UPDATED
+from write_gate.services.hierarchy import Ancestors, Children, Descendants, Parent, ParentSet
 from write_gate.services.reads import Entity, OpenNodesRequest
 from write_gate.services.resolution import DuplicatesFound, EntitiesMerged, FindDuplicatesRequest, find_duplicates
 from write_gate.services.search import RankedResult
 from write_gate.surface.gate_tools import FIND_DUPLICATES, MERGE_ENTITIES, SEARCH_NODES_RANKED
-from write_gate.surface.knowledge_tools import GET_ANCESTORS, GET_CHILDREN, GET_DESCENDANTS, SET_ENTITY_PARENT
+from write_gate.surface.knowledge_tools import (
+    GET_ANCESTORS,
+    GET_CHILDREN,
+    GET_DESCENDANTS,
+    GET_PARENT,
+    SET_ENTITY_PARENT,
+)
 from write_gate.surface.tool_spec import Call, Services, ToolSpec
 
 
@@ -27,9 +34,20 @@ def _dumped(model: BaseModel) -> Any:
     return model.model_dump(mode="json", by_alias=True)
 
 
+def _entity(entity: Entity) -> dict[str, Any]:
+    """memory-mcp's Entity: the entity as read, with its `createdAt` and `lastModified` (seed 004: every entity is
+    stamped when created and changed) where it holds them (`created_at`, `last_updated`)."""
+    stamps = {
+        key: value
+        for key, field in (("createdAt", CREATED_FIELD), ("lastModified", LAST_UPDATED))
+        if isinstance(value := entity.properties.get(field), str)
+    }
+    return {**_dumped(entity), **stamps}
+
+
 def _ranked(result: RankedResult) -> str:
     """SearchResult[] { entity, score, matchedFields }, best first."""
-    hits = [{"entity": _dumped(h.entity), "score": h.score, "matchedFields": h.matched_fields} for h in result.results]
+    hits = [{"entity": _entity(h.entity), "score": h.score, "matchedFields": h.matched_fields} for h in result.results]
     return _json(hits)
 
 
@@ -40,12 +58,22 @@ def _groups(result: DuplicatesFound) -> str:
 
 def _merged(result: EntitiesMerged) -> str:
     """Entity: the merged entity (a merge named by addresses, the gate's own form, answers the whole result)."""
-    return _json(_dumped(result.entity) if result.entity is not None else _dumped(result))
+    return _json(_entity(result.entity) if result.entity is not None else _dumped(result))
 
 
-def _entities(field: str) -> Callable[[BaseModel], str]:
-    """Entity[]: the list the answer holds under `field`."""
-    return lambda result: _json([_dumped(entity) for entity in getattr(result, field)])
+def _parent(result: Parent) -> str:
+    """Entity | null: the parent, or null for a root."""
+    return _json(_entity(result.parent) if result.parent is not None else None)
+
+
+def _entities(field: str) -> Callable[[Children | Ancestors | Descendants], str]:
+    """Entity[]: the list the answer holds under `field`, each with memory-mcp's `parentId` (its parent's name)."""
+
+    def text(result: Children | Ancestors | Descendants) -> str:
+        entities, parents = getattr(result, field), result.parent_names
+        return _json([{**_entity(e), "parentId": parent} for e, parent in zip(entities, parents, strict=True)])
+
+    return text
 
 
 async def _find_duplicates(services: Services, request: FindDuplicatesRequest, _call: Call) -> DuplicatesFound:
@@ -72,7 +100,7 @@ def _entity_with_parent(result: ParentSetEntity) -> str:
     """Entity: the entity, with memory-mcp's `parentId` (null once its parent is removed)."""
     if result.entity is None:  # gone between the write and the read: the answer as the gate gives it
         return _json(_dumped(result))
-    return _json({**_dumped(result.entity), "parentId": result.parentName})
+    return _json({**_entity(result.entity), "parentId": result.parentName})
 
 
 def _as_memory_mcp(spec: ToolSpec, text: Callable[[Any], str]) -> ToolSpec:
@@ -92,6 +120,7 @@ MEMORY_MCP_ANSWERS: dict[str, ToolSpec] = {
         ),
         _as_memory_mcp(MERGE_ENTITIES, _merged),
         replace(SET_ENTITY_PARENT, handler=_set_parent, text=_entity_with_parent),
+        _as_memory_mcp(GET_PARENT, _parent),
         _as_memory_mcp(GET_CHILDREN, _entities("children")),
         _as_memory_mcp(GET_ANCESTORS, _entities("ancestors")),
         _as_memory_mcp(GET_DESCENDANTS, _entities("descendants")),
