@@ -181,6 +181,17 @@ async def test_graphml_and_gexf_read_back_with_their_types(client: Client) -> No
     assert {(a, d["relationType"], b) for a, b, d in gexf.edges(data=True)} >= {(PERSON, "WORKS_ON", PROJECT)}
 
 
+async def test_graphml_and_gexf_stay_well_formed_with_characters_xml_cannot_hold(client: Client) -> None:
+    """A name with U+0001 or U+FFFE (which JSON and the graph hold, XML 1.0 not even escaped) is written as the text
+    `\\u0001`: graphml once failed inside the gate, gexf was not XML."""
+    await ok(client, "write_node", node("Entity", {"name": "bell\x01here"}, flag="odd\ufffe"))
+    for format_ in ("graphml", "gexf"):
+        content = (await export(client, format_))["content"]
+        read = nx.read_graphml(io.StringIO(content)) if format_ == "graphml" else nx.read_gexf(io.StringIO(content))
+        names = {data.get("name") for _, data in read.nodes(data=True)}
+        assert "bell\\u0001here" in names, (format_, names)
+
+
 async def test_dot_mermaid_and_markdown_name_every_node_by_identity(client: Client) -> None:
     [parsed] = pydot.graph_from_dot_data((await export(client, "dot"))["content"])
     assert {dot_id(n.get_name()) for n in parsed.get_nodes()} >= {PERSON, PROJECT, ADA, PARIS}

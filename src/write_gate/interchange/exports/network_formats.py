@@ -3,10 +3,14 @@ where they are numbers: `confidence`, `importance` and `weight` as doubles, each
 attribute `p_<name>` (by the type all its values share; text where they differ), the lists and maps as JSON text.
 
 GEXF gives each node a display label of its own, which Gephi shows: there it is the node's name, and the gate's
-label is its `entityType` attribute (the same value, as in every format)."""
+label is its `entityType` attribute (the same value, as in every format).
+
+XML 1.0 cannot hold every character a name may (U+0001, U+FFFE): those are written as the text `\\uXXXX`, so the
+file stays well-formed and says what stood there; json, jsonl and csv keep them as they are."""
 
 import io
 import json
+import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +20,14 @@ if TYPE_CHECKING:
     import networkx as nx
 
 _NODE_TEXT = ("source", "extraction_method", "written_by", "last_updated")
+# What XML 1.0 cannot hold, escaped or not: controls but tab, newline and return; surrogates; U+FFFE and U+FFFF.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_safe(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", value)
 
 
 def _json(value: Any) -> str:
@@ -87,9 +99,12 @@ def network(graph: ExportedGraph) -> "nx.MultiDiGraph":
     columns = _column_types(graph.nodes)
     out = nx.MultiDiGraph()
     for node in graph.nodes:
-        out.add_node(node.id, **_node_data(node, columns))
+        data = _node_data(node, columns)
+        out.add_node(_xml_safe(node.id), **{key: _xml_safe(value) for key, value in data.items()})
     for relation in graph.relations:
-        out.add_edge(relation.from_id, relation.to_id, **_edge_data(relation))
+        data = _edge_data(relation)
+        ends = _xml_safe(relation.from_id), _xml_safe(relation.to_id)
+        out.add_edge(*ends, **{key: _xml_safe(value) for key, value in data.items()})
     return out
 
 
