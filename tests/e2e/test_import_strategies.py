@@ -174,7 +174,7 @@ async def test_memory_mcp_json_and_the_gates_older_json_with_parents(client: Cli
         "relations": [{"from": "France", "to": "Europe", "relationType": "related to"}],
     }
     answer = await imported(client, "json", json.dumps(memory_mcp))
-    assert counts(answer) == (2, 0, 0, 2, 0) and answer["errors"] == []  # RELATED_TO, and CHILD_OF from parentId
+    assert counts(answer) == (2, 0, 0, 1, 0) and answer["errors"] == []  # RELATED_TO; parentId is the entity's
     rows = await graph.read(Statement("MATCH (:Entity {name: 'France'})-[r]->(:Entity) RETURN type(r) AS t"))
     assert sorted(r["t"] for r in rows) == ["CHILD_OF", "RELATED_TO"]
     older = {

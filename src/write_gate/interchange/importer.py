@@ -162,6 +162,12 @@ class _Import:
     def count(self, counts: Counts, action: str) -> None:
         setattr(self.answer, counts[action], getattr(self.answer, counts[action]) + 1)
 
+    def count_relation(self, parsed: Parsed, action: str) -> None:
+        """A relation counted, but an entity's parentId (`_parent_links`: its item is the entity's): memory-mcp
+        holds that in the entity, so its counts are the file's relations only."""
+        if not isinstance(parsed.record, EntityRecord):
+            self.count(RELATION_COUNTS, action)
+
     async def entities(self, chunk: list[tuple[Parsed, EntityRecord]]) -> None:
         """A chunk of entities: planned, one read per label of which exist, decided, written in one batch."""
         planned = []
@@ -288,7 +294,7 @@ class _Import:
         except GateRejection as exc:
             self.refused(parsed, "relation", exc)
             return
-        self.count(RELATION_COUNTS, action)
+        self.count_relation(parsed, action)
 
     async def relations(self, chunk: list[tuple[Parsed, RelationRecord]]) -> None:
         """A chunk of relations: endpoints found (names this file does not give looked up at once), planned, one
@@ -337,14 +343,14 @@ class _Import:
             seen.add((shape, keys))
             action = relation_action(self.strategy, (shape, keys) in related)
             if action == "skip":
-                self.count(RELATION_COUNTS, action)
+                self.count_relation(parsed, action)
             else:
                 batch.append((parsed, request, action))
         if batch:
             answer = await write_relationships(gate, [item[1] for item in batch], self.agent, free_text=True)
             for (parsed, _, action), outcome in zip(batch, answer.items, strict=True):
                 if outcome.status == "written":
-                    self.count(RELATION_COUNTS, action)
+                    self.count_relation(parsed, action)
                 else:
                     self.refused(parsed, "relation", _refusal(outcome))
         for parsed, record in alone:
