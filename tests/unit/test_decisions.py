@@ -439,8 +439,9 @@ def test_endpoint_keys_are_checked_and_named_by_side(side: str) -> None:
     assert err.details == {"limit": "max_properties", "max": 1, "field": f"{side}_keys"}
 
 
-def test_relationship_labels_are_identifiers_not_free_text() -> None:
-    assert rejection(rel, from_label="a person").rejected.details == {"field": "label"}
+def test_relationship_labels_are_identifiers_not_free_text_and_the_refusal_names_the_endpoint() -> None:
+    assert rejection(rel, from_label="a person").rejected.details == {"field": "from_label"}
+    assert rejection(rel, to_label="A" * 129).rejected.details == {"field": "to_label"}
 
 
 def test_relationship_property_limits_and_names() -> None:

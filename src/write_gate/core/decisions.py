@@ -90,12 +90,15 @@ def _as_written(entry: SchemaEntry, raw: str, free_text: bool) -> Resolved:
     return Resolved(entry, breadcrumb if free_text and breadcrumb != ":" + entry.label else None)
 
 
-def resolve_label(raw: str, registry: SchemaRegistry, policy: Policy, *, free_text: bool = False) -> Resolved:
+def resolve_label(
+    raw: str, registry: SchemaRegistry, policy: Policy, *, free_text: bool = False, field: str = "label"
+) -> Resolved:
     """Canonical label -> itself; absorbed or case-drifted label -> its target; unknown -> policy.
 
     `free_text` (the memory profile's entityType): any text, read as an identifier where it can be; text
-    with none in it is an unknown label. The breadcrumb keeps the text as written, so it stays searchable."""
-    label = as_identifier(raw) if free_text else normalize_identifier(raw, "label")
+    with none in it is an unknown label. The breadcrumb keeps the text as written, so it stays searchable.
+    `field`: the argument a label that is no identifier is refused as (`from_label`)."""
+    label = as_identifier(raw) if free_text else normalize_identifier(raw, field)
     if label is not None and (entry := registry.get_entry(label)) is not None:
         return _as_written(entry, raw, free_text)
     target = registry.remap_target(label) if label is not None else None
@@ -338,7 +341,7 @@ def _endpoint(
     """The endpoint, and the remaps its keys needed (`from_keys.Name→name`)."""
     what = f"{side}_keys"
     cleaned = clean_map(raw_keys, what, policy.limits)
-    resolved = resolve_label(raw_label, registry, policy)
+    resolved = resolve_label(raw_label, registry, policy, field=f"{side}_label")
     entry = resolved.entry
     if allowed and entry.label not in allowed:
         raise GateRejection(
