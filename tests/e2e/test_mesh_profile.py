@@ -171,6 +171,28 @@ async def test_the_reads_answer_nodes_and_edges_with_neighbours(mesh: Client) ->
     assert opened["data"]["edges"] == [{"from": "Gandalf", "to": "Rivendell", "edgeType": "located_in", "weight": 1.0}]
 
 
+async def test_a_relationship_field_query_answers_what_passes_its_tags_and_importance(
+    settings: Settings, mesh: Client
+) -> None:
+    """Seed 004's filters on seed 000's search: "Current Location: Rivendell" with `tags` finds the tagged npc
+    beside Rivendell, whatever tags Rivendell (the node holding the text) has; the filter was applied to it."""
+    await ok(mesh, "add_location", {"location": {"name": "Rivendell", "type": "Town"}})
+    await ok(mesh, "add_npc", {"npc": GANDALF})
+    await ok(mesh, "add_npc", {"npc": {**GANDALF, "name": "Elrond"}})
+    async with open_client(settings.model_copy(update={"toolsets": "knowledge"}), "in_process", "mesh") as tagger:
+        await ok(tagger, "add_tags", {"entityName": "Gandalf", "tags": ["vip"]})
+        await ok(tagger, "set_importance", {"entityName": "Gandalf", "importance": 9})
+
+    async def found(**args: Any) -> list[str]:
+        query = {"query": "Current Location: Rivendell", **args}
+        return sorted(n["name"] for n in (await ok(mesh, "search_nodes", query))["data"]["nodes"])
+
+    assert await found(neighbors=False) == ["Elrond", "Gandalf"]
+    assert await found(neighbors=False, tags=["VIP"]) == await found(neighbors=False, minImportance=5) == ["Gandalf"]
+    assert await found(tags=["vip"]) == ["Gandalf"]  # Rivendell, his neighbour, has no tag: left out
+    assert await found(neighbors=False, maxImportance=5) == []
+
+
 async def test_search_finds_a_typed_node_by_the_key_value_entries_its_answer_shows(mesh: Client) -> None:
     """Seed 000, 4.5: a query is matched against each metadata entry. add_npc stores `role` as a field, shown as
     "Role: Wizard"; add_nodes keeps "Role: Bearer" as written. Both are found by their entries, whole or in part,

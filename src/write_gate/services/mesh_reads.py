@@ -11,11 +11,13 @@ shows, as MemoryMesh matches its metadata (`search_nodes`, below).
 
 import itertools
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from write_gate.core.clock import utc_now
-from write_gate.core.identity import fold
+from write_gate.core.identity import FOLD_PREFIX, fold
+from write_gate.core.knowledge import IMPORTANCE, TAGS, EntityFilter
 from write_gate.core.metadata import entry_search_value, names_a_key, shows_query
 from write_gate.core.registry import SchemaRegistry
 from write_gate.services.gate import Gate
@@ -92,18 +94,20 @@ class MeshReads:
         "rivendell"); those that show the query are kept (a page may hold fewer nodes than its limit, and the
         cursor says more candidates follow)."""
         reader = self.gate.reader
-        # Candidates of every label: the node holding "rivendell" may be of a type the search leaves out, and the
-        # one beside it, which shows the entry, of one it asks for.
-        candidates, next_cursor = await reader.search_page(request.model_copy(update={"query": value, "labels": None}))
-        shown = await self._showing(request, query, candidates, neighbours=True)
+        # Candidates of every label and unfiltered: the node holding "rivendell" may be of a type the search leaves
+        # out, or lack the tags it asks for, while the one beside it, which shows the entry, has them.
+        unfiltered = {"query": value, "labels": None, "tags": None, "minImportance": None, "maxImportance": None}
+        candidates, next_cursor = await reader.search_page(
+            request.model_copy(update={**unfiltered, "provenance": None})
+        )
+        wanted = request.entity_filter()
+        shown = await self._showing(request, query, candidates, neighbours=True, keep=wanted)
         # What is kept is a match, so it must pass what the search filters (a filtered search answers only what
-        # passes): its labels, and for a neighbour the claims asked for (the tags and importance its expansion
-        # already applied; a candidate passed them all).
-        beside = {node_id for node_id, _label in shown} - set(candidates)
-        passing = set(await reader.with_matching_claims(sorted(beside), request.provenance))
+        # passes): its labels, its tags and importance (`keep`; a neighbour's expansion applied them too), and the
+        # claims asked for.
+        passing = set(await reader.with_matching_claims(sorted({i for i, _label in shown}), request.provenance))
         asked = set(labels)
-        kept = [i for i, label in shown if label in asked and (i not in beside or i in passing)]
-        return kept, next_cursor
+        return [i for i, label in shown if label in asked and i in passing], next_cursor
 
     def _keyed(self, query: str, labels: list[str]) -> set[str]:
         """The labels one of whose fields' entries holds the query within its key ("status", "us: ")."""
@@ -132,10 +136,16 @@ class MeshReads:
         return [node_id for node_id, whole in found if not whole or node_id in shown], next_cursor
 
     async def _showing(
-        self, request: NeighbourSearchRequest, query: str, ids: list[int], *, neighbours: bool = False
+        self,
+        request: NeighbourSearchRequest,
+        query: str,
+        ids: list[int],
+        *,
+        neighbours: bool = False,
+        keep: EntityFilter | None = None,
     ) -> list[tuple[int, str]]:
-        """Of the nodes `ids` (and, with `neighbours`, the nodes beside them), those whose answer shows the query,
-        each with its label."""
+        """Of the nodes `ids` (and, with `neighbours`, the nodes beside them), those whose answer shows the query
+        (and that `keep` admits), each with its label."""
         read = await self.gate.reader.expand(
             ids,
             DEFAULT_RELATIONS_LIMIT,
@@ -149,6 +159,7 @@ class MeshReads:
             (node_id, entity.entityType)
             for node_id, entity in zip((*read.ids, *read.neighbour_ids), read.result.entities, strict=True)
             if self._shows(query, entity, links.get(entity.name, {}) if entity.name is not None else {})
+            and (keep is None or not keep.active or keep.admits(_knowledge(entity)))
         ]
 
     def _shows(self, query: str, entity: Entity, links: Mapping[str, Sequence[str]]) -> bool:
@@ -157,3 +168,9 @@ class MeshReads:
 
     async def open_nodes(self, request: NeighbourOpenRequest) -> GraphAnswer:
         return self._answer(await self.gate.reader.open_nodes(request), f"Opened nodes: {', '.join(request.names)}")
+
+
+def _knowledge(entity: Entity) -> dict[str, Any]:
+    """An entity's tags and importance as `EntityFilter.admits` reads them from a node's stored properties."""
+    tags = [fold(tag) for tag in entity.tags] if entity.tags is not None else None
+    return {FOLD_PREFIX + TAGS: tags, IMPORTANCE: entity.importance}
