@@ -74,6 +74,10 @@ async def test_an_unfiltered_search_answers_every_neighbour_but_an_archived_one_
     assert await found(gate, query="ada") == everyone
     assert await found(gate, query="ada", includeArchived=True) == [*everyone, "Old"]
     assert await found(gate, query="ada", neighbors=False) == ["Ada"]
+    # An empty tag list filters nothing, as memory-mcp reads it (a client that always sends `tags` still works).
+    assert await found(gate, query="ada", tags=[]) == everyone
+    ranked = await ok(gate, "search_nodes_ranked", {"query": "programmer", "tags": []})
+    assert [hit["entity"]["name"] for hit in ranked["results"]] == ["Ada"]
 
 
 @pytest.mark.parametrize("profile", ["gate", "memory"])

@@ -62,8 +62,9 @@ class ExportFilter(BaseModel):
     @field_validator("tags")
     @classmethod
     def _normalised(cls, tags: list[str] | None) -> list[str] | None:
-        # Stored tags are lowercase and trimmed: so are the ones looked for.
-        return sorted({t.strip().lower() for t in tags if t.strip()}) if tags is not None else None
+        # Stored tags are lowercase and trimmed: so are the ones looked for. None (`[]`) filters nothing, as memory-mcp
+        # reads an empty filter.
+        return sorted({t.strip().lower() for t in tags if t.strip()}) or None if tags is not None else None
 
     def label_names(self, registry: SchemaRegistry) -> list[str]:
         """The registered labels asked for (a drifted spelling finds its label, as writes do); all of them when

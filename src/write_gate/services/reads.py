@@ -131,8 +131,11 @@ class ReadGraphRequest(ReadRequest):
 
 # Seed 004's filters (memory-mcp's argument names): advertised as their types only, as ProvenanceQuery's fields.
 # The constraints sit on the inner type, so the schema says them as minItems / minimum / maximum.
+# An empty list filters nothing, as memory-mcp reads it (a filter is active only with a tag in it).
 TagsFilter = Annotated[
-    Annotated[list[Text], Field(min_length=1)] | SkipJsonSchema[None], Field(description="Any of these tags.")
+    list[Text] | SkipJsonSchema[None],
+    AfterValidator(lambda tags: tags or None),
+    Field(description="Any of these tags."),
 ]
 ImportanceBound = Annotated[float, Field(ge=MIN_IMPORTANCE, le=MAX_IMPORTANCE)] | SkipJsonSchema[None]
 
