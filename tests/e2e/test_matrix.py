@@ -55,7 +55,6 @@ async def test_row1_written_with_computed_confidence(client: Client, graph: Grap
         "confidence": 0.675,
         "write_gate_version": __version__,
         "remapped_from": None,
-        "property_remaps": [],
     }
     [alice] = await nodes(graph, "Person")
     assert alice["name"] == "Alice" and alice["age"] == 30

@@ -173,8 +173,9 @@ class NodeWritten(MeetsConflicts):
     confidence: float
     write_gate_version: str
     remapped_from: str | None = None
-    # Property names remapped to the ones the registry declares ("e_mail→email"); kept on the node too.
-    property_remaps: list[str] = Field(default_factory=list)
+    # Property names remapped to the ones the registry declares ("e_mail→email"); kept on the node too. Absent when
+    # none were, so an answer without remaps is seed 003's object exactly.
+    property_remaps: list[str] = Field(default_factory=list, exclude_if=lambda remaps: not remaps)
 
 
 class RelationshipWritten(MeetsConflicts):
@@ -188,9 +189,9 @@ class RelationshipWritten(MeetsConflicts):
     write_gate_version: str
     remapped_from: str | None = None
     # As NodeWritten's; an endpoint's key remapped reads `from_keys.Name→name`.
-    property_remaps: list[str] = Field(default_factory=list)
-    # Endpoints that are stubs (created by merge_endpoints and not yet written themselves).
-    stub_endpoints: list[Literal["from", "to"]] = Field(default_factory=list)
+    property_remaps: list[str] = Field(default_factory=list, exclude_if=lambda remaps: not remaps)
+    # Endpoints that are stubs (created by merge_endpoints and not yet written themselves); absent when none is.
+    stub_endpoints: list[Literal["from", "to"]] = Field(default_factory=list, exclude_if=lambda stubs: not stubs)
     weight: float = 1.0
 
 

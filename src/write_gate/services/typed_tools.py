@@ -70,7 +70,7 @@ class TypedWritten(MeetsConflicts):
     confidence: float
     write_gate_version: str
     relationships: list[LinkWritten] = Field(default_factory=list)
-    property_remaps: list[str] = Field(default_factory=list)  # as write_node's
+    property_remaps: list[str] = Field(default_factory=list, exclude_if=lambda remaps: not remaps)  # as write_node's
 
 
 class TypedDeleted(BaseModel):
