@@ -165,6 +165,23 @@ async def test_reject_refuses_the_whole_write_with_the_current_values_provenance
     await ok(api_bot, "write_node", person("Carol", {"email": "carol@new.example"}, API))
 
 
+async def test_a_weaker_writer_restating_a_protected_value_cannot_take_it_over(
+    api_bot: Client, llm_bot: Client, graph: GraphBackend
+) -> None:
+    """Found by a black-box audit: the llm restated the api's values, which handed it their claims, then changed
+    them as their own writer (email, reject) and over its own low confidence (rank, higher_confidence_wins)."""
+    await ok(api_bot, "write_node", person("Dora", {"email": "dora@api.example", "rank": 3}, API))
+    restated = await ok(llm_bot, "write_node", person("Dora", {"email": "dora@api.example", "rank": 3}, LLM))
+    assert "conflicts" not in restated
+    claims = await value(graph, "Dora", "_p_email"), await value(graph, "Dora", "_p_rank")
+    assert [claim[0] for claim in claims] == ["api-bot", "api-bot"]  # the stronger claims stay
+    refused = await rejected(llm_bot, "write_node", person("Dora", {"email": "evil@llm.example"}, LLM))
+    assert refused["error_code"] == "CONFLICT"
+    kept = await ok(llm_bot, "write_node", person("Dora", {"rank": 99}, LLM))
+    assert [(c["property"], c["outcome"]) for c in kept["conflicts"]] == [("rank", "kept")]
+    assert (await value(graph, "Dora", "email"), await value(graph, "Dora", "rank")) == ("dora@api.example", 3)
+
+
 async def test_keep_both_holds_the_incoming_claim_until_resolved(
     api_bot: Client, llm_bot: Client, graph: GraphBackend
 ) -> None:

@@ -90,8 +90,25 @@ def test_policies_apply_per_property() -> None:
 
 
 def test_restating_the_value_another_writer_claims_is_no_conflict() -> None:
-    decision = decide(ALICE, {"age": 36}, LLM, lambda _p: ConflictPolicy.REJECT)
+    decision = decide(
+        ALICE, {"age": 36}, API.model_copy(update={"agent": "hr-bot", "confidence": 0.9}), policy(ConflictPolicy.REJECT)
+    )
     assert decision.write == {"age": 36} and decision.conflicts == []
+
+
+@pytest.mark.parametrize(
+    "protecting", [ConflictPolicy.REJECT, ConflictPolicy.HIGHER_CONFIDENCE_WINS, ConflictPolicy.KEEP_BOTH]
+)
+def test_a_weaker_writer_restating_a_protected_value_leaves_its_claim_alone(protecting: ConflictPolicy) -> None:
+    # Found by a black-box audit: the llm restated the api's 36, took its claim (0.06), then changed it to 99 as
+    # the claim's own writer (no conflict) or over its own low confidence.
+    restated = decide(ALICE, {"age": 36, "nickname": "Al"}, LLM, policy(protecting))
+    assert restated.write == {"nickname": "Al"} and restated.conflicts == []
+    # The writer's own restatement, and any restatement under last_writer_wins, still takes the claim.
+    assert decide(ALICE, {"age": 36}, API.model_copy(update={"confidence": 0.1}), policy(protecting)).write == {
+        "age": 36
+    }
+    assert decide(ALICE, {"age": 36}, LLM, policy(ConflictPolicy.LAST_WRITER_WINS)).write == {"age": 36}
 
 
 def test_a_refusal_names_every_refused_property() -> None:

@@ -65,6 +65,22 @@ def is_conflict(current: Any, claim: ValueProvenance | None, incoming: Any, by: 
     return claim.agent != by.agent or claim.source != by.source
 
 
+def _weakens(
+    claim: ValueProvenance | None,
+    by: ValueProvenance,
+    policy: ConflictPolicy,
+    weigh: Callable[[ValueProvenance], float],
+) -> bool:
+    """Whether restating a value would hand its claim from another writer to a weaker one. Where the policy
+    protects a value (all but last_writer_wins), the stronger claim stays: otherwise a weak writer could restate
+    a strong fact, take its claim, and then change it as the claim's own writer or over its own low confidence."""
+    if claim is None or policy is ConflictPolicy.LAST_WRITER_WINS:
+        return False
+    if claim.agent == by.agent and claim.source == by.source:
+        return False
+    return weigh(by) < weigh(claim)
+
+
 def _as_given(claim: ValueProvenance) -> float:
     return claim.confidence
 
@@ -84,7 +100,8 @@ def decide(
     for prop, value in incoming.items():
         claim = parse_claim(current.get(claim_name(prop)))
         if prop not in current or not is_conflict(current[prop], claim, value, by):
-            write[prop] = value
+            if prop not in current or not _weakens(claim, by, policy_of(prop), weigh):
+                write[prop] = value
             continue
         assert claim is not None  # is_conflict says so
         policy = policy_of(prop)

@@ -112,10 +112,12 @@ def _changing() -> str:
 
 
 def _clear(shared: str) -> str:
-    """No value the write changes (`changed`) is another writer's (another agent, or another source)."""
+    """No value the write gives is another writer's (another agent, or another source): one it changes is a clash,
+    and one it restates is the gate's to weigh (a weaker writer restating a protected value must not take its
+    claim: core/conflicts.py), so either goes the guarded way."""
     claim = _claim_of("k")
     other_writer = f"({claim}[0] <> {shared}written_by OR {claim}[1] <> {shared}source)"
-    return f"size([k IN changed WHERE now[k] IS NOT NULL AND {claim} IS NOT NULL AND {other_writer}]) = 0"
+    return f"size([k IN keys(values) WHERE now[k] IS NOT NULL AND {claim} IS NOT NULL AND {other_writer}]) = 0"
 
 
 def _retexts() -> str:
