@@ -201,9 +201,10 @@ def test_memory_observation_parameters() -> None:
 
 
 def test_memory_delete_parameters() -> None:
-    assert dict(delete_nodes([1, 2], ["A"], None, CHANGE).params) == {"ids": [1, 2], "names": ["A"], **CHANGED}
-    granted = delete_nodes([1, 2], ["A"], ["KNOWS"], CHANGE)
-    assert dict(granted.params) == {"ids": [1, 2], "names": ["A"], "allowed_types": ["KNOWS"], **CHANGED}
+    found = [[1, "A"], [2, "A"]]
+    assert dict(delete_nodes([(1, "A"), (2, "A")], None, CHANGE).params) == {"found": found, **CHANGED}
+    granted = delete_nodes([(1, "A"), (2, "A")], ["KNOWS"], CHANGE)
+    assert dict(granted.params) == {"found": found, "allowed_types": ["KNOWS"], **CHANGED}
     assert dict(delete_relationship("KNOWS", 1, "A", 2, "B", CHANGE).params) == {
         "from_id": 1,
         "from_name": "A",

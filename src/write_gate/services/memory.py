@@ -513,7 +513,13 @@ class MemoryService:
             # A cascading delete removes relationships too: the agent needs the grant for each of their types.
             agent.grant.check_types(await self.gate.reader.relationship_types(ids))
         rows = await run_write(
-            self.gate.backend, delete_nodes(ids, list(found), allowed, change_stamp(agent.id), vectors=embedded)
+            self.gate.backend,
+            delete_nodes(
+                [(node_id, name) for name, hits in found.items() for node_id, _ in hits],
+                allowed,
+                change_stamp(agent.id),
+                vectors=embedded,
+            ),
         )
         if (rows[0]["deleted"] if rows else 0) < len(ids):
             # A relationship of another type was added between the check and the delete: nothing of it is lost.

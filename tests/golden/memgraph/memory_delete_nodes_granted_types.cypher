@@ -1,13 +1,13 @@
-UNWIND $ids AS i
-MATCH (n) WHERE id(n) = i AND n.name IN $names
+UNWIND $found AS found
+WITH found[0] AS i, found[1] AS name
+MATCH (n) WHERE id(n) = i AND n.name = name
 OPTIONAL MATCH (n)-[rel]-()
 WITH n, collect(DISTINCT type(rel)) AS types
 WHERE all(t IN types WHERE t IN $allowed_types)
-WITH collect(n) AS doomed
-UNWIND doomed AS d
-OPTIONAL MATCH (d)-[gone]-()
-WITH doomed, collect(DISTINCT gone) AS gone
-FOREACH (c IN reduce(acc = [], d IN doomed | acc + [record IN [{change_id: $change_id, at: $at, agent: $agent, op: 'delete', subject: 'node', label: labels(d)[0], key: d._key, revision: d._rev, seq: CASE WHEN coalesce(d._seq, '') >= $at THEN d._seq + '#' ELSE $at END, properties: [k IN keys(d) WHERE NOT k STARTS WITH '_'], before_values: [k IN keys(d) WHERE NOT k STARTS WITH '_' | [properties(d)[k]]], after_values: [k IN keys(d) WHERE NOT k STARTS WITH '_' | []], before_claims: [k IN keys(d) WHERE NOT k STARTS WITH '_' | coalesce(properties(d)['_p_' + k], [])]}] WHERE size(record.properties) > 0]) + reduce(acc = [], r IN gone | acc + [record IN [{change_id: $change_id, at: $at, agent: $agent, op: 'delete', subject: 'relationship', label: type(r), from_label: labels(startNode(r))[0], from_key: startNode(r)._key, to_label: labels(endNode(r))[0], to_key: endNode(r)._key, revision: r._rev, seq: CASE WHEN coalesce(r._seq, '') >= $at THEN r._seq + '#' ELSE $at END, properties: [k IN keys(r) WHERE NOT k STARTS WITH '_'], before_values: [k IN keys(r) WHERE NOT k STARTS WITH '_' | [properties(r)[k]]], after_values: [k IN keys(r) WHERE NOT k STARTS WITH '_' | []], before_claims: [k IN keys(r) WHERE NOT k STARTS WITH '_' | coalesce(properties(r)['_p_' + k], [])]}] WHERE size(record.properties) > 0]) | CREATE (h:WriteGateChange) SET h += c, h.seq_n = toInteger(replace(replace(replace(replace(substring(c.seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
+OPTIONAL MATCH (n)-[gone]-()
+WITH collect(DISTINCT n) AS doomed, collect(DISTINCT gone) AS gone
+FOREACH (d IN doomed | FOREACH (c IN [record IN [{change_id: $change_id, at: $at, agent: $agent, op: 'delete', subject: 'node', label: labels(d)[0], key: d._key, revision: d._rev, seq: CASE WHEN coalesce(d._seq, '') >= $at THEN d._seq + '#' ELSE $at END, properties: [k IN keys(d) WHERE NOT k STARTS WITH '_'], before_values: [k IN keys(d) WHERE NOT k STARTS WITH '_' | [properties(d)[k]]], after_values: [k IN keys(d) WHERE NOT k STARTS WITH '_' | []], before_claims: [k IN keys(d) WHERE NOT k STARTS WITH '_' | coalesce(properties(d)['_p_' + k], [])]}] WHERE size(record.properties) > 0] | CREATE (h:WriteGateChange) SET h += c, h.seq_n = toInteger(replace(replace(replace(replace(substring(c.seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', ''))))
+FOREACH (r IN gone | FOREACH (c IN [record IN [{change_id: $change_id, at: $at, agent: $agent, op: 'delete', subject: 'relationship', label: type(r), from_label: labels(startNode(r))[0], from_key: startNode(r)._key, to_label: labels(endNode(r))[0], to_key: endNode(r)._key, revision: r._rev, seq: CASE WHEN coalesce(r._seq, '') >= $at THEN r._seq + '#' ELSE $at END, properties: [k IN keys(r) WHERE NOT k STARTS WITH '_'], before_values: [k IN keys(r) WHERE NOT k STARTS WITH '_' | [properties(r)[k]]], after_values: [k IN keys(r) WHERE NOT k STARTS WITH '_' | []], before_claims: [k IN keys(r) WHERE NOT k STARTS WITH '_' | coalesce(properties(r)['_p_' + k], [])]}] WHERE size(record.properties) > 0] | CREATE (h:WriteGateChange) SET h += c, h.seq_n = toInteger(replace(replace(replace(replace(substring(c.seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', ''))))
 FOREACH (_sx IN [_sx IN doomed + gone WHERE coalesce(_sx._s, '') <> ''] | CREATE (:_StatDrop {s: _sx._s}))
 WITH doomed
 UNWIND doomed AS n

@@ -66,10 +66,12 @@ def with_vectors(
 def drop_vectors_of(nodes: str) -> list[str]:
     """Before deleting the nodes of the list `nodes` (a variable): their vectors, so none is left behind. Keeps
     only `nodes` in scope."""
+    # Node by node, gathered again with no grouping key: grouped by the list `nodes`, every row hashed the whole
+    # list (a delete of N entities cost N squared).
     return [
-        f"OPTIONAL MATCH (o:{EMBEDDING_LABEL}) WHERE o.key IN [m IN {nodes} | m.{KEY_FIELD}]"
-        f" AND [o.label, o.key] IN [m IN {nodes} | [head(labels(m)), m.{KEY_FIELD}]]",
-        f"WITH {nodes}, collect(o) AS vectors",
+        f"UNWIND {nodes} AS m",
+        f"OPTIONAL MATCH (o:{EMBEDDING_LABEL} {{key: m.{KEY_FIELD}}}) WHERE o.label = head(labels(m))",
+        f"WITH collect(DISTINCT m) AS {nodes}, collect(o) AS vectors",
         "FOREACH (o IN vectors | DELETE o)",
         f"WITH {nodes}",
     ]

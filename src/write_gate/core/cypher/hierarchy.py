@@ -8,7 +8,7 @@ import functools
 
 from write_gate.core.cypher.aliases import unless_alias
 from write_gate.core.cypher.clauses import relationship_set
-from write_gate.core.cypher.history_writes import append_changes, deleted_relationships
+from write_gate.core.cypher.history_writes import append_changes, append_deleted_relationships
 from write_gate.core.cypher.stat_counts import dropped
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
@@ -37,7 +37,7 @@ def set_parent(type_: str, child_label: str, parent_label: str) -> Statement:
                 "WHERE loops = 0",
                 f"OPTIONAL MATCH (child)-[old:{t}]->()",
                 "WITH child, parent, collect(old) AS old",
-                append_changes(deleted_relationships("old")),
+                append_deleted_relationships("old"),
                 dropped("old"),
                 "FOREACH (gone IN old | DELETE gone)",
                 f"CREATE (child)-[r:{t}]->(parent)",
@@ -59,7 +59,7 @@ def remove_parent(type_: str, child_label: str) -> Statement:
                 f"MATCH (child:{quote(child_label)} {{{KEY_FIELD}: $child_key}})",
                 f"OPTIONAL MATCH (child)-[old:{quote(type_)}]->()",
                 "WITH child, collect(old) AS old",
-                append_changes(deleted_relationships("old")),
+                append_deleted_relationships("old"),
                 dropped("old"),
                 "FOREACH (gone IN old | DELETE gone)",
                 "RETURN size(old) AS removed",

@@ -88,9 +88,16 @@ def deleted_relationship(var: str) -> str:
     return _deleted(var, relationship_subject(var))
 
 
-def deleted_relationships(list_var: str) -> str:
-    """The records of every relationship in a list (those a cascading delete removes with its node)."""
-    return f"reduce(acc = [], r IN {list_var} | acc + {deleted_relationship('r')})"
+def append_deleted_relationships(list_var: str) -> str:
+    """Append the records of every relationship in a list (those a cascading delete removes with its node), one
+    relationship at a time: a list of them all grown in a `reduce` is copied at every step, which made deleting
+    800 entities take 2.6 s (200: 0.2 s)."""
+    return append_each(list_var, "r", deleted_relationship("r"))
+
+
+def append_each(list_var: str, var: str, records: str) -> str:
+    """Append, for each `var` of the list `list_var`, the records of the list expression `records`."""
+    return f"FOREACH ({var} IN {list_var} | {append_changes(records)})"
 
 
 def node_deleted_with_relationships(var: str) -> list[str]:
@@ -99,21 +106,22 @@ def node_deleted_with_relationships(var: str) -> list[str]:
     return [
         f"OPTIONAL MATCH ({var})-[gone]-()",
         f"WITH {var}, collect(DISTINCT gone) AS gone",
-        append_changes(f"{deleted_node(var)} + {deleted_relationships('gone')}"),
+        append_changes(deleted_node(var)),
+        append_deleted_relationships("gone"),
         dropped(f"[{var}] + gone"),
     ]
 
 
-def nodes_deleted_with_relationships(list_var: str) -> list[str]:
-    """Before deleting every node of a list: their records, and those of every relationship any of them has now,
-    each once (one between two of them too)."""
+def nodes_deleted_with_relationships(var: str, list_var: str) -> list[str]:
+    """Gather the nodes matched as `var` into the list `list_var` and, before deleting them, append their records
+    and those of every relationship any of them has now, each once (one between two of them too). Both are
+    gathered in one aggregation with no grouping key: grouped by the list of nodes, each row hashed the whole
+    list, and deleting 3,200 entities took 3 s."""
     return [
-        f"UNWIND {list_var} AS d",
-        "OPTIONAL MATCH (d)-[gone]-()",
-        f"WITH {list_var}, collect(DISTINCT gone) AS gone",
-        append_changes(
-            f"reduce(acc = [], d IN {list_var} | acc + {deleted_node('d')}) + {deleted_relationships('gone')}"
-        ),
+        f"OPTIONAL MATCH ({var})-[gone]-()",
+        f"WITH collect(DISTINCT {var}) AS {list_var}, collect(DISTINCT gone) AS gone",
+        append_each(list_var, "d", deleted_node("d")),
+        append_deleted_relationships("gone"),
         dropped(f"{list_var} + gone"),
     ]
 

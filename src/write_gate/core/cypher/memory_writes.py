@@ -212,25 +212,26 @@ def delete_observations(
 
 
 def delete_nodes(
-    ids: list[int], names: list[str], allowed_types: list[str] | None, change: ChangeStamp, *, vectors: bool = False
+    found: list[tuple[int, str]], allowed_types: list[str] | None, change: ChangeStamp, *, vectors: bool = False
 ) -> Statement:
-    """Cascading delete by id, guarded by name (an id reused since the lookup deletes nothing) and by the
+    """Cascading delete by id, each guarded by its name (an id reused since the lookup deletes nothing) and by the
     agent's relationship-type grant (`allowed_types`, None for any). Every value deleted is recorded: the
     nodes are gathered first, so a relationship between two of them is recorded once. `vectors`: their embedding
     vectors are deleted with them (embeddings on)."""
     lines = [
-        "UNWIND $ids AS i",
-        "MATCH (n) WHERE id(n) = i AND n.name IN $names",
+        "UNWIND $found AS found",
+        # Bound first: FalkorDB seeks an id given as a variable, and scans every node for `id(n) = found[0]`.
+        "WITH found[0] AS i, found[1] AS name",
+        "MATCH (n) WHERE id(n) = i AND n.name = name",
         *types_guard("n", allowed_types),
-        "WITH collect(n) AS doomed",
-        *nodes_deleted_with_relationships("doomed"),
+        *nodes_deleted_with_relationships("n", "doomed"),
         "WITH doomed",
         *(drop_vectors_of("doomed") if vectors else []),
         "UNWIND doomed AS n",
         "DETACH DELETE n",
         "RETURN count(*) AS deleted",
     ]
-    params: dict[str, Any] = {"ids": ids, "names": names, **change.params()}
+    params: dict[str, Any] = {"found": [[node_id, name] for node_id, name in found], **change.params()}
     if allowed_types is not None:
         params["allowed_types"] = allowed_types
     return Statement("\n".join(lines), params)

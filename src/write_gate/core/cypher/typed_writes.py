@@ -20,8 +20,7 @@ from write_gate.core.cypher.dialect import Dialect
 from write_gate.core.cypher.embeddings import drop_vectors_of
 from write_gate.core.cypher.history_writes import (
     ChangeStamp,
-    append_changes,
-    deleted_relationships,
+    append_deleted_relationships,
     node_deleted_with_relationships,
 )
 from write_gate.core.cypher.records import Guard, append_records, next_revision, revision_guard
@@ -107,7 +106,7 @@ def typed_write(
             f"WITH {', '.join(carried)}",
             f"OPTIONAL MATCH (n)-[old{g}:{quote(link.type)}]->(x{g}) WHERE NOT id(x{g}) IN {keep}",
             f"WITH {', '.join(carried)}, collect(old{g}) AS stale{g}",
-            append_changes(deleted_relationships(f"stale{g}")),
+            append_deleted_relationships(f"stale{g}"),
             dropped(f"stale{g}"),
             f"FOREACH (o IN stale{g} | DELETE o)",
         ]
