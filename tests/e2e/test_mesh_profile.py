@@ -248,6 +248,32 @@ async def test_search_finds_a_typed_node_by_the_key_value_entries_its_answer_sho
     assert sorted(paged) == ["Gandalf", "Saruman"] and rest["next_cursor"] is None
 
 
+async def test_a_query_within_a_key_finds_only_nodes_whose_answer_shows_it(
+    settings: Settings, graph: GraphBackend
+) -> None:
+    """Seed 000, 4.5, with the shipped rpg schemas: "m" lies within a location's "Atmosphere: ", which neither
+    place shows, nor "m" in its name, type or entries; their stored provenance ("llm", the extraction method) is
+    not in the answer, so it matches nothing. "p" is in Gandalf's type, "npc", and in no place's answer."""
+    await load_into_graph(graph, read_sources([bundled("schemas") / "examples" / "rpg"]))
+    async with open_client(settings, "in_process", "mesh") as mesh:
+        nodes = [
+            {"name": "Rivendell", "nodeType": "location", "metadata": []},
+            {"name": "Bag End", "nodeType": "location", "metadata": ["Region: Shire"]},
+            {"name": "Gandalf", "nodeType": "npc", "metadata": ["Role: Wizard", "Status: Active"]},
+        ]
+        await ok(mesh, "add_nodes", {"nodes": nodes})
+
+        async def found(query: str) -> list[str]:
+            answer = await ok(mesh, "search_nodes", {"query": query})
+            return sorted(n["name"] for n in answer["data"]["nodes"])
+
+        for query in ("m", "ph", "atmos", "desc", "llm", "npc: "):
+            assert await found(query) == [], query
+        assert await found("p") == ["Gandalf"]  # "npc"
+        assert await found("region") == await found("on: sh") == ["Bag End"]  # the entry it shows
+        assert await found("npc") == ["Gandalf"]  # its type, as the answer shows it
+
+
 async def test_a_page_at_a_time_with_its_cursor_beside_the_data(mesh: Client) -> None:
     nodes = [{"name": f"Orc {i}", "nodeType": "npc", "metadata": ["Role: Grunt", "Status: Active"]} for i in range(5)]
     await ok(mesh, "add_nodes", {"nodes": nodes})

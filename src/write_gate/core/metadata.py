@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from write_gate.core.identity import fold, folded_value
+from write_gate.core.identity import fold
 from write_gate.core.knowledge import OBSERVATIONS
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.core.properties import name_fold
@@ -215,13 +215,12 @@ def entry_search_value(query: str) -> str | None:
     return rest.strip() or None if sep else None
 
 
-def shows_query(query: str, name: str, node_type: str, metadata: Iterable[str], properties: Mapping[str, Any]) -> bool:
+def shows_query(query: str, name: str, node_type: str, metadata: Iterable[str]) -> bool:
     """MemoryMesh's search match (seed 000, 4.5), the folded `query` a substring of the node's name, its type or
-    one of its metadata entries, or, as the gate's search_nodes reads, of one of its text properties."""
-    texts = [name, node_type, *metadata]
-    if any(query in fold(text) for text in texts):
-        return True
-    return any(query in text for value in properties.values() for text in folded_value(value) or ())
+    one of its metadata entries, as the answer shows them. Not of a stored property the answer leaves out: a
+    node's provenance ("llm", its agent's name, `_schema_remap_from` ":npc") would match a query the node does
+    not show."""
+    return any(query in fold(text) for text in (name, node_type, *metadata))
 
 
 def names_a_key(entry: SchemaEntry, query: str) -> bool:

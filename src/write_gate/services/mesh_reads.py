@@ -164,7 +164,7 @@ class MeshReads:
 
     def _shows(self, query: str, entity: Entity, links: Mapping[str, Sequence[str]]) -> bool:
         node = mesh_node(entity, self.gate.registry, links)
-        return shows_query(query, node.name, node.nodeType, node.metadata, entity.properties)
+        return shows_query(query, node.name, node.nodeType, node.metadata)
 
     async def open_nodes(self, request: NeighbourOpenRequest) -> GraphAnswer:
         return self._answer(await self.gate.reader.open_nodes(request), f"Opened nodes: {', '.join(request.names)}")
