@@ -108,6 +108,8 @@ async def test_a_typed_update_replaces_the_entries_the_static_tools_wrote(mesh: 
     await ok(mesh, "update_npc", {"npc": {"name": "Gandalf", "traits": ["old"]}})
     shown = await open_one(mesh, "Gandalf")
     assert "Traits: old" in shown["metadata"]
+    # The graph keeps "Traits: wise, grey" as written, but the answer shows the value held: "grey" is no match.
+    assert (await ok(mesh, "search_nodes", {"query": "grey"}))["data"]["nodes"] == []
     await ok(mesh, "delete_metadata", {"nodeName": "Gandalf", "metadata": ["Traits: old"]})
     assert not [e for e in (await open_one(mesh, "Gandalf"))["metadata"] if e.startswith("Traits")]
     refused = await rejected(mesh, "add_metadata", {"nodeName": "Gandalf", "metadata": ["Status: Asleep"]})

@@ -73,7 +73,8 @@ class MeshReads:
         """MemoryMesh's search (seed 000, 4.5): the query a substring of a node's name, type or one of its metadata
         entries, which a typed tool's node shows from its fields (with_declared_fields) though the graph holds no
         such text. A query across an entry's separator ("le: wiz") and one within an entry's key ("status") are
-        each read their own way; any other is the gate's substring search."""
+        each read their own way; any other is the gate's substring search. Of each, only the nodes whose answer
+        shows the query are kept."""
         action = f"Searched nodes: {request.query}"
         query = fold(request.query)
         reader = self.gate.reader
@@ -83,7 +84,11 @@ class MeshReads:
         elif query and (keyed := self._keyed(query, labels)):
             page, next_cursor = await self._within_keys(request, query, labels, keyed)
         else:
-            return self._answer(await reader.search_nodes(request), action)
+            page, next_cursor = await reader.search_page(request)
+            # The gate's search reads every stored text: an entry as written whose field now holds another value
+            # ("Traits: brave" after update_npc {traits: []}), tags. What the answer does not show is no match.
+            shown = {node_id for node_id, _label in await self._showing(request, query, page)}
+            page = [node_id for node_id in page if node_id in shown]
         return self._answer(await reader.search_answer(request, page, next_cursor), action)
 
     async def _across_separator(
