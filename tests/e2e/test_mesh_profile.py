@@ -250,6 +250,22 @@ async def test_search_finds_a_typed_node_by_the_key_value_entries_its_answer_sho
     assert sorted(paged) == ["Gandalf", "Saruman"] and rest["next_cursor"] is None
 
 
+async def test_a_typed_update_with_an_empty_list_empties_the_field_s_entry(mesh: Client) -> None:
+    """Seed 000, 5.3: update_npc parses the metadata into key -> value, sets the changed key and rebuilds it, so
+    `traits: []` leaves "Traits: " (the empty join), not the old "Traits: brave, wise"."""
+    written = ["Role: Wizard", "Status: Active", "Traits: brave, wise"]
+    await ok(mesh, "add_nodes", {"nodes": [{"name": "H", "nodeType": "npc", "metadata": written}]})
+    emptied = await ok(mesh, "update_npc", {"npc": {"name": "H", "traits": []}})
+    now = ["Role: Wizard", "Status: Active", "Traits: "]
+    assert emptied["data"]["nodes"][0]["metadata"] == now
+    assert (await open_one(mesh, "H"))["metadata"] == now
+    assert (await ok(mesh, "search_nodes", {"query": "brave"}))["data"]["nodes"] == []
+    await ok(mesh, "delete_metadata", {"nodeName": "H", "metadata": ["Traits: "]})  # what the answer shows
+    assert (await open_one(mesh, "H"))["metadata"] == ["Role: Wizard", "Status: Active"]
+    await ok(mesh, "update_npc", {"npc": {"name": "H", "traits": ["kind"]}})
+    assert (await open_one(mesh, "H"))["metadata"] == ["Role: Wizard", "Status: Active", "Traits: kind"]
+
+
 async def test_a_query_within_a_key_finds_only_nodes_whose_answer_shows_it(
     settings: Settings, graph: GraphBackend
 ) -> None:

@@ -136,6 +136,14 @@ def test_declared_fields_join_the_metadata_unless_an_entry_names_them() -> None:
     assert with_declared_fields(NPC, ["Current Location: Moria"], {}, {}) == ["Current Location: Moria"]
 
 
+def test_an_emptied_list_shows_its_key_with_an_empty_value() -> None:
+    """Seed 000, 5.3: update_npc {traits: []} sets the key "Traits" to the empty join and rebuilds the metadata."""
+    assert with_declared_fields(NPC, ["Traits: brave, wise"], {"traits": []}) == ["Traits: "]
+    assert with_declared_fields(NPC, ["Role: Wizard"], {"traits": []}) == ["Role: Wizard", "Traits: "]
+    assert with_declared_fields(NPC, [], {}, {"LOCATED_IN": []}) == []  # no edge: no relationship entry
+    assert deleted_fields(NPC, ["Traits: "], {"traits": []}) == {"traits": None}  # deleting what it shows
+
+
 @example(["job: x"], {"role": "Wizard"})  # a spelling the role absorbs
 @given(st.lists(st.text(min_size=1)), st.dictionaries(st.sampled_from(["role", "age", "traits"]), st.text()))
 def test_what_the_metadata_held_is_kept_in_order(metadata: list[str], properties: dict[str, str]) -> None:

@@ -133,7 +133,9 @@ def with_declared_fields(
         if name in entry.merge_keys or name == OBSERVATIONS:
             continue
         value = links.get(spec.relationship.type) if spec.relationship is not None else properties.get(name)
-        if value is not None and value != []:
+        # An emptied list is held, shown "Traits: " as seed 000's update (5.3) rebuilds it: its key set to the
+        # empty join. A relationship field without edges holds nothing.
+        if value is not None and (value != [] or spec.relationship is None):
             for spelling in (name, *spec.absorbs):
                 held.setdefault(name_fold(spelling), (name, _shown(value)))
     shown, named = [], set()
@@ -153,14 +155,14 @@ def with_declared_fields(
 def _plain_fields(entry: SchemaEntry, properties: Mapping[str, Any]) -> dict[str, Any]:
     """The declared fields the node holds that its metadata shows as "Key: Value" from its properties (not its
     merge keys, which are its name, nor its relationship fields, which are its edges, nor the metadata itself,
-    which a registry entry may declare as `observations`)."""
+    which a registry entry may declare as `observations`). An emptied list is held: it shows "Traits: "."""
     return {
         name: properties[name]
         for name, spec in entry.property_types.items()
         if name not in entry.merge_keys
         and name != OBSERVATIONS
         and spec.relationship is None
-        and properties.get(name) not in (None, [])
+        and properties.get(name) is not None
     }
 
 
