@@ -180,12 +180,15 @@ async def test_edges_need_their_nodes_are_unique_and_weigh_in_as_seed_000_says(w
 async def test_deletes_cascade_and_pass_over_what_is_not_there(world: Client, graph: GraphBackend) -> None:
     await ok(world, "add_nodes", {"nodes": [GANDALF, RIVENDELL]})
     edge = {"from": "Gandalf", "to": "Rivendell", "edgeType": "located_in"}
-    await ok(world, "add_edges", {"edges": [edge]})
+    await ok(world, "add_edges", {"edges": [{**edge, "weight": 0.3}]})
     gone = await ok(world, "delete_edges", {"edges": [edge, {**edge, "from": "Nobody"}]})
-    assert [e | edge == e for e in gone["data"]["edges"]] == [True] and gone["actionTaken"] == "Deleted 1 edges"
+    # Each edge deleted with the weight it had, as add_edges and the reads answered it.
+    assert gone["data"]["edges"] == [{**edge, "weight": 0.3}] and gone["actionTaken"] == "Deleted 1 edges"
     assert (await ok(world, "open_nodes", {"names": ["Gandalf"]}))["relations"] == []
     again = await ok(world, "delete_edges", {"edges": [edge]})  # answers what it deleted: nothing
     assert again["data"]["edges"] == [] and again["actionTaken"] == "Deleted 0 edges"
+    await ok(world, "add_edges", {"edges": [edge]})
+    assert (await ok(world, "delete_edges", {"edges": [edge]}))["data"]["edges"] == [{**edge, "weight": 1.0}]
     await ok(world, "add_edges", {"edges": [edge]})
     await ok(world, "delete_nodes", {"nodeNames": ["Gandalf", "Nobody"]})
     assert await nodes(graph, "Gandalf") == 0

@@ -531,8 +531,11 @@ class MemoryService:
         await self.deleted_relations(relations, agent)
         return Done(message="Relations deleted successfully")
 
-    async def deleted_relations(self, relations: list[RelationIn], agent: Agent) -> list[RelationIn]:
-        """Deletes each relation given that is there (exact matches); answers those deleted."""
+    async def deleted_relations(
+        self, relations: list[RelationIn], agent: Agent
+    ) -> list[tuple[RelationIn, float | None]]:
+        """Deletes each relation given that is there (exact matches); answers those deleted, each with the weight
+        it had (None: it had none)."""
         registry = self.gate.registry  # no registry: say so, rather than "deleted"
         found = await self._found(n for r in relations for n in (r.from_, r.to))
         change = change_stamp(agent.id)
@@ -548,5 +551,6 @@ class MemoryService:
                     statement = delete_relationship(type_, from_id, relation.from_, to_id, relation.to, change)
                     rows = await run_write(self.gate.backend, statement)
                     if rows and rows[0]["deleted"]:
-                        deleted.append(relation)
+                        weights = rows[0]["weights"]
+                        deleted.append((relation, weights[0] if weights else None))
         return deleted

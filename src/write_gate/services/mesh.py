@@ -44,7 +44,7 @@ from write_gate.services.memory import (
     RelationIn,
     WriterContext,
 )
-from write_gate.services.reads import Entity, OpenNodesRequest, Relation, Text
+from write_gate.services.reads import Entity, OpenNodesRequest, Relation, Text, weight_of
 from write_gate.services.typed_tools import tool_type_name
 
 
@@ -138,7 +138,7 @@ class Edge(BaseModel):
     from_: str = Field(alias="from")
     to: str
     edgeType: MeshEdgeType  # noqa: N815 - the registered type
-    weight: float | None = None  # after the write; none on an edge deleted
+    weight: float | None = None  # after the write; an edge deleted: the weight it had
 
 
 class MeshAnswer(BaseModel):
@@ -428,10 +428,14 @@ class MeshService:
 
     async def delete_edges(self, edges: list[EdgeRef], agent: Agent) -> EdgesAnswer:
         """Exact (from, to, edgeType) matches; an edge that is not there is passed over (MemoryMesh's deleteEdges).
-        Answers the edges deleted, each with the type asked."""
+        Answers the edges deleted, each with the type asked and the weight it had (1.0 where it had none, as the
+        reads answer it)."""
         relations = [RelationIn(from_=e.from_, to=e.to, relationType=e.edgeType) for e in edges]
         deleted = await self.memory.deleted_relations(relations, agent)
-        gone = [Edge(from_=r.from_, to=r.to, edgeType=r.relationType) for r in deleted]
+        gone = [
+            Edge(from_=r.from_, to=r.to, edgeType=r.relationType, weight=weight_of({"weight": weight}))
+            for r, weight in deleted
+        ]
         return EdgesAnswer(data=EdgesData(edges=gone), actionTaken=f"Deleted {len(gone)} edges", timestamp=utc_now())
 
     # -- metadata ---------------------------------------------------------------------------------

@@ -245,8 +245,9 @@ def delete_relationship(
         "WHERE id(a) = $from_id AND a.name = $from_name AND id(b) = $to_id AND b.name = $to_name\n"
         f"{append_changes(deleted_relationship('r'))}\n"
         f"{dropped('[r]')}\n"
+        "WITH r, r.weight AS weight\n"  # read before the delete: answered (mesh delete_edges) with the edge gone
         "DELETE r\n"
-        "RETURN count(*) AS deleted"
+        "RETURN count(*) AS deleted, collect(weight) AS weights"
     )
     ids = {"from_id": start_id, "from_name": start_name, "to_id": end_id, "to_name": end_name}
     return Statement(text, {**ids, **change.params()})
