@@ -196,6 +196,36 @@ async def test_deletes_cascade_and_pass_over_what_is_not_there(world: Client, gr
     assert await nodes(graph, "Rivendell") == 1
 
 
+async def test_an_empty_list_is_a_call_that_changes_nothing(world: Client, graph: GraphBackend) -> None:
+    """MemoryMesh loops over the list it is given: an empty one is an ordinary answer that writes nothing. A
+    metadata call still names its node, which must exist, as with entries."""
+    await ok(world, "add_nodes", {"nodes": [GANDALF, RIVENDELL]})
+    await ok(world, "add_edges", {"edges": [{"from": "Gandalf", "to": "Rivendell", "edgeType": "located_in"}]})
+
+    async def state() -> tuple[int, str]:
+        changes = await count(graph, "MATCH (h:WriteGateChange) RETURN count(h) AS c")
+        return changes, await count(graph, "MATCH (n {name: 'Gandalf'}) RETURN n.last_updated AS c")
+
+    before = await state()
+    emptied = {
+        "add_nodes": ({"nodes": []}, {"nodes": []}),
+        "update_nodes": ({"nodes": []}, {"nodes": []}),
+        "delete_nodes": ({"nodeNames": []}, {"nodeNames": []}),
+        "add_edges": ({"edges": []}, {"edges": []}),
+        "update_edges": ({"edges": []}, {"edges": []}),
+        "delete_edges": ({"edges": []}, {"edges": []}),
+        "add_metadata": ({"nodeName": "Gandalf", "metadata": []}, {"nodeName": "Gandalf", "metadata": []}),
+        "delete_metadata": ({"nodeName": "Gandalf", "metadata": []}, {"nodeName": "Gandalf", "metadata": []}),
+    }
+    for tool, (args, data) in emptied.items():
+        assert (await ok(world, tool, args))["data"] == data, tool
+    for tool in ("add_metadata", "delete_metadata"):
+        missing = await rejected(world, tool, {"nodeName": "Nobody", "metadata": []})
+        assert missing["error_code"] == "ENTITY_NOT_FOUND", tool
+    assert await state() == before
+    assert await nodes(graph, "Gandalf") == 1
+
+
 async def test_the_memory_profile_reads_what_mesh_tools_wrote(settings: Settings, graph: GraphBackend) -> None:
     """A fleet where some agents talk MemoryMesh and others the official server's tools: one graph."""
     await load_into_graph(graph, read_sources([MEMORYMESH, MATRIX_SCHEMAS]))

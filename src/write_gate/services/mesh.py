@@ -90,32 +90,32 @@ class EdgeUpdateIn(EdgeRef):
 
 
 class AddNodesRequest(_In):
-    nodes: Annotated[list[NodeIn], Field(min_length=1)]
+    nodes: list[NodeIn]
 
 
 class UpdateNodesRequest(_In):
-    nodes: Annotated[list[NodeUpdateIn], Field(min_length=1)]
+    nodes: list[NodeUpdateIn]
 
 
 class DeleteNodesRequest(_In):
-    nodeNames: Annotated[list[Text], Field(min_length=1)]  # noqa: N815
+    nodeNames: list[Text]  # noqa: N815
 
 
 class AddEdgesRequest(_In):
-    edges: Annotated[list[EdgeIn], Field(min_length=1)]
+    edges: list[EdgeIn]
 
 
 class UpdateEdgesRequest(_In):
-    edges: Annotated[list[EdgeUpdateIn], Field(min_length=1)]
+    edges: list[EdgeUpdateIn]
 
 
 class DeleteEdgesRequest(_In):
-    edges: Annotated[list[EdgeRef], Field(min_length=1)]
+    edges: list[EdgeRef]
 
 
 class MetadataRequest(_In):
     nodeName: Name  # noqa: N815
-    metadata: Annotated[list[Text], Field(min_length=1, description='"Key: Value" strings.')]
+    metadata: Annotated[list[Text], Field(description='"Key: Value" strings.')]
 
 
 # --- answers: MemoryMesh's {data, actionTaken, timestamp} ------------------------------------------
