@@ -250,6 +250,26 @@ async def test_search_finds_a_typed_node_by_the_key_value_entries_its_answer_sho
     assert sorted(paged) == ["Gandalf", "Saruman"] and rest["next_cursor"] is None
 
 
+async def test_a_neighbour_shows_the_metadata_it_shows_when_read_itself(mesh: Client) -> None:
+    """B's "Parent Location: C" comes from its own edge B -> C, which an answer about A (A -> B) does not hold:
+    it is read for B, so B shows the same entries beside A, found or opened, as in read_graph and open_nodes ["B"]."""
+    places = [{"name": name, "nodeType": "location", "metadata": ["Type: Town"]} for name in ("A", "B", "C")]
+    await ok(mesh, "add_nodes", {"nodes": places})
+    edges = [{"from": a, "to": b, "edgeType": "contained_in"} for a, b in (("A", "B"), ("B", "C"))]
+    await ok(mesh, "add_edges", {"edges": edges})
+
+    def b_in(answer: dict[str, Any]) -> list[str]:
+        [b] = [n for n in answer["data"]["nodes"] if n["name"] == "B"]
+        return b["metadata"]
+
+    shown = ["Type: Town", "Parent Location: C"]
+    assert b_in(await ok(mesh, "read_graph", {})) == b_in(await ok(mesh, "open_nodes", {"names": ["B"]})) == shown
+    beside_a = await ok(mesh, "open_nodes", {"names": ["A"]})
+    assert b_in(beside_a) == shown and beside_a["data"]["edges"] == [{**edges[0], "weight": 1.0}]  # no more edges
+    assert b_in(await ok(mesh, "search_nodes", {"query": "Parent Location: B"})) == shown  # A's match, B beside it
+    assert b_in(await ok(mesh, "search_nodes", {"query": "Type: Town"})) == shown
+
+
 async def test_a_typed_update_with_an_empty_list_empties_the_field_s_entry(mesh: Client) -> None:
     """Seed 000, 5.3: update_npc parses the metadata into key -> value, sets the changed key and rebuilds it, so
     `traits: []` leaves "Traits: " (the empty join), not the old "Traits: brave, wise"."""

@@ -49,8 +49,11 @@ def mesh_edge(relation: Relation) -> Edge:
     return Edge(from_=relation.from_, to=relation.to, edgeType=relation.relationType, weight=weight)
 
 
-def mesh_graph(result: GraphResult, registry: SchemaRegistry) -> GraphData:
-    links = own_links(result.relations)
+def mesh_graph(
+    result: GraphResult, registry: SchemaRegistry, links: Mapping[str, Mapping[str, Sequence[str]]] | None = None
+) -> GraphData:
+    """`links`: each node's own edges by type (`own_links`), those of the answer's relations where not given."""
+    links = own_links(result.relations) if links is None else links
     nodes = [
         mesh_node(entity, registry, links.get(entity.name, {}) if entity.name is not None else {})
         for entity in result.entities
@@ -62,11 +65,37 @@ class MeshReads:
     def __init__(self, gate: Gate) -> None:
         self.gate = gate
 
-    def _answer(self, result: GraphResult, action: str) -> GraphAnswer:
-        data = mesh_graph(result, self.gate.registry)
+    def _answer(
+        self, result: GraphResult, action: str, links: Mapping[str, Mapping[str, Sequence[str]]] | None = None
+    ) -> GraphAnswer:
+        data = mesh_graph(result, self.gate.registry, links)
         return GraphAnswer(data=data, actionTaken=action, timestamp=utc_now(), next_cursor=result.next_cursor)
 
+    async def _with_own_links(self, result: GraphResult, action: str, include_archived: bool) -> GraphAnswer:
+        """An answer with neighbours, whose relationship fields come from each node's own edges, read for it: the
+        answer holds a neighbour's edge to the node asked for, not its others (open_nodes ["A"] answers A -> B,
+        not B -> C), so B would show [] beside A where it shows "Parent Location: C" when read itself."""
+        registry, reader = self.gate.registry, self.gate.reader
+        fielded = {
+            (entity.name, entity.entityType)
+            for entity in result.entities
+            if entity.name is not None
+            and (entry := registry.get_entry(entity.entityType)) is not None
+            and any(spec.relationship is not None for spec in entry.property_types.values())
+        }
+        if not fielded:
+            return self._answer(result, action)
+        found = await reader.find_by_names(name for name, _label in fielded)
+        ids = sorted(
+            {i for name, hits in found.items() for i, labels in hits if any((name, x) in fielded for x in labels)}
+        )
+        own = await reader.expand(ids, DEFAULT_RELATIONS_LIMIT, outgoing_only=True, include_archived=include_archived)
+        links = own_links(result.relations)
+        links.update(own_links(own.result.relations))
+        return self._answer(result, action, links)
+
     async def read_graph(self, request: ReadGraphRequest) -> GraphAnswer:
+        # Every node's own edges are in the answer (outgoing, up to the relations limit): no neighbour is.
         return self._answer(await self.gate.reader.read_graph(request), "Read graph")
 
     async def search_nodes(self, request: NeighbourSearchRequest) -> GraphAnswer:
@@ -89,7 +118,8 @@ class MeshReads:
             # ("Traits: brave" after update_npc {traits: []}), tags. What the answer does not show is no match.
             shown = {node_id for node_id, _label in await self._showing(request, query, page)}
             page = [node_id for node_id in page if node_id in shown]
-        return self._answer(await reader.search_answer(request, page, next_cursor), action)
+        answer = await reader.search_answer(request, page, next_cursor)
+        return await self._with_own_links(answer, action, request.includeArchived)
 
     async def _across_separator(
         self, request: NeighbourSearchRequest, query: str, value: str, labels: list[str]
@@ -172,7 +202,8 @@ class MeshReads:
         return shows_query(query, node.name, node.nodeType, node.metadata)
 
     async def open_nodes(self, request: NeighbourOpenRequest) -> GraphAnswer:
-        return self._answer(await self.gate.reader.open_nodes(request), f"Opened nodes: {', '.join(request.names)}")
+        opened = await self.gate.reader.open_nodes(request)
+        return await self._with_own_links(opened, f"Opened nodes: {', '.join(request.names)}", request.includeArchived)
 
 
 def _knowledge(entity: Entity) -> dict[str, Any]:
