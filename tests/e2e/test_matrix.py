@@ -212,6 +212,35 @@ async def test_row10_refresh_after_registering_event(client: Client, graph: Grap
     assert event["name"] == "Launch"
 
 
+async def test_a_label_registered_since_the_gate_loaded_is_written_as_itself_without_a_refresh(
+    client: Client, graph: GraphBackend
+) -> None:
+    """Found by a black-box audit: a :Schema node written on the graph (by hand, or through another gate) did not
+    reach a gate that had loaded the registry before, which filed Event writes under the fallback until its own
+    refresh (a `schema load` until its next poll). A write naming a label the snapshot does not know looks for it
+    on the graph first."""
+    await call(client, "write_node", ALICE)  # the registry is loaded, Event not in it
+    await graph.write(
+        Statement("CREATE (:Schema {name: 'Event', allowed: true, kind: 'node', required_properties: ['name']})")
+    )
+    is_error, out = await call(client, "write_node", {**ALICE, "label": "Event", "merge_keys": {"name": "Launch"}})
+    assert not is_error and (out["label"], out["remapped_from"]) == ("Event", None), out
+    # A relationship type registered by hand is found the same way, where it was refused as unknown.
+    await graph.write(Statement("CREATE (:Schema {name: 'HOSTS', allowed: true, kind: 'relationship'})"))
+    hosts = {
+        **RELATIONSHIP,
+        "type": "HOSTS",
+        "from_label": "Person",
+        "to_label": "Event",
+        "to_keys": {"name": "Launch"},
+    }
+    is_error, out = await call(client, "write_relationship", hosts)
+    assert not is_error and out["type"] == "HOSTS", out
+    # A label nobody registered still goes to the fallback.
+    is_error, out = await call(client, "write_node", {**ALICE, "label": "Gathering", "merge_keys": {"name": "G"}})
+    assert not is_error and (out["label"], out["remapped_from"]) == ("Entity", ":Gathering")
+
+
 async def test_a_registry_node_whose_constraints_cannot_be_read_is_left_out_not_loaded_without_them(
     client: Client, graph: GraphBackend
 ) -> None:

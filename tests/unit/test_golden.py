@@ -58,6 +58,7 @@ from write_gate.core.cypher.registry_nodes import (
     defined_schema_entries,
     operator_schema_entries,
     record_migration,
+    registering,
     upsert_schema_entries,
 )
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
@@ -226,6 +227,7 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
         "read_registry": lambda: READ_REGISTRY,
         "registry_version": lambda: REGISTRY_VERSION,
         "defined_schema_entries": lambda: defined_schema_entries([s("LOCATED_IN")]),
+        "registering": lambda: registering([s("event")]),
         "operator_schema_entries": lambda: operator_schema_entries([s("Location")]),
         "upsert_schema_entries": lambda: upsert_schema_entries([{"name": s("X")}], s("time")),
         "applied_migrations": lambda: APPLIED_MIGRATIONS,
@@ -770,6 +772,7 @@ READS = frozenset(
         "read_registry",
         "registry_version",
         "defined_schema_entries",
+        "registering",
         "operator_schema_entries",
         "applied_migrations",
         "relationship_types_of",

@@ -121,6 +121,23 @@ def resolve_label(
     return Resolved(entry, remap_breadcrumb(raw))
 
 
+def unregistered(
+    raw: str, registry: SchemaRegistry, *, relationship: bool = False, free_text: bool = False
+) -> str | None:
+    """The name a call gives, as an identifier, where the registry neither holds it nor remaps it to one it
+    holds (what would go to the fallback label, or be refused); None otherwise, and for text that is no
+    identifier (planning refuses that, or files it under the fallback)."""
+    try:
+        name = normalize_identifier(raw, "label")
+    except GateRejection:
+        return None
+    if relationship:
+        known = registry.get_relationship(name) or registry.relationship_remap_target(name)
+    else:
+        known = registry.get_entry(name) or registry.remap_target(name)
+    return None if known else name
+
+
 def resolve_relationship_type(raw: str, registry: SchemaRegistry, *, free_text: bool = False) -> Resolved:
     """Types remap only through an explicit `absorbs` (or case drift); there is no fallback type."""
     type_ = as_identifier(raw) if free_text else normalize_identifier(raw, "type")

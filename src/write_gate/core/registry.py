@@ -201,6 +201,8 @@ class RegistrySource(Protocol):
 
     async def version(self) -> int | None: ...
 
+    async def registers_any(self, names: list[str]) -> bool: ...
+
 
 def _index(entries: Iterable[SchemaEntry]) -> tuple[dict[str, SchemaEntry], dict[str, str], dict[str, str]]:
     """Canonical names, exact absorbs, and a case-folded lookup that catches `PERSON` and `person` drift."""

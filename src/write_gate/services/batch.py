@@ -150,6 +150,8 @@ async def write_nodes(
     also_declared: frozenset[str] = frozenset(),
 ) -> BatchWritten:
     """`free_text` and `also_declared` as plan_node_write takes them (an import of memory files)."""
+    if not free_text:
+        await gate.learn_names(item.label for item in items if not isinstance(item, ValidationError))
     stamp = gate.stamp(agent)
     outcomes: list[ItemOutcome | None] = [None] * len(items)
     groups: dict[str, list[_PlannedNode]] = defaultdict(list)
@@ -315,6 +317,11 @@ async def write_relationships(
     gate: Gate, items: list[WriteRelationshipRequest | ValidationError], agent: Agent, *, free_text: bool = False
 ) -> BatchWritten:
     """`free_text`: types are any text (an import of memory files), as plan_relationship_write takes it."""
+    if not free_text:
+        given = [item for item in items if not isinstance(item, ValidationError)]
+        await gate.learn_names(
+            [end for item in given for end in (item.from_label, item.to_label)], [item.type for item in given]
+        )
     stamp = gate.stamp(agent)
     outcomes: list[ItemOutcome | None] = [None] * len(items)
     groups: dict[tuple[str, str, str, bool], list[_PlannedRelationship]] = defaultdict(list)

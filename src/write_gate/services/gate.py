@@ -3,7 +3,8 @@
 import logging
 import os
 import random
-from collections.abc import Mapping
+import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -22,7 +23,7 @@ from write_gate.core.cypher.records import current_relationship
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.cypher.writes import write_node, write_relationship
 from write_gate.core.decay import parse_at, weigher
-from write_gate.core.decisions import Policy, Stamp, plan_node_write, plan_relationship_write
+from write_gate.core.decisions import Policy, Stamp, plan_node_write, plan_relationship_write, unregistered
 from write_gate.core.formula import FormulaProvider
 from write_gate.core.guard import Guarded, fresh_write, guard_write, next_weight
 from write_gate.core.history import Subject
@@ -52,6 +53,10 @@ logger = logging.getLogger(__name__)
 # A guarded write whose subject moved since it was read (another writer, a merge) is read and decided again,
 # after a short random pause that grows with each attempt, so writers racing for one node fall out of step.
 MAX_ATTEMPTS = 8
+# learn_names: how long a name found unregistered stays so before it is looked for again (the registry's poll
+# interval by default), and how many such names are remembered.
+RECHECK_SECONDS = 2.0
+MAX_LOOKED_FOR = 10_000
 BACKOFF_SECONDS = 0.002
 
 
@@ -154,6 +159,7 @@ class Gate:
         # instead of answering "unknown label" from an empty registry).
         self.snapshot: RegistrySnapshot | None = None
         self.load_error: GateRejection | None = None
+        self._looked_for: dict[str, float] = {}  # unknown names looked for on the graph, and when (learn_names)
         self.reader = Reader(backend, lambda: self.registry, policy.half_life_by_method)
         # None: embeddings are off (WRITE_GATE_EMBEDDINGS), and no write pays for them.
         self.embeddings = embeddings
@@ -182,6 +188,24 @@ class Gate:
         return SchemaRefreshed(
             loaded=nodes + rels, node_labels=nodes, relationship_types=rels, write_gate_version=self.version
         )
+
+    async def learn_names(self, labels: Iterable[str] = (), types: Iterable[str] = ()) -> None:
+        """Before a write naming a label or type the snapshot does not know: where the graph registers it since (an
+        entry written by hand, or a `schema load` this gate's poll has not seen yet), a new snapshot first, so the
+        write lands on the registered label, not the fallback, from any gate at once. A name still unknown is
+        looked for again only after RECHECK_SECONDS, so a fleet writing unknown labels adds a read per interval."""
+        registry = self.registry
+        names = [name for raw in labels if (name := unregistered(raw, registry)) is not None]
+        names += [name for raw in types if (name := unregistered(raw, registry, relationship=True)) is not None]
+        now = time.monotonic()
+        due = [name for name in names if now - self._looked_for.get(name, -RECHECK_SECONDS) >= RECHECK_SECONDS]
+        if not due:
+            return
+        if len(self._looked_for) > MAX_LOOKED_FOR:
+            self._looked_for.clear()
+        self._looked_for.update(dict.fromkeys(due, now))
+        if await self.source.registers_any(due):
+            await self.refresh()
 
     async def refresh_if_changed(self) -> bool:
         """One cheap read of the registry's version; a new snapshot only when it moved (a `schema load` or a
@@ -245,6 +269,8 @@ class Gate:
         written guarded by that revision; a node that moved in between (another writer, or a merge that made it
         an alias) is decided again. An alias is followed to its survivor. `free_text` and `also_declared` as
         plan_node_write takes them (an import of memory files)."""
+        if not free_text:
+            await self.learn_names([request.label])
         for attempt in range(MAX_ATTEMPTS):
             await backoff(attempt)
             plan = plan_node_write(
@@ -304,6 +330,8 @@ class Gate:
     ) -> RelationshipWritten:
         """As write_node: one statement that decides and writes; where it meets another writer's value, decided here
         and written guarded. No row: an endpoint is missing or an alias, which a read tells apart."""
+        if not free_text:
+            await self.learn_names([request.from_label, request.to_label], [request.type])
         for attempt in range(MAX_ATTEMPTS):
             await backoff(attempt)
             plan = plan_relationship_write(

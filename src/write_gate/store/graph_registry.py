@@ -2,7 +2,7 @@
 
 import logging
 
-from write_gate.core.cypher.registry_nodes import READ_REGISTRY, REGISTRY_VERSION
+from write_gate.core.cypher.registry_nodes import READ_REGISTRY, REGISTRY_VERSION, registering
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.core.registry import RegistrySnapshot, entries_from_rows
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend
@@ -21,6 +21,15 @@ class GraphRegistrySource:
         except (BackendUnavailable, BackendError) as exc:
             raise _unavailable(exc) from exc
         return rows[0]["version"] if rows else None
+
+    async def registers_any(self, names: list[str]) -> bool:
+        """Whether an entry on the graph names or absorbs any of `names`, whatever the snapshot in force says: one
+        written since (by hand, or a `schema load` the poll has not seen yet)."""
+        try:
+            rows = await self._backend.read(registering(sorted({name.lower() for name in names})))
+        except (BackendUnavailable, BackendError) as exc:
+            raise _unavailable(exc) from exc
+        return bool(rows and rows[0]["found"])
 
     async def load(self) -> RegistrySnapshot:
         # The version first: a load landing in between leaves a newer snapshot under an older version, which

@@ -32,6 +32,18 @@ def upsert_schema_entries(entries: list[Mapping[str, Any]], changed_at: str) -> 
     )
 
 
+def registering(names: list[str]) -> Statement:
+    """Read-only: how many allowed `:Schema` nodes name or absorb any of `names` (lower case), whatever their
+    letter case or leading `:` (as `entries_from_rows` reads them). A registry of tens of entries is read whole."""
+    return Statement(
+        "MATCH (s:Schema {allowed: true})\n"
+        "WHERE toLower(replace(s.name, ':', '')) IN $names\n"
+        "   OR any(a IN coalesce(s.absorbs, []) WHERE toLower(replace(a, ':', '')) IN $names)\n"
+        "RETURN count(s) AS found",
+        {"names": names},
+    )
+
+
 def defined_schema_entries(names: list[str]) -> Statement:
     """Read-only: which of these names the registry defines outright (not only implied by a seed-format file;
     an entry written before `derived` was kept counts as defined)."""

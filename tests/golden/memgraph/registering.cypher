@@ -1,0 +1,5 @@
+// index: none: the registry's entries (:Schema), a few nodes whatever the graph holds
+MATCH (s:Schema {allowed: true})
+WHERE toLower(replace(s.name, ':', '')) IN $names
+   OR any(a IN coalesce(s.absorbs, []) WHERE toLower(replace(a, ':', '')) IN $names)
+RETURN count(s) AS found
