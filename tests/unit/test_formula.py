@@ -120,7 +120,11 @@ def test_an_output_outside_the_unit_interval_is_reported_as_returned() -> None:
     with pytest.raises(GateRejection) as caught:
         compute_confidence(Broken(1.5), 0.5, "api")
     assert caught.value.rejected.message == "formula provider returned a confidence outside [0.0, 1.0]"
-    assert caught.value.rejected.details == {"returned": "1.5"}
+    assert caught.value.rejected.details == {"returned": 1.5}  # the number, as a test of seed 003 compares it
+    for odd, text in ((math.nan, "nan"), (math.inf, "inf"), ("0.5", "'0.5'")):
+        with pytest.raises(GateRejection) as caught:
+            compute_confidence(Broken(odd), 0.5, "api")
+        assert caught.value.rejected.details == {"returned": text}  # JSON holds no NaN: its text
 
 
 @pytest.mark.parametrize("spec", ["nonsense", "write_gate.core.formula:", ":FlatFormulaProvider", ":"])

@@ -3,7 +3,8 @@ WRITE_GATE_HISTORY_RETENTION_DAYS): read from the environment, checked, and pass
 
 import pytest
 
-from write_gate.core.registry import ConflictPolicy
+from write_gate.core.decisions import UnknownLabelPolicy
+from write_gate.core.registry import ConflictPolicy, UndeclaredPolicy
 from write_gate.serving.assembly import build_gate
 from write_gate.serving.config import Settings
 
@@ -58,3 +59,14 @@ def test_the_fallback_label_is_read_without_a_leading_colon(monkeypatch: pytest.
     assert Settings().fallback_label == "Project"
     monkeypatch.delenv("WRITE_GATE_FALLBACK_LABEL")
     assert Settings().fallback_label is None
+
+
+def test_a_policy_is_read_in_any_letter_case(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by a black-box audit: WRITE_GATE_UNKNOWN_LABEL_POLICY=REJECT stopped `serve` with a pydantic error."""
+    monkeypatch.setenv("WRITE_GATE_UNKNOWN_LABEL_POLICY", "REJECT")
+    monkeypatch.setenv("WRITE_GATE_UNDECLARED_PROPERTY_POLICY", " Remap ")
+    monkeypatch.setenv("WRITE_GATE_CONFLICT_POLICY", "Higher_Confidence_Wins")
+    settings = Settings()
+    assert settings.unknown_label_policy is UnknownLabelPolicy.REJECT
+    assert settings.undeclared_property_policy is UndeclaredPolicy.REMAP
+    assert settings.conflict_policy is ConflictPolicy.HIGHER_CONFIDENCE_WINS

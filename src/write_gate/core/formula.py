@@ -100,6 +100,11 @@ def compute_confidence(provider: FormulaProvider, reliability: float, extraction
         raise GateRejection(
             ErrorCode.FORMULA_INVALID_OUTPUT,
             "formula provider returned a confidence outside [0.0, 1.0]",
-            returned=repr(confidence),
+            # The number itself where JSON holds it (1.2000000000000002); its text for NaN, infinities and non-numbers.
+            returned=confidence if _json_number(confidence) else repr(confidence),
         )
     return round(float(confidence), CONFIDENCE_DECIMALS)
+
+
+def _json_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

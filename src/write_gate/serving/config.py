@@ -39,6 +39,10 @@ def _comma_list(value: object) -> object:
     return value
 
 
+def _lower(value: object) -> object:
+    return value.strip().lower() if isinstance(value, str) else value
+
+
 CommaList = Annotated[list[str], NoDecode, BeforeValidator(_comma_list)]
 
 
@@ -130,12 +134,13 @@ class Settings(BaseSettings):
     change_poll_seconds: float = Field(default=1.0, ge=0)
     change_settle_seconds: float = Field(default=1.0, ge=0, le=3600)
 
-    unknown_label_policy: UnknownLabelPolicy = UnknownLabelPolicy.REMAP
+    # The policies' names in any letter case (REJECT, Reject), as environment variables are often written.
+    unknown_label_policy: Annotated[UnknownLabelPolicy, BeforeValidator(_lower)] = UnknownLabelPolicy.REMAP
     # Property names an entry does not declare, for entries that name no policy of their own (allow: as before
     # the registry typed names; remap: drift to the declared name; reject: that, and refuse the rest).
-    undeclared_property_policy: UndeclaredPolicy = UndeclaredPolicy.ALLOW
+    undeclared_property_policy: Annotated[UndeclaredPolicy, BeforeValidator(_lower)] = UndeclaredPolicy.ALLOW
     # What a write does to a value another writer claims, for entries and properties that name no policy.
-    conflict_policy: ConflictPolicy = ConflictPolicy.LAST_WRITER_WINS
+    conflict_policy: Annotated[ConflictPolicy, BeforeValidator(_lower)] = ConflictPolicy.LAST_WRITER_WINS
     # Half-lives in days by extraction method, for entries with none of their own; empty: no decay.
     decay_half_life_days: HalfLives = Field(default_factory=dict)
     # How long the change history keeps a record (settled and resolved conflicts too); 0 keeps every record.
