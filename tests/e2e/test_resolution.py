@@ -283,6 +283,7 @@ async def test_writes_and_reads_through_an_alias_reach_the_survivor(client: Clie
         {"label": "person", "merge_keys": {"name": "Alicia"}, "properties": {"name": "Alicia", "age": 40}, **PROV},
     )
     assert (written["label"], written["merge_keys"]) == ("Person", {"name": "Alice"})
+    assert written["remapped_from"] == ":person"  # the remap is answered past the alias too (a black-box audit)
     assert (await props(graph, "Person", "Alice"))["age"] == 40
     await rel(client, "KNOWS", ("Person", "Alicia"), ("Person", "Carol"))
     await ok(

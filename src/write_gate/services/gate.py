@@ -291,7 +291,10 @@ class Gate:
                 statement = await self.embeddings.lead(statement, self.registry, embedded)
             rows = await run_write(self.backend, statement)
             if not rows:  # an alias: write to its survivor
-                request = await self._redirected(request, result.label, result.merge_keys, "label", "merge_keys")
+                redirected = await self._redirected(request, result.label, result.merge_keys, "label", "merge_keys")
+                if redirected.label == result.label:  # under the label as written, so its remap is still answered
+                    redirected = redirected.model_copy(update={"label": request.label})
+                request = redirected
                 continue
             if rows[0]["written"]:
                 return result
