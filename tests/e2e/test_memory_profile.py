@@ -140,6 +140,17 @@ async def test_only_new_entities_are_returned(m: Memory) -> None:
     assert sorted(e["name"] for e in await m.entities()) == ["Alice", "Bob"]
 
 
+async def test_a_small_graph_answers_in_the_order_it_was_written_whatever_the_types(m: Memory) -> None:
+    """As the official server's list does (a black-box audit found pages grouped by type): a page answers its
+    entities in creation order."""
+    written = [("Zed", "city"), ("Acme", "company"), ("Alice", "person"), ("Bolt", "company"), ("Ann", "person")]
+    for name, type_ in written:
+        await m("create_entities", entities=[entity(name, type_)])
+    assert [e["name"] for e in await m.entities()] == [name for name, _ in written]
+    found = await m("search_nodes", query="n")  # Zed by its type (Location), Bolt by its (Organization)
+    assert [e["name"] for e in found["entities"]] == [name for name, _ in written]
+
+
 async def test_names_are_case_sensitive(m: Memory) -> None:
     await m("create_entities", entities=[entity("alice")])
     created = await m("create_entities", entities=[entity("Alice")])

@@ -45,7 +45,8 @@ EXPECTED: dict[str, str] = {
     "pages the rest with its cursor",
     "extra_keys": "answers carry more beside the official keys: labels and properties (provenance included), "
     "next_cursor and truncated; skipped and remapped in structured content",
-    "order": "entities come label by label, each in the engine's page order (id on FalkorDB, identity on Memgraph)",
+    "order": "a page's entities come in id order (creation order on a one-page graph; a deleted entity's id is "
+    "given to a later one); past one page, pages are read label by label",
     "error_text_json": "a refusal's text is the JSON {status, error_code, message, details}; its message is "
     "the official server's words where it has some (Entity with name X not found)",
     "error_words": "where the official server's words are its SDK's input validation, ours are the gate's",

@@ -671,7 +671,7 @@ class Reader:
             "read", request.limit, request.cursor, request.labels, None, claims, include_archived=archived
         )
         expanded = await self.expand(
-            page,
+            sorted(page),  # a page answers in creation order (ids), as the memory servers answer a small graph
             relations_limit or DEFAULT_RELATIONS_LIMIT,
             outgoing_only=True,
             show_claims=show,
@@ -702,7 +702,7 @@ class Reader:
         """A search's answer for the nodes `page`: them, the relations touching them, their neighbours if asked."""
         _claims, show = claims_asked(request.provenance)
         expanded = await self.expand(
-            page,
+            sorted(page),  # in creation order, as read_graph's page
             DEFAULT_RELATIONS_LIMIT,
             outgoing_only=False,
             show_claims=show,
