@@ -520,8 +520,8 @@ async def test_an_official_server_users_first_calls_fit_the_shipped_registry(
 
 async def test_find_duplicates_scores_as_memory_mcp_does(settings: Settings, memory: Client) -> None:
     """Seed 004's score (name 0.4, type 0.3, observations 0.2, tags 0.1) in the memory profile: near names with the
-    same observations group at the default 0.8; near names alone do not (0.66), nor does another type. The gate
-    profile keeps its own score, by name, on the same graph."""
+    same observations group at the default 0.8; near names alone do not (0.66), nor does another type; groups are
+    memory-mcp's, greedy. The gate profile keeps its own score, by name, on the same graph."""
     m = Memory(memory)
     await m(
         "create_entities",
@@ -545,6 +545,15 @@ async def test_find_duplicates_scores_as_memory_mcp_does(settings: Settings, mem
         }
         lower = await everything.call_tool("find_duplicates", {"threshold": 0.6})
         assert json.loads(lower.content[0].text) == [["John Smith", "Jon Smith", "Jon Smyth"]]
+        # memory-mcp groups greedily in creation order, not transitively: aaaa takes aaab, and aabb (0.7 to aaaa,
+        # 0.8 to aaab, already taken) is left out; the structured answer's groups are the text's, its pairs all.
+        await m("create_entities", entities=[entity(name, "idea", ["same"]) for name in ("aaaa", "aaab", "aabb")])
+        chain = await everything.call_tool("find_duplicates", {"threshold": 0.79, "labels": ["Entity"]})
+        assert json.loads(chain.content[0].text) == [["aaaa", "aaab"]] == chain.structured_content["groups"]
+        assert {tuple(n["name"] for n in p["nodes"]) for p in chain.structured_content["pairs"]} == {
+            ("aaaa", "aaab"),
+            ("aaab", "aabb"),
+        }
     async with open_client(every_toolset(settings), "in_process") as gate:
         by_name = await gate.call_tool("find_duplicates", {"labels": ["Person"]})
         names = {tuple(n["name"] for n in p["nodes"]) for p in by_name.structured_content["pairs"]}

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from write_gate.core.entity_similarity import jaccard, name_similarity, similarity
-from write_gate.core.resolution import Node, find_pairs, make_node
+from write_gate.core.resolution import Node, find_pairs, groups_like_memory_mcp, make_node
 
 
 @pytest.mark.parametrize(
@@ -36,8 +36,15 @@ def test_the_score_weighs_name_type_observations_and_tags_as_the_seed_says() -> 
     assert other_type == pytest.approx(0.36)
 
 
-def person(i: int, name: str, observations: list[str], tags: list[str] | None = None, label: str = "Person") -> Node:
-    return make_node(i, label, json.dumps({"name": name}), name, {}, observations, tags)
+def person(
+    i: int,
+    name: str,
+    observations: list[str],
+    tags: list[str] | None = None,
+    label: str = "Person",
+    created: str | None = None,
+) -> Node:
+    return make_node(i, label, json.dumps({"name": name}), name, {}, observations, tags, created)
 
 
 def test_find_pairs_as_memory_mcp_groups_only_what_its_score_passes() -> None:
@@ -64,3 +71,33 @@ def test_find_pairs_as_memory_mcp_compares_a_large_label_by_sorted_neighbourhood
     nodes = [person(i, f"Person {i:04d}", []) for i in range(400)]
     _, compared = find_pairs(nodes, across_labels=False, threshold=0.8, limit=10, memory_mcp=True)
     assert compared < 400 * 399 // 2 // 10
+
+
+def test_groups_as_memory_mcp_are_greedy_not_transitive() -> None:
+    """The audit's chain aaaa ~ aaab ~ aabb (aaaa ~ aabb scores 0.7, under 0.79): memory-mcp's first entity takes
+    aaab only, and aabb, left alone, makes no group; the pairs' transitive closure would join all three."""
+    nodes = [person(i, name, ["same"]) for i, name in enumerate(["aaaa", "aaab", "aabb"])]
+    pairs, _ = find_pairs(nodes, across_labels=False, threshold=0.79, limit=10, memory_mcp=True)
+    assert {(p.a.name, p.b.name) for p in pairs} == {("aaaa", "aaab"), ("aaab", "aabb")}
+    assert groups_like_memory_mcp(pairs, nodes, across_labels=False) == [["aaaa", "aaab"]]
+    assert groups_like_memory_mcp([], nodes, across_labels=False) == []
+
+
+def test_groups_as_memory_mcp_follow_insertion_order_and_buckets_by_type() -> None:
+    """Entities in creation order (then engine id, for one statement's nodes sharing a stamp), so the earliest of
+    a chain takes its neighbour; the types' buckets come in the order their first entity was created."""
+    t1, t2 = "2025-01-01T00:00:01Z", "2025-01-01T00:00:02Z"
+    nodes = [
+        person(9, "aaaa", ["same"], created=t2),  # created last though numbered first
+        person(1, "aabb", ["same"], created=t1),
+        person(2, "aaab", ["same"], created=t1),
+        person(5, "Acme", ["same"], label="Organization", created=t1),
+        person(3, "Acmee", ["same"], label="Organization", created=t1),
+    ]
+    pairs, _ = find_pairs(nodes, across_labels=False, threshold=0.79, limit=10, memory_mcp=True)
+    assert groups_like_memory_mcp(pairs, nodes, across_labels=False) == [["aabb", "aaab"], ["Acmee", "Acme"]]
+    earlier = make_node(7, "Organization", "{}", "Initech", {}, [], [], "2025-01-01T00:00:00Z")  # in no pair
+    assert groups_like_memory_mcp(pairs, [*nodes, earlier], across_labels=False) == [
+        ["Acmee", "Acme"],
+        ["aabb", "aaab"],
+    ]

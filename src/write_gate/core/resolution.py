@@ -82,10 +82,17 @@ class Node:
     # What memory-mcp's score weighs beside the name (read only for it).
     observations: frozenset[str] = frozenset()
     tags: frozenset[str] = frozenset()
+    created: str = ""  # `created_at` (read only for memory-mcp's groups); "" for a node without one
 
     @property
     def order(self) -> tuple[str, str]:
         return (self.label, self.key)
+
+    @property
+    def inserted(self) -> tuple[str, int]:
+        """Where memory-mcp would hold it in its entity list: by creation, then by engine id (the nodes one
+        statement created share their stamp, and an engine numbers them in the order written)."""
+        return (self.created, self.id)
 
 
 def make_node(
@@ -96,6 +103,7 @@ def make_node(
     shared: Mapping[str, Any],
     observations: Any = None,
     tags: Any = None,
+    created: Any = None,
 ) -> Node:
     text = name_text(name, key)
     values = {prop: v for prop, raw in shared.items() if (v := normalise_value(raw)) is not None}
@@ -110,6 +118,7 @@ def make_node(
         " ".join(sorted(normalised.split())),
         _texts(observations),
         _texts(tags),
+        created if isinstance(created, str) else "",
     )
 
 
@@ -246,6 +255,32 @@ def find_pairs(
 def _rank(pair: Pair) -> tuple[float, tuple[str, str], tuple[str, str]]:
     """Best first, then by the nodes' (label, key): an order that does not depend on the engine's."""
     return (-pair.score, pair.a.order, pair.b.order)
+
+
+def groups_like_memory_mcp(pairs: Iterable[Pair], nodes: Iterable[Node], across_labels: bool) -> list[list[str]]:
+    """memory-mcp's groups, which are not transitive: its entities bucketed by type (the buckets in the order their
+    first entity comes), and in each bucket, in insertion order, each entity not yet grouped takes every later one
+    not yet grouped that it matches (a pair of `pairs`); a group of two or more is kept. So a chain a~b~c where a
+    and c do not match groups [a, b] only, and c is left for a later entity to take. `nodes`: every node compared
+    (the buckets' order depends on them, not only on the pairs' nodes)."""
+    matched = {frozenset((pair.a.id, pair.b.id)) for pair in pairs}
+    buckets: dict[str, list[Node]] = defaultdict(list)
+    for node in sorted(nodes, key=lambda n: n.inserted):
+        buckets["*" if across_labels else node.label].append(node)
+    grouped: set[int] = set()
+    groups: list[list[str]] = []
+    for bucket in buckets.values():
+        for pos, first in enumerate(bucket):
+            if first.id in grouped:
+                continue
+            group = [first]
+            for later in bucket[pos + 1 :]:
+                if later.id not in grouped and frozenset((first.id, later.id)) in matched:
+                    group.append(later)
+                    grouped.add(later.id)
+            if len(group) > 1:
+                groups.append([node.name for node in group])
+    return groups
 
 
 def duplicate_groups(pairs: Sequence[Pair]) -> list[list[str]]:

@@ -31,6 +31,7 @@ from write_gate.core.resolution import (
     Pair,
     duplicate_groups,
     find_pairs,
+    groups_like_memory_mcp,
     keys_of,
     make_node,
 )
@@ -90,7 +91,8 @@ class DuplicatesFound(BaseModel):
     pairs: list[DuplicatePair]
     groups: list[list[str]] = Field(
         default_factory=list,
-        description="memory-mcp's answer: the names of the pairs above, joined where pairs share a node.",
+        description="memory-mcp's answer: the names of the pairs above, joined where pairs share a node (the memory "
+        "profile groups them as memory-mcp does).",
     )
     nodes_scanned: int
     pairs_compared: int
@@ -197,9 +199,9 @@ def _pair_out(pair: Pair) -> DuplicatePair:
 _CURSOR = "dups"
 
 
-# A node as read: id, label, `_key`, name, shared key properties' values, observations, tags (these two read only
-# for memory-mcp's score).
-type _Read = tuple[int, str, str, Any, dict[str, Any], Any, Any]
+# A node as read: id, label, `_key`, name, shared key properties' values, observations, tags, created_at (these
+# three read only for memory-mcp's score and groups).
+type _Read = tuple[int, str, str, Any, dict[str, Any], Any, Any, Any]
 # Where a window starts: a label, and the position in its page order after which its nodes come (engine id or
 # `_key`; -1 or '' for the label's first node).
 type _Start = tuple[str, int | str]
@@ -221,7 +223,8 @@ async def _window(
         rows = await gate.reader.read(Statement(statement.text, {"after": after, "limit": room + 1}))
         for row in rows[:room]:
             values = dict(zip(shared, row["shared"] or [], strict=False))
-            nodes.append((row["id"], label, row["key"], row["name"], values, row.get("observations"), row.get("tags")))
+            content_values = (row.get("observations"), row.get("tags"), row.get("created"))
+            nodes.append((row["id"], label, row["key"], row["name"], values, *content_values))
             after = row["id"] if by_id else row["key"]
         if len(rows) > room:
             return nodes, (label, after)
@@ -282,22 +285,27 @@ async def find_duplicates(gate: Gate, request: FindDuplicatesRequest, memory_mcp
     else:
         following = None if after_i is None else (after_i, after_i)
 
-    def score() -> tuple[list[Pair], int]:
+    def score() -> tuple[list[Pair], int, list[list[str]]]:
         nodes = [make_node(*node) for node in window_i]
         others = None if j == i else [make_node(*node) for node in window_j]
-        limit = request.limit + 1
-        return find_pairs(
+        pairs, compared = find_pairs(
             nodes,
             others=others,
             across_labels=request.across_labels,
             threshold=request.threshold,
-            limit=limit,
+            limit=request.limit + 1,
             memory_mcp=memory_mcp,
         )
+        answered = pairs[: request.limit]
+        if memory_mcp:  # memory-mcp's groups: greedy, in insertion order (not the pairs' transitive closure)
+            groups = groups_like_memory_mcp(answered, [*nodes, *(others or ())], request.across_labels)
+        else:
+            groups = duplicate_groups(answered)
+        return pairs, compared, groups
 
     scanned = len(window_i) + (0 if j == i else len(window_j))
     # Blocking and scoring is pure CPU (a rapidfuzz call per proposed pair): off the loop once it is large.
-    pairs, compared = await off_the_loop(score, scanned)
+    pairs, compared, groups = await off_the_loop(score, scanned)
     next_cursor = None
     if following is not None:
         (il, ia), (jl, ja) = following
@@ -305,7 +313,7 @@ async def find_duplicates(gate: Gate, request: FindDuplicatesRequest, memory_mcp
     answered = pairs[: request.limit]
     return DuplicatesFound(
         pairs=[_pair_out(p) for p in answered],
-        groups=duplicate_groups(answered),
+        groups=groups,
         nodes_scanned=scanned,
         pairs_compared=compared,
         more=len(pairs) > request.limit,

@@ -20,7 +20,7 @@ from write_gate.core.cypher.records import append_records
 from write_gate.core.cypher.stat_counts import dropped, due
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.history import REVISION_FIELD
-from write_gate.core.identifiers import quote, string_literal
+from write_gate.core.identifiers import CREATED_FIELD, quote, string_literal
 from write_gate.core.identity import KEY_FIELD
 from write_gate.core.merging import Group
 
@@ -31,13 +31,14 @@ def candidates(
     """Read-only: a page of a label's nodes (aliases and archived ones skipped, as every read skips them) with their
     name and shared key properties, in its engine's page order (engine id or `_key`: `Dialect.pages_by_id`; a page
     by id is the label's own scan, which stops at the page, as `reads.page_of_labels` reads); with `content`, their
-    observations and tags too (memory-mcp's score weighs them). Parameters: `after` (a `_key`, or by id an engine
+    observations and tags (memory-mcp's score weighs them) and `created_at` (its groups follow the graph's insertion
+    order) too. Parameters: `after` (a `_key`, or by id an engine
     id when `resume`: a first page by id has no bound), `limit`."""
     values = "[" + ", ".join(f"n.{quote(p)}" for p in shared) + "]"
     bound = [position_after("n", by_id, "$after")] if resume or not by_id else []
     conditions = " AND ".join([*bound, not_alias("n"), not_archived("n")])
     order = "" if by_id else "ORDER BY key\n"
-    extra = ", n.observations AS observations, n.tags AS tags" if content else ""
+    extra = f", n.observations AS observations, n.tags AS tags, n.{CREATED_FIELD} AS created" if content else ""
     return Statement(
         f"MATCH (n:{quote(label)})\n"
         f"WHERE {conditions}\n"
