@@ -72,3 +72,19 @@ async def test_both_take_memory_mcp_s_filters_and_refuse_what_they_cannot_read(m
     assert names(await ok(memory, "boolean_search", {"query": "type:person", "tags": ["team"]})) == ["Bob Stone"]
     for args in ({"query": "alice", "threshold": 1.5}, {"query": "!!!"}, {"query": "x", "limit": 0}):
         assert (await rejected(memory, "fuzzy_search", args))["error_code"] == "INVALID_INPUT", args
+
+
+async def test_fuzzy_search_matches_the_type_as_written_and_its_label(memory: Client) -> None:
+    """Seed 004 compares the type among the searchable fields: the type as the entity was given it ("company",
+    stored under the label Organization) and the label both match, exactly or misspelt."""
+    others = [
+        {"name": "Initech", "entityType": "company", "observations": ["makes reports"]},
+        {"name": "Idea1", "entityType": "concept", "observations": []},
+        {"name": "Party", "entityType": "event", "observations": []},
+    ]
+    await ok(memory, "create_entities", {"entities": others})
+    assert names(await ok(memory, "fuzzy_search", {"query": "company"})) == ["Initech"]
+    assert names(await ok(memory, "fuzzy_search", {"query": "compnay"})) == ["Initech"]  # 0.71: two letters swapped
+    assert names(await ok(memory, "fuzzy_search", {"query": "concept"})) == ["Idea1"]
+    assert names(await ok(memory, "fuzzy_search", {"query": "event"})) == ["Party"]
+    assert sorted(names(await ok(memory, "fuzzy_search", {"query": "organization"}))) == ["Acme", "Initech"]

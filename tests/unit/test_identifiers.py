@@ -11,6 +11,7 @@ from write_gate.core.identifiers import (
     quote,
     remap_breadcrumb,
     string_literal,
+    written_label,
 )
 from write_gate.core.model import ErrorCode, GateRejection
 
@@ -80,6 +81,14 @@ def test_one_list_of_computed_fields_gives_the_stamps_and_the_protection() -> No
 @pytest.mark.parametrize("raw", ["person", ":person", "::person"])
 def test_breadcrumb_is_one_colon_plus_label(raw: str) -> None:
     assert remap_breadcrumb(raw) == ":person"
+
+
+@pytest.mark.parametrize(
+    "breadcrumb, written", [(":company", "company"), ("company", "company"), (":", None), (None, None), (["x"], None)]
+)
+def test_the_type_as_written_is_read_back_from_its_breadcrumb(breadcrumb: object, written: str | None) -> None:
+    assert written_label(breadcrumb) == written
+    assert written_label(remap_breadcrumb("company")) == "company"
 
 
 def test_a_bad_identifier_names_the_field() -> None:

@@ -2,6 +2,7 @@
 
 import functools
 import re
+from typing import Any
 
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.core.stat_counts import STAT_LABELS
@@ -115,3 +116,11 @@ REMAP_FIELD = "_schema_remap_from"  # what a remapped write keeps of the label (
 def remap_breadcrumb(raw_label: str) -> str:
     """The `_schema_remap_from` value: ':' + the label as written, leading colons folded to one."""
     return ":" + raw_label.lstrip(":")
+
+
+def written_label(breadcrumb: Any) -> str | None:
+    """The label (or type) as written, from a `_schema_remap_from` value (":company" -> "company"); None for a
+    node written under its own label, or a value that names none."""
+    if not isinstance(breadcrumb, str) or not breadcrumb.strip(":"):
+        return None
+    return breadcrumb.lstrip(":")

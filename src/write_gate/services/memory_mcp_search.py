@@ -12,6 +12,7 @@ from typing import Annotated
 from pydantic import Field
 
 from write_gate.core.field_similarity import candidate_query, close_enough
+from write_gate.core.identifiers import REMAP_FIELD, written_label
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.services.reads import (
     Cursor,
@@ -89,5 +90,8 @@ async def fuzzy_search(searcher: Searcher, request: FuzzySearchRequest) -> Graph
 
 
 def _fields(entity: Entity) -> list[str]:
-    """What memory-mcp compares: the name, the type, each observation."""
-    return [*([entity.name] if entity.name is not None else []), *entity.labels[:1], *entity.observations]
+    """What memory-mcp compares: the name, the type, each observation. The type is both the label and the type as
+    written, where a write remapped it (`company` kept under Organization): memory-mcp holds the one written."""
+    written = written_label(entity.properties.get(REMAP_FIELD))
+    types = [*entity.labels[:1], *([written] if written is not None else [])]
+    return [*([entity.name] if entity.name is not None else []), *types, *entity.observations]
