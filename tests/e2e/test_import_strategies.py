@@ -63,7 +63,7 @@ async def test_a_second_line_for_alice_under_merge_adds_its_new_observation(clie
     found = await entity(client, "Alice")
     assert found["observations"] == ["likes tea", "plays chess"]
     props = found["properties"]
-    assert props["tags"] == ["chess", "hobby", "tea"]  # unioned, trimmed, lowercase, sorted
+    assert props["tags"] == ["tea", "hobby", "chess"]  # unioned, trimmed, lowercase, in the lines' order
     assert props["importance"] == 7  # the higher
     assert (props["city"], props["born"]) == ("Paris", 1990)  # its own value kept, the one it lacked set
     again = await imported(client, "jsonl", jsonl(second), mergeStrategy="merge")

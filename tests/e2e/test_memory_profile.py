@@ -159,26 +159,29 @@ async def test_names_are_case_sensitive(m: Memory) -> None:
 
 
 async def test_create_entities_takes_memory_mcp_s_tags_and_importance(m: Memory) -> None:
-    """Seed 004: create_entities validates tags (stored lower-cased) and an importance from 0 to 10; the official
-    server's agents, who send neither, are answered as before."""
+    """Seed 004: create_entities validates tags (stored lower-cased, in the order given, each once) and an
+    importance from 0 to 10; the official server's agents, who send neither, are answered as before."""
     tagged = {**entity("Carol", observations=["codes"]), "tags": ["Rust", "AI", "rust"], "importance": 7}
     created = await m("create_entities", entities=[tagged, entity("Dan")])
     # memory-mcp's entity carries its tags (as stored) and importance; one given neither is the official one.
     assert created == [
-        {"name": "Carol", "entityType": "Person", "observations": ["codes"], "tags": ["ai", "rust"], "importance": 7},
+        {"name": "Carol", "entityType": "Person", "observations": ["codes"], "tags": ["rust", "ai"], "importance": 7},
         {"name": "Dan", "entityType": "Person", "observations": []},
     ]
     found = await m("search_nodes", query="", tags=["rust"], minImportance=5)
     assert [(e["name"], e["properties"]["tags"], e["properties"]["importance"]) for e in found["entities"]] == [
-        ("Carol", ["ai", "rust"], 7)
+        ("Carol", ["rust", "ai"], 7)
     ]
     [carol] = found["entities"]
-    assert (carol["tags"], carol["importance"]) == (["ai", "rust"], 7)  # beside the name, as memory-mcp has them
+    assert (carol["tags"], carol["importance"]) == (["rust", "ai"], 7)  # beside the name, as memory-mcp has them
     [dan] = (await m("open_nodes", names=["Dan"]))["entities"]
     assert "tags" not in dan and "importance" not in dan
+    # Lower-cased, not sorted: the audit's ["Work", "Important"] reads back in its order.
+    [work] = await m("create_entities", entities=[{**entity("Wes"), "tags": ["Work", "Important"]}])
+    assert work["tags"] == ["work", "important"]
     refused = await m.error("create_entities", entities=[{**entity("Eve"), "importance": 11}])
     assert refused["error_code"] == "INVALID_INPUT" and "importance" in json.dumps(refused["details"])
-    assert [e["name"] for e in await m.entities()] == ["Carol", "Dan"]
+    assert [e["name"] for e in await m.entities()] == ["Carol", "Dan", "Wes"]
 
 
 @pytest.mark.one_tier

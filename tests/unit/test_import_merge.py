@@ -28,13 +28,13 @@ def test_each_strategy_on_what_exists_and_on_what_does_not(strategy, entity, rel
 def test_a_merge_writes_only_what_changes() -> None:
     current = {"observations": ["a", "b"], "tags": ["x"], "importance": 5, "city": "Paris"}
     incoming = {"observations": ["b", "c"], "tags": ["w"], "importance": 3, "city": "Rome", "born": 1990}
-    assert merged_values(current, incoming) == {"observations": ["a", "b", "c"], "tags": ["w", "x"], "born": 1990}
+    assert merged_values(current, incoming) == {"observations": ["a", "b", "c"], "tags": ["x", "w"], "born": 1990}
     assert merged_values(current, {"observations": ["a"], "importance": 5, "city": "Rome"}) == {}
     assert merged_values({}, {"importance": 2}) == {"importance": 2}  # a value it lacks is set
 
 
-def test_tags_are_trimmed_lowercase_distinct_and_sorted() -> None:
-    assert normal_tags([" Tea", "tea", "", "Chess "]) == ["chess", "tea"]
+def test_tags_are_trimmed_lowercase_distinct_in_the_file_s_order() -> None:
+    assert normal_tags([" Tea", "tea", "", "Chess "]) == ["tea", "chess"]
 
 
 def test_an_id_is_a_label_and_its_merge_keys() -> None:
@@ -85,8 +85,8 @@ def test_a_relation_needs_both_ends() -> None:
         RelationRecord.model_validate({"from": "A", "relationType": "KNOWS"})
 
 
-def test_only_the_two_lists_are_unioned_only_tags_sorted_and_only_importance_maximised() -> None:
+def test_only_the_two_lists_are_unioned_and_only_importance_maximised() -> None:
     current = {"observations": ["b"], "tags": ["y"], "aliases": ["x"], "rank": 5, "importance": 2}
     incoming = {"observations": ["a"], "tags": ["x"], "aliases": ["z"], "rank": 9, "importance": 4}
-    assert merged_values(current, incoming) == {"observations": ["b", "a"], "tags": ["x", "y"], "importance": 4}
+    assert merged_values(current, incoming) == {"observations": ["b", "a"], "tags": ["y", "x"], "importance": 4}
     assert merged_values({"tags": "x"}, {"tags": ["y"]}) == {}  # held is no list: left alone, as held

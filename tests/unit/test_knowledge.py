@@ -14,8 +14,10 @@ from write_gate.core.knowledge import (
 from write_gate.core.model import ErrorCode, GateRejection
 
 
-def test_tags_are_trimmed_lowercased_distinct_and_sorted() -> None:
-    assert normalize_tags([" Math", "math ", "ÉCOLE", "b"]) == ["b", "math", "école"]
+def test_tags_are_trimmed_lowercased_distinct_and_keep_the_order_given() -> None:
+    """Seed 004 only lower-cases them: ["Work", "Important"] reads back ["work", "important"], not sorted."""
+    assert normalize_tags([" Math", "math ", "ÉCOLE", "b"]) == ["math", "école", "b"]
+    assert normalize_tags(["Work", "Important"]) == ["work", "important"]
 
 
 def test_an_empty_tag_is_refused_naming_its_place_not_its_value() -> None:
@@ -28,7 +30,7 @@ def test_an_empty_tag_is_refused_naming_its_place_not_its_value() -> None:
 
 def test_every_write_path_normalises_tags_and_bounds_importance() -> None:
     assert knowledge_values({"tags": [" B", "a", "b"], "importance": 10, "x": 1}, "properties") == {
-        "tags": ["a", "b"],
+        "tags": ["b", "a"],
         "importance": 10,
         "x": 1,
     }
@@ -59,8 +61,8 @@ def test_stored_tags_ignore_what_is_not_a_list_of_strings() -> None:
     assert stored_tags({}) == []
 
 
-def test_tags_are_added_as_a_set_and_removed_keeping_the_rest() -> None:
-    assert with_tags({"tags": ["b", "a"]}, ["c", "a"]) == ["a", "b", "c"]
+def test_tags_are_added_after_those_held_and_removed_keeping_the_rest() -> None:
+    assert with_tags({"tags": ["b", "a"]}, ["c", "a"]) == ["b", "a", "c"]
     assert without_tags({"tags": ["a", "b", "c"]}, ["b", "x"]) == ["a", "c"]
 
 

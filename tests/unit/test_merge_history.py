@@ -155,8 +155,8 @@ def test_observations_tags_and_importance_combine_where_both_hold_them_and_anyth
     assert combined(survivor, merged) == {
         "observations": ["a", "s", "b"],
         "_f_observations": ["a", "s", "b"],
-        "tags": ["w", "x"],
-        "_f_tags": ["w", "x"],
+        "tags": ["x", "w"],
+        "_f_tags": ["x", "w"],
         "importance": 8,
         claim_name("importance"): "theirs",
     }
@@ -164,8 +164,8 @@ def test_observations_tags_and_importance_combine_where_both_hold_them_and_anyth
     assert fill == {} and [c.property for c in conflicts] == ["age"]
     # A lower importance, or lists the survivor already holds: nothing changes, and nothing conflicts.
     assert combined({**survivor, "importance": 9, "observations": ["s", "b"]}, {**merged, "observations": ["b"]}) == {
-        "tags": ["w", "x"],
-        "_f_tags": ["w", "x"],
+        "tags": ["x", "w"],
+        "_f_tags": ["x", "w"],
     }
     # Values that are not lists of text (written around the tools) conflict as any other.
     _, odd = union({"observations": "text"}, {"observations": ["b"]})

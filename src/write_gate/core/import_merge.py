@@ -28,14 +28,13 @@ def relation_action(strategy: Strategy, exists: bool) -> Action:
 
 
 def merged_values(current: Mapping[str, Any], incoming: Mapping[str, Any]) -> dict[str, Any]:
-    """Only what changes: observations and tags unioned (the node's first, in order; tags sorted), the higher
+    """Only what changes: observations and tags unioned (the node's first, in order), the higher
     importance, and the properties the node lacks; its other values are left alone."""
     out: dict[str, Any] = {}
     for name, value in incoming.items():
         held = current.get(name)
         if name in UNION_LISTS and isinstance(held, list) and isinstance(value, list):
             union = list(dict.fromkeys([*held, *value]))
-            union = sorted(union) if name == "tags" else union
             if union != held:
                 out[name] = union
         elif name == MAXIMUM and isinstance(held, int | float) and isinstance(value, int | float):

@@ -22,14 +22,16 @@ DEFAULT_HIERARCHY_TYPE = "CHILD_OF"
 
 
 def normalize_tags(tags: Iterable[str], field: str = "tags") -> list[str]:
-    """Trimmed, lowercase, distinct, sorted. An empty (or all-blank) tag is refused; the value is not echoed."""
-    out: set[str] = set()
+    """Trimmed, lowercase, distinct (the first of each kept), in the order given: seed 004 only lower-cases them,
+    and an agent reads its tags back as it wrote them. An empty (or all-blank) tag is refused; the value is not
+    echoed."""
+    out: dict[str, None] = {}
     for i, tag in enumerate(tags):
         clean = tag.strip().lower()
         if not clean:
             raise GateRejection(ErrorCode.INVALID_INPUT, "a tag is empty", field=f"{field}.{i}")
-        out.add(clean)
-    return sorted(out)
+        out[clean] = None
+    return list(out)
 
 
 def as_number(value: Any) -> float | None:
@@ -69,7 +71,8 @@ def stored_tags(props: Mapping[str, Any]) -> list[str]:
 
 
 def with_tags(props: Mapping[str, Any], added: Iterable[str]) -> list[str]:
-    return sorted(set(stored_tags(props)) | set(added))
+    """The tags held, then those added that it lacks, in the order given."""
+    return list(dict.fromkeys([*stored_tags(props), *added]))
 
 
 def without_tags(props: Mapping[str, Any], removed: Iterable[str]) -> list[str]:

@@ -48,7 +48,7 @@ def _texts(value: Any) -> TypeGuard[list[str]]:
 
 def combined(survivor: Mapping[str, Any], merged: Mapping[str, Any]) -> dict[str, Any]:
     """The survivor's new values where both nodes hold a combined property: its list, then the merged node's
-    items it lacks (tags kept sorted, as the tag tools store them), with the folded search text; the merged
+    items it lacks (as the tag tools add tags), with the folded search text; the merged
     node's importance where greater, with its claim; its `created_at` where earlier (seed 004: the merged entity
     was created when the first of them was). A property left as the survivor holds it is not here."""
     out: dict[str, Any] = {}
@@ -58,7 +58,6 @@ def combined(survivor: Mapping[str, Any], merged: Mapping[str, Any]) -> dict[str
         mine, theirs = survivor.get(key), merged.get(key)
         if _texts(mine) and _texts(theirs):
             joined = list(dict.fromkeys([*mine, *theirs]))
-            joined = sorted(joined) if key == TAGS else joined
             if joined != mine:
                 out[key] = joined
                 out[FOLD_PREFIX + key] = folded_value(joined) or []

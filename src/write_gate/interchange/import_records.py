@@ -99,7 +99,8 @@ class RelationRecord(_Record):
 
 
 def normal_tags(tags: list[str]) -> list[str]:
-    return sorted({t.strip().lower() for t in tags if t.strip()})
+    """Trimmed, lowercase, distinct, in the file's order (as the tag tools store them); blank ones dropped."""
+    return list(dict.fromkeys(t.strip().lower() for t in tags if t.strip()))
 
 
 def split_id(node_id: str) -> tuple[str, dict[str, Any]] | None:
