@@ -563,6 +563,43 @@ async def test_find_duplicates_scores_as_memory_mcp_does(settings: Settings, mem
         assert ("Jon Smith", "Jon Smyth") in names
 
 
+async def test_an_entity_with_a_parent_reads_with_its_parent_id(settings: Settings, memory: Client) -> None:
+    """memory-mcp's Entity carries `parentId`: open_nodes, search_nodes and read_graph answer it for an entity that
+    has a parent (text and structured content), and leave the key out for one without, as the official server's
+    answer is (its clients compare those bytes)."""
+    m = Memory(memory)
+    await m("create_entities", entities=[entity("Alice"), entity("Kid"), entity("Other")])
+    await m("create_relations", relations=[rel("Kid", "Other")])  # before the parent link: answered first
+    [before] = (await m("open_nodes", names=["Alice"]))["entities"]
+    async with open_client(every_toolset(settings), "in_process", profile="memory") as everything:
+        await ok(everything, "set_entity_parent", {"entityName": "Kid", "parentName": "Alice"})
+    opened = await memory.call_tool("open_nodes", {"names": ["Kid", "Alice"]})
+    by_name = {e["name"]: e for e in json.loads(opened.content[0].text)["entities"]}
+    assert by_name["Kid"]["parentId"] == "Alice" and "parentId" not in by_name["Alice"]
+    assert [e.get("parentId") for e in opened.structured_content["entities"]] == [
+        by_name[e["name"]].get("parentId") for e in opened.structured_content["entities"]
+    ]
+    assert list(by_name["Kid"])[:4] == ["name", "entityType", "observations", "parentId"]  # memory-mcp's order
+    assert json.dumps(by_name["Alice"]) == json.dumps(before)  # the parent's own answer: as before, key for key
+    found = await m("search_nodes", query="Kid")
+    assert [(e["name"], e.get("parentId")) for e in found["entities"]] == [("Kid", "Alice")]
+    beside = await m("search_nodes", query="Other", neighbors=True)  # a neighbour's parent is read for it
+    assert [(e["name"], e.get("parentId")) for e in beside["entities"]] == [("Other", None), ("Kid", "Alice")]
+    everyone = {e["name"]: e.get("parentId") for e in (await m("read_graph"))["entities"]}
+    assert everyone == {"Alice": None, "Kid": "Alice", "Other": None}
+    # A page of relations that leaves the parent link out (cut by relations_limit, or on the next page) still
+    # names the parent: those entities' parents are read in one statement.
+    first = await m("open_nodes", names=["Kid"], relations_limit=1)
+    assert [r["relationType"] for r in first["relations"]] == ["KNOWS"] and first["next_cursor"]
+    assert first["entities"][0]["parentId"] == "Alice"
+    rest = await m("open_nodes", names=["Kid"], relations_limit=1, cursor=first["next_cursor"])
+    assert [r["relationType"] for r in rest["relations"]] == ["CHILD_OF"] and rest["entities"][0]["parentId"] == "Alice"
+    async with open_client(every_toolset(settings), "in_process", profile="memory") as everything:
+        await ok(everything, "set_entity_parent", {"entityName": "Kid", "parentName": None})
+    [kid] = (await m("open_nodes", names=["Kid"]))["entities"]
+    assert "parentId" not in kid  # no parent any more: the official answer again
+
+
 async def test_memory_mcp_s_tools_answer_their_text_as_memory_mcp_returns_it(
     settings: Settings, memory: Client
 ) -> None:

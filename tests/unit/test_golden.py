@@ -541,6 +541,7 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
         ),
         "read_hierarchy_would_cycle": lambda: hierarchy.would_cycle("CHILD_OF"),
         "read_hierarchy_parents": lambda: hierarchy.parents("CHILD_OF"),
+        "read_hierarchy_parent_names": lambda: hierarchy.parent_names("CHILD_OF"),
         "read_hierarchy_children": lambda: hierarchy.children("CHILD_OF"),
         "read_hierarchy_ancestors": lambda: hierarchy.ancestors("CHILD_OF", 100),
         "read_hierarchy_descendants": lambda: hierarchy.descendants("CHILD_OF", 100),

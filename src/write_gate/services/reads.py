@@ -26,6 +26,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from write_gate.core.claims import ClaimFilter, ValueProvenance, split_claims
 from write_gate.core.clock import as_utc_text, utc_now
+from write_gate.core.cypher import hierarchy as hierarchy_cypher
 from write_gate.core.cypher import reads as read_cypher
 from write_gate.core.cypher import substring_search
 from write_gate.core.cypher.memory_writes import NameScope
@@ -183,12 +184,16 @@ Claims = Annotated[dict[str, ValueProvenance] | None, Field(default=None, exclud
 # memory-mcp's (seed 004): an entity's tags and importance beside its name, where it has them (also in properties).
 Tags = Annotated[list[str] | None, Field(default=None, exclude_if=lambda v: v is None)]
 Importance = Annotated[float | None, Field(default=None, exclude_if=lambda v: v is None)]
+# memory-mcp's parent's name, on the memory profile's reads of an entity that has one (`Reader.expand`'s
+# `parent_type`); left out otherwise, so an entity without a parent answers as the official server's does.
+ParentId = Annotated[str | None, Field(default=None, exclude_if=lambda v: v is None)]
 
 
 class Entity(BaseModel):
     name: str | None
     entityType: str  # noqa: N815 - the official memory server's field name
     observations: list[str] = Field(default_factory=list)
+    parentId: ParentId = None  # noqa: N815
     tags: Tags = None
     importance: Importance = None
     labels: list[str]
@@ -484,6 +489,39 @@ def with_neighbours(
     return replace(expanded, result=result, neighbour_ids=tuple(found))
 
 
+def first_parents(links: Iterable[tuple[int, int, Any]]) -> dict[int, str]:
+    """Each child's parent's name from (child id, parent id, parent's name) links; of two parents (written around
+    the tools), the one get_parent answers (the lower id). A nameless parent names none."""
+    parents: dict[int, str] = {}
+    for child, _parent, name in sorted(links, key=lambda link: (link[0], link[1])):
+        if child not in parents and isinstance(name, str):
+            parents[child] = name
+    return parents
+
+
+def parents_expanded(rows: Iterable[Row], parent_type: str) -> tuple[dict[int, str], set[int]]:
+    """What an expand's rows (read_cypher.expand) say of the page's parents: the parents' names their links
+    answered, and the entities whose links were not all answered (`more`), whose parent may be among the rest."""
+    rows = list(rows)
+    links = [
+        (row["id"], row["mid"], row["mname"])
+        for row in rows
+        if row["rtype"] == parent_type and row["rstart"] == row["id"] and row["mid"] is not None
+    ]
+    return first_parents(links), {row["id"] for row in rows if row["more"]}
+
+
+def with_parents(expanded: Expanded, parents: Mapping[int, str]) -> Expanded:
+    """Each entity (the page's, then the neighbours') with its parent's name (memory-mcp's `parentId`) where it
+    has one; one without keeps no such key."""
+    ids = [*expanded.ids, *expanded.neighbour_ids]
+    entities = [
+        entity.model_copy(update={"parentId": parents[node_id]}) if node_id in parents else entity
+        for entity, node_id in zip(expanded.result.entities, ids, strict=True)
+    ]
+    return replace(expanded, result=expanded.result.model_copy(update={"entities": entities}))
+
+
 # --- the reader ---------------------------------------------------------------------------------
 
 
@@ -547,10 +585,12 @@ class Reader:
         include_archived: bool = False,
         neighbours: bool = False,
         neighbour_filter: EntityFilter | None = None,
+        parent_type: str | None = None,
     ) -> Expanded:
         """Archived entities in `page`, and relations to archived ones, only with `include_archived`; with
         `neighbours`, the entities at the other ends of the relations answered too, from the same statement
-        (only those `neighbour_filter` admits, when it is active)."""
+        (only those `neighbour_filter` admits, when it is active); with `parent_type` (the hierarchy's type, for
+        the memory profile), each entity with its parent's name (`parentId`), one more read per chunk."""
         if not page:
             return Expanded(GraphResult(entities=[], relations=[]), None)
         statement = read_cypher.expand(outgoing_only, neighbours=neighbours)
@@ -565,7 +605,21 @@ class Reader:
             expanded = shape(rows, page, show_claims, decay)
             return with_neighbours(expanded, rows, show_claims, decay, admits) if neighbours else expanded
 
-        return await off_the_loop(shaped, len(rows))  # a large page is shaped off the loop (services/off_loop)
+        expanded = await off_the_loop(shaped, len(rows))  # a large page is shaped off the loop (services/off_loop)
+        if parent_type is None:
+            return expanded
+        # The parent link is among the relations the expand answered, unless an entity's were cut (`more`) or
+        # began past an earlier page (`after_relation`); only those, and the neighbours (whose own relations are
+        # not read), are asked in one more statement: a page with none costs no round trip.
+        parents, cut = parents_expanded(rows, parent_type)
+        unsure = [i for i in expanded.ids if i not in parents and (i in cut or after_relation >= 0)]
+        unsure += expanded.neighbour_ids
+        statement = hierarchy_cypher.parent_names(parent_type)
+        for chunk in itertools.batched(unsure, EXPAND_CHUNK):
+            asked = {"ids": list(chunk), "include_archived": include_archived}
+            read = await self.read(Statement(statement.text, asked))
+            parents |= first_parents((row["id"], row["parent"], row["name"]) for row in read)
+        return with_parents(expanded, parents)
 
     def labels_to_read(self, requested: list[str] | None) -> list[str]:
         if requested:
@@ -663,8 +717,11 @@ class Reader:
         overflowed = {row["part"] for row in rows if row["id"] is None}
         return [row for row in rows if row["id"] is not None], [n for i, n in enumerate(names) if i in overflowed]
 
-    async def read_graph(self, request: ReadGraphRequest, *, relations_limit: int | None = None) -> GraphResult:
-        """`relations_limit` overrides the request's bound (an export walks every relation)."""
+    async def read_graph(
+        self, request: ReadGraphRequest, *, relations_limit: int | None = None, parent_type: str | None = None
+    ) -> GraphResult:
+        """`relations_limit` overrides the request's bound (an export walks every relation); `parent_type`: see
+        `expand`."""
         claims, show = claims_asked(request.provenance)
         archived = request.includeArchived
         page, next_cursor = await self._page(
@@ -676,12 +733,13 @@ class Reader:
             outgoing_only=True,
             show_claims=show,
             include_archived=archived,
+            parent_type=parent_type,
         )
         return expanded.result.model_copy(update={"next_cursor": next_cursor})
 
-    async def search_nodes(self, request: SearchNodesRequest) -> GraphResult:
+    async def search_nodes(self, request: SearchNodesRequest, parent_type: str | None = None) -> GraphResult:
         page, next_cursor = await self.search_page(request)
-        return await self.search_answer(request, page, next_cursor)
+        return await self.search_answer(request, page, next_cursor, parent_type)
 
     async def search_page(self, request: SearchNodesRequest, *, whole: bool = False) -> tuple[list[int], str | None]:
         """The node ids of a search's page, and the cursor after it; with `whole`, of its labels' every node (the
@@ -698,8 +756,11 @@ class Reader:
             include_archived=request.includeArchived,
         )
 
-    async def search_answer(self, request: SearchNodesRequest, page: list[int], next_cursor: str | None) -> GraphResult:
-        """A search's answer for the nodes `page`: them, the relations touching them, their neighbours if asked."""
+    async def search_answer(
+        self, request: SearchNodesRequest, page: list[int], next_cursor: str | None, parent_type: str | None = None
+    ) -> GraphResult:
+        """A search's answer for the nodes `page`: them, the relations touching them, their neighbours if asked;
+        `parent_type`: see `expand`."""
         _claims, show = claims_asked(request.provenance)
         expanded = await self.expand(
             sorted(page),  # in creation order, as read_graph's page
@@ -709,10 +770,12 @@ class Reader:
             include_archived=request.includeArchived,
             neighbours=request.neighbors,
             neighbour_filter=request.entity_filter(),
+            parent_type=parent_type,
         )
         return expanded.result.model_copy(update={"next_cursor": next_cursor})
 
-    async def open_nodes(self, request: OpenNodesRequest) -> GraphResult:
+    async def open_nodes(self, request: OpenNodesRequest, parent_type: str | None = None) -> GraphResult:
+        """`parent_type`: see `expand`."""
         if len(request.names) > MAX_OPEN_NAMES:
             raise GateRejection(
                 ErrorCode.INVALID_INPUT,
@@ -739,6 +802,7 @@ class Reader:
             show_claims=show,
             include_archived=request.includeArchived,
             neighbours=request.neighbors,
+            parent_type=parent_type,
         )
         resume = expanded.resume_after
         if resume is not None:  # the window's entities have more relations: the same window again, further on

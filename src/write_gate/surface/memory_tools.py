@@ -118,7 +118,13 @@ DELETE_RELATIONS = ToolSpec(
 _OFFICIAL_READ = hints(read_only=True)
 
 
-MEMORY_READ_GRAPH = replace(READ_GRAPH, input_model=ReadGraphArgs, annotations=_OFFICIAL_READ)
+# memory-mcp's entity carries its parent's name (`parentId`) where it has one: one more read a page, no more.
+MEMORY_READ_GRAPH = replace(
+    READ_GRAPH,
+    input_model=ReadGraphArgs,
+    annotations=_OFFICIAL_READ,
+    handler=lambda s, req, _call: s.gate.reader.read_graph(req, parent_type=s.hierarchy.type_),
+)
 
 
 # The official answers: the matches and the relations touching them (neighbors: true adds MemoryMesh's neighbours).
@@ -128,6 +134,7 @@ MEMORY_SEARCH_NODES = replace(
     "them; answers like read_graph. Paged: pass next_cursor back as cursor.",
     input_model=SearchNodesArgs,
     annotations=_OFFICIAL_READ,
+    handler=lambda s, req, _call: s.gate.reader.search_nodes(req, parent_type=s.hierarchy.type_),
 )
 
 
@@ -137,6 +144,7 @@ MEMORY_OPEN_NODES = replace(
     "read_graph.",
     input_model=OpenNodesArgs,
     annotations=_OFFICIAL_READ,
+    handler=lambda s, req, _call: s.gate.reader.open_nodes(req, parent_type=s.hierarchy.type_),
 )
 
 

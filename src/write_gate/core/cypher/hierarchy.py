@@ -85,6 +85,20 @@ def parents(type_: str) -> Statement:
 
 
 @functools.lru_cache(maxsize=64)
+def parent_names(type_: str) -> Statement:
+    """Read-only: the parents' names of the nodes `ids` (memory-mcp's `parentId` on a read's entities), a row a
+    link, archived parents only with `include_archived`: one read for a page's entities, not one each."""
+    return Statement(
+        "UNWIND $ids AS i\n"
+        # The node by id, then its link (WITH between): FalkorDB plans a scan of `x` when its filter is in the
+        # same MATCH as the pattern.
+        "MATCH (c) WHERE id(c) = i\nWITH c, i\n"
+        f"MATCH (c)-[:{quote(type_)}]->(x) WHERE $include_archived OR x.{ARCHIVED_AT} IS NULL\n"
+        "RETURN i AS id, id(x) AS parent, x.name AS name"
+    )
+
+
+@functools.lru_cache(maxsize=64)
 def children(type_: str) -> Statement:
     """Read-only: the children of the node `id`."""
     return Statement(f"MATCH (x)-[:{quote(type_)}]->(p) WHERE id(p) = $id\nRETURN {_NODE}\nORDER BY id")
