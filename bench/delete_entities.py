@@ -9,8 +9,10 @@ statement shapes that made it so (a list grown in a `reduce`, an aggregation gro
 
 import argparse
 import os
+import sys
 import tempfile
 import time
+from pathlib import Path
 
 import anyio
 from mcp import Client, StdioServerParameters
@@ -19,7 +21,9 @@ from mcp import Client, StdioServerParameters
 async def one(size: int) -> float:
     with tempfile.TemporaryDirectory() as folder:
         env = {**os.environ, "WRITE_GATE_DATA_DIR": folder, "WRITE_GATE_LOG_LEVEL": "WARNING"}
-        params = StdioServerParameters(command="write-gate", args=["serve", "--profile", "memory"], env=env)
+        # This environment's gate, wherever the script is run from.
+        gate = str(Path(sys.executable).parent / "write-gate")
+        params = StdioServerParameters(command=gate, args=["serve", "--profile", "memory"], env=env)
         async with Client(params) as client:
             names = [f"P{i}" for i in range(size)]
             entities = [{"name": name, "entityType": "person", "observations": ["o1", "o2"]} for name in names]

@@ -269,6 +269,7 @@ async def test_the_scale_bench_times_calls_once_the_statistics_hold_every_write(
         ("spaces_cost", ("--spaces", "1", "2"), "growth per added space"),
         ("change_feed", ("--changes", "120"), "watcher poll"),
         ("tool_lists", ("--only", "gate profile"), "| gate profile | 9 |"),
+        ("delete_entities", ("--sizes", "20"), "per entity"),
         ("crowd", ("--nodes", "300", "--seconds", "1", "--only", "open_nodes,search_nodes"), "victim p50"),
         ("fleet", ("--agents", "1", "--calls", "3", "--only", "floor-json,gate-json"), "gate-json refused at 1 agents"),
         (

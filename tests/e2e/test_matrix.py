@@ -241,6 +241,26 @@ async def test_a_label_registered_since_the_gate_loaded_is_written_as_itself_wit
     assert not is_error and (out["label"], out["remapped_from"]) == ("Entity", ":Gathering")
 
 
+async def test_a_node_identified_by_other_keys_than_name_opens_by_the_name_reads_give_it(
+    client: Client, graph: GraphBackend
+) -> None:
+    """Found by a black-box audit: an Event identified by its title was named `title=Launch` by read_graph and
+    search_nodes, but open_nodes found it by neither that nor `Launch`, so its provenance could not be read back."""
+    for entry in ("{name: 'Event', merge_keys: ['title'], required_properties: ['title']}",
+                  "{name: 'Ticket', merge_keys: ['id'], required_properties: ['id']}"):  # fmt: skip
+        await graph.write(Statement(f"CREATE (s:Schema {entry}) SET s.allowed = true, s.kind = 'node'"))
+    is_error, out = await call(client, "write_node", {**ALICE, "label": "Event", "merge_keys": {"title": "Launch"}})
+    assert not is_error and out["label"] == "Event", out
+    is_error, out = await call(client, "write_node", {**ALICE, "label": "Ticket", "merge_keys": {"id": 5}})
+    assert not is_error and out["label"] == "Ticket", out
+    _, graph_read = await call(client, "read_graph", {})
+    assert {"title=Launch", "id=5"} <= {e["name"] for e in graph_read["entities"]}
+    _, opened = await call(client, "open_nodes", {"names": ["title=Launch", "id=5"], "neighbors": False})
+    assert sorted(e["name"] for e in opened["entities"]) == ["id=5", "title=Launch"]
+    [launch] = [e for e in opened["entities"] if e["name"] == "title=Launch"]
+    assert launch["properties"]["source"] == "test"  # its provenance, read back
+
+
 async def test_a_registry_node_whose_constraints_cannot_be_read_is_left_out_not_loaded_without_them(
     client: Client, graph: GraphBackend
 ) -> None:

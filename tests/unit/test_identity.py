@@ -16,6 +16,7 @@ from write_gate.core.identity import (
     folded_properties,
     folded_value,
     identity_key,
+    keys_displayed_as,
     label_fold,
 )
 
@@ -126,3 +127,12 @@ def test_folded_properties_clear_what_has_no_text() -> None:
 def test_label_fold_adds_the_label_as_written() -> None:
     assert label_fold("Person", None) == ["person"]
     assert label_fold("Element", "::Xenon") == ["element", "xenon"]
+
+
+def test_a_node_named_by_its_keys_is_found_by_every_value_its_name_may_stand_for() -> None:
+    assert keys_displayed_as("title=Launch") == [identity_key({"title": "Launch"})]
+    assert keys_displayed_as("id=5") == [identity_key({"id": "5"}), identity_key({"id": 5})]
+    assert identity_key({"flag": True}) in keys_displayed_as("flag=True")
+    both = keys_displayed_as("country=US,name=Springfield")
+    assert identity_key({"name": "Springfield", "country": "US"}) in both
+    assert keys_displayed_as("Alice") == [] and keys_displayed_as("=x") == [] and keys_displayed_as("a=1,b") == []

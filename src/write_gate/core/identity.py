@@ -13,7 +13,9 @@ node's `_search` text is the join of every `_f_` list. Engines' own `toLower` fo
 
 import functools
 import hashlib
+import itertools
 import json
+import math
 import unicodedata
 from collections.abc import Mapping
 from typing import Any
@@ -93,3 +95,37 @@ def _label_fold(label: str, remapped_from: str | None) -> tuple[str, ...]:
     if remapped_from:
         texts.append(fold(remapped_from.lstrip(":")))
     return tuple(texts)
+
+
+def keys_displayed_as(display: str) -> list[str]:
+    """The identity keys (`identity_key`) a node named by its merge keys could have, where reads name it
+    `key=value,...` (a node with no `name`): each value as text, and as the number or boolean it reads as.
+    Nothing for a text that is not of that form (a value holding `,` or `=` cannot be told apart)."""
+    pairs = [part.split("=", 1) for part in display.split(",")]
+    if not pairs or any(len(pair) != 2 or not pair[0] for pair in pairs):
+        return []
+    choices = [[(key, value) for value in _readings(text)] for key, text in pairs]
+    keys: list[str] = []
+    for combination in itertools.product(*choices):
+        key = identity_key(dict(combination))
+        if key not in keys:
+            keys.append(key)
+    return keys
+
+
+def _readings(text: str) -> list[Any]:
+    """A displayed value as the values it may have been: text, and the number or boolean Python writes so."""
+    readings: list[Any] = [text]
+    if text in ("True", "False"):
+        readings.append(text == "True")
+    else:
+        try:
+            readings.append(int(text))
+        except ValueError:
+            try:
+                number = float(text)
+            except ValueError:
+                return readings
+            if math.isfinite(number):
+                readings.append(number)
+    return readings

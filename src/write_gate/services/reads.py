@@ -36,7 +36,7 @@ from write_gate.core.decay import parse_at, weigher
 from write_gate.core.grams import GRAMS_FIELD, query_grams
 from write_gate.core.history import REVISION_FIELD, SEQ_FIELD
 from write_gate.core.identifiers import RESERVED_LABELS, normalize_identifier
-from write_gate.core.identity import FOLD_PREFIX, KEY_FIELD, SEARCH_FIELD, fold, identity_key
+from write_gate.core.identity import FOLD_PREFIX, KEY_FIELD, SEARCH_FIELD, fold, identity_key, keys_displayed_as
 from write_gate.core.knowledge import (
     ARCHIVED_AT,
     ARCHIVED_BY,
@@ -835,14 +835,24 @@ class Reader:
         aliases (of what), from the same statement."""
         names = list(dict.fromkeys(names))
         scope = self.name_scope()
-        statement = read_cypher.ids_by_name(list(scope.keyed_by_name), list(scope.other))
+        # A node with no `name` is named by its merge keys (`title=Launch`, display_name): found by its `_key`.
+        displayed = {key: name for name in names if "=" in name for key in keys_displayed_as(name)}
+        statement = read_cypher.ids_by_name(
+            list(scope.keyed_by_name), list(scope.other), displayed=bool(displayed and scope.other)
+        )
         if statement is None or not names:
             return Named({}, [])
         params = {"names": names, "name_keys": [identity_key({"name": name}) for name in names]}
+        if displayed and scope.other:
+            params["displayed_keys"] = list(displayed)
+        wanted = set(names)
         found: dict[str, list[tuple[int, list[str]]]] = {}
         aliases: dict[int, Alias] = {}  # by id: a node with two registered labels is found twice
         for row in await self.read(Statement(statement.text, params)):
-            found.setdefault(row["name"], []).append((row["id"], row["labels"]))
+            name = row["name"] if row["name"] in wanted else displayed.get(row["key"])
+            if name is None or (row["id"], row["labels"]) in found.get(name, []):
+                continue  # found by its name and by its keys: once
+            found.setdefault(name, []).append((row["id"], row["labels"]))
             if row["alias_key"] is not None:
                 aliases[row["id"]] = Alias(row["id"], row["alias_label"], row["alias_key"])
         return Named(found, list(aliases.values()))

@@ -1,8 +1,8 @@
 // index: :Person(_key)
 // index: :Organization(_key)
 // index: none: a label identified by more than its name is found by name through its label (an index on a name that is not its identity would cost each of its writes)
-MATCH (n:`Person`) WHERE n._key IN $name_keys RETURN id(n) AS id, n.name AS name, labels(n) AS labels, n._alias_label AS alias_label, n._alias_of AS alias_key
+MATCH (n:`Person`) WHERE n._key IN $name_keys RETURN id(n) AS id, n.name AS name, labels(n) AS labels, n._alias_label AS alias_label, n._alias_of AS alias_key, n._key AS key
 UNION ALL
-MATCH (n:`Organization`) WHERE n._key IN $name_keys RETURN id(n) AS id, n.name AS name, labels(n) AS labels, n._alias_label AS alias_label, n._alias_of AS alias_key
+MATCH (n:`Organization`) WHERE n._key IN $name_keys RETURN id(n) AS id, n.name AS name, labels(n) AS labels, n._alias_label AS alias_label, n._alias_of AS alias_key, n._key AS key
 UNION ALL
-MATCH (n:`Npc`) WHERE n.name IN $names RETURN id(n) AS id, n.name AS name, labels(n) AS labels, n._alias_label AS alias_label, n._alias_of AS alias_key
+MATCH (n:`Npc`) WHERE n.name IN $names RETURN id(n) AS id, n.name AS name, labels(n) AS labels, n._alias_label AS alias_label, n._alias_of AS alias_key, n._key AS key

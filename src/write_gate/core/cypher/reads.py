@@ -134,16 +134,20 @@ def page_of_labels(
     return Statement("\nUNION ALL\n".join(parts)) if parts else None
 
 
-def ids_by_name(keyed_by_name: list[str], other: list[str]) -> Statement | None:
+def ids_by_name(keyed_by_name: list[str], other: list[str], *, displayed: bool = False) -> Statement | None:
     """Exact, case-sensitive names in every registered label: by `_key` (an index seek) where a label is
     identified by `name` alone, by `name` elsewhere; with where each leads if it is an alias (null if not),
-    so following aliases costs no second look-up. Parameters: `names`, `name_keys` (their `_key`s)."""
+    so following aliases costs no second look-up. Parameters: `names`, `name_keys` (their `_key`s). With
+    `displayed`, also the nodes of the other labels whose `_key` is one of `$displayed_keys` (a node with no
+    `name` is named by its merge keys, `title=Launch`: core.identity.keys_displayed_as)."""
     found = (
         "RETURN id(n) AS id, n.name AS name, labels(n) AS labels, "
-        f"n.{ALIAS_LABEL} AS alias_label, n.{ALIAS_OF} AS alias_key"
+        f"n.{ALIAS_LABEL} AS alias_label, n.{ALIAS_OF} AS alias_key, n.{KEY_FIELD} AS key"
     )
     branches = [f"MATCH (n:{quote(label)}) WHERE n.{KEY_FIELD} IN $name_keys {found}" for label in keyed_by_name]
     branches += [f"MATCH (n:{quote(label)}) WHERE n.name IN $names {found}" for label in other]
+    if displayed:
+        branches += [f"MATCH (n:{quote(label)}) WHERE n.{KEY_FIELD} IN $displayed_keys {found}" for label in other]
     return Statement("\nUNION ALL\n".join(branches)) if branches else None
 
 
