@@ -207,6 +207,7 @@ TOOLS = {
         *TEXT_SEARCHES,
         "find_duplicates",
         "merge_entities",
+        "compress_graph",
         "get_history",
         "list_conflicts",
         *FEED_TOOLS,

@@ -29,6 +29,7 @@ from tests.conftest import (
     settings_env,
     write_gate_argv,
 )
+from tests.e2e import readme_blocks as rb
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.serving.config import Settings
@@ -37,14 +38,15 @@ from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
-# With every toolset: the official server's nine, seed 004's searches, duplicates and merges, the history reads,
-# statistics and saved searches.
+# With every toolset: the official server's nine, seed 004's searches, duplicates, merges and compression, the
+# history reads, statistics and saved searches.
 MEMORY_TOOLS = {
     *MEMORY_DEFAULT_TOOLS,
     "search_nodes_ranked",
     *TEXT_SEARCHES,
     "find_duplicates",
     "merge_entities",
+    "compress_graph",
     "get_history",
     "list_conflicts",
     *FEED_TOOLS,
@@ -561,6 +563,72 @@ async def test_find_duplicates_scores_as_memory_mcp_does(settings: Settings, mem
         by_name = await gate.call_tool("find_duplicates", {"labels": ["Person"]})
         names = {tuple(n["name"] for n in p["nodes"]) for p in by_name.structured_content["pairs"]}
         assert ("Jon Smith", "Jon Smyth") in names
+
+
+async def test_compress_graph_merges_what_find_duplicates_groups(settings: Settings, memory: Client) -> None:
+    """memory-mcp's compress_graph (seed 004): find_duplicates' groups at the threshold, each merged into its first
+    name (relations moved to it, observations combined), answered as a CompressionResult; a dry run reports the
+    same and changes nothing; a threshold above the score and an empty graph merge nothing."""
+    m = Memory(memory)
+
+    async def compress(client: Client, **args: Any) -> dict[str, Any]:
+        result = await client.call_tool("compress_graph", args)
+        assert not result.is_error, result.structured_content
+        text = json.loads(result.content[0].text)  # memory-mcp's CompressionResult; `status`, `more` the gate's
+        assert result.structured_content["status"] == "compressed" and result.structured_content["more"] is False
+        assert text == {k: v for k, v in result.structured_content.items() if k not in ("status", "more")}
+        return text
+
+    zeros = {
+        "duplicatesFound": 0,
+        "entitiesMerged": 0,
+        "observationsCompressed": 0,
+        "relationsConsolidated": 0,
+        "spaceFreed": 0,
+        "mergedEntities": [],
+    }
+    async with open_client(every_toolset(settings), "in_process", profile="memory") as everything:
+        assert await compress(everything) == zeros  # an empty graph
+        # 0.36 for the names, 0.3 the type, 0.1333 the observations (2 of 3), 0.1 the tags: 0.8933.
+        john = {**entity("John Smith", observations=["works at Acme", "likes tea", "lives in Oslo"]), "tags": ["x"]}
+        jon = {**entity("Jon Smith", observations=["works at Acme", "likes tea"]), "tags": ["x"]}
+        await m("create_entities", entities=[john, jon, entity("Bob"), entity("Carol")])
+        await m(
+            "create_relations",
+            relations=[
+                rel("John Smith", "Bob"),
+                rel("Jon Smith", "Bob"),
+                rel("Carol", "Jon Smith"),
+                rel("John Smith", "Jon Smith"),
+            ],
+        )
+        before = await m("read_graph")
+        assert await compress(everything, threshold=0.9) == zeros  # above the pair's score
+        planned = await compress(everything, dryRun=True)
+        assert await m("read_graph") == before  # a dry run changes nothing
+        assert planned["mergedEntities"] == [{"kept": "John Smith", "merged": ["Jon Smith"]}]
+        # Jon's three relations: KNOWS Bob folded into John's, Carol's moved, John's to him dropped (a loop now).
+        assert {k: v for k, v in planned.items() if k != "spaceFreed"} == {
+            "duplicatesFound": 2,
+            "entitiesMerged": 1,
+            "observationsCompressed": 2,
+            "relationsConsolidated": 3,
+            "mergedEntities": [{"kept": "John Smith", "merged": ["Jon Smith"]}],
+        }
+        assert planned["spaceFreed"] > len(json.dumps(jon))  # Jon as memory-mcp stores him, stamps and all
+        done = await compress(everything)
+        assert done == planned  # what the dry run said, done
+        rb.assert_matches(done, json.loads(rb.block("answer:compress_graph#memory").text), "docs/tools/duplicates.md")
+    entities = {e["name"]: e for e in await m.entities()}
+    assert set(entities) == {"John Smith", "Bob", "Carol"}
+    assert entities["John Smith"]["observations"] == ["works at Acme", "likes tea", "lives in Oslo"]
+    assert await m.relations() == {("John Smith", "Bob", "KNOWS"), ("Carol", "John Smith", "KNOWS")}
+    [opened] = (await m("open_nodes", names=["Jon Smith"]))["entities"]  # the merged name leads to the survivor
+    assert opened["name"] == "John Smith"
+    async with open_client(every_toolset(settings), "in_process", profile="memory") as everything:
+        assert await compress(everything) == zeros  # nothing left to merge
+    async with open_client(every_toolset(settings), "in_process") as gate:  # memory-mcp's tool, not the gate's
+        assert "compress_graph" not in {t.name for t in (await gate.list_tools()).tools}
 
 
 async def test_an_entity_with_a_parent_reads_with_its_parent_id(settings: Settings, memory: Client) -> None:

@@ -135,6 +135,9 @@ RUN = {
         "answer:enable_toolset#discovery",
         "answer:enable_toolset#denied",
     ],
+    "tests/e2e/test_memory_profile.py::test_compress_graph_merges_what_find_duplicates_groups": [
+        "answer:compress_graph#memory"
+    ],
     "tests/e2e/test_toolsets_docs.py::test_the_neighbours_example_answers_as_shown": [
         "call:open_nodes#neighbours",
         "answer:open_nodes#neighbours",

@@ -1,8 +1,8 @@
 """Relationship-type grants (issue 26, item 8), through real MCP clients: an agent granted
 `WORKS_FOR` alone is refused every other type on every path that writes a relationship (write_relationship(s),
-a typed tool's links, create_relations, set_entity_parent, merge_entities' re-pointing, import_graph, a replay of
-a quarantined call), and is let through with `WORKS_FOR` on the same paths, so the refusal is the grant's. The
-grant is decided above the engine (the tier rule in tests/conftest.py): the embedded engine only.
+a typed tool's links, create_relations, set_entity_parent, merge_entities' and compress_graph's re-pointing,
+import_graph, a replay of a quarantined call), and is let through with `WORKS_FOR` on the same paths, so the refusal
+is the grant's. The grant is decided above the engine (the tier rule in tests/conftest.py): the embedded engine only.
 
 Each refusal below names the type it refused: with `Grant.check_types` letting every type through, every test here
 but the last (the endpoints' labels) fails; with any one service's check taken out, one of them does."""
@@ -141,6 +141,30 @@ async def test_create_relations_refuses_every_type_but_the_granted_one(
         works = {"relations": [{"from": "Ada", "to": "Acme", "relationType": "works_for"}]}
         assert len((await ok(hr, "create_relations", works))["relations"]) == 1
     assert await edges(registry) == {("Ada", "WORKS_FOR", "Acme")}
+
+
+async def test_compress_graph_stops_at_the_merge_the_grant_refuses(
+    settings: Settings, registry: GraphBackend, tmp_path: Path
+) -> None:
+    """compress_graph merges group after group: the first (Carl's WORKS_FOR moved) is merged, the second (Alicia's
+    KNOWS) refused, and the refusal says where it stopped and what was merged before; a dry run is refused alike."""
+    path = agents_file(tmp_path / "agents.toml", hr=HR)
+    names = ("Carol Jones", "Carl Jones", "Alice Smith", "Alicia Smith", "Bob")
+    people = [{"name": name, "entityType": "Person", "observations": ["staff"]} for name in names]
+    async with open_client(settings, "in_process", "memory") as admin:
+        await ok(admin, "create_entities", {"entities": [*people, {"name": "Acme", "entityType": "Organization"}]})
+        relations = [("Carl Jones", "Acme", "works for"), ("Alicia Smith", "Bob", "knows")]
+        await ok(
+            admin, "create_relations", {"relations": [{"from": a, "to": b, "relationType": t} for a, b, t in relations]}
+        )
+    async with open_client(as_agent(settings, path, "hr"), "in_process", "memory") as hr:
+        for args in ({"dryRun": True}, {}):
+            stopped = await rejected(hr, "compress_graph", args)
+            assert refused_types(stopped) == ("PERMISSION_DENIED", ["KNOWS"])
+            assert stopped["details"]["stopped_at"] == ["Alice Smith", "Alicia Smith"]
+            assert stopped["details"]["merged_before"] == [{"kept": "Carol Jones", "merged": ["Carl Jones"]}]
+    after = await edges(registry)
+    assert ("Carol Jones", "WORKS_FOR", "Acme") in after and ("Alicia Smith", "KNOWS", "Bob") in after
 
 
 async def test_import_graph_refuses_every_type_but_the_granted_one(

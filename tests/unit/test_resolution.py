@@ -1,8 +1,10 @@
-"""Entity resolution's pure parts: normalisation, blocking, scores, ordering, thresholds, and merge plans."""
+"""Entity resolution's pure parts: normalisation, blocking, scores, ordering, thresholds, merge plans, and what
+compress_graph reports."""
 
 import pytest
 
 from write_gate.core import resolution
+from write_gate.core.compression import Compression, GroupCompressed, combined_observations, json_size, tally
 from write_gate.core.cypher.resolution import fingerprint
 from write_gate.core.merging import Conflict, Group, Link, RelationshipConflict, plan_relationships, union
 from write_gate.core.resolution import (
@@ -299,3 +301,25 @@ def test_a_relationships_fingerprint_is_its_id_and_stamp() -> None:
 def test_a_conflict_on_an_outgoing_relationship_says_out() -> None:
     plan = plan_relationships([Link(4, "LIKES", True, 9, {"level": 1}, {"level": 2})], survivor_id=1, merged_id=2)
     assert plan.conflicts == (RelationshipConflict("LIKES", "out", 9, "level", 2, 1),)
+
+
+# --- compress_graph's figures (core.compression) ---------------------------------------------
+
+
+def test_a_compression_adds_up_its_groups_as_memory_mcp_reports_them() -> None:
+    """Every entity of a group is a duplicate, all but the first merged away; the observations saved are those the
+    group held beyond its survivor's after, never below 0 (an observation written meanwhile)."""
+    groups = [
+        GroupCompressed(("John", "Jon"), (3, 2), 3, relations=3, size=120),
+        GroupCompressed(("a", "b", "c"), (1, 1, 1), 1, relations=0, size=80),
+        GroupCompressed(("x", "y"), (0, 0), 1, relations=1, size=40),
+    ]
+    assert tally(groups) == Compression(
+        duplicates_found=7, entities_merged=4, observations_compressed=4, relations_consolidated=4, space_freed=240
+    )
+    assert tally([]) == Compression(0, 0, 0, 0, 0)
+
+
+def test_combined_observations_count_each_once_and_sizes_are_compact_utf8_json() -> None:
+    assert combined_observations([["a", "b", "c"], ["b", "a"], []]) == 3 and combined_observations([]) == 0
+    assert json_size({"name": "Zoë", "observations": []}) == len('{"name":"Zoë","observations":[]}'.encode())

@@ -91,7 +91,11 @@ _SETS = (
         "What changed, and the conflicts writes met: read them, resolve one.",
         frozenset({"get_history", "list_conflicts", "resolve_conflict"}),
     ),
-    Toolset("resolution", "Find likely duplicates and merge them.", frozenset({"find_duplicates", "merge_entities"})),
+    Toolset(
+        "resolution",
+        "Find likely duplicates and merge them.",
+        frozenset({"find_duplicates", "merge_entities", "compress_graph"}),
+    ),
     Toolset("fleet", "The change feed: what every agent wrote since a cursor.", frozenset({"changes_since"})),
     Toolset(
         "interchange",

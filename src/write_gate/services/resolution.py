@@ -8,6 +8,7 @@ call's work grows with the graph. merge_entities plans each merge from a read (`
 one statement that checks nothing moved since; if something did, it reads and plans again.
 """
 
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -22,7 +23,8 @@ from write_gate.core.history import Subject
 from write_gate.core.identifiers import normalize_identifier
 from write_gate.core.identity import fold, identity_key
 from write_gate.core.merge_history import End, MergeContext, held_open, merge_changes
-from write_gate.core.merging import Link, combined, plan_relationships, union
+from write_gate.core.merging import Conflict as MergeConflict
+from write_gate.core.merging import Link, RelationshipPlan, combined, plan_relationships, union
 from write_gate.core.model import ErrorCode, GateRejection, KeyValue
 from write_gate.core.resolution import (
     DEFAULT_SHARED_PROPERTIES,
@@ -369,8 +371,11 @@ async def _by_names(gate: Gate, names: list[str], target: str | None) -> tuple[N
     return survivor, merged
 
 
-async def merge_entities(gate: Gate, request: MergeEntitiesRequest, agent: Agent) -> EntitiesMerged:
-    by_names = request.entityNames is not None
+async def _resolved(
+    gate: Gate, request: MergeEntitiesRequest
+) -> tuple[str, dict[str, Any], list[tuple[str, dict[str, Any]]]]:
+    """The survivor's and each merged node's label and merge keys (names located), checked before anything is
+    merged, so nothing half-happens: registered labels, no node named twice or merged into itself."""
     if request.entityNames is not None:
         survivor_at, merged_at = await _by_names(gate, request.entityNames, request.targetName)
         request = request.model_copy(update={"survivor": survivor_at, "merged": merged_at})
@@ -379,7 +384,7 @@ async def merge_entities(gate: Gate, request: MergeEntitiesRequest, agent: Agent
     targets = [_address(gate, address, f"merged[{i}]") for i, address in enumerate(request.merged)]
     seen = {(survivor_label, identity_key(survivor_keys))}
     for i, (label, keys) in enumerate(targets):
-        if (label, identity_key(keys)) in seen:  # checked before anything is merged, so nothing half-happens
+        if (label, identity_key(keys)) in seen:
             raise GateRejection(
                 ErrorCode.INVALID_INPUT,
                 "a node is named twice (or merged into itself)",
@@ -387,6 +392,12 @@ async def merge_entities(gate: Gate, request: MergeEntitiesRequest, agent: Agent
                 field=f"merged[{i}]",
             )
         seen.add((label, identity_key(keys)))
+    return survivor_label, survivor_keys, targets
+
+
+async def merge_entities(gate: Gate, request: MergeEntitiesRequest, agent: Agent) -> EntitiesMerged:
+    by_names = request.entityNames is not None
+    survivor_label, survivor_keys, targets = await _resolved(gate, request)
     agent.grant.check_labels([survivor_label, *(label for label, _ in targets)])
     merged: list[MergedNode] = []
     conflicts: list[Conflict] = []
@@ -405,6 +416,78 @@ async def merge_entities(gate: Gate, request: MergeEntitiesRequest, agent: Agent
     return EntitiesMerged(survivor=survivor, merged=merged, conflicts=conflicts, entity=entity)
 
 
+async def preview_merge(gate: Gate, request: MergeEntitiesRequest, agent: Agent) -> list[MergedNode]:
+    """What merge_entities would answer for each merged node, planned from the graph as it is, writing nothing
+    (compress_graph's dry run). Each is planned against the survivor as it is now, not as the merges before it
+    in the same call would leave it, so a relationship between two merged nodes is counted under each."""
+    survivor_label, survivor_keys, targets = await _resolved(gate, request)
+    agent.grant.check_labels([survivor_label, *(label for label, _ in targets)])
+    previews = []
+    for i, (label, keys) in enumerate(targets):
+        planned = await _planned(gate, survivor_label, survivor_keys, label, keys, f"merged[{i}]")
+        agent.grant.check_types(planned.relationships.types)
+        previews.append(_outcome(planned, label, keys))
+    return previews
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """A merge as planned from one read: both nodes' ids and properties, the merged node's relationships (and
+    their other ends), and what the merge does with them and with the properties."""
+
+    survivor_id: int
+    survivor_props: dict[str, Any]
+    merged_id: int
+    merged_props: dict[str, Any]
+    links: dict[int, Link]
+    ends: dict[int, End]
+    relationships: RelationshipPlan
+    fill: dict[str, Any]
+    node_conflicts: list[MergeConflict]
+    combined_values: dict[str, Any]
+
+
+async def _planned(
+    gate: Gate, survivor_label: str, survivor_keys: dict[str, Any], label: str, keys: dict[str, Any], what: str
+) -> _Planned:
+    survivor_id, survivor_props = await _state(gate, survivor_label, survivor_keys, "survivor")
+    _not_alias(survivor_props, "survivor", "survivor_is_alias")
+    merged_id, merged_props = await _state(gate, label, keys, what)
+    _not_alias(merged_props, what, "already_merged")
+    rows = await gate.reader.read(Statement(cypher.LINKS.text, {"merged_id": merged_id, "survivor_id": survivor_id}))
+    links = {
+        row["id"]: Link(row["id"], row["type"], row["outgoing"], row["other"], row["props"], row["twin"])
+        for row in rows
+    }
+    ends = {row["id"]: End(row["other_label"], row["other_key"]) for row in rows}
+    fill, node_conflicts = union(survivor_props, merged_props)
+    return _Planned(
+        survivor_id,
+        survivor_props,
+        merged_id,
+        merged_props,
+        links,
+        ends,
+        plan_relationships(list(links.values()), survivor_id, merged_id),
+        fill,
+        list(node_conflicts),
+        combined(survivor_props, merged_props),
+    )
+
+
+def _outcome(planned: _Planned, label: str, keys: dict[str, Any]) -> MergedNode:
+    plan = planned.relationships
+    return MergedNode(
+        label=label,
+        merge_keys=keys,
+        properties_copied=[k for k in planned.fill if not k.startswith("_")],
+        properties_combined=sorted(k for k in planned.combined_values if not k.startswith("_")),
+        relationships_moved=plan.moved,
+        relationships_merged=plan.merged,
+        relationships_dropped=[DroppedRelationship(type=t, direction=d) for t, d in plan.dropped],
+    )
+
+
 async def _merge_one(
     gate: Gate,
     agent: Agent,
@@ -416,22 +499,12 @@ async def _merge_one(
     what: str,
 ) -> tuple[MergedNode, list[Conflict]]:
     for _ in range(MAX_ATTEMPTS):
-        survivor_id, survivor_props = await _state(gate, survivor_label, survivor_keys, "survivor")
-        _not_alias(survivor_props, "survivor", "survivor_is_alias")
-        merged_id, merged_props = await _state(gate, label, keys, what)
-        _not_alias(merged_props, what, "already_merged")
-        rows = await gate.reader.read(
-            Statement(cypher.LINKS.text, {"merged_id": merged_id, "survivor_id": survivor_id})
-        )
-        links = {
-            row["id"]: Link(row["id"], row["type"], row["outgoing"], row["other"], row["props"], row["twin"])
-            for row in rows
-        }
-        ends = {row["id"]: End(row["other_label"], row["other_key"]) for row in rows}
-        plan = plan_relationships(list(links.values()), survivor_id, merged_id)
+        planned = await _planned(gate, survivor_label, survivor_keys, label, keys, what)
+        plan, links, fill = planned.relationships, planned.links, planned.fill
+        survivor_props, merged_props = planned.survivor_props, planned.merged_props
+        survivor_id, merged_id = planned.survivor_id, planned.merged_id
+        node_conflicts, combined_values = planned.node_conflicts, planned.combined_values
         agent.grant.check_types(plan.types)
-        fill, node_conflicts = union(survivor_props, merged_props)
-        combined_values = combined(survivor_props, merged_props)
         alias_text = [fold(v) for v in keys.values() if isinstance(v, str)] + list(merged_props.get(ALIAS_FOLD) or [])
         params: dict[str, Any] = {
             "survivor_key": identity_key(survivor_keys),
@@ -452,7 +525,7 @@ async def _merge_one(
             End(survivor_label, identity_key(survivor_keys)),
             End(label, identity_key(keys)),
         )
-        moved = [(link, ends[i]) for i, link in links.items()]
+        moved = [(link, planned.ends[i]) for i, link in links.items()]
         params["changes"] = merge_changes(ctx, fill, moved, survivor_id, merged_id, combined_values, survivor_props)
         held = held_open(
             Subject.node(survivor_label, identity_key(survivor_keys)),
@@ -475,15 +548,6 @@ async def _merge_one(
             combined=list(combined_values),
         )
         if await run_write(gate.backend, Statement(statement.text, params)):
-            outcome = MergedNode(
-                label=label,
-                merge_keys=keys,
-                properties_copied=[k for k in fill if not k.startswith("_")],
-                properties_combined=sorted(k for k in combined_values if not k.startswith("_")),
-                relationships_moved=plan.moved,
-                relationships_merged=plan.merged,
-                relationships_dropped=[DroppedRelationship(type=t, direction=d) for t, d in plan.dropped],
-            )
             found = [
                 Conflict(
                     label=label,
@@ -505,7 +569,7 @@ async def _merge_one(
                 )
                 for c in plan.conflicts
             ]
-            return outcome, found
+            return _outcome(planned, label, keys), found
     raise GateRejection(
         ErrorCode.INVALID_INPUT, f"{what} kept changing while it was being merged; try again", reason="busy"
     )

@@ -24,6 +24,7 @@ from write_gate.surface.gate_tools import (
 from write_gate.surface.interchange_tools import EXPORT_GRAPH, IMPORT_GRAPH
 from write_gate.surface.knowledge_stats_tools import stats_and_saved_searches
 from write_gate.surface.knowledge_tools import KNOWLEDGE_TOOLS
+from write_gate.surface.memory_mcp_compress_tool import COMPRESS_GRAPH
 from write_gate.surface.memory_mcp_search_tools import MEMORY_MCP_SEARCHES
 from write_gate.surface.memory_mcp_texts import in_memory_mcp_form
 from write_gate.surface.memory_tools import (
@@ -69,8 +70,9 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
         *DISCOVERY_TOOLS,
     ),
     # Seed 001's nine tools (read_graph, search_nodes and open_nodes are the same implementation as above), then
-    # seed 004's searches, duplicates and merges, and the history reads, statistics and saved searches; seed 004's
-    # tools answer their text as memory-mcp does (surface/memory_mcp_texts.py).
+    # seed 004's searches, duplicates, merges and compression (compress_graph is this profile's alone), and the
+    # history reads, statistics and saved searches; seed 004's tools answer their text as memory-mcp does
+    # (surface/memory_mcp_texts.py).
     "memory": in_memory_mcp_form(
         (
             CREATE_ENTITIES,
@@ -86,6 +88,7 @@ PROFILES: dict[str, tuple[ToolSpec, ...]] = {
             *MEMORY_MCP_SEARCHES,
             FIND_DUPLICATES,
             MERGE_ENTITIES,
+            COMPRESS_GRAPH,
             GET_HISTORY,
             LIST_CONFLICTS,
             CHANGES_SINCE,
