@@ -108,8 +108,12 @@ def rel(a: str, b: str, kind: str = "knows") -> dict[str, str]:
 async def test_the_nine_tools_and_the_history_reads(memory: Client, settings: Settings) -> None:
     """By default the official nine only (a drop-in by its list too); the rest with --toolsets all."""
     assert {t.name for t in (await memory.list_tools()).tools} == MEMORY_DEFAULT_TOOLS
+    # The instructions name no tool the list lacks (a black-box audit found get_schema named there).
+    assert memory.instructions is not None and "get_schema" not in memory.instructions
     async with open_client(every_toolset(settings), "in_process", profile="memory") as everything:
         assert {t.name for t in (await everything.list_tools()).tools} == MEMORY_TOOLS
+    async with open_client(settings, "in_process") as gate:
+        assert gate.instructions is not None and "get_schema lists them" in gate.instructions
 
 
 # 8.1 entities

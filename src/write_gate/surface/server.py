@@ -83,11 +83,15 @@ logger = logging.getLogger(__name__)
 # How long a client waits before reconnecting a dropped SSE stream (the SSE `retry` field).
 SSE_RETRY_MS = 2_000
 
-INSTRUCTIONS = (
-    "Write Gate: every write to the shared knowledge graph is checked against a schema registry and stamped "
-    "with provenance. Use canonical labels and registered relationship types (get_schema lists them, where "
-    "offered); a rejection says why in error_code, message and details. Reads are paged: pass next_cursor back."
-)
+
+def instructions(lists_schema: bool) -> str:
+    """The server's instructions; `lists_schema`: get_schema is among the tools (not in the memory profile)."""
+    where = " (get_schema lists them)" if lists_schema else ""
+    return (
+        "Write Gate: every write to the shared knowledge graph is checked against a schema registry and stamped "
+        f"with provenance. Use canonical labels and registered relationship types{where}; a rejection says why "
+        "in error_code, message and details. Reads are paged: pass next_cursor back."
+    )
 
 
 def _result(payload: BaseModel, is_error: bool, text: str | None = None) -> types.CallToolResult:
@@ -686,7 +690,7 @@ def build_server(
             version=__version__,
             title="Write Gate",
             description="Schema-gated writes with computed provenance to a shared knowledge graph.",
-            instructions=INSTRUCTIONS,
+            instructions=instructions("get_schema" in static),
             lifespan=lifespan,
             on_list_tools=list_tools,
             on_call_tool=call_tool,
