@@ -157,8 +157,12 @@ def test_mermaid_keeps_its_syntax_out_of_labels() -> None:
 
 def test_markdown_escapes_what_it_would_otherwise_render() -> None:
     text = render("markdown", sample())
-    assert '### Émile "the \\\\ poet" \\<b\\>\\#1\\</b\\> \\`x\\` \\*y\\*' in text
+    assert '### Émile "the \\\\ poet" \\<b\\>#1\\</b\\> \\`x\\` \\*y\\*' in text
     assert "  - line one line two" in text  # one item per observation, on its line
+    plain = render(
+        "markdown", ExportedGraph([exported_node("Person", stored({"name": "Node.js_v2-beta (2020)"}), ("name",))], [])
+    )
+    assert "### Node.js_v2-beta (2020)\n" in plain  # common punctuation as written
 
 
 def test_filter_days_tags_and_labels() -> None:

@@ -8,7 +8,11 @@ from write_gate.core.export_records import ExportedGraph, ExportedNode
 
 # --- markdown ------------------------------------------------------------------------------------------
 
-_MARKDOWN_SPECIAL = set("\\`*_{}[]()<>#+-.!|~")
+# Only what would render as something else in running text after a list marker or heading: code, emphasis by
+# `*`, HTML and links. Dots, hyphens, underscores inside words, parentheses and `#` show as they are, so names and
+# observations stay verbatim in the text (a reader or a test finds "Node.js_v2-beta" as written; every one of
+# them was escaped, found by a black-box audit).
+_MARKDOWN_SPECIAL = set("\\`*<>[]")
 
 
 def _md(text: str | None) -> str:
