@@ -218,6 +218,11 @@ async def test_a_rejected_item_names_its_reason(settings: Settings, matrix_graph
         8: None,
         9: None,
     }
+    # Each item answers what it has, no nulls: a written one no error fields, a rejected one no write's.
+    assert all(None not in item.values() for item in out["items"])
+    assert {key for item in out["items"] if item["status"] == "rejected" for key in item} == {
+        "index", "status", "error_code", "message", "details"
+    }  # fmt: skip
     assert [
         n["p"] for n in await matrix_graph.read(Statement("MATCH (n:Person {name: 'Alice'}) RETURN n.age AS p"))
     ] == [31]
