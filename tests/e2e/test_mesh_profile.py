@@ -103,6 +103,8 @@ async def test_a_typed_update_replaces_the_entries_the_static_tools_wrote(mesh: 
     found = await ok(mesh, "search_nodes", {"query": "missing"})
     [gandalf] = [n for n in found["data"]["nodes"] if n["name"] == "Gandalf"]
     assert "Status: Missing" in gandalf["metadata"] and "Status: Deceased" not in gandalf["metadata"]
+    # The field shows once, though the entries as written now name it twice (a black-box audit saw it twice).
+    assert [e for e in gandalf["metadata"] if e.startswith("Status")] == ["Status: Missing"]
     # A field's entry as written goes with the field: deleting what the answer shows leaves no stale value behind.
     await ok(mesh, "add_metadata", {"nodeName": "Gandalf", "metadata": ["Traits: wise, grey"]})
     await ok(mesh, "update_npc", {"npc": {"name": "Gandalf", "traits": ["old"]}})

@@ -143,6 +143,8 @@ def with_declared_fields(
         parsed = parse_entry(text)
         found = held.get(key_fold(parsed[0])) if parsed is not None else None
         if parsed is not None and found is not None:
+            if found[0] in named:
+                continue  # a field shows once: "Status: Missing" then add_metadata "Status: Active" showed it twice
             named.add(found[0])
             text = f"{parsed[0]}{SEPARATOR}{found[1]}"
         shown.append(text)
