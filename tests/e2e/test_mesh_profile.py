@@ -52,6 +52,11 @@ async def test_the_profile_lists_memorymesh_s_eleven_and_the_typed_tools(
         # update_npc as MemoryMesh lists it (seed 000, 5.2): add_npc's fields, only the name required.
         add, update = (schemas[f"{verb}_npc"]["properties"]["npc"] for verb in ("add", "update"))
         assert update["properties"] == add["properties"] and update["required"] == ["name"] != add["required"]
+        # Each field's description as its schema file writes it (5.2), a relationship's too (an audit found more).
+        described = json.loads((MEMORYMESH_SCHEMAS / "npc.schema.json").read_text())["properties"]
+        assert {k: v.get("description") for k, v in add["properties"].items()} == {
+            k: v["description"] for k, v in described.items()
+        }
         assert not listed & {"write_node", "create_entities", "get_schema"}  # the other profiles' own, not listed
         found = await ok(client, "search_nodes", {"query": "anything"})
         assert found["data"] == {"nodes": [], "edges": []}

@@ -110,10 +110,12 @@ def _field_schema(spec: PropertyType) -> dict[str, Any]:
             schema["maxItems"] = MAX_TARGETS
     elif spec.enum is not None:
         schema["enum"] = list(spec.enum)
+    # The schema file's description as it is written (seed 000, 5.2 passes it through); a relationship field
+    # without one says what its value means.
     description = spec.description
-    if spec.relationship is not None:
+    if spec.relationship is not None and not description:
         link = _link_description(spec)
-        description = f"{description}: {link}" if description else link[:1].upper() + link[1:]
+        description = link[:1].upper() + link[1:]
     if description:
         schema["description"] = description
     return schema
