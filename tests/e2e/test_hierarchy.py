@@ -155,6 +155,17 @@ async def test_the_reads_walk_the_tree(gate: Client) -> None:
     assert links == {("a", "root"), ("a1", "a"), ("a2", "a"), ("a11", "a1")}
 
 
+async def test_descendants_come_depth_first_with_siblings_in_creation_order(gate: Client) -> None:
+    """As memory-mcp walks its list of entities (a black-box audit found siblings sorted by name)."""
+    for name in ("Root", "B", "A", "A1", "A2", "B1"):
+        await person(gate, name)
+    for child, of in (("B", "Root"), ("A", "Root"), ("A2", "A"), ("A1", "A"), ("B1", "B")):
+        await parent(gate, child, of)
+    descendants = await ok(gate, "get_descendants", {"entityName": "Root"})
+    assert names(descendants["descendants"]) == ["B", "B1", "A", "A1", "A2"]
+    assert names((await ok(gate, "get_children", {"entityName": "Root"}))["children"]) == ["B", "A"]
+
+
 async def test_a_deep_chain_is_cut_at_the_depth_setting_and_says_so(settings: Settings, graph: GraphBackend) -> None:
     await load_into_graph(graph, read_sources([KNOWLEDGE_SCHEMAS]))
     shallow = settings.model_copy(update={"hierarchy_max_depth": 2})

@@ -85,20 +85,14 @@ def test_descendants_are_ordered_depth_first_with_siblings_by_name() -> None:
     assert [r["path_names"][0] for r in depth_first(rows)] == ["a", "a1", "a11", "a2", "b"]
 
 
-def test_siblings_are_ordered_by_name_not_id_and_a_nameless_one_first() -> None:
-    def row(name: object, node_id: int) -> dict:
-        return {"path_names": [name, "root"], "path_ids": [node_id, 0]}
+def test_siblings_come_in_creation_order_each_followed_by_its_subtree() -> None:
+    """As memory-mcp filters its list of entities: by id (creation), not by name."""
 
-    rows = [row("Beta", 1), row("Alpha", 2), row(None, 3), row(7, 4)]
-    assert [r["path_ids"][0] for r in depth_first(rows)] == [3, 4, 2, 1]  # no text name sorts as "", then by id
+    def row(*ids: int) -> dict:
+        return {"path_names": ["x"] * (len(ids) + 1), "path_ids": [*ids, 0]}
 
-
-def test_a_row_whose_path_names_and_ids_differ_in_length_is_refused_not_truncated() -> None:
-    """Both lists are one path's nodes, so they are one length; a row where they are not is broken, and
-    ordering it by the shorter would place it silently wrong."""
-    rows = [{"path_names": ["a", "root"], "path_ids": [1, 0]}, {"path_names": ["b", "a", "root"], "path_ids": [2, 0]}]
-    with pytest.raises(ValueError):
-        depth_first(rows)
+    rows = [row(1), row(2), row(5, 2), row(4, 2), row(3, 1)]  # path_ids from the descendant up to the root (0)
+    assert [r["path_ids"][0] for r in depth_first(rows)] == [1, 3, 2, 4, 5]
 
 
 def test_a_neighbour_is_admitted_by_the_test_its_matches_passed() -> None:

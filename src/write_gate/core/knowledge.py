@@ -115,11 +115,11 @@ class EntityFilter:
 
 
 def depth_first[R: Mapping[str, Any]](rows: Sequence[R]) -> list[R]:
-    """Descendants in depth-first order (each right after its parent's earlier siblings' subtrees, siblings by
-    name), from each one's path between it and the node (`path_ids`, `path_names`: from the descendant up)."""
+    """Descendants in depth-first order (each right after its parent's earlier siblings' subtrees, siblings in
+    creation order: their ids, as memory-mcp filters its list of entities), from each one's path between it and
+    the node (`path_ids`: from the descendant up)."""
 
-    def order(row: Mapping[str, Any]) -> list[tuple[str, int]]:
-        steps = list(zip(row["path_names"], row["path_ids"], strict=True))[::-1][1:]  # from the node, without it
-        return [(name if isinstance(name, str) else "", node_id) for name, node_id in steps]
+    def order(row: Mapping[str, Any]) -> list[int]:
+        return list(row["path_ids"])[::-1][1:]  # from the node, without it
 
     return sorted(rows, key=order)

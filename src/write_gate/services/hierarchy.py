@@ -192,7 +192,7 @@ async def get_parent(gate: Gate, hierarchy: HierarchySettings, request: Hierarch
 async def get_children(gate: Gate, hierarchy: HierarchySettings, request: HierarchyRequest) -> Children:
     node = await locate(gate, request.entityName, request.entityType)
     rows = _shown(await _related(gate, cypher.children(hierarchy.type_), node.id), request.includeArchived)
-    children = sorted(_entities(rows), key=lambda e: (e.name or "", e.entityType))
+    children = _entities(rows)  # in creation order (the statement's, by id), as memory-mcp filters its list
     return Children(children=children, parent_names=[node.name] * len(children))
 
 
