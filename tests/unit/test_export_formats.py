@@ -112,6 +112,9 @@ def test_json_and_jsonl_read_back() -> None:
     document = json.loads(render("json", graph))
     assert [e["id"] for e in document["entities"]] == [n.id for n in graph.nodes]
     assert document["entities"][0]["name"] == TRICKY
+    # memory-mcp's optional fields where the entity has them, left out where not (as its JSON export leaves them).
+    assert document["entities"][0]["importance"] == 7 and "importance" not in document["entities"][1]
+    assert not any("parentId" in entity for entity in document["entities"])
     lines = [json.loads(line) for line in render("jsonl", graph).splitlines()]
     assert lines[0]["observations"] == ["line one\nline two", 'a "quote"'] and lines[-1]["to_id"] == graph.nodes[2].id
 

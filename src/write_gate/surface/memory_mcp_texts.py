@@ -71,7 +71,7 @@ def _entities(field: str) -> Callable[[Children | Ancestors | Descendants], str]
 
     def text(result: Children | Ancestors | Descendants) -> str:
         entities, parents = getattr(result, field), result.parent_names
-        return _json([{**_entity(e), "parentId": parent} for e, parent in zip(entities, parents, strict=True)])
+        return _json([_with_parent(_entity(e), parent) for e, parent in zip(entities, parents, strict=True)])
 
     return text
 
@@ -97,10 +97,16 @@ async def _set_parent(services: Services, request: Any, call: Call) -> ParentSet
 
 
 def _entity_with_parent(result: ParentSetEntity) -> str:
-    """Entity: the entity, with memory-mcp's `parentId` (null once its parent is removed)."""
+    """Entity: the entity, with memory-mcp's `parentId` (none once its parent is removed)."""
     if result.entity is None:  # gone between the write and the read: the answer as the gate gives it
         return _json(_dumped(result))
-    return _json({**_entity(result.entity), "parentId": result.parentName})
+    return _json(_with_parent(_entity(result.entity), result.parentName))
+
+
+def _with_parent(entity: dict[str, Any], parent: str | None) -> dict[str, Any]:
+    """memory-mcp's entity with its `parentId`, which it leaves out where there is none (`parentName ||
+    undefined`, seed 004), rather than null."""
+    return {**entity, "parentId": parent} if parent is not None else entity
 
 
 def _as_memory_mcp(spec: ToolSpec, text: Callable[[Any], str]) -> ToolSpec:

@@ -18,9 +18,12 @@ def entity_record(node: ExportedNode) -> dict[str, Any]:
         "entityType": node.label,
         "observations": node.observations,
         "tags": node.tags,
-        "importance": node.importance,
-        "parentId": node.parent,
     }
+    # memory-mcp's optional fields are left out where the entity has none, as its JSON export leaves them.
+    if node.importance is not None:
+        record["importance"] = node.importance
+    if node.parent is not None:
+        record["parentId"] = node.parent
     if node.created_at is not None:
         record["createdAt"] = node.created_at
     record["lastModified"] = node.last_modified
