@@ -136,6 +136,8 @@ def test_graphml_types_each_property_by_what_all_its_values_are() -> None:
     assert "importance" not in project  # none stored, none written
     [(_, _, works)] = [e for e in read.edges(data=True) if e[2]["relationType"] == "WORKS_ON"]
     assert works["weight"] == 0.5 and works["confidence"] == 0.675
+    ids = re.findall(r'<edge [^>]*id="([^"]+)"', render("graphml", sample()))
+    assert len(ids) == len(sample().relations) == len(set(ids))  # each edge its own id (all were "0")
 
 
 def dot_text(quoted: str) -> str:

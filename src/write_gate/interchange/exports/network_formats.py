@@ -101,10 +101,11 @@ def network(graph: ExportedGraph) -> "nx.MultiDiGraph":
     for node in graph.nodes:
         data = _node_data(node, columns)
         out.add_node(_xml_safe(node.id), **{key: _xml_safe(value) for key, value in data.items()})
-    for relation in graph.relations:
+    for number, relation in enumerate(graph.relations):
         data = _edge_data(relation)
         ends = _xml_safe(relation.from_id), _xml_safe(relation.to_id)
-        out.add_edge(*ends, **{key: _xml_safe(value) for key, value in data.items()})
+        # Its own key: graphml writes it as the edge's id, which was 0 for every edge between two different nodes.
+        out.add_edge(*ends, key=f"e{number}", **{key: _xml_safe(value) for key, value in data.items()})
     return out
 
 
