@@ -118,13 +118,40 @@ async def _with_backend(settings: Settings, work: Callable[..., Awaitable[int]])
         await backend.close()
 
 
-def memory_file_notice(path: str) -> str:
-    """What a configuration carried over from the official memory server is told: its file is not this graph."""
+def memory_file_notice(path: str, folder: Path | None = None) -> str:
+    """What a configuration carried over from the official memory server is told: its file is not this graph.
+    `folder`: the data folder its path chose (no WRITE_GATE_DATA_DIR), which its contents came into at first."""
+    if folder is not None:
+        return (
+            f"note: MEMORY_FILE_PATH ({path}): Write Gate keeps this graph in {folder} (a data folder beside the "
+            "file, one per file, as the official server keeps one graph per file); what the file held was "
+            "imported when the folder was made, and the file is neither read nor written after that"
+        )
     return (
         f"note: MEMORY_FILE_PATH ({path}) is the official memory server's file; Write Gate keeps the graph in its "
         f"data folder and neither reads nor writes that file. To bring its contents over once: write-gate import "
         f"{shlex.quote(path)}"
     )
+
+
+def memory_file_folder(path: str) -> Path:
+    """The data folder MEMORY_FILE_PATH chooses where WRITE_GATE_DATA_DIR is not set: beside the file, named after
+    it, so each file is its own graph (a client that starts the official server on a file of its own gets a graph
+    of its own) and the same file is the same graph again."""
+    file = Path(path).expanduser().absolute()
+    return file.with_name(file.name + ".write-gate")
+
+
+def _import_memory_file(path: str, settings: Settings) -> int:
+    """The official server's file, brought into the new data folder its path chose (as `write-gate import`)."""
+    if not Path(path).is_file() or Path(path).stat().st_size == 0:
+        return 0
+    args = parser().parse_args(["import", path, "--quiet"])
+    if "space" in args:
+        from write_gate.serving.spaces import served_space
+
+        args.space = served_space(settings, args.space)
+    return cmd_import(args, settings)
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -147,7 +174,11 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         print(f"error: {refused}", file=sys.stderr)
         return 2
     if args.profile == "memory" and (memory_file := os.environ.get("MEMORY_FILE_PATH")):
-        print(memory_file_notice(memory_file), file=sys.stderr)
+        chosen = getattr(args, "memory_folder", None)
+        print(memory_file_notice(memory_file, chosen), file=sys.stderr)
+        if getattr(args, "memory_folder_new", False) and _import_memory_file(memory_file, settings) != 0:
+            print(f"error: MEMORY_FILE_PATH ({memory_file}) could not be imported whole", file=sys.stderr)
+            return 1
     if args.transport == "http":
         try:
             return _serve_http(settings, args.profile, not args.no_migrate, not args.no_auth, args.workers)
@@ -855,6 +886,17 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     # stdout carries the MCP stdio protocol: every log line goes to stderr, as one JSON object.
     logs.configure("DEBUG" if args.verbose else settings.log_level)
+    memory_file = os.environ.get("MEMORY_FILE_PATH")
+    if (
+        args.command == "serve"
+        and args.profile == "memory"
+        and memory_file
+        and "data_dir" not in settings.model_fields_set
+        and settings.backend is BackendKind.EMBEDDED
+    ):
+        args.memory_folder = memory_file_folder(memory_file)
+        args.memory_folder_new = not args.memory_folder.exists()
+        settings = settings.model_copy(update={"data_dir": args.memory_folder})
     try:
         if settings.backend is BackendKind.EMBEDDED and args.command != "agents":
             from write_gate.engines.embedded import check_data_folder

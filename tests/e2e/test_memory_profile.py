@@ -9,7 +9,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
 
 from tests.conftest import (
     CLIENT_NAME,
@@ -213,6 +213,43 @@ async def test_a_configuration_carried_over_is_told_where_its_memory_file_went(
     assert imported.returncode == 0, imported.stderr
     async with open_client(settings, "in_process", profile="memory") as client:
         assert [e["name"] for e in (await Memory(client)("read_graph"))["entities"]] == ["Ada"]
+
+
+@pytest.mark.one_tier
+async def test_a_client_configured_as_for_the_official_server_gets_one_graph_per_memory_file(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """A client that starts the official server with MEMORY_FILE_PATH and nothing of ours: the file chooses the
+    data folder (beside it), what it held is there at first start, the same file is the same graph after a restart,
+    and another file is another graph, empty (as each test of an official-server suite expects its own)."""
+    memory_file = tmp_path / "memory.jsonl"
+    lines = [
+        {"type": "entity", "name": "Ada", "entityType": "person", "observations": ["x"]},
+        {"type": "entity", "name": "Bo", "entityType": "person", "observations": []},
+        {"type": "relation", "from": "Ada", "to": "Bo", "relationType": "knows"},
+    ]
+    memory_file.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    bare = {k: v for k, v in settings_env(settings).items() if k != "WRITE_GATE_DATA_DIR"}
+
+    def session(file: Path) -> StdioServerParameters:
+        command, *args = write_gate_argv("serve", "--profile", "memory")
+        return StdioServerParameters(command=command, args=args, env={**bare, "MEMORY_FILE_PATH": str(file)})
+
+    async with Client(session(memory_file), read_timeout_seconds=60) as client:
+        m = Memory(client)
+        graph = await m("read_graph")
+        assert [e["name"] for e in graph["entities"]] == ["Ada", "Bo"] and len(graph["relations"]) == 1
+        await m("create_entities", entities=[entity("Cy")])
+    assert (tmp_path / "memory.jsonl.write-gate").is_dir()
+    async with Client(session(memory_file), read_timeout_seconds=60) as client:  # the same file again
+        assert [e["name"] for e in await Memory(client).entities()] == ["Ada", "Bo", "Cy"]
+    async with Client(session(tmp_path / "other.jsonl"), read_timeout_seconds=60) as client:
+        assert await Memory(client)("read_graph") == {
+            "entities": [],
+            "relations": [],
+            "next_cursor": None,
+            "truncated": [],
+        }
 
 
 # 8.2 relations
