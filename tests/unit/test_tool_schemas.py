@@ -16,7 +16,7 @@ from write_gate.core.model import (
     WriteRelationshipRequest,
     validation_problems,
 )
-from write_gate.core.registry import PropertyType, RegistrySnapshot, SchemaEntry
+from write_gate.core.registry import PropertyType, RegistrySnapshot, RelationshipDef, SchemaEntry
 from write_gate.services.batch import BatchWritten, ItemOutcome, WriteNodesRequest, checked
 from write_gate.services.reads import GraphResult
 from write_gate.surface.profiles import PROFILES
@@ -172,3 +172,23 @@ def test_a_typed_tool_advertises_the_schema_of_the_model_it_validates_with() -> 
         assert not valid(schema, wrong)
         with pytest.raises(ValidationError):
             add.input_model.model_validate(wrong)
+
+
+def test_a_relationship_field_is_described_as_its_schema_writes_it_or_else_by_what_it_links() -> None:
+    fields = {
+        "name": PropertyType("string"),
+        "home": PropertyType("string", description="Where it lives", relationship=RelationshipDef("LIVES_IN", "Town")),
+        "town": PropertyType("string", relationship=RelationshipDef("NEAR", "Town")),
+        "allies": PropertyType("array", items="string", relationship=RelationshipDef("ALLIED_WITH")),
+    }
+    registry = RegistrySnapshot(
+        [SchemaEntry("Hero", ("name",), merge_keys=("name",), property_types=fields, typed_tools=True)]
+    )
+    specs = {spec.name: spec for spec in typed_specs(registry, {"enum": ["api", "llm"]})}
+    hero = specs["add_hero"].to_mcp().input_schema["properties"]["hero"]["properties"]
+    assert hero["home"]["description"] == "Where it lives"  # as written (seed 000, 5.2)
+    assert hero["town"]["description"] == "The name of the Town it is NEAR"
+    assert (
+        hero["allies"]["description"]
+        == "The names of the nodes (any label) it is ALLIED_WITH; they replace the earlier ones"
+    )
