@@ -12,6 +12,7 @@ from write_gate import __version__
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import UnknownLabelPolicy
 from write_gate.engines import GraphBackend
+from write_gate.services import gate as gate_module
 from write_gate.serving.config import Settings
 from write_gate.store.migrations import migrate
 from write_gate.store.schema_files import load_into_graph, read_sources
@@ -239,6 +240,23 @@ async def test_a_label_registered_since_the_gate_loaded_is_written_as_itself_wit
     # A label nobody registered still goes to the fallback.
     is_error, out = await call(client, "write_node", {**ALICE, "label": "Gathering", "merge_keys": {"name": "G"}})
     assert not is_error and (out["label"], out["remapped_from"]) == ("Entity", ":Gathering")
+
+
+async def test_the_names_looked_for_are_forgotten_past_their_bound(
+    settings: Settings, matrix_graph: GraphBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A gate remembers the unknown names it looked for (one read per name per interval), up to a bound, then starts
+    again: a fleet writing ever new labels cannot grow it without end, and a name registered since is still found.
+    In process: the bounds are the module's (a served gate's are its own process's)."""
+    monkeypatch.setattr(gate_module, "MAX_LOOKED_FOR", 2)
+    async with open_client(settings, "in_process") as client:
+        for label in ("Gathering", "Meetup", "Rally"):
+            is_error, out = await call(client, "write_node", {**ALICE, "label": label, "merge_keys": {"name": label}})
+            assert not is_error and out["label"] == "Entity"
+        await matrix_graph.write(Statement("CREATE (:Schema {name: 'Rally', allowed: true, kind: 'node'})"))
+        monkeypatch.setattr(gate_module, "RECHECK_SECONDS", 0.0)
+        is_error, out = await call(client, "write_node", {**ALICE, "label": "Rally", "merge_keys": {"name": "R2"}})
+        assert not is_error and out["label"] == "Rally", out
 
 
 async def test_a_node_identified_by_other_keys_than_name_opens_by_the_name_reads_give_it(

@@ -133,6 +133,8 @@ def test_a_node_named_by_its_keys_is_found_by_every_value_its_name_may_stand_for
     assert keys_displayed_as("title=Launch") == [identity_key({"title": "Launch"})]
     assert keys_displayed_as("id=5") == [identity_key({"id": "5"}), identity_key({"id": 5})]
     assert identity_key({"flag": True}) in keys_displayed_as("flag=True")
+    assert identity_key({"w": 1.5}) in keys_displayed_as("w=1.5")
+    assert keys_displayed_as("w=inf") == [identity_key({"w": "inf"})]  # no JSON number: the text alone
     both = keys_displayed_as("country=US,name=Springfield")
     assert identity_key({"name": "Springfield", "country": "US"}) in both
     assert keys_displayed_as("Alice") == [] and keys_displayed_as("=x") == [] and keys_displayed_as("a=1,b") == []
