@@ -155,6 +155,15 @@ async def test_a_small_graph_answers_in_the_order_it_was_written_whatever_the_ty
     assert [e["name"] for e in await m.entities()] == [name for name, _ in written]
     found = await m("search_nodes", query="n")  # Zed by its type (Location), Bolt by its (Organization)
     assert [e["name"] for e in found["entities"]] == [name for name, _ in written]
+    # One written after a delete comes last, though the engine gives it the deleted one's id; relations too.
+    await m("create_relations", relations=[rel("Alice", "Ann"), rel("Ann", "Alice")])
+    await m("delete_entities", entityNames=["Zed"])
+    await m("delete_relations", relations=[rel("Alice", "Ann")])
+    await m("create_entities", entities=[entity("Yve", "person")])
+    await m("create_relations", relations=[rel("Alice", "Yve")])
+    graph = await m("read_graph")
+    assert [e["name"] for e in graph["entities"]] == ["Acme", "Alice", "Bolt", "Ann", "Yve"]
+    assert [(r["from"], r["to"]) for r in graph["relations"]] == [("Ann", "Alice"), ("Alice", "Yve")]
 
 
 async def test_names_are_case_sensitive(m: Memory) -> None:

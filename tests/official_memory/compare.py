@@ -45,8 +45,6 @@ EXPECTED: dict[str, str] = {
     "pages the rest with its cursor",
     "extra_keys": "answers carry more beside the official keys: labels and properties (provenance included), "
     "next_cursor and truncated; skipped and remapped in structured content",
-    "order": "a page's entities come in id order (creation order on a one-page graph; a deleted entity's id is "
-    "given to a later one); past one page, pages are read label by label",
     "error_text_json": "a refusal's text is the JSON {status, error_code, message, details}; its message is "
     "the official server's words where it has some (Entity with name X not found)",
     "error_words": "where the official server's words are its SDK's input validation, ours are the gate's",
@@ -433,13 +431,15 @@ class _Sides:
     theirs_relations: list[dict[str, Any]]
 
     def compare(self, comparison: Comparison) -> Report:
-        """Entity by entity (official keys only; order aside, noted), then relation by relation."""
+        """The entities' order (the official list's: creation order, which a one-page graph answers in), then entity
+        by entity (official keys only), then relation by relation."""
         ours = [{k: e[k] for k in ("name", "entityType", "observations")} for e in self.ours_entities]
         relations = [{k: r[k] for k in ("from", "to", "relationType")} for r in self.ours_relations]
         names, official = [e["name"] for e in ours], [e["name"] for e in self.theirs_entities]
-        if names != official and sorted(names) == sorted(official):
-            comparison.note("order")
-        return _entity_by_entity(ours, self.theirs_entities) + _relation_by_relation(relations, self.theirs_relations)
+        order = [f"entity order {names} where the official server lists {official}"]
+        report = order if names != official and sorted(names) == sorted(official) else []
+        entities = _entity_by_entity(ours, self.theirs_entities)
+        return report + entities + _relation_by_relation(relations, self.theirs_relations)
 
 
 def _entity_by_entity(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> Report:

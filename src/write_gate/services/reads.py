@@ -35,7 +35,7 @@ from write_gate.core.cypher.substring_search import NOT_READY
 from write_gate.core.decay import parse_at, weigher
 from write_gate.core.grams import GRAMS_FIELD, query_grams
 from write_gate.core.history import REVISION_FIELD, SEQ_FIELD
-from write_gate.core.identifiers import RESERVED_LABELS, normalize_identifier
+from write_gate.core.identifiers import CREATED_FIELD, RESERVED_LABELS, normalize_identifier
 from write_gate.core.identity import FOLD_PREFIX, KEY_FIELD, SEARCH_FIELD, fold, identity_key, keys_displayed_as
 from write_gate.core.knowledge import (
     ARCHIVED_AT,
@@ -286,6 +286,21 @@ _HIDDEN = (
     DUE,
     STAT,
 )
+
+
+def in_creation_order(result: "GraphResult", matched: int | None = None) -> "GraphResult":
+    """A page's entities and relations in the order they were created (`created_at`, then engine id, the order
+    they come in), as the memory servers list a graph: ids alone put a node written after a delete in the deleted
+    one's place, where FalkorDB gives it the freed id. What has no `created_at` (written around the gate) first.
+    `matched`: how many entities lead (the matches), which stay ahead of the neighbours after them."""
+
+    def created(item: "Entity | Relation") -> str:
+        at = item.properties.get(CREATED_FIELD)
+        return at if isinstance(at, str) else ""
+
+    lead = len(result.entities) if matched is None else matched
+    entities = sorted(result.entities[:lead], key=created) + sorted(result.entities[lead:], key=created)
+    return result.model_copy(update={"entities": entities, "relations": sorted(result.relations, key=created)})
 
 
 def display_name(props: Mapping[str, Any]) -> str | None:
@@ -735,7 +750,7 @@ class Reader:
             include_archived=archived,
             parent_type=parent_type,
         )
-        return expanded.result.model_copy(update={"next_cursor": next_cursor})
+        return in_creation_order(expanded.result).model_copy(update={"next_cursor": next_cursor})
 
     async def search_nodes(self, request: SearchNodesRequest, parent_type: str | None = None) -> GraphResult:
         page, next_cursor = await self.search_page(request)
@@ -772,7 +787,8 @@ class Reader:
             neighbour_filter=request.entity_filter(),
             parent_type=parent_type,
         )
-        return expanded.result.model_copy(update={"next_cursor": next_cursor})
+        ordered = in_creation_order(expanded.result, len(expanded.ids))
+        return ordered.model_copy(update={"next_cursor": next_cursor})
 
     async def open_nodes(self, request: OpenNodesRequest, parent_type: str | None = None) -> GraphResult:
         """`parent_type`: see `expand`."""
@@ -811,7 +827,8 @@ class Reader:
             next_cursor = encode_cursor("open", r=-1, e=window[-1])
         else:
             next_cursor = None
-        return expanded.result.model_copy(update={"next_cursor": next_cursor})
+        ordered = in_creation_order(expanded.result, len(expanded.ids))
+        return ordered.model_copy(update={"next_cursor": next_cursor})
 
     async def relationship_types(self, ids: list[int]) -> list[str]:
         rows = await self.read(Statement(read_cypher.RELATIONSHIP_TYPES_OF.text, {"ids": ids}))
