@@ -5,6 +5,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from write_gate.core.identifiers import CREATED_FIELD, LAST_UPDATED
 from write_gate.core.identity import FOLD_PREFIX, fold
 from write_gate.core.model import ErrorCode, GateRejection
 
@@ -123,3 +124,13 @@ def depth_first[R: Mapping[str, Any]](rows: Sequence[R]) -> list[R]:
         return list(row["path_ids"])[::-1][1:]  # from the node, without it
 
     return sorted(rows, key=order)
+
+
+def memory_mcp_stamps(properties: Mapping[str, Any]) -> dict[str, str]:
+    """memory-mcp's `createdAt` and `lastModified` (seed 004: every entity is stamped when created and changed),
+    from the node's `created_at` and `last_updated`, where it holds them."""
+    return {
+        key: value
+        for key, field in (("createdAt", CREATED_FIELD), ("lastModified", LAST_UPDATED))
+        if isinstance(value := properties.get(field), str)
+    }

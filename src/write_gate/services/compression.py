@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from write_gate.access.agents import Agent
 from write_gate.core.compression import GroupCompressed, combined_observations, json_size, tally
-from write_gate.core.identifiers import CREATED_FIELD, LAST_UPDATED
+from write_gate.core.knowledge import memory_mcp_stamps
 from write_gate.core.model import GateRejection
 from write_gate.core.resolution import DEFAULT_THRESHOLD
 from write_gate.services.gate import Gate
@@ -60,9 +60,8 @@ class CompressionResult(BaseModel):
 
 def _memory_mcp_entity(entity: Entity) -> dict[str, Any]:
     """The entity as memory-mcp stores it (name, type, observations, tags, importance, parent, its two stamps)."""
-    stamps = {k: entity.properties.get(f) for k, f in (("createdAt", CREATED_FIELD), ("lastModified", LAST_UPDATED))}
     held = entity.model_dump(mode="json", by_alias=True, exclude={"labels", "properties", "provenance"})
-    return {**held, **{k: v for k, v in stamps.items() if isinstance(v, str)}}
+    return {**held, **memory_mcp_stamps(entity.properties)}
 
 
 def _group_labels(found: DuplicatesFound) -> dict[str, set[str]]:

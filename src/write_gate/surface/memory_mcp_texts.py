@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from write_gate.core.identifiers import CREATED_FIELD, LAST_UPDATED
+from write_gate.core.knowledge import memory_mcp_stamps
 from write_gate.services.hierarchy import Ancestors, Children, Descendants, Parent, ParentSet
 from write_gate.services.reads import Entity, OpenNodesRequest
 from write_gate.services.resolution import DuplicatesFound, EntitiesMerged, FindDuplicatesRequest, find_duplicates
@@ -35,14 +35,8 @@ def _dumped(model: BaseModel) -> Any:
 
 
 def _entity(entity: Entity) -> dict[str, Any]:
-    """memory-mcp's Entity: the entity as read, with its `createdAt` and `lastModified` (seed 004: every entity is
-    stamped when created and changed) where it holds them (`created_at`, `last_updated`)."""
-    stamps = {
-        key: value
-        for key, field in (("createdAt", CREATED_FIELD), ("lastModified", LAST_UPDATED))
-        if isinstance(value := entity.properties.get(field), str)
-    }
-    return {**_dumped(entity), **stamps}
+    """memory-mcp's Entity: the entity as read, with its `createdAt` and `lastModified` where it holds them."""
+    return {**_dumped(entity), **memory_mcp_stamps(entity.properties)}
 
 
 def _ranked(result: RankedResult) -> str:
