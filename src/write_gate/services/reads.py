@@ -288,19 +288,20 @@ _HIDDEN = (
 )
 
 
-def in_creation_order(result: "GraphResult", matched: int | None = None) -> "GraphResult":
-    """A page's entities and relations in the order they were created (`created_at`, then engine id, the order
-    they come in), as the memory servers list a graph: ids alone put a node written after a delete in the deleted
-    one's place, where FalkorDB gives it the freed id. What has no `created_at` (written around the gate) first.
-    `matched`: how many entities lead (the matches), which stay ahead of the neighbours after them."""
+def answered(expanded: "Expanded", next_cursor: str | None) -> "GraphResult":
+    """A page's answer: its entities and relations in the order they were created (`created_at`, then the id
+    order they come in), the matches ahead of the neighbours after them, and the cursor after it. As the memory
+    servers list a graph: ids alone put a node written after a delete in the deleted one's place, where FalkorDB
+    gives it the freed id. What has no `created_at` (written around the gate) comes first."""
 
     def created(item: "Entity | Relation") -> str:
         at = item.properties.get(CREATED_FIELD)
         return at if isinstance(at, str) else ""
 
-    lead = len(result.entities) if matched is None else matched
+    result, lead = expanded.result, len(expanded.ids)
     entities = sorted(result.entities[:lead], key=created) + sorted(result.entities[lead:], key=created)
-    return result.model_copy(update={"entities": entities, "relations": sorted(result.relations, key=created)})
+    relations = sorted(result.relations, key=created)
+    return result.model_copy(update={"entities": entities, "relations": relations, "next_cursor": next_cursor})
 
 
 def display_name(props: Mapping[str, Any]) -> str | None:
@@ -743,14 +744,14 @@ class Reader:
             "read", request.limit, request.cursor, request.labels, None, claims, include_archived=archived
         )
         expanded = await self.expand(
-            sorted(page),  # a page answers in creation order (ids), as the memory servers answer a small graph
+            sorted(page),  # in id order: `answered`'s order among entities created in one millisecond
             relations_limit or DEFAULT_RELATIONS_LIMIT,
             outgoing_only=True,
             show_claims=show,
             include_archived=archived,
             parent_type=parent_type,
         )
-        return in_creation_order(expanded.result).model_copy(update={"next_cursor": next_cursor})
+        return answered(expanded, next_cursor)
 
     async def search_nodes(self, request: SearchNodesRequest, parent_type: str | None = None) -> GraphResult:
         page, next_cursor = await self.search_page(request)
@@ -778,7 +779,7 @@ class Reader:
         `parent_type`: see `expand`."""
         _claims, show = claims_asked(request.provenance)
         expanded = await self.expand(
-            sorted(page),  # in creation order, as read_graph's page
+            sorted(page),  # in id order, as read_graph's page
             DEFAULT_RELATIONS_LIMIT,
             outgoing_only=False,
             show_claims=show,
@@ -787,8 +788,7 @@ class Reader:
             neighbour_filter=request.entity_filter(),
             parent_type=parent_type,
         )
-        ordered = in_creation_order(expanded.result, len(expanded.ids))
-        return ordered.model_copy(update={"next_cursor": next_cursor})
+        return answered(expanded, next_cursor)
 
     async def open_nodes(self, request: OpenNodesRequest, parent_type: str | None = None) -> GraphResult:
         """`parent_type`: see `expand`."""
@@ -827,8 +827,7 @@ class Reader:
             next_cursor = encode_cursor("open", r=-1, e=window[-1])
         else:
             next_cursor = None
-        ordered = in_creation_order(expanded.result, len(expanded.ids))
-        return ordered.model_copy(update={"next_cursor": next_cursor})
+        return answered(expanded, next_cursor)
 
     async def relationship_types(self, ids: list[int]) -> list[str]:
         rows = await self.read(Statement(read_cypher.RELATIONSHIP_TYPES_OF.text, {"ids": ids}))
