@@ -9,14 +9,14 @@ import pytest
 from tests.conftest import COMPOSITE_SCHEMAS, open_client
 from write_gate.core.cypher.idempotency import IDEMPOTENCY_LABEL
 from write_gate.core.cypher.statement import Statement
-from write_gate.core.feed_windows import SEQ_NUMBER, seq_number
+from write_gate.core.feed_windows import SEQ_KEY, SEQ_NUMBER, seq_key, seq_number
 from write_gate.core.history import CHANGE_LABEL
 from write_gate.core.identity import identity_key
 from write_gate.engines import GraphBackend
 from write_gate.services.change_feed import feed_page
 from write_gate.serving.config import Settings
 from write_gate.store.backfill import backfill_identity
-from write_gate.store.history_order import backfill_feed_windows
+from write_gate.store.history_order import backfill_change_keys, backfill_feed_windows
 from write_gate.store.idempotency_pruning import prune_idempotency
 from write_gate.store.schema_files import load_into_graph, read_sources
 
@@ -98,6 +98,35 @@ async def test_old_change_records_get_their_number_and_the_feed_answers_them(gra
     assert sorted((r["seq"], r["n"]) for r in numbered) == sorted((s, seq_number(s)) for s in seqs)
     page = await feed_page(graph.read, "", "", "2026-11-28T10:01:00.000Z", None, 10)
     assert [row["change_id"] for row in page] == [r["change_id"] for r in sorted(rows, key=lambda r: r["seq"])][:10]
+
+
+async def test_old_change_records_get_their_keys_and_keep_their_order_inside_a_crowded_millisecond(
+    graph: GraphBackend,
+) -> None:
+    """Migration 0020: records written before `seq_k` (a batch's 40 records in one millisecond, a few `#`s after
+    it) get their `seq`'s key, the first item's of a statement, so small pages read the millisecond by its keys
+    and answer them in the order they had, by change id within their `seq`, from a cursor written before."""
+    at = "2026-11-28T10:00:00.123Z"
+    seqs = [at + "#" * (i % 5 == 0) for i in range(40)]
+    rows = [
+        {"seq": seq, "at": at, "change_id": f"c{(i * 17) % 40:02d}", "label": "Person"} for i, seq in enumerate(seqs)
+    ]
+    await graph.write(Statement(f"UNWIND $rows AS row CREATE (h:{CHANGE_LABEL}) SET h += row", {"rows": rows}))
+    for prop in (SEQ_NUMBER, SEQ_KEY):
+        await graph.ensure_index(CHANGE_LABEL, prop)
+    await backfill_feed_windows(graph)  # 0013 numbered them (without keys then: they have them now, as 0020 gives)
+    await graph.write(Statement(f"MATCH (h:{CHANGE_LABEL}) REMOVE h.{SEQ_KEY}"))
+
+    assert await backfill_change_keys(graph) == len(rows)
+
+    keys = await graph.read(Statement(f"MATCH (h:{CHANGE_LABEL}) RETURN h.seq AS seq, h.{SEQ_KEY} AS key"))
+    assert sorted((r["seq"], r["key"]) for r in keys) == sorted((s, seq_key(s)) for s in seqs)
+    order = [r["change_id"] for r in sorted(rows, key=lambda r: (r["seq"], r["change_id"]))]
+    horizon, answered, cursor = "2026-11-28T10:01:00.000Z", [], ("", "")
+    while page := await feed_page(graph.read, cursor[0], cursor[1], horizon, None, 3):  # a cap of 24 records
+        answered += [row["change_id"] for row in page]
+        cursor = (page[-1]["seq"], page[-1]["change_id"])  # as a cursor from before the keys holds it
+    assert answered == order
 
 
 async def test_old_safe_retries_records_get_their_number_and_the_prune_takes_them(graph: GraphBackend) -> None:

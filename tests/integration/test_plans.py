@@ -266,15 +266,28 @@ async def test_a_page_reads_what_it_answers(grown: FalkorDBBackend, monkeypatch:
         return rows
 
     horizon = utc_now()
-    dense = BATCH + 5  # a window is never narrower than a millisecond: a batch's records, and the last writes
-    first = await feed_page(read, "", "", horizon, None, PAGE + 1)
-    assert len(first) == PAGE + 1 and max(sent) <= cap_for(PAGE + 1) + dense, sent
-    assert len(sent) <= 6, sent  # probes included: a handful of round trips
-    middle = (await grown.read(Statement("MATCH (h:WriteGateChange) RETURN h.seq AS seq ORDER BY seq")))[NODES // 2]
-    sent.clear()
-    later = await feed_page(read, middle["seq"], "", horizon, None, PAGE + 1)
-    assert len(later) == PAGE + 1 and max(sent) <= cap_for(PAGE + 1) + dense, sent
-    assert len(sent) <= 6, sent
+    FEED = PAGE // 3  # a probe's cap (8 records a change) below a batch: its millisecond is crowded
+    assert cap_for(FEED + 1) < BATCH
+    # A batch's records share a millisecond: the feed reads it by windows of its keys, the newest changes and the
+    # tallies' fold read it whole (with the last writes beside it).
+    dense = BATCH + 5
+    first = await feed_page(read, "", "", horizon, None, FEED + 1)
+    assert len(first) == FEED + 1 and max(sent) <= cap_for(FEED + 1), sent
+    assert len(sent) <= 8, sent  # probes included: a handful of round trips
+    places = await grown.read(
+        Statement(
+            "MATCH (h:WriteGateChange) RETURN h.seq AS seq, h.seq_k AS key, h.change_id AS id ORDER BY seq, key, id"
+        )
+    )
+    middle = places[NODES // 2]
+    for cursor in ((middle["seq"], None, ""), (middle["seq"], middle["key"], middle["id"])):  # a batch's start, inside
+        sent.clear()
+        later = await feed_page(read, cursor[0], cursor[2], horizon, None, FEED + 1, cursor[1])
+        assert len(later) == FEED + 1 and max(sent) <= cap_for(FEED + 1), (cursor, sent)
+        assert len(sent) <= 8, sent
+    assert [(row["seq"], row["key"], row["change_id"]) for row in later] == [
+        (p["seq"], p["key"], p["id"]) for p in places[NODES // 2 + 1 : NODES // 2 + FEED + 2]
+    ]
     sent.clear()
     assert len(await newest(read, None, 20, utc_now())) == 20 and max(sent) <= cap_for(20) + dense, sent
     # The engine answers a stretch's numbers oldest first: good guesses after a cursor, poor ones back from now,

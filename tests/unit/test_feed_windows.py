@@ -9,7 +9,21 @@ from datetime import datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from write_gate.core.feed_windows import TOP, after_cursor, cap_for, newest_first, number_below, plan, seq_number
+from write_gate.core.feed_windows import (
+    KEY_SPAN,
+    KEY_TOP,
+    TOP,
+    after_cursor,
+    after_millisecond,
+    cap_for,
+    keys_from,
+    newest_first,
+    number_below,
+    plan,
+    plan_keys,
+    seq_key,
+    seq_number,
+)
 from write_gate.services.windowed import MAX_PROBES
 
 moments = st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2099, 12, 31)).map(
@@ -110,3 +124,51 @@ def test_a_search_settles_on_a_window_that_serves_the_page(seed: int, wanted: in
     # No dearer than a probe's cap, beside what the window's last millisecond alone holds (a batch's records).
     edge = window.high if upward else window.low
     assert len(held) - held.count(edge) < cap_for(wanted) + wanted
+
+
+@given(seqs, st.integers(0, 100_000), seqs, st.integers(0, 100_000))
+def test_seq_k_orders_a_milliseconds_records_as_seq_then_item_does(a: str, i: int, b: str, j: int) -> None:
+    if a[:24] == b[:24] and (a, i) < (b, j):  # one millisecond: `#`s first, then the item's place
+        assert seq_key(a, i) < seq_key(b, j)
+    assert seq_key(a, i) < KEY_TOP
+
+
+def crowd(rng: random.Random) -> list[int]:
+    """One millisecond's keys: batches' items (0 on, by one; two batches' interleave), single writes (0), a few
+    changes of a subject again (`#`), and a delete's many records sharing one key."""
+    out: list[int] = []
+    for _ in range(rng.randrange(1, 4)):
+        out += range(rng.choice((5, 100, 3000)))
+    out += [0] * rng.randrange(3) + [KEY_SPAN + k for k in range(rng.randrange(30))]
+    out += [rng.randrange(50)] * rng.choice((1, 500))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32), st.integers(1, 120))
+def test_a_key_search_settles_on_a_window_that_serves_the_page(seed: int, wanted: int) -> None:
+    rng = random.Random(seed)
+    keys = crowd(rng)
+    low = rng.choice([0, rng.choice(keys)])
+    search = keys_from(seq_number("2026-11-28T10:00:00.123Z"), low, wanted)
+    for _ in range(MAX_PROBES):
+        inside = [k for k in keys if search.low <= k <= search.reach]
+        rng.shuffle(inside)  # the engine's order is no order
+        done, search = plan_keys(search, inside[: cap_for(wanted)], wanted)
+        if done:
+            break
+    else:
+        raise AssertionError("no window after MAX_PROBES")
+    held = [k for k in keys if search.low <= k <= search.reach]
+    ahead = [k for k in keys if k >= search.low]
+    assert search.low == low and len(held) >= min(wanted, len(ahead))  # enough for the page, or all that is left
+    # No dearer than a probe's cap, beside what the window's last key alone holds (one change's records).
+    assert len(held) - held.count(search.reach) < cap_for(wanted) + wanted
+
+
+def test_after_a_millisecond_the_search_starts_at_the_next() -> None:
+    ms = seq_number("2026-11-28T10:00:00.999Z")
+    search = after_cursor("2026-11-28T09:00:00.000Z", "2026-11-28T11:00:00.000Z")
+    after = after_millisecond(search, ms)
+    assert after is not None and after.fixed == ms + 1 and after.reach == seq_number("2026-11-28T10:00:01.999Z")
+    assert after_millisecond(search, search.end) is None

@@ -474,6 +474,8 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
         "read_conflict_probe": lambda: history_reads.CONFLICT_PROBE,
         "read_changes_after": lambda: change_feed_cypher.CHANGES_AFTER,
         "read_feed_window_probe": lambda: change_feed_cypher.WINDOW_PROBE,
+        "read_changes_after_keyed": lambda: change_feed_cypher.KEYED_CHANGES_AFTER,
+        "read_feed_keyed_probe": lambda: change_feed_cypher.KEYED_PROBE,
         "read_latest_changes": lambda: change_feed_cypher.LATEST_CHANGES,
         "read_changed_areas": lambda: change_feed_cypher.CHANGED_AREAS,
         "read_duplicate_candidates": lambda: resolution_cypher.candidates("Person", ["email", "url"]),
@@ -854,6 +856,7 @@ RUN_TIME_PARAMETERS = {
     "after_at": None,
     "after_seq": None,
     "after_id": None,
+    "after_key": 0,
     "after_property": None,
     # The change feed: nothing stamped after the end of 2026 answered yet.
     "horizon": "2026-12-31T23:59:59.999Z",
@@ -861,6 +864,9 @@ RUN_TIME_PARAMETERS = {
     "low": 260101000000000,
     "high": 261231235959999,
     "cap": 40,
+    # A keyed window of one millisecond's records (core/feed_windows.py): its first item's on.
+    "key_low": 0,
+    "key_high": 2**53,
     "since_n": 0,
     # The ranked search: candidates per label, words every match contains.
     "window": 10,

@@ -12,8 +12,14 @@ and cost every row they read (a bound 1 s past a cursor read 200,000 `seq`s in 1
 A page is planned before it is read: a probe answers up to `cap` of the window's `seq_n`s; a window that holds
 fewer records than the page wants grows (its span times GROWTH, up to the horizon), one that holds `cap` or more
 narrows (to a guess from the numbers the probe saw, or the middle of what is known), as a search bracketed
-between a window known too small and one known too big; a window of one millisecond is read whole however full
-it is (a batch's records share their `seq`). Pure here; services/change_feed.py runs the probes.
+between a window known too small and one known too big. Pure here; services/windowed.py runs the probes.
+
+One millisecond can hold more records than a probe reads: a batch's items share their `seq`. Within it the feed's
+order is (`seq`, `seq_k`, `change_id`): `seq_k` is the record's `#`s (its place among the subject's changes of that
+millisecond) times KEY_SPAN, plus its item's place in the statement that wrote it (a batch's `i`, else 0), under
+a numeric index of its own. So a crowded millisecond (`Search.crowded`) is read by a second search over the keys
+of that millisecond alone (`KeySearch`), both ranges in one index scan, and a page inside a batch of 10,000 costs
+its page; a reader that cannot (the agent tallies' fold) reads the millisecond whole.
 """
 
 from dataclasses import dataclass, replace
@@ -23,6 +29,9 @@ from write_gate.core.clock import as_utc_text
 from write_gate.core.decay import parse_at
 
 SEQ_NUMBER = "seq_n"
+SEQ_KEY = "seq_k"
+KEY_SPAN = 2**40  # a `seq_k`'s step per `#`: above any batch's item count, and 4,096 `#`s stay exact in a double
+KEY_TOP = 2**53  # above every `seq_k`
 _MOMENT = 24  # an `at` is 24 characters (core/clock.py); a `seq` is one, perhaps with `#`s after it
 FIRST_SPAN_MS = 1_000
 GROWTH = 8
@@ -82,6 +91,16 @@ def seq_number_cypher(seq: str) -> str:
     return f"toInteger(replace(replace(replace(replace(substring({seq}, 2, 21), '-', ''), 'T', ''), ':', ''), '.', ''))"
 
 
+def seq_key(seq: str, order: int = 0) -> int:
+    """The `seq_k` of a record of `seq` written as the `order`th item of its statement (`seq_key_cypher`)."""
+    return (len(seq) - _MOMENT) * KEY_SPAN + order
+
+
+def seq_key_cypher(seq: str, order: str = "0") -> str:
+    """The Cypher expression of `seq_key` for the text expression `seq` and the integer expression `order`."""
+    return f"(size({seq}) - {_MOMENT}) * {KEY_SPAN} + {order}"
+
+
 def _moment_of(number: int) -> datetime | None:
     """The moment a `seq_n` stands for (20YY), or None where the number is no moment (a bound, a midpoint)."""
     digits = f"{number:015d}"
@@ -113,6 +132,12 @@ class Window:
 
     low: int
     high: int
+    key_low: int | None = None  # with both: only records of one millisecond (low = high) with keys in them
+    key_high: int | None = None
+
+    @property
+    def keyed(self) -> bool:
+        return self.key_low is not None
 
 
 def cap_for(wanted: int) -> int:
@@ -139,6 +164,7 @@ class Search:
     known: int = 0
     too_many: int | None = None  # a reach whose stretch held a probe's cap or more
     hint: int | None = None  # where that probe's numbers suggested cutting, when a nearer cut was tried first
+    crowded: bool = False  # the window ends in one millisecond (`reach`) that holds more than a probe reads
 
     @property
     def window(self) -> Window:
@@ -194,6 +220,7 @@ def _further(search: Search) -> Search | None:
     from the anchor; up to the end (None at it)."""
     if search.reach == search.end:
         return None
+    search = replace(search, crowded=False)
     edge, span = search.reach, search.span_ms
     if search.too_many is not None and search.too_many != edge:
         low, high = min(edge, search.too_many), max(edge, search.too_many)
@@ -221,7 +248,7 @@ def plan(search: Search, seen: list[int], wanted: int) -> Plan:
     if len(seen) >= cap_for(wanted):
         step = 1 if search.upward else -1
         if search.reach == search.edge + step:
-            return Plan(True, search)  # one millisecond holds more than a probe reads: read it whole
+            return Plan(True, replace(search, crowded=True))  # one millisecond holds more than a probe reads
         return Plan(False, _cut(search, seen))
     known = replace(search, known=search.known + len(seen))
     if known.known >= wanted:
@@ -261,6 +288,54 @@ def grown_to_read(search: Search, found: int) -> Search | None:
     records share it, or some sit before the cursor in its millisecond); None when the window reaches the end."""
     further = _further(search)
     return None if further is None else replace(further, known=found)
+
+
+def after_millisecond(search: Search, ms: int) -> Search | None:
+    """An upward search's records after the millisecond `ms` (one it has read to its end), up to its end."""
+    if ms >= search.end:
+        return None
+    moment = _moment_of(ms)
+    reach = search.end if moment is None else min(search.end, seq_number(moment_after(moment, FIRST_SPAN_MS)))
+    return Search(ms + 1, ms, max(reach, ms + 1), True, search.end, moment)
+
+
+@dataclass(frozen=True)
+class KeySearch:
+    """Records of the millisecond `ms` with `low <= seq_k <= reach`: the reach grows GROWTH times while the window
+    holds fewer than wanted, and is cut back (to where the probe's keys suggest, never past a reach known to hold
+    too many) while it holds a probe's cap or more."""
+
+    ms: int
+    low: int
+    reach: int
+    too_many: int | None = None
+
+    @property
+    def window(self) -> Window:
+        return Window(self.ms, self.ms, self.low, self.reach)
+
+
+def keys_from(ms: int, low: int, wanted: int) -> KeySearch:
+    """The first probe of `ms`'s records from the key `low` on (a batch's keys run on by one from an item to the
+    next: twice the page is a good first guess)."""
+    return KeySearch(ms, low, min(KEY_TOP, low + 2 * wanted))
+
+
+def plan_keys(search: KeySearch, seen: list[int], wanted: int) -> tuple[bool, KeySearch]:
+    """After a probe of `search.window` saw `seen` (up to `cap_for(wanted)` keys): read it (True), or probe the
+    search returned. A single key holding a cap or more (one change of many records) is read whole."""
+    if len(seen) >= cap_for(wanted):
+        if search.reach == search.low:
+            return True, search
+        cut = min(max(sorted(seen)[_kept(seen)], search.low), search.reach - 1)
+        return False, replace(search, reach=cut, too_many=search.reach)
+    if len(seen) >= wanted or search.reach >= KEY_TOP:
+        return True, search
+    if search.too_many is not None:
+        if search.too_many - search.reach <= 1:
+            return True, replace(search, reach=search.too_many)  # one key past it holds too many: read it whole
+        return False, replace(search, reach=(search.reach + search.too_many) // 2)
+    return False, replace(search, reach=min(KEY_TOP, search.low + (search.reach - search.low + 1) * GROWTH))
 
 
 def _kept(seen: list[int]) -> int:

@@ -10,10 +10,16 @@ from pydantic.json_schema import SkipJsonSchema
 from write_gate.core.change_feed import group_changes, horizon
 from write_gate.core.claims import ValueProvenance, parse_claim
 from write_gate.core.clock import utc_now
-from write_gate.core.cypher.change_feed import CHANGES_AFTER, LATEST_CHANGES, WINDOW_PROBE
+from write_gate.core.cypher.change_feed import (
+    CHANGES_AFTER,
+    KEYED_CHANGES_AFTER,
+    KEYED_PROBE,
+    LATEST_CHANGES,
+    WINDOW_PROBE,
+)
 from write_gate.core.cypher.statement import Statement
-from write_gate.core.feed_windows import Window, after_cursor, newest_first
-from write_gate.core.model import GateRejection
+from write_gate.core.feed_windows import Window, after_cursor, newest_first, seq_key, seq_number
+from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.services.gate import Gate
 from write_gate.services.history import filter_label, subject_of_record
 from write_gate.services.reads import Cursor, decode_cursor, encode_cursor
@@ -22,19 +28,25 @@ from write_gate.services.windowed import Probe, Read, window_rows
 MAX_LIMIT = 500
 LATEST = 20  # the changes a change resource's read answers
 _KIND = "changes"
-_START = {"s": "", "c": ""}  # before every record: a first call reads from the oldest kept one
+_START: dict[str, Any] = {"s": "", "o": 0, "c": ""}  # before every record: a first call reads from the oldest kept one
 
 
 def feed_position(cursor: str | None) -> dict[str, Any]:
-    """A changes_since cursor's position: `s` (seq) and `c` (change id); a cursor from before `seq` existed holds
-    the `at` in `a`, which is the seq of every record of its time (core/history.py)."""
+    """A changes_since cursor's position: `s` (seq), `o` (its key in its millisecond, core/feed_windows.py) and
+    `c` (change id). A cursor from before the keys has no `o`: it stood on a record written before them, whose
+    key is its `seq`'s alone (the first item of its statement). A cursor from before `seq` existed holds the
+    `at` in `a`, which is the seq of every record of its time (core/history.py)."""
     if cursor is None:
         return _START
     try:
-        return decode_cursor(cursor, _KIND, s=str, c=str) or _START
+        position: dict[str, Any] = decode_cursor(cursor, _KIND, s=str, c=str) or _START
     except GateRejection:
         old = decode_cursor(cursor, _KIND, a=str, c=str) or {}
-        return {"s": old["a"], "c": old["c"]}
+        position = {"s": old["a"], "c": old["c"]}
+    key = position.get("o", seq_key(position["s"]))
+    if not isinstance(key, int) or isinstance(key, bool):
+        raise GateRejection(ErrorCode.INVALID_INPUT, "cursor is not a changes cursor from this server", field="cursor")
+    return {"s": position["s"], "o": key, "c": position["c"]}
 
 
 class ChangesSinceRequest(BaseModel):
@@ -92,26 +104,40 @@ def _labels(gate: Gate, labels: list[str] | None) -> list[str] | None:
     return None if labels is None else sorted({filter_label(gate, label) for label in labels})
 
 
+def _bounds(window: Window) -> dict[str, Any]:
+    keys = {"key_low": window.key_low, "key_high": window.key_high} if window.keyed else {}
+    return {"low": window.low, "high": window.high, **keys}
+
+
 def _probe(labels: list[str] | None) -> Probe:
     def probe(stretch: Window, cap: int) -> Statement:
-        return Statement(WINDOW_PROBE.text, {"low": stretch.low, "high": stretch.high, "labels": labels, "cap": cap})
+        text = (KEYED_PROBE if stretch.keyed else WINDOW_PROBE).text
+        return Statement(text, {**_bounds(stretch), "labels": labels, "cap": cap})
 
     return probe
 
 
 async def feed_page(
-    read: Read, after_seq: str, after_id: str, horizon_text: str, labels: list[str] | None, limit: int
+    read: Read,
+    after_seq: str,
+    after_id: str,
+    horizon_text: str,
+    labels: list[str] | None,
+    limit: int,
+    after_key: int | None = None,
 ) -> list[dict[str, Any]]:
-    """The first `limit` changes after the cursor (`after_seq`, `after_id`) up to the horizon, each with its
-    records (CHANGES_AFTER's rows), from a window that holds them."""
+    """The first `limit` changes after the cursor (`after_seq`, `after_key`, `after_id`; the key, where not
+    given, `after_seq`'s alone) up to the horizon, each with its records (CHANGES_AFTER's rows), from a window
+    that holds them: inside a batch, a window of its millisecond's keys."""
+    key = seq_key(after_seq) if after_key is None else after_key
 
     def page(window: Window) -> Statement:
-        params = {"after_seq": after_seq, "after_id": after_id, "horizon": horizon_text}
-        return Statement(
-            CHANGES_AFTER.text, {**params, "labels": labels, "low": window.low, "high": window.high, "limit": limit}
-        )
+        params = {"after_seq": after_seq, "after_key": key, "after_id": after_id, "horizon": horizon_text}
+        text = (KEYED_CHANGES_AFTER if window.keyed else CHANGES_AFTER).text
+        return Statement(text, {**params, "labels": labels, **_bounds(window), "limit": limit})
 
-    return await window_rows(read, after_cursor(after_seq, horizon_text), _probe(labels), page, limit)
+    search, keyed = after_cursor(after_seq, horizon_text), (seq_number(after_seq), key)
+    return await window_rows(read, search, _probe(labels), page, limit, keyed)
 
 
 async def newest(read: Read, labels: list[str] | None, limit: int, now: str) -> list[dict[str, Any]]:
@@ -130,12 +156,14 @@ async def changes_since(gate: Gate, request: ChangesSinceRequest, settle_seconds
     labels = _labels(gate, request.labels)
     horizon_text = horizon(utc_now(), settle_seconds, gate.in_flight.oldest())
     # One more than the page: is there a next one.
-    rows = await feed_page(gate.reader.read, position["s"], position["c"], horizon_text, labels, request.limit + 1)
+    rows = await feed_page(
+        gate.reader.read, position["s"], position["c"], horizon_text, labels, request.limit + 1, position["o"]
+    )
     page = rows[: request.limit]
-    last = page[-1] if page else {"seq": position["s"], "change_id": position["c"]}
+    last = page[-1] if page else {"seq": position["s"], "key": position["o"], "change_id": position["c"]}
     return ChangesFeed(
         changes=[_change(group) for group in group_changes(page)],
-        next_cursor=encode_cursor(_KIND, s=last["seq"], c=last["change_id"]),
+        next_cursor=encode_cursor(_KIND, s=last["seq"], o=last["key"], c=last["change_id"]),
         more=len(rows) > request.limit,
     )
 

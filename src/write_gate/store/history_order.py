@@ -1,11 +1,13 @@
 """Change records written before the order was decided by the write get their `seq`: their `at`, as a reader
 sorted them then (core/history.py); and records written before the feed's windows their `seq_n`
-(core/feed_windows.py), as do conflicts and safe retries' records (their `at`'s, for the prunes' windows). In
-chunks, so one migration never holds a huge transaction."""
+(core/feed_windows.py), as do conflicts and safe retries' records (their `at`'s, for the prunes' windows); and
+change records written before the keys of a millisecond their `seq_k` (each the first item of its statement:
+they keep the order they had, by `change_id` within their `seq`). In chunks, so one migration never holds a huge
+transaction."""
 
 import logging
 
-from write_gate.core.cypher.change_order import numbered
+from write_gate.core.cypher.change_order import keyed, numbered
 from write_gate.core.cypher.idempotency import IDEMPOTENCY_LABEL
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL
@@ -37,28 +39,41 @@ async def backfill_change_order(backend: GraphBackend) -> int:
 def number_seq(by_id: bool, label: str = CHANGE_LABEL, ordered_by: str = "seq") -> Statement:
     """A chunk of `label`'s records after engine id `$after`, in id order (FalkorDB's label scan by id is in that
     order already, and stops at the chunk: sorting would read every record left), so each chunk reads its own;
-    each gets its `ordered_by` as a number."""
+    each gets its `ordered_by` as a number, and a change record its key in its millisecond too."""
     ordered = "" if by_id else "ORDER BY id(h) "
+    sets = keyed("h", f"h.{ordered_by}") if label == CHANGE_LABEL else numbered("h", f"h.{ordered_by}")
     return Statement(
         f"MATCH (h:{label}) WHERE id(h) > $after\nWITH h {ordered}LIMIT {CHUNK}\n"
-        f"SET {numbered('h', f'h.{ordered_by}')}\nRETURN count(h) AS done, max(id(h)) AS last"
+        f"SET {sets}\nRETURN count(h) AS done, max(id(h)) AS last"
     )
 
 
+async def _in_chunks(backend: GraphBackend, statement: Statement) -> int:
+    """Run a `number_seq` statement chunk after chunk to the last record; returns how many it numbered."""
+    done, after = 0, -1
+    while True:
+        rows = await backend.write(Statement(statement.text, {"after": after}))
+        count = rows[0]["done"] if rows else 0
+        done += count
+        if count < CHUNK:
+            return done
+        after = rows[0]["last"]
+
+
 async def backfill_feed_windows(backend: GraphBackend) -> int:
-    """Every change record gets its `seq_n`, and every conflict and safe retries' record its `at`'s; returns how
-    many records."""
+    """Every change record gets its `seq_n` (and `seq_k`), and every conflict and safe retries' record its `at`'s;
+    returns how many records."""
     done = 0
     for label, ordered_by in ((CHANGE_LABEL, "seq"), (CONFLICT_LABEL, "at"), (IDEMPOTENCY_LABEL, "at")):
-        after = -1
-        statement = number_seq(backend.dialect.pages_by_id, label, ordered_by)
-        while True:
-            rows = await backend.write(Statement(statement.text, {"after": after}))
-            count = rows[0]["done"] if rows else 0
-            done += count
-            if count < CHUNK:
-                break
-            after = rows[0]["last"]
+        done += await _in_chunks(backend, number_seq(backend.dialect.pages_by_id, label, ordered_by))
     if done:
         logger.info("numbered %d change, conflict and safe retries' records for their windows (seq_n)", done)
+    return done
+
+
+async def backfill_change_keys(backend: GraphBackend) -> int:
+    """Every change record gets its `seq_k` (and its `seq_n` again: the same number); returns how many."""
+    done = await _in_chunks(backend, number_seq(backend.dialect.pages_by_id))
+    if done:
+        logger.info("gave %d change records their keys in their millisecond (seq_k)", done)
     return done

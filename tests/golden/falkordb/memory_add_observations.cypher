@@ -2,7 +2,7 @@ MATCH (n) WHERE id(n) = $id AND n.name = $name
 WITH n, [i IN range(0, size($contents) - 1) WHERE NOT $contents[i] IN coalesce(n.observations, [])] AS new,
      CASE WHEN coalesce(n._seq, '') >= $at THEN n._seq + '#' ELSE $at END AS seq
 WHERE size(new) > 0
-FOREACH (c IN [{change_id: $change_id, at: $at, agent: $agent, op: 'set', subject: 'node', label: labels(n)[0], key: n._key, revision: coalesce(n._rev, 0) + 1, seq: seq, properties: ['observations'], before_values: [CASE WHEN n.observations IS NULL THEN [] ELSE [n.observations] END], after_values: [[coalesce(n.observations, []) + [i IN new | $contents[i]]]], before_claims: [coalesce(n._p_observations, [])], claim: $claim}] | CREATE (h:WriteGateChange) SET h += c, h.seq_n = toInteger(replace(replace(replace(replace(substring(c.seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
+FOREACH (c IN [{change_id: $change_id, at: $at, agent: $agent, op: 'set', subject: 'node', label: labels(n)[0], key: n._key, revision: coalesce(n._rev, 0) + 1, seq: seq, properties: ['observations'], before_values: [CASE WHEN n.observations IS NULL THEN [] ELSE [n.observations] END], after_values: [[coalesce(n.observations, []) + [i IN new | $contents[i]]]], before_claims: [coalesce(n._p_observations, [])], claim: $claim}] | CREATE (h:WriteGateChange) SET h += c, h.seq_n = toInteger(replace(replace(replace(replace(substring(c.seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')), h.seq_k = (size(c.seq) - 24) * 1099511627776 + 0)
 SET n.observations = coalesce(n.observations, []) + [i IN new | $contents[i]],
     n._f_observations = coalesce(n._f_observations, []) + [i IN new | $folded[i]],
     n._p_observations = $claim,

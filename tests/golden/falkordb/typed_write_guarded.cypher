@@ -5,7 +5,7 @@ WITH n, t0 WHERE n._alias_of IS NULL AND t0._alias_of IS NULL
 WITH t0, n, CASE WHEN coalesce(n._seq, '') >= $last_updated THEN n._seq + '#' ELSE $last_updated END AS seq
 WHERE coalesce(n._rev, 0) = $revision
 SET n += $properties, n.confidence = $confidence, n.source = $source, n.extraction_method = $extraction_method, n.write_gate_version = $write_gate_version, n.written_by = $written_by, n.last_updated = $last_updated, n.updated_by = $updated_by, n._due = 1, n._stub = null, n._rev = $revision + 1, n._seq = seq
-FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record, h.seq = seq, h.seq_n = toInteger(replace(replace(replace(replace(substring(seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
+FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record, h.seq = seq, h.seq_n = toInteger(replace(replace(replace(replace(substring(seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')), h.seq_k = (size(seq) - 24) * 1099511627776 + 0)
 FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record, h.seq_n = toInteger(replace(replace(replace(replace(substring(record.at, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
 WITH n, t0, properties(n) AS searched
 WITH n, t0, string.join([k IN [k IN keys(searched) WHERE k STARTS WITH '_f_'] | string.join([x IN searched[k] | '\t' + coalesce(x, '')], '')], '') AS searched_text
@@ -13,7 +13,7 @@ SET n._search = searched_text, n._grams = [size_ IN [size(searched_text)] | stri
 WITH n, t0
 OPTIONAL MATCH (n)-[old0:`LOCATED_IN`]->(x0) WHERE NOT id(x0) IN [id(t0)]
 WITH n, t0, collect(old0) AS stale0
-FOREACH (r IN stale0 | FOREACH (c IN [record IN [{change_id: $change_id, at: $at, agent: $agent, op: 'delete', subject: 'relationship', label: type(r), from_label: labels(startNode(r))[0], from_key: startNode(r)._key, to_label: labels(endNode(r))[0], to_key: endNode(r)._key, revision: r._rev, seq: CASE WHEN coalesce(r._seq, '') >= $at THEN r._seq + '#' ELSE $at END, properties: [k IN keys(r) WHERE NOT k STARTS WITH '_'], before_values: [k IN keys(r) WHERE NOT k STARTS WITH '_' | [properties(r)[k]]], after_values: [k IN keys(r) WHERE NOT k STARTS WITH '_' | []], before_claims: [k IN keys(r) WHERE NOT k STARTS WITH '_' | coalesce(properties(r)['_p_' + k], [])]}] WHERE size(record.properties) > 0] | CREATE (h:WriteGateChange) SET h += c, h.seq_n = toInteger(replace(replace(replace(replace(substring(c.seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', ''))))
+FOREACH (r IN stale0 | FOREACH (c IN [record IN [{change_id: $change_id, at: $at, agent: $agent, op: 'delete', subject: 'relationship', label: type(r), from_label: labels(startNode(r))[0], from_key: startNode(r)._key, to_label: labels(endNode(r))[0], to_key: endNode(r)._key, revision: r._rev, seq: CASE WHEN coalesce(r._seq, '') >= $at THEN r._seq + '#' ELSE $at END, properties: [k IN keys(r) WHERE NOT k STARTS WITH '_'], before_values: [k IN keys(r) WHERE NOT k STARTS WITH '_' | [properties(r)[k]]], after_values: [k IN keys(r) WHERE NOT k STARTS WITH '_' | []], before_claims: [k IN keys(r) WHERE NOT k STARTS WITH '_' | coalesce(properties(r)['_p_' + k], [])]}] WHERE size(record.properties) > 0] | CREATE (h:WriteGateChange) SET h += c, h.seq_n = toInteger(replace(replace(replace(replace(substring(c.seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')), h.seq_k = (size(c.seq) - 24) * 1099511627776 + 0))
 FOREACH (_sx IN [_sx IN stale0 WHERE coalesce(_sx._s, '') <> ''] | CREATE (:_StatDrop {s: _sx._s}))
 FOREACH (o IN stale0 | DELETE o)
 MERGE (n)-[r0:`LOCATED_IN`]->(t0)

@@ -14,7 +14,7 @@ evaluates every branch of a CASE, and the counter's text took five functions.)
 
 from collections.abc import Sequence
 
-from write_gate.core.feed_windows import SEQ_NUMBER, seq_number_cypher
+from write_gate.core.feed_windows import SEQ_KEY, SEQ_NUMBER, seq_key_cypher, seq_number_cypher
 from write_gate.core.history import SEQ_FIELD
 
 AFTER = "#"  # what follows a `seq` to sort just after it
@@ -46,6 +46,12 @@ def numbered(var: str, seq: str) -> str:
     return f"{var}.{SEQ_NUMBER} = {seq_number_cypher(seq)}"
 
 
-def ordered(var: str, seq: str) -> str:
-    """SET items of a new change record: its `seq`, and `numbered`."""
-    return f"{var}.seq = {seq}, {numbered(var, seq)}"
+def keyed(var: str, seq: str, order: str = "0") -> str:
+    """SET items of a new change record: `numbered`, and its place in its millisecond (`seq_k`: its `#`s and
+    `order`, its item's place in the statement; core/feed_windows.py)."""
+    return f"{numbered(var, seq)}, {var}.{SEQ_KEY} = {seq_key_cypher(seq, order)}"
+
+
+def ordered(var: str, seq: str, order: str = "0") -> str:
+    """SET items of a new change record: its `seq`, and `keyed`."""
+    return f"{var}.seq = {seq}, {keyed(var, seq, order)}"

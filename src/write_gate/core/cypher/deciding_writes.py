@@ -30,7 +30,7 @@ from typing import Any
 
 from write_gate.core.claims import CLAIM_PREFIX, claim_properties
 from write_gate.core.cypher.aliases import not_alias, unless_alias
-from write_gate.core.cypher.change_order import next_seq, numbered, set_seq
+from write_gate.core.cypher.change_order import keyed, next_seq, set_seq
 from write_gate.core.cypher.clauses import (
     identity_properties,
     match_node,
@@ -140,14 +140,15 @@ def _record(subject: str, var: str, after: str, src: str, shared: str) -> str:
     )
 
 
-def _write_if_clear(sets: list[str], *more: str) -> list[str]:
+def _write_if_clear(sets: list[str], batch: bool, *more: str) -> list[str]:
     """The write and its record (and `more` clauses), when nothing clashed (`go`); nothing otherwise. A FOREACH
     runs its clauses only for the items of its list, so what they compute is computed only then."""
     return [
         "FOREACH (w IN CASE WHEN go THEN [1] ELSE [] END |",
         "  SET " + ",\n      ".join(sets),
         f"  FOREACH (h IN CASE WHEN size(record.{PROPERTIES}) > 0 THEN [1] ELSE [] END |"
-        f" CREATE (c:{CHANGE_LABEL}) SET c += record, {numbered('c', 'record.seq')})",
+        # A batch's records of one millisecond in the order of its items (core/feed_windows.py).
+        f" CREATE (c:{CHANGE_LABEL}) SET c += record, {keyed('c', 'record.seq', 'row.i' if batch else '0')})",
         *(f"  {clause}" for clause in more),
         ")",
     ]
@@ -195,6 +196,7 @@ def node_write(label: str, remapped: bool, batch: bool, dialect: Dialect) -> str
         f"     {_record(subject, 'n', after, src, shared)} AS record",
         *_write_if_clear(
             sets,
+            batch,
             f"FOREACH (text IN CASE WHEN retext THEN [{search}] ELSE [] END |"
             f" SET {set_search_text('n', 'text', dialect)})",
         ),
@@ -257,7 +259,7 @@ def relationship_write(
         f"WITH {keep}, now, seq, weight, {_clear(shared)} AS go,\n"
         f"     {_record(subject, 'r', "CASE WHEN k = 'weight' THEN weight ELSE values[k] END", src, shared)}"
         " AS record",
-        *_write_if_clear(sets),
+        *_write_if_clear(sets, batch),
         f"WITH {found}, now, go",  # after a WITH: FalkorDB sees the weight a SET wrote
         f"RETURN {_answer(batch)}, r.weight AS weight, a._stub = true AS from_stub, b._stub = true AS to_stub",
     ]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from write_gate.core.claims import CLAIM_PREFIX
-from write_gate.core.cypher.change_order import next_seq, numbered, ordered, set_seq
+from write_gate.core.cypher.change_order import keyed, next_seq, ordered, set_seq
 from write_gate.core.cypher.stat_counts import dropped
 from write_gate.core.history import (
     AFTER_VALUES,
@@ -52,7 +52,7 @@ class ChangeStamp:
 def append_changes(source: str = "$changes", seq: str | None = None) -> str:
     """Append each record map of the list `source` as one change record; `seq`, an expression for the records
     whose maps carry none of their own (a parameter's)."""
-    sets = ordered("h", seq) if seq else numbered("h", "c.seq")
+    sets = ordered("h", seq) if seq else keyed("h", "c.seq")
     return f"FOREACH (c IN {source} | CREATE (h:{CHANGE_LABEL}) SET h += c, {sets})"
 
 
