@@ -4,14 +4,14 @@ which polled changes are new to a watcher.
 Order: oldest first by (`seq`, `seq_k`, `change_id`): `seq` is the writing gate's `at`, moved past the subject's
 last change when that one sorts later (core/cypher/change_order.py), so every subject's changes come in the order
 they were made, and the order is the same from every gate that reads it; `seq_k`, a change's place in its
-millisecond, puts a batch's changes in the order of its items (core/feed_windows.py). A reader must not step
-past a change that has yet to commit with an earlier `seq` (a long batch stamped when it started, or a gate
-whose clock runs behind). The feed therefore answers only changes ordered at or before its horizon, `now - settle`, and before
-the start of the oldest write the reading gate is running (services/writes_in_flight.py): a change through the
-reader's own gate is never skipped, however late it commits; one through another gate is never skipped if it
+millisecond, puts a batch's changes in the order of its items (core/feed_windows.py). A reader must not step past
+a change that has yet to commit with an earlier `seq` (a long batch stamped when it started, or a gate whose
+clock runs behind). The feed therefore answers only changes ordered at or before its horizon, `now - settle`, and
+before the start of the oldest write the reading gate is running (services/writes_in_flight.py): a change through
+the reader's own gate is never skipped, however late it commits; one through another gate is never skipped if it
 commits within `settle` seconds of its stamp, and can be if it commits later (or its gate's clock lags by more).
-A change to a subject is never answered before the one it followed: that one committed first (the statement
-that made the later change read it) and sorts first.
+A change to a subject is never answered before the one it followed: that one committed first (the statement that
+made the later change read it) and sorts first.
 """
 
 from collections.abc import Iterable, Mapping
