@@ -112,8 +112,8 @@ async def test_old_change_records_get_their_keys_and_keep_their_order_inside_a_c
         {"seq": seq, "at": at, "change_id": f"c{(i * 17) % 40:02d}", "label": "Person"} for i, seq in enumerate(seqs)
     ]
     await graph.write(Statement(f"UNWIND $rows AS row CREATE (h:{CHANGE_LABEL}) SET h += row", {"rows": rows}))
-    for prop in (SEQ_NUMBER, SEQ_KEY):
-        await graph.ensure_index(CHANGE_LABEL, prop)
+    for prop in (SEQ_NUMBER, SEQ_KEY)[: None if graph.dialect.two_ranges_in_one_scan else -1]:
+        await graph.ensure_index(CHANGE_LABEL, prop)  # as migration 0020 makes them
     await backfill_feed_windows(graph)  # 0013 numbered them (without keys then: they have them now, as 0020 gives)
     await graph.write(Statement(f"MATCH (h:{CHANGE_LABEL}) REMOVE h.{SEQ_KEY}"))
 

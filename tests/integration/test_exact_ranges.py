@@ -92,8 +92,8 @@ async def create(graph: GraphBackend, label: str, rows: list[dict[str, Any]]) ->
 
 @pytest.fixture
 async def history(graph: GraphBackend) -> list[dict[str, Any]]:
-    for prop in ("seq", "at", "key", SEQ_NUMBER, SEQ_KEY):
-        await graph.ensure_index(CHANGE_LABEL, prop)
+    for prop in ("seq", "at", "key", SEQ_NUMBER, SEQ_KEY)[: None if graph.dialect.two_ranges_in_one_scan else -1]:
+        await graph.ensure_index(CHANGE_LABEL, prop)  # as migration 0020 makes them
     rows = records(random.Random(SEED), batches=6)
     await create(graph, CHANGE_LABEL, rows)
     return rows

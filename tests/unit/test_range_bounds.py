@@ -45,7 +45,7 @@ def indexed() -> set[tuple[str, str]]:
     for migration in discover(bundled("migrations")):
         if migration.path.suffix == ".json":
             spec = JsonMigration.model_validate(json.loads(migration.path.read_text(encoding="utf-8")))
-            found |= {tuple(pair) for pair in spec.indexes} | {tuple(pair) for pair in spec.unique}
+            found |= {tuple(pair) for pair in (*spec.indexes, *spec.indexes_beside, *spec.unique)}
     return found - NUMERIC
 
 

@@ -31,6 +31,9 @@ class JsonMigration(BaseModel):
     # Fold duplicate registry version nodes into one before a unique constraint on it is created.
     collapse_registry_versions: bool = False
     indexes: list[tuple[str, str]] = Field(default_factory=list)
+    # Indexes a statement reads only beside another's range, in the same scan: made where the engine reads two
+    # ranges in one scan (FalkorDB), left out where its planner could take one alone (Memgraph; dialect.py).
+    indexes_beside: list[tuple[str, str]] = Field(default_factory=list)
     unique: list[tuple[str, str]] = Field(default_factory=list)
     # Folders or files under the schemas directory, loaded like `write-gate schema load`.
     load_schemas: list[str] = Field(default_factory=list)
@@ -74,6 +77,8 @@ async def _apply(backend: GraphBackend, migration: Migration, schemas_dir: Path)
     if spec.key_statistics_meta:
         await key_statistics_meta(backend)
     for label, prop in spec.indexes:
+        await backend.ensure_index(label, prop)
+    for label, prop in spec.indexes_beside if backend.dialect.two_ranges_in_one_scan else []:
         await backend.ensure_index(label, prop)
     for label, prop in spec.unique:
         await backend.ensure_unique(label, prop)

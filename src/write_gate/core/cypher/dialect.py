@@ -14,6 +14,9 @@ class Dialect(Hashable, Protocol):  # statement builders cache by dialect
     # Whether a label's nodes are paged in engine id order (a scan in id order that stops at the page: FalkorDB's
     # "Node By Label and ID Scan") or in `_key` order (Memgraph's label-property index, ordered by value).
     pages_by_id: bool
+    # Whether one index scan answers ranges on two indexed properties together (FalkorDB builds one index query of
+    # every indexed condition on a node); an engine that takes one index a scan may take the wrong one.
+    two_ranges_in_one_scan: bool
     # The engine's clock, in whole milliseconds since the epoch: an expression a statement evaluates where it runs.
     # The one clock every gate shares (core.quarantine.replay_arrival); the gates' own clocks may disagree.
     clock: str
@@ -66,6 +69,9 @@ class MemgraphDialect:
     name = "memgraph"
     # Memgraph finds `id(n) > $after` by scanning the label; its `_key` index is a skip list in value order.
     pages_by_id = False
+    # Its planner takes one label-property index a scan and filters the rest: a millisecond's keys (`seq_k`, small
+    # numbers in every millisecond) taken alone would read most of the history, so they get no index there.
+    two_ranges_in_one_scan = False
     # Memgraph's timestamp() counts microseconds; a division of integers truncates.
     clock = "(timestamp() / 1000)"
 
@@ -117,6 +123,7 @@ class FalkorDBDialect:
     # 3,000 nodes into 300,000 cost 572 ms); a label's scan by id reads the page and stops. A node keeps its id
     # while it lives, so a walk still meets every node that lives throughout it exactly once.
     pages_by_id = True
+    two_ranges_in_one_scan = True
     clock = "timestamp()"  # milliseconds
 
     def create_index(self, label: str, prop: str) -> str:
