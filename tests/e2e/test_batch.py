@@ -129,7 +129,9 @@ async def graph_state(backend: GraphBackend) -> tuple[list, list, list, list]:
     def strip(p: dict) -> dict:
         """Without the times of the writes: when a node or value was written, its order (a time, or after one),
         each claim's last item."""
-        timeless = {k: v for k, v in p.items() if k not in ("last_updated", "created_at", "_seq", "seq", "seq_n")}
+        timeless = {
+            k: v for k, v in p.items() if k not in ("last_updated", "created_at", "_seq", "seq", "seq_n", "seq_k")
+        }
         return {
             k: [c[:-1] for c in v]
             if k.endswith("claims")
