@@ -178,19 +178,43 @@ class Search:
 
 
 @dataclass(frozen=True)
-class Plan:
+class KeySearch:
+    """Records of the millisecond `ms` with `low <= seq_k <= reach`: the reach grows GROWTH times while the window
+    holds fewer than wanted, and is cut back (to where the probe's keys suggest, never past a reach known to hold
+    too many) while it holds a probe's cap or more."""
+
+    ms: int
+    low: int
+    reach: int
+    too_many: int | None = None
+
+    @property
+    def window(self) -> Window:
+        return Window(self.ms, self.ms, self.low, self.reach)
+
+    @property
+    def stretch(self) -> Window:
+        """What the next probe reads: the whole window (a probe's cap bounds it)."""
+        return self.window
+
+
+@dataclass(frozen=True)
+class Plan[S: (Search, KeySearch)]:
     """What to do after a probe: `read` the search's window (it holds enough, or all there is, or its last
-    millisecond alone holds more than a probe reads), or probe `next`."""
+    millisecond, or key, alone holds more than a probe reads), or probe `next`."""
 
     read: bool
-    next: Search
+    next: S
 
 
 def after_cursor(after_seq: str, horizon: str) -> Search:
     """The first probe for the records after `after_seq` (the empty cursor: from the oldest kept) up to
     `horizon` (text, as the feed's): the second after the cursor, or for a cursor with no moment all of it."""
-    end = seq_number(horizon, upper=True)
-    start, moment = seq_number(after_seq), _moment(after_seq)
+    return _upward(seq_number(after_seq), _moment(after_seq), seq_number(horizon, upper=True))
+
+
+def _upward(start: int, moment: datetime | None, end: int) -> Search:
+    """The first probe for the records from `start` up to `end`: the second after `moment` (None: all of it)."""
     if end <= start:  # a cursor at the horizon or past it: its own millisecond is all a page may hold
         return Search(start, start - 1, start, True, start, None)
     reach = end if moment is None else min(end, seq_number(moment_after(moment, FIRST_SPAN_MS)))
@@ -243,7 +267,7 @@ def _further(search: Search) -> Search | None:
     return replace(search, edge=edge, reach=search.end, span_ms=span)
 
 
-def plan(search: Search, seen: list[int], wanted: int) -> Plan:
+def plan(search: Search, seen: list[int], wanted: int) -> Plan[Search]:
     """After a probe of `search.stretch` saw `seen` (up to `cap_for(wanted)` of its records' numbers)."""
     if len(seen) >= cap_for(wanted):
         step = 1 if search.upward else -1
@@ -292,27 +316,7 @@ def grown_to_read(search: Search, found: int) -> Search | None:
 
 def after_millisecond(search: Search, ms: int) -> Search | None:
     """An upward search's records after the millisecond `ms` (one it has read to its end), up to its end."""
-    if ms >= search.end:
-        return None
-    moment = _moment_of(ms)
-    reach = search.end if moment is None else min(search.end, seq_number(moment_after(moment, FIRST_SPAN_MS)))
-    return Search(ms + 1, ms, max(reach, ms + 1), True, search.end, moment)
-
-
-@dataclass(frozen=True)
-class KeySearch:
-    """Records of the millisecond `ms` with `low <= seq_k <= reach`: the reach grows GROWTH times while the window
-    holds fewer than wanted, and is cut back (to where the probe's keys suggest, never past a reach known to hold
-    too many) while it holds a probe's cap or more."""
-
-    ms: int
-    low: int
-    reach: int
-    too_many: int | None = None
-
-    @property
-    def window(self) -> Window:
-        return Window(self.ms, self.ms, self.low, self.reach)
+    return None if ms >= search.end else _upward(ms + 1, _moment_of(ms), search.end)
 
 
 def keys_from(ms: int, low: int, wanted: int) -> KeySearch:
@@ -321,21 +325,21 @@ def keys_from(ms: int, low: int, wanted: int) -> KeySearch:
     return KeySearch(ms, low, min(KEY_TOP, low + 2 * wanted))
 
 
-def plan_keys(search: KeySearch, seen: list[int], wanted: int) -> tuple[bool, KeySearch]:
-    """After a probe of `search.window` saw `seen` (up to `cap_for(wanted)` keys): read it (True), or probe the
-    search returned. A single key holding a cap or more (one change of many records) is read whole."""
+def plan_keys(search: KeySearch, seen: list[int], wanted: int) -> Plan[KeySearch]:
+    """After a probe of `search.window` saw `seen` (up to `cap_for(wanted)` keys). A single key holding a cap or
+    more (one change of many records) is read whole."""
     if len(seen) >= cap_for(wanted):
         if search.reach == search.low:
-            return True, search
+            return Plan(True, search)
         cut = min(max(sorted(seen)[_kept(seen)], search.low), search.reach - 1)
-        return False, replace(search, reach=cut, too_many=search.reach)
+        return Plan(False, replace(search, reach=cut, too_many=search.reach))
     if len(seen) >= wanted or search.reach >= KEY_TOP:
-        return True, search
+        return Plan(True, search)
     if search.too_many is not None:
         if search.too_many - search.reach <= 1:
-            return True, replace(search, reach=search.too_many)  # one key past it holds too many: read it whole
-        return False, replace(search, reach=(search.reach + search.too_many) // 2)
-    return False, replace(search, reach=min(KEY_TOP, search.low + (search.reach - search.low + 1) * GROWTH))
+            return Plan(True, replace(search, reach=search.too_many))  # one key past it holds too many
+        return Plan(False, replace(search, reach=(search.reach + search.too_many) // 2))
+    return Plan(False, replace(search, reach=min(KEY_TOP, search.low + (search.reach - search.low + 1) * GROWTH)))
 
 
 def _kept(seen: list[int]) -> int:

@@ -8,6 +8,7 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.core.feed_windows import (
     KEY_TOP,
     KeySearch,
+    Plan,
     Search,
     Window,
     after_millisecond,
@@ -27,12 +28,15 @@ Page = Callable[[Window], Statement]  # a window: the statement answering its ro
 MAX_PROBES = 64
 
 
-async def searched(read: Read, search: Search, probe: Probe, wanted: int) -> Search:
+async def searched[S: (Search, KeySearch)](
+    read: Read, search: S, probe: Probe, wanted: int, planner: Callable[[S, list[int], int], Plan[S]]
+) -> S:
     """The search once its window holds `wanted` records, or all there are: each probe reads at most
-    `cap_for(wanted)` records. After MAX_PROBES the window as it stands (a read of it is exact, only dearer)."""
+    `cap_for(wanted)` records. After MAX_PROBES the window as it stands (a read of it is exact, only dearer).
+    `planner`: `plan` for a search in time, `plan_keys` for one millisecond's keys."""
     for _ in range(MAX_PROBES):
         seen = [row["n"] for row in await read(probe(search.stretch, cap_for(wanted)))]
-        step = plan(search, seen, wanted)
+        step = planner(search, seen, wanted)
         search = step.next
         if step.read:
             break
@@ -47,7 +51,7 @@ async def window_rows(
     its millisecond): then a longer window, up to the search's end. With `keyed` (the cursor's millisecond and
     key), `probe` and `page` take keyed windows, and a crowded millisecond is read by its keys (`crowded_rows`);
     without, it is read whole."""
-    search = await searched(read, search, probe, wanted)
+    search = await searched(read, search, probe, wanted, plan)
     while True:
         if keyed is not None and search.crowded:
             return await crowded_rows(read, search, probe, page, wanted, keyed)
@@ -55,7 +59,7 @@ async def window_rows(
         further = grown_to_read(search, len(rows)) if len(rows) < wanted else None
         if further is None:
             return rows
-        search = await searched(read, further, probe, wanted)
+        search = await searched(read, further, probe, wanted, plan)
 
 
 async def crowded_rows(
@@ -69,8 +73,9 @@ async def crowded_rows(
     cursor_ms, cursor_key = keyed
     low = cursor_key if ms == cursor_ms else 0
     while len(rows) < wanted:
-        keys = await keys_searched(read, keys_from(ms, low, wanted - len(rows)), probe, wanted - len(rows))
-        rows += (await read(page(keys.window)))[: wanted - len(rows)]
+        left = wanted - len(rows)
+        keys = await searched(read, keys_from(ms, low, left), probe, left, plan_keys)
+        rows += (await read(page(keys.window)))[:left]
         if keys.reach >= KEY_TOP:
             break
         low = keys.reach + 1
@@ -78,13 +83,3 @@ async def crowded_rows(
     if after is not None:
         rows += await window_rows(read, after, probe, page, wanted - len(rows), keyed)
     return rows[:wanted]  # `page` answers up to the first call's `wanted`: a part may hold more than is left
-
-
-async def keys_searched(read: Read, search: KeySearch, probe: Probe, wanted: int) -> KeySearch:
-    """The key search once its window holds `wanted` records, or all the millisecond has; as `searched`."""
-    for _ in range(MAX_PROBES):
-        seen = [row["n"] for row in await read(probe(search.window, cap_for(wanted)))]
-        done, search = plan_keys(search, seen, wanted)
-        if done:
-            break
-    return search
