@@ -329,7 +329,7 @@ async def test_memory_mcp_s_merge_by_names_keeps_the_target_and_moves_the_relati
         assert values["importance"] == (2, 8)
         for wrong, why in (
             ({"entityNames": ["Carl", "Nobody"]}, "ENTITY_NOT_FOUND"),
-            ({"entityNames": ["Carl", "Alice Smith"], "targetName": "Zed"}, "INVALID_INPUT"),
+            ({"entityNames": ["Carl", "Alice Smith"], "targetName": "Alice Smyth"}, "INVALID_INPUT"),  # its alias
             ({"entityNames": ["Carl"]}, "INVALID_INPUT"),
             (
                 {
@@ -342,6 +342,40 @@ async def test_memory_mcp_s_merge_by_names_keeps_the_target_and_moves_the_relati
             assert (await rejected(everything, "merge_entities", wrong))["error_code"] == why, wrong
     assert [e["name"] for e in await m.entities()] == ["Alice Smith", "Carl"]
     assert await m.relations() == {("Carl", "Alice Smith", "KNOWS")}
+
+
+async def test_memory_mcp_s_merge_under_a_new_name_makes_it_with_the_first_one_s_type(
+    settings: Settings, memory: Client
+) -> None:
+    """Seed 004: `name: targetName || entityNames[0]`, `entityType: first.entityType`: a targetName no entity has
+    is the merged entity, made with the first one's type; the named ones leave, their relations move to it. A
+    targetName another entity has merges into that one."""
+    m = Memory(memory)
+    await m(
+        "create_entities",
+        entities=[
+            {**entity("Bob", "engineer", ["b1", "both"]), "importance": 3},
+            {**entity("Robert", "person", ["both", "r1"]), "tags": ["x"]},
+            entity("Carl"),
+            entity("Dora"),
+        ],
+    )
+    await m("create_relations", relations=[rel("Carl", "Robert"), rel("Bob", "Dora")])
+    types = {e["name"]: e["entityType"] for e in await m.entities()}
+    assert types["Bob"] != types["Robert"]  # "engineer" is no registered type: the fallback's
+    async with open_client(every_toolset(settings), "in_process", profile="memory") as everything:
+        merged = await ok(everything, "merge_entities", {"entityNames": ["Bob", "Robert"], "targetName": "Bobby"})
+        kept = merged["entity"]
+        assert (kept["name"], kept["entityType"], kept["observations"]) == ("Bobby", types["Bob"], ["b1", "both", "r1"])
+        assert (kept["properties"]["tags"], kept["properties"]["importance"]) == (["x"], 3)
+        assert [gone["merge_keys"]["name"] for gone in merged["merged"]] == ["Bob", "Robert"]
+        assert sorted(e["name"] for e in await m.entities()) == ["Bobby", "Carl", "Dora"]
+        assert await m.relations() == {("Carl", "Bobby", "KNOWS"), ("Bobby", "Dora", "KNOWS")}
+        # Into another entity that has the name: Dora stays, and takes Carl.
+        into = await ok(everything, "merge_entities", {"entityNames": ["Carl", "Bobby"], "targetName": "Dora"})
+        assert into["survivor"]["merge_keys"] == {"name": "Dora"}
+        assert [gone["merge_keys"]["name"] for gone in into["merged"]] == ["Carl", "Bobby"]
+    assert [e["name"] for e in await m.entities()] == ["Dora"]
 
 
 # 8.3 observations

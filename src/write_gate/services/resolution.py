@@ -8,6 +8,7 @@ call's work grows with the graph. merge_entities plans each merge from a read (`
 one statement that checks nothing moved since; if something did, it reads and plans again.
 """
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -118,7 +119,7 @@ class MergedAddress(NodeAddress):
 
 class MergeEntitiesRequest(_Request):
     """The gate's form (`survivor` and `merged`, each by label and merge keys) or memory-mcp's (`entityNames`,
-    the first surviving unless `targetName` names another of them)."""
+    merged under `targetName`: one of them, another entity, or a new name given the first one's type)."""
 
     survivor: NodeAddress | None = None
     merged: Annotated[list[MergedAddress] | None, Field(min_length=1, max_length=MAX_MERGED)] = None
@@ -127,7 +128,11 @@ class MergeEntitiesRequest(_Request):
         Field(min_length=2, max_length=MAX_MERGED + 1, description="memory-mcp's form: entities by name"),
     ] = None
     targetName: Annotated[  # noqa: N815
-        Text | None, Field(description="With entityNames: the one that survives (default: the first).")
+        Text | None,
+        Field(
+            description="With entityNames: the name of the merged entity (default: the first); a name no entity "
+            "has yet is created with the first one's type."
+        ),
     ] = None
 
     @model_validator(mode="after")
@@ -350,35 +355,57 @@ def _not_alias(props: dict[str, Any], what: str, reason: str) -> None:
         raise GateRejection(ErrorCode.INVALID_INPUT, f"{what} is already merged into another node", reason=reason)
 
 
-async def _by_names(gate: Gate, names: list[str], target: str | None) -> tuple[NodeAddress, list[MergedAddress]]:
+# What creates the merged entity when memory-mcp's targetName is a new name: its name and label.
+CreateEntity = Callable[[str, str], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class _ByNames:
+    survivor: NodeAddress
+    merged: list[MergedAddress]
+    create: bool = False  # the survivor is a new name: created (with the first one's type) before the merges
+
+
+async def _by_names(gate: Gate, names: list[str], target: str | None) -> _ByNames:
     """memory-mcp's form: each name's entity (ENTITY_NOT_FOUND, or INVALID_INPUT for a name under several
-    labels), the target's (default: the first) surviving."""
+    labels) merged into the target's: one of them (default: the first), another entity of that name, or, where
+    no entity has it, a new one of the first one's type (seed 004: `name: targetName || entityNames[0]`,
+    `entityType: first.entityType`)."""
     target = names[0] if target is None else target
-    if target not in names:
-        raise GateRejection(
-            ErrorCode.INVALID_INPUT,
-            "targetName must be one of entityNames: a merge keeps one of the entities, under its own name",
-            field="targetName",
-            reason="not_among_entity_names",
-        )
     if len(set(names)) < len(names):
         raise GateRejection(
             ErrorCode.INVALID_INPUT, "an entity is named twice", reason="same_node", field="entityNames"
         )
     located = dict(zip(names, await locate_all(gate, names, field="entityNames"), strict=True))
-    survivor = NodeAddress(label=located[target].label, merge_keys=located[target].keys)
     merged = [MergedAddress(label=at.label, merge_keys=at.keys) for name, at in located.items() if name != target]
-    return survivor, merged
+    if target in located:
+        at = located[target]
+        return _ByNames(NodeAddress(label=at.label, merge_keys=at.keys), merged)
+    try:
+        [at] = await locate_all(gate, [target], field="targetName")
+    except GateRejection as exc:
+        if exc.rejected.error_code is not ErrorCode.ENTITY_NOT_FOUND:
+            raise
+        return _ByNames(NodeAddress(label=located[names[0]].label, merge_keys={"name": target}), merged, True)
+    return _ByNames(NodeAddress(label=at.label, merge_keys=at.keys), merged)
 
 
-async def _resolved(
-    gate: Gate, request: MergeEntitiesRequest
-) -> tuple[str, dict[str, Any], list[tuple[str, dict[str, Any]]]]:
+@dataclass(frozen=True)
+class _Resolved:
+    survivor_label: str
+    survivor_keys: dict[str, Any]
+    targets: list[tuple[str, dict[str, Any]]]
+    create: bool  # the survivor is a new entity, made before the merges
+
+
+async def _resolved(gate: Gate, request: MergeEntitiesRequest) -> _Resolved:
     """The survivor's and each merged node's label and merge keys (names located), checked before anything is
     merged, so nothing half-happens: registered labels, no node named twice or merged into itself."""
+    create = False
     if request.entityNames is not None:
-        survivor_at, merged_at = await _by_names(gate, request.entityNames, request.targetName)
-        request = request.model_copy(update={"survivor": survivor_at, "merged": merged_at})
+        by_names = await _by_names(gate, request.entityNames, request.targetName)
+        request = request.model_copy(update={"survivor": by_names.survivor, "merged": by_names.merged})
+        create = by_names.create
     assert request.survivor is not None and request.merged is not None  # one form or the other (_one_form)
     survivor_label, survivor_keys = _address(gate, request.survivor, "survivor")
     targets = [_address(gate, address, f"merged[{i}]") for i, address in enumerate(request.merged)]
@@ -392,13 +419,27 @@ async def _resolved(
                 field=f"merged[{i}]",
             )
         seen.add((label, identity_key(keys)))
-    return survivor_label, survivor_keys, targets
+    return _Resolved(survivor_label, survivor_keys, targets, create)
 
 
-async def merge_entities(gate: Gate, request: MergeEntitiesRequest, agent: Agent) -> EntitiesMerged:
+async def merge_entities(
+    gate: Gate, request: MergeEntitiesRequest, agent: Agent, create: CreateEntity | None = None
+) -> EntitiesMerged:
+    """`create` makes the entity a new targetName names (the tool's writer, as create_entities writes); without
+    one (compress_graph, which keeps a group's first name), a new name is refused."""
     by_names = request.entityNames is not None
-    survivor_label, survivor_keys, targets = await _resolved(gate, request)
+    resolved = await _resolved(gate, request)
+    survivor_label, survivor_keys, targets = resolved.survivor_label, resolved.survivor_keys, resolved.targets
     agent.grant.check_labels([survivor_label, *(label for label, _ in targets)])
+    if resolved.create:
+        if create is None:
+            raise GateRejection(
+                ErrorCode.INVALID_INPUT,
+                "targetName must name an entity here: this merge keeps one, under its own name",
+                field="targetName",
+                reason="not_an_entity",
+            )
+        await create(str(survivor_keys["name"]), survivor_label)
     merged: list[MergedNode] = []
     conflicts: list[Conflict] = []
     change = change_stamp(agent.id, gate.stamp(agent).now)
@@ -420,7 +461,8 @@ async def preview_merge(gate: Gate, request: MergeEntitiesRequest, agent: Agent)
     """What merge_entities would answer for each merged node, planned from the graph as it is, writing nothing
     (compress_graph's dry run). Each is planned against the survivor as it is now, not as the merges before it
     in the same call would leave it, so a relationship between two merged nodes is counted under each."""
-    survivor_label, survivor_keys, targets = await _resolved(gate, request)
+    resolved = await _resolved(gate, request)
+    survivor_label, survivor_keys, targets = resolved.survivor_label, resolved.survivor_keys, resolved.targets
     agent.grant.check_labels([survivor_label, *(label for label, _ in targets)])
     previews = []
     for i, (label, keys) in enumerate(targets):

@@ -25,8 +25,10 @@ from write_gate.services.history import (
     get_history,
     list_conflicts,
 )
+from write_gate.services.memory import EntityIn
 from write_gate.services.reads import GraphResult, NeighbourOpenRequest, NeighbourSearchRequest, ReadGraphRequest
 from write_gate.services.resolution import (
+    CreateEntity,
     DuplicatesFound,
     EntitiesMerged,
     FindDuplicatesRequest,
@@ -37,7 +39,7 @@ from write_gate.services.resolution import (
 from write_gate.services.schema import get_schema
 from write_gate.services.search import RankedResult, RankedSearchRequest
 from write_gate.surface.tool_schemas import input_schema
-from write_gate.surface.tool_spec import READ, NoArguments, ToolSpec, lean_hints
+from write_gate.surface.tool_spec import READ, Call, NoArguments, Services, ToolSpec, lean_hints
 
 WRITE_NODE = ToolSpec(
     name="write_node",
@@ -195,8 +197,19 @@ MERGE_ENTITIES = ToolSpec(
     output_model=EntitiesMerged,
     # Idempotent in effect but not in answer: a repeat is refused (already merged).
     annotations=lean_hints(destructive=True, idempotent=False),
-    handler=lambda s, req, call: merge_entities(s.gate, req, call.agent),
+    handler=lambda s, req, call: merge_entities(s.gate, req, call.agent, _creator(s, call)),
 )
+
+
+def _creator(services: Services, call: Call) -> CreateEntity:
+    """A new targetName's entity, created as create_entities creates one (empty, with the caller's provenance)."""
+
+    async def create(name: str, label: str) -> None:
+        await services.memory.create_entities(
+            [EntityIn(name=name, entityType=label, observations=[])], call.writer, call.agent
+        )
+
+    return create
 
 
 RESOLVE_CONFLICT = ToolSpec(
