@@ -144,7 +144,10 @@ async def initialise(
     while pages is None or walked < pages:
         params = {"cursor": cursor, "limit": MARK_PAGE, "labels": list(labels), "types": list(types)}
         [row] = await backend.write(Statement(cypher.MARK_DUE.text, params))
-        over = row["last"] is None
+        # Over at a page short of the limit: every node left was in it, and a node made since was made by a write
+        # that marked it due itself. (Waiting for an empty page instead chased a graph being written to for as
+        # long as the writes went on, two more write statements for every few writes.)
+        over = row["walked"] < MARK_PAGE
         await backend.write(Statement(cypher.WALKED.text, {"cursor": row["last"], "ready": over}))
         if over:
             logger.info("statistics: every subject is counted from now on")

@@ -238,17 +238,18 @@ READY = Statement(f"MATCH (m:{META_LABEL}) RETURN m.ready AS ready, m.cursor AS 
 
 # Up to `$limit` nodes after engine id `$cursor` (an id walk: each page costs its page): those of the
 # registry's labels (`$labels`), and their outgoing relationships of its types (`$types`), made due. Answers the
-# page's last id (null: the walk is over).
+# page's last id (null: nothing was left) and its size: a page short of `$limit` held every node left.
 MARK_DUE = Statement(
     "MATCH (n) WHERE id(n) > $cursor WITH n LIMIT $limit\n"
     "WITH collect(n) AS page\n"
     f"FOREACH (n IN [n IN page WHERE any(l IN labels(n) WHERE l IN $labels)] | SET n.{DUE} = 1)\n"
-    "WITH page, reduce(m = null, n IN page | CASE WHEN m IS NULL OR id(n) > m THEN id(n) ELSE m END) AS last\n"
-    "UNWIND (CASE WHEN size(page) = 0 THEN [null] ELSE page END) AS n\n"
+    "WITH page, size(page) AS walked,\n"
+    "     reduce(m = null, n IN page | CASE WHEN m IS NULL OR id(n) > m THEN id(n) ELSE m END) AS last\n"
+    "UNWIND (CASE WHEN walked = 0 THEN [null] ELSE page END) AS n\n"
     "OPTIONAL MATCH (n)-[r]->() WHERE type(r) IN $types\n"
-    "WITH last, collect(r) AS rels\n"
+    "WITH last, walked, collect(r) AS rels\n"
     f"FOREACH (r IN rels | SET r.{DUE} = 1)\n"
-    "RETURN last"
+    "RETURN last, walked"
 )
 
 
