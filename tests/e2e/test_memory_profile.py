@@ -643,6 +643,12 @@ async def test_find_duplicates_scores_as_memory_mcp_does(settings: Settings, mem
             ("aaaa", "aaab"),
             ("aaab", "aabb"),
         }
+        # Groups of every pair that passes, whatever `limit` cuts from the pairs answered (an audit met one group of
+        # 15 where memory-mcp answers six, 60 near names and the default limit of 50 pairs).
+        await m("create_entities", entities=[entity(f"gizmo{i}", "thing", ["same"]) for i in range(5)])
+        cut = await everything.call_tool("find_duplicates", {"threshold": 0.83, "labels": ["Entity"], "limit": 2})
+        assert json.loads(cut.content[0].text) == [[f"gizmo{i}" for i in range(5)]] == cut.structured_content["groups"]
+        assert len(cut.structured_content["pairs"]) == 2 and cut.structured_content["more"]
     async with open_client(every_toolset(settings), "in_process") as gate:
         by_name = await gate.call_tool("find_duplicates", {"labels": ["Person"]})
         names = {tuple(n["name"] for n in p["nodes"]) for p in by_name.structured_content["pairs"]}

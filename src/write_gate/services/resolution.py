@@ -94,8 +94,8 @@ class DuplicatesFound(BaseModel):
     pairs: list[DuplicatePair]
     groups: list[list[str]] = Field(
         default_factory=list,
-        description="memory-mcp's answer: the names of the pairs above, joined where pairs share a node (the memory "
-        "profile groups them as memory-mcp does).",
+        description="memory-mcp's answer: the names of the pairs, joined where pairs share a node (the memory "
+        "profile groups every pair that passes, as memory-mcp does, whatever limit cuts from pairs).",
     )
     nodes_scanned: int
     pairs_compared: int
@@ -295,17 +295,20 @@ async def find_duplicates(gate: Gate, request: FindDuplicatesRequest, memory_mcp
     def score() -> tuple[list[Pair], int, list[list[str]]]:
         nodes = [make_node(*node) for node in window_i]
         others = None if j == i else [make_node(*node) for node in window_j]
+        # memory-mcp's groups are of every pair that passes (a group cut at `limit` pairs would leave duplicates
+        # out without a word, and compress_graph would not merge them); `limit` bounds the pairs answered.
+        every = len(nodes) * (len(nodes) if others is None else len(others))
         pairs, compared = find_pairs(
             nodes,
             others=others,
             across_labels=request.across_labels,
             threshold=request.threshold,
-            limit=request.limit + 1,
+            limit=max(every, request.limit + 1) if memory_mcp else request.limit + 1,
             memory_mcp=memory_mcp,
         )
         answered = pairs[: request.limit]
         if memory_mcp:  # memory-mcp's groups: greedy, in insertion order (not the pairs' transitive closure)
-            groups = groups_like_memory_mcp(answered, [*nodes, *(others or ())], request.across_labels)
+            groups = groups_like_memory_mcp(pairs, [*nodes, *(others or ())], request.across_labels)
         else:
             groups = duplicate_groups(answered)
         return pairs, compared, groups
