@@ -65,6 +65,9 @@ async def test_a_parent_is_set_replaced_and_removed_with_one_link_per_child(gate
     assert await child_of(graph) == {("Ada", "Science")}
     assert (await parent(gate, "Ada", None))["parentName"] is None
     assert await child_of(graph) == set()
+    await parent(gate, "Ada", "Math")
+    assert (await parent(gate, "Ada", ""))["parentName"] is None  # memory-mcp's `parentName || undefined`
+    assert await child_of(graph) == set()
 
 
 async def test_the_link_carries_provenance_and_history(gate: Client) -> None:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from write_gate.access.agents import Agent
@@ -39,9 +39,17 @@ EntityName = Annotated[Text, Field(description="The entity's name.")]
 
 class SetParentRequest(_Request):
     entityName: EntityName  # noqa: N815 - memory-mcp's argument names
-    parentName: Annotated[Text | None, Field(description="The parent's name; null removes the parent.")]  # noqa: N815
+    parentName: Annotated[  # noqa: N815
+        Text | None, Field(description="The parent's name; null (or empty) removes the parent.")
+    ]
     entityType: EntityType = None  # noqa: N815
     parentType: Annotated[Text | SkipJsonSchema[None], Field(description="The parent's label, if ambiguous.")] = None  # noqa: N815
+
+    @field_validator("parentName")
+    @classmethod
+    def _empty_is_none(cls, name: str | None) -> str | None:
+        """memory-mcp reads an empty name as none (`if (parentName && !parent)`, then `parentName || undefined`)."""
+        return name or None
 
 
 class HierarchyRequest(_Request):
