@@ -4,12 +4,15 @@ a page comes back short. It waited for an empty page, so on a graph being writte
 long as they went on: on a fresh folder under a steady `write_node` load, 1.49 engine statements a write (two
 more write statements every four writes), where 1.0 is the write's own."""
 
+import anyio
 import pytest
 
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
 from write_gate.services import stat_counts
 from write_gate.services.stat_counts import MARK_PAGE
+from write_gate.serving.assembly import open_backend
+from write_gate.serving.config import Settings
 
 pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 
@@ -46,3 +49,31 @@ async def test_a_graph_of_more_than_a_page_is_walked_a_page_at_a_time(graph: Gra
     assert await due(graph) < (people, people - 1)
     assert await stat_counts.initialise(graph, ["Person"], ["KNOWS"], pages=1)  # the rest, short: over
     assert await due(graph) == (people, people - 1)
+
+
+async def test_the_walk_ends_while_writes_go_on(graph: GraphBackend, settings: Settings) -> None:
+    """Another connection creates nodes as fast as the engine takes them (each marked due, as a gate's write marks
+    it) while the walk runs: the walk is over in a few pages, not when the writes stop, and every node is due."""
+    await grown(graph, 10)
+    writer = await open_backend(settings)
+    walked = anyio.Event()
+    made = 0
+
+    async def write() -> None:
+        nonlocal made
+        while not walked.is_set():
+            await writer.write(Statement("CREATE (:Person {_key: $k, name: $k, _due: 1})", {"k": f"w{made}"}))
+            made += 1
+
+    try:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(write)
+            await anyio.sleep(0.05)  # the writes under way
+            with anyio.fail_after(20):
+                assert await stat_counts.initialise(graph, ["Person"], ["KNOWS"])
+            walked.set()
+    finally:
+        await writer.close()
+    assert made > 0
+    [row] = await graph.read(Statement("MATCH (n:Person) RETURN count(n) AS all, sum(n._due) AS due"))
+    assert row["all"] == row["due"] == 10 + made
