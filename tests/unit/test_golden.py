@@ -612,11 +612,11 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
         # Each agent's write tallies (core/agent_tallies.py): the fold's reads and its one write, the tallies' read.
         "read_tally_changes": lambda: tally_cypher.CHANGES,
         "read_tally_first_seqs": lambda: Statement(
-            tally_cypher.FIRST_SEQS.text, {"ats": [s("time")], "ids": [s("change")]}
+            tally_cypher.FIRST_SEQS.text, {"pairs": [{"at": s("time"), "id": s("change")}]}
         ),
         "read_tally_conflicts": lambda: tally_cypher.CONFLICTS,
         "read_tally_held_writes": lambda: Statement(
-            tally_cypher.HELD_WRITES.text, {"ats": [{"at": s("time"), "n": m.n(1)}], "ids": [s("change")]}
+            tally_cypher.HELD_WRITES.text, {"writes": [{"at": s("time"), "n": m.n(1), "id": s("change")}]}
         ),
         "read_tally_cursors": lambda: tally_cypher.CURSORS,
         "tally_apply": lambda: Statement(

@@ -60,7 +60,7 @@ async def _changes(read: Read, at: Cursors, until: str) -> KindPage:
     rows = await window_rows(read, after_cursor(at.seq, until), _change_probe, page, PAGE)
     if not rows:
         return {}, (at.seq, at.change_id), True
-    lookup = {"ats": sorted({r["at"] for r in rows}), "ids": sorted({r["change_id"] for r in rows})}
+    lookup = {"pairs": [{"at": at_, "id": id_} for at_, id_ in sorted({(r["at"], r["change_id"]) for r in rows})]}
     firsts = {r["change_id"]: r["first"] for r in await read(Statement(cypher.FIRST_SEQS.text, lookup))}
     last = rows[-1]
     return pure.changes_counted(rows, firsts), (last["seq"], last["change_id"]), len(rows) < PAGE
@@ -74,8 +74,8 @@ async def _held(read: Read, at: Cursors, until: str) -> KindPage:
     rows = await window_rows(read, after_cursor(at.at, until), _conflict_probe, page, PAGE)
     if not rows:
         return {}, (at.at, at.conflict_id), True
-    ats = [{"at": at_, "n": seq_number(at_)} for at_ in sorted({r["at"] for r in rows})]
-    lookup = {"ats": ats, "ids": sorted({r["change_id"] for r in rows})}
+    held = sorted({(r["at"], r["change_id"]) for r in rows})
+    lookup = {"writes": [{"at": at_, "n": seq_number(at_), "id": id_} for at_, id_ in held]}
     writes = {r["change_id"]: r for r in await read(Statement(cypher.HELD_WRITES.text, lookup))}
     last = rows[-1]
     return pure.held_counted(rows, writes), (last["at"], last["conflict_id"]), len(rows) < PAGE

@@ -1,5 +1,5 @@
-UNWIND $ats AS x
-OPTIONAL MATCH (h:WriteGateChange) WHERE h.at = x.at AND h.change_id IN $ids
-WITH x, collect(DISTINCT h.change_id) AS recorded
-MATCH (c:WriteGateConflict) WHERE c.seq_n = x.n AND c.at = x.at AND c.change_id IN $ids
-RETURN c.change_id AS change_id, c.change_id IN recorded AS recorded, min(c.conflict_id) AS first
+UNWIND $writes AS x
+OPTIONAL MATCH (h:WriteGateChange) WHERE h.at = x.at AND h.change_id = x.id
+WITH x, count(h) > 0 AS recorded
+MATCH (c:WriteGateConflict) WHERE c.seq_n = x.n AND c.at = x.at AND c.change_id = x.id
+RETURN c.change_id AS change_id, recorded, min(c.conflict_id) AS first

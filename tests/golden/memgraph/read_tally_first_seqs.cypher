@@ -1,4 +1,4 @@
 // index: :WriteGateChange(at)
-UNWIND $ats AS at
-MATCH (h:WriteGateChange) WHERE h.at = at AND h.change_id IN $ids
+UNWIND $pairs AS p
+MATCH (h:WriteGateChange) WHERE h.at = p.at AND h.change_id = p.id
 RETURN h.change_id AS change_id, min(h.seq) AS first
