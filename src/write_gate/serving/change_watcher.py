@@ -41,8 +41,12 @@ class ChangeWatcher:
         self._failing = False
 
     def nudge(self) -> None:
-        """Poll now: this gate has just written."""
-        self._nudged.set()
+        """Poll now: this gate has just written. With no one listening, only the starting point moves to now,
+        without waking the loop: a write load kept it turning once a write for nothing."""
+        if self._listening():
+            self._nudged.set()
+        else:
+            self._seen = SeenChanges(OVERLAP_SECONDS, utc_now())
 
     async def poll_once(self) -> set[str]:
         """The labels and types changed since the last poll (none reported twice)."""
