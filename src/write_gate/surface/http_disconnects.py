@@ -13,6 +13,7 @@ specification says a disconnection is not a cancellation (it sends `notification
 runs on, and its answer is replayed when it resumes.
 """
 
+import asyncio
 import json
 import logging
 from typing import Any
@@ -84,12 +85,16 @@ class CancelOnDisconnect:
                 with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_SECONDS):
                     await self._cancel(scope, ids)
 
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(watch)
-            try:
-                await self.app(scope, watched_receive, watched_send)
-            finally:
-                tasks.cancel_scope.cancel()
+        # A plain asyncio task, not an anyio task group: uvicorn serves on asyncio only, and the group's scopes cost
+        # every call about a twentieth of the gate's CPU under load (bench/fleet.py, profiled with py-spy).
+        watcher = asyncio.get_running_loop().create_task(watch())
+        try:
+            await self.app(scope, watched_receive, watched_send)
+        finally:
+            if not gone.is_set():
+                watcher.cancel()  # still only waiting for the disconnect
+            else:  # handing the session its cancellations (bounded): let that finish even if this call is cancelled
+                await asyncio.shield(watcher)
 
     async def _cancel(self, scope: Scope, ids: list[Any]) -> None:
         """Each request cancelled through the session, as a client's own notification would (same headers, so the
