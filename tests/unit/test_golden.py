@@ -1027,8 +1027,12 @@ _COLLECTED = re.compile(r"collect\s*\((?:DISTINCT\s+)?[^()]*\)\s+AS\s+(\w+)", re
 
 def quadratic_clauses(text: str) -> list[str]:
     """Clauses whose cost grows with the square of what a statement handles: a `reduce` growing a list (each step
-    copies it), and an aggregation grouped by a collected list (each row hashes the whole list)."""
+    copies it), an aggregation grouped by a collected list (each row hashes the whole list), and a list parameter
+    unwound and a property tested `IN` another (each unwound row seeks or scans the whole list: the agent tallies' lookup
+    by every stamp and every change id took FalkorDB 42 ms for a page of 500 changes, against 4 by pairs)."""
     found = re.findall(r"reduce\s*\(\s*\w+\s*=\s*\[\]", text)
+    if re.search(r"^UNWIND \$\w+", text, re.MULTILINE):
+        found += [f"each row tests {m}" for m in re.findall(r"\b\w+\.\w+ IN \$\w+", text)]
     collected: set[str] = set()
     for clause in re.split(r"\n(?=WITH |RETURN )", text):
         head = clause.split("\n")[0]
@@ -1051,3 +1055,6 @@ def test_the_quadratic_shapes_are_found() -> None:
     grouped = "MATCH (n)\nWITH collect(n) AS doomed\nUNWIND doomed AS d\nWITH doomed, collect(DISTINCT d) AS gone"
     assert quadratic_clauses(grouped) == ["grouped by doomed"]
     assert quadratic_clauses("MATCH (n)\nWITH n, collect(DISTINCT type(r)) AS types\nRETURN types") == []
+    unwound = "UNWIND $ats AS at\nMATCH (h:C) WHERE h.at = at AND h.change_id IN $ids\nRETURN h"
+    assert quadratic_clauses(unwound) == ["each row tests h.change_id IN $ids"]
+    assert quadratic_clauses("UNWIND $pairs AS p\nMATCH (h:C) WHERE h.at = p.at AND h.change_id = p.id\nRETURN h") == []
