@@ -1028,8 +1028,8 @@ _COLLECTED = re.compile(r"collect\s*\((?:DISTINCT\s+)?[^()]*\)\s+AS\s+(\w+)", re
 def quadratic_clauses(text: str) -> list[str]:
     """Clauses whose cost grows with the square of what a statement handles: a `reduce` growing a list (each step
     copies it), an aggregation grouped by a collected list (each row hashes the whole list), and a list parameter
-    unwound and a property tested `IN` another (each unwound row seeks or scans the whole list: the agent tallies' lookup
-    by every stamp and every change id took FalkorDB 42 ms for a page of 500 changes, against 4 by pairs)."""
+    unwound and a property tested `IN` another (each unwound row seeks or scans the whole list: the agent tallies'
+    lookup by every stamp and every change id took FalkorDB 42 ms for a page of 500 changes, against 4 by pairs)."""
     found = re.findall(r"reduce\s*\(\s*\w+\s*=\s*\[\]", text)
     if re.search(r"^UNWIND \$\w+", text, re.MULTILINE):
         found += [f"each row tests {m}" for m in re.findall(r"\b\w+\.\w+ IN \$\w+", text)]
