@@ -7,6 +7,7 @@ them, kept here as it was written then."""
 
 import random
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import anyio
 import pytest
@@ -17,11 +18,13 @@ from tests.e2e.test_stats_exactness import NAMES
 from tests.e2e.test_stats_exactness import _call as random_call
 from write_gate.core.agent_tallies import Tallies
 from write_gate.core.clock import as_utc_text
+from write_gate.core.cypher.agent_tallies import APPLY
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.registry import ConflictPolicy
 from write_gate.engines import GraphBackend
 from write_gate.services import agent_tallies
 from write_gate.serving.config import Settings
+from write_gate.serving.wrapped_backend import WrappedBackend
 from write_gate.store.schema_files import load_into_graph, read_sources
 
 pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
@@ -167,3 +170,44 @@ async def test_a_change_whose_records_sort_apart_is_counted_once(
     )
     assert len(seqs) == 1 and len(seqs[0]["seqs"]) == 2, seqs  # one change, two records
     assert shown(await agent_tallies.current(graph, 0.0, pages=10_000)) == await scanned(graph)
+
+
+class _RacedBackend(WrappedBackend):
+    """The engine, where another fold, settled `settle` seconds back (a keeper's horizon, computed before this
+    fold's), runs to its end just before this fold's first page is applied: that page is refused."""
+
+    def __init__(self, inner: GraphBackend, settle: float) -> None:
+        super().__init__(inner)
+        self.settle, self.raced = settle, False
+
+    async def write(self, statement: Statement) -> list[dict[str, Any]]:
+        if statement.text == APPLY.text and not self.raced:
+            self.raced = True
+            assert await agent_tallies.fold(self.inner, self.settle)
+        return await self.inner.write(statement)
+
+
+async def test_a_fold_whose_page_another_fold_took_first_goes_on_to_its_own_horizon(
+    settings: Settings, graph: GraphBackend
+) -> None:
+    """Two folds read the same cursors; the other, up to an earlier horizon, applies its page first. The fold
+    whose page was refused goes on from where the other left the cursors, up to its own horizon, before it
+    answers caught up (it answered so at once, and the writes between the two horizons stayed out of the
+    tallies until some later fold: a CI run's final fold lost a write to a keeper's this way)."""
+    await load_into_graph(graph, read_sources([MATRIX_SCHEMAS]))
+    async with open_client(every_toolset(settings).model_copy(update={"agent": "early"}), "in_process") as client:
+
+        async def write(name: str) -> None:
+            person = {"label": "Person", "merge_keys": {"name": name}, "source": "hr", "extraction_method": "api"}
+            await ok(client, "write_node", person)
+
+        for i in range(3):
+            await write(f"old {i}")
+        await anyio.sleep(1.5)  # past the other fold's horizon (1 s back), the next two are not
+        for i in range(2):
+            await write(f"new {i}")
+    raced = _RacedBackend(graph, settle=1.0)
+    assert await agent_tallies.fold(raced, 0.0)
+    assert raced.raced
+    kept = await graph.read(Statement("MATCH (a:_AgentTally) RETURN a.agent AS agent, a.writes AS n"))
+    assert kept == [{"agent": "early", "n": 5}]

@@ -103,14 +103,18 @@ async def fold(
         at = await _cursors(backend)
         page = await tally_page(backend.read, at, until)
         to = page.to.through(until) if page.done else page.to
+        taken += 1
         if to != at:
             params = {"read_from": at.params(), "moved_to": to.params(), "tallies": pure.as_params(page.tallies)}
             [row] = await backend.write(Statement(cypher.APPLY.text, params))
-            if not row["applied"]:  # another fold took the page first: go on from where it left the cursors
+            if not row["applied"]:
+                # Another fold took the page first, perhaps up to an earlier horizon (a keeper's, computed before
+                # this one's): go on from where it left the cursors. Answering caught up here left what lay
+                # between the two horizons out of the tallies until the next fold.
                 logger.debug("agent tallies: a page was folded elsewhere first")
+                continue
         if page.done:
             return True
-        taken += 1
     return False
 
 
