@@ -319,6 +319,10 @@ async def test_bad_items_are_listed_with_their_place_and_bad_input_is_refused(cl
         ({"format": "json", "data": "[]"}, "data"),
         ({"format": "json", "data": "{}", "extra": 1}, "extra"),
         ({"format": "json", "data": "{}", "mergeStrategy": "overwrite"}, "mergeStrategy"),
+        # Nested past what Python's JSON reader recurses through (it answered INTERNAL_ERROR): the file is refused.
+        ({"format": "json", "data": "[" * 5000 + "]" * 5000}, "data"),
+        ({"format": "jsonl", "data": '{"type": "entity", "a": ' + "[" * 5000 + "]" * 5000 + "}"}, "data"),
+        ({"format": "backup", "data": "[" * 5000 + "]" * 5000}, "data"),
     ):
         refused = await rejected(client, "import_graph", args)
         assert refused["error_code"] == "INVALID_INPUT", refused

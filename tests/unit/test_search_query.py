@@ -215,6 +215,9 @@ def test_a_term_is_counted_at_every_position_it_stands_at(values: list[list[str]
         ('a "b', "cannot read the query at character 2"),
         ("a" * 1001, "the query is longer than 1000 characters"),
         (" ".join(["w"] * 33), "the query has more than 32 terms"),
+        # 250 deep overran the parser's recursion (INTERNAL_ERROR); the limit is far below it.
+        ("(" * 250 + "a" + ")" * 250, "the query nests parentheses more than 32 deep"),
+        ("(" * 33 + "a" + ")" * 33, "the query nests parentheses more than 32 deep"),
     ],
 )
 def test_each_query_error_says_exactly_what_is_wrong(query: str, message: str) -> None:
@@ -226,6 +229,7 @@ def test_each_query_error_says_exactly_what_is_wrong(query: str, message: str) -
 def test_the_limits_themselves_parse() -> None:
     assert parse("a" * 1000) == Term(("a" * 1000,))
     assert isinstance(parse(" ".join(["w"] * 32)), And)
+    assert parse("(" * 32 + "a" + ")" * 32) == Term(("a",))
 
 
 def test_phrases_fields_and_split_words_become_the_terms_they_say() -> None:

@@ -40,6 +40,7 @@ _WORD_OR_SEPARATOR = re.compile(r"\w+|" + re.escape(SEPARATOR))
 MAX_EDITS = 2
 MAX_QUERY_CHARS = 1000
 MAX_TERMS = 32
+MAX_NESTING = 32  # parentheses within parentheses: the parser and the tree's walks recurse once a level or more
 # Fields that name something other than a property of that name.
 FIELD_ALIASES = {
     "type": "_label",
@@ -223,6 +224,17 @@ def any_of(clauses: list[Node]) -> Node:
     return joined[0] if len(joined) == 1 else And(tuple(joined))
 
 
+def _nesting(tokens: list[str | Term]) -> int:
+    depth = deepest = 0
+    for token in tokens:
+        if token == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token == ")":
+            depth -= 1
+    return deepest
+
+
 def parse(text: str, *, fuzzy: bool = False, words: Words = "all", starts: bool = False) -> Node:
     """The query's tree; `fuzzy` gives every plain word its length's typo tolerance (`auto_edits`); `words` says
     what clauses side by side mean: all of them (an AND), or any (the ranked search's default); `starts` makes
@@ -234,6 +246,8 @@ def parse(text: str, *, fuzzy: bool = False, words: Words = "all", starts: bool 
         raise QueryError("the query has no word to search for")
     if sum(isinstance(t, Term) for t in tokens) > MAX_TERMS:
         raise QueryError(f"the query has more than {MAX_TERMS} terms")
+    if _nesting(tokens) > MAX_NESTING:
+        raise QueryError(f"the query nests parentheses more than {MAX_NESTING} deep")
     parser = _Parser(tokens, words)
     tree = parser.sequence()
     if parser.peek() is not None:
