@@ -194,8 +194,11 @@ async def test_create_entities_takes_memory_mcp_s_tags_and_importance(m: Memory)
     # Lower-cased, not sorted: the audit's ["Work", "Important"] reads back in its order.
     [work] = await m("create_entities", entities=[{**entity("Wes"), "tags": ["Work", "Important"]}])
     assert work["tags"] == ["work", "important"]
-    refused = await m.error("create_entities", entities=[{**entity("Eve"), "importance": 11}])
-    assert refused["error_code"] == "INVALID_INPUT" and "importance" in json.dumps(refused["details"])
+    # Out of range, or no number at all (a boolean was stored as 1.0, a text as its number): refused, as
+    # set_importance refuses them.
+    for importance in (11, True, "5"):
+        refused = await m.error("create_entities", entities=[{**entity("Eve"), "importance": importance}])
+        assert refused["error_code"] == "INVALID_INPUT" and "importance" in json.dumps(refused["details"])
     assert [e["name"] for e in await m.entities()] == ["Carol", "Dan", "Wes"]
 
 

@@ -2,6 +2,8 @@
 whole-file problem is a ValueError naming it, a bad item a record with its problem (the rest still imports), and
 memory-mcp's joined lists read as lists."""
 
+import json
+
 import pytest
 
 from write_gate.interchange.import_parsers import parse_csv, parse_graphml, parse_json
@@ -66,3 +68,15 @@ def test_graphml_lists_that_are_no_json_are_read_as_joined_text_and_a_number_is_
     ada, cy = parse_graphml(GRAPHML)
     assert ada.record is not None and ada.record.observations == ["wrote programs", "liked maths"]
     assert cy.record is None and cy.problem is not None and "tags" in cy.problem
+
+
+def test_an_importance_that_is_no_finite_number_from_0_to_10_refuses_its_entity_alone() -> None:
+    """As create_entities and set_importance refuse it: a boolean was read as 1.0, a text as its number."""
+    entities = [
+        {"name": name, "entityType": "Person", "importance": importance}
+        for name, importance in (("ok", 4), ("yes", True), ("text", "5"), ("over", 11))
+    ]
+    ok, *bad = parse_json(json.dumps({"entities": entities, "relations": []}))
+    assert ok.record is not None and ok.record.importance == 4
+    assert [b.record for b in bad] == [None, None, None]
+    assert all(b.problem is not None and "importance" in b.problem for b in bad)

@@ -3,7 +3,9 @@ names. The property names are the contract between the knowledge tools, the expo
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from write_gate.core.identifiers import CREATED_FIELD, LAST_UPDATED
 from write_gate.core.identity import FOLD_PREFIX, fold
@@ -16,6 +18,9 @@ ARCHIVED_AT = "_archived_at"
 ARCHIVED_BY = "_archived_by"
 MIN_IMPORTANCE = 0.0
 MAX_IMPORTANCE = 10.0
+# An importance as every write reads it (create_entities, set_importance, the imports): a finite number from 0 to
+# 10, never a boolean or a text read as one (memory-mcp's InvalidImportanceError; `true` was stored as 1.0).
+WrittenImportance = Annotated[float, Field(ge=MIN_IMPORTANCE, le=MAX_IMPORTANCE, allow_inf_nan=False, strict=True)]
 # Written on every label whatever its registry entry declares (as the memory profile's `observations`); an entry
 # that declares them still has its declared type enforced (`array<string>` with an enum, say).
 KNOWLEDGE_PROPERTIES = frozenset({TAGS, IMPORTANCE})

@@ -12,10 +12,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from write_gate.core.identifiers import is_protected
+from write_gate.core.knowledge import WrittenImportance
 from write_gate.core.model import KeyValue, describe_problems
 from write_gate.core.resolution import keys_of
-
-Importance = Annotated[float, Field(ge=0, le=10)]
 
 
 class _Record(BaseModel):
@@ -47,7 +46,7 @@ class EntityRecord(_Record):
     name: str | None = None
     observations: list[str] | None = None
     tags: list[str] | None = None
-    importance: Importance | None = None
+    importance: WrittenImportance | None = None
     parentId: str | None = None  # noqa: N815 - memory-mcp's: the parent's name
 
     @model_validator(mode="after")

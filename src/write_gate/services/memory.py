@@ -28,7 +28,7 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import check_types, plan_node_write, plan_relationship_write, resolve_relationship_type
 from write_gate.core.formula import compute_confidence
 from write_gate.core.history import Subject
-from write_gate.core.knowledge import IMPORTANCE, KNOWLEDGE_PROPERTIES, MAX_IMPORTANCE, MIN_IMPORTANCE, TAGS
+from write_gate.core.knowledge import IMPORTANCE, KNOWLEDGE_PROPERTIES, TAGS, WrittenImportance
 from write_gate.core.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
 from write_gate.core.values import value_kind
 from write_gate.services.aliases import survivor_names
@@ -71,9 +71,7 @@ class NewEntityIn(EntityIn):
     """create_entities' item: the official server's three fields, and memory-mcp's tags and importance."""
 
     tags: Annotated[list[str] | None, Field(description="Tags (memory-mcp's; stored lower-cased, once each)")] = None
-    importance: Annotated[
-        float | None, Field(ge=MIN_IMPORTANCE, le=MAX_IMPORTANCE, description="Importance from 0 to 10 (memory-mcp's)")
-    ] = None
+    importance: Annotated[WrittenImportance | None, Field(description="Importance from 0 to 10 (memory-mcp's)")] = None
 
     def knowledge(self) -> dict[str, Any]:
         """The tags and importance given, as properties."""

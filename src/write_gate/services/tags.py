@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from write_gate.access.agents import Agent
-from write_gate.core.knowledge import IMPORTANCE, MAX_IMPORTANCE, MIN_IMPORTANCE, TAGS, normalize_tags, stored_tags
+from write_gate.core.knowledge import IMPORTANCE, TAGS, WrittenImportance, normalize_tags, stored_tags
 from write_gate.core.knowledge import with_tags as tags_with
 from write_gate.core.knowledge import without_tags as tags_without
 from write_gate.services.entities import EntityType, Located, locate, locate_every
@@ -23,9 +23,7 @@ class _Request(BaseModel):
 
 EntityName = Annotated[Text, Field(description="The entity's name.")]
 Tags = Annotated[list[Text], Field(min_length=1, description="Tags (trimmed, lowercased).")]
-Importance = Annotated[
-    float, Field(ge=MIN_IMPORTANCE, le=MAX_IMPORTANCE, allow_inf_nan=False, strict=True, description="0 to 10.")
-]
+Importance = Annotated[WrittenImportance, Field(description="0 to 10.")]
 
 
 class TagsRequest(_Request):
