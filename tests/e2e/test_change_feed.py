@@ -28,6 +28,7 @@ from tests.e2e.test_http import add_agent
 from write_gate.access.agents import AgentRecord, AgentsFile, hash_token
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
+from write_gate.services.reads import encode_cursor
 from write_gate.serving.assembly import open_backend
 from write_gate.serving.config import Settings
 from write_gate.store.migrations import migrate
@@ -183,6 +184,15 @@ async def test_changes_since_pages_filters_and_holds_back_changes_inside_the_hor
         assert [c["subject"]["label"] for c in orgs["changes"]] == ["Organization"]
         bad = await rejected(client, "changes_since", {"cursor": "not-a-cursor"})
         assert bad["error_code"] == "INVALID_INPUT"
+        # The right shape at a place no record has (an audit's forged cursors): answered an empty page with itself
+        # as the next cursor, so a follower that took one waited for ever. Refused.
+        for forged in ({"s": "x", "o": 0}, {"s": "9999-99-99", "o": 0}, {"s": update["at"], "o": -5}):
+            cursor = encode_cursor("changes", **forged, c="")
+            refused = await rejected(client, "changes_since", {"cursor": cursor})
+            assert refused["error_code"] == "INVALID_INPUT", forged
+        from_update = encode_cursor("changes", s=update["at"], o=0, c="")  # a real place is still a place
+        resumed = (await ok(client, "changes_since", {"cursor": from_update}))["changes"]
+        assert update["change_id"] in [c["change_id"] for c in resumed]
     async with open_client(settings.model_copy(update={"change_settle_seconds": 3600}), "in_process") as client:
         held = await ok(client, "changes_since", {})  # every change is newer than an hour ago: none answerable yet
         assert held["changes"] == [] and not held["more"]

@@ -22,6 +22,7 @@ of that millisecond alone (`KeySearch`), both ranges in one index scan, and a pa
 its page; a reader that cannot (the agent tallies' fold) reads the millisecond whole.
 """
 
+import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
@@ -42,6 +43,15 @@ _CENTURY_MS = 100 * 366 * 86_400_000  # `seq_n` holds a year's last two digits: 
 
 _LOWEST = "0000-00-00T00:00:00.000"
 _HIGHEST = "9999-99-99T99:99:99.999"
+
+
+# A `seq` as the gate writes one: a stamp (core/clock.py), then a `#` for each change of its millisecond before it.
+_SEQ = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#*")
+
+
+def is_seq(text: str) -> bool:
+    """Whether `text` is a `seq` the gate could have written (a cursor's position, read back)."""
+    return _SEQ.fullmatch(text) is not None and _moment(text) is not None
 
 
 def seq_number(seq: str, upper: bool = False) -> int:

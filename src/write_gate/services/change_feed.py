@@ -18,7 +18,7 @@ from write_gate.core.cypher.change_feed import (
     WINDOW_PROBE,
 )
 from write_gate.core.cypher.statement import Statement
-from write_gate.core.feed_windows import Window, after_cursor, newest_first, seq_key, seq_number
+from write_gate.core.feed_windows import KEY_TOP, Window, after_cursor, is_seq, newest_first, seq_key, seq_number
 from write_gate.core.model import ErrorCode, GateRejection
 from write_gate.services.gate import Gate
 from write_gate.services.history import filter_label, subject_of_record
@@ -44,7 +44,10 @@ def feed_position(cursor: str | None) -> dict[str, Any]:
         old = decode_cursor(cursor, _KIND, a=str, c=str) or {}
         position = {"s": old["a"], "c": old["c"]}
     key = position.get("o", seq_key(position["s"]))
-    if not isinstance(key, int) or isinstance(key, bool):
+    # A position no record can have (a forged cursor) answered an empty page with itself as the next cursor, for
+    # ever: refused, as a cursor of another shape is.
+    seq_ok = position["s"] == "" or is_seq(position["s"])
+    if not isinstance(key, int) or isinstance(key, bool) or not 0 <= key < KEY_TOP or not seq_ok:
         raise GateRejection(ErrorCode.INVALID_INPUT, "cursor is not a changes cursor from this server", field="cursor")
     return {"s": position["s"], "o": key, "c": position["c"]}
 
