@@ -80,3 +80,19 @@ def test_an_importance_that_is_no_finite_number_from_0_to_10_refuses_its_entity_
     assert ok.record is not None and ok.record.importance == 4
     assert [b.record for b in bad] == [None, None, None]
     assert all(b.problem is not None and "importance" in b.problem for b in bad)
+
+
+def test_a_graphml_importance_declared_as_text_is_read_as_its_number() -> None:
+    """As a CSV's column is: the format's type, not the sender's choice; text that is no number refuses its entity."""
+    keys = "".join(
+        f'<key id="{k}" for="node" attr.name="{k}" attr.type="string"/>' for k in ("entityType", "importance")
+    )
+    nodes = "".join(
+        f'<node id="{name}"><data key="entityType">person</data><data key="importance">{value}</data></node>'
+        for name, value in (("Ada", "7"), ("Bo", "high"))
+    )
+    graph = f'<graph edgedefault="directed">{nodes}</graph>'
+    text = f'<graphml xmlns="http://graphml.graphdrawing.org/xmlns">{keys}{graph}</graphml>'
+    ada, bo = parse_graphml(text)
+    assert ada.record is not None and ada.record.importance == 7
+    assert bo.record is None and bo.problem is not None and "importance" in bo.problem

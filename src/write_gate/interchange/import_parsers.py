@@ -4,6 +4,7 @@ form (docs/interchange/import.md) and in memory-mcp's and the official server's.
 A whole-file problem (not JSON at all, no sections) is a ValueError; a bad item is a record with its problem,
 so the rest still imports."""
 
+import contextlib
 import csv
 import io
 import json
@@ -157,6 +158,9 @@ def parse_graphml(text: str) -> list[Parsed]:
     for index, (node_id, attrs) in enumerate(graph.nodes(data=True)):
         data = {k: _json_or_list(v) if k in _JSON_COLUMNS else v for k, v in attrs.items() if not k.startswith("p_")}
         data.setdefault("name", str(node_id) if split_id(str(node_id)) is None else None)
+        if isinstance(data.get("importance"), str):  # an attribute declared as text: a number in it, as a CSV's
+            with contextlib.suppress(ValueError):  # not a number: the record says so
+                data["importance"] = float(data["importance"])
         parsed = entity(("index", index), data)
         out.append(parsed)
         gate_id = str(node_id) if split_id(str(node_id)) else None
