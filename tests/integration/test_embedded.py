@@ -5,6 +5,7 @@ import contextlib
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -46,6 +47,16 @@ def engines_on(folder: Path) -> list[psutil.Process]:
             except psutil.NoSuchProcess:  # it (or its parent) died since the listing: a storm kills engines
                 continue
     return found
+
+
+def listening(path: Path) -> bool:
+    """Whether a server listens on the unix socket `path` (a connection is taken)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False
+    return True
 
 
 def wait_gone(pid: int) -> None:
@@ -269,23 +280,25 @@ async def test_an_engine_that_wedges_while_it_starts_is_killed_and_started_again
     and starts it again from its files, with the write they hold."""
     backend = await start(tmp_path)
     await backend.write(Statement("CREATE (:D {i: 1})"))
-    first, socket = psutil.Process(backend.engine.pid), backend.engine.socket_path
-    assert socket is not None
+    first, old_socket = psutil.Process(backend.engine.pid), backend.engine.socket_path
+    assert old_socket is not None
     await backend.close()
     # The first engine gone, and its socket with it, before the next starts: the stand-in below stops the new
     # engine once its socket appears, and an old socket still there would stop it before it listens (a CI run saw
     # that: an engine that never listened reads as one still loading, not as a wedged one).
     first.wait(timeout=30)
     deadline = time.monotonic() + 30
-    while socket.exists() and time.monotonic() < deadline:
+    while old_socket.exists() and time.monotonic() < deadline:
         time.sleep(0.01)
     stopped: list[int] = []
 
     def spawn_then_stop(folder, socket_path, *args):  # type: ignore[no-untyped-def]
         process = spawn(folder, socket_path, *args)
         if not stopped:
+            # Stopped once it listens: a connection is taken (a socket file alone is not enough; a CI run stopped
+            # one before it listened, which reads as still loading, not as wedged).
             deadline = time.monotonic() + 30
-            while not socket_path.exists() and time.monotonic() < deadline:
+            while not listening(socket_path) and time.monotonic() < deadline:
                 time.sleep(0.002)
             os.kill(process.pid, signal.SIGSTOP)
             stopped.append(process.pid)
