@@ -17,8 +17,6 @@ from write_gate.interchange.importer import ImportAnswer, Progress, import_recor
 from write_gate.services.gate import Gate
 from write_gate.services.memory import WriterContext
 
-_TOO_DEEP = "not a {} import: its values nest too deeply to read"
-
 
 class ImportGraphRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -45,8 +43,6 @@ async def import_graph(
         items = PARSERS[request.format](request.data)
     except ValueError as exc:
         raise GateRejection(ErrorCode.INVALID_INPUT, f"not a {request.format} import: {exc}", field="data") from exc
-    except RecursionError as exc:  # Python's JSON reader recurses once a level: a file nested past its limit
-        raise GateRejection(ErrorCode.INVALID_INPUT, _TOO_DEEP.format(request.format), field="data") from exc
     return await import_records(
         gate,
         items,
@@ -63,8 +59,9 @@ async def _restore(gate: Gate, request: ImportGraphRequest, progress: Progress) 
     """Checked whole first; into an empty graph only; the registry it brings is loaded at once."""
     try:
         contents = check_backup(request.data.splitlines())
-    except RecursionError as exc:
-        raise GateRejection(ErrorCode.INVALID_INPUT, _TOO_DEEP.format("backup"), field="data") from exc
+    except RecursionError as exc:  # Python's JSON reader recurses once a level: a line nested past its limit
+        message = "not a backup import: its values nest too deeply to read"
+        raise GateRejection(ErrorCode.INVALID_INPUT, message, field="data") from exc
     total = len(contents.nodes) + len(contents.relationships)
     answer = ImportAnswer(dryRun=request.dryRun)
     if request.dryRun:

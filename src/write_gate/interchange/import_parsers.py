@@ -175,9 +175,22 @@ def parse_graphml(text: str) -> list[Parsed]:
     return out
 
 
+def _whole(parse: Callable[[str], list[Parsed]]) -> Callable[[str], list[Parsed]]:
+    """`parse`, with a file nested past what Python's readers recurse through (JSON's recurses once a level) refused
+    whole, as a file that is no import is, for the import_graph tool and the CLI alike."""
+
+    def read(text: str) -> list[Parsed]:
+        try:
+            return parse(text)
+        except RecursionError as exc:
+            raise ValueError("its values nest too deeply to read") from exc
+
+    return read
+
+
 PARSERS: dict[str, Callable[[str], list[Parsed]]] = {
-    "json": parse_json,
-    "jsonl": parse_jsonl,
-    "csv": parse_csv,
-    "graphml": parse_graphml,
+    "json": _whole(parse_json),
+    "jsonl": _whole(parse_jsonl),
+    "csv": _whole(parse_csv),
+    "graphml": _whole(parse_graphml),
 }
