@@ -405,3 +405,42 @@ async def test_over_http_a_reader_hears_a_writers_writes_in_its_area(
             assert await heard.until(1) == [PERSON_AREA]
             [change] = (await ok(reader, "changes_since", {"labels": ["Person"]}))["changes"]
             assert change["agent"] == "writer"
+
+
+async def test_a_long_memory_call_stamps_each_statement_as_it_is_sent_and_its_claims_say_the_same_time(
+    settings: Settings, matrix_graph: GraphBackend
+) -> None:
+    """create_entities, add_observations and create_relations send a statement per item under one change id. At a
+    settle window of 4 ms, a call's stamp is taken again once 1 ms old (services/call_stamps.py): a call's records
+    carry several stamps, in the order of its items, and each record's claim, and each node's stamp and value
+    claims, say the time of the statement that wrote them (stamped once, they all said the call's start)."""
+    settings = settings.model_copy(update={"change_settle_seconds": 0.004})
+    names = [f"M{i:02d}" for i in range(40)]
+    entities = [{"name": n, "entityType": "Person", "observations": ["x"]} for n in names]
+    async with open_client(settings, "in_process", profile="memory") as client:
+        await ok(client, "create_entities", {"entities": entities})
+        await ok(client, "add_observations", {"observations": [{"entityName": n, "contents": ["y"]} for n in names]})
+        relations = [{"from": a, "to": b, "relationType": "knows"} for a, b in itertools.pairwise(names)]
+        await ok(client, "create_relations", {"relations": relations})
+    records = await matrix_graph.read(
+        Statement(
+            "MATCH (h:WriteGateChange) RETURN h.change_id AS change_id, h.at AS at, h.claim AS claim, "
+            "h.key AS key, h.from_key AS from_key ORDER BY h.seq, h.seq_k"
+        )
+    )
+    calls: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        calls.setdefault(record["change_id"], []).append(record)
+        assert record["claim"][-1] == record["at"], record
+    assert len(calls) == 3
+    for call in calls.values():
+        stamps = [r["at"] for r in call]
+        assert stamps == sorted(stamps) and len(set(stamps)) > 1
+    created, added, _related = calls.values()
+    assert [r["key"] for r in created] == [json.dumps({"name": n}, separators=(",", ":")) for n in names]
+    nodes = await matrix_graph.read(
+        Statement("MATCH (n:Person) RETURN n._key AS key, n.last_updated AS at, n._p_observations AS claim")
+    )
+    newest = {r["key"]: r["at"] for r in added}
+    assert {n["key"]: n["at"] for n in nodes} == newest
+    assert all(n["claim"][-1] == newest[n["key"]] for n in nodes)

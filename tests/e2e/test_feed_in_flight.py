@@ -28,14 +28,21 @@ pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
 BATCH, SMALL = 3_000, 60
 
 
-async def fed_while_writing(batcher: Client, writer: Client, poller: Client) -> list[dict[str, Any]]:
-    """Every change the poller is answered while the batch and the small writes run, and once they are over."""
+async def fed_while_writing(
+    batcher: Client,
+    writer: Client,
+    poller: Client,
+    cursor: str | None = None,
+    items: list[dict[str, Any]] | None = None,
+    settle_seconds: float = 0.0,
+) -> list[dict[str, Any]]:
+    """Every change the poller is answered from `cursor` while the batch (`items`, else BATCH new Persons) and the
+    small writes run, and once they are over."""
     seen: list[dict[str, Any]] = []
-    cursor: str | None = None
     done = anyio.Event()
 
     async def batch() -> None:
-        await ok(batcher, "write_nodes", {"items": [person(f"B{i}") for i in range(BATCH)]})
+        await ok(batcher, "write_nodes", {"items": items or [person(f"B{i}") for i in range(BATCH)]})
 
     async def small() -> None:
         for i in range(SMALL):
@@ -55,6 +62,7 @@ async def fed_while_writing(batcher: Client, writer: Client, poller: Client) -> 
             writing.start_soon(batch)
             writing.start_soon(small)
         done.set()
+    await anyio.sleep(settle_seconds)  # the last writes' changes are answered once the settle window is past
     rest, _ = await drain(poller, cursor, limit=500)
     return seen + rest
 
@@ -100,6 +108,42 @@ async def test_agents_of_one_http_gate_process_see_every_change_of_a_late_commit
             seen = await fed_while_writing(clients["batcher"], clients["writer"], clients["poller"])
     assert_each_once_in_order(seen, await change_ids(matrix_graph))
     assert {c["agent"] for c in seen} == {"batcher", "writer"}
+
+
+@pytest.mark.one_tier
+async def test_a_poller_through_another_gate_process_sees_the_changes_a_batch_commits_seconds_after_it_began(
+    settings: Settings, matrix_graph: GraphBackend, tmp_path: Path
+) -> None:
+    """Three `write-gate serve --transport http` processes on one engine at the default settle window: a batch
+    through one, small writes through another, a poller through the third, which only the settle window keeps
+    from stepping past a change committed late. The batch's first 9,000 items rewrite nodes as they are (no
+    change, no record), its last 1,000 are new: their changes commit seconds after the batch began, while the
+    poller, at the head, reads the small writes. Stamped once as it began, the batch's changes all sorted before
+    the small writes the poller had read, and none of the 1,000 was answered; each chunk is now stamped as it is
+    sent (services/call_stamps.py)."""
+    agents_file = tmp_path / "agents.toml"
+    tokens = {name: add_agent(settings, agents_file, name) for name in ("batcher", "writer", "poller")}
+    env = {"WRITE_GATE_AGENTS_FILE": str(agents_file), "WRITE_GATE_READ_BUDGET": "1000000"}
+    same = [person(f"B{i}") for i in range(9_000)]
+    with (
+        http_gate(settings, tmp_path / "batcher.log", **env) as batching,
+        http_gate(settings, tmp_path / "writer.log", **env) as writing,
+        http_gate(settings, tmp_path / "poller.log", **env) as polling,
+    ):
+        async with (
+            mcp_client(batching.url, tokens["batcher"]) as batcher,
+            mcp_client(writing.url, tokens["writer"]) as writer,
+            mcp_client(polling.url, tokens["poller"]) as poller,
+        ):
+            await ok(batcher, "write_nodes", {"items": same})
+            before = await change_ids(matrix_graph)
+            await anyio.sleep(1.1)  # past the settle window: the poller goes to the head, past these changes
+            _, cursor = await drain(poller, limit=500)
+            items = same + [person(f"N{i}") for i in range(1_000)]
+            seen = await fed_while_writing(batcher, writer, poller, cursor, items, settle_seconds=1.1)
+    late = {c["subject"]["merge_keys"]["name"] for c in seen if c["subject"]["merge_keys"]["name"][0] == "N"}
+    assert len(late) == 1_000, f"{1_000 - len(late)} of the batch's 1,000 changes never answered"
+    assert_each_once_in_order(seen, await change_ids(matrix_graph) - before)
 
 
 async def test_a_write_the_engine_went_away_with_holds_the_horizon_for_the_wait_and_a_refused_one_does_not(

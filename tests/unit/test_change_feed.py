@@ -75,6 +75,8 @@ def test_the_watcher_reports_each_change_once_and_forgets_what_the_overlap_left_
     assert seen.poll_from() == "2026-11-22T08:00:20.000Z"
     assert seen.fresh([later]) == set()
     assert seen.fresh([first[0]]) == {"Person"}  # older than the overlap: forgotten, as no poll asks for it
+    # A long call's later statement: its change id, stamped later (services/call_stamps.py), is news.
+    assert seen.fresh([{**later, "at": "2026-11-22T08:00:31.000Z"}]) == {"Person"}
 
 
 def test_one_change_to_several_subjects_is_one_change_each_ordered_by_subject_then_op() -> None:

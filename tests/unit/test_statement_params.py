@@ -5,7 +5,13 @@ tests/golden (test_golden.py); these pin what travels beside it."""
 import re
 
 from write_gate.core.cypher.clauses import remapped_label_text
-from write_gate.core.cypher.deciding_writes import node_values, relationship_values, value_kinds
+from write_gate.core.cypher.deciding_writes import (
+    node_values,
+    relationship_values,
+    restamp_node_row,
+    restamp_relationship_row,
+    value_kinds,
+)
 from write_gate.core.cypher.dialect import FalkorDBDialect, MemgraphDialect
 from write_gate.core.cypher.history_writes import ChangeStamp
 from write_gate.core.cypher.memory_writes import (
@@ -385,6 +391,29 @@ def test_a_deciding_relationship_writes_parameters_single_and_as_a_batch_row() -
     assert "from_stub" not in unmerged and "remapped_from" not in unmerged and unmerged["numbers"] == []
     row = relationship_values(ALICE, ACME, False, {"note": "x"}, PROV, None, None, (), "c1", batch=True)
     assert "numbers" not in row and row["remapped_from"] is None  # a batch row leaves out an empty list
+
+
+LATER = "2026-01-01T00:00:01.500Z"
+
+
+def test_a_batch_row_stamped_again_is_the_row_built_at_the_later_stamp() -> None:
+    """A chunk sent later than it was built is stamped again in place (services/call_stamps.py): its rows must
+    then be what building them at the later stamp makes, or a value's claim would say another time than its
+    change record (the chunk's provenance table holds the rest of the stamp)."""
+    later = PROV.restamped(LATER)
+    assert later.last_updated == LATER and PROV.restamped(NOW) is PROV
+    keys, props = {"name": "Alice"}, {"nick": "Al", "age": 3}
+    row = node_values("Person", keys, props, PROV, ":person", ("AGE→age",), "c1", batch=True)
+    restamp_node_row(row, keys, props, later)
+    assert row == node_values("Person", keys, props, later, ":person", ("AGE→age",), "c1", batch=True)
+    assert row["extra"]["_p_nick"][-1] == row["identity"]["_p_name"][-1] == LATER
+    for merged in (True, False):
+        args = (ALICE, ACME, merged, {"since": 2020})
+        rel = relationship_values(*args, PROV, 0.5, None, (), "c1", batch=True)
+        restamp_relationship_row(rel, *args, later)
+        assert rel == relationship_values(*args, later, 0.5, None, (), "c1", batch=True)
+    assert rel["extra"]["_p_since"][-1] == LATER and "from_stub" not in rel
+    assert CHANGE.restamped(LATER) == ChangeStamp("c1", LATER, "agent") and CHANGE.restamped(NOW) is CHANGE
 
 
 def test_which_values_are_numbers_is_named_and_a_batch_row_leaves_none_out() -> None:

@@ -6,6 +6,8 @@ from contextlib import nullcontext
 import pytest
 
 from write_gate.core.change_feed import horizon
+from write_gate.core.decisions import Stamp
+from write_gate.services.call_stamps import CallStamp
 from write_gate.services.writes_in_flight import WritesInFlight
 
 NOW = "2026-11-30T12:00:10.000Z"
@@ -53,3 +55,25 @@ def test_a_write_whose_outcome_is_unknown_holds_the_horizon_for_the_linger_time(
     assert writes.oldest() == started
     clock.now = 10.1
     assert writes.oldest() is None
+
+
+def test_a_calls_stamp_is_taken_again_once_a_quarter_of_the_settle_window_old_and_never_without_a_window() -> None:
+    """services/call_stamps.py: a long call's statements each commit soon after their stamp."""
+    clock, taken = Clock(), iter(range(100))
+
+    def take() -> Stamp:
+        return Stamp("v", f"t{next(taken)}", "agent")
+
+    stamps = CallStamp(take, settle_seconds=1.0, clock=clock)
+    first = stamps.current()
+    clock.now = 0.25
+    assert stamps.current() is first  # not older than a quarter of the window
+    clock.now = 0.26
+    second = stamps.current()
+    assert second.now == "t1" and stamps.current() is second
+    clock.now = 0.52
+    assert stamps.current().now == "t2"
+    assert WritesInFlight(linger_seconds=1.5).settle_seconds == 1.5
+    never = CallStamp(take, settle_seconds=0.0, clock=clock)
+    clock.now = 1_000.0
+    assert never.current() is never.current() and never.current().now == "t3"

@@ -5,8 +5,8 @@ Order: oldest first by (`seq`, `seq_k`, `change_id`): `seq` is the writing gate'
 last change when that one sorts later (core/cypher/change_order.py), so every subject's changes come in the order
 they were made, and the order is the same from every gate that reads it; `seq_k`, a change's place in its
 millisecond, puts a batch's changes in the order of its items (core/feed_windows.py). A reader must not step past
-a change that has yet to commit with an earlier `seq` (a long batch stamped when it started, or a gate whose
-clock runs behind). The feed therefore answers only changes ordered at or before its horizon, `now - settle`, and
+a change that has yet to commit with an earlier `seq` (a statement commits after its stamp, and a gate's clock can
+run behind). The feed therefore answers only changes ordered at or before its horizon, `now - settle`, and
 before the start of the oldest write the reading gate is running (services/writes_in_flight.py): a change through
 the reader's own gate is never skipped, however late it commits; one through another gate is never skipped if it
 commits within `settle` seconds of its stamp, and can be if it commits later (or its gate's clock lags by more).
@@ -125,7 +125,9 @@ class SeenChanges:
     overlap_seconds: float
     start: str
     since: str = ""
-    _seen: dict[tuple[str, str], str] = field(default_factory=dict)  # (change_id, label): at
+    # (change_id, label, at): at. A long call's statements share its change id, each stamped as it is sent
+    # (services/call_stamps.py): a later one is new to the watcher.
+    _seen: dict[tuple[str, str, str], str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.since = max(self.since, self.start)
@@ -137,7 +139,7 @@ class SeenChanges:
         """The labels of rows (`at`, `change_id`, `label`) not reported before; they count as reported now."""
         labels = set()
         for row in rows:
-            seen = (row["change_id"], row["label"])
+            seen = (row["change_id"], row["label"], row["at"])
             if seen in self._seen:
                 continue
             self._seen[seen] = row["at"]

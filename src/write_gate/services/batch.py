@@ -15,10 +15,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidatorFun
 
 from write_gate.access.agents import Agent
 from write_gate.core.cypher.deciding_writes import (
+    node_values,
     node_write,
-    planned_node_values,
     relationship_values,
     relationship_write,
+    restamp_node_row,
+    restamp_relationship_row,
     stamp_params,
 )
 from write_gate.core.cypher.statement import Provenance, Statement
@@ -34,10 +36,11 @@ from write_gate.core.model import (
     WriteRelationshipRequest,
     validation_problems,
 )
+from write_gate.services.call_stamps import CallStamp
 from write_gate.services.embeddings import Subject as Embedded
 from write_gate.services.gate import Gate, new_id, run_write
 from write_gate.services.grant_checks import check_relationship_write
-from write_gate.services.pipeline import chunks, collector_paused, pipelined
+from write_gate.services.pipeline import collector_paused, pipelined
 
 
 def _each_on_its_own(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
@@ -146,6 +149,8 @@ class _Chunk:
 
     statement: Statement
     answers: Mapping[int, Callable[[Mapping[str, Any]], ItemOutcome]]
+    stamped: str  # the stamp its rows carry
+    restamp: Callable[[str], "_Chunk"]  # the same chunk stamped again, at this stamp (it aged meanwhile)
     # What its items write that is embedded (embeddings on): one provider call per chunk, in its statement.
     embedded: Sequence[Embedded] = ()
 
@@ -161,7 +166,8 @@ async def write_nodes(
     """`free_text` and `also_declared` as plan_node_write takes them (an import of memory files)."""
     if not free_text:
         await gate.learn_names(item.label for item in items if not isinstance(item, ValidationError))
-    stamp = gate.stamp(agent)
+    stamps = gate.call_stamp(agent)
+    stamp = stamps.current()
     outcomes: list[ItemOutcome | None] = [None] * len(items)
     groups: dict[str, list[_PlannedNode]] = defaultdict(list)
     with collector_paused():
@@ -186,7 +192,7 @@ async def write_nodes(
     for label, planned in groups.items():
         text = node_write(label, remapped=False, batch=True, dialect=gate.backend.dialect)
         for wave in _waves(planned, lambda item: item.key):
-            await _write_node_wave(gate, label, text, wave, outcomes)
+            await _write_node_wave(gate, label, text, wave, outcomes, stamps)
             # An item that did not land names an alias, or met another writer's value: written as write_node
             # writes it (to the survivor; decided under the conflict policies).
             for item in wave:
@@ -204,11 +210,21 @@ class _PlannedNode:
 
 
 class _Provenances:
-    """A batch's table of provenance stamps (most batches have one), each row naming its own by position."""
+    """A chunk's table of provenance stamps (most batches have one), each row naming its own by position, all
+    stamped at `now`, the call's stamp as the chunk is made (services/call_stamps.py)."""
 
-    def __init__(self) -> None:
+    def __init__(self, now: str) -> None:
+        self.now = now
         self.table: list[dict[str, Any]] = []
         self._index: dict[Provenance, int] = {}
+        self._restamped: dict[Provenance, Provenance] = {}
+
+    def restamped(self, planned: Provenance) -> Provenance:
+        """A plan's provenance at the chunk's stamp."""
+        provenance = self._restamped.get(planned)
+        if provenance is None:
+            provenance = self._restamped[planned] = planned.restamped(self.now)
+        return provenance
 
     def of(self, provenance: Provenance) -> int:
         index = self._index.get(provenance)
@@ -219,7 +235,12 @@ class _Provenances:
 
 
 async def _write_node_wave(
-    gate: Gate, label: str, text: str, wave: list[_PlannedNode], outcomes: list[ItemOutcome | None]
+    gate: Gate,
+    label: str,
+    text: str,
+    wave: list[_PlannedNode],
+    outcomes: list[ItemOutcome | None],
+    stamps: CallStamp,
 ) -> None:
     """Chunk by chunk, each item's row built while the engine writes the chunk before, each chunk one statement
     that decides and writes every row it can (core/cypher/deciding_writes.py). An item's outcome is set when it
@@ -227,25 +248,52 @@ async def _write_node_wave(
     shared = {"label_fold": label_fold(label, None)}
 
     def prepare(chunk: list[_PlannedNode]) -> _Chunk | None:
-        rows, answers, provenances, embedded = [], {}, _Provenances(), []
+        rows, answers, provenances, embedded = [], {}, _Provenances(stamps.current().now), []
         for n in chunk:
             plan, result = n.plan, n.plan.result
-            row = planned_node_values(plan, new_id(), batch=True, label=label)
+            provenance = provenances.restamped(plan.provenance)
+            row = node_values(
+                label,
+                result.merge_keys,
+                plan.properties,
+                provenance,
+                result.remapped_from,
+                result.property_remaps,
+                new_id(),
+                batch=True,
+            )
             if gate.embeddings is not None:
                 embedded.append(Embedded(label, row["key"], {**result.merge_keys, **plan.properties}))
-            row["i"], row["p"] = n.i, provenances.of(plan.provenance)
+            row["i"], row["p"] = n.i, provenances.of(provenance)
             rows.append(row)
             answers[n.i] = functools.partial(_node_answer, n.i, result)
-        params = {**shared, "rows": rows, "provenances": provenances.table}
-        return _Chunk(Statement(text, params), answers, embedded) if rows else None
+        if not rows:
+            return None
 
-    await pipelined(chunks(wave), prepare, lambda chunk: _land(gate, chunk, outcomes))
+        def restamp(now: str) -> _Chunk:
+            again = _Provenances(now)
+            for n, row in zip(chunk, rows, strict=True):
+                provenance = again.restamped(n.plan.provenance)
+                restamp_node_row(row, n.plan.result.merge_keys, n.plan.properties, provenance)
+                row["p"] = again.of(provenance)
+            return made(again)
+
+        def made(provenances: _Provenances) -> _Chunk:
+            params = {**shared, "rows": rows, "provenances": provenances.table}
+            return _Chunk(Statement(text, params), answers, provenances.now, restamp, embedded)
+
+        return made(provenances)
+
+    await pipelined(wave, prepare, lambda chunk: _land(gate, chunk, outcomes, stamps))
 
 
-async def _land(gate: Gate, chunk: _Chunk, outcomes: list[ItemOutcome | None]) -> None:
+async def _land(gate: Gate, chunk: _Chunk, outcomes: list[ItemOutcome | None], stamps: CallStamp) -> None:
     """Run a chunk's statement; each row it returns is an item written. The statement is atomic: if the engine
     refuses it, none of its items was written, and each is refused with the engine's answer (which says
-    `applied: "unknown"` where the engine went away after the statement reached it)."""
+    `applied: "unknown"` where the engine went away after the statement reached it). A chunk made while the
+    engine was slow over the one before is stamped again first (services/call_stamps.py)."""
+    if (now := stamps.current().now) != chunk.stamped:
+        chunk = chunk.restamp(now)
     try:
         statement = chunk.statement
         if gate.embeddings is not None and chunk.embedded:
@@ -331,7 +379,8 @@ async def write_relationships(
         await gate.learn_names(
             [end for item in given for end in (item.from_label, item.to_label)], [item.type for item in given]
         )
-    stamp = gate.stamp(agent)
+    stamps = gate.call_stamp(agent)
+    stamp = stamps.current()
     outcomes: list[ItemOutcome | None] = [None] * len(items)
     groups: dict[tuple[str, str, str, bool], list[_PlannedRelationship]] = defaultdict(list)
     with collector_paused():
@@ -351,7 +400,7 @@ async def write_relationships(
             groups[shape].append(_PlannedRelationship(i, plan, (plan.start.key, plan.end.key), request.weight))
     for shape, planned in groups.items():
         for wave in _waves(planned, lambda item: item.keys):
-            await _write_relationship_wave(gate, shape, wave, outcomes)
+            await _write_relationship_wave(gate, shape, wave, outcomes, stamps)
             # An item that did not land lacks an endpoint, names an alias, or its relationship moved since it
             # was read: written as write_relationship writes it (which says which, or writes past the alias).
             for item in wave:
@@ -374,33 +423,51 @@ async def _write_relationship_wave(
     shape: tuple[str, str, str, bool],
     wave: list[_PlannedRelationship],
     outcomes: list[ItemOutcome | None],
+    stamps: CallStamp,
 ) -> None:
     """As `_write_node_wave`, for relationships of one type and endpoint shape."""
     type_, from_label, to_label, merge_endpoints = shape
     text = relationship_write(type_, from_label, to_label, merge_endpoints, remapped=False, batch=True)
 
     def prepare(chunk: list[_PlannedRelationship]) -> _Chunk | None:
-        rows, answers, provenances = [], {}, _Provenances()
+        rows, answers, provenances = [], {}, _Provenances(stamps.current().now)
         for r in chunk:
             plan = r.plan
+            provenance = provenances.restamped(plan.provenance)
             row = relationship_values(
                 plan.start,
                 plan.end,
                 merge_endpoints,
                 plan.properties,
-                plan.provenance,
+                provenance,
                 r.weight,
                 plan.result.remapped_from,
                 plan.property_remaps,
                 new_id(),
                 batch=True,
             )
-            row["i"], row["p"] = r.i, provenances.of(plan.provenance)
+            row["i"], row["p"] = r.i, provenances.of(provenance)
             rows.append(row)
             answers[r.i] = functools.partial(_relationship_answer, r.i, plan.result)
-        return _Chunk(Statement(text, {"rows": rows, "provenances": provenances.table}), answers) if rows else None
+        if not rows:
+            return None
 
-    await pipelined(chunks(wave), prepare, lambda chunk: _land(gate, chunk, outcomes))
+        def restamp(now: str) -> _Chunk:
+            again = _Provenances(now)
+            for r, row in zip(chunk, rows, strict=True):
+                plan = r.plan
+                provenance = again.restamped(plan.provenance)
+                restamp_relationship_row(row, plan.start, plan.end, merge_endpoints, plan.properties, provenance)
+                row["p"] = again.of(provenance)
+            return made(again)
+
+        def made(provenances: _Provenances) -> _Chunk:
+            params = {"rows": rows, "provenances": provenances.table}
+            return _Chunk(Statement(text, params), answers, provenances.now, restamp)
+
+        return made(provenances)
+
+    await pipelined(wave, prepare, lambda chunk: _land(gate, chunk, outcomes, stamps))
 
 
 def _relationship_answer(i: int, result: RelationshipWritten, row: Mapping[str, Any]) -> ItemOutcome:

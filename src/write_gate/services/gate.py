@@ -41,6 +41,7 @@ from write_gate.core.registry import RegistrySnapshot, RegistrySource, SchemaEnt
 from write_gate.engines import BackendError, BackendUnavailable, GraphBackend
 from write_gate.engines.errors import engine_failure
 from write_gate.services.aliases import addressed_to, survivor_of
+from write_gate.services.call_stamps import CallStamp
 from write_gate.services.embeddings import Embeddings
 from write_gate.services.embeddings import Subject as Embedded
 from write_gate.services.grant_checks import check_relationship_write
@@ -218,6 +219,10 @@ class Gate:
 
     def stamp(self, agent: Agent) -> Stamp:
         return Stamp(self.version, utc_now(), agent.id)
+
+    def call_stamp(self, agent: Agent) -> CallStamp:
+        """The stamp of a call that sends statement after statement, taken again as it ages."""
+        return CallStamp(lambda: self.stamp(agent), self.in_flight.settle_seconds)
 
     def guard(
         self,

@@ -240,7 +240,8 @@ class MemoryService:
         """`atomic`: one rejected entity rejects the call (the tool); otherwise each item has its outcome
         (import). `write=False` decides everything and writes nothing (a dry run). `properties`: more for each
         entity, in order (MemoryMesh's metadata read as declared properties: services.mesh)."""
-        gate, stamp = self.gate, self.gate.stamp(agent)
+        gate, stamps = self.gate, self.gate.call_stamp(agent)
+        stamp = stamps.current()
         plans: dict[int, Any] = {}
         outcomes: dict[int, ItemOutcome] = {}
         for i, entity in enumerate(entities):
@@ -289,20 +290,22 @@ class MemoryService:
             seen.add(entity.name)
             if write:
                 # The node is new (the statement finds the name nowhere first): created with what it holds, its
-                # search text and its record (core.history, from nothing), under the call's change id.
-                keys = {"name": entity.name}
+                # search text and its record (core.history, from nothing), under the call's change id, stamped as
+                # it is sent (services/call_stamps.py).
+                keys, now = {"name": entity.name}, stamps.current().now
+                provenance, change = plan.provenance.restamped(now), change.restamped(now)
                 values = node_values(
                     label,
                     keys,
                     plan.properties,
-                    plan.provenance,
+                    provenance,
                     plan.result.remapped_from,
                     plan.result.property_remaps,
                     change.change_id,
                     batch=False,
                 )
                 subject = Subject.node(label, values["key"])
-                changes = created_changes(subject, {**keys, **plan.properties}, change, plan.provenance)
+                changes = created_changes(subject, {**keys, **plan.properties}, change, provenance)
                 text = create_node(label, plan.result.remapped_from is not None).text
                 create = Statement(text, {**values, "changes": changes})
                 statement = create_node_if_name_absent(scope, entity.name, create)
@@ -342,7 +345,8 @@ class MemoryService:
     ) -> tuple[list[ItemOutcome], RelationsCreated]:
         """As create_entities; `known` adds names (with their labels) a dry run would have created. `weights`: each
         new relation's, in order (MemoryMesh's add_edges; 1.0 where none)."""
-        gate, stamp = self.gate, self.gate.stamp(agent)
+        gate, stamps = self.gate, self.gate.call_stamp(agent)
+        stamp = stamps.current()
         found = None
         if write:
             renamed, named = await self._survivor_names(n for r in relations for n in (r.from_, r.to))
@@ -396,13 +400,15 @@ class MemoryService:
             # A memory relation holds no values but its weight (1.0 when created): recorded, so its creation is.
             given = weights[i] if weights else None
             weight = 1.0 if given is None else given
-            changes = created_changes(subject, {**plan.properties, "weight": weight}, change, plan.provenance)
+            now = stamps.current().now  # stamped as it is sent (services/call_stamps.py)
+            provenance, change = plan.provenance.restamped(now), change.restamped(now)
+            changes = created_changes(subject, {**plan.properties, "weight": weight}, change, provenance)
             statement = create_relationship_if_absent(
                 plan.result.type,
                 start,
                 end,
                 plan.properties,
-                plan.provenance,
+                provenance,
                 plan.result.remapped_from,
                 changes,
                 weight,
@@ -439,7 +445,7 @@ class MemoryService:
         """Appending an observation is a change, not a new claim about the entity: it is stamped
         `last_updated` / `updated_by`, and the entity's claim (source, method, confidence, written_by)
         stays that of whoever wrote it."""
-        gate, stamp = self.gate, self.gate.stamp(agent)
+        gate, stamps = self.gate, self.gate.call_stamp(agent)
         renamed, named = await self._survivor_names(item.entityName for item in items)
         asked = [item.entityName for item in items]  # answered as asked, written to the survivor
         items = [
@@ -460,15 +466,17 @@ class MemoryService:
                 entry = gate.registry.get_entry(labels[0])
                 if entry is not None:
                     check_types(entry, {"observations": item.contents}, {"observations": kind})
-        claim = self._claim(ctx, agent, stamp.now)
-        change = change_stamp(agent.id, stamp.now)
+        change = change_stamp(agent.id, stamps.current().now)
+        claim = self._claim(ctx, agent, change.at)
         results = []
         for name, item in zip(asked, items, strict=True):
             added: list[str] = []
             contents = list(dict.fromkeys(item.contents))
             for node_id, labels in found[item.entityName]:
+                if (now := stamps.current().now) != change.at:  # stamped as it is sent (services/call_stamps.py)
+                    change, claim = change.restamped(now), self._claim(ctx, agent, now)
                 statement = add_observations(
-                    node_id, item.entityName, contents, change, stamp.written_by, claim, gate.backend.dialect
+                    node_id, item.entityName, contents, change, agent.id, claim, gate.backend.dialect
                 )
                 if gate.embeddings is not None:  # the appended texts' vectors, in the same statement
                     subject = Embedded(labels[0], None, {"observations": contents})
@@ -482,10 +490,13 @@ class MemoryService:
         """A missing entity is a silent no-op, as in the official server."""
         found = await self._found(item.entityName for item in items)
         agent.grant.check_labels(labels[0] for hits in found.values() for _id, labels in hits)
-        change = change_stamp(agent.id)
+        stamps = self.gate.call_stamp(agent)
+        change = change_stamp(agent.id, stamps.current().now)
         claim = self._claim(ctx, agent, change.at)
         for item in items:
             for node_id, labels in found.get(item.entityName, []):
+                if (now := stamps.current().now) != change.at:  # stamped as it is sent (services/call_stamps.py)
+                    change, claim = change.restamped(now), self._claim(ctx, agent, now)
                 statement = delete_observations(
                     node_id, item.entityName, item.observations, change, agent.id, claim, self.gate.backend.dialect
                 )
@@ -536,7 +547,8 @@ class MemoryService:
         it had (None: it had none)."""
         registry = self.gate.registry  # no registry: say so, rather than "deleted"
         found = await self._found(n for r in relations for n in (r.from_, r.to))
-        change = change_stamp(agent.id)
+        stamps = self.gate.call_stamp(agent)
+        change = change_stamp(agent.id, stamps.current().now)
         deleted = []
         for relation in relations:
             try:
@@ -546,6 +558,7 @@ class MemoryService:
             agent.grant.check_types([type_])
             for from_id, _ in found.get(relation.from_, []):
                 for to_id, _ in found.get(relation.to, []):
+                    change = change.restamped(stamps.current().now)  # as it is sent (services/call_stamps.py)
                     statement = delete_relationship(type_, from_id, relation.from_, to_id, relation.to, change)
                     rows = await run_write(self.gate.backend, statement)
                     if rows and rows[0]["deleted"]:

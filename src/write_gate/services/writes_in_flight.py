@@ -1,11 +1,11 @@
 """The writes a gate is running, each by the moment it began, so the change feed never steps past one.
 
-A write's changes are stamped when it decides them and committed when its statement ends: a batch of 10,000
-items is stamped at its start and commits seconds later, while other agents' writes, stamped later, commit and
-are read. A reader whose horizon (`now - settle`, core/change_feed.py) passed the batch's stamp would never be
-answered its changes. The horizon therefore also stays below the start of the oldest write this gate is running:
-every stamp a write makes is taken after it began. Writes through other gate processes still rely on the settle
-window alone.
+A write's changes are stamped when it decides them and committed when its statement ends, later (a batch's
+statement is stamped as it is sent, services/call_stamps.py, and commits up to a fraction of a second after),
+while other agents' writes, stamped later, commit and are read. A reader whose horizon (`now - settle`,
+core/change_feed.py) passed a change's stamp before it committed would never be answered it. The horizon therefore
+also stays below the start of the oldest write this gate is running, with any settle window, 0 included: every
+stamp a write makes is taken after it began. Writes through other gate processes rely on the settle window alone.
 
 A write whose outcome is unknown (cancelled by its client, or the engine did not answer in time) may still commit:
 it is held `linger_seconds` longer, the settle window, as a write through another gate is (a wait as long as the
@@ -54,6 +54,11 @@ class WritesInFlight:
             started = self._running.pop(token)
             if outcome.unknown:
                 self._lingering[token] = (started, self._clock() + self._linger)
+
+    @property
+    def settle_seconds(self) -> float:
+        """The settle window: how long a write of unknown outcome is held (services/call_stamps.py reads it)."""
+        return self._linger
 
     def oldest(self) -> str | None:
         """The start (as `core.clock` writes it) of the oldest write that may still commit; None when none may."""

@@ -337,6 +337,17 @@ def node_values(
     return {**out, **stamp_params(provenance)}
 
 
+def restamp_node_row(
+    row: dict[str, Any], merge_keys: Mapping[str, Any], properties: Mapping[str, Any], provenance: Provenance
+) -> None:
+    """A batch row of `node_values` stamped again with `provenance` (its chunk is sent later than it was built:
+    services/call_stamps.py): its claims, which are all in it that the stamp decides (the rest of the stamp is in
+    the chunk's provenance table)."""
+    claim = provenance.claim()
+    row["extra"].update(claim_properties(properties, claim))
+    row["identity"].update(claim_properties(merge_keys, claim))
+
+
 def relationship_values(
     start: Endpoint,
     end: Endpoint,
@@ -368,6 +379,21 @@ def relationship_values(
     if remapped_from is not None:
         out["remapped_from"] = remapped_from
     return {**out, **stamp_params(provenance)}
+
+
+def restamp_relationship_row(
+    row: dict[str, Any],
+    start: Endpoint,
+    end: Endpoint,
+    merge_endpoints: bool,
+    properties: Mapping[str, Any],
+    provenance: Provenance,
+) -> None:
+    """As `restamp_node_row`, for a batch row of `relationship_values`: its claims and its stubs."""
+    row["extra"].update(claim_properties(properties, provenance.claim()))
+    if merge_endpoints:
+        row["from_stub"] = stub_properties(start.label, start.keys, provenance, start.remapped_from)
+        row["to_stub"] = stub_properties(end.label, end.keys, provenance, end.remapped_from)
 
 
 def node_statement(label: str, params: dict[str, Any], dialect: Dialect) -> Statement:

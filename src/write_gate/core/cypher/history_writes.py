@@ -17,7 +17,7 @@ the subject (the records and the subject's `_seq` then take that one value); a d
 subject's from what it held.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from write_gate.core.claims import CLAIM_PREFIX
@@ -47,6 +47,10 @@ class ChangeStamp:
 
     def params(self) -> dict[str, Any]:
         return {"change_id": self.change_id, "at": self.at, "agent": self.agent}
+
+    def restamped(self, at: str) -> "ChangeStamp":
+        """The same change at `at`: a long call's later statement (services/call_stamps.py)."""
+        return self if at == self.at else replace(self, at=at)
 
 
 def append_changes(source: str = "$changes", seq: str | None = None) -> str:

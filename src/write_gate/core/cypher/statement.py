@@ -2,7 +2,7 @@
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from write_gate.core.claims import ValueProvenance, claim_value
@@ -30,6 +30,10 @@ class Provenance:
     def params(self) -> dict[str, Any]:
         values = {name: getattr(self, name) for name in PROVENANCE_FIELDS if name != "updated_by"}
         return {**values, "updated_by": self.written_by}
+
+    def restamped(self, now: str) -> "Provenance":
+        """The same provenance stamped at `now` (a long call's later statement: services/call_stamps.py)."""
+        return self if now == self.last_updated else replace(self, last_updated=now)
 
     def claim(self) -> list[Any]:
         """What each value this write sets is stamped with (`core.claims`): one list per distinct provenance (a
