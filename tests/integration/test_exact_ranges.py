@@ -20,7 +20,7 @@ from write_gate.core.cypher.history_reads import changes_of
 from write_gate.core.cypher.idempotency import IDEMPOTENCY_LABEL
 from write_gate.core.cypher.reads import page_of_labels
 from write_gate.core.cypher.statement import Statement
-from write_gate.core.feed_windows import SEQ_KEY, SEQ_NUMBER, number_below, seq_key, seq_number
+from write_gate.core.feed_windows import SEQ_KEY, SEQ_KEY_INDEXED, SEQ_NUMBER, number_below, seq_key, seq_number
 from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL
 from write_gate.core.identity import KEY_FIELD
 from write_gate.engines import GraphBackend
@@ -55,6 +55,7 @@ def records(rng: random.Random, changes: int = 150, batches: int = 0) -> list[di
         for n in range(rng.choice((1, 1, 2, 3))):
             out.append(
                 {"seq": seq, "seq_n": seq_number(seq), SEQ_KEY: seq_key(seq, order), "at": at, "change_id": change_id}
+                | {SEQ_KEY_INDEXED: seq_key(seq, order) + 1}
                 | {"label": label, "key": key, "subject": "node"}
                 | {"properties": [f"p{n}"], "op": "set"}
             )
@@ -92,8 +93,9 @@ async def create(graph: GraphBackend, label: str, rows: list[dict[str, Any]]) ->
 
 @pytest.fixture
 async def history(graph: GraphBackend) -> list[dict[str, Any]]:
-    for prop in ("seq", "at", "key", SEQ_NUMBER, SEQ_KEY)[: None if graph.dialect.two_ranges_in_one_scan else -1]:
-        await graph.ensure_index(CHANGE_LABEL, prop)  # as migration 0020 makes them
+    beside = (SEQ_KEY_INDEXED,) if graph.dialect.two_ranges_in_one_scan else ()
+    for prop in ("seq", "at", "key", SEQ_NUMBER, *beside):
+        await graph.ensure_index(CHANGE_LABEL, prop)  # as migrations 0020 and 0021 make them
     rows = records(random.Random(SEED), batches=6)
     await create(graph, CHANGE_LABEL, rows)
     return rows

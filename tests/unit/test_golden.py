@@ -864,9 +864,10 @@ RUN_TIME_PARAMETERS = {
     "low": 260101000000000,
     "high": 261231235959999,
     "cap": 40,
-    # A keyed window of one millisecond's records (core/feed_windows.py): its first item's on.
-    "key_low": 0,
-    "key_high": 2**53,
+    # A keyed window of one millisecond's records (core/feed_windows.py): its first item's on, the keys + 1 as the
+    # index holds them.
+    "key1_low": 1,
+    "key1_high": 2**53 + 1,
     "since_n": 0,
     # The ranked search: candidates per label, words every match contains.
     "window": 10,

@@ -16,7 +16,7 @@ import re
 from tests.unit.test_golden import shapes
 from write_gate.core.cypher.idempotency import IDEMPOTENCY_LABEL
 from write_gate.core.cypher.ranges import exactly
-from write_gate.core.feed_windows import SEQ_KEY, SEQ_NUMBER
+from write_gate.core.feed_windows import SEQ_KEY, SEQ_KEY_INDEXED, SEQ_NUMBER
 from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL
 from write_gate.core.identity import KEY_FIELD
 from write_gate.store.bundled import bundled
@@ -29,10 +29,12 @@ _LABEL_OF = re.compile(r"\((\w+):`?(\w+)`?")
 
 
 # Indexed numbers: FalkorDB answers a numeric range exactly (tests/integration/test_exact_ranges.py holds the feed's
-# windows to it), so their bounds need no copy.
+# windows to it), so their bounds need no copy; but its index loses most zeros when built again from a snapshot, so
+# none is read there (SEQ_KEY_INDEXED; tests/integration/test_zero_keys.py).
 NUMERIC = {
     (CHANGE_LABEL, SEQ_NUMBER),
     (CHANGE_LABEL, SEQ_KEY),
+    (CHANGE_LABEL, SEQ_KEY_INDEXED),
     (CONFLICT_LABEL, SEQ_NUMBER),
     (IDEMPOTENCY_LABEL, SEQ_NUMBER),
 }

@@ -84,12 +84,12 @@ def test_records_take_the_statements_seq_and_the_subject_its_next_revision() -> 
         append_changes("$changes", "s2")
         == "FOREACH (c IN $changes | CREATE (h:WriteGateChange) SET h += c, h.seq = s2, h.seq_n = "
         + seq_number_cypher("s2")
-        + ", h.seq_k = (size(s2) - 24) * 1099511627776 + 0)"
+        + ", h.seq_k = (size(s2) - 24) * 1099511627776 + 0, h.seq_k1 = (size(s2) - 24) * 1099511627776 + 0 + 1)"
     )
     assert append_changes() == (
         "FOREACH (c IN $changes | CREATE (h:WriteGateChange) SET h += c, h.seq_n = "
         + seq_number_cypher("c.seq")
-        + ", h.seq_k = (size(c.seq) - 24) * 1099511627776 + 0)"
+        + ", h.seq_k = (size(c.seq) - 24) * 1099511627776 + 0, h.seq_k1 = (size(c.seq) - 24) * 1099511627776 + 0 + 1)"
     )
     assert bump_revision("n", "s2") == "n._rev = coalesce(n._rev, 0) + 1, n._seq = s2"
 

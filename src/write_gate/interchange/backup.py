@@ -28,6 +28,7 @@ from write_gate.engines import BackendError, BackendUnavailable, GraphBackend
 from write_gate.engines.errors import engine_failure
 from write_gate.services import stat_counts
 from write_gate.store.grams import backfill_grams
+from write_gate.store.history_order import backfill_indexed_keys
 from write_gate.store.indexes import recreate_indexes
 
 PAGE_SIZE = 5000
@@ -143,5 +144,6 @@ async def _restore(
             advance(len(rel_chunk))
     restored.indexes = await recreate_indexes(backend)
     await backfill_grams(backend)  # a backup made before the substring index holds no trigrams
+    await backfill_indexed_keys(backend)  # nor one made before `seq_k1` its change records' keys as indexed
     await stat_counts.forget(backend)  # what a gate counted of the empty graph: the restored one is walked afresh
     return restored

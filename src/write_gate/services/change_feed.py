@@ -108,8 +108,11 @@ def _labels(gate: Gate, labels: list[str] | None) -> list[str] | None:
 
 
 def _bounds(window: Window) -> dict[str, Any]:
-    keys = {"key_low": window.key_low, "key_high": window.key_high} if window.keyed else {}
-    return {"low": window.low, "high": window.high, **keys}
+    bounds = {"low": window.low, "high": window.high}
+    if window.key_low is None or window.key_high is None:
+        return bounds
+    # The keys as the index holds them (+ 1: core/feed_windows.SEQ_KEY_INDEXED).
+    return {**bounds, "key1_low": window.key_low + 1, "key1_high": window.key_high + 1}
 
 
 def _probe(labels: list[str] | None) -> Probe:

@@ -2,14 +2,15 @@
 sorted them then (core/history.py); and records written before the feed's windows their `seq_n`
 (core/feed_windows.py), as do conflicts and safe retries' records (their `at`'s, for the prunes' windows); and
 change records written before the keys of a millisecond their `seq_k` (each the first item of its statement:
-they keep the order they had, by `change_id` within their `seq`). In chunks, so one migration never holds a huge
-transaction."""
+they keep the order they had, by `change_id` within their `seq`), and their key as the index reads it (`seq_k1`).
+In chunks, so one migration never holds a huge transaction."""
 
 import logging
 
 from write_gate.core.cypher.change_order import keyed, numbered
 from write_gate.core.cypher.idempotency import IDEMPOTENCY_LABEL
 from write_gate.core.cypher.statement import Statement
+from write_gate.core.feed_windows import SEQ_KEY, SEQ_KEY_INDEXED
 from write_gate.core.history import CHANGE_LABEL, CONFLICT_LABEL
 from write_gate.engines import GraphBackend
 
@@ -68,6 +69,25 @@ async def backfill_feed_windows(backend: GraphBackend) -> int:
         done += await _in_chunks(backend, number_seq(backend.dialect.pages_by_id, label, ordered_by))
     if done:
         logger.info("numbered %d change, conflict and safe retries' records for their windows (seq_n)", done)
+    return done
+
+
+def index_keys(by_id: bool) -> Statement:
+    """A chunk of change records after engine id `$after`, in id order (as `number_seq`): each gets its key as the
+    index reads it (core/feed_windows.SEQ_KEY_INDEXED)."""
+    ordered = "" if by_id else "ORDER BY id(h) "
+    return Statement(
+        f"MATCH (h:{CHANGE_LABEL}) WHERE id(h) > $after\nWITH h {ordered}LIMIT {CHUNK}\n"
+        f"SET h.{SEQ_KEY_INDEXED} = h.{SEQ_KEY} + 1\nRETURN count(h) AS done, max(id(h)) AS last"
+    )
+
+
+async def backfill_indexed_keys(backend: GraphBackend) -> int:
+    """Every change record gets `seq_k1`, its `seq_k` + 1, which the keyed windows read (a record written before
+    it, or restored from a backup made before it); returns how many."""
+    done = await _in_chunks(backend, index_keys(backend.dialect.pages_by_id))
+    if done:
+        logger.info("gave %d change records their keys as the index reads them (seq_k1)", done)
     return done
 
 

@@ -20,7 +20,12 @@ from write_gate.engines import GraphBackend
 from write_gate.store.backfill import backfill_identity
 from write_gate.store.bundled import bundled
 from write_gate.store.grams import index_grams
-from write_gate.store.history_order import backfill_change_keys, backfill_change_order, backfill_feed_windows
+from write_gate.store.history_order import (
+    backfill_change_keys,
+    backfill_change_order,
+    backfill_feed_windows,
+    backfill_indexed_keys,
+)
 from write_gate.store.schema_files import load_into_graph, read_sources
 from write_gate.store.text_indexes import index_search_text
 
@@ -47,6 +52,8 @@ class JsonMigration(BaseModel):
     backfill_feed_windows: bool = False
     # Give change records written before the keys of a millisecond their `seq_k` (see history_order.py).
     backfill_change_keys: bool = False
+    # Give every change record its key as the index reads it, `seq_k1` (see history_order.py).
+    backfill_indexed_keys: bool = False
     # Give every node its trigrams and index them for the substring search (see grams.py).
     gram_indexes: bool = False
     # Give the statistics' one `_StatMeta` node its key, before a unique constraint on it is created; where more than
@@ -94,6 +101,8 @@ async def _apply(backend: GraphBackend, migration: Migration, schemas_dir: Path)
         await backfill_feed_windows(backend)
     if spec.backfill_change_keys:
         await backfill_change_keys(backend)
+    if spec.backfill_indexed_keys:
+        await backfill_indexed_keys(backend)
     if spec.gram_indexes:
         await index_grams(backend)
 

@@ -11,7 +11,7 @@ FOREACH (w IN CASE WHEN go THEN [1] ELSE [] END |
       n._stub = null,
       n._rev = coalesce(n._rev, 0) + 1,
       n._seq = seq
-  FOREACH (h IN CASE WHEN size(record.properties) > 0 THEN [1] ELSE [] END | CREATE (c:WriteGateChange) SET c += record, c.seq_n = toInteger(replace(replace(replace(replace(substring(record.seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')), c.seq_k = (size(record.seq) - 24) * 1099511627776 + 0)
+  FOREACH (h IN CASE WHEN size(record.properties) > 0 THEN [1] ELSE [] END | CREATE (c:WriteGateChange) SET c += record, c.seq_n = toInteger(replace(replace(replace(replace(substring(record.seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')), c.seq_k = (size(record.seq) - 24) * 1099511627776 + 0, c.seq_k1 = (size(record.seq) - 24) * 1099511627776 + 0 + 1)
   FOREACH (text IN CASE WHEN retext THEN [string.join([string.join([k IN [k IN keys(now) WHERE k STARTS WITH '_f_' AND NOT k IN keys(extra)] | string.join([x IN now[k] | '\t' + coalesce(x, '')], '')], ''), string.join([k IN [k IN keys(extra) WHERE k STARTS WITH '_f_'] | string.join([x IN extra[k] | '\t' + coalesce(x, '')], '')], '')], '')] ELSE [] END | SET n._search = text, n._grams = [size_ IN [size(text)] | string.join([c_ IN [j_ IN range(0, size_ - 3, 62) | substring(text, j_, CASE WHEN size_ - j_ < 64 THEN size_ - j_ ELSE 64 END)] | [x_ IN [replace(replace(replace(replace(replace(replace(c_, ' ', 'ᐁ'), '-', 'ᐂ'), '.', 'ᐃ'), '\'', 'ᐄ'), '_', 'ᐅ'), '/', 'ᐆ')] | string.join([i_ IN range(0, size(x_) - 3) | ' ' + substring(x_, i_, 3)], '')][0]], '')][0])
 )
 RETURN go AS written, CASE WHEN go THEN null ELSE now END AS current

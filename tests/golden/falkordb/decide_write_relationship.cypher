@@ -15,7 +15,7 @@ FOREACH (w IN CASE WHEN go THEN [1] ELSE [] END |
       r.confidence = $confidence, r.source = $source, r.extraction_method = $extraction_method, r.write_gate_version = $write_gate_version, r.written_by = $written_by, r.last_updated = $last_updated, r.updated_by = $updated_by, r._due = 1,
       r._rev = coalesce(r._rev, 0) + 1,
       r._seq = seq
-  FOREACH (h IN CASE WHEN size(record.properties) > 0 THEN [1] ELSE [] END | CREATE (c:WriteGateChange) SET c += record, c.seq_n = toInteger(replace(replace(replace(replace(substring(record.seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')), c.seq_k = (size(record.seq) - 24) * 1099511627776 + 0)
+  FOREACH (h IN CASE WHEN size(record.properties) > 0 THEN [1] ELSE [] END | CREATE (c:WriteGateChange) SET c += record, c.seq_n = toInteger(replace(replace(replace(replace(substring(record.seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')), c.seq_k = (size(record.seq) - 24) * 1099511627776 + 0, c.seq_k1 = (size(record.seq) - 24) * 1099511627776 + 0 + 1)
 )
 WITH a, b, r, now, go
 RETURN go AS written, CASE WHEN go THEN null ELSE now END AS current, r.weight AS weight, a._stub = true AS from_stub, b._stub = true AS to_stub

@@ -20,7 +20,7 @@ FOREACH (w IN CASE WHEN go THEN [1] ELSE [] END |
       r._schema_remap_from = coalesce(row.remapped_from, r._schema_remap_from),
       r._rev = coalesce(r._rev, 0) + 1,
       r._seq = seq
-  FOREACH (h IN CASE WHEN size(record.properties) > 0 THEN [1] ELSE [] END | CREATE (c:WriteGateChange) SET c += record, c.seq_n = toInteger(replace(replace(replace(replace(substring(record.seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')), c.seq_k = (size(record.seq) - 24) * 1099511627776 + row.i)
+  FOREACH (h IN CASE WHEN size(record.properties) > 0 THEN [1] ELSE [] END | CREATE (c:WriteGateChange) SET c += record, c.seq_n = toInteger(replace(replace(replace(replace(substring(record.seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')), c.seq_k = (size(record.seq) - 24) * 1099511627776 + row.i, c.seq_k1 = (size(record.seq) - 24) * 1099511627776 + row.i + 1)
 )
 WITH row, prov, a, b, r, now, go
 RETURN row.i AS i, go AS written, CASE WHEN go THEN null ELSE now END AS current, r.weight AS weight, a._stub = true AS from_stub, b._stub = true AS to_stub

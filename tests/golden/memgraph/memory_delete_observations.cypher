@@ -3,7 +3,7 @@ WITH n, coalesce(n.observations, []) AS obs, coalesce(n._f_observations, []) AS 
 WITH n, obs, folded, [i IN range(0, size(obs) - 1) WHERE NOT obs[i] IN $observations] AS keep,
      CASE WHEN coalesce(n._seq, '') >= $at THEN n._seq + '#' ELSE $at END AS seq
 WHERE size(keep) < size(obs)
-FOREACH (c IN [{change_id: $change_id, at: $at, agent: $agent, op: 'set', subject: 'node', label: labels(n)[0], key: n._key, revision: coalesce(n._rev, 0) + 1, seq: seq, properties: ['observations'], before_values: [CASE WHEN n.observations IS NULL THEN [] ELSE [n.observations] END], after_values: [[[i IN keep | obs[i]]]], before_claims: [coalesce(n._p_observations, [])], claim: $claim}] | CREATE (h:WriteGateChange) SET h += c, h.seq_n = toInteger(replace(replace(replace(replace(substring(c.seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')), h.seq_k = (size(c.seq) - 24) * 1099511627776 + 0)
+FOREACH (c IN [{change_id: $change_id, at: $at, agent: $agent, op: 'set', subject: 'node', label: labels(n)[0], key: n._key, revision: coalesce(n._rev, 0) + 1, seq: seq, properties: ['observations'], before_values: [CASE WHEN n.observations IS NULL THEN [] ELSE [n.observations] END], after_values: [[[i IN keep | obs[i]]]], before_claims: [coalesce(n._p_observations, [])], claim: $claim}] | CREATE (h:WriteGateChange) SET h += c, h.seq_n = toInteger(replace(replace(replace(replace(substring(c.seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')), h.seq_k = (size(c.seq) - 24) * 1099511627776 + 0, h.seq_k1 = (size(c.seq) - 24) * 1099511627776 + 0 + 1)
 SET n.observations = [i IN keep | obs[i]],
     n._f_observations = [i IN keep | folded[i]],
     n._p_observations = $claim,

@@ -34,6 +34,6 @@ SET kept.`email` = coalesce(kept.`email`, $fill_0),
 WITH kept, seq, properties(kept) AS searched
 WITH kept, seq, reduce(w = '', w_s IN [k IN [k IN keys(searched) WHERE k STARTS WITH '_f_'] | reduce(v = '', v_s IN [x IN searched[k] | '\t' + coalesce(x, '')] | v + v_s)] | w + w_s) AS searched_text
 SET kept._search = searched_text, kept._grams = [size_ IN [size(searched_text)] | reduce(h = '', h_s IN [c_ IN [j_ IN range(0, size_ - 3, 62) | substring(searched_text, j_, CASE WHEN size_ - j_ < 64 THEN size_ - j_ ELSE 64 END)] | [x_ IN [replace(replace(replace(replace(replace(replace(c_, ' ', 'ᐁ'), '-', 'ᐂ'), '.', 'ᐃ'), '\'', 'ᐄ'), '_', 'ᐅ'), '/', 'ᐆ')] | reduce(g = '', g_s IN [i_ IN range(0, size(x_) - 3) | ' ' + substring(x_, i_, 3)] | g + g_s)][0]] | h + h_s)][0]
-FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record, h.seq = seq, h.seq_n = toInteger(replace(replace(replace(replace(substring(seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')), h.seq_k = (size(seq) - 24) * 1099511627776 + 0)
+FOREACH (record IN $changes | CREATE (h:WriteGateChange) SET h += record, h.seq = seq, h.seq_n = toInteger(replace(replace(replace(replace(substring(seq, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')), h.seq_k = (size(seq) - 24) * 1099511627776 + 0, h.seq_k1 = (size(seq) - 24) * 1099511627776 + 0 + 1)
 FOREACH (record IN $conflicts | CREATE (h:WriteGateConflict) SET h += record, h.seq_n = toInteger(replace(replace(replace(replace(substring(record.at, 2, 21), '-', ''), 'T', ''), ':', ''), '.', '')))
 RETURN kept._key AS survivor

@@ -1,7 +1,7 @@
 // index: :WriteGateChange(seq_n)
 // index: :WriteGateChange(change_id)
 MATCH (h:WriteGateChange)
-WHERE h.seq_n >= $low AND h.seq_n <= $high AND h.seq_k >= $key_low AND h.seq_k <= $key_high AND ($labels IS NULL OR h.label IN $labels)
+WHERE h.seq_n >= $low AND h.seq_n <= $high AND h.seq_k1 >= $key1_low AND h.seq_k1 <= $key1_high AND ($labels IS NULL OR h.label IN $labels)
   AND h.seq + '' >= $after_seq AND h.seq + '' <= $horizon
   AND (h.seq + '' > $after_seq OR h.seq_k + 0 > $after_key OR (h.seq_k + 0 = $after_key AND h.change_id + '' > $after_id))
 WITH DISTINCT h.seq AS seq, h.seq_k AS key, h.change_id AS change_id

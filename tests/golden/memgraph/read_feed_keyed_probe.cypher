@@ -1,5 +1,5 @@
 // index: :WriteGateChange(seq_n)
 MATCH (h:WriteGateChange)
-WHERE h.seq_n >= $low AND h.seq_n <= $high AND h.seq_k >= $key_low AND h.seq_k <= $key_high AND ($labels IS NULL OR h.label IN $labels)
+WHERE h.seq_n >= $low AND h.seq_n <= $high AND h.seq_k1 >= $key1_low AND h.seq_k1 <= $key1_high AND ($labels IS NULL OR h.label IN $labels)
 RETURN h.seq_k AS n
 LIMIT $cap

@@ -13,7 +13,7 @@ second fetches exactly their records, by the `change_id` index. Optional filters
 
 from write_gate.core.cypher.ranges import past_index
 from write_gate.core.cypher.statement import Statement
-from write_gate.core.feed_windows import SEQ_KEY, SEQ_NUMBER, seq_number
+from write_gate.core.feed_windows import SEQ_KEY, SEQ_KEY_INDEXED, SEQ_NUMBER, seq_number
 from write_gate.core.history import CHANGE_LABEL
 
 _IN_AREA = "($labels IS NULL OR h.label IN $labels)"
@@ -21,8 +21,9 @@ _IN_AREA = "($labels IS NULL OR h.label IN $labels)"
 # bounds on `seq` are tested past the index (`+ ''`): FalkorDB's planner then has only the numeric range to take,
 # and it reads the window alone.
 _WINDOW = f"h.{SEQ_NUMBER} >= $low AND h.{SEQ_NUMBER} <= $high"
-# One millisecond's keys (`low` = `high`): both ranges in one scan of FalkorDB's index.
-_KEYED = f"{_WINDOW} AND h.{SEQ_KEY} >= $key_low AND h.{SEQ_KEY} <= $key_high"
+# One millisecond's keys (`low` = `high`): both ranges in one scan of FalkorDB's index, the keys' read as `seq_k1`
+# (`seq_k` + 1, from `$key1_low` to `$key1_high`): the index loses most zeros (core/feed_windows.py).
+_KEYED = f"{_WINDOW} AND h.{SEQ_KEY_INDEXED} >= $key1_low AND h.{SEQ_KEY_INDEXED} <= $key1_high"
 
 
 def _probe(window: str, number: str) -> Statement:
@@ -53,7 +54,8 @@ def _after(window: str) -> Statement:
     """The first `$limit` changes after the cursor in `window`. Parameters: `labels` (node labels or relationship
     types; null: all); `after_seq`, `after_key`, `after_id` (the cursor's; "", 0, "" for the oldest kept record);
     `horizon` (ISO text: nothing ordered later is answered yet); `low`, `high` (the window's `seq_n` bounds: every
-    record after the cursor up to the page's last lies in it), and for a keyed window `key_low`, `key_high`;
+    record after the cursor up to the page's last lies in it), and for a keyed window `key1_low`, `key1_high` (its
+    keys' bounds + 1);
     `limit` (changes, not records)."""
     return Statement(
         f"MATCH (h:{CHANGE_LABEL})\n"

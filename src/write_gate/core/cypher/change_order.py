@@ -14,7 +14,7 @@ evaluates every branch of a CASE, and the counter's text took five functions.)
 
 from collections.abc import Sequence
 
-from write_gate.core.feed_windows import SEQ_KEY, SEQ_NUMBER, seq_key_cypher, seq_number_cypher
+from write_gate.core.feed_windows import SEQ_KEY, SEQ_KEY_INDEXED, SEQ_NUMBER, seq_key_cypher, seq_number_cypher
 from write_gate.core.history import SEQ_FIELD
 
 AFTER = "#"  # what follows a `seq` to sort just after it
@@ -48,8 +48,9 @@ def numbered(var: str, seq: str) -> str:
 
 def keyed(var: str, seq: str, order: str = "0") -> str:
     """SET items of a new change record: `numbered`, and its place in its millisecond (`seq_k`: its `#`s and
-    `order`, its item's place in the statement; core/feed_windows.py)."""
-    return f"{numbered(var, seq)}, {var}.{SEQ_KEY} = {seq_key_cypher(seq, order)}"
+    `order`, its item's place in the statement; core/feed_windows.py), and that place + 1 as the index reads it."""
+    key = seq_key_cypher(seq, order)
+    return f"{numbered(var, seq)}, {var}.{SEQ_KEY} = {key}, {var}.{SEQ_KEY_INDEXED} = {key} + 1"
 
 
 def ordered(var: str, seq: str, order: str = "0") -> str:
