@@ -93,6 +93,34 @@ async def test_each_strategy_on_an_entity_that_exists(client: Client, graph: Gra
     assert counts(fresh) == (1, 0, 0, 0, 0)
 
 
+async def test_an_entity_whose_name_exists_under_another_type_is_that_entity_for_every_strategy(
+    client: Client, graph: GraphBackend
+) -> None:
+    """A name is one entity's whatever its type (memory-mcp, the memory profile): a line naming it under another
+    type is skipped, merged or replaced as the node that exists, which keeps its type, or refuses a `fail`
+    import. An import created it again under the line's type: two entities of one name."""
+    acme = {"type": "entity", "name": "Acme", "entityType": "Organization", "observations": ["makes anvils"]}
+    await imported(client, "jsonl", jsonl(acme))
+    as_person = {**acme, "entityType": "Person", "observations": ["sells rockets"]}
+    for chunked in (False, True):  # one line alone, and a chunk of lines written as one batch
+        lines = jsonl(as_person) if not chunked else jsonl(*({**as_person, "name": n} for n in ("Acme", "New")))
+        skipped = await imported(client, "jsonl", lines, mergeStrategy="skip")
+        assert counts(skipped)[1:3] == (0, 1)
+        merged = await imported(client, "jsonl", jsonl(as_person), mergeStrategy="merge")
+        assert counts(merged) == (0, 1, 0, 0, 0)
+        found = await entity(client, "Acme")
+        assert (found["entityType"], found["observations"]) == ("Organization", ["makes anvils", "sells rockets"])
+        refused = await rejected(
+            client, "import_graph", {"format": "jsonl", "data": jsonl(as_person), "mergeStrategy": "fail"}
+        )
+        assert refused["details"]["ids"] == [f"Organization:{identity_key({'name': 'Acme'})}"]
+        replaced = await imported(client, "jsonl", jsonl(acme), mergeStrategy="replace")
+        assert counts(replaced) == (0, 1, 0, 0, 0)
+    rows = await graph.read(Statement("MATCH (n) WHERE n.name = 'Acme' RETURN labels(n) AS labels"))
+    assert rows == [{"labels": ["Organization"]}]
+    assert (await entity(client, "New"))["entityType"] == "Person"
+
+
 async def test_relations_skip_or_update_by_strategy(client: Client, graph: GraphBackend) -> None:
     data = jsonl(
         {"type": "entity", "name": "Ada", "entityType": "Person"},

@@ -66,6 +66,13 @@ class EntityRecord(_Record):
         return dict(self.keys) if self.keys else {"name": self.name}
 
     @property
+    def by_name_alone(self) -> bool:
+        """memory-mcp's entity: a name and a type, no id, label or keys of the gate's own (whose identity is its
+        label and keys: `Person "Mercury"` and `Project "Mercury"` are two), so its name is the entity's, whatever
+        its type, as in memory-mcp and the memory profile."""
+        return self.id is None and self.label is None and self.keys is None
+
+    @property
     def display_name(self) -> str:
         return self.name or str(self.merge_keys.get("name", ""))
 

@@ -140,6 +140,9 @@ class _Import:
             request = self.node_request(record, values)
             label, keys = self.planned(request)
             current = await self.current(label, keys)
+            if current is None and record.by_name_alone and (moved := await self.elsewhere_one(label, keys)):
+                label, request = moved, request.model_copy(update={"label": moved})
+                current = await self.current(label, keys)
             action = entity_action(self.strategy, current is not None)
             if action == "merge":
                 values = merged_values(current or {}, values)
@@ -180,6 +183,19 @@ class _Import:
                 continue
             planned.append((parsed, record, request, label, keys))
         current = await self.existing({(label, identity_key(keys)) for *_, label, keys in planned})
+        absent = [
+            (label, keys)
+            for _, record, _, label, keys in planned
+            if record.by_name_alone and (label, identity_key(keys)) not in current
+        ]
+        if moved := await self.elsewhere(absent):
+            planned = [
+                (parsed, record, request.model_copy(update={"label": moved[keys["name"]]}), moved[keys["name"]], keys)
+                if record.by_name_alone and (label, identity_key(keys)) not in current and keys.get("name") in moved
+                else (parsed, record, request, label, keys)
+                for parsed, record, request, label, keys in planned
+            ]
+            current |= await self.existing({(label, identity_key(keys)) for *_, label, keys in planned})
         batch, alone, seen = [], [], set()
         for parsed, record, request, label, keys in planned:
             identity = (label, identity_key(keys))
@@ -221,6 +237,21 @@ class _Import:
             found.update({(label, row["key"]): row["props"] for row in rows})
         return found
 
+    async def elsewhere(self, absent: list[tuple[str, dict[str, Any]]]) -> dict[str, str]:
+        """For memory-mcp's entities (`EntityRecord.by_name_alone`) not under their own label: the label of a node of
+        that name under another one (identified by its name alone too), by name. The entity is skipped, merged,
+        replaced or refused as that node, which keeps its type (an import that created it again under its own made
+        a second entity of one name, which memory-mcp and the memory profile never hold)."""
+        names = {keys["name"] for _label, keys in absent if set(keys) == {"name"} and isinstance(keys["name"], str)}
+        if not names:
+            return {}
+        by_name = set(self.gate.reader.name_scope().keyed_by_name)
+        found = await self.gate.reader.find_by_names(names)
+        return {name: labels[0] for name, hits in found.items() for _id, labels in hits[:1] if labels[0] in by_name}
+
+    async def elsewhere_one(self, label: str, keys: dict[str, Any]) -> str | None:
+        return (await self.elsewhere([(label, keys)])).get(str(keys.get("name")))
+
     async def refuse_existing(self, entities: list[tuple[Parsed, EntityRecord]]) -> None:
         """`fail`: before any write, every entity that exists; one is enough to refuse the whole import."""
         clashing = []
@@ -229,7 +260,9 @@ class _Import:
                 label, keys = self.planned(self.node_request(record, record.values()))
             except GateRejection:
                 continue  # refused on its own when its turn comes
-            if await self.current(label, keys) is not None:
+            if await self.current(label, keys) is None and record.by_name_alone:
+                label = await self.elsewhere_one(label, keys) or ""
+            if label and await self.current(label, keys) is not None:
                 clashing.append(f"{label}:{identity_key(keys)}")
         if clashing:
             raise GateRejection(
