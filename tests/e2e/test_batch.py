@@ -130,7 +130,9 @@ async def graph_state(backend: GraphBackend) -> tuple[list, list, list, list]:
         """Without the times of the writes: when a node or value was written, its order (a time, or after one),
         each claim's last item."""
         timeless = {
-            k: v for k, v in p.items() if k not in ("last_updated", "created_at", "_seq", "seq", "seq_n", "seq_k")
+            k: v
+            for k, v in p.items()
+            if k not in ("last_updated", "created_at", "_seq", "seq", "seq_n", "seq_k", "seq_k1")
         }
         return {
             k: [c[:-1] for c in v]
