@@ -20,10 +20,11 @@ CHUNK_ITEMS = 1_000
 # A batch's statements are sized to take about this long at the pace the engine wrote the last one: the engine
 # writes one statement at a time, so another agent's write waits behind at most about this long, and a chunk
 # commits soon after its stamp, as the change feed needs (services/call_stamps.py). Under load a 1,000-item
-# statement took a second. The first statement, before any pace is known, takes FIRST_ITEMS; the size at most
-# doubles from one statement to the next, and is never below LEAST_ITEMS (whose per-statement cost would grow).
+# statement took a second. The first statement, before any pace is known, takes FIRST_ITEMS (a batch that fits in
+# one statement is written as one); the size at most doubles from one statement to the next, and is never below
+# LEAST_ITEMS (whose per-statement cost would grow).
 STATEMENT_SECONDS = 0.2
-FIRST_ITEMS = 250
+FIRST_ITEMS = 1_000
 LEAST_ITEMS = 50
 
 
