@@ -261,3 +261,117 @@ async def test_a_renamed_hierarchy_type_is_the_one_imports_and_exports_use(
     assert (parents["France"], parents["Ada"], parents["Europe"]) == ("Europe", "Math", None)
     types = await graph.read(Statement("MATCH ()-[r]->() RETURN DISTINCT type(r) AS t"))
     assert {row["t"] for row in types} == {"KNOWS"}
+
+
+def link(child: str, of: str) -> dict[str, Any]:
+    ends = {"from_label": "Person", "from_keys": {"name": child}, "to_label": "Person", "to_keys": {"name": of}}
+    return {"type": "CHILD_OF", **ends, "source": "test", "extraction_method": "manual"}
+
+
+def assert_a_forest(links: set[tuple[str, str]]) -> None:
+    """One parent per child, and following parents never comes back."""
+    parents = dict(links)
+    assert len(parents) == len(links), links
+    for child in parents:
+        seen, at = {child}, child
+        while at in parents:
+            at = parents[at]
+            assert at not in seen, links
+            seen.add(at)
+
+
+async def test_every_tool_that_writes_the_hierarchy_type_keeps_one_parent_and_no_cycle(
+    gate: Client, settings: Settings, graph: GraphBackend
+) -> None:
+    """write_relationship, write_relationships, the memory profile's create_relations and import_graph's parentId
+    write CHILD_OF too: a link that would give a child a second parent (CONFLICT, reason one_parent) or make a
+    cycle (HIERARCHY_CYCLE) is refused by each, and set_entity_parent still moves a child. They all wrote it
+    (a1 had two parents, a cycle root > a > a1 > root held)."""
+    await tree(gate)
+    await person(gate, "c")
+    await person(gate, "d")
+    assert (await ok(gate, "write_relationship", link("a1", "a")))["type"] == "CHILD_OF"  # the link it has: fine
+    second = await rejected(gate, "write_relationship", link("a1", "b"))
+    assert (second["error_code"], second["details"]["reason"]) == ("CONFLICT", "one_parent")
+    for child, of in (("root", "a11"), ("a", "a")):
+        assert (await rejected(gate, "write_relationship", link(child, of)))["error_code"] == "HIERARCHY_CYCLE"
+    batch = await ok(gate, "write_nodes", {"items": []})  # nothing: a batch of none is fine
+    assert batch["written"] == 0
+    batch = await ok(gate, "write_relationships", {"items": [link("a2", "b"), link("root", "a1"), link("c", "b")]})
+    assert [(i["status"], i.get("error_code")) for i in batch["items"]] == [
+        ("rejected", "CONFLICT"),
+        ("rejected", "HIERARCHY_CYCLE"),
+        ("written", None),
+    ]
+    async with open_client(settings, "in_process", profile="memory") as memory:
+        relations = [{"from": "a11", "to": "root", "relationType": "CHILD_OF"}]
+        refused = await rejected(memory, "create_relations", {"relations": relations})
+        assert refused["error_code"] == "CONFLICT"
+        twice = [
+            {"from": "d", "to": "b", "relationType": "CHILD_OF"},
+            {"from": "d", "to": "c", "relationType": "CHILD_OF"},
+        ]
+        assert (await rejected(memory, "create_relations", {"relations": twice}))["error_code"] == "CONFLICT"
+        cyclic = [{"from": "root", "to": "a2", "relationType": "CHILD_OF"}]
+        assert (await rejected(memory, "create_relations", {"relations": cyclic}))["error_code"] == "HIERARCHY_CYCLE"
+    document = {"entities": [{"name": "a2", "entityType": "Person", "observations": [], "parentId": "c"}]}
+    imported = await ok(gate, "import_graph", {"format": "json", "data": json.dumps(document)})
+    assert [e["error_code"] for e in imported["errors"]] == ["CONFLICT"]
+    await parent(gate, "a1", "b")  # set_entity_parent moves it
+    links = await child_of(graph)
+    assert ("a1", "b") in links and ("c", "b") in links and not any(child == "d" for child, _ in links)
+    assert_a_forest(links)
+
+
+async def test_racing_writes_of_the_hierarchy_type_keep_one_parent_and_no_cycle(
+    gate: Client, settings: Settings, graph: GraphBackend
+) -> None:
+    """Two sessions at once, each through write_relationship: x to y against y to x (one cycle), and z to p1
+    against z to p2 (two parents). One of each pair is written; the other says why."""
+    for name in ("x", "y", "z", "p1", "p2"):
+        await person(gate, name)
+    codes: list[str | None] = []
+
+    async def attempt(client: Client, child: str, of: str) -> None:
+        result = await client.call_tool("write_relationship", link(child, of))
+        codes.append(result.structured_content["error_code"] if result.is_error else None)
+
+    async with open_client(settings, "in_process") as other, anyio.create_task_group() as tg:
+        for client, (child, of) in ((gate, ("x", "y")), (other, ("y", "x")), (gate, ("z", "p1")), (other, ("z", "p2"))):
+            tg.start_soon(attempt, client, child, of)
+    assert sorted(codes, key=str) == ["CONFLICT", "HIERARCHY_CYCLE", None, None]
+    links = await child_of(graph)
+    assert len(links) == 2
+    assert_a_forest(links)
+
+
+def merge(survivor: str, *merged: str) -> dict[str, Any]:
+    node = {"label": "Person"}
+    return {
+        "survivor": {**node, "merge_keys": {"name": survivor}},
+        "merged": [{**node, "merge_keys": {"name": name}} for name in merged],
+    }
+
+
+async def test_a_merge_that_would_break_the_hierarchy_is_refused_before_anything_is_merged(
+    gate: Client, graph: GraphBackend
+) -> None:
+    """The survivor takes every link of the nodes merged into it: two with other parents would leave it two
+    (CONFLICT, one_parent), and one under another would fold their path into a cycle (HIERARCHY_CYCLE). Merges
+    that keep one parent go through: both with one parent, or one with none."""
+    await tree(gate)
+    for name in ("loose", "twin"):
+        await person(gate, name)
+    await parent(gate, "twin", "a")
+    before = await child_of(graph)
+    for survivor, *merged in (("a2", "b"), ("b", "loose", "a1")):  # parents a and root: two
+        refused = await rejected(gate, "merge_entities", merge(survivor, *merged))
+        assert (refused["error_code"], refused["details"]["reason"]) == ("CONFLICT", "one_parent"), survivor
+    for survivor, merged in (("root", "a11"), ("a1", "a"), ("a11", "root")):  # one under the other
+        assert (await rejected(gate, "merge_entities", merge(survivor, merged)))["error_code"] == "HIERARCHY_CYCLE"
+    assert await child_of(graph) == before  # nothing was merged
+    await ok(gate, "merge_entities", merge("a2", "twin"))  # one parent between them: a
+    await ok(gate, "merge_entities", merge("loose", "b"))  # loose had none: it takes b's, root
+    links = await child_of(graph)
+    assert ("a2", "a") in links and ("loose", "root") in links
+    assert_a_forest(links)

@@ -234,6 +234,9 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
         "memory_create_relationship_if_absent": lambda: create_relationship_if_absent(
             "KNOWS", alice, acme, {}, prov, s(":knows"), records
         ),
+        "memory_create_hierarchy_link_if_absent": lambda: create_relationship_if_absent(
+            "CHILD_OF", alice, acme, {}, prov, None, records, hierarchy=True
+        ),
         "memory_create_node_if_name_absent": lambda: create_node_if_name_absent(
             NameScope(("Person", "Organization"), ("Npc",)),
             s("Alice"),
@@ -352,6 +355,14 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
             acme,
             False,
             deciding.relationship_values(*rel_item(False), None, (), s("c"), batch=False),
+        ),
+        "decide_write_hierarchy_link": lambda: deciding.relationship_statement(
+            "CHILD_OF",
+            alice,
+            acme,
+            False,
+            deciding.relationship_values(*rel_item(False), None, (), s("c"), batch=False),
+            hierarchy=True,
         ),
         "decide_write_relationship_merge_endpoints_remapped": lambda: deciding.relationship_statement(
             "WORKS_FOR",
@@ -542,6 +553,11 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
             hierarchy.remove_parent("CHILD_OF", "Person").text, {"child_key": s("key"), **change.params()}
         ),
         "read_hierarchy_would_cycle": lambda: hierarchy.would_cycle("CHILD_OF"),
+        "read_hierarchy_lineage": lambda: hierarchy.lineage("CHILD_OF"),
+        "read_hierarchy_breach": lambda: Statement(
+            hierarchy.breach("CHILD_OF", "Person", "Organization").text,
+            {"child_key": s("key"), "parent_key": s("key2")},
+        ),
         "read_hierarchy_parents": lambda: hierarchy.parents("CHILD_OF"),
         "read_hierarchy_parent_names": lambda: hierarchy.parent_names("CHILD_OF"),
         "read_hierarchy_children": lambda: hierarchy.children("CHILD_OF"),

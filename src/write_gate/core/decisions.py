@@ -20,7 +20,7 @@ from write_gate.core.identifiers import (
     normalize_identifier,
     remap_breadcrumb,
 )
-from write_gate.core.knowledge import knowledge_values
+from write_gate.core.knowledge import DEFAULT_HIERARCHY_TYPE, knowledge_values
 from write_gate.core.model import (
     ErrorCode,
     GateRejection,
@@ -52,6 +52,9 @@ class Policy:
     half_life_by_method: Mapping[str, float] = field(default_factory=dict)
     # Days the change history keeps a record (WRITE_GATE_HISTORY_RETENTION_DAYS); None keeps every record.
     history_retention_days: float | None = None
+    # The hierarchy's child -> parent type (WRITE_GATE_HIERARCHY_TYPE): every write of it keeps one parent per
+    # child and no cycle (core/cypher/hierarchy.py).
+    hierarchy_type: str = DEFAULT_HIERARCHY_TYPE
 
 
 def property_names(

@@ -383,6 +383,7 @@ async def write_relationships(
     stamp = stamps.current()
     outcomes: list[ItemOutcome | None] = [None] * len(items)
     groups: dict[tuple[str, str, str, bool], list[_PlannedRelationship]] = defaultdict(list)
+    alone: list[int] = []
     with collector_paused():
         for i, request in enumerate(items):
             try:
@@ -396,8 +397,13 @@ async def write_relationships(
             except (GateRejection, ValidationError) as exc:
                 outcomes[i] = _rejected(i, exc)
                 continue
+            if plan.result.type == gate.policy.hierarchy_type:
+                alone.append(i)  # checked in its own statement: one parent, no cycle (services/hierarchy_rule.py)
+                continue
             shape = (plan.result.type, plan.start.label, plan.end.label, plan.merge_endpoints)
             groups[shape].append(_PlannedRelationship(i, plan, (plan.start.key, plan.end.key), request.weight))
+    for i in alone:
+        outcomes[i] = await _one_relationship(gate, i, cast(WriteRelationshipRequest, items[i]), agent, free_text)
     for shape, planned in groups.items():
         for wave in _waves(planned, lambda item: item.keys):
             await _write_relationship_wave(gate, shape, wave, outcomes, stamps)

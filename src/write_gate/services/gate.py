@@ -1,5 +1,6 @@
 """The gate: decide (pure, in `decisions`), then run the one statement on the engine."""
 
+import functools
 import logging
 import os
 import random
@@ -45,6 +46,7 @@ from write_gate.services.call_stamps import CallStamp
 from write_gate.services.embeddings import Embeddings
 from write_gate.services.embeddings import Subject as Embedded
 from write_gate.services.grant_checks import check_relationship_write
+from write_gate.services.hierarchy_rule import hierarchy_breach
 from write_gate.services.reads import Reader
 from write_gate.services.search import Searcher
 from write_gate.services.writes_in_flight import DEFAULT_LINGER_SECONDS, WritesInFlight
@@ -359,9 +361,9 @@ class Gate:
                 new_id(),
                 batch=False,
             )
-            rows = await run_write(
-                self.backend, relationship_statement(result.type, start, end, plan.merge_endpoints, values)
-            )
+            hierarchy = result.type == self.policy.hierarchy_type
+            statement = relationship_statement(result.type, start, end, plan.merge_endpoints, values, hierarchy)
+            rows = await run_write(self.backend, statement)
             if not rows:
                 read = current_relationship(result.type, start.label, end.label)
                 [found] = await read_to_write(
@@ -375,6 +377,9 @@ class Gate:
                     continue
                 if not plan.merge_endpoints and not (found["from_found"] and found["to_found"]):
                     raise _missing_endpoint(start, end, found)
+                reading = functools.partial(read_to_write, self.backend)
+                if hierarchy and (refusal := await hierarchy_breach(reading, result.type, start, end)):
+                    raise refusal
                 continue  # both there now: written between the two statements
             row = rows[0]
             if row["written"]:

@@ -34,7 +34,8 @@ from write_gate.core.values import value_kind
 from write_gate.services.aliases import survivor_names
 from write_gate.services.change_records import change_stamp, created_changes
 from write_gate.services.embeddings import Subject as Embedded
-from write_gate.services.gate import Gate, run_write
+from write_gate.services.gate import Gate, read_to_write, run_write
+from write_gate.services.hierarchy_rule import hierarchy_breach, hierarchy_breaches
 from write_gate.services.reads import Importance, Named, OpenNodesRequest, ReadGraphRequest, SearchNodesRequest, Tags
 
 # The one property the official server's entities carry: every label this profile writes takes it, whatever
@@ -215,6 +216,10 @@ class MemoryService:
     def __init__(self, gate: Gate) -> None:
         self.gate = gate
 
+    async def _read(self, statement: Statement) -> list[dict[str, Any]]:
+        """A write's own read (a hierarchy link's check)."""
+        return await read_to_write(self.gate.backend, statement)
+
     async def _found(self, names: Iterable[str]) -> dict[str, list[tuple[int, list[str]]]]:
         return await self.gate.reader.find_by_names(names)
 
@@ -389,6 +394,11 @@ class MemoryService:
             except GateRejection as exc:
                 plans.pop(i, None)
                 outcomes[i] = _refused(i, exc)
+        hierarchy = gate.policy.hierarchy_type
+        links = [(i, plan.start, plan.end) for i, plan in plans.items() if plan.result.type == hierarchy]
+        for i, refusal in (await hierarchy_breaches(self._read, hierarchy, links) if links else {}).items():
+            plans.pop(i)
+            outcomes[i] = _refused(i, refusal)
         if atomic:
             _reject_all("relations", list(outcomes.values()), len(relations))
         result = RelationsCreated(relations=[])
@@ -412,8 +422,16 @@ class MemoryService:
                 plan.result.remapped_from,
                 changes,
                 weight,
+                hierarchy=plan.result.type == hierarchy,
             )
             rows = await run_write(gate.backend, statement) if write else [{"created": 1}]
+            raced = not (rows and rows[0]["created"]) and plan.result.type == hierarchy
+            # Another writer linked the child since the check: refused by the statement, as the read says.
+            if raced and (breach := await hierarchy_breach(self._read, hierarchy, start, end)):
+                if atomic:  # the tool's answer lists what it created: this one it could not
+                    raise breach
+                outcomes[i] = _refused(i, breach)
+                continue
             if rows and rows[0]["created"]:
                 outcomes[i] = ItemOutcome(
                     index=i, status="created", label=plan.result.type, remapped_from=plan.result.remapped_from

@@ -8,6 +8,7 @@ call's work grows with the graph. merge_entities plans each merge from a read (`
 one statement that checks nothing moved since; if something did, it reads and plans again.
 """
 
+import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -16,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from write_gate.access.agents import Agent
 from write_gate.core.cypher import resolution as cypher
-from write_gate.core.cypher.aliases import ALIAS_FOLD, ALIAS_OF
+from write_gate.core.cypher.aliases import ALIAS_FOLD, ALIAS_OF, node_id
 from write_gate.core.cypher.history_writes import ChangeStamp
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import Policy, UnknownLabelPolicy, check_merge_keys, resolve_label
@@ -41,7 +42,8 @@ from write_gate.core.resolution import (
 from write_gate.core.values import clean_map
 from write_gate.services.change_records import change_stamp
 from write_gate.services.entities import locate_all
-from write_gate.services.gate import Gate, new_id, run_write
+from write_gate.services.gate import Gate, new_id, read_to_write, run_write
+from write_gate.services.hierarchy_rule import merge_breach
 from write_gate.services.off_loop import off_the_loop
 from write_gate.services.reads import Cursor, Entity, OpenNodesRequest, Text, decode_cursor, encode_cursor
 
@@ -425,6 +427,17 @@ async def _resolved(gate: Gate, request: MergeEntitiesRequest) -> _Resolved:
     return _Resolved(survivor_label, survivor_keys, targets, create)
 
 
+async def _hierarchy_breach(gate: Gate, nodes: list[tuple[str, dict[str, Any]]]) -> GateRejection | None:
+    """Whether merging these nodes (label, keys; the survivor first) would break the hierarchy
+    (services/hierarchy_rule.merge_breach)."""
+    ids = []
+    for label, keys in nodes:
+        rows = await read_to_write(gate.backend, Statement(node_id(label).text, {"key": identity_key(keys)}))
+        ids += [row["id"] for row in rows]
+    reading = functools.partial(read_to_write, gate.backend)
+    return await merge_breach(reading, gate.policy.hierarchy_type, ids) if ids else None
+
+
 async def merge_entities(
     gate: Gate, request: MergeEntitiesRequest, agent: Agent, create: CreateEntity | None = None
 ) -> EntitiesMerged:
@@ -434,6 +447,9 @@ async def merge_entities(
     resolved = await _resolved(gate, request)
     survivor_label, survivor_keys, targets = resolved.survivor_label, resolved.survivor_keys, resolved.targets
     agent.grant.check_labels([survivor_label, *(label for label, _ in targets)])
+    # Before anything is merged or created (a new survivor has no links, but takes the merged nodes' all).
+    if refusal := await _hierarchy_breach(gate, [(survivor_label, survivor_keys), *targets]):
+        raise refusal
     if resolved.create:
         if create is None:
             raise GateRejection(

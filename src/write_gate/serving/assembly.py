@@ -106,6 +106,7 @@ def build_gate(settings: Settings, backend: GraphBackend, registry: GraphBackend
         conflicts=settings.conflict_policy,
         half_life_by_method=dict(settings.decay_half_life_days),
         history_retention_days=settings.history_retention_days or None,  # 0: keep every record
+        hierarchy_type=settings.hierarchy_type,
     )
     source = GraphRegistrySource(registry or backend)
     embedder = load_embedder(settings)

@@ -43,6 +43,7 @@ from write_gate.core.cypher.clauses import (
     stub_properties,
 )
 from write_gate.core.cypher.dialect import Dialect
+from write_gate.core.cypher.hierarchy import keeping_one_parent
 from write_gate.core.cypher.statement import Endpoint, Provenance, Statement
 from write_gate.core.decisions import NodePlan
 from write_gate.core.grams import GRAMS_FIELD, grams_text
@@ -214,12 +215,21 @@ def _answer(batch: bool) -> str:
 
 @functools.lru_cache(maxsize=1024)
 def relationship_write(
-    type_: str, from_label: str, to_label: str, merge_endpoints: bool, remapped: bool, batch: bool
+    type_: str,
+    from_label: str,
+    to_label: str,
+    merge_endpoints: bool,
+    remapped: bool,
+    batch: bool,
+    hierarchy: bool = False,
 ) -> str:
     """As `node_write`, for a relationship between two nodes found by identity (or merged as stubs): its weight
     started (1.0 unless given) or averaged with the one given, and recorded with the values when it changes.
     Returns `written`, `current`, `weight`, `from_stub`, `to_stub`; no row when an endpoint is missing (unless
-    merged) or an alias."""
+    merged) or an alias, or (`hierarchy`: the type is the hierarchy's, a single write) where the link would give
+    the child a second parent or make a cycle (core/cypher/hierarchy.keeping_one_parent)."""
+    if hierarchy and batch:
+        raise ValueError("a batch writes no hierarchy link: each is written alone, its refusal its own")
     src, shared, carried = _sources(batch)
     if merge_endpoints:
         ends = [
@@ -248,6 +258,7 @@ def relationship_write(
         *_rows(batch),
         *ends,
         unless_alias("a", "b", carried=carried),
+        *(keeping_one_parent("a", "b", type_) if hierarchy else []),
         f"MERGE (a)-[r:{quote(type_)}]->(b)",
         f"ON CREATE SET r.{REVISION_FIELD} = {_CREATED}, r.created_at = {shared}last_updated",
         f"WITH {found}, {_bound(src)}, properties(r) AS now, r.{REVISION_FIELD} = {_CREATED} AS created, "
@@ -401,7 +412,9 @@ def node_statement(label: str, params: dict[str, Any], dialect: Dialect) -> Stat
 
 
 def relationship_statement(
-    type_: str, start: Endpoint, end: Endpoint, merge_endpoints: bool, params: dict[str, Any]
+    type_: str, start: Endpoint, end: Endpoint, merge_endpoints: bool, params: dict[str, Any], hierarchy: bool = False
 ) -> Statement:
-    text = relationship_write(type_, start.label, end.label, merge_endpoints, "remapped_from" in params, False)
-    return Statement(text, params)
+    remapped = "remapped_from" in params
+    return Statement(
+        relationship_write(type_, start.label, end.label, merge_endpoints, remapped, False, hierarchy), params
+    )

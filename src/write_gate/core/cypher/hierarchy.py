@@ -50,6 +50,48 @@ def set_parent(type_: str, child_label: str, parent_label: str) -> Statement:
     )
 
 
+def keeping_one_parent(child: str, parent: str, type_: str) -> list[str]:
+    """Lines after which a statement linking `child` to `parent` by the hierarchy's type (a write through any tool,
+    not set_entity_parent: it replaces the old link) goes on only where the link keeps the hierarchy a forest: not
+    to itself, not to one of its descendants, and not beside a parent it has already (no row: nothing written;
+    `breach` says why). For a statement of one write whose variables so far are `child` and `parent`."""
+    t = quote(type_)
+    return [
+        f"OPTIONAL MATCH hierarchy_loop = ({parent})-[:{t}*]->({child})",
+        f"OPTIONAL MATCH ({child})-[hierarchy_other:{t}]->(hierarchy_up) WHERE id(hierarchy_up) <> id({parent})",
+        f"WITH {child}, {parent}, count(hierarchy_loop) AS hierarchy_loops, count(hierarchy_other) AS hierarchy_others",
+        f"WITH {child}, {parent} WHERE id({child}) <> id({parent}) AND hierarchy_loops = 0 AND hierarchy_others = 0",
+    ]
+
+
+@functools.lru_cache(maxsize=64)
+def breach(type_: str, child_label: str, parent_label: str) -> Statement:
+    """Read-only: why a link from the child (`$child_key`) to the parent (`$parent_key`) would break the hierarchy:
+    `cycle` (the parent is the child or one of its descendants) and `parents`, the keys of the parents it has
+    already (none: it would not; both nodes must exist)."""
+    t = quote(type_)
+    return Statement(
+        f"MATCH (child:{quote(child_label)} {{{KEY_FIELD}: $child_key}})\n"
+        f"MATCH (parent:{quote(parent_label)} {{{KEY_FIELD}: $parent_key}})\n"
+        f"OPTIONAL MATCH loop = (parent)-[:{t}*]->(child)\n"
+        "WITH child, parent, count(loop) AS loops\n"
+        f"OPTIONAL MATCH (child)-[:{t}]->(up) WHERE id(up) <> id(parent)\n"
+        f"RETURN id(child) = id(parent) OR loops > 0 AS cycle, collect(up.{KEY_FIELD}) AS parents"
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def lineage(type_: str) -> Statement:
+    """Read-only: the node `$id`'s parents and all its ancestors (ids), for a merge's check: a merge gives the
+    survivor every merged node's links."""
+    t = quote(type_)
+    return Statement(
+        f"MATCH (n) WHERE id(n) = $id\nOPTIONAL MATCH (n)-[:{t}]->(parent)\n"
+        "WITH n, collect(DISTINCT id(parent)) AS parents\n"
+        f"OPTIONAL MATCH (n)-[:{t}*]->(up)\nRETURN parents, collect(DISTINCT id(up)) AS ancestors"
+    )
+
+
 @functools.lru_cache(maxsize=64)
 def remove_parent(type_: str, child_label: str) -> Statement:
     """Removes the child's links of `type_`, recorded. Parameters: `child_key` and the change stamp's."""

@@ -19,6 +19,7 @@ from write_gate.core.cypher.clauses import (
 )
 from write_gate.core.cypher.dialect import Dialect
 from write_gate.core.cypher.embeddings import drop_vectors_of
+from write_gate.core.cypher.hierarchy import keeping_one_parent
 from write_gate.core.cypher.history_writes import (
     ChangeStamp,
     append_changes,
@@ -54,13 +55,17 @@ def create_relationship_if_absent(
     remapped_from: str | None,
     changes: list[dict[str, Any]],
     weight: float = 1.0,
+    *,
+    hierarchy: bool = False,
 ) -> Statement:
     """The official memory server's create: an existing (from, to, type) is left as it is, not updated. A new
     one is new, so its `changes` (`core.history.set_changes` from nothing) are known before it runs. `weight`:
-    MemoryMesh's add_edges gives one."""
+    MemoryMesh's add_edges gives one. `hierarchy`: the type is the hierarchy's, created only where it keeps one
+    parent per child and no cycle (core/cypher/hierarchy.keeping_one_parent)."""
     lines = [
         match_node("a", start.label, "$from_key"),
         match_node("b", end.label, "$to_key"),
+        *(keeping_one_parent("a", "b", type_) if hierarchy else []),
         f"OPTIONAL MATCH (a)-[existing:{quote(type_)}]->(b)",
         "WITH a, b, existing WHERE existing IS NULL",
         f"CREATE (a)-[r:{quote(type_)}]->(b)",
