@@ -204,7 +204,9 @@ async def _call(rng: random.Random, gates: list[Client], memory: Client) -> tupl
     return memory, *await _memory_call(rng, memory, kind)
 
 
-@pytest.mark.parametrize("seed", [1, 6])  # seeds whose 96 calls reach every kind of change (checked below)
+# Seeds whose 96 calls reach every kind of change and leave relationships (checked below); 6 left none once every
+# write of the hierarchy's type (KNOWS here) kept one parent per child.
+@pytest.mark.parametrize("seed", [1, 8])
 async def test_the_stats_equal_the_full_scan_after_random_tool_calls(
     settings: Settings, graph: GraphBackend, seed: int
 ) -> None:
