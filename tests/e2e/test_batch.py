@@ -209,6 +209,9 @@ async def test_batches_match_single_calls_item_by_item(
 async def test_a_rejected_item_names_its_reason(settings: Settings, matrix_graph: GraphBackend) -> None:
     async with open_client(settings, "in_process") as client:
         out = (await client.call_tool("write_nodes", {"items": NODES})).structured_content
+        shapeless = (await client.call_tool("write_relationships", {"items": [{"type": "KNOWS"}]})).structured_content
+    # An item that fits no input schema names the single tool's it should fit (a relationship's named write_node's).
+    assert shapeless["items"][0]["message"] == "the item does not match write_relationship's input schema"
     codes = {item["index"]: item.get("error_code") for item in out["items"]}
     assert codes == {
         0: None,

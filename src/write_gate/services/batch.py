@@ -107,14 +107,15 @@ class BatchWritten(BaseModel):
     items: list[ItemOutcome]
 
 
-def _rejected(index: int, exc: GateRejection | ValidationError) -> ItemOutcome:
+def _rejected(index: int, exc: GateRejection | ValidationError, single_tool: str = "write_node") -> ItemOutcome:
+    """An item refused, as `single_tool` (the tool each item is a call of) would have refused it."""
     if isinstance(exc, ValidationError):
         problems = validation_problems(exc)
         return ItemOutcome(
             index=index,
             status="rejected",
             error_code=ErrorCode.INVALID_INPUT,
-            message="the item does not match write_node's input schema",
+            message=f"the item does not match {single_tool}'s input schema",
             details={"problems": problems},
         )
     r = exc.rejected
@@ -395,7 +396,7 @@ async def write_relationships(
                 ends = [plan.start.label, plan.end.label]
                 check_relationship_write(agent.grant, [plan.result.type], ends, plan.merge_endpoints)
             except (GateRejection, ValidationError) as exc:
-                outcomes[i] = _rejected(i, exc)
+                outcomes[i] = _rejected(i, exc, "write_relationship")
                 continue
             if plan.result.type == gate.policy.hierarchy_type:
                 alone.append(i)  # checked in its own statement: one parent, no cycle (services/hierarchy_rule.py)
