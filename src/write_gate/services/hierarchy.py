@@ -15,11 +15,12 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import plan_relationship_write, resolve_relationship_type
 from write_gate.core.history import Subject
 from write_gate.core.knowledge import depth_first
-from write_gate.core.model import ErrorCode, GateRejection, WriteRelationshipRequest
+from write_gate.core.model import GateRejection, WriteRelationshipRequest
 from write_gate.engines import Row
 from write_gate.services.change_records import change_stamp, created_changes
 from write_gate.services.entities import EntityType, Located, locate, not_found
 from write_gate.services.gate import Gate, run_write
+from write_gate.services.hierarchy_rule import hierarchy_cycle
 from write_gate.services.memory import WriterContext
 from write_gate.services.reads import DEFAULT_RELATIONS_LIMIT, Entity, GraphResult, IncludeArchived, Text, to_entity
 
@@ -110,12 +111,6 @@ def _hierarchy_type(gate: Gate, hierarchy: HierarchySettings) -> str:
         raise GateRejection(rejected.error_code, rejected.message + how, **rejected.details) from exc
 
 
-def _cycle() -> GateRejection:
-    return GateRejection(
-        ErrorCode.HIERARCHY_CYCLE, "the parent is the entity itself or one of its descendants", field="parentName"
-    )
-
-
 async def set_entity_parent(
     gate: Gate, hierarchy: HierarchySettings, request: SetParentRequest, ctx: WriterContext, agent: Agent
 ) -> ParentSet:
@@ -129,7 +124,7 @@ async def set_entity_parent(
         return ParentSet(entityName=child.name, entityType=child.label, parentName=None, parentType=None)
     parent = await locate(gate, request.parentName, request.parentType, field="parentName")
     if parent.id == child.id:
-        raise _cycle()
+        raise hierarchy_cycle("parentName")
     if [row["id"] for row in await _related(gate, cypher.parents(type_), child.id)] == [parent.id]:
         return _answer(child, parent)  # already so: nothing changes, nothing is recorded
     plan = plan_relationship_write(
@@ -163,7 +158,7 @@ async def set_entity_parent(
         return _answer(child, parent)
     cycle = await gate.reader.read(Statement(cypher.would_cycle(type_).text, {"child": child.id, "parent": parent.id}))
     if cycle and cycle[0]["cycle"]:
-        raise _cycle()
+        raise hierarchy_cycle("parentName")
     raise not_found(request.entityName)  # one of them was deleted or merged away meanwhile
 
 

@@ -14,9 +14,21 @@ from write_gate.core.model import ErrorCode, GateRejection
 Read = Callable[[Statement], Awaitable[list[dict[str, Any]]]]
 
 
-def cycle(field: str = "to_keys") -> GateRejection:
+def hierarchy_cycle(field: str = "to_keys") -> GateRejection:
+    """The parent named in `field` is the entity itself or one of its descendants (set_entity_parent's too)."""
     return GateRejection(
         ErrorCode.HIERARCHY_CYCLE, "the parent is the entity itself or one of its descendants", field=field
+    )
+
+
+def one_parent(type_: str, why: str, **details: Any) -> GateRejection:
+    """A second parent, for the reason `why` says; set_entity_parent is how a child moves."""
+    return GateRejection(
+        ErrorCode.CONFLICT,
+        f"{why} ({type_} is the hierarchy's type: one parent each); set_entity_parent moves a child",
+        reason="one_parent",
+        type=type_,
+        **details,
     )
 
 
@@ -28,16 +40,9 @@ async def hierarchy_breach(read: Read, type_: str, child: Endpoint, parent: Endp
     if not rows:
         return None  # one of them is gone: the caller reads that
     if rows[0]["cycle"]:
-        return cycle()
+        return hierarchy_cycle()
     if parents := rows[0]["parents"]:
-        return GateRejection(
-            ErrorCode.CONFLICT,
-            f"the entity has a parent already ({type_} is the hierarchy's type: one parent each); "
-            "set_entity_parent moves it to another",
-            reason="one_parent",
-            type=type_,
-            parent_keys=sorted(parents),
-        )
+        return one_parent(type_, "the entity has a parent already", parent_keys=sorted(parents))
     return None
 
 
@@ -51,12 +56,7 @@ async def hierarchy_breaches(
     parents: dict[tuple[str, str], str] = {}
     for i, child, parent in links:
         if parents.setdefault((child.label, child.key), parent.key) != parent.key:
-            refused[i] = GateRejection(
-                ErrorCode.CONFLICT,
-                f"the call gives the entity two parents ({type_} is the hierarchy's type: one parent each)",
-                reason="one_parent",
-                type=type_,
-            )
+            refused[i] = one_parent(type_, "the call gives the entity two parents")
         elif refusal := await hierarchy_breach(read, type_, child, parent):
             refused[i] = refusal
     return refused
@@ -78,11 +78,5 @@ async def merge_breach(read: Read, type_: str, members: list[int]) -> GateReject
             )
         parents |= set(row["parents"]) - group
     if len(parents) > 1:
-        return GateRejection(
-            ErrorCode.CONFLICT,
-            f"the entities merged have {len(parents)} parents between them ({type_} is the hierarchy's type: one "
-            "parent each); set_entity_parent gives them one first",
-            reason="one_parent",
-            type=type_,
-        )
+        return one_parent(type_, f"the entities merged have {len(parents)} parents between them")
     return None
