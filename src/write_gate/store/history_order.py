@@ -41,8 +41,13 @@ def number_seq(by_id: bool, label: str = CHANGE_LABEL, ordered_by: str = "seq") 
     """A chunk of `label`'s records after engine id `$after`, in id order (FalkorDB's label scan by id is in that
     order already, and stops at the chunk: sorting would read every record left), so each chunk reads its own;
     each gets its `ordered_by` as a number, and a change record its key in its millisecond too."""
-    ordered = "" if by_id else "ORDER BY id(h) "
     sets = keyed("h", f"h.{ordered_by}") if label == CHANGE_LABEL else numbered("h", f"h.{ordered_by}")
+    return _chunk_set(by_id, label, sets)
+
+
+def _chunk_set(by_id: bool, label: str, sets: str) -> Statement:
+    """`sets` on the chunk of `label`'s records after engine id `$after`, in id order (as `number_seq` says)."""
+    ordered = "" if by_id else "ORDER BY id(h) "
     return Statement(
         f"MATCH (h:{label}) WHERE id(h) > $after\nWITH h {ordered}LIMIT {CHUNK}\n"
         f"SET {sets}\nRETURN count(h) AS done, max(id(h)) AS last"
@@ -75,11 +80,7 @@ async def backfill_feed_windows(backend: GraphBackend) -> int:
 def index_keys(by_id: bool) -> Statement:
     """A chunk of change records after engine id `$after`, in id order (as `number_seq`): each gets its key as the
     index reads it (core/feed_windows.SEQ_KEY_INDEXED)."""
-    ordered = "" if by_id else "ORDER BY id(h) "
-    return Statement(
-        f"MATCH (h:{CHANGE_LABEL}) WHERE id(h) > $after\nWITH h {ordered}LIMIT {CHUNK}\n"
-        f"SET h.{SEQ_KEY_INDEXED} = h.{SEQ_KEY} + 1\nRETURN count(h) AS done, max(id(h)) AS last"
-    )
+    return _chunk_set(by_id, CHANGE_LABEL, f"h.{SEQ_KEY_INDEXED} = h.{SEQ_KEY} + 1")
 
 
 async def backfill_indexed_keys(backend: GraphBackend) -> int:
