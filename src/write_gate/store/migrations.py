@@ -16,7 +16,7 @@ from write_gate.core.cypher.registry_nodes import APPLIED_MIGRATIONS, COLLAPSE_R
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
 from write_gate.core.stat_counts import META_KEY, STAT_LABELS
-from write_gate.engines import GraphBackend
+from write_gate.engines import BackendError, GraphBackend
 from write_gate.store.backfill import backfill_identity
 from write_gate.store.bundled import bundled
 from write_gate.store.grams import index_grams
@@ -40,6 +40,9 @@ class JsonMigration(BaseModel):
     # ranges in one scan (FalkorDB), left out where its planner could take one alone (Memgraph; dialect.py).
     indexes_beside: list[tuple[str, str]] = Field(default_factory=list)
     unique: list[tuple[str, str]] = Field(default_factory=list)
+    # Indexes an earlier migration made beside another's range that no statement reads any more: each costs every
+    # write of its label an entry. Dropped where `indexes_beside` made them; gone already is done.
+    drop_indexes_beside: list[tuple[str, str]] = Field(default_factory=list)
     # Folders or files under the schemas directory, loaded like `write-gate schema load`.
     load_schemas: list[str] = Field(default_factory=list)
     # Give nodes written before identity keys existed their `_key` (see backfill.py).
@@ -59,6 +62,10 @@ class JsonMigration(BaseModel):
     # Give the statistics' one `_StatMeta` node its key, before a unique constraint on it is created; where more than
     # one was made (first folds at once), every statistics node goes, and the next fold counts the graph afresh.
     key_statistics_meta: bool = False
+
+
+# FalkorDB's answer to a DROP INDEX of an index it does not hold.
+NO_SUCH_INDEX = "no such index"
 
 
 @dataclass(frozen=True)
@@ -89,6 +96,8 @@ async def _apply(backend: GraphBackend, migration: Migration, schemas_dir: Path)
         await backend.ensure_index(label, prop)
     for label, prop in spec.unique:
         await backend.ensure_unique(label, prop)
+    for label, prop in spec.drop_indexes_beside if backend.dialect.two_ranges_in_one_scan else []:
+        await drop_index(backend, label, prop)
     if spec.load_schemas:
         await load_into_graph(backend, read_sources([schemas_dir / p for p in spec.load_schemas]), bundled=True)
     if spec.backfill_identity:
@@ -105,6 +114,17 @@ async def _apply(backend: GraphBackend, migration: Migration, schemas_dir: Path)
         await backfill_indexed_keys(backend)
     if spec.gram_indexes:
         await index_grams(backend)
+
+
+async def drop_index(backend: GraphBackend, label: str, prop: str) -> None:
+    """The index gone, where the engine drops indexes (`Dialect.drop_index`); one that is not there is done."""
+    if (ddl := backend.dialect.drop_index(label, prop)) is None:
+        return
+    try:
+        await backend.write(Statement(ddl))
+    except BackendError as exc:
+        if NO_SUCH_INDEX not in str(exc):
+            raise
 
 
 async def key_statistics_meta(backend: GraphBackend) -> None:

@@ -30,7 +30,8 @@ class Dialect(Hashable, Protocol):  # statement builders cache by dialect
         ...
 
     def drop_index(self, label: str, prop: str) -> str | None:
-        """The DDL that drops an index on a raw merge-key value, or None where it is kept."""
+        """The DDL that drops an index (on a raw merge-key value, or one no statement reads), or None where it is
+        kept."""
         ...
 
     def create_text_index(self, label: str) -> str:
