@@ -26,6 +26,7 @@ from write_gate.core.model import GateRejection
 from write_gate.core.registry import RegistrySnapshot, entry_from_row
 from write_gate.interchange.exporting import ExportFormat, ExportGraphRequest
 from write_gate.interchange.exports import EXPORTERS, render
+from write_gate.interchange.import_parsers import parse_csv
 from write_gate.services.export_read import ExportFilter
 
 STAMPS = {
@@ -37,6 +38,8 @@ STAMPS = {
     "last_updated": "2026-01-02T00:00:00.000Z",
     "created_at": "2026-01-01T00:00:00.000Z",
 }
+# Characters str.splitlines() ends a line at that csv leaves unquoted (it quotes only its line end's characters).
+LINE_BREAKERS = ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
 TRICKY = 'Émile "the \\ poet" <b>#1</b> `x` *y*'
 
 
@@ -126,6 +129,19 @@ def test_csv_sections_read_back_with_every_column() -> None:
     assert rows[2]["importance"] == "" and rows[0]["confidence"] == "0.675"
     edges = list(csv.DictReader(io.StringIO(relations)))
     assert (edges[0]["weight"], json.loads(edges[0]["properties"])) == ("0.5", {"role": "x"})
+
+
+@pytest.mark.parametrize("inside", [*LINE_BREAKERS, "\r\n", "\r", "\n"])
+def test_csv_reads_back_every_character_a_line_may_end_at(inside: str) -> None:
+    """import_graph reads the csv export back whatever a name or an observation holds: a name with a lone \\r went
+    out unquoted (csv quotes the characters of its line end, "\\n"), and no reader could read it back."""
+    name, observation = f"a{inside}b", f"seen{inside}twice"
+    node = exported_node("Person", stored({"name": name}, observations=[observation]), ("name",))
+    [parsed] = parse_csv(render("csv", ExportedGraph([node], [])))
+    assert parsed.record is not None, parsed.problem
+    assert (parsed.record.keys, parsed.record.observations) == ({"name": name}, [observation])
+    text = render("csv", ExportedGraph([node], []))
+    assert list(csv.reader(io.StringIO(text, newline="")))[2][3] == name  # and so does the csv module
 
 
 def test_graphml_types_each_property_by_what_all_its_values_are() -> None:

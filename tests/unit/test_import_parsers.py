@@ -2,10 +2,13 @@
 whole-file problem is a ValueError naming it, a bad item a record with its problem (the rest still imports), and
 memory-mcp's joined lists read as lists."""
 
+import csv
+import io
 import json
 
 import pytest
 
+from tests.unit.test_export_formats import LINE_BREAKERS
 from write_gate.interchange.import_parsers import parse_csv, parse_graphml, parse_json
 
 
@@ -96,3 +99,17 @@ def test_a_graphml_importance_declared_as_text_is_read_as_its_number() -> None:
     ada, bo = parse_graphml(text)
     assert ada.record is not None and ada.record.importance == 7
     assert bo.record is None and bo.problem is not None and "importance" in bo.problem
+
+
+@pytest.mark.parametrize("inside", [*LINE_BREAKERS, "\r\n", "\r", "\n"])
+def test_a_csv_field_keeps_every_character_a_line_may_end_at(inside: str) -> None:
+    """The sections were cut at every line end str.splitlines() knows and joined again by "\\n": a name holding
+    \\x85 or \\u2028 (which csv writes unquoted), or a quoted \\r\\n, came back changed. Here a file as Python's
+    csv module and spreadsheets write one (\\r\\n line ends); tests/unit/test_export_formats.py reads the gate's."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["name", "entityType", "observations"])
+    writer.writerow([f"a{inside}b", "person", f"seen{inside}twice"])
+    [parsed] = parse_csv(f"# ENTITIES\r\n{out.getvalue()}")
+    assert parsed.record is not None, parsed.problem
+    assert (parsed.record.name, parsed.record.observations) == (f"a{inside}b", [f"seen{inside}twice"])

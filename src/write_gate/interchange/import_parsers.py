@@ -94,7 +94,10 @@ def _sections(text: str) -> dict[str, tuple[int, str]]:
     """`# ENTITIES` and `# RELATIONS`: each section's text and the line its header row is on."""
     sections: dict[str, tuple[int, list[str]]] = {}
     current = None
-    for number, raw in enumerate(text.splitlines(), start=1):
+    # Cut at "\n" alone and joined by it again: str.splitlines() also ends a line at \x85, \u2028 and five more,
+    # which a CSV writer leaves unquoted in a field, and at the \r of a quoted \r\n (the csv module reads both).
+    # A file whose lines end in a lone \r (classic Mac OS) is cut at those.
+    for number, raw in enumerate(text.split("\n") if "\n" in text else text.split("\r"), start=1):
         marker = raw.strip().upper()
         if marker in ("# ENTITIES", "# RELATIONS"):
             current = marker[2:].lower()

@@ -67,8 +67,19 @@ def relation_row(relation: ExportedRelation) -> list[Any]:
 def _table(columns: list[str], rows: Iterator[list[Any]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
+    # csv quotes a field that holds a character of its line end, and only those: written with "\n", a name holding
+    # a lone \r went out bare, and every reader ends a row there. Such a row is written with "\r\n", which quotes
+    # it, and its end made "\n" again.
+    carriage = csv.writer(out, lineterminator="\r\n")
     writer.writerow(columns)
-    writer.writerows(rows)
+    for row in rows:
+        if any(isinstance(value, str) and "\r" in value for value in row):
+            carriage.writerow(row)
+            out.seek(out.tell() - 2)
+            out.write("\n")
+            out.truncate()
+        else:
+            writer.writerow(row)
     return out.getvalue()
 
 
