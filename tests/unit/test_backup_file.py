@@ -114,6 +114,7 @@ NODE = node_line(0, ["Person"], {})
             '"properties" is not an object',
         ),
         ([HEADER, '{"type": "edge"}'], 2, '"type" is none of node, relationship, end'),
+        ([HEADER, "[" * 100_000 + "]" * 100_000], 2, "nested deeper than any backup's values"),  # a RecursionError
         ([HEADER, end_line(1, 0)], 2, "the end line's counts are not those of the lines before it"),
         ([HEADER, END_EMPTY, "", NODE], 4, "a line after the end line"),
         ([HEADER, NODE], 3, "no end line: the file is cut short"),

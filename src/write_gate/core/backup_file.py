@@ -100,6 +100,8 @@ def check_backup(lines: Iterable[str]) -> BackupContents:
             record = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise _bad(number, f"not valid JSON: {exc.msg}") from exc
+        except RecursionError as exc:  # Python's JSON reader recurses once a level; no backup nests so deep
+            raise _bad(number, "nested deeper than any backup's values") from exc
         if not isinstance(record, dict):
             raise _bad(number, "not a JSON object")
         if contents is None:
