@@ -69,11 +69,17 @@ class Result:
     failed: int
     cpu: float  # the server processes' CPU seconds per answered call (the engine's not included)
     client_cpu: float = 0.0  # this process's (the clients', and a balancer's where one runs here) per answered call
+    engine_cpu: float = 0.0  # the engine's (redis-server's), per answered call
+
+    def machine_cpu(self) -> float:
+        """CPU seconds a call costs the machine: where the cores are all busy, calls/s is at most cores / this."""
+        return self.cpu + self.engine_cpu + self.client_cpu
 
 
-def cpu_seconds(pid: int) -> float:
+def cpu_seconds(pid: int, engine: bool = False) -> float:
     """CPU time (user and system) of `pid` and its descendants, less any engine (redis-server) among them: what the
-    server's own code costs, which the machine's other load does not stretch as it does the wall time."""
+    server's own code costs, which the machine's other load does not stretch as it does the wall time; with
+    `engine`, the engine's alone."""
     ticks = os.sysconf("SC_CLK_TCK")
     children: dict[int, list[int]] = {}
     stats: dict[int, list[str]] = {}
@@ -92,7 +98,7 @@ def cpu_seconds(pid: int) -> float:
         current = todo.pop()
         todo += children.get(current, [])
         found = stats.get(current)
-        if found is not None and found[0] != "redis-server":
+        if found is not None and (found[0] == "redis-server") == engine:
             total += (int(found[12]) + int(found[13])) / ticks
     return total
 
@@ -272,14 +278,17 @@ async def load(
                     failed += 1
 
         began, cpu, own = time.perf_counter(), sum(map(cpu_seconds, pids)), time.process_time()
+        engine = sum(cpu_seconds(pid, engine=True) for pid in pids)
         async with asyncio.TaskGroup() as tasks:
             for agent, client in enumerate(clients):
                 tasks.create_task(agent_loop(agent, client))
         wall, cpu = time.perf_counter() - began, sum(map(cpu_seconds, pids)) - cpu
+        engine = sum(cpu_seconds(pid, engine=True) for pid in pids) - engine
         own = time.process_time() - own
     answered = max(len(latencies), 1)
     p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
-    return Result(name, agents, tool, len(latencies) / wall, p50, p99, failed, cpu / answered, own / answered)
+    n = answered
+    return Result(name, agents, tool, len(latencies) / wall, p50, p99, failed, cpu / n, own / n, engine / n)
 
 
 def tools_of(target: str) -> tuple[str, ...]:
@@ -316,7 +325,8 @@ async def fleet(agent_counts: list[int], calls: int, only: list[str], light: boo
                         shown = "nothing" if name.startswith("floor") else tool
                         print(
                             f"| {name} | {agents} | {shown} | {result.rate:,.0f} | {ms(result.p50)} | "
-                            f"{ms(result.p99)} | {ms(result.cpu)} | {ms(result.client_cpu)} | {result.failed} |",
+                            f"{ms(result.p99)} | {ms(result.cpu)} | {ms(result.engine_cpu)} | "
+                            f"{ms(result.client_cpu)} | {result.failed} |",
                             flush=True,
                         )
         return results
@@ -342,6 +352,19 @@ def summary(results: list[Result]) -> None:
                 # A tiny run can finish within one tick of the process clock: no CPU seen, no ratio.
                 + (f"{r.cpu / floor.cpu:.2f}x" if floor.cpu > 0 else "not measured (no CPU time recorded)")
             )
+            if r.machine_cpu() > 0 and floor.machine_cpu() > 0:
+                # What the machine's cores allow: a call through the gate costs them the gate's CPU, its engine's
+                # and its client's. Were they all busy, the gate could answer at most cores / that a second; and
+                # were the gate's own work as cheap as the floor's empty tool, cores / (the floor's server CPU +
+                # the engine's + the client's): the engine's share alone bounds any gate.
+                cores = os.cpu_count() or 1
+                bound, free = cores / r.machine_cpu(), cores / (floor.cpu + r.engine_cpu + r.client_cpu)
+                lines.append(
+                    f"  CPU a call: {ms(r.cpu)} ms gate + {ms(r.engine_cpu)} engine + {ms(r.client_cpu)} client "
+                    f"(the floor's: {ms(floor.machine_cpu())}); the {cores} cores allow at most {bound:,.0f} calls/s "
+                    f"({bound / floor.rate:.2f}x the floor's), {free:,.0f} ({free / floor.rate:.2f}x) were the "
+                    "gate's own work the floor's"
+                )
         if r.target == "stateless-2":
             one = rate("stateless-1", r.agents, r.tool)
             if one:
@@ -383,10 +406,11 @@ def main() -> None:
         f"the {args.client} client"
     )
     print(
-        "| target | agents | tool | calls/s | p50 ms | p99 ms | server CPU ms/call | client CPU ms/call | failed |",
+        "| target | agents | tool | calls/s | p50 ms | p99 ms | server CPU ms/call | engine CPU ms/call "
+        "| client CPU ms/call | failed |",
         flush=True,
     )
-    print("|---|---|---|---|---|---|---|---|---|", flush=True)
+    print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
     results = asyncio.run(fleet(counts, args.calls, only, light))
     summary(results)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")

@@ -658,6 +658,27 @@ async def test_find_duplicates_scores_as_memory_mcp_does(settings: Settings, mem
         assert ("Jon Smith", "Jon Smyth") in names
 
 
+async def test_a_compress_graph_dry_run_stops_where_the_run_would(settings: Settings, memory: Client) -> None:
+    """Two duplicates under two parents cannot be merged (the survivor would have two: CONFLICT, one_parent): the
+    run stops at their group, and its dry run says the same, where it had planned the merge."""
+    m = Memory(memory)
+    john = entity("John Smith", observations=["works at Acme", "likes tea", "lives in Oslo"])
+    jon = entity("Jon Smith", observations=["works at Acme", "likes tea"])
+    async with open_client(every_toolset(settings), "in_process", profile="memory") as everything:
+        await m("create_entities", entities=[john, jon, entity("Acme"), entity("Oslo")])
+        await ok(everything, "set_entity_parent", {"entityName": "John Smith", "parentName": "Oslo"})
+        await ok(everything, "set_entity_parent", {"entityName": "Jon Smith", "parentName": "Acme"})
+        before = await m("read_graph")
+        for dry_run in (True, False):
+            refused = await rejected(everything, "compress_graph", {"threshold": 0.7, "dryRun": dry_run})
+            assert (refused["error_code"], refused["details"]["reason"]) == ("CONFLICT", "one_parent"), dry_run
+            assert (
+                refused["details"]["stopped_at"] == ["John Smith", "Jon Smith"]
+                and refused["details"]["merged_before"] == []
+            ), dry_run
+        assert await m("read_graph") == before
+
+
 async def test_compress_graph_merges_what_find_duplicates_groups(settings: Settings, memory: Client) -> None:
     """memory-mcp's compress_graph (seed 004): find_duplicates' groups at the threshold, each merged into its first
     name (relations moved to it, observations combined), answered as a CompressionResult; a dry run reports the

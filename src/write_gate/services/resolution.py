@@ -483,6 +483,9 @@ async def preview_merge(gate: Gate, request: MergeEntitiesRequest, agent: Agent)
     resolved = await _resolved(gate, request)
     survivor_label, survivor_keys, targets = resolved.survivor_label, resolved.survivor_keys, resolved.targets
     agent.grant.check_labels([survivor_label, *(label for label, _ in targets)])
+    # Refused as merge_entities refuses it: a dry run says where the run itself would stop.
+    if refusal := await _hierarchy_breach(gate, [(survivor_label, survivor_keys), *targets]):
+        raise refusal
     previews = []
     for i, (label, keys) in enumerate(targets):
         planned = await _planned(gate, survivor_label, survivor_keys, label, keys, f"merged[{i}]")
