@@ -13,7 +13,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from tests.conftest import CLIENT_NAME, GATE_TOOLS, MATRIX_SCHEMAS, hint, ok, open_client, rejected
+from tests.conftest import CLIENT_NAME, GATE_TOOLS, MATRIX_SCHEMAS, TESTS, hint, ok, open_client, rejected
 from write_gate.access.agents import AgentsFile, Grant
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
@@ -378,3 +378,67 @@ async def test_a_registry_change_made_elsewhere_is_announced_to_connected_sessio
         with anyio.fail_after(30):
             await heard.wait()
         assert {"add_npc", "update_npc", "delete_npc"} <= {t.name for t in (await client.list_tools()).tools}
+
+
+UNIT = {
+    "name": "add_unit",
+    "description": "A unit of an organisation, under one parent unit",
+    "properties": {
+        "name": {"type": "string", "description": "The unit's name", "required": True},
+        "parent": {
+            "type": "string",
+            "description": "The unit it is part of",
+            "required": False,
+            "relationship": {"edgeType": "child_of", "nodeType": "unit", "description": "The unit it is part of"},
+        },
+        "parents": {
+            "type": "array",
+            "description": "Units it is part of",
+            "items": {"type": "string", "description": "A unit's name"},
+            "required": False,
+            "relationship": {"edgeType": "child_of", "nodeType": "unit", "description": "Units it is part of"},
+        },
+    },
+}
+
+
+async def test_a_typed_tool_keeps_the_hierarchy_one_parent_and_no_cycle(
+    settings: Settings, graph: GraphBackend, tmp_path: Path
+) -> None:
+    """A relationship property of the hierarchy's type (CHILD_OF) replaces the node's parent, as set_entity_parent
+    does: it names one parent (two: CONFLICT, one_parent) and never the node itself or one of its descendants
+    (HIERARCHY_CYCLE, naming the argument), whether the node is added or updated; nothing is written then. The typed
+    tools wrote both (root under its own grandchild made a cycle)."""
+    (tmp_path / "unit.schema.json").write_text(json.dumps(UNIT))
+    await load_into_graph(graph, read_sources([tmp_path, TESTS / "schemas" / "child_of"]))
+
+    async def parents() -> set[tuple[str, str]]:
+        rows = await graph.read(Statement("MATCH (c:Unit)-[:CHILD_OF]->(p) RETURN c.name AS c, p.name AS p"))
+        return {(row["c"], row["p"]) for row in rows}
+
+    async with open_client(typed_listed(settings), "in_process") as client:
+        await ok(client, "add_unit", {"unit": {"name": "root"}, **PROV})
+        await ok(client, "add_unit", {"unit": {"name": "a", "parent": "root"}, **PROV})
+        await ok(client, "add_unit", {"unit": {"name": "a1", "parent": "a"}, **PROV})
+        tree = {("a", "root"), ("a1", "a")}
+        for tool, unit in (
+            ("update_unit", {"name": "root", "parent": "a1"}),  # under its grandchild
+            ("update_unit", {"name": "a", "parents": ["a"]}),  # under itself
+            ("add_unit", {"name": "b", "parent": "b"}),
+        ):
+            refused = await rejected(client, tool, {"unit": unit, **PROV})
+            assert (refused["error_code"], refused["details"]["field"]) == ("HIERARCHY_CYCLE", [*unit][1]), unit
+        for unit in ({"name": "c", "parents": ["root", "a"]}, {"name": "a1", "parent": "root", "parents": ["a1x"]}):
+            tool = "add_unit" if unit["name"] == "c" else "update_unit"
+            refused = await rejected(client, tool, {"unit": unit, "endpoint_policy": "merge_endpoints", **PROV})
+            assert (refused["error_code"], refused["details"]["reason"]) == ("CONFLICT", "one_parent"), unit
+        assert await parents() == tree  # nothing written
+        assert {r["name"] for r in await graph.read(Statement("MATCH (n:Unit) RETURN n.name AS name"))} == {
+            "root",
+            "a",
+            "a1",
+        }
+        await ok(client, "update_unit", {"unit": {"name": "a1", "parent": "root"}, **PROV})  # moved: one parent
+        assert await parents() == {("a", "root"), ("a1", "root")}
+        refused = await rejected(client, "update_unit", {"unit": {"name": "root", "parents": ["a1"]}, **PROV})
+        assert refused["error_code"] == "HIERARCHY_CYCLE"

@@ -1,6 +1,7 @@
 """The hierarchy (seed 004: one parent per child, no cycle) kept by every write of its type, not set_entity_parent
-alone: a link written through write_relationship(s), create_relations, MemoryMesh's add_edges or an import that
-would give a child a second parent or make a cycle is refused, and says which. The statement itself checks
+alone: a link written through write_relationship(s), create_relations, MemoryMesh's add_edges, a typed tool's
+relationship property or an import that would give a child a second parent or make a cycle is refused, and says
+which. The statement itself checks
 (core/cypher/hierarchy.keeping_one_parent), so two writers racing cannot get past it together; this reads why
 it wrote nothing."""
 
@@ -44,6 +45,14 @@ async def hierarchy_breach(read: Read, type_: str, child: Endpoint, parent: Endp
     if parents := rows[0]["parents"]:
         return one_parent(type_, "the entity has a parent already", parent_keys=sorted(parents))
     return None
+
+
+async def parent_below(read: Read, type_: str, child: Endpoint, parent: Endpoint) -> bool:
+    """Whether `parent` is `child` or one of its descendants (a link from one to the other would close a cycle);
+    False where either is missing."""
+    statement = breach(type_, child.label, parent.label)
+    rows = await read(Statement(statement.text, {"child_key": child.key, "parent_key": parent.key}))
+    return bool(rows and rows[0]["cycle"])
 
 
 async def hierarchy_breaches(

@@ -43,6 +43,7 @@ from write_gate.services.change_records import change_stamp
 from write_gate.services.embeddings import Subject as Embedded
 from write_gate.services.gate import MAX_ATTEMPTS, Gate, Planned, backoff, contention, run_write
 from write_gate.services.grant_checks import check_relationship_write
+from write_gate.services.hierarchy_rule import hierarchy_cycle, one_parent, parent_below
 from write_gate.services.memory import WriterContext
 
 Mode = Literal["add", "update", "delete"]
@@ -293,6 +294,9 @@ class TypedPlan:
     provenance: Provenance
     # The statement, given the properties the conflict policies let through and the guard (services compile it).
     compile: Callable[[Mapping[str, Any], Guard], Statement]
+    # The parent a link of the hierarchy's type names, and the argument naming it: the statement writes it only
+    # where it is not the node's descendant (the caller reads why nothing was written).
+    parent: tuple[str, Endpoint] | None = None
 
     def targets(self) -> list[Endpoint]:
         return distinct_targets(self.links)
@@ -320,10 +324,12 @@ def plan_typed_write(
             field="weight",
         )
     targets: dict[str, dict[tuple[str, str], Endpoint]] = {}  # type -> its targets, in call order, once each
+    fields: dict[str, str] = {}  # type -> the argument that first names it
     for want in parsed.wanted:
         assert want.spec.relationship is not None
         relationship = resolve_relationship_type(want.spec.relationship.type, registry).entry
         _check_endpoint(relationship, "from", entry.label)
+        fields.setdefault(relationship.label, want.key)
         group = targets.setdefault(relationship.label, {})
         for name in want.names:
             if want.by_name:
@@ -332,6 +338,7 @@ def plan_typed_write(
                 target = _declared_target(entry, want.key, want.spec, relationship, name, registry)
             group.setdefault((target.label, target.key), target)
     links = [Link(type_, tuple(group.values())) for type_, group in targets.items()]
+    parent = _parent(entry.label, identity_key(parsed.merge_keys), links, gate.policy.hierarchy_type, fields)
     confidence = compute_confidence(gate.provider, request.reliability, request.extraction_method)
     check_source(request.source, gate.policy.limits)
     provenance = Provenance(
@@ -348,6 +355,7 @@ def plan_typed_write(
         weight=weight,
         property_remaps=parsed.remaps,
         dialect=gate.backend.dialect,
+        hierarchy=gate.policy.hierarchy_type if parent is not None else None,
     )
     result = TypedWritten(
         label=entry.label,
@@ -361,7 +369,24 @@ def plan_typed_write(
         ],
         property_remaps=list(parsed.remaps),
     )
-    return TypedPlan(result, links, parsed.properties, provenance, compile)
+    return TypedPlan(result, links, parsed.properties, provenance, compile, parent)
+
+
+def _parent(
+    label: str, key: str, links: list[Link], hierarchy_type: str, fields: Mapping[str, str]
+) -> tuple[str, Endpoint] | None:
+    """The one parent the call's link of the hierarchy's type names (seed 004: one parent a child, no cycle; a link
+    replaces the node's old ones of its type), with its argument; refused where it names two, or the node itself."""
+    link = next((link for link in links if link.type == hierarchy_type), None)
+    if link is None or not link.targets:
+        return None
+    field = fields[hierarchy_type]
+    if len(link.targets) > 1:
+        raise one_parent(hierarchy_type, "the call gives the entity two parents", field=field)
+    [target] = link.targets
+    if (target.label, target.key) == (label, key):
+        raise hierarchy_cycle(field)
+    return field, target
 
 
 def _compile(
@@ -587,6 +612,10 @@ async def run_typed(
     # Nothing was written (the statement is all or nothing): say which part was missing.
     if mode == "update":
         await _check_node(gate, entry, node)
+    if plan.parent is not None:
+        field, parent = plan.parent
+        if await parent_below(gate.reader.read, gate.policy.hierarchy_type, node, parent):
+            raise hierarchy_cycle(field)
     missing = [f"{t.label} {_describe(t.keys)}" for t in plan.targets() if not await _count(gate, t)]
     raise GateRejection(
         ErrorCode.ENDPOINT_NOT_FOUND,

@@ -61,6 +61,7 @@ def typed_write(
     change: ChangeStamp,
     guard: Guard | None = None,
     dialect: Dialect,
+    hierarchy: str | None = None,
 ) -> Statement:
     """One statement for the node and its relationship properties, so a failed part leaves nothing behind:
     what must exist is matched before anything is written (an update's node, then fail_if_missing
@@ -70,7 +71,8 @@ def typed_write(
     `written` (0 when nothing was), `weights` (one list: each relationship's weight, link by link) and `stubs`
     (one list: each distinct target's stub flag, in first-named order). `guard`: as write_node's (the node's
     revision, its records); a relationship a link replaces is recorded as deleted (`history_writes`), under
-    `change`, in the same statement."""
+    `change`, in the same statement. `hierarchy`: the hierarchy's type, given where a link of it names one target
+    (its parent): written only where that target is not one of the node's descendants (no row: nothing written)."""
     lines: list[str] = []
     params: dict[str, Any] = {"key": identity_key(merge_keys), "weight": weight}
     node = f"(n:{quote(label)} {{{KEY_FIELD}: $key}})"
@@ -86,6 +88,10 @@ def typed_write(
             params[f"to{i}_stub"] = stub_properties(endpoint.label, endpoint.keys, provenance, endpoint.remapped_from)
         else:
             lines.append(match_node(f"t{i}", endpoint.label, f"$to{i}_key"))
+    if hierarchy is not None:
+        [parent] = next(link.targets for link in links if link.type == hierarchy)
+        bound = [*([] if create else ["n"]), *(f"t{i}" for i in range(len(index)))]
+        lines += _not_below(hierarchy, label, bound, None if create else "n", f"t{index[(parent.label, parent.key)]}")
     if create:
         lines += [f"MERGE {node}", "ON CREATE SET n += $identity"]
         params["identity"] = identity_properties(label, merge_keys, provenance)
@@ -129,6 +135,23 @@ def typed_write(
     if links:  # only a link can delete a relationship
         params |= change.params()
     return Statement("\n".join(lines), params)
+
+
+def _not_below(type_: str, label: str, bound: list[str], node: str | None, parent: str) -> list[str]:
+    """Lines after which the statement (its variables so far: `bound`) goes on only where `parent` is not one of the
+    node's descendants by `type_`: the node `node`, or where it is still to be merged (None), the label's node of
+    `$key` if there is one (a node yet to be made has none)."""
+    lines = []
+    if node is None:
+        node = "hierarchy_child"
+        lines.append(f"OPTIONAL MATCH ({node}:{quote(label)} {{{KEY_FIELD}: $key}})")
+    carried = ", ".join(bound)
+    return [
+        *lines,
+        f"OPTIONAL MATCH hierarchy_loop = ({parent})-[:{quote(type_)}*]->({node})",
+        f"WITH {carried}, count(hierarchy_loop) AS hierarchy_loops",
+        f"WITH {carried} WHERE hierarchy_loops = 0",
+    ]
 
 
 def typed_delete(
