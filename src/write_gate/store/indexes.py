@@ -16,6 +16,7 @@ from write_gate.store.migrations import JsonMigration, discover
 async def recreate_indexes(backend: GraphBackend, folder: Path | None = None) -> list[str]:
     """Returns what it made, as `Label.property` (and `Label:text` for a full-text index)."""
     made: list[str] = []
+    beside: dict[tuple[str, str], bool] = {}  # made where the engine reads two ranges in one scan, unless dropped
     for migration in discover(folder or bundled("migrations")):
         if migration.path.suffix != ".json":
             continue
@@ -25,6 +26,11 @@ async def recreate_indexes(backend: GraphBackend, folder: Path | None = None) ->
             made.append(f"{label}.{prop}")
         for label, prop in spec.unique:
             await backend.ensure_unique(label, prop)
+            made.append(f"{label}.{prop}")
+        beside |= dict.fromkeys(spec.indexes_beside, True) | dict.fromkeys(spec.drop_indexes_beside, False)
+    for (label, prop), kept in beside.items() if backend.dialect.two_ranges_in_one_scan else []:
+        if kept:
+            await backend.ensure_index(label, prop)
             made.append(f"{label}.{prop}")
     registry = await GraphRegistrySource(backend).load()
     for label in registry.all_canonical_labels():
