@@ -7,7 +7,6 @@ first keeps the identity, each other one gets a key of its own naming its node i
 logs them, so nothing is lost and an operator can merge them.
 """
 
-import contextlib
 import logging
 from typing import Any
 
@@ -17,8 +16,9 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import PROTECTED_FIELDS, quote
 from write_gate.core.identity import KEY_FIELD, LABEL_FOLD_FIELD, folded_properties, identity_key, label_fold
 from write_gate.core.registry import SchemaEntry
-from write_gate.engines import BackendError, GraphBackend
+from write_gate.engines import GraphBackend
 from write_gate.store.graph_registry import GraphRegistrySource
+from write_gate.store.index_drops import drop_index
 
 logger = logging.getLogger(__name__)
 
@@ -68,9 +68,7 @@ async def backfill_identity(backend: GraphBackend) -> int:
         assert entry is not None
         await backend.ensure_unique(label, KEY_FIELD)
         for name in entry.merge_keys or ("name",):
-            if (ddl := backend.dialect.drop_index(label, name)) is not None:
-                with contextlib.suppress(BackendError):  # there was no such index
-                    await backend.write(Statement(ddl))
+            await drop_index(backend, label, name)
         while rows := await backend.read(without_key(label)):
             keys = {row["id"]: identity_key(identity_of(entry, row["id"], row["props"])) for row in rows}
             taken = {r["key"] for r in await backend.read(taken_keys(label, list(set(keys.values()))))}

@@ -16,7 +16,7 @@ from write_gate.core.cypher.registry_nodes import APPLIED_MIGRATIONS, COLLAPSE_R
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
 from write_gate.core.stat_counts import META_KEY, STAT_LABELS
-from write_gate.engines import BackendError, GraphBackend
+from write_gate.engines import GraphBackend
 from write_gate.store.backfill import backfill_identity
 from write_gate.store.bundled import bundled
 from write_gate.store.grams import index_grams
@@ -26,6 +26,7 @@ from write_gate.store.history_order import (
     backfill_feed_windows,
     backfill_indexed_keys,
 )
+from write_gate.store.index_drops import drop_index
 from write_gate.store.schema_files import load_into_graph, read_sources
 from write_gate.store.text_indexes import index_search_text
 
@@ -62,10 +63,6 @@ class JsonMigration(BaseModel):
     # Give the statistics' one `_StatMeta` node its key, before a unique constraint on it is created; where more than
     # one was made (first folds at once), every statistics node goes, and the next fold counts the graph afresh.
     key_statistics_meta: bool = False
-
-
-# FalkorDB's answer to a DROP INDEX of an index it does not hold.
-NO_SUCH_INDEX = "no such index"
 
 
 @dataclass(frozen=True)
@@ -114,17 +111,6 @@ async def _apply(backend: GraphBackend, migration: Migration, schemas_dir: Path)
         await backfill_indexed_keys(backend)
     if spec.gram_indexes:
         await index_grams(backend)
-
-
-async def drop_index(backend: GraphBackend, label: str, prop: str) -> None:
-    """The index gone, where the engine drops indexes (`Dialect.drop_index`); one that is not there is done."""
-    if (ddl := backend.dialect.drop_index(label, prop)) is None:
-        return
-    try:
-        await backend.write(Statement(ddl))
-    except BackendError as exc:
-        if NO_SUCH_INDEX not in str(exc):
-            raise
 
 
 async def key_statistics_meta(backend: GraphBackend) -> None:
