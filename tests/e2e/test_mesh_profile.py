@@ -5,6 +5,7 @@ the typed tools' created node and edges), every refusal `{error, context, sugges
 
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -255,6 +256,36 @@ async def test_search_finds_a_typed_node_by_the_key_value_entries_its_answer_sho
     rest = await ok(mesh, "search_nodes", {"query": "Role: Wizard", "neighbors": False, "cursor": first["next_cursor"]})
     paged = [n["name"] for n in first["data"]["nodes"] + rest["data"]["nodes"]]
     assert sorted(paged) == ["Gandalf", "Saruman"] and rest["next_cursor"] is None
+
+
+MAGIC_ITEM = {
+    "name": "add_magic_item",
+    "description": "An item with magic in it",
+    "properties": {"name": {"type": "string", "description": "The item's name", "required": True}},
+}
+
+
+async def test_search_finds_a_typed_node_by_the_node_type_its_answer_shows(
+    settings: Settings, graph: GraphBackend, tmp_path: Path
+) -> None:
+    """Seed 000, 4.5: the query is a substring of a node's nodeType. add_magic_item's node shows `magic_item`, and
+    the graph holds its label, MagicItem: a query within the type as shown ("magic_item", "c_i") found it only
+    where add_nodes had kept the spelling. A query its answer does not show ("magicitem") finds neither."""
+    (tmp_path / "magic_item.schema.json").write_text(json.dumps(MAGIC_ITEM))
+    await load_into_graph(graph, read_sources([tmp_path, MATRIX_SCHEMAS]))
+    async with open_client(settings, "in_process", "mesh") as mesh:
+        added = await ok(mesh, "add_magic_item", {"magic_item": {"name": "Palantir"}})
+        assert added["data"]["nodes"][0]["nodeType"] == "magic_item"
+        await ok(mesh, "add_nodes", {"nodes": [{"name": "Ring", "nodeType": "magic_item", "metadata": []}]})
+        await ok(mesh, "add_nodes", {"nodes": [{"name": "Staff", "nodeType": "Magic Item", "metadata": []}]})
+
+        async def found(query: str) -> list[str]:
+            answer = await ok(mesh, "search_nodes", {"query": query, "neighbors": False})
+            return sorted(n["name"] for n in answer["data"]["nodes"])
+
+        assert await found("magic_item") == await found("C_I") == ["Palantir", "Ring"]
+        assert await found("magic item") == ["Staff"] and await found("magicitem") == []
+        assert await found("item") == ["Palantir", "Ring", "Staff"]
 
 
 async def test_a_neighbour_shows_the_metadata_it_shows_when_read_itself(mesh: Client) -> None:

@@ -32,6 +32,7 @@ from write_gate.services.reads import (
     Relation,
     weight_of,
 )
+from write_gate.services.typed_tools import tool_type_name
 
 
 class GraphData(BaseModel):
@@ -145,9 +146,16 @@ class MeshReads:
         return [i for i, label in shown if label in asked and i in passing], next_cursor
 
     def _keyed(self, query: str, labels: list[str]) -> set[str]:
-        """The labels one of whose fields' entries holds the query within its key ("status", "us: ")."""
+        """The labels whose nodes show the query by their type alone: one of its fields' entries holds it within
+        its key ("status", "us: "), or the nodeType its typed tools write does ("player_character", "r_c": the graph
+        holds the label, PlayerCharacter, whose text the gate's search reads)."""
         registry = self.gate.registry
-        return {label for label in labels if (entry := registry.get_entry(label)) and names_a_key(entry, query)}
+        return {
+            label
+            for label in labels
+            if (entry := registry.get_entry(label))
+            and (names_a_key(entry, query) or (entry.typed_tools and query in fold(tool_type_name(label))))
+        }
 
     async def _within_keys(
         self, request: NeighbourSearchRequest, query: str, labels: list[str], keyed: set[str]
