@@ -425,6 +425,37 @@ async def test_update_nodes_replaces_the_metadata_and_delete_metadata_removes_wh
     assert (await ok(mesh, "open_nodes", {"names": ["Archet"]}))["data"]["nodes"][0]["metadata"] == ["Type: Village"]
 
 
+async def test_the_metadata_answers_say_what_the_node_shows(mesh: Client) -> None:
+    """Seed 000, 4.4: add_metadata appends an entry the node lacks and passes over one it has (exact match): an entry
+    it showed already moved to the front and was answered as added. delete_metadata answers the entries it removed:
+    one the node did not show (kept as written by update_nodes, behind its edge's entry), or one it still shows (a
+    relationship field's, from its edge), was answered as removed."""
+    for place in ("Rivendell", "Mordor"):
+        await ok(mesh, "add_location", {"location": {"name": place, "type": "Town"}})
+    await ok(mesh, "add_npc", {"npc": GANDALF})
+
+    async def shown() -> list[str]:
+        return (await ok(mesh, "open_nodes", {"names": ["Gandalf"]}))["data"]["nodes"][0]["metadata"]
+
+    before = await shown()
+    assert before == ["Role: Wizard", "Status: Active", "Current Location: Rivendell"]
+    again = await ok(mesh, "add_metadata", {"nodeName": "Gandalf", "metadata": ["Status: Active", "Role: Wizard"]})
+    assert again["data"] == {"nodeName": "Gandalf", "metadata": []} and await shown() == before
+    added = await ok(mesh, "add_metadata", {"nodeName": "Gandalf", "metadata": ["Smokes", "Smokes", "Role: Wizard"]})
+    assert added["data"]["metadata"] == ["Smokes"] and await shown() == ["Smokes", *before]  # written, then fields
+    await ok(
+        mesh, "update_nodes", {"nodes": [{"name": "Gandalf", "metadata": [*before[:2], "Current Location: Mordor"]}]}
+    )
+    held = await shown()
+    assert "Current Location: Rivendell" in held and "Current Location: Mordor" not in held  # the edge's entry
+    for entries in (["Current Location: Mordor"], ["Current Location: Rivendell"]):
+        gone = await ok(mesh, "delete_metadata", {"nodeName": "Gandalf", "metadata": entries})
+        assert gone["data"]["metadata"] == [] and await shown() == held, entries
+    await ok(mesh, "add_metadata", {"nodeName": "Gandalf", "metadata": ["Smokes"]})
+    gone = await ok(mesh, "delete_metadata", {"nodeName": "Gandalf", "metadata": ["Smokes", "Smokes", "Nope"]})
+    assert gone["data"]["metadata"] == ["Smokes"] and await shown() == held
+
+
 async def test_a_node_of_an_unregistered_type_answers_the_type_it_was_given(mesh: Client) -> None:
     """MemoryMesh keeps any nodeType as given; the gate files an unregistered one under the fallback label and keeps
     the type as written, which every mesh answer shows (not `entity`)."""

@@ -441,20 +441,24 @@ class MeshService:
     # -- metadata ---------------------------------------------------------------------------------
 
     async def add_metadata(self, request: MetadataRequest, ctx: WriterContext, agent: Agent) -> MetadataAnswer:
-        """Appended where not there already (exact match); ENTITY_NOT_FOUND for a node that is not. An entry that
-        names a declared field ("Status: Deceased" on an npc) sets it first, checked as add_nodes checks it: the
-        field is what the metadata shows (core/metadata.with_declared_fields), so the entry is not masked by it."""
-        if any(parse_entry(text) is not None for text in request.metadata):
-            [target] = await locate_all(self.gate, [request.nodeName], field="nodeName")
-            named = metadata_properties(self.gate.registry.get_entry(target.label), request.metadata)
+        """Appended where the node does not show it already (exact match: an entry it shows is passed over, as
+        MemoryMesh dedupes, and not reported); ENTITY_NOT_FOUND for a node that is not there. An entry that names a
+        declared field ("Status: Deceased" on an npc) sets it first, checked as add_nodes checks it: the field is
+        what the metadata shows (core/metadata.with_declared_fields), so the entry is not masked by it. The answer
+        lists the entries the node shows now that it did not."""
+        [target] = await locate_all(self.gate, [request.nodeName], field="nodeName")
+        [before] = await self._read_back([target])
+        fresh = [text for text in dict.fromkeys(request.metadata) if text not in before.metadata]
+        if fresh:
+            named = metadata_properties(self.gate.registry.get_entry(target.label), fresh)
             if named:
                 await update_entity(
                     self.gate, target, lambda _held: dict(named), ctx, agent, also_declared=MEMORY_PROPERTIES
                 )
-        item = ObservationIn(entityName=request.nodeName, contents=request.metadata)
-        added = (await self.memory.add_observations([item], ctx, agent)).results[0].addedObservations
+            await self.memory.add_observations([ObservationIn(entityName=request.nodeName, contents=fresh)], ctx, agent)
+        [after] = await self._read_back([target]) if fresh else [before]
         return MetadataAnswer(
-            data=MetadataData(nodeName=request.nodeName, metadata=added),
+            data=MetadataData(nodeName=request.nodeName, metadata=[text for text in fresh if text in after.metadata]),
             actionTaken=f"Added metadata to node: {request.nodeName}",
             timestamp=utc_now(),
         )
@@ -462,21 +466,25 @@ class MeshService:
     async def delete_metadata(self, request: MetadataRequest, ctx: WriterContext, agent: Agent) -> MetadataAnswer:
         """The entries equal to those given are removed, a declared field's with its property (a required one is
         refused); ENTITY_NOT_FOUND for a node that is not there (where the official server's delete_observations
-        passes over it, MemoryMesh throws). The answer lists the entries that were there."""
+        passes over it, MemoryMesh throws). The answer lists the entries the node showed and shows no more: a
+        relationship field's entry is shown from the node's edge, which delete_edges removes."""
         [target] = await locate_all(self.gate, [request.nodeName], field="nodeName")
         entry = self.gate.registry.get_entry(target.label)
-        gone: list[str] = []
+        [before] = await self._read_back([target])
 
         def change(current: Mapping[str, Any]) -> dict[str, Any]:
             """The entries removed, and the declared fields they show ("Role: Wizard" is the node's role)."""
             held = list(current.get(OBSERVATIONS) or [])
             fields = deleted_fields(entry, request.metadata, current)
-            gone[:] = [e for e in request.metadata if e in held or _names_field(e, fields)]
             # An entry as written shows its field's value (with_declared_fields): with the field, it goes too.
             kept = [e for e in held if e not in request.metadata and not _names_field(e, fields)]
             return {**({OBSERVATIONS: kept} if kept != held else {}), **fields}
 
         await update_entity(self.gate, target, change, ctx, agent, also_declared=MEMORY_PROPERTIES)
+        [after] = await self._read_back([target])
+        gone = [
+            text for text in dict.fromkeys(request.metadata) if text in before.metadata and text not in after.metadata
+        ]
         return MetadataAnswer(
             data=MetadataData(nodeName=request.nodeName, metadata=gone),
             actionTaken=f"Deleted metadata from node: {request.nodeName}",
