@@ -777,6 +777,23 @@ async def test_an_entity_with_a_parent_reads_with_its_parent_id(settings: Settin
     rest = await m("open_nodes", names=["Kid"], relations_limit=1, cursor=first["next_cursor"])
     assert [r["relationType"] for r in rest["relations"]] == ["CHILD_OF"] and rest["entities"][0]["parentId"] == "Alice"
     async with open_client(every_toolset(settings), "in_process", profile="memory") as everything:
+        # memory-mcp's other answers of an entity carry it too: its searches' and get_parent's (the parent's own).
+        await m("create_entities", entities=[entity("Gran")])
+        await ok(everything, "set_entity_parent", {"entityName": "Alice", "parentName": "Gran"})
+        for tool, args in (
+            ("search_nodes_ranked", {"query": "kid"}),
+            ("boolean_search", {"query": "name:kid"}),
+            ("fuzzy_search", {"query": "Kid"}),
+        ):
+            answer = await everything.call_tool(tool, args)
+            assert not answer.is_error, answer.structured_content
+            [hit] = json.loads(answer.content[0].text) if tool == "search_nodes_ranked" else [None]
+            found = [hit["entity"]] if hit else json.loads(answer.content[0].text)["entities"]
+            assert [(e["name"], e.get("parentId")) for e in found] == [("Kid", "Alice")], tool
+        parent = await everything.call_tool("get_parent", {"entityName": "Kid"})
+        assert json.loads(parent.content[0].text)["parentId"] == "Gran"
+        top = await everything.call_tool("get_parent", {"entityName": "Alice"})
+        assert "parentId" not in json.loads(top.content[0].text)  # Gran has none
         await ok(everything, "set_entity_parent", {"entityName": "Kid", "parentName": None})
     [kid] = (await m("open_nodes", names=["Kid"]))["entities"]
     assert "parentId" not in kid  # no parent any more: the official answer again

@@ -22,7 +22,15 @@ from write_gate.services.entities import EntityType, Located, locate, not_found
 from write_gate.services.gate import Gate, run_write
 from write_gate.services.hierarchy_rule import hierarchy_cycle
 from write_gate.services.memory import WriterContext
-from write_gate.services.reads import DEFAULT_RELATIONS_LIMIT, Entity, GraphResult, IncludeArchived, Text, to_entity
+from write_gate.services.reads import (
+    DEFAULT_RELATIONS_LIMIT,
+    Entity,
+    GraphResult,
+    IncludeArchived,
+    Text,
+    first_parents,
+    to_entity,
+)
 
 
 @dataclass(frozen=True)
@@ -66,12 +74,13 @@ class ParentSet(BaseModel):
     parentType: str | None  # noqa: N815
 
 
-class Parent(BaseModel):
-    parent: Entity | None
-
-
 # Each listed entity's parent's name, for memory-mcp's `parentId` (its answer's text): not in the structured answer.
 ParentNames = Annotated[list[str | None], Field(default_factory=list, exclude=True), SkipJsonSchema()]
+
+
+class Parent(BaseModel):
+    parent: Entity | None
+    parent_names: ParentNames  # the parent's own parent's, where it has one
 
 
 class Children(BaseModel):
@@ -189,7 +198,14 @@ def _entities(rows: Sequence[Row]) -> list[Entity]:
 async def get_parent(gate: Gate, hierarchy: HierarchySettings, request: HierarchyRequest) -> Parent:
     node = await locate(gate, request.entityName, request.entityType)
     rows = _shown(await _related(gate, cypher.parents(hierarchy.type_), node.id), request.includeArchived)
-    return Parent(parent=_entities(rows)[0] if rows else None)
+    if not rows:
+        return Parent(parent=None, parent_names=[])
+    [parent] = rows[:1]
+    # Its own parent's name, as the reads give an entity's (memory-mcp's `parentId`): one more read, by id.
+    asked = {"ids": [parent["id"]], "include_archived": request.includeArchived}
+    links = await gate.reader.read(Statement(cypher.parent_names(hierarchy.type_).text, asked))
+    up = first_parents((row["id"], row["parent"], row["name"]) for row in links).get(parent["id"])
+    return Parent(parent=_entities([parent])[0], parent_names=[up])
 
 
 async def get_children(gate: Gate, hierarchy: HierarchySettings, request: HierarchyRequest) -> Children:

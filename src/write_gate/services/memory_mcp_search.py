@@ -73,18 +73,24 @@ def _graph(ranked: RankedResult, hits: list[RankedHit]) -> GraphResult:
     )
 
 
-async def boolean_search(searcher: Searcher, request: BooleanSearchRequest) -> GraphResult:
-    ranked = await searcher.search(_ranked(request, request.query, fuzzy=False), words="all", starts=True)
+async def boolean_search(
+    searcher: Searcher, request: BooleanSearchRequest, parent_type: str | None = None
+) -> GraphResult:
+    """`parent_type`: as `Searcher.search`'s."""
+    ranked = await searcher.search(
+        _ranked(request, request.query, fuzzy=False), words="all", starts=True, parent_type=parent_type
+    )
     return _graph(ranked, ranked.results)
 
 
-async def fuzzy_search(searcher: Searcher, request: FuzzySearchRequest) -> GraphResult:
+async def fuzzy_search(searcher: Searcher, request: FuzzySearchRequest, parent_type: str | None = None) -> GraphResult:
     """A page of candidates, best first, and of them those with a field as similar as asked: a page may answer
-    fewer entities than its limit (and none) while `next_cursor` says more candidates follow."""
+    fewer entities than its limit (and none) while `next_cursor` says more candidates follow. `parent_type`: as
+    `Searcher.search`'s."""
     query = candidate_query(request.query)
     if query is None:
         raise GateRejection(ErrorCode.INVALID_INPUT, "query: the query has no word to search for", field="query")
-    ranked = await searcher.search(_ranked(request, query, fuzzy=True))
+    ranked = await searcher.search(_ranked(request, query, fuzzy=True), parent_type=parent_type)
     similar = [hit for hit in ranked.results if close_enough(request.query, _fields(hit.entity), request.threshold)]
     return _graph(ranked, similar)
 

@@ -373,10 +373,18 @@ class Searcher:
                 best[row["id"]] = Hit(score, row["key"] or "", row["id"])
         return sorted(best.values(), key=lambda h: (-h.score, h.key, h.id))
 
-    async def search(self, request: RankedSearchRequest, *, words: Words = "any", starts: bool = False) -> RankedResult:
+    async def search(
+        self,
+        request: RankedSearchRequest,
+        *,
+        words: Words = "any",
+        starts: bool = False,
+        parent_type: str | None = None,
+    ) -> RankedResult:
         """A page of the ranking. `words`: what a query's words side by side mean, any of them (seed 004's ranked
         search, whose TF-IDF scores every entity holding a word) or all (its boolean search); `starts`: every plain
-        word is a prefix (its boolean search, where a field contains the value)."""
+        word is a prefix (its boolean search, where a field contains the value); `parent_type`: the hierarchy's, each
+        entity with its parent's name (memory-mcp's `parentId`, the memory profile's)."""
         embeddings = self._embeddings
         if request.mode != "fulltext" and embeddings is None:
             raise GateRejection(
@@ -427,6 +435,7 @@ class Searcher:
             outgoing_only=False,
             show_claims=show,
             include_archived=request.includeArchived,
+            parent_type=parent_type,
         )
         score = {hit.id: hit.score for hit in page}
         results = [

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from write_gate.core.knowledge import memory_mcp_stamps
 from write_gate.services.hierarchy import Ancestors, Children, Descendants, Parent, ParentSet
+from write_gate.services.memory_mcp_search import boolean_search, fuzzy_search
 from write_gate.services.reads import Entity, OpenNodesRequest
 from write_gate.services.resolution import DuplicatesFound, EntitiesMerged, FindDuplicatesRequest, find_duplicates
 from write_gate.services.search import RankedResult
@@ -23,6 +24,7 @@ from write_gate.surface.knowledge_tools import (
     GET_PARENT,
     SET_ENTITY_PARENT,
 )
+from write_gate.surface.memory_mcp_search_tools import BOOLEAN_SEARCH, FUZZY_SEARCH
 from write_gate.surface.tool_spec import Call, Services, ToolSpec
 
 
@@ -56,8 +58,10 @@ def _merged(result: EntitiesMerged) -> str:
 
 
 def _parent(result: Parent) -> str:
-    """Entity | null: the parent, or null for a root."""
-    return _json(_entity(result.parent) if result.parent is not None else None)
+    """Entity | null: the parent, with its own `parentId` where it has one, or null for a root."""
+    if result.parent is None:
+        return _json(None)
+    return _json(_with_parent(_entity(result.parent), next(iter(result.parent_names), None)))
 
 
 def _entities(field: str) -> Callable[[Children | Ancestors | Descendants], str]:
@@ -110,7 +114,14 @@ def _as_memory_mcp(spec: ToolSpec, text: Callable[[Any], str]) -> ToolSpec:
 MEMORY_MCP_ANSWERS: dict[str, ToolSpec] = {
     spec.name: spec
     for spec in (
-        _as_memory_mcp(SEARCH_NODES_RANKED, _ranked),
+        replace(
+            SEARCH_NODES_RANKED,
+            handler=lambda s, req, _call: s.gate.searcher.search(req, parent_type=s.hierarchy.type_),
+            text=_ranked,
+        ),
+        # memory-mcp's searches answer each entity with its parent's name, as the memory profile's reads do.
+        replace(BOOLEAN_SEARCH, handler=lambda s, req, _call: boolean_search(s.gate.searcher, req, s.hierarchy.type_)),
+        replace(FUZZY_SEARCH, handler=lambda s, req, _call: fuzzy_search(s.gate.searcher, req, s.hierarchy.type_)),
         replace(
             FIND_DUPLICATES,
             description="Likely duplicate entities of one type, as groups of names, each pair scored 0-1 as "
