@@ -799,6 +799,26 @@ async def test_an_entity_with_a_parent_reads_with_its_parent_id(settings: Settin
     assert "parentId" not in kid  # no parent any more: the official answer again
 
 
+async def test_setting_a_parent_modifies_the_entity(settings: Settings, memory: Client) -> None:
+    """Seed 004's setEntityParent sets the entity's parentId and its lastModified (and so does removing it): the
+    gate wrote the link and left the entity's stamp at its creation."""
+    m = Memory(memory)
+    await m("create_entities", entities=[entity("Kid"), entity("Mom")])
+    [created] = (await m("open_nodes", names=["Kid"]))["entities"]
+    async with open_client(every_toolset(settings), "in_process", profile="memory") as everything:
+        stamps = []
+        for parent in ("Mom", None):
+            await anyio.sleep(0.01)
+            answer = await everything.call_tool("set_entity_parent", {"entityName": "Kid", "parentName": parent})
+            assert not answer.is_error, answer.structured_content
+            kid = json.loads(answer.content[0].text)
+            assert kid.get("parentId") == parent and kid["createdAt"] < kid["lastModified"], kid
+            stamps.append(kid["lastModified"])
+        assert stamps[0] < stamps[1]
+        [read] = (await m("open_nodes", names=["Kid"]))["entities"]
+        assert read["properties"]["last_updated"] == stamps[1] != created["properties"]["last_updated"]
+
+
 async def test_memory_mcp_s_tools_answer_their_text_as_memory_mcp_returns_it(
     settings: Settings, memory: Client
 ) -> None:

@@ -43,6 +43,8 @@ def set_parent(type_: str, child_label: str, parent_label: str) -> Statement:
                 f"CREATE (child)-[r:{t}]->(parent)",
                 relationship_set(False)
                 + ",\n    r.weight = 1.0, r.created_at = $last_updated, r._rev = 1, r._seq = $at",
+                # memory-mcp's parentId is the entity's: setting it modifies the entity (seed 004, lastModified).
+                "SET child.last_updated = $at",
                 append_changes(),
                 "RETURN count(r) AS written",
             ]
@@ -104,6 +106,7 @@ def remove_parent(type_: str, child_label: str) -> Statement:
                 append_deleted_relationships("old"),
                 dropped("old"),
                 "FOREACH (gone IN old | DELETE gone)",
+                "SET child.last_updated = $at",  # as set_parent's
                 "RETURN size(old) AS removed",
             ]
         )
