@@ -196,6 +196,7 @@ async def test_a_restore_refuses_a_bad_file_naming_the_line_and_writes_nothing(
         ([header, good, "{not json"], 3, "not valid JSON"),
         ([header.replace("1,", "2,"), good], 1, "version 2"),
         ([header, good], 3, "cut short"),
+        ([header, "[" * 100_000 + "]" * 100_000], 2, "nested deeper"),  # past Python's JSON reader: a traceback
     ):
         file.write_text("\n".join(lines) + "\n", encoding="utf-8")
         refused = cli(settings, "restore", str(file))

@@ -350,7 +350,7 @@ async def test_bad_items_are_listed_with_their_place_and_bad_input_is_refused(cl
         # Nested past what Python's JSON reader recurses through (it answered INTERNAL_ERROR): the file is refused.
         ({"format": "json", "data": "[" * 5000 + "]" * 5000}, "data"),
         ({"format": "jsonl", "data": '{"type": "entity", "a": ' + "[" * 5000 + "]" * 5000 + "}"}, "data"),
-        ({"format": "backup", "data": "[" * 5000 + "]" * 5000}, "data"),
+        ({"format": "backup", "data": "[" * 5000 + "]" * 5000}, "line"),  # refused naming its line
     ):
         refused = await rejected(client, "import_graph", args)
         assert refused["error_code"] == "INVALID_INPUT", refused
