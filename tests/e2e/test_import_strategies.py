@@ -129,6 +129,9 @@ async def test_relations_skip_or_update_by_strategy(client: Client, graph: Graph
     )
     assert (await imported(client, "jsonl", data))["relationsCreated"] == 1
     assert (await imported(client, "jsonl", data, mergeStrategy="skip"))["relationsSkipped"] == 1
+    # A merge of the same relation changes nothing: skipped, as memory-mcp counts it (it was counted updated).
+    again = await imported(client, "jsonl", data, mergeStrategy="merge")
+    assert (again["relationsSkipped"], again["relationsUpdated"]) == (1, 0)
     changed = data.replace('"cto"', '"ceo"')
     assert (await imported(client, "jsonl", changed, mergeStrategy="merge"))["relationsUpdated"] == 1
     [row] = await graph.read(Statement("MATCH (:Person)-[r:WORKS_FOR]->(:Organization) RETURN r.role AS role"))

@@ -201,9 +201,6 @@ def portable(m: Marker, dialect: Dialect) -> dict[str, Callable[[], Statement]]:
             "WORKS_FOR", alice, acme, {}, prov, s(":EMPLOYED_BY"), True, None, (), Guard(m.n(6), False)
         ),
         "read_current_nodes": lambda: record_cypher.current_nodes("Person"),
-        "read_current_relationships": lambda: record_cypher.current_relationships(
-            "WORKS_FOR", "Person", "Organization"
-        ),
         "read_relationship_properties": lambda: record_cypher.relationship_properties(
             "WORKS_FOR", "Person", "Organization"
         ),

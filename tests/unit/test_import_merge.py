@@ -17,7 +17,7 @@ from write_gate.interchange.import_records import EntityRecord, RelationRecord, 
         ("fail", "skip", "skip"),
         ("update", "overwrite", "overwrite"),
         ("replace", "overwrite", "overwrite"),
-        ("merge", "merge", "overwrite"),
+        ("merge", "merge", "merge"),
     ],
 )
 def test_each_strategy_on_what_exists_and_on_what_does_not(strategy, entity, relation) -> None:

@@ -22,9 +22,13 @@ def entity_action(strategy: Strategy, exists: bool) -> Action:
 
 
 def relation_action(strategy: Strategy, exists: bool) -> Action:
+    """A `merge` of a relation that exists writes it where it changes a value, and skips it where it changes none
+    (the importer decides, on what the relation holds): memory-mcp's relation, its ends and type, changes none."""
     if not exists:
         return "create"
-    return "overwrite" if strategy in ("update", "replace", "merge") else "skip"
+    if strategy in ("update", "replace"):
+        return "overwrite"
+    return "merge" if strategy == "merge" else "skip"
 
 
 def merged_values(current: Mapping[str, Any], incoming: Mapping[str, Any]) -> dict[str, Any]:

@@ -16,11 +16,11 @@ from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_seri
 
 from write_gate.access.agents import Agent
 from write_gate.core.cypher.aliases import ALIAS_OF
-from write_gate.core.cypher.records import current_nodes, current_relationship, current_relationships
+from write_gate.core.cypher.records import current_nodes, current_relationship, relationship_properties
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.decisions import plan_node_write, plan_relationship_write
 from write_gate.core.identity import identity_key
-from write_gate.core.import_merge import Strategy, entity_action, merged_values, relation_action
+from write_gate.core.import_merge import Action, Strategy, entity_action, merged_values, relation_action
 from write_gate.core.knowledge import DEFAULT_HIERARCHY_TYPE
 from write_gate.core.knowledge import KNOWLEDGE_PROPERTIES as KNOWN_EVERYWHERE
 from write_gate.core.model import ErrorCode, GateRejection, WriteNodeRequest, WriteRelationshipRequest
@@ -315,6 +315,8 @@ class _Import:
                 gate.backend, Statement(read.text, {"from_key": plan.start.key, "to_key": plan.end.key})
             )
             action = relation_action(self.strategy, found["props"] is not None)
+            if action == "merge":
+                action, request = _merged_relation(found["props"] or {}, request)
             if self.dry_run:  # an endpoint this import would create counts as found
                 ends = [
                     found[f"{side}_found"] or (ep.label, ep.key) in self.written
@@ -375,6 +377,8 @@ class _Import:
                 continue
             seen.add((shape, keys))
             action = relation_action(self.strategy, (shape, keys) in related)
+            if action == "merge":
+                action, request = _merged_relation(related[(shape, keys)], request)
             if action == "skip":
                 self.count_relation(parsed, action)
             else:
@@ -404,17 +408,30 @@ class _Import:
 
     async def related(
         self, wanted: set[tuple[tuple[str, str, str], tuple[str, str]]]
-    ) -> set[tuple[tuple[str, str, str], tuple[str, str]]]:
-        """Which of these (type and endpoint labels, endpoint keys) have their relationship: one read per shape."""
+    ) -> dict[tuple[tuple[str, str, str], tuple[str, str]], dict[str, Any]]:
+        """Those of these (type and endpoint labels, endpoint keys) that have their relationship, each with what it
+        holds (for a merge): one read per shape."""
         by_shape: dict[tuple[str, str, str], list[dict[str, str]]] = {}
         for shape, (from_key, to_key) in wanted:
             by_shape.setdefault(shape, []).append({"from_key": from_key, "to_key": to_key})
-        have = set()
+        have: dict[tuple[tuple[str, str, str], tuple[str, str]], dict[str, Any]] = {}
         for shape, pairs in by_shape.items():
-            read = current_relationships(*shape)
+            read = relationship_properties(*shape)
             rows = await read_to_write(self.gate.backend, Statement(read.text, {"pairs": pairs}))
-            have |= {(shape, (row["from_key"], row["to_key"])) for row in rows}
+            for row in rows:
+                have.setdefault((shape, (row["from_key"], row["to_key"])), row["props"] or {})
         return have
+
+
+def _merged_relation(
+    current: dict[str, Any], request: WriteRelationshipRequest
+) -> tuple[Action, WriteRelationshipRequest]:
+    """A merge of a relation that exists: written as given where it changes a value (its properties, its weight),
+    skipped where it changes none (memory-mcp's relation, its ends and type, matches the one there)."""
+    changes = any(current.get(name) != value for name, value in request.properties.items())
+    if changes or (request.weight is not None and current.get("weight") != request.weight):
+        return "overwrite", request
+    return "skip", request
 
 
 def _parent_links(

@@ -86,16 +86,6 @@ def current_nodes(label: str) -> Statement:
     )
 
 
-def current_relationships(type_: str, from_label: str, to_label: str) -> Statement:
-    """Which endpoint pairs of `pairs` have a relationship of `type_` between them."""
-    return Statement(
-        "UNWIND $pairs AS p\n"
-        f"MATCH (a:{quote(from_label)} {{{KEY_FIELD}: p.from_key}})-[r:{quote(type_)}]->"
-        f"(b:{quote(to_label)} {{{KEY_FIELD}: p.to_key}})\n"
-        "RETURN DISTINCT p.from_key AS from_key, p.to_key AS to_key"
-    )
-
-
 def relationship_properties(type_: str, from_label: str, to_label: str) -> Statement:
     """The stored properties of the relationships of `type_` between the endpoint pairs of `pairs` (those that
     have one). Parameters: `pairs`, each `{from_key, to_key}`."""
