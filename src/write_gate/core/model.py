@@ -5,6 +5,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
@@ -18,6 +19,19 @@ from write_gate.core.claims import ValueProvenance
 
 # A merge-key value: a scalar, never a list or map (identity must be comparable on both engines).
 KeyValue = StrictStr | StrictInt | StrictFloat | StrictBool
+
+
+def _not_a_boolean(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError("a number, not true or false")
+    return value
+
+
+# A number a call gives: a JSON number, or its text ("0.8", as some clients send every argument); never a boolean,
+# which pydantic reads as 1.0 or 0.0 (a reliability of `true` was written as full confidence). The same schema.
+Number = Annotated[float, BeforeValidator(_not_a_boolean)]
+# A weight in [0, 1], so: the bounds before the validator, where JSON Schema's minimum and maximum say them.
+Weight = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False), BeforeValidator(_not_a_boolean)]
 
 
 class ErrorCode(StrEnum):
@@ -113,7 +127,7 @@ class WriteNodeRequest(_Request):
         str, Field(description="How the claim was obtained; one of the formula provider's methods.")
     ]
     reliability: Annotated[
-        float, Field(default=0.5, description="Agent's estimate of the source's reliability; clamped to [0, 1].")
+        Number, Field(default=0.5, description="Agent's estimate of the source's reliability; clamped to [0, 1].")
     ]
 
 
@@ -129,7 +143,7 @@ class WriteRelationshipRequest(_Request):
     properties: dict[str, Any] = Field(default_factory=dict)
     source: Annotated[str, Field(min_length=1)]
     extraction_method: str
-    reliability: float = 0.5
+    reliability: Number = 0.5
     endpoint_policy: Annotated[
         EndpointPolicy,
         Field(
@@ -138,10 +152,8 @@ class WriteRelationshipRequest(_Request):
         ),
     ] = "fail_if_missing"
     weight: Annotated[
-        float | None,
+        Weight | None,
         Field(
-            ge=0.0,
-            le=1.0,
             description="Strength of the relationship in [0, 1]; 1.0 when new and not given. "
             "For an existing relationship the new weight is averaged with the old one.",
         ),

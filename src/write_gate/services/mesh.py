@@ -31,6 +31,7 @@ from write_gate.core.metadata import (
     with_declared_fields,
 )
 from write_gate.core.model import ErrorCode, GateRejection, WriteRelationshipRequest
+from write_gate.core.model import Weight as GateWeight
 from write_gate.core.properties import name_fold
 from write_gate.core.registry import SchemaRegistry
 from write_gate.services.entities import Located, locate_all
@@ -54,7 +55,7 @@ class _In(BaseModel):
 
 Name = Annotated[Text, Field(min_length=1)]
 Metadata = Annotated[list[Text], Field(description='"Key: Value" strings, e.g. "Role: Wizard".')]
-Weight = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False, description="Strength in [0, 1].")]
+Weight = Annotated[GateWeight, Field(description="Strength in [0, 1].")]
 
 
 class NodeIn(_In):

@@ -34,7 +34,7 @@ from write_gate.core.history import Subject
 from write_gate.core.identifiers import is_identifier
 from write_gate.core.identity import identity_key
 from write_gate.core.knowledge import knowledge_values
-from write_gate.core.model import EndpointPolicy, ErrorCode, GateRejection, MeetsConflicts
+from write_gate.core.model import EndpointPolicy, ErrorCode, GateRejection, MeetsConflicts, Number
 from write_gate.core.properties import Renamed, resolve_property_names, typed_tool_policy
 from write_gate.core.registry import PropertyType, SchemaEntry, SchemaRegistry, UndeclaredPolicy
 from write_gate.core.values import check_protected, check_source, clean_map
@@ -187,7 +187,7 @@ def request_model(
                 ],
                 None,
             ),
-            "reliability": (float, Field(0.5, description="In [0, 1].")),
+            "reliability": (Number, Field(0.5, description="In [0, 1].")),
         }
         if _relationship_keys(entry):  # the arguments about relationships, where the tool writes some
             fields |= {
