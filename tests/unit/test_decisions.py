@@ -255,11 +255,11 @@ def test_missing_required_properties_are_all_named() -> None:
 
 
 def test_identity_must_name_at_least_one_key() -> None:
-    props = {"name": "Oslo", "country": "NO", "mayor": "M"}
-    err = rejection(node, label="City", merge_keys={}, properties=props).rejected
+    # City's identity given in properties alone: identity_in_properties (below); nowhere: its required check.
+    err = rejection(check_merge_keys, SchemaEntry("Flight", merge_keys=("carrier", "number")), {}, "keys").rejected
     assert err.error_code is ErrorCode.INVALID_INPUT
-    assert err.message == "merge_keys must name at least one identity property (name, country for City)"
-    assert err.details == {"field": "merge_keys"}
+    assert err.message == "keys must name at least one identity property (carrier, number for Flight)"
+    assert err.details == {"field": "keys"}
     # An entry with no declared merge keys says only that.
     err = rejection(node, label="Entity", merge_keys={}, properties={}).rejected
     assert err.message == "merge_keys must name at least one identity property" and err.details == {
@@ -292,6 +292,17 @@ def test_identity_given_in_properties_is_present_and_told_where_it_goes() -> Non
         "misplaced": ["name", "country"],
         "field": "merge_keys",
     }
+
+
+def test_identity_given_in_properties_alone_is_told_where_it_goes() -> None:
+    """With no merge keys at all it was only "must name at least one identity property", the reason left out."""
+    props = {"name": "Oslo", "country": "NO", "mayor": "M"}
+    err = rejection(node, label="City", merge_keys={}, properties=props).rejected
+    assert (err.error_code, err.details["reason"], err.details["misplaced"]) == (
+        ErrorCode.INVALID_INPUT,
+        "identity_in_properties",
+        ["name", "country"],
+    )
 
 
 def test_identity_with_keys_beyond_the_declared_ones_is_refused() -> None:

@@ -175,7 +175,7 @@ def check_merge_keys(
 ) -> None:
     """Identity must be the entry's declared merge keys, or a MERGE would make a second node. A declared key given
     in `properties` instead is present, so not SCHEMA_MISSING_REQUIRED_PROPERTY: the call is told where it goes."""
-    if not keys:
+    if not keys and not any(properties is not None and k in properties for k in entry.merge_keys):
         raise GateRejection(
             ErrorCode.INVALID_INPUT,
             f"{what} must name at least one identity property"
