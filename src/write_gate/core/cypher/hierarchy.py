@@ -9,7 +9,7 @@ import functools
 from write_gate.core.cypher.aliases import unless_alias
 from write_gate.core.cypher.clauses import relationship_set
 from write_gate.core.cypher.history_writes import append_changes, append_deleted_relationships
-from write_gate.core.cypher.stat_counts import dropped
+from write_gate.core.cypher.stat_counts import dropped, due
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
 from write_gate.core.identity import KEY_FIELD
@@ -43,8 +43,9 @@ def set_parent(type_: str, child_label: str, parent_label: str) -> Statement:
                 f"CREATE (child)-[r:{t}]->(parent)",
                 relationship_set(False)
                 + ",\n    r.weight = 1.0, r.created_at = $last_updated, r._rev = 1, r._seq = $at",
-                # memory-mcp's parentId is the entity's: setting it modifies the entity (seed 004, lastModified).
-                "SET child.last_updated = $at",
+                # memory-mcp's parentId is the entity's: setting it modifies the entity (seed 004, lastModified),
+                # which the statistics fold again (their newest and oldest entity).
+                f"SET child.last_updated = $at, {due('child')}",
                 append_changes(),
                 "RETURN count(r) AS written",
             ]
@@ -106,7 +107,7 @@ def remove_parent(type_: str, child_label: str) -> Statement:
                 append_deleted_relationships("old"),
                 dropped("old"),
                 "FOREACH (gone IN old | DELETE gone)",
-                "SET child.last_updated = $at",  # as set_parent's
+                f"SET child.last_updated = $at, {due('child')}",  # as set_parent's
                 "RETURN size(old) AS removed",
             ]
         )
