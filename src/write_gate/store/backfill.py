@@ -16,9 +16,8 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import PROTECTED_FIELDS, quote
 from write_gate.core.identity import KEY_FIELD, LABEL_FOLD_FIELD, folded_properties, identity_key, label_fold
 from write_gate.core.registry import SchemaEntry
-from write_gate.engines import GraphBackend
+from write_gate.engines import BackendError, GraphBackend
 from write_gate.store.graph_registry import GraphRegistrySource
-from write_gate.store.index_drops import drop_index
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +56,24 @@ def backfilled(entry: SchemaEntry, props: dict[str, Any]) -> dict[str, Any]:
     agent_written = {k: v for k, v in props.items() if not k.startswith("_") and k not in PROTECTED_FIELDS}
     remapped = props.get("_schema_remap_from")
     return {**folded_properties(agent_written), LABEL_FOLD_FIELD: label_fold(entry.label, remapped)}
+
+
+# FalkorDB's answer to a DROP INDEX of an index it does not hold.
+NO_SUCH_INDEX = "no such index"
+
+
+async def drop_index(backend: GraphBackend, label: str, prop: str) -> None:
+    """An index that may not be there dropped: one on a raw merge-key value (identity lives in `_key`), or one no
+    statement reads any more (migrations' `drop_indexes_beside`). Where the engine keeps its indexes
+    (`Dialect.drop_index` is None), nothing is done; an index that is not there is done too, and any other failure
+    of the engine is raised."""
+    if (ddl := backend.dialect.drop_index(label, prop)) is None:
+        return
+    try:
+        await backend.write(Statement(ddl))
+    except BackendError as exc:
+        if NO_SUCH_INDEX not in str(exc):
+            raise
 
 
 async def backfill_identity(backend: GraphBackend) -> int:

@@ -17,7 +17,7 @@ from write_gate.core.cypher.statement import Statement
 from write_gate.core.identifiers import quote
 from write_gate.core.stat_counts import META_KEY, STAT_LABELS
 from write_gate.engines import GraphBackend
-from write_gate.store.backfill import backfill_identity
+from write_gate.store.backfill import backfill_identity, drop_index
 from write_gate.store.bundled import bundled
 from write_gate.store.grams import index_grams
 from write_gate.store.history_order import (
@@ -26,7 +26,6 @@ from write_gate.store.history_order import (
     backfill_feed_windows,
     backfill_indexed_keys,
 )
-from write_gate.store.index_drops import drop_index
 from write_gate.store.schema_files import load_into_graph, read_sources
 from write_gate.store.text_indexes import index_search_text
 
