@@ -200,7 +200,7 @@ async def get_parent(gate: Gate, hierarchy: HierarchySettings, request: Hierarch
     rows = _shown(await _related(gate, cypher.parents(hierarchy.type_), node.id), request.includeArchived)
     if not rows:
         return Parent(parent=None, parent_names=[])
-    [parent] = rows[:1]
+    parent = rows[0]
     # Its own parent's name, as the reads give an entity's (memory-mcp's `parentId`): one more read, by id.
     asked = {"ids": [parent["id"]], "include_archived": request.includeArchived}
     links = await gate.reader.read(Statement(cypher.parent_names(hierarchy.type_).text, asked))

@@ -33,16 +33,22 @@ def one_parent(type_: str, why: str, **details: Any) -> GateRejection:
     )
 
 
+async def _breach(read: Read, type_: str, child: Endpoint, parent: Endpoint) -> dict[str, Any] | None:
+    """The `breach` read of a link from `child` to `parent`; None where either is missing."""
+    statement = breach(type_, child.label, parent.label)
+    rows = await read(Statement(statement.text, {"child_key": child.key, "parent_key": parent.key}))
+    return rows[0] if rows else None
+
+
 async def hierarchy_breach(read: Read, type_: str, child: Endpoint, parent: Endpoint) -> GateRejection | None:
     """Why a link of the hierarchy's type from `child` to `parent` was not written (`read`: on the write path, as the
     gate reads what it is about to write); None when it would now be."""
-    statement = breach(type_, child.label, parent.label)
-    rows = await read(Statement(statement.text, {"child_key": child.key, "parent_key": parent.key}))
-    if not rows:
+    row = await _breach(read, type_, child, parent)
+    if row is None:
         return None  # one of them is gone: the caller reads that
-    if rows[0]["cycle"]:
+    if row["cycle"]:
         return hierarchy_cycle()
-    if parents := rows[0]["parents"]:
+    if parents := row["parents"]:
         return one_parent(type_, "the entity has a parent already", parent_keys=sorted(parents))
     return None
 
@@ -50,9 +56,8 @@ async def hierarchy_breach(read: Read, type_: str, child: Endpoint, parent: Endp
 async def parent_below(read: Read, type_: str, child: Endpoint, parent: Endpoint) -> bool:
     """Whether `parent` is `child` or one of its descendants (a link from one to the other would close a cycle);
     False where either is missing."""
-    statement = breach(type_, child.label, parent.label)
-    rows = await read(Statement(statement.text, {"child_key": child.key, "parent_key": parent.key}))
-    return bool(rows and rows[0]["cycle"])
+    row = await _breach(read, type_, child, parent)
+    return row is not None and bool(row["cycle"])
 
 
 async def hierarchy_breaches(

@@ -60,11 +60,29 @@ def keeping_one_parent(child: str, parent: str, type_: str) -> list[str]:
     `breach` says why). For a statement of one write whose variables so far are `child` and `parent`."""
     t = quote(type_)
     return [
-        f"OPTIONAL MATCH hierarchy_loop = ({parent})-[:{t}*]->({child})",
+        _loop(parent, child, t),
         f"OPTIONAL MATCH ({child})-[hierarchy_other:{t}]->(hierarchy_up) WHERE id(hierarchy_up) <> id({parent})",
         f"WITH {child}, {parent}, count(hierarchy_loop) AS hierarchy_loops, count(hierarchy_other) AS hierarchy_others",
         f"WITH {child}, {parent} WHERE id({child}) <> id({parent}) AND hierarchy_loops = 0 AND hierarchy_others = 0",
     ]
+
+
+def not_below(child: str, parent: str, type_: str, carried: list[str]) -> list[str]:
+    """Lines after which a statement (its variables so far: `carried`) goes on only where `parent` is not one of
+    `child`'s descendants by `type_`: a write that replaces the child's parent (a typed tool's relationship property
+    of the hierarchy's type), whose one-parent rule is the replacement itself. `child` may be null (a node not yet
+    made has no descendants)."""
+    kept = ", ".join(carried)
+    return [
+        _loop(parent, child, quote(type_)),
+        f"WITH {kept}, count(hierarchy_loop) AS hierarchy_loops",
+        f"WITH {kept} WHERE hierarchy_loops = 0",
+    ]
+
+
+def _loop(parent: str, child: str, quoted_type: str) -> str:
+    """The paths from `parent` up to `child` (`hierarchy_loop`): one is a cycle the link would close."""
+    return f"OPTIONAL MATCH hierarchy_loop = ({parent})-[:{quoted_type}*]->({child})"
 
 
 @functools.lru_cache(maxsize=64)

@@ -18,6 +18,7 @@ from write_gate.core.cypher.clauses import (
 )
 from write_gate.core.cypher.dialect import Dialect
 from write_gate.core.cypher.embeddings import drop_vectors_of
+from write_gate.core.cypher.hierarchy import not_below
 from write_gate.core.cypher.history_writes import (
     ChangeStamp,
     append_deleted_relationships,
@@ -91,7 +92,10 @@ def typed_write(
     if hierarchy is not None:
         [parent] = next(link.targets for link in links if link.type == hierarchy)
         bound = [*([] if create else ["n"]), *(f"t{i}" for i in range(len(index)))]
-        lines += _not_below(hierarchy, label, bound, None if create else "n", f"t{index[(parent.label, parent.key)]}")
+        if create:  # the node yet to be merged: the one of its key, where there is one
+            lines.append(f"OPTIONAL MATCH (hierarchy_child:{quote(label)} {{{KEY_FIELD}: $key}})")
+        child = "hierarchy_child" if create else "n"
+        lines += not_below(child, f"t{index[(parent.label, parent.key)]}", hierarchy, bound)
     if create:
         lines += [f"MERGE {node}", "ON CREATE SET n += $identity"]
         params["identity"] = identity_properties(label, merge_keys, provenance)
@@ -135,23 +139,6 @@ def typed_write(
     if links:  # only a link can delete a relationship
         params |= change.params()
     return Statement("\n".join(lines), params)
-
-
-def _not_below(type_: str, label: str, bound: list[str], node: str | None, parent: str) -> list[str]:
-    """Lines after which the statement (its variables so far: `bound`) goes on only where `parent` is not one of the
-    node's descendants by `type_`: the node `node`, or where it is still to be merged (None), the label's node of
-    `$key` if there is one (a node yet to be made has none)."""
-    lines = []
-    if node is None:
-        node = "hierarchy_child"
-        lines.append(f"OPTIONAL MATCH ({node}:{quote(label)} {{{KEY_FIELD}: $key}})")
-    carried = ", ".join(bound)
-    return [
-        *lines,
-        f"OPTIONAL MATCH hierarchy_loop = ({parent})-[:{quote(type_)}*]->({node})",
-        f"WITH {carried}, count(hierarchy_loop) AS hierarchy_loops",
-        f"WITH {carried} WHERE hierarchy_loops = 0",
-    ]
 
 
 def typed_delete(
