@@ -49,6 +49,17 @@ async def call(client: Client, tool: str, args: dict[str, Any]) -> Answer:
     return Answer(result.is_error, parse_text(content.text), result.structured_content)
 
 
+async def layout(client: Client, tool: str, args: dict[str, Any]) -> tuple[Answer, str | None]:
+    """The answer, and its text's layout where it is JSON: "indented" as JSON.stringify(x, null, 2) writes it (the
+    official server's answers), or "other"."""
+    result = await client.call_tool(tool, args)
+    [content] = result.content
+    answer = Answer(result.is_error, parse_text(content.text), result.structured_content)
+    if not isinstance(answer.text, dict | list):
+        return answer, None
+    return answer, "indented" if content.text == json.dumps(answer.text, ensure_ascii=False, indent=2) else "other"
+
+
 async def whole_graph_of_ours(client: Client) -> dict[str, Any]:
     """Every page of read_graph, then open_nodes' pages for each entity it truncated."""
     entities, relations, truncated, cursor = [], {}, [], None
@@ -107,8 +118,10 @@ async def test_the_memory_profile_answers_as_the_official_server(both: tuple[Cli
         f"listing: {line}" for line in compare_listings(await listing(gate), await listing(official), comparison.note)
     ]
     for number, (tool, args) in enumerate(SCRIPT, 1):
-        ours, theirs = await call(gate, tool, args), await call(official, tool, args)
+        (ours, our_layout), (theirs, their_layout) = await layout(gate, tool, args), await layout(official, tool, args)
         found = comparison.step(tool, args, ours, theirs)
+        if not ours.is_error and not theirs.is_error and our_layout != their_layout:
+            found.append(f"the text's layout: ours {our_layout}, theirs {their_layout}")
         whole = await call(official, "read_graph", {})
         graph = comparison.graphs(await whole_graph_of_ours(gate), whole.text)
         found += [f"graph: {line}" for line in graph if line not in before]  # each from the step it appears at

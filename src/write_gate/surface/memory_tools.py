@@ -114,7 +114,8 @@ DELETE_RELATIONS = ToolSpec(
 )
 
 
-# The shared reads, taking their arguments as the official server does (unknown ones ignored).
+# The shared reads, taking their arguments as the official server does (unknown ones ignored), their text indented
+# as the official server's (JSON.stringify(graph, null, 2)).
 _OFFICIAL_READ = hints(read_only=True)
 
 
@@ -122,6 +123,7 @@ _OFFICIAL_READ = hints(read_only=True)
 MEMORY_READ_GRAPH = replace(
     READ_GRAPH,
     input_model=ReadGraphArgs,
+    indented=True,
     annotations=_OFFICIAL_READ,
     handler=lambda s, req, _call: s.gate.reader.read_graph(req, parent_type=s.hierarchy.type_),
 )
@@ -133,6 +135,7 @@ MEMORY_SEARCH_NODES = replace(
     description="Entities whose name, type or text contains query (case-insensitive), and the relations touching "
     "them; answers like read_graph. Paged: pass next_cursor back as cursor.",
     input_model=SearchNodesArgs,
+    indented=True,
     annotations=_OFFICIAL_READ,
     handler=lambda s, req, _call: s.gate.reader.search_nodes(req, parent_type=s.hierarchy.type_),
 )
@@ -143,6 +146,7 @@ MEMORY_OPEN_NODES = replace(
     description="Entities with exactly these names (case-sensitive), and the relations touching them; answers like "
     "read_graph.",
     input_model=OpenNodesArgs,
+    indented=True,
     annotations=_OFFICIAL_READ,
     handler=lambda s, req, _call: s.gate.reader.open_nodes(req, parent_type=s.hierarchy.type_),
 )

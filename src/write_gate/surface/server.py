@@ -94,12 +94,14 @@ def instructions(lists_schema: bool) -> str:
     )
 
 
-def _result(payload: BaseModel, is_error: bool, text: str | None = None) -> types.CallToolResult:
+def _result(
+    payload: BaseModel, is_error: bool, text: str | None = None, indent: int | None = None
+) -> types.CallToolResult:
     data = payload.model_dump(mode="json", by_alias=True)
+    if text is None:
+        text = json.dumps(data, ensure_ascii=False, indent=indent)
     return types.CallToolResult(
-        content=[
-            types.TextContent(type="text", text=text if text is not None else json.dumps(data, ensure_ascii=False))
-        ],
+        content=[types.TextContent(type="text", text=text)],
         structured_content=data,
         is_error=is_error,
     )
@@ -161,7 +163,8 @@ async def call(
                     raise
 
             def rendered() -> types.CallToolResult:
-                return _result(result, is_error=False, text=spec.text(result) if spec.text else None)
+                text = spec.text(result) if spec.text else None
+                return _result(result, is_error=False, text=text, indent=2 if spec.indented else None)
 
             return await off_the_loop(rendered, items_in(result))  # a large answer is serialised off the loop
         # Only a read's limit is ever passed.

@@ -83,6 +83,9 @@ class ToolSpec:
     # The text content, where a profile's clients expect something other than the structured result as JSON.
     # It takes the handler's answer: an output_model (Any, as Handler's request, so each may name its own model).
     text: Callable[[Any], str] | None = None
+    # The text is the structured result as JSON indented by two spaces, as JSON.stringify(x, null, 2) writes it
+    # (the official memory server's reads), rather than on one line.
+    indented: bool = False
     # The advertised input schema, where input_model's is rendered otherwise (a batch leaves its items undescribed).
     input_schema: dict[str, Any] | None = None
     # The registry label a generated tool writes (typed tools), for WRITE_GATE_TOOLS' `typed:<Label>`.
