@@ -242,3 +242,24 @@ async def test_10000_items_in_one_call(settings: Settings, matrix_graph: GraphBa
     assert out["written"] == 10_000 and out["rejected"] == 0
     [row] = await matrix_graph.read(Statement("MATCH (n:Person) RETURN count(n) AS c, sum(n.i) AS s"))
     assert (row["c"], row["s"]) == (10_000, sum(range(10_000)))
+
+
+@pytest.mark.one_tier  # the engine fact is FalkorDB's (Dialect.merges_in_reverse); Memgraph pages by `_key`
+async def test_a_batch_lists_what_it_created_in_the_order_given(settings: Settings, matrix_graph: GraphBackend) -> None:
+    """FalkorDB's MERGE in an UNWIND gives what it creates its ids last row first, and read_graph pages by id: a
+    batch (an import of memory-mcp's file is one) was listed backwards, where one write at a time is not."""
+    names = ["Carol", "Alice", "Bob"]
+    pairs = [("Carol", "Alice"), ("Alice", "Bob"), ("Bob", "Carol")]
+    ends = ("from_label", "from_keys", "to_label", "to_keys")
+    knows = [
+        {"type": "KNOWS", **dict(zip(ends, ("Person", {"name": a}, "Person", {"name": b}), strict=True)),
+         "source": "batch", "extraction_method": "api"}
+        for a, b in pairs
+    ]  # fmt: skip
+    async with open_client(settings, "in_process") as client:
+        written = (await client.call_tool("write_nodes", {"items": [node(n) for n in names]})).structured_content
+        related = (await client.call_tool("write_relationships", {"items": knows})).structured_content
+        graph = (await client.call_tool("read_graph", {})).structured_content
+    assert [item["status"] for item in written["items"] + related["items"]] == ["written"] * 6
+    assert [e["name"] for e in graph["entities"]] == names
+    assert [(r["from"], r["to"]) for r in graph["relations"]] == pairs

@@ -122,6 +122,12 @@ def _rejected(index: int, exc: GateRejection | ValidationError, single_tool: str
     return ItemOutcome(index=index, status="rejected", error_code=r.error_code, message=r.message, details=r.details)
 
 
+def in_creation_order[T](gate: Gate, rows: list[T]) -> list[T]:
+    """A batch statement's rows in the order that lists what it creates as given (Dialect.merges_in_reverse): its
+    answers are matched to the items by each row's `i`, not by place."""
+    return rows[::-1] if gate.backend.dialect.merges_in_reverse else rows
+
+
 def _waves[T](rows: list[T], identity: Callable[[T], Any]) -> list[list[T]]:
     """Rows in statements that hold each identity once: a key written twice in one batch is written twice,
     in input order, as two single calls would (within one UNWIND the engine's order is not guaranteed)."""
@@ -280,7 +286,7 @@ async def _write_node_wave(
             return made(again)
 
         def made(provenances: _Provenances) -> _Chunk:
-            params = {**shared, "rows": rows, "provenances": provenances.table}
+            params = {**shared, "rows": in_creation_order(gate, rows), "provenances": provenances.table}
             return _Chunk(Statement(text, params), answers, provenances.now, restamp, embedded)
 
         return made(provenances)
@@ -469,7 +475,7 @@ async def _write_relationship_wave(
             return made(again)
 
         def made(provenances: _Provenances) -> _Chunk:
-            params = {"rows": rows, "provenances": provenances.table}
+            params = {"rows": in_creation_order(gate, rows), "provenances": provenances.table}
             return _Chunk(Statement(text, params), answers, provenances.now, restamp)
 
         return made(provenances)

@@ -17,6 +17,10 @@ class Dialect(Hashable, Protocol):  # statement builders cache by dialect
     # Whether one index scan answers ranges on two indexed properties together (FalkorDB builds one index query of
     # every indexed condition on a node); an engine that takes one index a scan may take the wrong one.
     two_ranges_in_one_scan: bool
+    # Whether the engine's MERGE in an UNWIND gives the nodes and relationships it creates their ids last row first
+    # (FalkorDB creates them together once every row is matched, from the end): a batch sends its rows reversed
+    # there, so what it creates is listed in the order it was given, as one write at a time would be.
+    merges_in_reverse: bool
     # The engine's clock, in whole milliseconds since the epoch: an expression a statement evaluates where it runs.
     # The one clock every gate shares (core.quarantine.replay_arrival); the gates' own clocks may disagree.
     clock: str
@@ -73,6 +77,7 @@ class MemgraphDialect:
     # Its planner takes one label-property index a scan and filters the rest: a millisecond's keys (`seq_k`, small
     # numbers in every millisecond) taken alone would read most of the history, so they get no index there.
     two_ranges_in_one_scan = False
+    merges_in_reverse = False
     # Memgraph's timestamp() counts microseconds; a division of integers truncates.
     clock = "(timestamp() / 1000)"
 
@@ -125,6 +130,7 @@ class FalkorDBDialect:
     # while it lives, so a walk still meets every node that lives throughout it exactly once.
     pages_by_id = True
     two_ranges_in_one_scan = True
+    merges_in_reverse = True
     clock = "timestamp()"  # milliseconds
 
     def create_index(self, label: str, prop: str) -> str:
