@@ -120,18 +120,42 @@ async def _with_backend(settings: Settings, work: Callable[..., Awaitable[int]])
 
 def memory_file_notice(path: str, folder: Path | None = None) -> str:
     """What a configuration carried over from the official memory server is told: its file is not this graph.
-    `folder`: the data folder its path chose (no WRITE_GATE_DATA_DIR), which its contents came into at first."""
+    `folder`: the data folder its path chose (no WRITE_GATE_DATA_DIR), which its contents came into at first; what
+    they lacked is said each time (its import's report, kept in the folder)."""
     if folder is not None:
-        return (
+        notice = (
             f"note: MEMORY_FILE_PATH ({path}): Write Gate keeps this graph in {folder} (a data folder beside the "
             "file, one per file, as the official server keeps one graph per file); what the file held was "
             "imported when the folder was made, and the file is neither read nor written after that"
         )
+        left = _lines_not_imported(folder / MEMORY_FILE_REPORT)
+        if left:
+            notice += (
+                f"; {left} of its line(s) were not imported (a relation type the registry lacks, a relation to an "
+                f"entity the file does not hold, a line of no known type): each is listed in "
+                f"{folder / MEMORY_FILE_REPORT}, and `write-gate import {shlex.quote(path)}` brings them over once "
+                "their types are registered (what is there already is skipped)"
+            )
+        return notice
     return (
         f"note: MEMORY_FILE_PATH ({path}) is the official memory server's file; Write Gate keeps the graph in its "
         f"data folder and neither reads nor writes that file. To bring its contents over once: write-gate import "
         f"{shlex.quote(path)}"
     )
+
+
+def _lines_not_imported(report: Path) -> int:
+    """How many lines the memory file's import left out, by its report (the official file's, or another
+    format's): none where there is no report (a folder made before reports were kept)."""
+    try:
+        answer = json.loads(report.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 0
+    return len(answer.get("rejected") or answer.get("errors") or [])
+
+
+MEMORY_FILE_REPORT = "memory-file-import.json"  # in the folder: what the file's import did, line by line
+_MEMORY_FILE_PENDING = "memory-file-import.pending"  # in the folder while its import has not finished
 
 
 def memory_file_folder(path: str) -> Path:
@@ -142,16 +166,36 @@ def memory_file_folder(path: str) -> Path:
     return file.with_name(file.name + ".write-gate")
 
 
-def _import_memory_file(path: str, settings: Settings) -> int:
-    """The official server's file, brought into the new data folder its path chose (as `write-gate import`)."""
-    if not Path(path).is_file() or Path(path).stat().st_size == 0:
-        return 0
-    args = parser().parse_args(["import", path, "--quiet"])
-    if "space" in args:
-        from write_gate.serving.spaces import served_space
+def memory_file_due(folder: Path) -> bool:
+    """Whether the file is to be imported into its folder at this start: the folder is new, or an import into it
+    did not finish (the engine failed meanwhile: it runs again, skipping what came in)."""
+    return not folder.exists() or (folder / _MEMORY_FILE_PENDING).exists()
 
-        args.space = served_space(settings, args.space)
-    return cmd_import(args, settings)
+
+def _import_memory_file(path: str, settings: Settings, folder: Path) -> bool:
+    """The official server's file, brought into the new data folder its path chose (as `write-gate import`), its
+    report kept in the folder. False where the import stopped before its end (nothing to serve from yet): the
+    next start tries again. Lines it refused (a type the registry lacks, a relation to a missing entity) do not
+    stop it: the graph is served without them, and the start's notice says where they are listed."""
+    folder.mkdir(parents=True, exist_ok=True)
+    pending, report = folder / _MEMORY_FILE_PENDING, folder / MEMORY_FILE_REPORT
+    pending.touch()
+    report.unlink(missing_ok=True)
+    if Path(path).is_file() and Path(path).stat().st_size > 0:
+        args = parser().parse_args(["import", path, "--quiet", "--report", str(report)])
+        if "space" in args:
+            from write_gate.serving.spaces import served_space
+
+            args.space = served_space(settings, args.space)
+        cmd_import(args, settings)
+        try:
+            finished = json.loads(report.read_text(encoding="utf-8")).get("stopped") is None
+        except (OSError, ValueError):  # no report: it stopped before writing one (the engine, a fail strategy)
+            finished = False
+        if not finished:
+            return False
+    pending.unlink()
+    return True
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -175,10 +219,15 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     if args.profile == "memory" and (memory_file := os.environ.get("MEMORY_FILE_PATH")):
         chosen = getattr(args, "memory_folder", None)
-        print(memory_file_notice(memory_file, chosen), file=sys.stderr)
-        if getattr(args, "memory_folder_new", False) and _import_memory_file(memory_file, settings) != 0:
-            print(f"error: MEMORY_FILE_PATH ({memory_file}) could not be imported whole", file=sys.stderr)
+        due = getattr(args, "memory_folder_due", False)
+        if chosen is not None and due and not _import_memory_file(memory_file, settings, chosen):
+            print(
+                f"error: MEMORY_FILE_PATH ({memory_file}) could not be imported (see above); the next start tries "
+                "again",
+                file=sys.stderr,
+            )
             return 1
+        print(memory_file_notice(memory_file, chosen), file=sys.stderr)
     if args.transport == "http":
         try:
             return _serve_http(settings, args.profile, not args.no_migrate, not args.no_auth, args.workers)
@@ -895,7 +944,7 @@ def main(argv: list[str] | None = None) -> int:
         and settings.backend is BackendKind.EMBEDDED
     ):
         args.memory_folder = memory_file_folder(memory_file)
-        args.memory_folder_new = not args.memory_folder.exists()
+        args.memory_folder_due = memory_file_due(args.memory_folder)  # before anything makes the folder
         settings = settings.model_copy(update={"data_dir": args.memory_folder})
     try:
         if settings.backend is BackendKind.EMBEDDED and args.command != "agents":

@@ -264,6 +264,61 @@ async def test_a_client_configured_as_for_the_official_server_gets_one_graph_per
         }
 
 
+@pytest.mark.one_tier
+async def test_a_memory_file_with_lines_the_gate_refuses_is_served_and_what_it_left_out_is_listed(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """Files the official server wrote hold what the gate refuses (a relation to an entity the file lacks, a type no
+    registry holds, a line of no known type): the first start serves the rest, at once and at every start after,
+    and says each time how many lines are left out and where they are listed; an import cut short runs again."""
+    memory_file = tmp_path / "memory.jsonl"
+    lines = [
+        {"type": "entity", "name": "Ada", "entityType": "person", "observations": ["x"]},
+        {"type": "entity", "name": "Bo", "entityType": "person", "observations": []},
+        {"type": "relation", "from": "Ada", "to": "Bo", "relationType": "knows"},
+        {"type": "relation", "from": "Ada", "to": "Ghost", "relationType": "knows"},
+        {"type": "relation", "from": "Ada", "to": "Bo", "relationType": "zorbles_with"},
+        {"type": "note", "text": "?"},
+    ]
+    memory_file.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    env = {k: v for k, v in settings_env(settings).items() if k != "WRITE_GATE_DATA_DIR"}
+    env["MEMORY_FILE_PATH"] = str(memory_file)
+    folder = tmp_path / "memory.jsonl.write-gate"
+
+    def start() -> str:
+        served = subprocess.run(
+            write_gate_argv("serve", "--profile", "memory"),
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert served.returncode == 0, served.stderr
+        return served.stderr
+
+    for _ in range(2):  # the first start imports, the second finds the folder: both say the same
+        told = start()
+        assert "3 of its line(s) were not imported" in told and str(folder / "memory-file-import.json") in told
+    report = json.loads((folder / "memory-file-import.json").read_text())
+    # The note's key beyond the official ones makes it memory-mcp's file (import_sniffing): its report says errors.
+    assert sorted(r["line"] for r in report["errors"]) == [4, 5, 6]
+    command, *args = write_gate_argv("serve", "--profile", "memory")
+    async with Client(StdioServerParameters(command=command, args=args, env=env), read_timeout_seconds=60) as client:
+        m = Memory(client)
+        assert [e["name"] for e in await m.entities()] == ["Ada", "Bo"]
+        assert await m.relations() == {("Ada", "Bo", "KNOWS")}
+        await m("delete_entities", entityNames=["Bo"])
+    start()  # a finished import is not run again: Bo stays deleted
+    async with Client(StdioServerParameters(command=command, args=args, env=env), read_timeout_seconds=60) as client:
+        assert [e["name"] for e in await Memory(client).entities()] == ["Ada"]
+    (folder / "memory-file-import.pending").touch()  # as an import the engine's failure cut short leaves it
+    start()
+    assert not (folder / "memory-file-import.pending").exists()
+    async with Client(StdioServerParameters(command=command, args=args, env=env), read_timeout_seconds=60) as client:
+        assert [e["name"] for e in await Memory(client).entities()] == ["Ada", "Bo"]
+
+
 # 8.2 relations
 
 
