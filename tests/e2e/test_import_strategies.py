@@ -84,10 +84,11 @@ async def test_each_strategy_on_an_entity_that_exists(client: Client, graph: Gra
 
     bob = {"type": "entity", "name": "Bob", "entityType": "Person", "observations": []}
     refused = await rejected(
-        client, "import_graph", {"format": "jsonl", "data": jsonl(bob, alice("x")), "mergeStrategy": "fail"}
+        client, "import_graph", {"format": "jsonl", "data": jsonl(bob, alice("x"), alice("y")), "mergeStrategy": "fail"}
     )
-    assert refused["error_code"] == "IMPORT_CONFLICT"
+    assert refused["error_code"] == "IMPORT_CONFLICT"  # Alice named twice: one entity that exists, said once
     assert refused["details"]["ids"] == [f"Person:{identity_key({'name': 'Alice'})}"]
+    assert refused["details"]["count"] == 1
     assert (await ok(client, "open_nodes", {"names": ["Bob"]}))["entities"] == []  # nothing at all was written
     fresh = await imported(client, "jsonl", jsonl(bob), mergeStrategy="fail")
     assert counts(fresh) == (1, 0, 0, 0, 0)

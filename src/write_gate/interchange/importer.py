@@ -264,6 +264,7 @@ class _Import:
                 label = await self.elsewhere_one(label, keys) or ""
             if label and await self.current(label, keys) is not None:
                 clashing.append(f"{label}:{identity_key(keys)}")
+        clashing = list(dict.fromkeys(clashing))  # an entity the file names twice exists once
         if clashing:
             raise GateRejection(
                 ErrorCode.IMPORT_CONFLICT,
