@@ -593,7 +593,8 @@ def cmd_history_prune(args: argparse.Namespace, settings: Settings) -> int:
     days = settings.history_retention_days if args.days is None else args.days
     cutoff = retention_cutoff(parse_at(utc_now()), days)
     if cutoff is None:
-        print("nothing pruned: WRITE_GATE_HISTORY_RETENTION_DAYS=0 keeps every record")
+        given = "WRITE_GATE_HISTORY_RETENTION_DAYS=0" if args.days is None else "--days 0"
+        print(f"nothing pruned: {given} keeps every record")
         return 0
 
     async def work(backend) -> int:

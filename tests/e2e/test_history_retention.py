@@ -101,7 +101,9 @@ async def test_the_cli_prunes_and_prints_how_many_records_went(settings: Setting
     await create_records(graph)
     kept_all = prune(settings, retention=0)  # 0: keep every record
     assert kept_all.returncode == 0, kept_all.stderr
-    assert "nothing pruned" in kept_all.stdout and await remaining(graph) == EVERY
+    assert "nothing pruned: WRITE_GATE_HISTORY_RETENTION_DAYS=0" in kept_all.stdout and await remaining(graph) == EVERY
+    told = prune(settings, "--days", "0")  # the message names what said 0
+    assert "nothing pruned: --days 0 keeps" in told.stdout and await remaining(graph) == EVERY
 
     first = prune(settings)
     assert first.returncode == 0, first.stderr
