@@ -60,6 +60,7 @@ from write_gate.surface.call_limit import call_limit, call_limit_passed
 from write_gate.surface.change_resources import AREA, CHANGES, ChangeResources, ChangeSubscriptions
 from write_gate.surface.connections import Connections, connection_of
 from write_gate.surface.console.app import console_mount, favicon_route
+from write_gate.surface.direct_calls import DirectRoutes
 from write_gate.surface.http_auth import AgentsTokenVerifier
 from write_gate.surface.http_disconnects import CancelOnDisconnect
 from write_gate.surface.http_security import public_url, transport_security, unlisted_wildcard_bind
@@ -808,6 +809,8 @@ def http_app(
             "polling changes_since"
         )
     json_answers = settings.http_response == "json"
+    if json_answers and not settings.stateless:  # a session's calls answered in their POSTs' tasks (direct_calls)
+        server.middleware = [*server.middleware, DirectRoutes(server)]
     if json_answers:
         logger.info(
             "answering calls as application/json (WRITE_GATE_HTTP_RESPONSE=json): a call's progress and log "

@@ -16,6 +16,8 @@ from mcp.server.streamable_http import GET_STREAM_KEY, EventCallback, EventId, E
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import JSONRPCMessage
 
+from write_gate.surface.direct_calls import DirectCallTransport
+
 # Enough for a few long calls' worth of progress and results per session; the oldest go first.
 MAX_EVENTS = 2_000
 MAX_BYTES = 16 * 1024 * 1024
@@ -104,4 +106,6 @@ class ResumableSessionManager(StreamableHTTPSessionManager):
     def _admit_session(self, requestor: Any) -> Any:
         # The SDK hands self.event_store to the transport it makes here: a fresh view per session.
         self.event_store = self.events.session(self.json_response)
-        return super()._admit_session(requestor)
+        transport = super()._admit_session(requestor)
+        # With JSON answers, a session's tools/call is answered in its POST's task (surface/direct_calls.py).
+        return DirectCallTransport.adopt(transport) if transport is not None and self.json_response else transport
