@@ -13,7 +13,7 @@ import redis
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from tests.conftest import MATRIX_SCHEMAS, TESTS, open_client, start_falkordb_server, stop_server
+from tests.conftest import MATRIX_SCHEMAS, TESTS, every_toolset, open_client, start_falkordb_server, stop_server
 from write_gate.core.cypher.statement import Statement
 from write_gate.core.model import ErrorCode
 from write_gate.engines import BackendError, GraphBackend
@@ -59,6 +59,39 @@ async def test_text_no_engine_stores_is_invalid_input_everywhere(
             )
         )
     )[0]["c"] == 0  # nothing written (the rejected writes are kept in the quarantine, as values)
+
+
+def json_types(spec: dict[str, Any]) -> set[str]:
+    kinds: set[str] = set()
+    for part in (spec, *spec.get("anyOf", [])):
+        kind = part.get("type")
+        kinds |= {kind} if isinstance(kind, str) else set(kind or [])
+    return kinds
+
+
+@pytest.mark.one_tier  # refused before any statement
+async def test_true_or_false_for_a_number_is_invalid_input_in_every_tool(
+    settings: Settings, graph: GraphBackend
+) -> None:
+    """errors.md: a number may come as its text, never as true or false (which validation would read as 1 or 0:
+    `limit: true` answered one entity). Every tool of every profile, every top-level argument its input schema
+    says is a number."""
+    listed = every_toolset(settings)
+    answers = []
+    for profile in ("gate", "memory", "mesh"):
+        async with open_client(listed, "in_process", profile=profile) as client:
+            for tool in (await client.list_tools()).tools:
+                for name, spec in tool.input_schema.get("properties", {}).items():
+                    if json_types(spec) & {"integer", "number"} and "boolean" not in json_types(spec):
+                        for flag in (True, False):
+                            result = await client.call_tool(tool.name, {name: flag})
+                            answers.append((tool.name, name, result.is_error, result.structured_content))
+    wrong = [
+        answer for answer in answers
+        if not answer[2] or (answer[3]["error_code"], answer[3]["details"].get("field")) != ("INVALID_INPUT", answer[1])
+    ]  # fmt: skip
+    assert not wrong, wrong[:5]
+    assert len(answers) >= 40  # limit, relations_limit, threshold, importance, reliability, weight, ... everywhere
 
 
 async def test_engine_text_is_logged_with_an_incident_never_answered(

@@ -184,6 +184,10 @@ async def test_keys_are_per_agent_and_bound_to_their_arguments(settings: Setting
         assert await weight(graph, "Ada", "Bob") == pytest.approx(0.4)
         bad = await rejected(a, "write_node", {**person("Cy"), "idempotency_key": ""})
         assert (bad["error_code"], bad["details"]["field"]) == ("INVALID_INPUT", "idempotency_key")
+        for unstorable in ("k\x00one", "k\ud800"):  # as anywhere in a call: refused, nothing written
+            bad = await rejected(a, "write_node", {**person("Cy"), "idempotency_key": unstorable})
+            assert (bad["error_code"], bad["details"]["field"]) == ("INVALID_INPUT", "idempotency_key")
+        assert not await graph.read(Statement("MATCH (n:Person {name: 'Cy'}) RETURN n"))
         read = await rejected(a, "open_nodes", {"names": ["Ada"], "idempotency_key": "r"})
         assert read["error_code"] == "INVALID_INPUT"  # reads take no key
 

@@ -1,4 +1,5 @@
-"""Arguments a client sent JSON-encoded: an array or an object given as its JSON text. Pure.
+"""Arguments a client sent JSON-encoded: an array or an object given as its JSON text; and a boolean given where a
+number is due, which validation would read as 1 or 0. Pure.
 
 Models sometimes double-encode a structured argument (`"nodes": "[{...}]"`), and a command-line client that
 does not know a tool's input schema (a tool its session does not list) sends every value as text. Where an
@@ -55,3 +56,22 @@ def decoded(arguments: Mapping[str, Any], structured: Mapping[str, frozenset[str
         if any(isinstance(parsed, _STRUCTURED[kind]) for kind in kinds):
             out = {**out, name: parsed}  # the caller's mapping is left as it came
     return out
+
+
+_NUMBERS = {"integer", "number"}
+
+
+def numeric_arguments(schema: Mapping[str, Any]) -> frozenset[str]:
+    """Each top-level argument that takes a number and never a boolean."""
+    found = set()
+    for name, spec in schema.get("properties", {}).items():
+        types = _types(spec)
+        if types is not None and types & _NUMBERS and "boolean" not in types:
+            found.add(name)
+    return frozenset(found)
+
+
+def boolean_for_number(arguments: Mapping[str, Any], numeric: frozenset[str]) -> str | None:
+    """The first numeric argument given true or false (JSON Schema's booleans are no numbers; pydantic's lax ints
+    and floats would take them as 1 and 0), or None."""
+    return next((name for name in numeric if isinstance(arguments.get(name), bool)), None)

@@ -33,7 +33,7 @@ from write_gate.access.agents import FULL, Agent, Grant, LiveAgents
 from write_gate.access.tool_selection import ToolSelection
 from write_gate.core.formula import method_schema
 from write_gate.core.idempotency import KEY_ARGUMENT
-from write_gate.core.json_arguments import decoded
+from write_gate.core.json_arguments import boolean_for_number, decoded
 from write_gate.core.mesh_errors import mesh_rejection
 from write_gate.core.model import ErrorCode, GateRejection, Rejected, validation_problems
 from write_gate.core.quarantine import rejected_calls
@@ -74,7 +74,7 @@ from write_gate.surface.profiles import PROFILES
 from write_gate.surface.session_toolsets import SessionToolsets, ToolsetLists
 from write_gate.surface.space_argument import take_space, with_space
 from write_gate.surface.sse_events import EventLog, ResumableSessionManager
-from write_gate.surface.tool_schemas import structured_inputs
+from write_gate.surface.tool_schemas import numeric_inputs, structured_inputs
 from write_gate.surface.tool_spec import Call, Services, ToolSpec
 from write_gate.surface.typed_tool_specs import typed_specs
 from write_gate.surface.write_guard import REPLAYED_META, WriteGuard
@@ -151,6 +151,8 @@ async def call(
     """Validate, run, and turn every outcome into a result: the server never answers with a crash."""
     try:
         arguments = decoded(arguments or {}, structured_inputs(spec.input_model))  # JSON text read, where due
+        if (name := boolean_for_number(arguments, numeric_inputs(spec.input_model))) is not None:
+            raise GateRejection(ErrorCode.INVALID_INPUT, f"{name} takes a number, not true or false", field=name)
         check_storable(arguments)  # first: what follows encodes the arguments
         check_size(arguments, settings)
         request = spec.input_model.model_validate(arguments)

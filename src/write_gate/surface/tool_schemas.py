@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from write_gate.core.json_arguments import structured_arguments
+from write_gate.core.json_arguments import numeric_arguments, structured_arguments
 from write_gate.core.model import Rejected
 
 Schema = dict[str, Any]
@@ -43,6 +43,12 @@ def input_schema(model: type[BaseModel], description_depth: int | None = None) -
 def structured_inputs(model: type[BaseModel]) -> dict[str, frozenset[str]]:
     """The arguments a call may give as JSON text (core.json_arguments), once per tool."""
     return structured_arguments(input_schema(model))
+
+
+@cache
+def numeric_inputs(model: type[BaseModel]) -> frozenset[str]:
+    """The arguments that take a number and never true or false (core.json_arguments), once per tool."""
+    return numeric_arguments(input_schema(model))
 
 
 @cache

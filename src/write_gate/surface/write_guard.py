@@ -19,6 +19,7 @@ import mcp_types as types
 from write_gate.core.change_feed import UNKNOWN_OUTCOMES
 from write_gate.core.idempotency import KEY_ARGUMENT, MAX_KEY_LENGTH, Disposal, Window, dispose, scope
 from write_gate.core.model import ErrorCode, GateRejection
+from write_gate.core.values import check_storable
 from write_gate.engines import GraphBackend, traced_writes
 from write_gate.services.idempotency import Claim, IdempotencyRecords, Stored
 from write_gate.services.late_writes import LateWrites
@@ -49,6 +50,7 @@ def _key(arguments: dict[str, Any]) -> str | None:
             f"idempotency_key must be a string of 1 to {MAX_KEY_LENGTH} characters",
             field=KEY_ARGUMENT,
         )
+    check_storable(key, KEY_ARGUMENT)  # taken off before the call's own check: held to it here
     return key
 
 
