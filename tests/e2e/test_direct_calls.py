@@ -137,3 +137,21 @@ def test_a_cancelled_call_stops_and_is_answered_request_cancelled(gates: dict[st
         answered = answer_of(http.post(f"{gate.url}/mcp", json=after, headers=headers(session)))
     assert cancelled == {"jsonrpc": "2.0", "id": 1, "error": {"code": -32800, "message": "Request cancelled"}}
     assert "result" in answered
+
+
+def test_a_lone_surrogate_in_a_tool_call_is_the_tools_rejection_in_either_mode(gates: dict[str, Gate]) -> None:
+    """As over stdio (test_stdio_protocol): INVALID_INPUT from the tool, naming the argument, not a protocol error."""
+    body = (
+        b'{"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": "search_nodes", '
+        b'"arguments": {"query": "Sur\\udc00x"}}}'
+    )
+    answers = {}
+    with httpx.Client(timeout=30) as http:
+        for mode, gate in gates.items():
+            session, _ = open_session(http, gate.url, OLD)
+            sent = {**headers(session), "Content-Type": "application/json"}
+            answers[mode] = answer_of(http.post(f"{gate.url}/mcp", content=body, headers=sent))
+    assert answers["json"] == answers["sse"]
+    rejection = answers["json"]["result"]["structuredContent"]
+    assert answers["json"]["result"]["isError"] is True
+    assert (rejection["error_code"], rejection["details"]["field"]) == ("INVALID_INPUT", "query"), rejection

@@ -45,12 +45,6 @@ MALFORMED = {
         INVALID_PARAMS,
         3,
     ),
-    "a lone surrogate in a tool call": (
-        b'{"jsonrpc": "2.0", "id": "sur", "method": "tools/call", "params": {"name": "search_nodes", '
-        b'"arguments": {"query": "Sur\\udc00x"}}}',
-        INVALID_PARAMS,
-        "sur",
-    ),
     "an integer of 4,400 digits": (
         b'{"jsonrpc": "2.0", "id": 4, "method": "ping", "params": {"n": ' + b"9" * 4400 + b"}}",
         PARSE_ERROR,
@@ -64,6 +58,19 @@ MALFORMED = {
     "a batch": (b'[{"jsonrpc": "2.0", "id": 9, "method": "ping"}]', INVALID_REQUEST, None),
     "a bare number": (b"42", INVALID_REQUEST, None),
 }
+
+
+def test_a_lone_surrogate_in_a_tool_call_is_the_tools_structured_rejection(server: RawStdio) -> None:
+    """errors.md: a lone surrogate, as a NUL, is INVALID_INPUT anywhere in a call, as the tool's own rejection
+    (a JavaScript client that cut an emoji in half sends one); the pair beside it is text."""
+    server.send(
+        b'{"jsonrpc": "2.0", "id": "sur", "method": "tools/call", "params": {"name": "search_nodes", '
+        b'"arguments": {"query": "Sur\\udc00x \\ud83d\\ude00"}}}'
+    )
+    answer = server.answer()
+    assert answer["id"] == "sur" and answer["result"]["isError"] is True, answer
+    rejection = answer["result"]["structuredContent"]
+    assert (rejection["error_code"], rejection["details"]["field"]) == ("INVALID_INPUT", "query"), rejection
 
 
 @pytest.mark.parametrize("case", MALFORMED)

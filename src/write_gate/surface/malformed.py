@@ -3,7 +3,8 @@
 What is not JSON is a parse error (-32700, id null); JSON that is not a message is an invalid request
 (-32600, with its id when one can be read). JSON the SDK's parser refuses but Python's reads (a lone surrogate's
 escape, which is valid JSON but no Unicode text; nesting past the parser's depth) is answered with its id where one
-can be read, so the client's request is answered rather than left waiting. Over stdio each line goes through
+can be read, so the client's request is answered rather than left waiting; a lone surrogate in a `tools/call` is
+made a NUL first (`readable`), so the tool refuses it as its own INVALID_INPUT, as errors.md has it. Over stdio each line goes through
 `triage`; over HTTP `AnswerMalformedPosts` does the same for each POST body, so both transports answer alike
 (the SDK's HTTP transport says -32602 for an invalid request, and takes `{"id": true, ...}` for a notification).
 """
@@ -89,6 +90,39 @@ def _is_unicode(raw: Any) -> bool:
     return True
 
 
+def readable(line: str) -> str:
+    """The line, with each lone surrogate in a `tools/call` request's strings made a NUL: the SDK's parser takes
+    that, and the call path refuses it as it refuses a NUL (INVALID_INPUT, a tool's structured rejection, naming
+    where it is), as errors.md has it for either character. Any other line comes back as it came. Pure."""
+    if "\\ud" not in line.lower():  # a lone surrogate reaches valid UTF-8 only as an escape
+        return line
+    try:
+        raw = json.loads(line)
+    except (ValueError, RecursionError):
+        return line
+    if not isinstance(raw, dict) or raw.get("method") != "tools/call" or _is_unicode(raw):
+        return line
+    return json.dumps(_surrogates_as_nul(raw), ensure_ascii=False)
+
+
+def _surrogates_as_nul(value: Any) -> Any:
+    if isinstance(value, str):
+        return "".join("\x00" if "\ud800" <= c <= "\udfff" else c for c in value) if not _text(value) else value
+    if isinstance(value, dict):
+        return {_surrogates_as_nul(k): _surrogates_as_nul(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_surrogates_as_nul(v) for v in value]
+    return value
+
+
+def _text(value: str) -> bool:
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def triage(line: str) -> types.JSONRPCError | None:
     """None for a line that is a JSON-RPC message; otherwise the error to answer it with. Pure."""
     return read_line(line)[1]
@@ -120,7 +154,11 @@ class AnswerMalformedPosts:
                 break
         if complete and size <= self.max_body:
             body = b"".join(m.get("body", b"") for m in received)
-            error = triage(body.decode("utf-8", errors="replace"))
+            text = body.decode("utf-8", errors="replace")
+            if (rewritten := readable(text)) is not text:  # lone surrogates in a tools/call: the call refuses them
+                received = [{"type": "http.request", "body": rewritten.encode(), "more_body": False}]
+                text = rewritten
+            error = triage(text)
             if error is not None:
                 await _answer(send, error)
                 return

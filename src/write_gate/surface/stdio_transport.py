@@ -19,7 +19,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
 from write_gate.surface.answers_owed import AnswersOwed, CountedAnswers
-from write_gate.surface.malformed import read_line
+from write_gate.surface.malformed import read_line, readable
 from write_gate.surface.stdio_pipes import pipe_lines, pipe_stdout
 
 
@@ -45,6 +45,7 @@ class _AnsweredLines:
         async for line in self._source:
             if not line.strip():
                 continue  # an empty line carries no message, so there is nothing to answer
+            line = readable(line)  # lone surrogates in a tools/call: the call refuses them (malformed.readable)
             message, error = read_line(line)
             if message is not None:
                 self._owed.read(message)
