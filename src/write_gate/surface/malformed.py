@@ -4,9 +4,10 @@ What is not JSON is a parse error (-32700, id null); JSON that is not a message 
 (-32600, with its id when one can be read). JSON the SDK's parser refuses but Python's reads (a lone surrogate's
 escape, which is valid JSON but no Unicode text; nesting past the parser's depth) is answered with its id where one
 can be read, so the client's request is answered rather than left waiting; a lone surrogate in a `tools/call` is
-made a NUL first (`readable`), so the tool refuses it as its own INVALID_INPUT, as errors.md has it. Over stdio each line goes through
-`triage`; over HTTP `AnswerMalformedPosts` does the same for each POST body, so both transports answer alike
-(the SDK's HTTP transport says -32602 for an invalid request, and takes `{"id": true, ...}` for a notification).
+made a NUL first (`readable`), so the tool refuses it as its own INVALID_INPUT, as errors.md has it. Over stdio
+each line goes through `triage`; over HTTP `AnswerMalformedPosts` does the same for each POST body, so both
+transports answer alike (the SDK's HTTP transport says -32602 for an invalid request, and takes `{"id": true,
+...}` for a notification).
 """
 
 import json
