@@ -186,8 +186,11 @@ async def test_changes_since_pages_filters_and_holds_back_changes_inside_the_hor
         assert bad["error_code"] == "INVALID_INPUT"
         # The right shape at a place no record has (an audit's forged cursors): answered an empty page with itself
         # as the next cursor, so a follower that took one waited for ever. Refused.
-        for forged in ({"s": "x", "o": 0}, {"s": "9999-99-99", "o": 0}, {"s": update["at"], "o": -5}):
-            cursor = encode_cursor("changes", **forged, c="")
+        # A NUL in a forged cursor's text reached the engine (INTERNAL_ERROR): refused before any statement.
+        forgeries = [{"s": "x", "o": 0}, {"s": "9999-99-99", "o": 0}, {"s": update["at"], "o": -5}]
+        forgeries += [{"s": update["at"], "o": 0, "c": "x\x00"}, {"s": update["at"], "o": 0, "c": "\ud800"}]
+        for forged in forgeries:
+            cursor = encode_cursor("changes", **{"c": "", **forged})
             refused = await rejected(client, "changes_since", {"cursor": cursor})
             assert refused["error_code"] == "INVALID_INPUT", forged
         from_update = encode_cursor("changes", s=update["at"], o=0, c="")  # a real place is still a place

@@ -156,6 +156,8 @@ ENGINE_AWAY_CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("get_children", {"entityName": "Ada"}),
     ("archive_entities", {"tags": ["x"], "dryRun": True}),
     ("get_graph_stats", {}),
+    # A batch the engine failed item by item answered done, written 0: a client reading isError saw success.
+    ("write_nodes", {"items": [PERSON, {**PERSON, "merge_keys": {"name": "Bo"}}]}),
     ("list_saved_searches", {}),
     ("save_search", {"name": "s", "query": "ada"}),
     ("export_graph", {"format": "json"}),

@@ -9,6 +9,7 @@ from mcp import Client
 from tests.conftest import open_client
 from write_gate.core.cypher.statement import Statement
 from write_gate.engines import GraphBackend
+from write_gate.services.reads import encode_cursor
 from write_gate.serving.config import Settings
 
 pytestmark = [pytest.mark.anyio, pytest.mark.every_tier]
@@ -246,9 +247,13 @@ async def test_search_finds_text_in_lists_and_the_relations_of_matches_come_alon
 
 
 async def test_a_cursor_from_elsewhere_is_invalid_input(client: Client) -> None:
-    for cursor in ["garbage", "eyJrIjogInNlYXJjaCIsICJhZnRlciI6IDF9"]:  # the second is a search cursor
+    # The second is a search cursor; then positions no engine holds (past 64 bits, text with a NUL), which answered
+    # an empty page as if the walk were over.
+    forged = [encode_cursor("read", l="Person", a=2**70), encode_cursor("read", l="Person\x00", a=0)]
+    forged += [encode_cursor("read", l="Person", a="x\x00")]
+    for cursor in ["garbage", "eyJrIjogInNlYXJjaCIsICJhZnRlciI6IDF9", *forged]:
         result = await client.call_tool("read_graph", {"cursor": cursor})
-        assert result.is_error and result.structured_content["error_code"] == "INVALID_INPUT"
+        assert result.is_error and result.structured_content["error_code"] == "INVALID_INPUT", cursor
 
 
 async def test_query_text_is_a_parameter(client: Client, graph: GraphBackend) -> None:

@@ -145,8 +145,18 @@ def _waves[T](rows: list[T], identity: Callable[[T], Any]) -> list[list[T]]:
 
 
 def _summary(gate: Gate, outcomes: list[ItemOutcome | None]) -> BatchWritten:
+    """The batch's answer; a rejection of the whole call where the engine failed every item (a client that reads
+    only isError must not take that for a batch written)."""
     items = [o for o in outcomes if o is not None]
     written = sum(o.status == "written" for o in items)
+    if items and all(o.error_code is ErrorCode.BACKEND_UNAVAILABLE for o in items):
+        unknown = any((o.details or {}).get("applied") == "unknown" for o in items)
+        raise GateRejection(
+            ErrorCode.BACKEND_UNAVAILABLE,
+            "the graph engine failed every item: nothing was written" + (" that is known" if unknown else ""),
+            applied="unknown" if unknown else False,
+            items=[o.model_dump(mode="json", exclude_none=True) for o in items],
+        )
     return BatchWritten(written=written, rejected=len(items) - written, write_gate_version=gate.version, items=items)
 
 

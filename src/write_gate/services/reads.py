@@ -230,15 +230,23 @@ def encode_cursor(kind: str, **position: Any) -> str:
     return base64.urlsafe_b64encode(json.dumps({"k": kind, **position}).encode()).decode().rstrip("=")
 
 
+def _holds(value: Any, kind: type) -> bool:
+    """A cursor's field as this server writes one: of its type (never a boolean for a number), an integer within the
+    engines' 64 bits, text an engine stores (a forged cursor's NUL reached the engine as an INTERNAL_ERROR)."""
+    if not isinstance(value, kind) or isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return -(2**63) <= value < 2**63
+    return not isinstance(value, str) or not unstorable(value)
+
+
 def decode_cursor(cursor: str | None, kind: str, **shape: type) -> dict[str, Any] | None:
     """The position a cursor holds, checked field by field against `shape`; None for no cursor."""
     if cursor is None:
         return None
     try:
         data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        if data["k"] == kind and all(
-            isinstance(data[name], kind_) and not isinstance(data[name], bool) for name, kind_ in shape.items()
-        ):
+        if data["k"] == kind and all(_holds(data[name], kind_) for name, kind_ in shape.items()):
             return data
     except (ValueError, TypeError, KeyError, binascii.Error):
         pass
