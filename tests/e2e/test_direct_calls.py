@@ -25,20 +25,29 @@ OLD = "2025-06-18"
 PERSON = {"label": "Person", "source": "direct", "extraction_method": "manual"}
 
 
-@pytest.fixture(scope="module")
-def gates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Gate]]:
+def started(tmp_path_factory: pytest.TempPathFactory, modes: tuple[str, ...], *args: str) -> Iterator[dict[str, Gate]]:
     running: dict[str, Gate] = {}
     with contextlib.ExitStack() as stack:
-        for mode in ("sse", "json"):
+        for mode in modes:
             tmp = tmp_path_factory.mktemp(f"direct-{mode}")
             settings = Settings(
                 backend=BackendKind.EMBEDDED, data_dir=tmp / "data", embedded_fsync="everysec", query_timeout_seconds=30
             )
-            gate = http_gate(
-                settings, tmp / "gate.log", "--no-auth", "--http-response", mode, WRITE_GATE_LOG_LEVEL="DEBUG"
+            serve = ("--no-auth", "--http-response", mode, *args)
+            running[mode] = stack.enter_context(
+                http_gate(settings, tmp / "gate.log", *serve, WRITE_GATE_LOG_LEVEL="DEBUG")
             )
-            running[mode] = stack.enter_context(gate)
         yield running
+
+
+@pytest.fixture(scope="module")
+def gates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Gate]]:
+    yield from started(tmp_path_factory, ("sse", "json"))
+
+
+@pytest.fixture(scope="module")
+def stateless_gates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Gate]]:
+    yield from started(tmp_path_factory, ("sse", "json"), "--stateless")
 
 
 def headers(session: str) -> dict[str, str]:
@@ -84,6 +93,18 @@ def test_json_answers_are_the_sdk_paths_call_for_call(gates: dict[str, Gate]) ->
     log = gates["json"].log.read_text()
     assert "its tools/call answered in their POSTs' tasks" in log  # the direct path was the one taken
     assert "its tools/call answered in their POSTs' tasks" not in gates["sse"].log.read_text()
+
+
+def test_stateless_json_answers_are_the_sdk_paths_call_for_call(stateless_gates: dict[str, Gate]) -> None:
+    """`--stateless`: no session, every request on its own; the JSON gate runs a tools/call without the server task
+    the SDK's stateless path starts for each request."""
+    answers: dict[str, list[Any]] = {}
+    sent = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": OLD}
+    with httpx.Client(timeout=30) as http:
+        for mode, gate in stateless_gates.items():
+            answers[mode] = [answer_of(http.post(f"{gate.url}/mcp", json=body, headers=sent)) for body in SCRIPT]
+    assert answers["json"] == answers["sse"]
+    assert "a stateless tools/call answered without a server task" in stateless_gates["json"].log.read_text()
 
 
 def test_a_call_before_the_handshake_ends_is_answered_as_the_sdk_answers_it(gates: dict[str, Gate]) -> None:

@@ -46,9 +46,10 @@ def replicas(tmp: Path, *serve_args: str) -> Iterator[tuple[Settings, str, list[
         yield settings, token, gates
 
 
-@pytest.fixture
-def stateless(tmp_path: Path) -> Iterator[tuple[Settings, str, list[Gate]]]:
-    yield from replicas(tmp_path, "--stateless")
+@pytest.fixture(params=["sse", "json"])
+def stateless(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Settings, str, list[Gate]]]:
+    # With JSON answers a stateless tools/call runs without a server task of its own (surface/direct_calls.py).
+    yield from replicas(tmp_path, "--stateless", "--http-response", request.param)
 
 
 async def test_two_stateless_replicas_behind_round_robin_answer_every_call(

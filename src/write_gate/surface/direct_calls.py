@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+from mcp.server.connection import Connection
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.runner import ServerRunner
@@ -44,7 +45,7 @@ from mcp.shared.transport_context import TransportContext
 from mcp_types import ErrorData
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 logger = logging.getLogger(__name__)
 
@@ -164,6 +165,44 @@ class DirectCallTransport(StreamableHTTPServerTransport):
             answer.pop("result", None)
             answer["error"] = {"code": REQUEST_CANCELLED, "message": "Request cancelled"}
         return answer
+
+
+async def stateless_call(
+    app: Server[Any],
+    lifespan_state: Any,
+    security: Any,
+    protocol_version: str,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+) -> Receive | None:
+    """A stateless POST (`--stateless`, JSON answers) answered here when it is a plain `tools/call`: None. Else the
+    `receive` to hand the SDK's path, which gives back what was read. The SDK's stateless path starts a transport, a
+    dispatcher and a server task for each request; here the call runs on a born-ready connection, as that path's
+    is, through the same kernel and the transport's own checks (its security settings included)."""
+    received: list[Message] = []
+    while True:
+        message = await receive()
+        received.append(message)
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            break
+    queued = list(received)
+
+    async def replay() -> Message:
+        return queued.pop(0) if queued else await receive()
+
+    body = b"".join(m.get("body", b"") for m in received)
+    transport = DirectCallTransport.adopt(
+        StreamableHTTPServerTransport(
+            mcp_session_id=None, is_json_response_enabled=True, event_store=None, security_settings=security
+        )
+    )
+    transport.runner = ServerRunner(app, Connection.from_envelope(protocol_version, None, None), lifespan_state)
+    if received[-1]["type"] != "http.request" or not transport._direct(Request(scope)) or _tools_call(body) is None:
+        return replay
+    logger.debug("a stateless tools/call answered without a server task of its own")
+    await transport.handle_request(scope, replay, send)
+    return None
 
 
 class DirectRoutes:

@@ -14,9 +14,9 @@ from typing import Any
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http import GET_STREAM_KEY, EventCallback, EventId, EventMessage, EventStore, StreamId
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp_types import JSONRPCMessage
+from mcp_types import DEFAULT_NEGOTIATED_VERSION, JSONRPCMessage
 
-from write_gate.surface.direct_calls import DirectCallTransport
+from write_gate.surface.direct_calls import DirectCallTransport, stateless_call
 
 # Enough for a few long calls' worth of progress and results per session; the oldest go first.
 MAX_EVENTS = 2_000
@@ -109,3 +109,16 @@ class ResumableSessionManager(StreamableHTTPSessionManager):
         transport = super()._admit_session(requestor)
         # With JSON answers, a session's tools/call is answered in its POST's task (surface/direct_calls.py).
         return DirectCallTransport.adopt(transport) if transport is not None and self.json_response else transport
+
+    async def _handle_stateless_request(
+        self, protocol_version_hint: str | None, scope: Any, receive: Any, send: Any
+    ) -> None:
+        # With JSON answers, a plain tools/call is answered without a server task of its own (direct_calls.py).
+        if self.json_response and scope["method"] == "POST":
+            version = protocol_version_hint or DEFAULT_NEGOTIATED_VERSION
+            receive = await stateless_call(
+                self.app, self._lifespan_state, self.security_settings, version, scope, receive, send
+            )
+            if receive is None:
+                return
+        await super()._handle_stateless_request(protocol_version_hint, scope, receive, send)
