@@ -172,7 +172,8 @@ async def test_an_embedded_engine_that_answers_nothing_is_killed_and_started_aga
 ) -> None:
     """A wedged engine (FalkorDB can deadlock its main thread: it listens, and answers nothing, not even
     "loading"), stood in for by a stopped process: the gate kills it after a third of its start timeout and
-    starts it again from its files; the write that met it answers BACKEND_UNAVAILABLE, the next ones go on."""
+    starts it again from its files; the write that met it answers BACKEND_UNAVAILABLE at its timeout, the next ones
+    wait for the new engine and go on."""
     settings = Settings(
         backend=BackendKind.EMBEDDED, data_dir=tmp_path, query_timeout_seconds=2, embedded_start_timeout_seconds=9
     )
@@ -188,6 +189,9 @@ async def test_an_embedded_engine_that_answers_nothing_is_killed_and_started_aga
         try:
             met = await client.call_tool("write_node", person(20))
             assert met.is_error and met.structured_content["error_code"] == "BACKEND_UNAVAILABLE"
+            # Answered at its timeout, before the engine is killed and started again (a third of the start
+            # timeout on): the client is not held for the restart, which the next write waits for.
+            assert server.services.gate.backend.engine.pid == wedged
             for i in range(21, 30):
                 result = await client.call_tool("write_node", person(i))
                 assert not result.is_error, result.structured_content

@@ -10,6 +10,7 @@
   never opened empty or short. Every gate keeps the record of acknowledged sizes that this check reads.
 """
 
+import asyncio
 import contextlib
 import logging
 import os
@@ -253,6 +254,12 @@ def _works_in(pid: int, root: Path) -> bool:
         return False
 
 
+def _settled(task: "asyncio.Task[bool]") -> None:
+    """A recovery begun beside a write's answer: its failure is logged, never left unretrieved."""
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        logger.warning("the embedded engine could not be recovered: %s", exc)
+
+
 class EmbeddedBackend(FalkorDBBackend):
     """The gate's engine: if it dies (a crash, a SIGKILL), the next call of any gate on the folder starts it
     again through the engine lock (exactly one engine) from its append-only file, and carries on: a read is then
@@ -265,6 +272,7 @@ class EmbeddedBackend(FalkorDBBackend):
         super().__init__(f"unix://{engine.socket_path}", graph, timeout_seconds, read_timeout_seconds)
         self.engine = engine
         self._restarting = anyio.Lock()
+        self._recovering: asyncio.Task[bool] | None = None  # a recovery begun after a write, held while it runs
         self._generation = 0  # how many times this gate has found a new engine behind its socket
 
     async def _run(self, statement: Statement, read_only: bool) -> list[Row]:
@@ -273,11 +281,21 @@ class EmbeddedBackend(FalkorDBBackend):
         it), and even one that surely did not carries the stamp of when it was decided, which the change feed
         trusts to be at most its settle window old when it commits (core/change_feed.py). Its call answers
         BACKEND_UNAVAILABLE (saying whether it may have been applied), and the engine is started for the next."""
+        if self._recovering is not None and not self._recovering.done():
+            # An engine is being found or started again after a write met it gone: this statement waits for that
+            # (shielded: a statement cancelled meanwhile leaves the recovery running).
+            await asyncio.shield(self._recovering)
         generation = self._generation
         try:
             return await super()._run(statement, read_only)
         except BackendUnavailable:
-            if not await self._recover(generation) or not read_only:
+            if not read_only:
+                # Answered now, not once a wedged engine has been killed and started again (20 s and more): the
+                # engine is recovered beside the answer, and the next statement waits for that.
+                self._recovering = asyncio.get_running_loop().create_task(self._recover(generation))
+                self._recovering.add_done_callback(_settled)
+                raise
+            if not await self._recover(generation):
                 raise
             return await super()._run(statement, read_only)
 
@@ -336,5 +354,8 @@ class EmbeddedBackend(FalkorDBBackend):
         return cls(engine, graph, timeout_seconds, read_timeout_seconds)
 
     async def close(self) -> None:
+        if self._recovering is not None and not self._recovering.done():
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._recovering)  # a restart under way ends before the engine is left
         await super().close()
         await anyio.to_thread.run_sync(self.engine.leave)
