@@ -211,15 +211,7 @@ async def test_a_configuration_carried_over_is_told_where_its_memory_file_went(
     memory_file = tmp_path / "memory.jsonl"
     memory_file.write_text(json.dumps({"type": "entity", "name": "Ada", "entityType": "person", "observations": ["x"]}))
     env = {**settings_env(settings), "MEMORY_FILE_PATH": str(memory_file)}
-    served = subprocess.run(
-        write_gate_argv("serve", "--profile", "memory"),
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-    )
-    assert served.returncode == 0, served.stderr
-    command = served.stderr.split("To bring its contents over once: ", 1)[1].split("\n", 1)[0]
+    command = served_at_once(env).split("To bring its contents over once: ", 1)[1].split("\n", 1)[0]
     assert command == f"write-gate import {memory_file}"
     imported = run_write_gate(*command.split()[1:], env=settings_env(settings))
     assert imported.returncode == 0, imported.stderr
@@ -264,6 +256,20 @@ async def test_a_client_configured_as_for_the_official_server_gets_one_graph_per
         }
 
 
+def served_at_once(env: dict[str, str]) -> str:
+    """`serve --profile memory` with its stdin closed: it starts, finds no client and ends; what it said at start."""
+    served = subprocess.run(
+        write_gate_argv("serve", "--profile", "memory"),
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert served.returncode == 0, served.stderr
+    return served.stderr
+
+
 @pytest.mark.one_tier
 async def test_a_memory_file_with_lines_the_gate_refuses_is_served_and_what_it_left_out_is_listed(
     settings: Settings, tmp_path: Path
@@ -286,16 +292,7 @@ async def test_a_memory_file_with_lines_the_gate_refuses_is_served_and_what_it_l
     folder = tmp_path / "memory.jsonl.write-gate"
 
     def start() -> str:
-        served = subprocess.run(
-            write_gate_argv("serve", "--profile", "memory"),
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert served.returncode == 0, served.stderr
-        return served.stderr
+        return served_at_once(env)
 
     for _ in range(2):  # the first start imports, the second finds the folder: both say the same
         told = start()

@@ -109,7 +109,10 @@ def _result(
 
 
 def _invalid_arguments(exc: ValidationError) -> Rejected:
-    problems = validation_problems(exc, "(arguments)")
+    return _schema_mismatch(validation_problems(exc, "(arguments)"))
+
+
+def _schema_mismatch(problems: list[dict[str, Any]]) -> Rejected:
     return Rejected(
         error_code=ErrorCode.INVALID_INPUT,
         message="the arguments do not match the tool's input schema",
@@ -152,7 +155,8 @@ async def call(
     try:
         arguments = decoded(arguments or {}, structured_inputs(spec.input_model))  # JSON text read, where due
         if (name := boolean_for_number(arguments, numeric_inputs(spec.input_model))) is not None:
-            raise GateRejection(ErrorCode.INVALID_INPUT, f"{name} takes a number, not true or false", field=name)
+            problem = {"field": name, "problem": "Input should be a number, not true or false"}
+            return _result(_schema_mismatch([problem]), is_error=True)
         check_storable(arguments)  # first: what follows encodes the arguments
         check_size(arguments, settings)
         request = spec.input_model.model_validate(arguments)
