@@ -99,19 +99,22 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Serve
         if profile in ("gate", "mesh"):
             rpg = str(bundled("schemas") / "examples" / "rpg")
             subprocess.run(write_gate_argv("schema", "load", rpg), env=env, check=True, capture_output=True, timeout=60)
-        port, log = _free_port(), tmp / f"{profile}.log"
-        http_env = env | {"WRITE_GATE_PORT": str(port), "WRITE_GATE_AGENTS_FILE": str(agents.path)}
-        with log.open("wb") as log_file:
-            process = subprocess.Popen(
-                write_gate_argv("serve", "--transport", "http", "--profile", profile),
-                env=http_env,
-                stdout=subprocess.DEVNULL,
-                stderr=log_file,
-            )
-        processes.append(process)
-        url = f"http://127.0.0.1:{port}"
-        _wait_healthy(url, process, log)
-        result[profile] = Served(write_gate_argv("serve", "--profile", profile), env, f"{url}/mcp", token)
+        # The gate profile also answering in JSON (`--http-response json`), whose calls take their own path
+        # (surface/direct_calls.py): every client meets it there too.
+        for name, answers in ((profile, "sse"), *((("gate-json", "json"),) if profile == "gate" else ())):
+            port, log = _free_port(), tmp / f"{name}.log"
+            http_env = env | {"WRITE_GATE_PORT": str(port), "WRITE_GATE_AGENTS_FILE": str(agents.path)}
+            with log.open("wb") as log_file:
+                process = subprocess.Popen(
+                    write_gate_argv("serve", "--transport", "http", "--profile", profile, "--http-response", answers),
+                    env=http_env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=log_file,
+                )
+            processes.append(process)
+            url = f"http://127.0.0.1:{port}"
+            _wait_healthy(url, process, log)
+            result[name] = Served(write_gate_argv("serve", "--profile", profile), env, f"{url}/mcp", token)
     yield result
     for process in processes:
         process.terminate()

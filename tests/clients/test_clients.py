@@ -19,13 +19,18 @@ pytestmark = pytest.mark.clients
 CLIENTS = ("python-sdk-current", "python-sdk-1.x", "ts-sdk-v1", "ts-sdk-v2")
 
 
-@pytest.mark.parametrize("profile", ["gate", "memory", "mesh"])
-@pytest.mark.parametrize("transport", ["stdio", "http"])
+# JSON answers (`--http-response json`, surface/direct_calls.py) on the gate profile: the other profiles' calls take
+# the same path.
+WAYS = [(t, p) for p in ("gate", "memory", "mesh") for t in ("stdio", "http")] + [("http-json", "gate")]
+
+
+@pytest.mark.parametrize(("transport", "profile"), WAYS)
 @pytest.mark.parametrize("client", CLIENTS)
 def test_client_receives_what_the_gate_answers(
     client: str, transport: str, profile: str, served: dict[str, Served], tmp_path: Path
 ) -> None:
-    config = served[profile].config(transport, [call.wire() for call in SCENARIOS[profile]])
+    server = served["gate-json" if transport == "http-json" else profile]
+    config = server.config(transport.removesuffix("-json"), [call.wire() for call in SCENARIOS[profile]])
     if client == "python-sdk-current":
         import anyio
 
