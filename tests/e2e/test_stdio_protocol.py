@@ -34,10 +34,16 @@ MALFORMED = {
         PARSE_ERROR,
         2,
     ),
+    # Too deep for Python's too: its id read without descending (the client's request is answered, not left waiting).
     "JSON nested 3,000 deep": (
         f'{{"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {{"a": {nested(3000)}}}}}'.encode(),
         PARSE_ERROR,
-        None,
+        2,
+    ),
+    "JSON nested 3,000 deep, its id after": (
+        f'{{"jsonrpc": "2.0", "params": {{"id": 9, "a": {nested(3000)}}}, "id": "deep", "method": "ping"}}'.encode(),
+        PARSE_ERROR,
+        "deep",
     ),
     # Valid JSON, but no Unicode text (a JavaScript client that cut an emoji in half sends it).
     "a lone surrogate": (

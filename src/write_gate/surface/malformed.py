@@ -11,6 +11,7 @@ transports answer alike (the SDK's HTTP transport says -32602 for an invalid req
 """
 
 import json
+import re
 from typing import Any
 
 import mcp_types as types
@@ -72,7 +73,9 @@ def _unparsed(line: str, parse_error: ValueError) -> types.JSONRPCError:
     """The answer to a line the SDK's parser refuses: with its id where Python's own parser reads one."""
     try:
         raw = json.loads(line)
-    except (ValueError, RecursionError):
+    except RecursionError:  # nested past Python's parser too: its id read without descending
+        return _error(_shallow_id(line), PARSE_ERROR, f"Parse error: {parse_error}")
+    except ValueError:
         return _error(None, PARSE_ERROR, f"Parse error: {parse_error}")
     if not _is_unicode(raw):
         message = (
@@ -81,6 +84,42 @@ def _unparsed(line: str, parse_error: ValueError) -> types.JSONRPCError:
         )
         return _error(_readable_id(raw), INVALID_PARAMS, message, {"error_code": ErrorCode.INVALID_INPUT.value})
     return _error(_readable_id(raw), PARSE_ERROR, f"Parse error: {parse_error}")
+
+
+_NUMBER = re.compile(r"-?\d+")
+
+
+def _shallow_id(line: str) -> str | int | None:
+    """The `id` of a top-level JSON object, read without parsing what is nested in it (a message nested past
+    every parser's depth still has its request answered, not left waiting); None where there is none to read."""
+    depth, i, end = 0, 0, len(line)
+    while i < end:
+        c = line[i]
+        if c == '"':
+            close = i + 1
+            while close < end and line[close] != '"':
+                close += 2 if line[close] == "\\" else 1
+            key, i = line[i + 1 : close], close + 1
+            rest = line[i:].lstrip()
+            if depth == 1 and key == "id" and rest[:1] == ":":
+                value = rest[1:].lstrip()
+                if value[:1] == '"':
+                    try:
+                        found = json.JSONDecoder().raw_decode(value)[0]
+                    except ValueError:
+                        return None
+                    return found if isinstance(found, str) else None
+                number = _NUMBER.match(value)
+                return (
+                    int(number.group())
+                    if number and value[number.end() : number.end() + 1] in (",", "}", " ", "")
+                    else None
+                )
+            continue
+        depth += c in "[{"
+        depth -= c in "]}"
+        i += 1
+    return None
 
 
 def _is_unicode(raw: Any) -> bool:
