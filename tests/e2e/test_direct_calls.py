@@ -162,17 +162,15 @@ def test_a_cancelled_call_stops_and_is_answered_request_cancelled(gates: dict[st
 
 def test_a_lone_surrogate_in_a_tool_call_is_the_tools_rejection_in_either_mode(gates: dict[str, Gate]) -> None:
     """As over stdio (test_stdio_protocol): INVALID_INPUT from the tool, naming the argument, not a protocol error."""
-    body = (
-        b'{"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": "search_nodes", '
-        b'"arguments": {"query": "Sur\\udc00x"}}}'
-    )
-    answers = {}
-    with httpx.Client(timeout=30) as http:
-        for mode, gate in gates.items():
-            session, _ = open_session(http, gate.url, OLD)
-            sent = {**headers(session), "Content-Type": "application/json"}
-            answers[mode] = answer_of(http.post(f"{gate.url}/mcp", content=body, headers=sent))
-    assert answers["json"] == answers["sse"]
-    rejection = answers["json"]["result"]["structuredContent"]
-    assert answers["json"]["result"]["isError"] is True
-    assert (rejection["error_code"], rejection["details"]["field"]) == ("INVALID_INPUT", "query"), rejection
+    call_with = b'{"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": "search_nodes", "arguments": '
+    for query in (b'{"query": "Sur\\udc00x"}', b'{"query": "Bad\xff\xfeUtf"}'):  # and bytes that are no UTF-8
+        answers = {}
+        with httpx.Client(timeout=30) as http:
+            for mode, gate in gates.items():
+                session, _ = open_session(http, gate.url, OLD)
+                sent = {**headers(session), "Content-Type": "application/json"}
+                answers[mode] = answer_of(http.post(f"{gate.url}/mcp", content=call_with + query + b"}}", headers=sent))
+        assert answers["json"] == answers["sse"]
+        rejection = answers["json"]["result"]["structuredContent"]
+        assert answers["json"]["result"]["isError"] is True
+        assert (rejection["error_code"], rejection["details"]["field"]) == ("INVALID_INPUT", "query"), rejection

@@ -79,6 +79,23 @@ def test_a_lone_surrogate_in_a_tool_call_is_the_tools_structured_rejection(serve
     assert (rejection["error_code"], rejection["details"]["field"]) == ("INVALID_INPUT", "query"), rejection
 
 
+def test_bytes_that_are_no_utf8_are_a_tool_calls_rejection_and_elsewhere_read_as_the_sdk_reads_them(
+    server: RawStdio,
+) -> None:
+    """A tool call is refused (INVALID_INPUT naming the argument) rather than given U+FFFD in place of what was sent
+    (the audit found a name stored so); any other message is read as the SDK reads it, each such byte U+FFFD."""
+    server.send(
+        b'{"jsonrpc": "2.0", "id": "utf", "method": "tools/call", "params": {"name": "search_nodes", '
+        b'"arguments": {"query": "Bad\xff\xfeUtf"}}}'
+    )
+    answer = server.answer()
+    assert answer["id"] == "utf" and answer["result"]["isError"] is True, answer
+    rejection = answer["result"]["structuredContent"]
+    assert (rejection["error_code"], rejection["details"]["field"]) == ("INVALID_INPUT", "query"), rejection
+    server.send(b'{"jsonrpc": "2.0", "id": "ping", "method": "ping", "params": {"_meta": {"x": "Bad\xffUtf"}}}')
+    assert server.answer() == {"jsonrpc": "2.0", "id": "ping", "result": {}}
+
+
 @pytest.mark.parametrize("case", MALFORMED)
 def test_a_malformed_line_is_answered_and_serving_goes_on(server: RawStdio, case: str) -> None:
     line, code, request_id = MALFORMED[case]

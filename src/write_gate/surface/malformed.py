@@ -133,16 +133,24 @@ def _is_unicode(raw: Any) -> bool:
 def readable(line: str) -> str:
     """The line, with each lone surrogate in a `tools/call` request's strings made a NUL: the SDK's parser takes
     that, and the call path refuses it as it refuses a NUL (INVALID_INPUT, a tool's structured rejection, naming
-    where it is), as errors.md has it for either character. Any other line comes back as it came. Pure."""
-    if "\\ud" not in line.lower():  # a lone surrogate reaches valid UTF-8 only as an escape
+    where it is), as errors.md has it for either character. A lone surrogate comes as an escape (`\\udc00`), or as
+    a byte that is no UTF-8, which the transports decode with `surrogateescape` (`decoded`): in any other message
+    such a byte is U+FFFD, as the SDK reads it. Pure."""
+    raw_bytes = not _text(line)
+    if not raw_bytes and "\\ud" not in line.lower():
         return line
     try:
         raw = json.loads(line)
     except (ValueError, RecursionError):
-        return line
+        raw = None
     if not isinstance(raw, dict) or raw.get("method") != "tools/call" or _is_unicode(raw):
-        return line
+        return line.encode("utf-8", "surrogateescape").decode("utf-8", "replace") if raw_bytes else line
     return json.dumps(_surrogates_as_nul(raw), ensure_ascii=False)
+
+
+def decoded(data: bytes) -> str:
+    """A line or body as text, a byte that is no UTF-8 kept as a lone surrogate for `readable` to judge."""
+    return data.decode("utf-8", "surrogateescape")
 
 
 def _surrogates_as_nul(value: Any) -> Any:
@@ -194,7 +202,7 @@ class AnswerMalformedPosts:
                 break
         if complete and size <= self.max_body:
             body = b"".join(m.get("body", b"") for m in received)
-            text = body.decode("utf-8", errors="replace")
+            text = decoded(body)
             if (rewritten := readable(text)) is not text:  # lone surrogates in a tools/call: the call refuses them
                 received = [{"type": "http.request", "body": rewritten.encode(), "more_body": False}]
                 text = rewritten

@@ -13,6 +13,8 @@ import stat
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 
+from write_gate.surface.malformed import decoded
+
 # No bound of our own on a line's length, as the SDK's text reader has none: the gate's max_request_bytes
 # answers an oversized call (this is only where asyncio's reader would otherwise refuse a long line).
 LINE_LIMIT = 2**31 - 1
@@ -45,15 +47,16 @@ async def _pipe_reader(fd: int) -> asyncio.StreamReader | None:
 
 
 async def pipe_lines(fd: int = 0) -> AsyncIterator[str] | None:
-    """The lines of `fd` as text (invalid UTF-8 as U+FFFD, `\\r\\n` and a lone `\\r` ending a line, as the
-    SDK's text reader reads them), or None when `fd` is not something the loop can watch."""
+    """The lines of `fd` as text (a byte that is no UTF-8 as a lone surrogate, malformed.decoded; `\\r\\n` and
+    a lone `\\r` ending a line, as the SDK's text reader reads them), or None when `fd` is not something the loop
+    can watch."""
     reader = await _pipe_reader(fd)
     return None if reader is None else _lines(reader)
 
 
 async def _lines(reader: asyncio.StreamReader) -> AsyncIterator[str]:
     while line := await reader.readline():
-        text = line.decode("utf-8", errors="replace")
+        text = decoded(line)  # a byte that is no UTF-8 as a lone surrogate: malformed.readable judges it
         if "\r" not in text:
             yield text
             continue

@@ -67,8 +67,9 @@ async def stdio_transport() -> AsyncIterator[tuple[Any, Any]]:
     source: AsyncIterable[str] | None = await pipe_lines(0)
     stdin = None
     if source is None:
-        # Invalid UTF-8 becomes U+FFFD rather than ending the transport (the SDK decodes the same way).
-        stdin = TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+        # Invalid UTF-8 is kept as lone surrogates rather than ending the transport: malformed.readable makes them
+        # a tool call's refusal, and U+FFFD elsewhere (as the SDK decodes them).
+        stdin = TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
         source = anyio.wrap_file(stdin)
     owed = AnswersOwed()
     lines = _AnsweredLines(source, owed)
