@@ -66,17 +66,23 @@ MALFORMED = {
 }
 
 
+def refused_search(server: RawStdio, request_id: str, query: bytes) -> None:
+    """A search_nodes call whose query is `query` (raw bytes inside the JSON string) answers the tool's own
+    INVALID_INPUT naming the argument."""
+    server.send(
+        b'{"jsonrpc": "2.0", "id": "%s", "method": "tools/call", "params": {"name": "search_nodes", '
+        b'"arguments": {"query": "%s"}}}' % (request_id.encode(), query)
+    )
+    answer = server.answer()
+    assert answer["id"] == request_id and answer["result"]["isError"] is True, answer
+    rejection = answer["result"]["structuredContent"]
+    assert (rejection["error_code"], rejection["details"]["field"]) == ("INVALID_INPUT", "query"), rejection
+
+
 def test_a_lone_surrogate_in_a_tool_call_is_the_tools_structured_rejection(server: RawStdio) -> None:
     """errors.md: a lone surrogate, as a NUL, is INVALID_INPUT anywhere in a call, as the tool's own rejection
     (a JavaScript client that cut an emoji in half sends one); the pair beside it is text."""
-    server.send(
-        b'{"jsonrpc": "2.0", "id": "sur", "method": "tools/call", "params": {"name": "search_nodes", '
-        b'"arguments": {"query": "Sur\\udc00x \\ud83d\\ude00"}}}'
-    )
-    answer = server.answer()
-    assert answer["id"] == "sur" and answer["result"]["isError"] is True, answer
-    rejection = answer["result"]["structuredContent"]
-    assert (rejection["error_code"], rejection["details"]["field"]) == ("INVALID_INPUT", "query"), rejection
+    refused_search(server, "sur", b"Sur\\udc00x \\ud83d\\ude00")
 
 
 def test_bytes_that_are_no_utf8_are_a_tool_calls_rejection_and_elsewhere_read_as_the_sdk_reads_them(
@@ -84,14 +90,7 @@ def test_bytes_that_are_no_utf8_are_a_tool_calls_rejection_and_elsewhere_read_as
 ) -> None:
     """A tool call is refused (INVALID_INPUT naming the argument) rather than given U+FFFD in place of what was sent
     (the audit found a name stored so); any other message is read as the SDK reads it, each such byte U+FFFD."""
-    server.send(
-        b'{"jsonrpc": "2.0", "id": "utf", "method": "tools/call", "params": {"name": "search_nodes", '
-        b'"arguments": {"query": "Bad\xff\xfeUtf"}}}'
-    )
-    answer = server.answer()
-    assert answer["id"] == "utf" and answer["result"]["isError"] is True, answer
-    rejection = answer["result"]["structuredContent"]
-    assert (rejection["error_code"], rejection["details"]["field"]) == ("INVALID_INPUT", "query"), rejection
+    refused_search(server, "utf", b"Bad\xff\xfeUtf")
     server.send(b'{"jsonrpc": "2.0", "id": "ping", "method": "ping", "params": {"_meta": {"x": "Bad\xffUtf"}}}')
     assert server.answer() == {"jsonrpc": "2.0", "id": "ping", "result": {}}
 
