@@ -192,13 +192,15 @@ async def stateless_call(
         return queued.pop(0) if queued else await receive()
 
     body = b"".join(m.get("body", b"") for m in received)
+    if received[-1]["type"] != "http.request" or _tools_call(body) is None:
+        return replay  # nothing built for a message the SDK's path takes
     transport = DirectCallTransport.adopt(
         StreamableHTTPServerTransport(
             mcp_session_id=None, is_json_response_enabled=True, event_store=None, security_settings=security
         )
     )
     transport.runner = ServerRunner(app, Connection.from_envelope(protocol_version, None, None), lifespan_state)
-    if received[-1]["type"] != "http.request" or not transport._direct(Request(scope)) or _tools_call(body) is None:
+    if not transport._direct(Request(scope)):
         return replay
     logger.debug("a stateless tools/call answered without a server task of its own")
     await transport.handle_request(scope, replay, send)

@@ -136,8 +136,10 @@ def readable(line: str) -> str:
     where it is), as errors.md has it for either character. A lone surrogate comes as an escape (`\\udc00`), or as
     a byte that is no UTF-8, which the transports decode with `surrogateescape` (`decoded`): in any other message
     such a byte is U+FFFD, as the SDK reads it. Pure."""
-    raw_bytes = not _text(line)
-    if not raw_bytes and "\\ud" not in line.lower():
+    # Cheap first, on every message: an ASCII line holds no raw surrogate (isascii reads a flag), and an escape's
+    # case is one of two spellings, found without a lowered copy of the line.
+    raw_bytes = not line.isascii() and not _text(line)
+    if not raw_bytes and "\\ud" not in line and "\\uD" not in line:
         return line
     try:
         raw = json.loads(line)
