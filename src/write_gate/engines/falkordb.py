@@ -1,5 +1,6 @@
-"""FalkorDB, external (`FALKORDB_URL`) or the embedded server's socket, through falkordb's async client (built by
-`falkordb_client`: no send is ever repeated by the client, and each says whether it reached the engine)."""
+"""FalkorDB, external (`FALKORDB_URL`) or the embedded server's socket: statements over the gate's own connections
+(`resp_pool`: no send is ever repeated, and each says whether it reached the engine), DDL, plans and replies holding
+nodes through falkordb's async client (built by `falkordb_client`, which repeats nothing either)."""
 
 import functools
 import logging
@@ -26,9 +27,10 @@ from write_gate.engines.base import (
     read_answered,
     write_reached,
 )
-from write_gate.engines.falkordb_client import done_sending, open_client, sending
+from write_gate.engines.falkordb_client import Sending, open_client
 from write_gate.engines.falkordb_params import params_header
 from write_gate.engines.falkordb_reply import NeedsSchema, parse_rows, raise_errors
+from write_gate.engines.resp_pool import RespPool
 
 _UNAVAILABLE = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, ConnectionError, OSError, TimeoutError)
 _NO_ANSWER = (redis.exceptions.TimeoutError, TimeoutError)  # reached, but no answer in time
@@ -52,6 +54,7 @@ class FalkorDBBackend:
         self.dialect = FalkorDBDialect()
         self._timeout = timeout_seconds
         self._read_timeout = timeout_seconds if read_timeout_seconds is None else read_timeout_seconds
+        self._read_limit_ms = max(1, round(self._read_timeout * 1000))
         self._graph_name = graph
         self._connecting = anyio.Lock()
         self._unsettled = 0  # node labels this backend's writes added since it last sent SETTLE_NODE_LABELS
@@ -63,6 +66,7 @@ class FalkorDBBackend:
         self._url = url
         self._db: FalkorDB | None = None
         self._graph: AsyncGraph | None = None
+        self._statements = RespPool(url)  # opens nothing until the first statement
 
     async def _connected(self) -> tuple[FalkorDB, AsyncGraph]:
         if self._db is None or self._graph is None:
@@ -80,21 +84,22 @@ class FalkorDBBackend:
         return self._db, self._graph
 
     async def _run(self, statement: Statement, read_only: bool) -> list[Row]:
-        _db, graph = await self._connected()
-        record, token = sending()
+        record = Sending()
         # A read is held to its limit by the engine (GRAPH.RO_QUERY's TIMEOUT, in ms), which answers "timed out";
         # the gate waits that long and the usual timeout more for an engine that does not answer at all.
         wait = self._read_timeout + self._timeout if read_only else self._timeout
         # The parameters as a header of literals, built here (falkordb_params.py: the client's own encoder cost a
         # batch's chunk about 150 ms of Python).
         text = params_header(statement.params) + statement.text
-        command: list[str | int] = ["GRAPH.RO_QUERY" if read_only else "GRAPH.QUERY", graph.name, text, "--compact"]
-        if read_only:
-            command += ["timeout", max(1, round(self._read_timeout * 1000))]
+        command: tuple[str | int, ...] = (
+            ("GRAPH.RO_QUERY", self._graph_name, text, "--compact", "timeout", self._read_limit_ms)
+            if read_only
+            else ("GRAPH.QUERY", self._graph_name, text, "--compact")
+        )
         try:
             with anyio.fail_after(wait):
-                # Sent as the client's query() sends it; the reply parsed by falkordb_reply, off the loop when large.
-                response = await graph.execute_command(*command)
+                # Sent as falkordb's query() sends it; the reply parsed by falkordb_reply, off the loop when large.
+                response = await self._statements.execute(command, record)
                 raise_errors(response)
         except (TimeoutError, *_UNAVAILABLE) as exc:
             late = isinstance(exc, TimeoutError)
@@ -113,13 +118,12 @@ class FalkorDBBackend:
             if "unique constraint violation" in str(exc):
                 raise ConstraintViolation(str(exc)) from exc
             raise BackendError(str(exc)) from exc
-        finally:
-            done_sending(token)
         if not read_only:
             write_reached()
         try:
             reply = await parse_rows(response)
         except NeedsSchema:
+            _db, graph = await self._connected()
             return await self._rows_by_client(graph, response, read_only)
         if not read_only:
             self._unsettled += reply.stat(NODES_CREATED) + reply.stat(LABELS_ADDED)
@@ -227,6 +231,7 @@ class FalkorDBBackend:
             raise BackendUnavailable(f"FalkorDB unreachable: {type(exc).__name__}") from exc
 
     async def close(self) -> None:
+        self._statements.close()
         if self._db is None:
             return
         connection = self._db.connection
